@@ -1,0 +1,636 @@
+//! From checked rows to a [`Dataset`]: duplicate keys, groups that change within a task, system
+//! attributes, the task and system side tables, run averaging and the system-coverage filter. Every
+//! check that needs more than one row lives here; per-value checks live in `records`.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use super::columns::{self, ColumnMap};
+use super::error::{LoadError, Offenders, quote};
+use super::read::read_table;
+use super::records::{Rows, Status, TextColumn};
+use crate::dataset::{Dataset, GroupColumn, InputFile, NO_GROUP, SystemInfo};
+
+/// Everything that shapes how records are loaded.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    pub columns: ColumnMap,
+    /// A task side table (`task` + attribute columns), joined by task.
+    pub task_table: Option<PathBuf>,
+    /// A system side table (`system` + `scaffold`, `model`, `submitted`), joined by system.
+    pub system_table: Option<PathBuf>,
+    /// Leave runs with status `error` out of the averages instead of keeping their outcome.
+    pub exclude_errors: bool,
+    /// Drop systems whose outcomes cover less than this fraction of the tasks.
+    pub min_system_coverage: Option<f64>,
+    /// Leave out directed pairs with fewer shared tasks.
+    pub min_shared: usize,
+}
+
+/// Reads, checks and assembles record files into one dataset.
+pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadError> {
+    if paths.is_empty() {
+        return Err(LoadError::new("input", "no record files given"));
+    }
+    if let Some(fraction) = options.min_system_coverage
+        && !(0.0..=1.0).contains(&fraction)
+    {
+        return Err(LoadError::new(
+            "options",
+            format!("--min-system-coverage '{fraction}' must be in [0, 1]"),
+        ));
+    }
+    let mut rows = Rows::default();
+    for path in paths {
+        rows.add_table(read_table(path)?, &options.columns)?;
+    }
+    assemble(rows, options)
+}
+
+/// The message context for checks across rows: the one file, or "input" when several were read.
+fn context(rows: &Rows) -> String {
+    if rows.files.len() == 1 {
+        rows.files[0].clone()
+    } else {
+        "input".to_string()
+    }
+}
+
+fn assemble(rows: Rows, options: &LoadOptions) -> Result<Dataset, LoadError> {
+    let context = context(&rows);
+    check_duplicates(&rows, &context)?;
+    let n_sys = rows.systems.len();
+    let n_tasks = rows.task_names.len();
+    let mut notes = Vec::new();
+
+    let mut attributes: Vec<(String, Vec<Option<String>>)> = Vec::new();
+    let mut unused_columns = Vec::new();
+    for (name, column) in &rows.attributes {
+        match per_task(&rows, column, n_tasks) {
+            Ok(values) => attributes.push((name.clone(), values)),
+            Err((task, first, second)) if name == columns::GROUP => {
+                return Err(group_conflict(&rows, column, &context, task, first, second));
+            }
+            Err(_) => unused_columns.push(name.clone()),
+        }
+    }
+    let mut systems = system_infos(&rows, &context, &mut notes)?;
+    if let Some(path) = &options.task_table {
+        join_task_table(&rows, path, options, &mut attributes, &mut notes)?;
+    }
+    if let Some(path) = &options.system_table {
+        join_system_table(path, options, &mut systems, &mut notes)?;
+    }
+
+    let averages = average_runs(&rows, options.exclude_errors, n_sys, n_tasks);
+    if options.exclude_errors {
+        let excluded: usize = systems.iter().map(|s| s.errored).sum();
+        notes.push(format!(
+            "{excluded} errored runs left out of the averages (--exclude-errors)"
+        ));
+    }
+    let mut group_columns: Vec<GroupColumn> = attributes
+        .into_iter()
+        .filter(|(_, values)| values.iter().any(Option::is_some))
+        .map(|(name, values)| group_column(name, &values))
+        .collect();
+    if rows.benchmarks.len() > 1 && group_columns.iter().all(|c| c.name != columns::BENCHMARK) {
+        let values: Vec<Option<String>> = rows
+            .task_benchmark
+            .iter()
+            .map(|&b| Some(rows.benchmarks.names[b as usize].clone()))
+            .collect();
+        group_columns.push(group_column(columns::BENCHMARK.to_string(), &values));
+    }
+
+    let mut dataset = Dataset {
+        systems,
+        tasks: rows.task_names.clone(),
+        benchmarks: rows.benchmarks.names.clone(),
+        task_benchmark: rows.task_benchmark.clone(),
+        outcome: averages.outcome,
+        runs: averages.runs,
+        cost: rows.has_cost.then_some(averages.cost),
+        seconds: rows.has_seconds.then_some(averages.seconds),
+        group_columns,
+        inputs: input_files(&rows),
+        n_rows: rows.len(),
+        cost_rows: rows.cost.iter().filter(|x| !x.is_nan()).count(),
+        seconds_rows: rows.seconds.iter().filter(|x| !x.is_nan()).count(),
+        min_shared: options.min_shared,
+        unused_columns,
+        notes,
+    };
+    if let Some(fraction) = options.min_system_coverage {
+        drop_low_coverage(&mut dataset, fraction);
+    }
+    if options.min_shared > 1 {
+        let all = dataset.n_systems() * dataset.n_systems().saturating_sub(1);
+        let kept = dataset.directed_pairs().len();
+        dataset.notes.push(format!(
+            "{} of {all} directed pairs left out for sharing fewer than {} tasks (--min-shared)",
+            all - kept,
+            options.min_shared
+        ));
+    }
+    Ok(dataset)
+}
+
+fn input_files(rows: &Rows) -> Vec<InputFile> {
+    let mut counts = vec![0; rows.files.len()];
+    for &(file, _) in &rows.origin {
+        counts[file as usize] += 1;
+    }
+    rows.files
+        .iter()
+        .zip(counts)
+        .map(|(path, rows)| InputFile {
+            path: path.clone(),
+            rows,
+        })
+        .collect()
+}
+
+/// A (system, task, run) key may appear once.
+fn check_duplicates(rows: &Rows, context: &str) -> Result<(), LoadError> {
+    let mut first_row: HashMap<(u32, u32, u32), usize> = HashMap::with_capacity(rows.len());
+    let mut bad = Offenders::default();
+    for row in 0..rows.len() {
+        let key = (rows.system[row], rows.task[row], rows.run[row]);
+        if let Some(&earlier) = first_row.get(&key) {
+            bad.push(|| {
+                format!(
+                    "({}, {}, run {}) on {} and {}",
+                    quote(&rows.systems.names[key.0 as usize]),
+                    quote(&rows.task_names[key.1 as usize]),
+                    key.2,
+                    rows.place(earlier, context),
+                    rows.place(row, context)
+                )
+            });
+        } else {
+            first_row.insert(key, row);
+        }
+    }
+    bad.into_result(context, "duplicate (system, task, run) keys")
+}
+
+/// The value of a text column for every task, or the first task whose rows disagree:
+/// (task, first row, disagreeing row).
+fn per_task(
+    rows: &Rows,
+    column: &TextColumn,
+    n_tasks: usize,
+) -> Result<Vec<Option<String>>, (u32, usize, usize)> {
+    let mut first: Vec<Option<usize>> = vec![None; n_tasks];
+    for row in 0..rows.len() {
+        let task = rows.task[row] as usize;
+        match first[task] {
+            None => first[task] = Some(row),
+            Some(earlier) if column.values[earlier] != column.values[row] => {
+                return Err((task as u32, earlier, row));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(first
+        .iter()
+        .map(|row| {
+            row.and_then(|r| column.values[r])
+                .map(|id| column.dict.names[id as usize].clone())
+        })
+        .collect())
+}
+
+fn group_conflict(
+    rows: &Rows,
+    column: &TextColumn,
+    context: &str,
+    task: u32,
+    first: usize,
+    second: usize,
+) -> LoadError {
+    let shown = |row: usize| match column.values[row] {
+        Some(id) => quote(&column.dict.names[id as usize]),
+        None => "no group".to_string(),
+    };
+    LoadError::new(
+        context,
+        format!(
+            "task {} has group {} on {} but {} on {}; a task's group must be the same on every row",
+            quote(&rows.task_names[task as usize]),
+            shown(first),
+            rows.place(first, context),
+            shown(second),
+            rows.place(second, context)
+        ),
+    )
+}
+
+fn group_column(name: String, values: &[Option<String>]) -> GroupColumn {
+    let mut labels: Vec<String> = values
+        .iter()
+        .flatten()
+        .cloned()
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .collect();
+    labels.sort();
+    if values.iter().any(Option::is_none) {
+        labels.push(NO_GROUP.to_string());
+    }
+    let index: HashMap<&str, u32> = labels
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.as_str(), i as u32))
+        .collect();
+    let of_task = values
+        .iter()
+        .map(|v| index[v.as_deref().unwrap_or(NO_GROUP)])
+        .collect();
+    GroupColumn {
+        name,
+        labels,
+        of_task,
+    }
+}
+
+/// Per-system counts and attributes. Scaffold and model must agree across a system's rows; differing
+/// submission dates (re-runs on later days) keep the earliest, and the count is reported.
+fn system_infos(
+    rows: &Rows,
+    context: &str,
+    notes: &mut Vec<String>,
+) -> Result<Vec<SystemInfo>, LoadError> {
+    let n_sys = rows.systems.len();
+    let mut infos: Vec<SystemInfo> = rows
+        .systems
+        .names
+        .iter()
+        .map(|name| SystemInfo {
+            name: name.clone(),
+            scaffold: None,
+            model: None,
+            submitted: None,
+            rows: 0,
+            runs: 0,
+            errored: 0,
+            not_attempted: 0,
+        })
+        .collect();
+    let mut runs: HashSet<(u32, u32)> = HashSet::new();
+    for row in 0..rows.len() {
+        let s = rows.system[row] as usize;
+        infos[s].rows += 1;
+        runs.insert((rows.system[row], rows.run[row]));
+        match rows.status[row] {
+            Status::Error => infos[s].errored += 1,
+            Status::NotAttempted => infos[s].not_attempted += 1,
+            Status::Ok => {}
+        }
+    }
+    for &(s, _) in &runs {
+        infos[s as usize].runs += 1;
+    }
+    for (label, column) in [("scaffold", &rows.scaffold), ("model", &rows.model)] {
+        let mut first: Vec<Option<usize>> = vec![None; n_sys];
+        let mut bad = Offenders::default();
+        let mut reported: HashSet<usize> = HashSet::new();
+        for row in 0..rows.len() {
+            let Some(value) = column.values[row] else {
+                continue;
+            };
+            let s = rows.system[row] as usize;
+            match first[s] {
+                None => first[s] = Some(row),
+                Some(earlier) if column.values[earlier] != Some(value) && reported.insert(s) => {
+                    let earlier_value = column.values[earlier]
+                        .map_or("", |v| column.dict.names[v as usize].as_str());
+                    bad.push(|| {
+                        format!(
+                            "system {} has {label} {} on {} but {} on {}",
+                            quote(&rows.systems.names[s]),
+                            quote(earlier_value),
+                            rows.place(earlier, context),
+                            quote(&column.dict.names[value as usize]),
+                            rows.place(row, context)
+                        )
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+        bad.into_result(
+            context,
+            &format!("a system's {label} must be the same on every row"),
+        )?;
+        for (s, row) in first.iter().enumerate() {
+            infos[s].set_text(
+                label,
+                row.and_then(|r| column.values[r])
+                    .map(|v| column.dict.names[v as usize].clone()),
+            );
+        }
+    }
+    let mut dates: Vec<HashSet<u32>> = vec![HashSet::new(); n_sys];
+    for row in 0..rows.len() {
+        if let Some(date) = rows.submitted.values[row] {
+            dates[rows.system[row] as usize].insert(date);
+        }
+    }
+    let mut merged = 0;
+    for (s, set) in dates.iter().enumerate() {
+        if set.len() > 1 {
+            merged += 1;
+        }
+        infos[s].submitted = set
+            .iter()
+            .map(|&d| rows.submitted.dict.names[d as usize].clone())
+            .min();
+    }
+    if merged > 0 {
+        notes.push(format!(
+            "{merged} {} rows with several submitted dates; the earliest is the system's date",
+            if merged == 1 {
+                "system has"
+            } else {
+                "systems have"
+            }
+        ));
+    }
+    Ok(infos)
+}
+
+impl SystemInfo {
+    fn set_text(&mut self, label: &str, value: Option<String>) {
+        match label {
+            "scaffold" => self.scaffold = value,
+            _ => self.model = value,
+        }
+    }
+}
+
+struct Averages {
+    outcome: Vec<f64>,
+    runs: Vec<u32>,
+    cost: Vec<f64>,
+    seconds: Vec<f64>,
+}
+
+/// Mean outcome, cost and seconds over the runs of each (system, task). Unattempted runs are missing
+/// cells; errored runs count unless `exclude_errors`. Cost and seconds average over the runs that have them.
+fn average_runs(rows: &Rows, exclude_errors: bool, n_sys: usize, n_tasks: usize) -> Averages {
+    let cells = n_sys * n_tasks;
+    let mut outcome_sum = vec![0.0; cells];
+    let mut runs = vec![0u32; cells];
+    let mut cost_sum = vec![0.0; cells];
+    let mut cost_n = vec![0u32; cells];
+    let mut seconds_sum = vec![0.0; cells];
+    let mut seconds_n = vec![0u32; cells];
+    for row in 0..rows.len() {
+        match rows.status[row] {
+            Status::NotAttempted => continue,
+            Status::Error if exclude_errors => continue,
+            _ => {}
+        }
+        let cell = rows.system[row] as usize * n_tasks + rows.task[row] as usize;
+        outcome_sum[cell] += rows.outcome[row];
+        runs[cell] += 1;
+        if !rows.cost[row].is_nan() {
+            cost_sum[cell] += rows.cost[row];
+            cost_n[cell] += 1;
+        }
+        if !rows.seconds[row].is_nan() {
+            seconds_sum[cell] += rows.seconds[row];
+            seconds_n[cell] += 1;
+        }
+    }
+    let mean = |sum: &[f64], n: &[u32]| -> Vec<f64> {
+        sum.iter()
+            .zip(n)
+            .map(|(&s, &n)| if n == 0 { f64::NAN } else { s / f64::from(n) })
+            .collect()
+    };
+    Averages {
+        outcome: mean(&outcome_sum, &runs),
+        cost: mean(&cost_sum, &cost_n),
+        seconds: mean(&seconds_sum, &seconds_n),
+        runs,
+    }
+}
+
+/// Joins a task table: each of its columns other than `task` (and `benchmark`) becomes a task attribute.
+fn join_task_table(
+    rows: &Rows,
+    path: &Path,
+    options: &LoadOptions,
+    attributes: &mut Vec<(String, Vec<Option<String>>)>,
+    notes: &mut Vec<String>,
+) -> Result<(), LoadError> {
+    let mut table = read_table(path)?;
+    let file = table.file.clone();
+    options.columns.apply_known(
+        &mut table.frame,
+        &file,
+        &[columns::TASK, columns::BENCHMARK],
+    )?;
+    let side = super::side::SideTable::read(&table, columns::TASK)?;
+    let by_bench = side
+        .column(columns::BENCHMARK)
+        .filter(|_| rows.benchmarks.len() > 1 || rows.has_benchmark);
+    let mut index: HashMap<(Option<&str>, &str), usize> = HashMap::new();
+    for (i, key) in side.keys.iter().enumerate() {
+        let bench = by_bench.and_then(|c| c[i].as_deref());
+        index.insert((bench, key.as_str()), i);
+    }
+    let mut matched = vec![false; side.keys.len()];
+    let mut rows_of_task = vec![None; rows.task_names.len()];
+    for (t, name) in rows.task_names.iter().enumerate() {
+        let bench =
+            by_bench.map(|_| rows.benchmarks.names[rows.task_benchmark[t] as usize].as_str());
+        if let Some(&i) = index.get(&(bench, name.as_str())) {
+            rows_of_task[t] = Some(i);
+            matched[i] = true;
+        }
+    }
+    for (name, values) in side.attributes() {
+        if name == columns::BENCHMARK {
+            continue;
+        }
+        if attributes.iter().any(|(n, _)| n == name) {
+            return Err(LoadError::new(
+                &file,
+                format!(
+                    "column '{name}' is in both the records and the task table; rename one of them"
+                ),
+            ));
+        }
+        attributes.push((
+            name.to_string(),
+            rows_of_task
+                .iter()
+                .map(|r| r.and_then(|i| values[i].clone()))
+                .collect(),
+        ));
+    }
+    let missing = rows_of_task.iter().filter(|r| r.is_none()).count();
+    let unknown = matched.iter().filter(|m| !**m).count();
+    notes.push(format!(
+        "task table {file}: {} of {} tasks matched{}{}",
+        rows.task_names.len() - missing,
+        rows.task_names.len(),
+        if missing > 0 {
+            format!("; {missing} tasks have no row there (group '{NO_GROUP}')")
+        } else {
+            String::new()
+        },
+        if unknown > 0 {
+            format!("; {unknown} of its rows name tasks not in the records")
+        } else {
+            String::new()
+        },
+    ));
+    Ok(())
+}
+
+/// Joins a system table: `scaffold`, `model` and `submitted` fill in what the records lack and must
+/// agree with what they have.
+fn join_system_table(
+    path: &Path,
+    options: &LoadOptions,
+    systems: &mut [SystemInfo],
+    notes: &mut Vec<String>,
+) -> Result<(), LoadError> {
+    let mut table = read_table(path)?;
+    let file = table.file.clone();
+    options.columns.apply_known(
+        &mut table.frame,
+        &file,
+        &[
+            columns::SYSTEM,
+            columns::SCAFFOLD,
+            columns::MODEL,
+            columns::SUBMITTED,
+        ],
+    )?;
+    let side = super::side::SideTable::read(&table, columns::SYSTEM)?;
+    let index: HashMap<&str, usize> = side
+        .keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (k.as_str(), i))
+        .collect();
+    let mut bad = Offenders::default();
+    let mut matched = 0;
+    for info in systems.iter_mut() {
+        let Some(&i) = index.get(info.name.as_str()) else {
+            continue;
+        };
+        matched += 1;
+        for label in [columns::SCAFFOLD, columns::MODEL, columns::SUBMITTED] {
+            let Some(value) = side.column(label).and_then(|c| c[i].clone()) else {
+                continue;
+            };
+            let value = if label == columns::SUBMITTED {
+                match super::records::parse_date(value.trim()) {
+                    Some(date) => date,
+                    None => {
+                        bad.push(|| {
+                            format!("submitted {} on {}", quote(&value), side.positions[i])
+                        });
+                        continue;
+                    }
+                }
+            } else {
+                value
+            };
+            let slot = match label {
+                columns::SCAFFOLD => &mut info.scaffold,
+                columns::MODEL => &mut info.model,
+                _ => &mut info.submitted,
+            };
+            match slot {
+                Some(existing) if *existing != value => bad.push(|| {
+                    format!(
+                        "system {} has {label} {} in the records but {} on {}",
+                        quote(&info.name),
+                        quote(existing),
+                        quote(&value),
+                        side.positions[i]
+                    )
+                }),
+                _ => *slot = Some(value),
+            }
+        }
+    }
+    bad.into_result(
+        &file,
+        "the system table disagrees with the records or holds a bad date",
+    )?;
+    let ignored: Vec<&str> = side
+        .attributes()
+        .map(|(name, _)| name)
+        .filter(|n| ![columns::SCAFFOLD, columns::MODEL, columns::SUBMITTED].contains(n))
+        .collect();
+    notes.push(format!(
+        "system table {file}: {matched} of {} systems matched{}",
+        systems.len(),
+        if ignored.is_empty() {
+            String::new()
+        } else {
+            format!("; columns not used: {}", ignored.join(", "))
+        }
+    ));
+    Ok(())
+}
+
+/// Drops systems whose outcomes cover less than `fraction` of the tasks, and says which.
+fn drop_low_coverage(dataset: &mut Dataset, fraction: f64) {
+    let n_tasks = dataset.n_tasks();
+    let coverage: Vec<f64> = (0..dataset.n_systems())
+        .map(|s| dataset.observed_tasks(s) as f64 / n_tasks as f64)
+        .collect();
+    let keep: Vec<usize> = (0..dataset.n_systems())
+        .filter(|&s| coverage[s] + 1e-12 >= fraction)
+        .collect();
+    if keep.len() == dataset.n_systems() {
+        dataset.notes.push(format!(
+            "no system below {:.1}% task coverage (--min-system-coverage)",
+            fraction * 100.0
+        ));
+        return;
+    }
+    let dropped: Vec<String> = (0..dataset.n_systems())
+        .filter(|s| !keep.contains(s))
+        .map(|s| format!("{} ({:.1}%)", dataset.systems[s].name, coverage[s] * 100.0))
+        .collect();
+    dataset.notes.push(format!(
+        "{} {} below {:.1}% task coverage left out (--min-system-coverage): {}",
+        dropped.len(),
+        if dropped.len() == 1 {
+            "system"
+        } else {
+            "systems"
+        },
+        fraction * 100.0,
+        dropped.join(", ")
+    ));
+    dataset.outcome = select_rows(&dataset.outcome, &keep, n_tasks);
+    dataset.cost = dataset
+        .cost
+        .as_deref()
+        .map(|m| select_rows(m, &keep, n_tasks));
+    dataset.seconds = dataset
+        .seconds
+        .as_deref()
+        .map(|m| select_rows(m, &keep, n_tasks));
+    dataset.runs = select_rows(&dataset.runs, &keep, n_tasks);
+    dataset.systems = keep.iter().map(|&s| dataset.systems[s].clone()).collect();
+}
+
+/// The rows `keep` of a `systems × n_tasks` matrix.
+fn select_rows<T: Copy>(matrix: &[T], keep: &[usize], n_tasks: usize) -> Vec<T> {
+    keep.iter()
+        .flat_map(|&s| matrix[s * n_tasks..(s + 1) * n_tasks].iter().copied())
+        .collect()
+}

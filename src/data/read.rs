@@ -1,0 +1,400 @@
+//! Readers by file extension: CSV, TSV, JSON Lines, JSON arrays and Parquet, with `.gz` for the text
+//! formats. Each file becomes one polars `DataFrame` plus the position (line, record or row) of every
+//! row, so that later checks can point at the exact place of a bad value. This module only reads: it
+//! neither renames nor validates columns.
+//!
+//! Text formats are read with every column as a string (no type inference), so a value is never
+//! reinterpreted before the checks see it exactly as the user wrote it.
+
+use std::fs::File;
+use std::io::{Cursor, Read};
+use std::num::NonZeroUsize;
+use std::path::Path;
+
+use polars::prelude::*;
+
+use super::error::{LoadError, Pos};
+
+/// The input formats pareval reads, chosen by extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Csv,
+    Tsv,
+    JsonLines,
+    JsonArray,
+    Parquet,
+}
+
+/// How rows map back to places in the file.
+#[derive(Debug, Clone)]
+pub enum Positions {
+    /// 1-based starting line of each row.
+    Lines(Vec<u64>),
+    /// The n-th element of a JSON array.
+    Records,
+    /// The n-th row of a Parquet file.
+    Rows,
+}
+
+impl Positions {
+    pub fn at(&self, row: usize) -> Pos {
+        match self {
+            Positions::Lines(lines) => lines
+                .get(row)
+                .map_or(Pos::Row(row as u64 + 1), |&line| Pos::Line(line)),
+            Positions::Records => Pos::Record(row as u64 + 1),
+            Positions::Rows => Pos::Row(row as u64 + 1),
+        }
+    }
+}
+
+/// One file as read: its rows and where each row stands.
+pub struct RawTable {
+    /// The path as the user gave it, used in every message about this file.
+    pub file: String,
+    pub frame: DataFrame,
+    pub positions: Positions,
+}
+
+/// Chooses the format from the file name; `.gz` may follow a text format's extension.
+pub fn detect_format(path: &Path) -> Result<(Format, bool), LoadError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    let (stem, gzip) = match name.strip_suffix(".gz") {
+        Some(stem) => (stem.to_string(), true),
+        None => (name.clone(), false),
+    };
+    let format = match stem.rsplit('.').next() {
+        Some("csv") if stem.contains('.') => Format::Csv,
+        Some("tsv") | Some("tab") if stem.contains('.') => Format::Tsv,
+        Some("jsonl") | Some("ndjson") if stem.contains('.') => Format::JsonLines,
+        Some("json") if stem.contains('.') => Format::JsonArray,
+        Some("parquet") | Some("pq") if stem.contains('.') && !gzip => Format::Parquet,
+        _ => {
+            return Err(LoadError::new(
+                path.display().to_string(),
+                "unknown file type; pareval reads .csv, .tsv, .jsonl, .ndjson, .json and .parquet \
+                 (text formats may be gzip-compressed: .csv.gz, .tsv.gz, .jsonl.gz)",
+            ));
+        }
+    };
+    Ok((format, gzip))
+}
+
+/// Reads one file into a frame. Every failure names the file.
+pub fn read_table(path: &Path) -> Result<RawTable, LoadError> {
+    let file = path.display().to_string();
+    let (format, gzip) = detect_format(path)?;
+    let raw = read_bytes(path, &file)?;
+    let bytes = if gzip { gunzip(&raw, &file)? } else { raw };
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return Err(LoadError::new(&file, "the file is empty"));
+    }
+    let (frame, positions) = match format {
+        Format::Csv => read_delimited(&bytes, b',', &file)?,
+        Format::Tsv => read_delimited(&bytes, b'\t', &file)?,
+        Format::JsonLines => read_json(bytes, JsonFormat::JsonLines, &file)?,
+        Format::JsonArray => read_json(bytes, JsonFormat::Json, &file)?,
+        Format::Parquet => read_parquet(bytes, &file)?,
+    };
+    if frame.height() == 0 {
+        return Err(LoadError::new(
+            &file,
+            "the file has no records (only a header or an empty list)",
+        ));
+    }
+    Ok(RawTable {
+        file,
+        frame,
+        positions,
+    })
+}
+
+fn read_bytes(path: &Path, file: &str) -> Result<Vec<u8>, LoadError> {
+    let mut handle =
+        File::open(path).map_err(|e| LoadError::new(file, format!("cannot open the file: {e}")))?;
+    let mut bytes = Vec::new();
+    handle
+        .read_to_end(&mut bytes)
+        .map_err(|e| LoadError::new(file, format!("cannot read the file: {e}")))?;
+    Ok(bytes)
+}
+
+fn gunzip(raw: &[u8], file: &str) -> Result<Vec<u8>, LoadError> {
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(raw)
+        .read_to_end(&mut out)
+        .map_err(|e| LoadError::new(file, format!("the file is not valid gzip: {e}")))?;
+    Ok(out)
+}
+
+/// Text must be UTF-8; a UTF-8 byte-order mark (as spreadsheet exports write) is skipped, since it is
+/// not part of the data, while UTF-16 is refused with a message that says how to fix it.
+fn strip_bom<'a>(bytes: &'a [u8], file: &str) -> Result<&'a [u8], LoadError> {
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        Ok(&bytes[3..])
+    } else if bytes.starts_with(&[0xFE, 0xFF]) || bytes.starts_with(&[0xFF, 0xFE]) {
+        Err(LoadError::new(
+            file,
+            "the file is UTF-16 encoded; pareval reads UTF-8 (save the file as UTF-8)",
+        ))
+    } else {
+        Ok(bytes)
+    }
+}
+
+fn read_delimited(
+    bytes: &[u8],
+    separator: u8,
+    file: &str,
+) -> Result<(DataFrame, Positions), LoadError> {
+    let text = strip_bom(bytes, file)?;
+    if let Err(e) = std::str::from_utf8(text) {
+        let line = 1 + text[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
+        return Err(LoadError::new(
+            file,
+            format!("the file is not valid UTF-8 (first bad byte on line {line})"),
+        ));
+    }
+    let frame = CsvReadOptions::default()
+        .with_has_header(true)
+        .with_infer_schema_length(Some(0))
+        .map_parse_options(|options| options.with_separator(separator))
+        .into_reader_with_file_handle(Cursor::new(text))
+        .finish()
+        .map_err(|e| {
+            let detail = diagnose_delimited(text, separator).unwrap_or_else(|| polars_message(&e));
+            LoadError::new(file, format!("cannot parse the file: {detail}"))
+        })?;
+    let lines = record_start_lines(text);
+    let positions = if lines.len() == frame.height() {
+        Positions::Lines(lines)
+    } else {
+        Positions::Rows
+    };
+    Ok((frame, positions))
+}
+
+/// The 1-based line on which each data record of a delimited file starts (the header excluded).
+/// Quoted fields may span lines; blank lines hold no record.
+pub fn record_start_lines(text: &[u8]) -> Vec<u64> {
+    let mut starts = Vec::new();
+    let mut line = 1u64;
+    let mut in_quotes = false;
+    let mut at_record_start = true;
+    for &byte in text {
+        if at_record_start && byte != b'\n' && byte != b'\r' {
+            starts.push(line);
+            at_record_start = false;
+        }
+        match byte {
+            b'"' => in_quotes = !in_quotes,
+            b'\n' => {
+                line += 1;
+                if !in_quotes {
+                    at_record_start = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    if !starts.is_empty() {
+        starts.remove(0); // the header
+    }
+    starts
+}
+
+/// Finds the first record whose field count differs from the header's, or a quote that never closes.
+/// Only used to explain a parse failure, so it favours clarity over speed.
+fn diagnose_delimited(text: &[u8], separator: u8) -> Option<String> {
+    let mut line = 1u64;
+    let mut record_line = 1u64;
+    let mut fields = 1usize;
+    let mut expected: Option<usize> = None;
+    let mut in_quotes = false;
+    let mut blank = true;
+    let mut check = |fields: usize, record_line: u64, blank: bool| -> Option<String> {
+        if blank {
+            return None;
+        }
+        match expected {
+            None => {
+                expected = Some(fields);
+                None
+            }
+            Some(n) if n != fields => Some(format!(
+                "line {record_line} has {fields} fields but the header has {n}"
+            )),
+            Some(_) => None,
+        }
+    };
+    for &byte in text {
+        match byte {
+            b'"' => {
+                in_quotes = !in_quotes;
+                blank = false;
+            }
+            b'\n' => {
+                line += 1;
+                if !in_quotes {
+                    if let Some(message) = check(fields, record_line, blank) {
+                        return Some(message);
+                    }
+                    fields = 1;
+                    blank = true;
+                    record_line = line;
+                }
+            }
+            b'\r' => {}
+            b if b == separator && !in_quotes => {
+                fields += 1;
+                blank = false;
+            }
+            _ => blank = false,
+        }
+    }
+    if in_quotes {
+        return Some(format!(
+            "a quoted field that starts on line {record_line} is never closed"
+        ));
+    }
+    check(fields, record_line, blank)
+}
+
+/// Names the first JSON Lines line that is not valid JSON, or where a JSON array stops being valid.
+fn diagnose_json(text: &[u8], json_lines: bool) -> Option<String> {
+    if json_lines {
+        text.split(|&b| b == b'\n')
+            .enumerate()
+            .find_map(|(i, line)| {
+                if !line.iter().any(|b| !matches!(b, b' ' | b'\t' | b'\r')) {
+                    return None;
+                }
+                match serde_json::from_slice::<serde_json::Value>(line) {
+                    Ok(serde_json::Value::Object(_)) => None,
+                    Ok(_) => Some(format!("line {} is not a JSON object", i + 1)),
+                    Err(e) => Some(format!(
+                        "line {}: {}",
+                        i + 1,
+                        strip_position(&e.to_string())
+                    )),
+                }
+            })
+    } else {
+        match serde_json::from_slice::<serde_json::Value>(text) {
+            Err(e) => Some(e.to_string()),
+            Ok(serde_json::Value::Array(items)) => items
+                .iter()
+                .position(|item| !item.is_object())
+                .map(|i| format!("record {} is not a JSON object", i + 1)),
+            Ok(_) => Some(
+                "the file must hold a JSON array of objects (use .jsonl for one object per line)"
+                    .to_string(),
+            ),
+        }
+    }
+}
+
+/// serde_json appends " at line 1 column 41"; within a single JSON line only the column is useful.
+fn strip_position(message: &str) -> String {
+    match message.rsplit_once(" at line 1 column ") {
+        Some((head, column)) => format!("{head} (column {column})"),
+        None => message.to_string(),
+    }
+}
+
+fn read_json(
+    bytes: Vec<u8>,
+    format: JsonFormat,
+    file: &str,
+) -> Result<(DataFrame, Positions), LoadError> {
+    let text = strip_bom(&bytes, file)?;
+    let json_lines = matches!(format, JsonFormat::JsonLines);
+    let positions = match format {
+        JsonFormat::JsonLines => Positions::Lines(json_line_numbers(text)),
+        JsonFormat::Json => Positions::Records,
+    };
+    let frame = JsonReader::new(Cursor::new(text))
+        .with_json_format(format)
+        // Infer from every record: a value of another type deep in the file must not be turned into null.
+        .infer_schema_len(NonZeroUsize::new(usize::MAX))
+        .finish()
+        .map_err(|e| {
+            let detail = diagnose_json(text, json_lines).unwrap_or_else(|| polars_message(&e));
+            LoadError::new(file, format!("cannot parse the file as JSON: {detail}"))
+        })?;
+    Ok((frame, positions))
+}
+
+/// Line numbers of the non-blank lines of a JSON Lines file (polars skips blank lines the same way).
+fn json_line_numbers(text: &[u8]) -> Vec<u64> {
+    text.split(|&b| b == b'\n')
+        .enumerate()
+        .filter(|(_, line)| line.iter().any(|b| !matches!(b, b' ' | b'\t' | b'\r')))
+        .map(|(i, _)| i as u64 + 1)
+        .collect()
+}
+
+fn read_parquet(bytes: Vec<u8>, file: &str) -> Result<(DataFrame, Positions), LoadError> {
+    let frame = ParquetReader::new(Cursor::new(bytes))
+        .finish()
+        .map_err(|e| {
+            LoadError::new(
+                file,
+                format!("cannot read the Parquet file: {}", polars_message(&e)),
+            )
+        })?;
+    Ok((frame, Positions::Rows))
+}
+
+/// The first line of a polars error, without its internal context, for a message a user can read.
+fn polars_message(error: &PolarsError) -> String {
+    let text = error.to_string();
+    let first = text.lines().next().unwrap_or("").trim();
+    if first.is_empty() {
+        text
+    } else {
+        first.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_lines_skip_blank_lines_and_follow_quoted_newlines() {
+        let text = b"a,b\n1,\"x\ny\"\n\n2,z\r\n3,w";
+        assert_eq!(record_start_lines(text), vec![2, 5, 6]);
+    }
+
+    #[test]
+    fn diagnosis_finds_ragged_rows_and_open_quotes() {
+        assert_eq!(
+            diagnose_delimited(b"a,b\n1,2\n1,2,3\n", b',').as_deref(),
+            Some("line 3 has 3 fields but the header has 2")
+        );
+        assert_eq!(
+            diagnose_delimited(b"a,b\n1,2\n\"3,4\n", b',').as_deref(),
+            Some("a quoted field that starts on line 3 is never closed")
+        );
+        assert_eq!(diagnose_delimited(b"a\tb\n1\t2\n", b'\t'), None);
+    }
+
+    #[test]
+    fn formats_follow_the_extension() {
+        let format = |name: &str| detect_format(Path::new(name)).map_err(|e| e.message);
+        assert_eq!(format("r.CSV"), Ok((Format::Csv, false)));
+        assert_eq!(format("r.tsv.gz"), Ok((Format::Tsv, true)));
+        assert_eq!(format("r.ndjson"), Ok((Format::JsonLines, false)));
+        assert_eq!(format("r.json"), Ok((Format::JsonArray, false)));
+        assert_eq!(format("r.parquet"), Ok((Format::Parquet, false)));
+        assert!(format("r.parquet.gz").is_err());
+        assert!(format("csv").is_err());
+    }
+}

@@ -1,0 +1,552 @@
+//! Typed record rows: every record file's columns checked and parsed into plain vectors (one entry per
+//! row of every file, in input order), with names interned. This is where SPEC §1's per-value checks
+//! live (outcome in [0,1], cost and seconds ≥ 0, run ≥ 0, status words, dates, non-empty names). Checks
+//! that need several rows at once (duplicate keys, conflicting groups) belong to `assemble`.
+
+use std::collections::HashMap;
+
+use polars::prelude::*;
+
+use super::columns::{self, Cell, ColumnMap, cell_text, for_each_cell};
+use super::error::{LoadError, Offenders, Pos, quote};
+use super::read::RawTable;
+
+/// Strings to dense ids, in order of first appearance.
+#[derive(Debug, Default, Clone)]
+pub struct Interner {
+    ids: HashMap<String, u32>,
+    pub names: Vec<String>,
+}
+
+impl Interner {
+    pub fn id(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.ids.insert(name.to_string(), id);
+        self.names.push(name.to_string());
+        id
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+}
+
+/// How a run ended (SPEC §1 `status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Ok,
+    Error,
+    NotAttempted,
+}
+
+/// A text column read per row, e.g. `group` or a task attribute: `None` where the cell is empty.
+#[derive(Debug, Clone, Default)]
+pub struct TextColumn {
+    pub values: Vec<Option<u32>>,
+    pub dict: Interner,
+}
+
+impl TextColumn {
+    fn pad_to(&mut self, len: usize) {
+        self.values.resize(len, None);
+    }
+}
+
+/// All record rows of all files, checked and typed.
+#[derive(Debug, Default)]
+pub struct Rows {
+    pub files: Vec<String>,
+    /// (file index, position in that file) of every row.
+    pub origin: Vec<(u32, Pos)>,
+    pub systems: Interner,
+    pub system: Vec<u32>,
+    pub benchmarks: Interner,
+    /// Task keys are unique per benchmark; `task_names` and `task_benchmark` are indexed by task id.
+    task_keys: Interner,
+    pub task_names: Vec<String>,
+    pub task_benchmark: Vec<u32>,
+    pub task: Vec<u32>,
+    /// NaN where a `not_attempted` row has no outcome.
+    pub outcome: Vec<f64>,
+    pub run: Vec<u32>,
+    /// NaN where missing.
+    pub cost: Vec<f64>,
+    pub seconds: Vec<f64>,
+    pub status: Vec<Status>,
+    pub has_benchmark: bool,
+    pub has_cost: bool,
+    pub has_seconds: bool,
+    pub has_run: bool,
+    pub has_status: bool,
+    /// `group` and every column pareval has no meaning for, by name, in order of first appearance.
+    pub attributes: Vec<(String, TextColumn)>,
+    pub scaffold: TextColumn,
+    pub model: TextColumn,
+    pub submitted: TextColumn,
+}
+
+impl Rows {
+    pub fn len(&self) -> usize {
+        self.system.len()
+    }
+
+    /// Where row `row` stands, with the file named when it is not `relative_to`.
+    pub fn place(&self, row: usize, relative_to: &str) -> String {
+        let (file, pos) = self.origin[row];
+        let name = &self.files[file as usize];
+        if name == relative_to {
+            pos.to_string()
+        } else {
+            format!("{name} {pos}")
+        }
+    }
+
+    /// Checks and appends the rows of one record file.
+    pub fn add_table(&mut self, mut table: RawTable, map: &ColumnMap) -> Result<(), LoadError> {
+        let file = table.file.clone();
+        map.apply(&mut table.frame, &file)?;
+        let frame = &table.frame;
+        for required in [columns::SYSTEM, columns::TASK, columns::OUTCOME] {
+            if frame.get_column_index(required).is_none() {
+                return Err(missing_column(frame, &file, required));
+            }
+        }
+        let start = self.len();
+        let height = frame.height();
+        let file_index = self.files.len() as u32;
+        self.files.push(file.clone());
+        self.origin
+            .extend((0..height).map(|row| (file_index, table.positions.at(row))));
+        let at = |row: usize| table.positions.at(row);
+
+        let status = self.read_status(frame, &file, &at)?;
+        let systems = read_names(frame, columns::SYSTEM, &file, &at)?;
+        let tasks = read_names(frame, columns::TASK, &file, &at)?;
+        let benchmarks = match frame.column(columns::BENCHMARK) {
+            Ok(column) => {
+                self.has_benchmark = true;
+                Some(read_optional_text(column, &file)?)
+            }
+            Err(_) => None,
+        };
+        let outcome = read_outcome(frame, &status, &file, &at)?;
+        let cost = self.read_amount(frame, columns::COST, &file, &at)?;
+        let seconds = self.read_amount(frame, columns::SECONDS, &file, &at)?;
+        let run = self.read_run(frame, &file, &at)?;
+
+        for row in 0..height {
+            self.system.push(self.systems.id(&systems[row]));
+            let bench = match &benchmarks {
+                Some(values) => self.benchmarks.id(values[row].as_deref().unwrap_or("")),
+                None => self.benchmarks.id(""),
+            };
+            let key = if benchmarks.is_some() {
+                format!("{bench}\u{1f}{}", tasks[row])
+            } else {
+                tasks[row].clone()
+            };
+            let before = self.task_keys.len();
+            let task = self.task_keys.id(&key);
+            if self.task_keys.len() > before {
+                self.task_names.push(tasks[row].clone());
+                self.task_benchmark.push(bench);
+            }
+            self.task.push(task);
+        }
+        self.status.extend(status);
+        self.outcome.extend(outcome);
+        self.cost.extend(cost);
+        self.seconds.extend(seconds);
+        self.run.extend(run);
+
+        self.read_system_attributes(frame, &file, &at, start)?;
+        self.read_task_attributes(frame, &file, start)?;
+        Ok(())
+    }
+
+    fn read_status(
+        &mut self,
+        frame: &DataFrame,
+        file: &str,
+        at: &dyn Fn(usize) -> Pos,
+    ) -> Result<Vec<Status>, LoadError> {
+        let Ok(column) = frame.column(columns::STATUS) else {
+            return Ok(vec![Status::Ok; frame.height()]);
+        };
+        self.has_status = true;
+        let mut out = Vec::with_capacity(frame.height());
+        let mut bad = Offenders::default();
+        for_each_cell(column, file, |row, cell| {
+            let status = match cell {
+                Cell::Null => Some(Status::Ok),
+                Cell::Text(text) => match text.trim().to_ascii_lowercase().as_str() {
+                    "" | "ok" => Some(Status::Ok),
+                    "error" => Some(Status::Error),
+                    "not_attempted" => Some(Status::NotAttempted),
+                    _ => None,
+                },
+                _ => None,
+            };
+            out.push(status.unwrap_or(Status::Ok));
+            if status.is_none() {
+                bad.push(|| format!("status {} on {}", quote(&cell_text(cell)), at(row)));
+            }
+        })?;
+        bad.into_result(
+            file,
+            "column 'status' must be ok, error or not_attempted (any case)",
+        )?;
+        Ok(out)
+    }
+
+    /// `cost_usd` or `seconds`: empty means unknown; a value must be a finite number ≥ 0.
+    fn read_amount(
+        &mut self,
+        frame: &DataFrame,
+        name: &str,
+        file: &str,
+        at: &dyn Fn(usize) -> Pos,
+    ) -> Result<Vec<f64>, LoadError> {
+        let Ok(column) = frame.column(name) else {
+            return Ok(vec![f64::NAN; frame.height()]);
+        };
+        let mut out = Vec::with_capacity(frame.height());
+        let mut bad = Offenders::default();
+        let mut present = false;
+        for_each_cell(column, file, |row, cell| {
+            let value = match cell {
+                Cell::Null => Some(f64::NAN),
+                Cell::Text(text) if text.trim().is_empty() => Some(f64::NAN),
+                Cell::Text(text) => text
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|x| x.is_finite() && *x >= 0.0),
+                Cell::Number(x) => Some(x).filter(|x| x.is_finite() && *x >= 0.0),
+                Cell::Bool(_) => None,
+            };
+            match value {
+                Some(x) => {
+                    present |= !x.is_nan();
+                    out.push(x);
+                }
+                None => {
+                    out.push(f64::NAN);
+                    bad.push(|| format!("{name} {} on {}", quote(&cell_text(cell)), at(row)));
+                }
+            }
+        })?;
+        bad.into_result(
+            file,
+            &format!("column '{name}' must hold a number ≥ 0 or be empty"),
+        )?;
+        if present {
+            if name == columns::COST {
+                self.has_cost = true;
+            } else {
+                self.has_seconds = true;
+            }
+        }
+        Ok(out)
+    }
+
+    fn read_run(
+        &mut self,
+        frame: &DataFrame,
+        file: &str,
+        at: &dyn Fn(usize) -> Pos,
+    ) -> Result<Vec<u32>, LoadError> {
+        let Ok(column) = frame.column(columns::RUN) else {
+            return Ok(vec![0; frame.height()]);
+        };
+        self.has_run = true;
+        let mut out = Vec::with_capacity(frame.height());
+        let mut bad = Offenders::default();
+        for_each_cell(column, file, |row, cell| {
+            let number = match cell {
+                Cell::Null => Some(0.0),
+                Cell::Text(text) if text.trim().is_empty() => Some(0.0),
+                Cell::Text(text) => text.trim().parse::<f64>().ok(),
+                Cell::Number(x) => Some(x),
+                Cell::Bool(_) => None,
+            };
+            match number.filter(|x| x.fract() == 0.0 && *x >= 0.0 && *x <= f64::from(u32::MAX)) {
+                Some(x) => out.push(x as u32),
+                None => {
+                    out.push(0);
+                    bad.push(|| format!("run {} on {}", quote(&cell_text(cell)), at(row)));
+                }
+            }
+        })?;
+        bad.into_result(
+            file,
+            "column 'run' must hold a whole number ≥ 0 or be empty",
+        )?;
+        Ok(out)
+    }
+
+    fn read_system_attributes(
+        &mut self,
+        frame: &DataFrame,
+        file: &str,
+        at: &dyn Fn(usize) -> Pos,
+        start: usize,
+    ) -> Result<(), LoadError> {
+        for (name, target) in [
+            (columns::SCAFFOLD, &mut self.scaffold),
+            (columns::MODEL, &mut self.model),
+        ] {
+            target.pad_to(start);
+            if let Ok(column) = frame.column(name) {
+                append_text(target, column, file)?;
+            }
+            target.pad_to(start + frame.height());
+        }
+        self.submitted.pad_to(start);
+        if let Ok(column) = frame.column(columns::SUBMITTED) {
+            let mut bad = Offenders::default();
+            for_each_cell(column, file, |row, cell| {
+                let value = match cell {
+                    Cell::Null => Ok(None),
+                    Cell::Text(text) if text.trim().is_empty() => Ok(None),
+                    Cell::Text(text) => parse_date(text.trim()).map(Some).ok_or(()),
+                    _ => Err(()),
+                };
+                match value {
+                    Ok(date) => self
+                        .submitted
+                        .values
+                        .push(date.map(|d| self.submitted.dict.id(&d))),
+                    Err(()) => {
+                        self.submitted.values.push(None);
+                        bad.push(|| {
+                            format!("submitted {} on {}", quote(&cell_text(cell)), at(row))
+                        });
+                    }
+                }
+            })?;
+            bad.into_result(
+                file,
+                "column 'submitted' must hold a date YYYY-MM-DD or be empty",
+            )?;
+        }
+        self.submitted.pad_to(start + frame.height());
+        Ok(())
+    }
+
+    /// `group` and every column without a meaning of its own are read as text per row; `assemble`
+    /// later decides which of them are constant per task and so are candidate group columns.
+    fn read_task_attributes(
+        &mut self,
+        frame: &DataFrame,
+        file: &str,
+        start: usize,
+    ) -> Result<(), LoadError> {
+        for column in frame.columns() {
+            let name = column.name().as_str();
+            if name != columns::GROUP && columns::KNOWN.contains(&name) {
+                continue;
+            }
+            let index = match self.attributes.iter().position(|(n, _)| n == name) {
+                Some(index) => index,
+                None => {
+                    self.attributes
+                        .push((name.to_string(), TextColumn::default()));
+                    self.attributes.len() - 1
+                }
+            };
+            let target = &mut self.attributes[index].1;
+            target.pad_to(start);
+            append_text(target, column, file)?;
+        }
+        let len = self.len();
+        for (_, column) in &mut self.attributes {
+            column.pad_to(len);
+        }
+        Ok(())
+    }
+}
+
+fn missing_column(frame: &DataFrame, file: &str, required: &str) -> LoadError {
+    let names = frame.get_column_names();
+    let mut message = format!(
+        "missing required column '{required}' (columns found: {})",
+        columns::column_list(frame)
+    );
+    if names.len() == 1 {
+        let header = names[0].as_str();
+        if let Some(sep) = [';', '\t', '|', ',']
+            .into_iter()
+            .find(|c| header.contains(*c))
+        {
+            let shown = if sep == '\t' {
+                "tab".to_string()
+            } else {
+                format!("'{sep}'")
+            };
+            message.push_str(&format!(
+                "; the header looks {shown}-separated, but .csv files are read as comma-separated and .tsv files as tab-separated"
+            ));
+        }
+    }
+    LoadError::new(file, message)
+}
+
+/// `system` and `task`: every row needs a non-empty name.
+fn read_names(
+    frame: &DataFrame,
+    name: &str,
+    file: &str,
+    at: &dyn Fn(usize) -> Pos,
+) -> Result<Vec<String>, LoadError> {
+    let column = frame
+        .column(name)
+        .map_err(|e| LoadError::new(file, e.to_string()))?;
+    let mut out = Vec::with_capacity(frame.height());
+    let mut bad = Offenders::default();
+    for_each_cell(column, file, |row, cell| {
+        let text = match cell {
+            Cell::Null => String::new(),
+            Cell::Text(text) => text.to_string(),
+            other => cell_text(other),
+        };
+        if text.trim().is_empty() {
+            bad.push(|| at(row).to_string());
+        }
+        out.push(text);
+    })?;
+    bad.into_result_on(file, &format!("column '{name}' is empty"))?;
+    Ok(out)
+}
+
+/// `outcome`: a number in [0,1] (true/false accepted); empty only where the run was not attempted.
+fn read_outcome(
+    frame: &DataFrame,
+    status: &[Status],
+    file: &str,
+    at: &dyn Fn(usize) -> Pos,
+) -> Result<Vec<f64>, LoadError> {
+    let column = frame
+        .column(columns::OUTCOME)
+        .map_err(|e| LoadError::new(file, e.to_string()))?;
+    let mut out = Vec::with_capacity(frame.height());
+    let mut bad = Offenders::default();
+    let mut empty = Offenders::default();
+    for_each_cell(column, file, |row, cell| {
+        let parsed = match cell {
+            Cell::Null => None,
+            Cell::Text(text) if text.trim().is_empty() => None,
+            Cell::Text(text) => {
+                let text = text.trim();
+                Some(match text.to_ascii_lowercase().as_str() {
+                    "true" => Some(1.0),
+                    "false" => Some(0.0),
+                    _ => text.parse::<f64>().ok(),
+                })
+            }
+            Cell::Number(x) => Some(Some(x)),
+            Cell::Bool(b) => Some(Some(if b { 1.0 } else { 0.0 })),
+        };
+        match parsed {
+            None => {
+                out.push(f64::NAN);
+                if status[row] != Status::NotAttempted {
+                    empty.push(|| at(row).to_string());
+                }
+            }
+            Some(Some(x)) if (0.0..=1.0).contains(&x) => out.push(x),
+            Some(_) => {
+                out.push(f64::NAN);
+                bad.push(|| format!("outcome {} on {}", quote(&cell_text(cell)), at(row)));
+            }
+        }
+    })?;
+    bad.into_result(
+        file,
+        "column 'outcome' must hold a number in [0, 1] (or true/false)",
+    )?;
+    empty.into_result_on(
+        file,
+        "column 'outcome' is empty (allowed only with status not_attempted)",
+    )?;
+    Ok(out)
+}
+
+fn read_optional_text(column: &Column, file: &str) -> Result<Vec<Option<String>>, LoadError> {
+    let mut out = Vec::with_capacity(column.len());
+    for_each_cell(column, file, |_, cell| {
+        out.push(match cell {
+            Cell::Null => None,
+            Cell::Text(text) if text.trim().is_empty() => None,
+            Cell::Text(text) => Some(text.to_string()),
+            other => Some(cell_text(other)),
+        });
+    })?;
+    Ok(out)
+}
+
+fn append_text(target: &mut TextColumn, column: &Column, file: &str) -> Result<(), LoadError> {
+    for_each_cell(column, file, |_, cell| {
+        let value = match cell {
+            Cell::Null => None,
+            Cell::Text(text) if text.trim().is_empty() => None,
+            Cell::Text(text) => Some(target.dict.id(text)),
+            other => Some(target.dict.id(&cell_text(other))),
+        };
+        target.values.push(value);
+    })
+}
+
+/// A calendar date `YYYY-MM-DD`; an ISO date-time (`YYYY-MM-DD HH:MM:SS` or with `T`) keeps its date,
+/// since a submission date is what the temporal protocol compares.
+pub fn parse_date(text: &str) -> Option<String> {
+    let date = match text.len() {
+        10 => text,
+        n if n > 10 && matches!(text.as_bytes()[10], b' ' | b'T') => &text[..10],
+        _ => return None,
+    };
+    let bytes = date.as_bytes();
+    let digits = |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_digit);
+    if !(digits(0..4) && bytes[4] == b'-' && digits(5..7) && bytes[7] == b'-' && digits(8..10)) {
+        return None;
+    }
+    let year: u32 = date[0..4].parse().ok()?;
+    let month: u32 = date[5..7].parse().ok()?;
+    let day: u32 = date[8..10].parse().ok()?;
+    let leap = (year.is_multiple_of(4) && !year.is_multiple_of(100)) || year.is_multiple_of(400);
+    let days_in_month = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return None,
+    };
+    (1..=days_in_month).contains(&day).then(|| date.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_checked_for_real_calendar_days() {
+        assert_eq!(parse_date("2025-02-28").as_deref(), Some("2025-02-28"));
+        assert_eq!(parse_date("2024-02-29").as_deref(), Some("2024-02-29"));
+        assert_eq!(parse_date("2025-02-29"), None);
+        assert_eq!(parse_date("2025-13-01"), None);
+        assert_eq!(parse_date("2025-04-31"), None);
+        assert_eq!(parse_date("2025-1-01"), None);
+        assert_eq!(
+            parse_date("2025-10-14T08:30:00").as_deref(),
+            Some("2025-10-14")
+        );
+        assert_eq!(
+            parse_date("2025-10-14 08:30").as_deref(),
+            Some("2025-10-14")
+        );
+        assert_eq!(parse_date("14/10/2025"), None);
+    }
+}

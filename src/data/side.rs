@@ -1,0 +1,100 @@
+//! Side tables (a task table or a system table): one row per key, every other column read as text.
+//! This module checks the key column (present, non-empty, unique) and hands out the attribute
+//! columns; the joins themselves are in `assemble`.
+
+use std::collections::HashMap;
+
+use super::columns::{Cell, cell_text, column_list, for_each_cell};
+use super::error::{LoadError, Offenders, Pos, quote};
+use super::read::RawTable;
+
+pub struct SideTable {
+    pub keys: Vec<String>,
+    pub positions: Vec<Pos>,
+    columns: Vec<(String, Vec<Option<String>>)>,
+}
+
+impl SideTable {
+    /// Reads a side table keyed by `key` (`task` or `system`).
+    pub fn read(table: &RawTable, key: &str) -> Result<Self, LoadError> {
+        let file = &table.file;
+        let frame = &table.frame;
+        let key_column = frame.column(key).map_err(|_| {
+            LoadError::new(
+                file,
+                format!(
+                    "missing required column '{key}' (columns found: {})",
+                    column_list(frame)
+                ),
+            )
+        })?;
+        let positions: Vec<Pos> = (0..frame.height())
+            .map(|row| table.positions.at(row))
+            .collect();
+        let mut keys = Vec::with_capacity(frame.height());
+        let mut empty = Offenders::default();
+        for_each_cell(key_column, file, |row, cell| {
+            let text = match cell {
+                Cell::Null => String::new(),
+                Cell::Text(text) => text.to_string(),
+                other => cell_text(other),
+            };
+            if text.trim().is_empty() {
+                empty.push(|| positions[row].to_string());
+            }
+            keys.push(text);
+        })?;
+        empty.into_result_on(file, &format!("column '{key}' is empty"))?;
+        let mut first: HashMap<&str, usize> = HashMap::new();
+        let mut duplicates = Offenders::default();
+        for (row, name) in keys.iter().enumerate() {
+            if let Some(&earlier) = first.get(name.as_str()) {
+                duplicates.push(|| {
+                    format!(
+                        "{key} {} on {} and {}",
+                        quote(name),
+                        positions[earlier],
+                        positions[row]
+                    )
+                });
+            } else {
+                first.insert(name, row);
+            }
+        }
+        duplicates.into_result(file, &format!("a {key} may have one row only"))?;
+        let mut columns = Vec::new();
+        for column in frame.columns() {
+            if column.name().as_str() == key {
+                continue;
+            }
+            let mut values = Vec::with_capacity(frame.height());
+            for_each_cell(column, file, |_, cell| {
+                values.push(match cell {
+                    Cell::Null => None,
+                    Cell::Text(text) if text.trim().is_empty() => None,
+                    Cell::Text(text) => Some(text.to_string()),
+                    other => Some(cell_text(other)),
+                });
+            })?;
+            columns.push((column.name().to_string(), values));
+        }
+        Ok(SideTable {
+            keys,
+            positions,
+            columns,
+        })
+    }
+
+    /// The values of one attribute column, by row.
+    pub fn column(&self, name: &str) -> Option<&[Option<String>]> {
+        self.columns
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
+    }
+
+    /// Every attribute column, in file order.
+    pub fn attributes(&self) -> impl Iterator<Item = (&str, &[Option<String>])> {
+        self.columns.iter().map(|(n, v)| (n.as_str(), v.as_slice()))
+    }
+}

@@ -1,0 +1,163 @@
+//! The hand-off between loading and everything else: plain matrices of run-averaged outcomes, costs and
+//! seconds (systems × tasks, row-major, NaN for a missing cell), task groups per candidate group column,
+//! system attributes and what the loader reported. No polars past this point; nothing here reads files.
+
+use serde::Serialize;
+
+/// One candidate group column: a label per group and the group of every task.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupColumn {
+    pub name: String,
+    /// Group labels, sorted; tasks without a value share the label [`NO_GROUP`].
+    pub labels: Vec<String>,
+    /// Index into `labels` for every task.
+    pub of_task: Vec<u32>,
+}
+
+/// The label of tasks that have no value in a group column.
+pub const NO_GROUP: &str = "(none)";
+
+impl GroupColumn {
+    /// Number of tasks in each group, in label order.
+    pub fn sizes(&self) -> Vec<usize> {
+        let mut sizes = vec![0; self.labels.len()];
+        for &g in &self.of_task {
+            sizes[g as usize] += 1;
+        }
+        sizes
+    }
+}
+
+/// What is known of one system.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SystemInfo {
+    pub name: String,
+    pub scaffold: Option<String>,
+    pub model: Option<String>,
+    /// Earliest `submitted` date of the system's rows (YYYY-MM-DD).
+    pub submitted: Option<String>,
+    /// Record rows of this system, including errored and unattempted ones.
+    pub rows: usize,
+    /// Distinct run indices.
+    pub runs: usize,
+    /// Rows with status `error` (kept with their outcome unless errored runs are excluded).
+    pub errored: usize,
+    /// Rows with status `not_attempted` (missing cells).
+    pub not_attempted: usize,
+}
+
+/// An input file and how many record rows it gave.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct InputFile {
+    pub path: String,
+    pub rows: usize,
+}
+
+/// Completed records ready for replay and proxies.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset {
+    pub systems: Vec<SystemInfo>,
+    /// Task ids in order of first appearance in the input (the `file` task order).
+    pub tasks: Vec<String>,
+    /// Benchmark names; a single empty name when the input has no `benchmark` column.
+    pub benchmarks: Vec<String>,
+    pub task_benchmark: Vec<u32>,
+    /// Run-averaged outcomes, `systems × tasks`, NaN where a system has no outcome for a task.
+    pub outcome: Vec<f64>,
+    /// Runs averaged into each cell (0 for a missing cell).
+    pub runs: Vec<u32>,
+    /// Run-averaged cost per cell, NaN where unknown; `None` when the input has no cost at all.
+    pub cost: Option<Vec<f64>>,
+    pub seconds: Option<Vec<f64>>,
+    pub group_columns: Vec<GroupColumn>,
+    pub inputs: Vec<InputFile>,
+    /// Record rows read, before any filter.
+    pub n_rows: usize,
+    /// Rows carrying a cost / a seconds value.
+    pub cost_rows: usize,
+    pub seconds_rows: usize,
+    /// Directed pairs with fewer shared tasks than this are left out (at least 1).
+    pub min_shared: usize,
+    /// Columns that were read but are neither known nor constant per task, so not used.
+    pub unused_columns: Vec<String>,
+    /// Things the loader did that a user should know about (filters, excluded runs, merged dates).
+    pub notes: Vec<String>,
+}
+
+impl Dataset {
+    pub fn n_systems(&self) -> usize {
+        self.systems.len()
+    }
+
+    pub fn n_tasks(&self) -> usize {
+        self.tasks.len()
+    }
+
+    /// The run-averaged outcome of system `s` on task `t`, if there is one.
+    pub fn outcome(&self, s: usize, t: usize) -> Option<f64> {
+        let value = self.outcome[s * self.n_tasks() + t];
+        (!value.is_nan()).then_some(value)
+    }
+
+    /// The outcome row of system `s` (NaN for missing).
+    pub fn outcome_row(&self, s: usize) -> &[f64] {
+        let n = self.n_tasks();
+        &self.outcome[s * n..(s + 1) * n]
+    }
+
+    /// Tasks with an outcome, per system.
+    pub fn observed_tasks(&self, s: usize) -> usize {
+        self.outcome_row(s).iter().filter(|x| !x.is_nan()).count()
+    }
+
+    /// Number of tasks both systems have outcomes for, for every ordered pair (`systems × systems`).
+    pub fn shared_counts(&self) -> Vec<usize> {
+        let n_sys = self.n_systems();
+        let words = self.n_tasks().div_ceil(64);
+        let masks: Vec<Vec<u64>> = (0..n_sys)
+            .map(|s| {
+                let mut mask = vec![0u64; words];
+                for (t, x) in self.outcome_row(s).iter().enumerate() {
+                    if !x.is_nan() {
+                        mask[t / 64] |= 1 << (t % 64);
+                    }
+                }
+                mask
+            })
+            .collect();
+        let mut shared = vec![0; n_sys * n_sys];
+        for a in 0..n_sys {
+            for b in a..n_sys {
+                let count: u32 = masks[a]
+                    .iter()
+                    .zip(&masks[b])
+                    .map(|(x, y)| (x & y).count_ones())
+                    .sum();
+                shared[a * n_sys + b] = count as usize;
+                shared[b * n_sys + a] = count as usize;
+            }
+        }
+        shared
+    }
+
+    /// Ordered pairs (tested, baseline) of distinct systems with at least `min_shared` shared tasks.
+    pub fn directed_pairs(&self) -> Vec<(usize, usize)> {
+        let n_sys = self.n_systems();
+        let shared = self.shared_counts();
+        let least = self.min_shared.max(1);
+        let mut pairs = Vec::new();
+        for a in 0..n_sys {
+            for b in 0..n_sys {
+                if a != b && shared[a * n_sys + b] >= least {
+                    pairs.push((a, b));
+                }
+            }
+        }
+        pairs
+    }
+
+    /// The group column with this name, if it is a candidate.
+    pub fn group_column(&self, name: &str) -> Option<&GroupColumn> {
+        self.group_columns.iter().find(|c| c.name == name)
+    }
+}

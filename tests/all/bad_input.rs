@@ -1,0 +1,215 @@
+//! Every malformed file in tests/fixtures/bad is refused with its exact message (file, column, quoted
+//! values, line numbers), by the library and by the binary with exit code 2 and no panic.
+
+use pareval::data::{LoadOptions, load};
+
+use crate::common::{fixture, pareval, stderr};
+
+/// (file under tests/fixtures/bad, the message after "<file>: ").
+const CASES: &[(&str, &str)] = &[
+    (
+        "missing_outcome_column.csv",
+        "missing required column 'outcome' (columns found: 'system', 'task', 'group')",
+    ),
+    (
+        "outcome_not_number.csv",
+        "column 'outcome' must hold a number in [0, 1] (or true/false): outcome 'abc' on line 3",
+    ),
+    (
+        "outcome_nan.csv",
+        "column 'outcome' must hold a number in [0, 1] (or true/false): outcome 'NaN' on line 3",
+    ),
+    (
+        "outcome_out_of_range.csv",
+        "column 'outcome' must hold a number in [0, 1] (or true/false): outcome '1.7' on line 2, outcome '-0.2' on line 4",
+    ),
+    (
+        "outcome_empty.csv",
+        "column 'outcome' is empty (allowed only with status not_attempted) on line 3",
+    ),
+    (
+        "outcome_range.json",
+        "column 'outcome' must hold a number in [0, 1] (or true/false): outcome '2' on record 2",
+    ),
+    (
+        "outcome_word.jsonl",
+        "column 'outcome' must hold a number in [0, 1] (or true/false): outcome 'yes' on line 2",
+    ),
+    (
+        "multiline_then_bad.csv",
+        "column 'outcome' must hold a number in [0, 1] (or true/false): outcome '2' on line 5",
+    ),
+    (
+        "negative_cost.csv",
+        "column 'cost_usd' must hold a number ≥ 0 or be empty: cost_usd '-0.5' on line 3",
+    ),
+    (
+        "cost_not_number.csv",
+        "column 'cost_usd' must hold a number ≥ 0 or be empty: cost_usd '12 USD' on line 2",
+    ),
+    (
+        "negative_seconds.csv",
+        "column 'seconds' must hold a number ≥ 0 or be empty: seconds '-3' on line 3",
+    ),
+    (
+        "bad_run.csv",
+        "column 'run' must hold a whole number ≥ 0 or be empty: run '1.5' on line 2, run '-1' on line 3",
+    ),
+    (
+        "bad_status.csv",
+        "column 'status' must be ok, error or not_attempted (any case): status 'failed' on line 3",
+    ),
+    (
+        "bad_date.csv",
+        "column 'submitted' must hold a date YYYY-MM-DD or be empty: submitted '2025-13-01' on line 2",
+    ),
+    ("empty_system.csv", "column 'system' is empty on line 3"),
+    (
+        "duplicate_keys.csv",
+        "duplicate (system, task, run) keys: ('A', 't1', run 0) on line 2 and line 4",
+    ),
+    (
+        "conflicting_groups.csv",
+        "task 't1' has group 'repo-a' on line 2 but 'repo-c' on line 4; a task's group must be the same on every row",
+    ),
+    (
+        "scaffold_conflict.csv",
+        "a system's scaffold must be the same on every row: system 'A' has scaffold 'ReAct' on line 2 but 'PlanExec' on line 3",
+    ),
+    ("empty.csv", "the file is empty"),
+    (
+        "header_only.csv",
+        "the file has no records (only a header or an empty list)",
+    ),
+    (
+        "semicolon.csv",
+        "missing required column 'system' (columns found: 'system;task;outcome'); the header looks ';'-separated, \
+         but .csv files are read as comma-separated and .tsv files as tab-separated",
+    ),
+    (
+        "utf16.csv",
+        "the file is UTF-16 encoded; pareval reads UTF-8 (save the file as UTF-8)",
+    ),
+    (
+        "ragged.csv",
+        "cannot parse the file: line 3 has 4 fields but the header has 3",
+    ),
+    (
+        "unclosed_quote.csv",
+        "cannot parse the file: a quoted field that starts on line 4 is never closed",
+    ),
+    (
+        "broken.jsonl",
+        "cannot parse the file as JSON: line 2: EOF while parsing a value (column 36)",
+    ),
+    (
+        "not_gzip.csv.gz",
+        "the file is not valid gzip: invalid gzip header",
+    ),
+    (
+        "truncated.parquet",
+        "cannot read the Parquet file: parquet: File out of specification: The file must end with PAR1",
+    ),
+    (
+        "records.xlsx",
+        "unknown file type; pareval reads .csv, .tsv, .jsonl, .ndjson, .json and .parquet \
+         (text formats may be gzip-compressed: .csv.gz, .tsv.gz, .jsonl.gz)",
+    ),
+];
+
+#[test]
+fn every_bad_file_has_its_exact_message() {
+    for (name, expected) in CASES {
+        let path = fixture(&format!("bad/{name}"));
+        let error = load(std::slice::from_ref(&path), &LoadOptions::default()).expect_err(name);
+        assert_eq!(
+            error.to_string(),
+            format!("{}: {expected}", path.display()),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn every_file_in_the_bad_folder_is_covered() {
+    let dir = fixture("bad");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("bad fixtures")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let mut covered: Vec<String> = CASES.iter().map(|(n, _)| n.to_string()).collect();
+    covered.sort();
+    assert_eq!(names, covered);
+    assert!(names.len() >= 15);
+}
+
+#[test]
+fn the_binary_exits_2_with_the_message_and_never_panics() {
+    for (name, expected) in CASES {
+        let path = fixture(&format!("bad/{name}"));
+        let path_text = path.to_string_lossy().into_owned();
+        let output = pareval(&["info", &path_text]);
+        assert_eq!(output.status.code(), Some(2), "{name}");
+        assert_eq!(
+            stderr(&output),
+            format!("error: {path_text}: {expected}\n"),
+            "{name}"
+        );
+        assert!(output.stdout.is_empty(), "{name}");
+    }
+}
+
+#[test]
+fn messages_quote_at_most_five_rows_and_count_the_rest() {
+    let dir = crate::common::temp_dir("many-bad");
+    let path = dir.join("many.csv");
+    let mut text = String::from("system,task,outcome\n");
+    for i in 0..8 {
+        text.push_str(&format!("A,t{i},{}\n", 2 + i));
+    }
+    std::fs::write(&path, text).expect("write");
+    let error =
+        load(std::slice::from_ref(&path), &LoadOptions::default()).expect_err("bad outcomes");
+    assert!(
+        error.to_string().ends_with(
+            "outcome '2' on line 2, outcome '3' on line 3, outcome '4' on line 4, outcome '5' on line 5, \
+             outcome '6' on line 6 (and 3 more rows)"
+        ),
+        "{error}"
+    );
+}
+
+#[test]
+fn side_table_problems_name_the_side_table() {
+    let dir = crate::common::temp_dir("side");
+    let tasks = dir.join("tasks.csv");
+    std::fs::write(&tasks, "task,difficulty\nt1,easy\nt1,hard\n").expect("write");
+    let options = LoadOptions {
+        task_table: Some(tasks.clone()),
+        ..LoadOptions::default()
+    };
+    let error = load(&[fixture("good/tiny.csv")], &options).expect_err("duplicate task");
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}: a task may have one row only: task 't1' on line 2 and line 3",
+            tasks.display()
+        )
+    );
+
+    let systems = dir.join("systems.csv");
+    std::fs::write(&systems, "system,submitted\nalpha,March\n").expect("write");
+    let options = LoadOptions {
+        system_table: Some(systems.clone()),
+        ..LoadOptions::default()
+    };
+    let error = load(&[fixture("good/tiny.csv")], &options).expect_err("bad date");
+    assert_eq!(
+        error.to_string(),
+        format!(
+            "{}: the system table disagrees with the records or holds a bad date: submitted 'March' on line 2",
+            systems.display()
+        )
+    );
+}

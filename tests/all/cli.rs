@@ -1,0 +1,240 @@
+//! The binary end to end: `info` in text and JSON, `simulate` in every format and its determinism, the
+//! default command on the bundled sample run, exit codes, and output that fits 80 columns.
+
+use crate::common::{fixture, pareval, shared_data, stderr, stdout, temp_dir};
+
+fn sample(name: &str) -> String {
+    format!("{}/sample_runs/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn info_text_on_the_hand_made_record_is_exact() {
+    let path = fixture("good/tiny.csv");
+    let output = pareval(&["info", &path.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let expected = format!(
+        "records   {} (7 rows)
+systems   2
+tasks     3
+pairs     2 directed (median 3 shared tasks)
+cost      on 6 of 7 rows
+seconds   on 6 of 7 rows
+
+group columns
+  group (2 groups)
+    repo-a 2, repo-b 1
+
+systems, by mean outcome
+  system  tasks   mean  runs  $/pass  s/pass
+  alpha       3  0.667     1    0.60      42
+  beta        3  0.167     2    0.45      60
+",
+        path.display()
+    );
+    assert_eq!(stdout(&output), expected);
+}
+
+#[test]
+fn info_json_keeps_the_contract_fields() {
+    let output = pareval(&["info", "--format", "json", &sample("swe_repair.csv")]);
+    assert_eq!(output.status.code(), Some(0));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(json["n_rows"], 3000);
+    assert_eq!(json["n_systems"], 20);
+    assert_eq!(json["n_tasks"], 150);
+    assert_eq!(json["n_directed_pairs"], 380);
+    assert_eq!(json["group_columns"]["group"], 12);
+    let systems = json["systems"].as_array().expect("systems");
+    assert_eq!(systems.len(), 20);
+    for system in systems {
+        for field in ["system", "tasks", "mean_outcome", "runs"] {
+            assert!(!system[field].is_null(), "{field} missing in {system}");
+        }
+        assert_eq!(system["tasks"], 150);
+    }
+}
+
+#[test]
+fn every_sample_run_loads_and_fits_80_columns() {
+    for name in [
+        "swe_repair.csv",
+        "app_use.csv",
+        "domains_cost.csv",
+        "timed_runs.csv",
+        "multi_bench.csv",
+    ] {
+        let output = pareval(&["info", &sample(name)]);
+        assert_eq!(output.status.code(), Some(0), "{name}: {}", stderr(&output));
+        for line in stdout(&output).lines() {
+            assert!(
+                line.chars().count() <= 80 || line.starts_with("records "),
+                "{name}: {line:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn no_subcommand_summarises_the_bundled_sample_run() {
+    let output = pareval(&[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("sample_runs/swe_repair.csv (3000 rows)"),
+        "{text}"
+    );
+    assert!(text.contains("The interactive explorer is not built yet"));
+}
+
+#[test]
+fn simulate_is_deterministic_and_writes_every_format() {
+    let dir = temp_dir("simulate");
+    let args = |out: &str| -> Vec<String> {
+        [
+            "simulate",
+            "--out",
+            out,
+            "--systems",
+            "5",
+            "--tasks",
+            "30",
+            "--groups",
+            "3",
+            "--runs",
+            "2",
+            "--cost",
+            "--seconds",
+            "--attributes",
+            "--missing",
+            "0.05",
+            "--seed",
+            "42",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let run = |out: &std::path::Path| {
+        let owned = args(&out.to_string_lossy());
+        let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let output = pareval(&refs);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    };
+    let first = dir.join("a.csv");
+    let second = dir.join("b.csv");
+    run(&first);
+    run(&second);
+    assert_eq!(
+        std::fs::read(&first).expect("a"),
+        std::fs::read(&second).expect("b")
+    );
+
+    let reference =
+        pareval::data::load(&[first], &pareval::data::LoadOptions::default()).expect("load csv");
+    assert_eq!(reference.n_rows, 300);
+    assert!(reference.systems.iter().any(|s| s.not_attempted > 0));
+    for name in [
+        "r.tsv",
+        "r.jsonl",
+        "r.json",
+        "r.parquet",
+        "r.csv.gz",
+        "r.jsonl.gz",
+    ] {
+        let path = dir.join(name);
+        run(&path);
+        let dataset =
+            pareval::data::load(&[path], &pareval::data::LoadOptions::default()).expect(name);
+        assert_eq!(
+            dataset
+                .outcome
+                .iter()
+                .map(|x| x.to_bits())
+                .collect::<Vec<_>>(),
+            reference
+                .outcome
+                .iter()
+                .map(|x| x.to_bits())
+                .collect::<Vec<_>>(),
+            "{name}"
+        );
+        assert_eq!(dataset.systems, reference.systems, "{name}");
+    }
+}
+
+#[test]
+fn simulate_rejects_bad_settings_with_exit_code_2() {
+    let output = pareval(&[
+        "simulate",
+        "--out",
+        "/tmp/never.csv",
+        "--tasks",
+        "3",
+        "--groups",
+        "5",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "error: --groups '5' must not exceed --tasks '3'\n"
+    );
+    let output = pareval(&["simulate", "--out", "/tmp/never.xlsx"]);
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn usage_errors_exit_2_and_help_exits_0() {
+    assert_eq!(pareval(&["info"]).status.code(), Some(2));
+    assert_eq!(
+        pareval(&["info", "--format", "xml", "x.csv"]).status.code(),
+        Some(2)
+    );
+    let help = pareval(&["info", "--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(stdout(&help).contains("--min-system-coverage"));
+}
+
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pareval"))
+        .args(["info", &sample("multi_bench.csv")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut first = [0u8; 8];
+    stdout.read_exact(&mut first).expect("read");
+    drop(stdout);
+    let status = child.wait().expect("wait");
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("stderr");
+    assert!(
+        status.success() || status.code() == Some(0),
+        "{status:?} {err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn info_on_a_real_record_reports_cost_and_groups() {
+    let Some(root) = shared_data() else { return };
+    let path = root.join("swebench_verified_bash_only/records.csv");
+    let output = pareval(&["info", "--format", "json", &path.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(json["n_directed_pairs"], 552);
+    assert_eq!(json["median_shared_tasks"], 500.0);
+    assert_eq!(json["cost_rows"], 12_000);
+    assert_eq!(json["group_columns"]["group"], 12);
+    let django = json["groups"][0]["sizes"][0].clone();
+    assert_eq!(django["group"], "django/django");
+    assert_eq!(django["tasks"], 231);
+}

@@ -1,0 +1,298 @@
+//! Every accepted format and loader option, on small hand-made files whose answers are worked out by hand.
+
+use std::path::PathBuf;
+
+use pareval::data::{ColumnMap, LoadOptions, load};
+use pareval::dataset::Dataset;
+
+use crate::common::{fixture, temp_dir};
+
+fn load_one(path: PathBuf) -> Dataset {
+    load(std::slice::from_ref(&path), &LoadOptions::default())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// tiny.csv by hand: alpha t1=1 t2=0 t3=1; beta t1=0 t2=0 t3=(1+0)/2 over runs 0 and 1.
+fn assert_tiny(dataset: &Dataset) {
+    assert_eq!(dataset.n_rows, 7);
+    assert_eq!(
+        dataset
+            .systems
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>(),
+        ["alpha", "beta"]
+    );
+    assert_eq!(dataset.tasks, ["t1", "t2", "t3"]);
+    assert_eq!(dataset.outcome_row(0), [1.0, 0.0, 1.0]);
+    assert_eq!(dataset.outcome_row(1), [0.0, 0.0, 0.5]);
+    assert_eq!(dataset.runs, [1, 1, 1, 1, 1, 2]);
+    // Cost averages over the runs that have one: beta t3 has only run 1's 0.25.
+    let cost = dataset.cost.as_ref().expect("cost present");
+    assert!((cost[5] - 0.25).abs() < 1e-12);
+    assert!((cost[0] - 0.10).abs() < 1e-12);
+    // alpha t3 has no seconds; beta t3 averages 25 and 35.
+    let seconds = dataset.seconds.as_ref().expect("seconds present");
+    assert!(seconds[2].is_nan());
+    assert!((seconds[5] - 30.0).abs() < 1e-12);
+    assert_eq!(dataset.cost_rows, 6);
+    assert_eq!(dataset.seconds_rows, 6);
+    let group = dataset.group_column("group").expect("group column");
+    assert_eq!(group.labels, ["repo-a", "repo-b"]);
+    assert_eq!(group.of_task, [0, 0, 1]);
+    assert_eq!(dataset.systems[1].runs, 2);
+    assert_eq!(dataset.directed_pairs(), [(0, 1), (1, 0)]);
+}
+
+#[test]
+fn csv_tsv_jsonl_json_and_bom_csv_give_the_same_dataset() {
+    for name in ["tiny.csv", "tiny.tsv", "tiny.jsonl", "tiny.json", "bom.csv"] {
+        let dataset = load_one(fixture(&format!("good/{name}")));
+        assert_tiny(&dataset);
+    }
+}
+
+#[test]
+fn parquet_and_gzip_written_by_pareval_read_back_identically() {
+    let dir = temp_dir("formats");
+    let reference = load_one(fixture("good/tiny.csv"));
+    let csv_bytes = std::fs::read(fixture("good/tiny.csv")).expect("read tiny.csv");
+    for name in [
+        "tiny.parquet",
+        "tiny.csv.gz",
+        "tiny.tsv.gz",
+        "tiny.jsonl.gz",
+        "tiny.json",
+    ] {
+        let frame_source = fixture("good/tiny.csv");
+        let mut frame = polars_frame(&frame_source);
+        let target = dir.join(name);
+        pareval::simulate::write_frame(&mut frame, &target).expect("write");
+        let dataset = load_one(target);
+        assert_eq!(dataset.outcome, reference.outcome, "{name}");
+        assert_eq!(dataset.runs, reference.runs, "{name}");
+        assert_eq!(dataset.group_columns, reference.group_columns, "{name}");
+    }
+    // A gzip file made by another tool (concatenated members are allowed too).
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut encoder, &csv_bytes).expect("gzip");
+    let gz = dir.join("other.csv.gz");
+    std::fs::write(&gz, encoder.finish().expect("finish")).expect("write gz");
+    assert_eq!(load_one(gz).outcome, reference.outcome);
+}
+
+fn polars_frame(csv: &std::path::Path) -> polars::prelude::DataFrame {
+    use polars::prelude::*;
+    CsvReadOptions::default()
+        .with_has_header(true)
+        .try_into_reader_with_file_path(Some(csv.to_path_buf()))
+        .expect("reader")
+        .finish()
+        .expect("frame")
+}
+
+#[test]
+fn several_files_are_concatenated() {
+    let dir = temp_dir("concat");
+    let first = dir.join("a.csv");
+    let second = dir.join("b.jsonl");
+    std::fs::write(&first, "system,task,outcome\nA,t1,1\nA,t2,0\n").expect("write");
+    std::fs::write(
+        &second,
+        "{\"system\":\"B\",\"task\":\"t1\",\"outcome\":0}\n{\"system\":\"B\",\"task\":\"t2\",\"outcome\":1}\n",
+    )
+    .expect("write");
+    let dataset = load(&[first, second], &LoadOptions::default()).expect("load");
+    assert_eq!(dataset.n_systems(), 2);
+    assert_eq!(dataset.outcome, [1.0, 0.0, 0.0, 1.0]);
+    assert_eq!(
+        dataset.inputs.iter().map(|f| f.rows).collect::<Vec<_>>(),
+        [2, 2]
+    );
+}
+
+#[test]
+fn column_mapping_renames_columns() {
+    let options = LoadOptions {
+        columns: ColumnMap::parse(&[
+            "system=agent_name".into(),
+            "task=instance_id".into(),
+            "outcome=resolved".into(),
+        ])
+        .expect("parse"),
+        ..LoadOptions::default()
+    };
+    let dataset = load(&[fixture("good/renamed.csv")], &options).expect("load");
+    assert_eq!(dataset.outcome, [1.0, 0.0, 1.0, 1.0]);
+    assert_eq!(dataset.tasks, ["t1", "t2"]);
+}
+
+#[test]
+fn column_mapping_rejects_bad_items() {
+    assert!(
+        ColumnMap::parse(&["system".into()])
+            .unwrap_err()
+            .contains("TARGET=SOURCE")
+    );
+    assert!(
+        ColumnMap::parse(&["name=agent".into()])
+            .unwrap_err()
+            .contains("'name' is not a pareval column")
+    );
+    assert!(
+        ColumnMap::parse(&["system=a".into(), "system=b".into()])
+            .unwrap_err()
+            .contains("mapped twice")
+    );
+}
+
+#[test]
+fn status_booleans_and_multiline_fields() {
+    let dataset = load_one(fixture("good/status.csv"));
+    // alpha: t1 true, t2 false (error, kept), t3 1; beta: t1 and t2 not attempted, t3 0 (error, kept).
+    assert_eq!(dataset.outcome_row(0), [1.0, 0.0, 1.0]);
+    let beta = dataset.outcome_row(1);
+    assert!(beta[0].is_nan() && beta[1].is_nan());
+    assert_eq!(beta[2], 0.0);
+    assert_eq!(
+        (dataset.systems[0].errored, dataset.systems[0].not_attempted),
+        (1, 0)
+    );
+    assert_eq!(
+        (dataset.systems[1].errored, dataset.systems[1].not_attempted),
+        (1, 2)
+    );
+    // `note` differs between the rows of one task, so it is not a task attribute.
+    assert!(dataset.group_column("note").is_none());
+    assert_eq!(dataset.unused_columns, ["note"]);
+
+    let excluded = load(
+        &[fixture("good/status.csv")],
+        &LoadOptions {
+            exclude_errors: true,
+            ..LoadOptions::default()
+        },
+    )
+    .expect("load");
+    assert!(excluded.outcome_row(0)[1].is_nan());
+    assert!(excluded.outcome_row(1)[2].is_nan());
+    assert!(
+        excluded
+            .notes
+            .iter()
+            .any(|n| n == "2 errored runs left out of the averages (--exclude-errors)")
+    );
+}
+
+#[test]
+fn task_and_system_tables_are_joined() {
+    let options = LoadOptions {
+        task_table: Some(fixture("good/tasks.csv")),
+        system_table: Some(fixture("good/systems.csv")),
+        ..LoadOptions::default()
+    };
+    let dataset = load(&[fixture("good/tiny.csv")], &options).expect("load");
+    let difficulty = dataset.group_column("difficulty").expect("difficulty");
+    assert_eq!(difficulty.labels, ["easy", "hard"]);
+    assert_eq!(difficulty.of_task, [0, 1, 1]);
+    assert_eq!(
+        dataset.group_column("domain").expect("domain").of_task,
+        [1, 1, 0]
+    );
+    assert_eq!(dataset.systems[0].scaffold.as_deref(), Some("ReAct"));
+    assert_eq!(dataset.systems[1].submitted.as_deref(), Some("2025-04-02"));
+    assert!(
+        dataset.notes.iter().any(
+            |n| n.contains("3 of 3 tasks matched; 1 of its rows name tasks not in the records")
+        ),
+        "{:?}",
+        dataset.notes
+    );
+}
+
+#[test]
+fn min_system_coverage_drops_systems_and_says_which() {
+    let dir = temp_dir("coverage");
+    let path = dir.join("r.csv");
+    std::fs::write(
+        &path,
+        "system,task,outcome\nA,t1,1\nA,t2,1\nA,t3,0\nA,t4,1\nB,t1,0\nB,t2,1\nB,t3,1\nC,t1,1\n",
+    )
+    .expect("write");
+    let options = LoadOptions {
+        min_system_coverage: Some(0.75),
+        ..LoadOptions::default()
+    };
+    let dataset = load(&[path], &options).expect("load");
+    assert_eq!(
+        dataset
+            .systems
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>(),
+        ["A", "B"]
+    );
+    assert_eq!(dataset.outcome.len(), 8);
+    assert!(
+        dataset.notes.iter().any(|n| n
+            == "1 system below 75.0% task coverage left out (--min-system-coverage): C (25.0%)"),
+        "{:?}",
+        dataset.notes
+    );
+}
+
+#[test]
+fn min_shared_leaves_out_pairs_with_small_overlaps() {
+    let dir = temp_dir("shared");
+    let path = dir.join("r.csv");
+    std::fs::write(
+        &path,
+        "system,task,outcome\nA,t1,1\nA,t2,1\nA,t3,0\nB,t1,0\nB,t2,1\nB,t3,1\nC,t1,1\n",
+    )
+    .expect("write");
+    let options = LoadOptions {
+        min_shared: 2,
+        ..LoadOptions::default()
+    };
+    let dataset = load(&[path], &options).expect("load");
+    assert_eq!(dataset.directed_pairs(), [(0, 1), (1, 0)]);
+    assert!(dataset.notes.iter().any(
+        |n| n == "4 of 6 directed pairs left out for sharing fewer than 2 tasks (--min-shared)"
+    ));
+}
+
+#[test]
+fn benchmark_column_keys_tasks_per_benchmark_and_is_a_group_column() {
+    let dir = temp_dir("bench");
+    let path = dir.join("r.csv");
+    std::fs::write(
+        &path,
+        "system,task,outcome,benchmark\nA,t1,1,x\nA,t1,0,y\nB,t1,0,x\nB,t1,1,y\n",
+    )
+    .expect("write");
+    let dataset = load_one(path);
+    assert_eq!(dataset.n_tasks(), 2);
+    assert_eq!(dataset.benchmarks, ["x", "y"]);
+    assert_eq!(
+        dataset
+            .group_column("benchmark")
+            .expect("benchmark")
+            .of_task,
+        [0, 1]
+    );
+}
+
+#[test]
+fn row_order_does_not_change_the_matrix_up_to_task_and_system_order() {
+    let dir = temp_dir("order");
+    let path = dir.join("r.csv");
+    std::fs::write(
+        &path,
+        "system,task,outcome\nB,t2,1\nA,t1,0\nA,t2,1\nB,t1,1\n",
+    )
+    .expect("write");
+    let dataset = load_one(path);
+    assert_eq!(dataset.systems[0].name, "B");
+    assert_eq!(dataset.tasks, ["t2", "t1"]);
+    assert_eq!(dataset.outcome(1, 1), Some(0.0));
+}

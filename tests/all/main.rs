@@ -1,0 +1,7 @@
+//! All integration tests build into this one binary (linking polars once instead of once per file).
+
+mod bad_input;
+mod cli;
+mod common;
+mod loading;
+mod real_data;

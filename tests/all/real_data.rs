@@ -1,0 +1,130 @@
+//! Every public record in `../shared/data` loads, and its counts of rows, systems, tasks and groups
+//! match what that folder's README states. Skipped, with a notice, when the folder is absent.
+
+use std::path::PathBuf;
+
+use pareval::data::{LoadOptions, load};
+
+use crate::common::shared_data;
+
+/// (file under ../shared/data, rows, systems, tasks, groups in the `group` column).
+/// Figures from each folder's README ("Counts" line) and, for `hal/`, the table in `hal/README.md`.
+const EXPECTED: &[(&str, usize, usize, usize, usize)] = &[
+    (
+        "swebench_verified_bash_only/records.csv",
+        12_000,
+        24,
+        500,
+        12,
+    ),
+    ("hal_appworld/records.csv", 8190, 14, 585, 2),
+    ("hal_taubench/records.csv", 1155, 7, 165, 2),
+    ("hal_swebench_verified/records.csv", 1500, 3, 500, 12),
+    ("hal_swebench_verified_mini/records.csv", 300, 6, 50, 11),
+    ("hal_gaia/records.csv", 1485, 8, 165, 0),
+    ("hal_cybench/records.csv", 440, 9, 40, 0),
+    ("hal_corebench_easy/records.csv", 360, 4, 45, 0),
+    ("hal_corebench_medium/records.csv", 360, 4, 45, 0),
+    ("hal_corebench_hard/records.csv", 630, 7, 45, 0),
+    ("swebench_java_verified/records.csv", 364, 4, 91, 6),
+    ("terminal_bench_core/records.csv", 5200, 13, 80, 0),
+    // The README's table shows "–" groups (one domain only); the file's group column holds 'airline'.
+    ("tau_bench_historical/records.csv", 200, 1, 50, 1),
+    ("pace/targets.csv", 16_758, 14, 1197, 4),
+    ("hal/appworld_test_challenge.csv", 5838, 14, 417, 0),
+    ("hal/appworld_test_normal.csv", 2352, 14, 168, 0),
+    ("hal/assistantbench.csv", 495, 15, 33, 0),
+    ("hal/colbench_backend_programming.csv", 10_000, 10, 1000, 0),
+    ("hal/corebench_easy.csv", 360, 4, 45, 0),
+    ("hal/corebench_hard.csv", 2115, 45, 45, 0),
+    ("hal/corebench_medium.csv", 360, 4, 45, 0),
+    ("hal/cybench.csv", 440, 9, 40, 0),
+    ("hal/gaia.csv", 5609, 32, 165, 0),
+    ("hal/swebench_verified.csv", 1486, 3, 500, 12),
+    ("hal/swebench_verified_mini.csv", 1673, 33, 50, 2),
+    ("hal/taubench_airline.csv", 2000, 39, 50, 0),
+    ("hal/taubench_retail.csv", 805, 7, 115, 0),
+];
+
+#[test]
+fn every_public_record_loads_with_the_counts_its_readme_states() {
+    let Some(root) = shared_data() else { return };
+    for &(file, rows, systems, tasks, groups) in EXPECTED {
+        let path: PathBuf = root.join(file);
+        let dataset =
+            load(&[path], &LoadOptions::default()).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(dataset.n_rows, rows, "{file}: rows");
+        assert_eq!(dataset.n_systems(), systems, "{file}: systems");
+        assert_eq!(dataset.n_tasks(), tasks, "{file}: tasks");
+        let found = dataset.group_column("group").map_or(0, |c| c.labels.len());
+        assert_eq!(found, groups, "{file}: groups");
+    }
+}
+
+#[test]
+fn every_records_file_in_shared_data_is_covered() {
+    let Some(root) = shared_data() else { return };
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(&root).expect("read shared/data") {
+        let dir = entry.expect("entry").path();
+        let records = dir.join("records.csv");
+        if records.exists() {
+            let name = format!(
+                "{}/records.csv",
+                dir.file_name().unwrap_or_default().to_string_lossy()
+            );
+            if !EXPECTED.iter().any(|(f, ..)| *f == name) {
+                missing.push(name);
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "records without expected counts: {missing:?}"
+    );
+}
+
+#[test]
+fn hal_systems_keep_scaffold_model_and_their_earliest_date() {
+    let Some(root) = shared_data() else { return };
+    let dataset = load(&[root.join("hal/gaia.csv")], &LoadOptions::default()).expect("load gaia");
+    let system = dataset
+        .systems
+        .iter()
+        .find(|s| s.name == "HAL Generalist Agent (DeepSeek V3 (March 2025))")
+        .expect("system present");
+    assert_eq!(system.scaffold.as_deref(), Some("HAL Generalist Agent"));
+    assert_eq!(system.model.as_deref(), Some("DeepSeek V3 (March 2025)"));
+    // Its two runs are dated 2025-04-15 and 2025-10-14; the system's date is the first.
+    assert_eq!(system.submitted.as_deref(), Some("2025-04-15"));
+    assert_eq!(system.runs, 2);
+    assert!(
+        dataset
+            .notes
+            .iter()
+            .any(|n| n.starts_with("2 systems have rows with several submitted dates")),
+        "{:?}",
+        dataset.notes
+    );
+}
+
+#[test]
+fn terminal_bench_averages_five_runs_and_keeps_partial_seconds() {
+    let Some(root) = shared_data() else { return };
+    let dataset = load(
+        &[root.join("terminal_bench_core/records.csv")],
+        &LoadOptions::default(),
+    )
+    .expect("load");
+    assert!(dataset.runs.iter().all(|&r| r == 5));
+    // Averages of five 0/1 runs are multiples of 0.2.
+    assert!(
+        dataset
+            .outcome
+            .iter()
+            .all(|x| ((x * 5.0) - (x * 5.0).round()).abs() < 1e-9)
+    );
+    assert_eq!(dataset.seconds_rows, 3924);
+    assert!(dataset.seconds.is_some());
+    assert!(dataset.cost.is_none());
+}
