@@ -51,6 +51,8 @@ pub struct SystemInfo {
 pub struct InputFile {
     pub path: String,
     pub rows: usize,
+    /// SHA-256 of the file's bytes, for provenance.
+    pub sha256: String,
 }
 
 /// Completed records ready for replay and proxies.

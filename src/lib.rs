@@ -7,5 +7,6 @@
 pub mod cli;
 pub mod data;
 pub mod dataset;
+pub mod engine;
 pub mod report;
 pub mod simulate;

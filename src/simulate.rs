@@ -16,8 +16,6 @@
 //!   cost = c_t·m_s·exp(N(0, 0.25²)); seconds = w_t·v_s·exp(N(0, 0.25²)); with probability `missing` the
 //!   run is `not_attempted` with an empty outcome.
 
-use std::path::Path;
-
 use polars::prelude::*;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
@@ -408,38 +406,4 @@ impl SimRecords {
         }
         DataFrame::new_infer_height(columns)
     }
-}
-
-/// Writes a frame in the format its extension names (the same extensions the loader reads). The file
-/// is built in memory and written at once, so a failed write never leaves half a file unreported.
-pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), String> {
-    use std::io::Write;
-
-    use crate::data::read::{Format, detect_format};
-    let shown = path.display().to_string();
-    let (format, gzip) = detect_format(path).map_err(|e| e.to_string())?;
-    let mut bytes: Vec<u8> = Vec::new();
-    let result = match format {
-        Format::Csv => CsvWriter::new(&mut bytes).finish(frame),
-        Format::Tsv => CsvWriter::new(&mut bytes)
-            .with_separator(b'\t')
-            .finish(frame),
-        Format::JsonLines => JsonWriter::new(&mut bytes)
-            .with_json_format(JsonFormat::JsonLines)
-            .finish(frame),
-        Format::JsonArray => JsonWriter::new(&mut bytes)
-            .with_json_format(JsonFormat::Json)
-            .finish(frame),
-        Format::Parquet => ParquetWriter::new(&mut bytes).finish(frame).map(|_| ()),
-    };
-    result.map_err(|e| format!("{shown}: cannot encode the records: {e}"))?;
-    if gzip {
-        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-        encoder
-            .write_all(&bytes)
-            .and_then(|_| encoder.finish())
-            .map(|b| bytes = b)
-            .map_err(|e| format!("{shown}: cannot compress: {e}"))?;
-    }
-    std::fs::write(path, bytes).map_err(|e| format!("{shown}: cannot write the file: {e}"))
 }

@@ -50,6 +50,31 @@ pub enum Command {
         .jsonl, .json, .parquet, .csv.gz, …). The data are synthetic: use them for demos, tests and benchmarks."
     )]
     Simulate(SimulateArgs),
+    /// Replay completed records as if every evaluation had stopped early (the paper's tables).
+    #[command(
+        long_about = "Replay completed records as if every evaluation had stopped early. For every directed \
+        pair, order and budget of the grid, the policy decides promote, reject or abstain at that budget; the \
+        decisions are checked against the completed record. Prints, per preset and threshold, the minimum \
+        sufficient budget and a per-budget table of false promotion (FPR) and false rejection (FRR) rates \
+        conditional on the completed decision, coverage failure, and the unresolved rate with its 95% interval."
+    )]
+    Replay(ReplayArgs),
+    /// Why did one directed pair promote, reject or abstain? The full decision record of one case.
+    #[command(
+        long_about = "The full decision record of one case (tested, baseline, order index, budget) in words \
+        and as JSON: the coverage table with the missing groups, the margin against the threshold, the tails \
+        against the cutoff; the action at every budget of the grid for that order; and the shares of actions over \
+        all orders."
+    )]
+    Pair(PairArgs),
+    /// Decide a live run: one decision record from the outcomes of two systems so far.
+    #[command(
+        long_about = "The live service contract for fixed-horizon policies. Given the planned task list \
+        (--plan: a task column and optionally a group column; it fixes N and the groups), the budget limit and \
+        the outcome records of two systems so far, write one decision record per threshold: continue before the \
+        limit; promote, reject or abstain at it. A fixed-horizon rule is valid only when read once, at its limit."
+    )]
+    Decide(DecideArgs),
 }
 
 /// How records are read; shared by every command that loads records.
@@ -110,6 +135,156 @@ pub struct InfoArgs {
 
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Csv,
+    Json,
+    Markdown,
+}
+
+/// The policy and replay settings shared by `replay`, `pair` and the explorer.
+#[derive(Debug, Args)]
+pub struct PolicyArgs {
+    /// Policy preset(s): primary, forced-uniform, forced-group, paired-normal, neyman, serfling, cost-forced,
+    /// cost-aware. Several (comma-separated or repeated) are replayed side by side.
+    #[arg(
+        long,
+        value_name = "NAME",
+        value_delimiter = ',',
+        default_value = "primary"
+    )]
+    pub preset: Vec<String>,
+    /// Override the preset's task order: uniform, stratified, neyman, cost, pair-cost, file.
+    #[arg(long, value_name = "ORDER")]
+    pub order: Option<String>,
+    /// Override the preset's rule: bootstrap, paired-normal, serfling, forced.
+    #[arg(long, value_name = "RULE")]
+    pub rule: Option<String>,
+    /// Override the preset's coverage gate.
+    #[arg(long, value_name = "on|off")]
+    pub coverage: Option<String>,
+    /// Thresholds in percentage points.
+    #[arg(long, value_name = "PP,…", default_value = "0,5,10")]
+    pub thresholds: String,
+    /// Orders per directed pair.
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    pub orders: u32,
+    /// Random seed for orders and bootstrap resamples.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Bootstrap tails: exact (B → ∞, without sampling) or mc:B (B resamples; mc alone means 200).
+    #[arg(long, value_name = "MODE", default_value = "mc:200")]
+    pub bootstrap: String,
+    /// Tail cutoff a for the bootstrap, paired-normal and Serfling rules.
+    #[arg(long, value_name = "A", default_value = "0.05")]
+    pub tail: String,
+    /// Budget grid: a list (0.1,0.25,0.5) or a range START:STOP:STEP.
+    #[arg(long, value_name = "GRID", default_value = "0.05:0.95:0.05")]
+    pub grid: String,
+    /// What a budget counts: tasks, seconds, pair-seconds, cost, pair-cost.
+    #[arg(long, value_name = "MEASURE", default_value = "tasks")]
+    pub budget_by: String,
+    /// Group column for coverage and group-aware orders ("none" for one group). Default: `group` when present.
+    #[arg(long, value_name = "COLUMN")]
+    pub group_col: Option<String>,
+    /// Target for the conditional false promotion and false rejection rates.
+    #[arg(long, value_name = "F", default_value = "0.05")]
+    pub alpha: String,
+    /// Target for the coverage-failure rate.
+    #[arg(long, value_name = "F", default_value = "0.05")]
+    pub gamma: String,
+    /// Target for the unresolved (abstain) rate.
+    #[arg(long, value_name = "F", default_value = "0.25")]
+    pub eta: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    pub load: LoadArgs,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+    /// Also write every decision record (JSON Lines, CSV or Parquet by extension).
+    #[arg(long, value_name = "FILE")]
+    pub records: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct PairArgs {
+    #[command(flatten)]
+    pub load: LoadArgs,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    /// The tested system (A).
+    #[arg(long, value_name = "SYSTEM")]
+    pub tested: String,
+    /// The baseline system (B).
+    #[arg(long, value_name = "SYSTEM")]
+    pub baseline: String,
+    /// The budget of the case (joins the grid if it is not on it).
+    #[arg(long, value_name = "B", default_value = "0.25")]
+    pub budget: String,
+    /// Which of the pair's orders (0-based).
+    #[arg(long, value_name = "R", default_value_t = 0)]
+    pub order_index: u32,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
+}
+
+#[derive(Debug, Args)]
+pub struct DecideArgs {
+    /// Outcome records so far (any loader format; other systems' rows are ignored).
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+    /// The planned task list: a `task` column and optionally group columns.
+    #[arg(long, value_name = "FILE")]
+    pub plan: PathBuf,
+    /// Group column of the plan for the coverage rule ("none" for one group). Default: `group` when present.
+    #[arg(long, value_name = "COLUMN")]
+    pub group_col: Option<String>,
+    /// The tested system (A).
+    #[arg(long, value_name = "SYSTEM")]
+    pub tested: String,
+    /// The baseline system (B).
+    #[arg(long, value_name = "SYSTEM")]
+    pub baseline: String,
+    /// The budget limit as a fraction of the planned tasks.
+    #[arg(long, value_name = "B")]
+    pub budget: String,
+    /// Policy preset (its order is the live run's own; only the coverage gate and rule apply).
+    #[arg(long, value_name = "NAME", default_value = "primary")]
+    pub preset: String,
+    /// Override the preset's rule: bootstrap, paired-normal, serfling, forced.
+    #[arg(long, value_name = "RULE")]
+    pub rule: Option<String>,
+    /// Override the preset's coverage gate.
+    #[arg(long, value_name = "on|off")]
+    pub coverage: Option<String>,
+    /// Thresholds in percentage points (one record each).
+    #[arg(long, value_name = "PP,…", default_value = "0")]
+    pub thresholds: String,
+    /// Bootstrap tails: exact or mc:B.
+    #[arg(long, value_name = "MODE", default_value = "exact")]
+    pub bootstrap: String,
+    /// Tail cutoff a.
+    #[arg(long, value_name = "A", default_value = "0.05")]
+    pub tail: String,
+    /// Random seed (for mc resamples).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Read record columns from other names, e.g. --col system=agent_name.
+    #[arg(long = "col", value_name = "TARGET=SOURCE")]
+    pub columns: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TextOrJson::Json)]
     pub format: TextOrJson,
 }
 

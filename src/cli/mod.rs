@@ -3,6 +3,7 @@
 //! tests can capture it; a closed pipe (e.g. `pareval info … | head`) counts as success.
 
 pub mod args;
+mod settings;
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -10,10 +11,21 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+use crate::data::write::{RecordWriter, write_frame};
 use crate::data::{LoadOptions, load};
+use crate::engine::detail::pair_detail;
+use crate::engine::live::{LiveSettings, decide_live};
+use crate::engine::record::Provenance;
+use crate::engine::replay::replay_with_records;
+use crate::engine::settings::{BootstrapMode, Fraction, Preset, parse_thresholds};
+use crate::engine::{Control, Replay, replay};
 use crate::report::info::InfoReport;
-use crate::simulate::{simulate, write_frame};
-use args::{Cli, Command, InfoArgs, SimulateArgs, TextOrJson};
+use crate::report::replay::ReplayReport;
+use crate::simulate::simulate;
+use args::{
+    Cli, Command, DecideArgs, InfoArgs, OutputFormat, PairArgs, ReplayArgs, SimulateArgs,
+    TextOrJson,
+};
 
 /// Width of text reports: readable in an 80-column terminal.
 pub const TEXT_WIDTH: usize = 80;
@@ -74,6 +86,9 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
     match cli.command {
         Some(Command::Info(args)) => info(&args, out),
         Some(Command::Simulate(args)) => simulate_command(&args, out),
+        Some(Command::Replay(args)) => replay_command(&args, out),
+        Some(Command::Pair(args)) => pair_command(&args, out),
+        Some(Command::Decide(args)) => decide_command(&args, out),
         None => open_default(&cli.files, out),
     }
 }
@@ -85,6 +100,214 @@ fn info(args: &InfoArgs, out: &mut impl Write) -> Result<(), CliError> {
     match args.format {
         TextOrJson::Text => report.write_text(out, TEXT_WIDTH)?,
         TextOrJson::Json => report.write_json(out)?,
+    }
+    Ok(())
+}
+
+fn replay_command(args: &ReplayArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let options = args.load.options().map_err(CliError::Input)?;
+    let dataset = load(&args.load.files, &options)?;
+    let named = settings::replay_settings(&args.policy, &dataset).map_err(CliError::Input)?;
+    let control = Control::default();
+    let mut replays = Vec::new();
+    let mut writer = args
+        .records
+        .as_deref()
+        .map(RecordWriter::create)
+        .transpose()
+        .map_err(CliError::Input)?;
+    for item in named {
+        let result = match &mut writer {
+            Some(writer) => replay_with_records(&dataset, &item.settings, &control, |records| {
+                writer.write(&records)
+            }),
+            None => replay(&dataset, &item.settings, &control),
+        }
+        .map_err(|e| CliError::Input(e.to_string()))?;
+        replays.push((item.label, result));
+    }
+    if let Some(writer) = writer {
+        writer.finish().map_err(CliError::Input)?;
+    }
+    let labelled: Vec<(String, &Replay)> = replays
+        .iter()
+        .map(|(label, r)| (label.clone(), r))
+        .collect();
+    let report = ReplayReport::new(&labelled);
+    match args.format {
+        OutputFormat::Text => report.write_text(out, TEXT_WIDTH)?,
+        OutputFormat::Csv => report.write_csv(out)?,
+        OutputFormat::Json => report.write_json(out)?,
+        OutputFormat::Markdown => report.write_markdown(out)?,
+    }
+    Ok(())
+}
+
+/// The index of a system by its exact name, or an error listing close names.
+fn system_index(
+    dataset: &crate::dataset::Dataset,
+    name: &str,
+    flag: &str,
+) -> Result<usize, CliError> {
+    dataset
+        .systems
+        .iter()
+        .position(|s| s.name == name)
+        .ok_or_else(|| {
+            let lower = name.to_lowercase();
+            let close: Vec<String> = dataset
+                .systems
+                .iter()
+                .filter(|s| {
+                    s.name.to_lowercase().contains(&lower) || lower.contains(&s.name.to_lowercase())
+                })
+                .take(5)
+                .map(|s| format!("'{}'", s.name))
+                .collect();
+            CliError::Input(format!(
+                "{flag} '{name}' is not a system of the records{}",
+                if close.is_empty() {
+                    String::new()
+                } else {
+                    format!("; did you mean {}?", close.join(", "))
+                }
+            ))
+        })
+}
+
+fn pair_command(args: &PairArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let options = args.load.options().map_err(CliError::Input)?;
+    let dataset = load(&args.load.files, &options)?;
+    let mut named = settings::replay_settings(&args.policy, &dataset).map_err(CliError::Input)?;
+    if named.len() != 1 {
+        return Err(CliError::Input("pair takes one --preset".to_string()));
+    }
+    let settings = named.remove(0).settings;
+    let tested = system_index(&dataset, &args.tested, "--tested")?;
+    let baseline = system_index(&dataset, &args.baseline, "--baseline")?;
+    let budget = Fraction::parse(&args.budget, "--budget").map_err(CliError::Input)?;
+    if budget.0 == 0 {
+        return Err(CliError::Input("--budget must be above 0".to_string()));
+    }
+    let detail = pair_detail(
+        &dataset,
+        &settings,
+        tested,
+        baseline,
+        args.order_index,
+        budget,
+    )
+    .map_err(|e| CliError::Input(e.to_string()))?;
+    match args.format {
+        TextOrJson::Text => crate::report::pair::write_text(&detail, out, TEXT_WIDTH)?,
+        TextOrJson::Json => crate::report::pair::write_json(&detail, out)?,
+    }
+    Ok(())
+}
+
+fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let options = LoadOptions {
+        columns: crate::data::ColumnMap::parse(&args.columns).map_err(CliError::Input)?,
+        ..LoadOptions::default()
+    };
+    let dataset = load(&args.files, &options)?;
+    let plan = crate::data::load_plan(&args.plan, args.group_col.as_deref())?;
+    let tested = system_index(&dataset, &args.tested, "--tested")?;
+    let baseline = system_index(&dataset, &args.baseline, "--baseline")?;
+    let index: std::collections::HashMap<&str, usize> = plan
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i))
+        .collect();
+    let mut outcomes = [vec![None; plan.tasks.len()], vec![None; plan.tasks.len()]];
+    let mut unplanned = Vec::new();
+    for (slot, system) in [tested, baseline].into_iter().enumerate() {
+        for (t, name) in dataset.tasks.iter().enumerate() {
+            let Some(value) = dataset.outcome(system, t) else {
+                continue;
+            };
+            match index.get(name.as_str()) {
+                Some(&i) => outcomes[slot][i] = Some(value),
+                None => unplanned.push(format!("'{name}'")),
+            }
+        }
+    }
+    if !unplanned.is_empty() {
+        unplanned.sort();
+        unplanned.dedup();
+        let more = unplanned.len().saturating_sub(5);
+        unplanned.truncate(5);
+        return Err(CliError::Input(format!(
+            "{}: tasks with outcomes are not in the plan: {}{}",
+            args.plan.display(),
+            unplanned.join(", "),
+            if more > 0 {
+                format!(" (and {more} more)")
+            } else {
+                String::new()
+            }
+        )));
+    }
+    let bootstrap = BootstrapMode::parse(&args.bootstrap).map_err(CliError::Input)?;
+    let tail = Fraction::parse(&args.tail, "--tail").map_err(CliError::Input)?;
+    let mut policy = Preset::parse(&args.preset)
+        .map_err(CliError::Input)?
+        .policy(bootstrap, tail);
+    settings::apply_overrides(
+        &mut policy,
+        args.rule.as_deref(),
+        args.coverage.as_deref(),
+        bootstrap,
+    )
+    .map_err(CliError::Input)?;
+    let budget = Fraction::parse(&args.budget, "--budget").map_err(CliError::Input)?;
+    if budget.0 == 0 {
+        return Err(CliError::Input("--budget must be above 0".to_string()));
+    }
+    let live = LiveSettings {
+        policy,
+        thresholds: parse_thresholds(&args.thresholds)
+            .map_err(|e| CliError::Input(format!("--thresholds: {e}")))?,
+        seed: args.seed,
+        budget,
+    };
+    let mut inputs = dataset.inputs.clone();
+    inputs.push(crate::dataset::InputFile {
+        path: args.plan.display().to_string(),
+        rows: plan.tasks.len(),
+        sha256: plan.sha256.clone(),
+    });
+    let provenance = Provenance::new(&inputs);
+    let records = decide_live(
+        &plan.plan,
+        (&args.tested, &args.baseline),
+        &outcomes[0],
+        &outcomes[1],
+        &live,
+        &provenance,
+    );
+    match args.format {
+        TextOrJson::Json => {
+            for record in &records {
+                serde_json::to_writer(&mut *out, record).map_err(|e| CliError::Output(e.into()))?;
+                writeln!(out)?;
+            }
+        }
+        TextOrJson::Text => {
+            for record in &records {
+                writeln!(
+                    out,
+                    "{} pp: {} ({} of {} planned tasks observed, coverage {})",
+                    crate::engine::settings::trim_number(record.threshold_pp),
+                    record.action.name(),
+                    record.observed,
+                    record.total,
+                    record.coverage.name()
+                )?;
+                writeln!(out, "  {}", record.reason)?;
+            }
+        }
     }
     Ok(())
 }

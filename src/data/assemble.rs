@@ -143,10 +143,12 @@ fn input_files(rows: &Rows) -> Vec<InputFile> {
     }
     rows.files
         .iter()
+        .zip(&rows.hashes)
         .zip(counts)
-        .map(|(path, rows)| InputFile {
+        .map(|((path, sha256), rows)| InputFile {
             path: path.clone(),
             rows,
+            sha256: sha256.clone(),
         })
         .collect()
 }

@@ -8,8 +8,10 @@ pub mod error;
 pub mod read;
 mod records;
 mod side;
+pub mod write;
 
 pub use assemble::{LoadOptions, load};
 pub use columns::{ColumnMap, KNOWN as KNOWN_COLUMNS};
 pub use error::LoadError;
 pub use records::parse_date;
+pub use side::{Plan, load_plan};

@@ -54,6 +54,8 @@ pub struct RawTable {
     pub file: String,
     pub frame: DataFrame,
     pub positions: Positions,
+    /// SHA-256 of the file's bytes as stored (before decompression), in hex.
+    pub sha256: String,
 }
 
 /// Chooses the format from the file name; `.gz` may follow a text format's extension.
@@ -88,6 +90,7 @@ pub fn read_table(path: &Path) -> Result<RawTable, LoadError> {
     let file = path.display().to_string();
     let (format, gzip) = detect_format(path)?;
     let raw = read_bytes(path, &file)?;
+    let sha256 = sha256_hex(&raw);
     let bytes = if gzip { gunzip(&raw, &file)? } else { raw };
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(LoadError::new(&file, "the file is empty"));
@@ -109,7 +112,17 @@ pub fn read_table(path: &Path) -> Result<RawTable, LoadError> {
         file,
         frame,
         positions,
+        sha256,
     })
+}
+
+/// The SHA-256 of `bytes` in lower-case hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn read_bytes(path: &Path, file: &str) -> Result<Vec<u8>, LoadError> {

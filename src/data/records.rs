@@ -59,6 +59,8 @@ impl TextColumn {
 #[derive(Debug, Default)]
 pub struct Rows {
     pub files: Vec<String>,
+    /// SHA-256 of each file.
+    pub hashes: Vec<String>,
     /// (file index, position in that file) of every row.
     pub origin: Vec<(u32, Pos)>,
     pub systems: Interner,
@@ -118,6 +120,7 @@ impl Rows {
         let height = frame.height();
         let file_index = self.files.len() as u32;
         self.files.push(file.clone());
+        self.hashes.push(table.sha256.clone());
         self.origin
             .extend((0..height).map(|row| (file_index, table.positions.at(row))));
         let at = |row: usize| table.positions.at(row);

@@ -98,3 +98,66 @@ impl SideTable {
         self.columns.iter().map(|(n, v)| (n.as_str(), v.as_slice()))
     }
 }
+
+/// A planned task list for a live decision, with the plan file's hash for provenance.
+pub struct Plan {
+    pub plan: crate::engine::live::LivePlan,
+    pub tasks: Vec<String>,
+    pub sha256: String,
+}
+
+/// Reads a plan: a `task` column (one row per planned task) and, for coverage, the group column
+/// `group_column` (default `group` when present; "none" for one group).
+pub fn load_plan(path: &std::path::Path, group_column: Option<&str>) -> Result<Plan, LoadError> {
+    let table = super::read::read_table(path)?;
+    let side = SideTable::read(&table, "task")?;
+    let column_name = match group_column {
+        Some("none") => None,
+        Some(name) => Some(name),
+        None => side.column("group").map(|_| "group"),
+    };
+    let values: Vec<Option<String>> = match column_name {
+        Some(name) => side
+            .column(name)
+            .ok_or_else(|| {
+                LoadError::new(
+                    &table.file,
+                    format!(
+                        "the plan has no column '{name}' (columns: {})",
+                        column_list(&table.frame)
+                    ),
+                )
+            })?
+            .to_vec(),
+        None => vec![None; side.keys.len()],
+    };
+    let mut labels: Vec<String> = values
+        .iter()
+        .map(|v| {
+            v.clone()
+                .unwrap_or_else(|| crate::dataset::NO_GROUP.to_string())
+        })
+        .collect();
+    labels.sort();
+    labels.dedup();
+    let groups = values
+        .iter()
+        .map(|v| {
+            labels
+                .binary_search(
+                    &v.clone()
+                        .unwrap_or_else(|| crate::dataset::NO_GROUP.to_string()),
+                )
+                .unwrap_or(0) as u32
+        })
+        .collect();
+    Ok(Plan {
+        plan: crate::engine::live::LivePlan {
+            tasks: side.keys.clone(),
+            groups,
+            labels,
+        },
+        tasks: side.keys,
+        sha256: table.sha256,
+    })
+}

@@ -37,6 +37,7 @@ pub struct InfoReport {
 pub struct FileSummary {
     pub path: String,
     pub rows: usize,
+    pub sha256: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -181,6 +182,7 @@ impl InfoReport {
                 .map(|f| FileSummary {
                     path: f.path.clone(),
                     rows: f.rows,
+                    sha256: f.sha256.clone(),
                 })
                 .collect(),
             n_rows: dataset.n_rows,

@@ -3,4 +3,6 @@
 //! Rendering writes to any `impl Write`, which lets tests print into a `Vec<u8>`.
 
 pub mod info;
+pub mod pair;
+pub mod replay;
 pub mod table;

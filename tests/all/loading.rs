@@ -67,7 +67,7 @@ fn parquet_and_gzip_written_by_pareval_read_back_identically() {
         let frame_source = fixture("good/tiny.csv");
         let mut frame = polars_frame(&frame_source);
         let target = dir.join(name);
-        pareval::simulate::write_frame(&mut frame, &target).expect("write");
+        pareval::data::write::write_frame(&mut frame, &target).expect("write");
         let dataset = load_one(target);
         assert_eq!(dataset.outcome, reference.outcome, "{name}");
         assert_eq!(dataset.runs, reference.runs, "{name}");

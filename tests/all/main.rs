@@ -3,5 +3,7 @@
 mod bad_input;
 mod cli;
 mod common;
+mod engine;
 mod loading;
 mod real_data;
+mod replay_cli;

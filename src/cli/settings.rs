@@ -1,0 +1,99 @@
+//! Turns the policy flags into validated replay settings, one per preset. Raw flags end here.
+
+use super::args::PolicyArgs;
+use crate::dataset::Dataset;
+use crate::engine::settings::{
+    BootstrapMode, BudgetMeasure, Fraction, OrderKind, Preset, ReplaySettings, Rule, Targets,
+    parse_grid, parse_thresholds,
+};
+
+/// The settings of one replay and the label it is reported under.
+pub struct NamedSettings {
+    pub label: String,
+    pub settings: ReplaySettings,
+}
+
+/// Applies `--rule` and `--coverage` overrides to a policy.
+pub fn apply_overrides(
+    policy: &mut crate::engine::Policy,
+    rule: Option<&str>,
+    coverage: Option<&str>,
+    bootstrap: BootstrapMode,
+) -> Result<bool, String> {
+    let mut changed = false;
+    if let Some(rule) = rule {
+        policy.rule = Rule::parse(rule, bootstrap).map_err(|e| format!("--rule: {e}"))?;
+        changed = true;
+    }
+    match coverage {
+        None => {}
+        Some("on") => {
+            policy.coverage_gate = true;
+            changed = true;
+        }
+        Some("off") => {
+            policy.coverage_gate = false;
+            changed = true;
+        }
+        Some(other) => return Err(format!("--coverage '{other}' must be on or off")),
+    }
+    Ok(changed)
+}
+
+/// One set of settings per preset, with the overrides applied; messages name the flag.
+pub fn replay_settings(args: &PolicyArgs, dataset: &Dataset) -> Result<Vec<NamedSettings>, String> {
+    let bootstrap = BootstrapMode::parse(&args.bootstrap)?;
+    let tail = Fraction::parse(&args.tail, "--tail")?;
+    let thresholds =
+        parse_thresholds(&args.thresholds).map_err(|e| format!("--thresholds: {e}"))?;
+    let grid = parse_grid(&args.grid).map_err(|e| format!("--grid: {e}"))?;
+    let measure = BudgetMeasure::parse(&args.budget_by).map_err(|e| format!("--budget-by: {e}"))?;
+    let targets = Targets {
+        alpha: Fraction::parse(&args.alpha, "--alpha")?,
+        gamma: Fraction::parse(&args.gamma, "--gamma")?,
+        eta: Fraction::parse(&args.eta, "--eta")?,
+    };
+    let group_column = match args.group_col.as_deref() {
+        Some("none") => None,
+        Some(name) => Some(name.to_string()),
+        None => dataset.group_column("group").map(|c| c.name.clone()),
+    };
+    let order = args
+        .order
+        .as_deref()
+        .map(OrderKind::parse)
+        .transpose()
+        .map_err(|e| format!("--order: {e}"))?;
+    let mut out = Vec::new();
+    for name in &args.preset {
+        let preset = Preset::parse(name.trim()).map_err(|e| format!("--preset: {e}"))?;
+        let mut policy = preset.policy(bootstrap, tail);
+        if let Some(order) = order {
+            policy.order = order;
+        }
+        let overridden = apply_overrides(
+            &mut policy,
+            args.rule.as_deref(),
+            args.coverage.as_deref(),
+            bootstrap,
+        )? || order.is_some();
+        let settings = ReplaySettings {
+            policy,
+            thresholds: thresholds.clone(),
+            grid: grid.clone(),
+            measure,
+            orders: args.orders,
+            seed: args.seed,
+            group_column: group_column.clone(),
+            targets,
+        };
+        settings.validate(dataset)?;
+        let label = if overridden {
+            format!("{} (modified)", preset.name())
+        } else {
+            preset.name().to_string()
+        };
+        out.push(NamedSettings { label, settings });
+    }
+    Ok(out)
+}

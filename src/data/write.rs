@@ -1,0 +1,308 @@
+//! Writing tables: record files (for `simulate`) and decision records (for `replay --records`), in the
+//! format the extension names. Parquet goes through polars; JSON Lines and CSV stream as they come.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use polars::prelude::*;
+
+use super::read::{Format, detect_format};
+use crate::engine::record::DecisionRecord;
+use crate::engine::rules::Statistic;
+
+/// Writes a frame in the format its extension names (the same extensions the loader reads). The file
+/// is built in memory and written at once, so a failed write never leaves half a file unreported.
+pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), String> {
+    use std::io::Write;
+
+    use crate::data::read::{Format, detect_format};
+    let shown = path.display().to_string();
+    let (format, gzip) = detect_format(path).map_err(|e| e.to_string())?;
+    let mut bytes: Vec<u8> = Vec::new();
+    let result = match format {
+        Format::Csv => CsvWriter::new(&mut bytes).finish(frame),
+        Format::Tsv => CsvWriter::new(&mut bytes)
+            .with_separator(b'\t')
+            .finish(frame),
+        Format::JsonLines => JsonWriter::new(&mut bytes)
+            .with_json_format(JsonFormat::JsonLines)
+            .finish(frame),
+        Format::JsonArray => JsonWriter::new(&mut bytes)
+            .with_json_format(JsonFormat::Json)
+            .finish(frame),
+        Format::Parquet => ParquetWriter::new(&mut bytes).finish(frame).map(|_| ()),
+    };
+    result.map_err(|e| format!("{shown}: cannot encode the records: {e}"))?;
+    if gzip {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder
+            .write_all(&bytes)
+            .and_then(|_| encoder.finish())
+            .map(|b| bytes = b)
+            .map_err(|e| format!("{shown}: cannot compress: {e}"))?;
+    }
+    std::fs::write(path, bytes).map_err(|e| format!("{shown}: cannot write the file: {e}"))
+}
+
+/// One flat cell of a decision record, for CSV and Parquet.
+#[derive(Debug, Clone, PartialEq)]
+enum Cell {
+    Text(Option<String>),
+    Number(Option<f64>),
+    Int(Option<i64>),
+    Bool(Option<bool>),
+}
+
+/// A decision record as named flat cells; nested parts (the coverage table) become JSON text.
+fn flatten(record: &DecisionRecord) -> Vec<(&'static str, Cell)> {
+    let (kind, r_promote, r_reject, se, p_promote, p_reject, t) = match record.statistic {
+        Statistic::None => ("none", None, None, None, None, None, None),
+        Statistic::Bootstrap {
+            r_promote,
+            r_reject,
+            ..
+        } => (
+            "bootstrap",
+            Some(r_promote),
+            Some(r_reject),
+            None,
+            None,
+            None,
+            None,
+        ),
+        Statistic::PairedNormal {
+            se,
+            p_promote,
+            p_reject,
+        } => (
+            "paired_normal",
+            None,
+            None,
+            Some(se),
+            Some(p_promote),
+            Some(p_reject),
+            None,
+        ),
+        Statistic::Serfling { t } => ("serfling", None, None, None, None, None, Some(t)),
+    };
+    let text = |s: &str| Cell::Text(Some(s.to_string()));
+    vec![
+        ("tested", text(&record.tested)),
+        ("baseline", text(&record.baseline)),
+        ("threshold_pp", Cell::Number(Some(record.threshold_pp))),
+        ("rule", text(record.rule)),
+        ("tail", Cell::Number(record.tail)),
+        (
+            "bootstrap_mode",
+            Cell::Text(record.bootstrap_mode.map(str::to_string)),
+        ),
+        (
+            "bootstrap_resamples",
+            Cell::Int(record.bootstrap_resamples.map(i64::from)),
+        ),
+        ("coverage_gate", Cell::Bool(Some(record.coverage_gate))),
+        ("order", text(record.order)),
+        ("order_index", Cell::Int(record.order_index.map(i64::from))),
+        ("seed", Cell::Int(Some(record.seed as i64))),
+        ("budget_measure", text(record.budget_measure)),
+        ("budget", Cell::Number(Some(record.budget))),
+        ("observed", Cell::Int(Some(i64::from(record.observed)))),
+        ("total", Cell::Int(Some(i64::from(record.total)))),
+        ("coverage", text(record.coverage.name())),
+        ("missing_groups", text(&record.missing_groups.join(";"))),
+        (
+            "coverage_groups",
+            Cell::Text(serde_json::to_string(&record.coverage_groups).ok()),
+        ),
+        ("estimate", Cell::Number(Some(record.estimate))),
+        ("statistic", text(kind)),
+        ("r_promote", Cell::Number(r_promote)),
+        ("r_reject", Cell::Number(r_reject)),
+        ("se", Cell::Number(se)),
+        ("p_promote", Cell::Number(p_promote)),
+        ("p_reject", Cell::Number(p_reject)),
+        ("t", Cell::Number(t)),
+        ("action", text(record.action.name())),
+        (
+            "reason_code",
+            Cell::Text(
+                serde_json::to_value(record.reason_code)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string)),
+            ),
+        ),
+        ("reason", text(&record.reason)),
+        (
+            "completed",
+            Cell::Text(record.completed.map(|a| a.name().to_string())),
+        ),
+        ("delta_full", Cell::Number(record.delta_full)),
+        ("agrees", Cell::Bool(record.agrees)),
+        (
+            "input_files",
+            text(
+                &record
+                    .provenance
+                    .files
+                    .iter()
+                    .map(|f| format!("{}:{}", f.path, f.sha256))
+                    .collect::<Vec<_>>()
+                    .join(";"),
+            ),
+        ),
+        ("program", text(&record.provenance.program)),
+    ]
+}
+
+fn csv_text(cell: &Cell) -> String {
+    let quote = |s: &str| {
+        if s.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    };
+    match cell {
+        Cell::Text(Some(s)) => quote(s),
+        Cell::Number(Some(x)) => x.to_string(),
+        Cell::Int(Some(x)) => x.to_string(),
+        Cell::Bool(Some(b)) => b.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// Writes decision records as they arrive: JSON Lines and CSV stream to the file; Parquet collects the
+/// columns and writes them at `finish` (so it holds every record in memory).
+pub struct RecordWriter(Sink);
+
+enum Sink {
+    JsonLines(BufWriter<File>, String),
+    Csv {
+        out: BufWriter<File>,
+        file: String,
+        header_written: bool,
+    },
+    Parquet {
+        path: std::path::PathBuf,
+        columns: Vec<(&'static str, Vec<Cell>)>,
+    },
+}
+
+impl RecordWriter {
+    pub fn create(path: &Path) -> Result<Self, String> {
+        let shown = path.display().to_string();
+        let (format, gzip) = detect_format(path).map_err(|e| e.to_string())?;
+        if gzip {
+            return Err(format!(
+                "{shown}: decision records are written uncompressed (.jsonl, .csv or .parquet)"
+            ));
+        }
+        let create = || {
+            File::create(path)
+                .map(BufWriter::new)
+                .map_err(|e| format!("{shown}: cannot create the file: {e}"))
+        };
+        match format {
+            Format::JsonLines => Ok(RecordWriter(Sink::JsonLines(create()?, shown))),
+            Format::Csv => Ok(RecordWriter(Sink::Csv {
+                out: create()?,
+                file: shown,
+                header_written: false,
+            })),
+            Format::Parquet => Ok(RecordWriter(Sink::Parquet {
+                path: path.to_path_buf(),
+                columns: Vec::new(),
+            })),
+            Format::Tsv | Format::JsonArray => Err(format!(
+                "{shown}: decision records are written as .jsonl, .csv or .parquet"
+            )),
+        }
+    }
+
+    pub fn write(&mut self, records: &[DecisionRecord]) -> Result<(), String> {
+        match &mut self.0 {
+            Sink::JsonLines(out, file) => {
+                for record in records {
+                    serde_json::to_writer(&mut *out, record).map_err(|e| format!("{file}: {e}"))?;
+                    out.write_all(b"\n").map_err(|e| format!("{file}: {e}"))?;
+                }
+            }
+            Sink::Csv {
+                out,
+                file,
+                header_written,
+            } => {
+                for record in records {
+                    let cells = flatten(record);
+                    if !*header_written {
+                        let header: Vec<&str> = cells.iter().map(|(name, _)| *name).collect();
+                        writeln!(out, "{}", header.join(","))
+                            .map_err(|e| format!("{file}: {e}"))?;
+                        *header_written = true;
+                    }
+                    let line: Vec<String> = cells.iter().map(|(_, cell)| csv_text(cell)).collect();
+                    writeln!(out, "{}", line.join(",")).map_err(|e| format!("{file}: {e}"))?;
+                }
+            }
+            Sink::Parquet { columns, .. } => {
+                for record in records {
+                    let cells = flatten(record);
+                    if columns.is_empty() {
+                        columns.extend(cells.iter().map(|(name, _)| (*name, Vec::new())));
+                    }
+                    for ((_, column), (_, cell)) in columns.iter_mut().zip(cells) {
+                        column.push(cell);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn finish(self) -> Result<(), String> {
+        match self.0 {
+            Sink::JsonLines(mut out, file) | Sink::Csv { mut out, file, .. } => {
+                out.flush().map_err(|e| format!("{file}: {e}"))
+            }
+            Sink::Parquet { path, columns } => {
+                let series: Vec<Column> = columns
+                    .into_iter()
+                    .map(|(name, cells)| match cells.first() {
+                        Some(Cell::Number(_)) => Column::new(
+                            name.into(),
+                            cells
+                                .iter()
+                                .map(|c| if let Cell::Number(x) = c { *x } else { None })
+                                .collect::<Vec<_>>(),
+                        ),
+                        Some(Cell::Int(_)) => Column::new(
+                            name.into(),
+                            cells
+                                .iter()
+                                .map(|c| if let Cell::Int(x) = c { *x } else { None })
+                                .collect::<Vec<_>>(),
+                        ),
+                        Some(Cell::Bool(_)) => Column::new(
+                            name.into(),
+                            cells
+                                .iter()
+                                .map(|c| if let Cell::Bool(x) = c { *x } else { None })
+                                .collect::<Vec<_>>(),
+                        ),
+                        _ => Column::new(
+                            name.into(),
+                            cells
+                                .into_iter()
+                                .map(|c| if let Cell::Text(x) = c { x } else { None })
+                                .collect::<Vec<_>>(),
+                        ),
+                    })
+                    .collect();
+                let mut frame = DataFrame::new_infer_height(series)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                write_frame(&mut frame, &path)
+            }
+        }
+    }
+}

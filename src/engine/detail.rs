@@ -1,0 +1,269 @@
+//! "Why did this pair abstain?": everything about one directed pair under a policy, for `pareval pair`
+//! and the explorer's drill-down. The decision records at one order and budget, the action at every budget
+//! of that order, the shares of actions over all orders, the bootstrap distribution behind the tails and
+//! a per-group view of who solved what. Computed with the same walk and rules as the replay.
+
+use serde::Serialize;
+
+use super::bootstrap::{IntDistribution, exact_binary, exact_lattice};
+use super::coverage::CoverageStatus;
+use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
+use super::replay::{CaseCounts, Control, Prepared, ReplayError, tally_pair};
+use super::rules::{Action, LocalTails};
+use super::settings::{Fraction, ReplaySettings};
+use super::stats::LnFactorial;
+use crate::dataset::Dataset;
+
+/// The pair at one budget of one order.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OrderStep {
+    pub budget: f64,
+    pub observed: u32,
+    pub coverage: CoverageStatus,
+    pub estimate: f64,
+    /// One action per threshold.
+    pub actions: Vec<Action>,
+}
+
+/// Shares of actions over all orders at one budget, per threshold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OrderRates {
+    pub budget: f64,
+    pub promote: f64,
+    pub reject: f64,
+    pub abstain: f64,
+    /// Promote or reject against the completed decision.
+    pub wrong: f64,
+}
+
+/// Outcomes per group on the shared tasks: both succeeded, only the tested system, only the baseline,
+/// neither (a task counts as succeeded at outcome ≥ 0.5; differences decide "only").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GroupOutcomes {
+    pub group: String,
+    pub tasks: u32,
+    pub both: u32,
+    pub only_tested: u32,
+    pub only_baseline: u32,
+    pub neither: u32,
+}
+
+/// The bootstrap distribution of Δ̂* at the chosen budget, as probabilities over a grid of values.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BootstrapDistribution {
+    /// Δ̂* of the first probability, and the step between values.
+    pub first: f64,
+    pub step: f64,
+    pub probs: Vec<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairDetail {
+    pub tested: String,
+    pub baseline: String,
+    pub shared: u32,
+    pub left_out: usize,
+    pub delta_full: f64,
+    pub thresholds_pp: Vec<f64>,
+    /// Completed-record decision per threshold.
+    pub completed: Vec<Action>,
+    pub order_index: u32,
+    pub orders: u32,
+    pub budget: f64,
+    /// One record per threshold at (order_index, budget).
+    pub records: Vec<DecisionRecord>,
+    /// The chosen order at every budget of the grid.
+    pub order_steps: Vec<OrderStep>,
+    /// `rates[threshold][budget]` over all orders.
+    pub rates: Vec<Vec<OrderRates>>,
+    pub bootstrap: Option<BootstrapDistribution>,
+    pub groups: Vec<GroupOutcomes>,
+}
+
+/// Computes the detail of the pair (tested, baseline) — system indices of the dataset — at `budget`,
+/// which joins the grid if it is not on it.
+pub fn pair_detail(
+    dataset: &Dataset,
+    settings: &ReplaySettings,
+    tested: usize,
+    baseline: usize,
+    order_index: u32,
+    budget: Fraction,
+) -> Result<PairDetail, ReplayError> {
+    let mut settings = settings.clone();
+    if !settings.grid.contains(&budget) {
+        settings.grid.push(budget);
+        settings.grid.sort();
+    }
+    if order_index >= settings.orders {
+        return Err(ReplayError::Invalid(format!(
+            "order index {order_index} is out of range: there are {} orders (0 to {})",
+            settings.orders,
+            settings.orders - 1
+        )));
+    }
+    let prep = Prepared::new(dataset, &settings)?;
+    let pair = prep
+        .pairs
+        .iter()
+        .find(|p| p.tested == tested && p.baseline == baseline)
+        .ok_or_else(|| {
+            ReplayError::Invalid(format!(
+                "'{}' and '{}' share no task, so they form no directed pair",
+                dataset.systems[tested].name, dataset.systems[baseline].name
+            ))
+        })?;
+    let budget_index = settings.grid.iter().position(|&b| b == budget).unwrap_or(0);
+    let completed_promotes: Vec<bool> = settings
+        .thresholds
+        .iter()
+        .map(|&t| pair.completed_promotes(t, prep.scale))
+        .collect();
+    let provenance = Provenance::new(&dataset.inputs);
+    let context = RecordContext {
+        policy: settings.policy,
+        seed: settings.seed,
+        measure: settings.measure.name(),
+        provenance: &provenance,
+        group_labels: &prep.grouping.labels,
+    };
+    let (tested_name, baseline_name) = prep.names(pair);
+    let mut order = Vec::new();
+    prep.order(pair, order_index, &mut order);
+    let mut decisions = Vec::new();
+    let mut local = LocalTails::default();
+    let mut order_steps = Vec::new();
+    let mut records = Vec::new();
+    let mut bootstrap = None;
+    prep.walk(pair, &order, |b, snapshot| {
+        prep.decide(pair, order_index, b, snapshot, &mut local, &mut decisions);
+        order_steps.push(OrderStep {
+            budget: settings.grid[b].value(),
+            observed: snapshot.k,
+            coverage: snapshot.coverage,
+            estimate: snapshot.observed.estimate(prep.scale),
+            actions: decisions.iter().map(|d| d.action).collect(),
+        });
+        if b == budget_index {
+            for (t, decision) in decisions.iter().enumerate() {
+                records.push(context.record(&RecordCase {
+                    tested: tested_name,
+                    baseline: baseline_name,
+                    threshold: settings.thresholds[t],
+                    order_index: Some(order_index),
+                    budget: budget.value(),
+                    observed: snapshot.k,
+                    total: pair.n(),
+                    group_counts: &snapshot.group_counts,
+                    group_sizes: &pair.group_sizes,
+                    group_labels: &pair.group_labels,
+                    decision: *decision,
+                    completed: Some((completed_promotes[t], pair.delta_full())),
+                }));
+            }
+            bootstrap = bootstrap_distribution(&snapshot.observed, prep.scale);
+        }
+    });
+    let tally = tally_pair(&prep, pair, &Control::default()).ok_or(ReplayError::Cancelled)?;
+    let budgets = settings.grid.len();
+    let share = |x: u32| f64::from(x) / f64::from(settings.orders);
+    let rates = (0..settings.thresholds.len())
+        .map(|t| {
+            (0..budgets)
+                .map(|b| {
+                    let c: CaseCounts = tally.counts[t * budgets + b];
+                    OrderRates {
+                        budget: settings.grid[b].value(),
+                        promote: share(c.promote),
+                        reject: share(c.reject),
+                        abstain: share(c.abstain),
+                        wrong: share(c.wrong),
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let groups = group_outcomes(dataset, &prep, pair);
+    Ok(PairDetail {
+        tested: tested_name.to_string(),
+        baseline: baseline_name.to_string(),
+        shared: pair.n(),
+        left_out: pair.left_out,
+        delta_full: pair.delta_full(),
+        thresholds_pp: settings.thresholds.iter().map(|t| t.pp()).collect(),
+        completed: completed_promotes
+            .iter()
+            .map(|&p| if p { Action::Promote } else { Action::Reject })
+            .collect(),
+        order_index,
+        orders: settings.orders,
+        budget: budget.value(),
+        records,
+        order_steps,
+        rates,
+        bootstrap,
+        groups,
+    })
+}
+
+/// The exact distribution of Δ̂* on a lattice (none off it, where only resamples exist).
+fn bootstrap_distribution(
+    observed: &super::rules::Observed,
+    scale: Option<u32>,
+) -> Option<BootstrapDistribution> {
+    let (counts, scale) = (observed.counts.as_ref()?, scale?);
+    if observed.n == 0 {
+        return None;
+    }
+    let dist: IntDistribution = if scale == 1 {
+        exact_binary(
+            observed.n,
+            counts.counts[0],
+            counts.counts[2],
+            &LnFactorial::new(observed.n as usize),
+        )
+    } else {
+        exact_lattice(counts)
+    };
+    let unit = f64::from(observed.n) * f64::from(scale);
+    Some(BootstrapDistribution {
+        first: dist.lo as f64 / unit,
+        step: 1.0 / unit,
+        probs: dist.probs,
+    })
+}
+
+fn group_outcomes(
+    dataset: &Dataset,
+    prep: &Prepared,
+    pair: &super::pair::PairData,
+) -> Vec<GroupOutcomes> {
+    let mut out: Vec<GroupOutcomes> = pair
+        .group_labels
+        .iter()
+        .zip(&pair.group_sizes)
+        .map(|(&label, &size)| GroupOutcomes {
+            group: prep.grouping.labels[label as usize].clone(),
+            tasks: size,
+            both: 0,
+            only_tested: 0,
+            only_baseline: 0,
+            neither: 0,
+        })
+        .collect();
+    for (i, &t) in pair.tasks.iter().enumerate() {
+        let entry = &mut out[pair.group_of[i] as usize];
+        let d = pair.diffs[i];
+        let tested_outcome = dataset.outcome(pair.tested, t as usize).unwrap_or(0.0);
+        if d > 0.0 {
+            entry.only_tested += 1;
+        } else if d < 0.0 {
+            entry.only_baseline += 1;
+        } else if tested_outcome >= 0.5 {
+            entry.both += 1;
+        } else {
+            entry.neither += 1;
+        }
+    }
+    out
+}

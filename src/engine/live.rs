@@ -1,0 +1,275 @@
+//! `decide`: the live service contract of SPEC §9 for fixed-horizon policies. Given the planned task
+//! list (which fixes N and the groups), the budget limit and the outcomes of two systems so far, write one
+//! decision record per threshold: continue before the limit; promote, reject or abstain at it. A
+//! fixed-horizon rule is valid only when read once, at its limit; the record says so.
+
+use super::bootstrap::LatticeCounts;
+use super::coverage;
+use super::pair::MAX_LATTICE;
+use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
+use super::rules::{Action, Decision, LocalTails, Observed, Reason, RuleContext, Statistic};
+use super::settings::{FRACTION_UNITS, Fraction, Policy, Threshold};
+use super::streams::StreamKey;
+
+/// The planned tasks of a live run and their groups.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LivePlan {
+    pub tasks: Vec<String>,
+    /// Group label index of each planned task.
+    pub groups: Vec<u32>,
+    pub labels: Vec<String>,
+}
+
+/// The fixed inputs of a live decision.
+pub struct LiveSettings {
+    pub policy: Policy,
+    pub thresholds: Vec<Threshold>,
+    pub seed: u64,
+    pub budget: Fraction,
+}
+
+/// One record per threshold. `tested[i]` and `baseline[i]` are the outcomes so far of planned task i.
+pub fn decide_live(
+    plan: &LivePlan,
+    names: (&str, &str),
+    tested: &[Option<f64>],
+    baseline: &[Option<f64>],
+    settings: &LiveSettings,
+    provenance: &Provenance,
+) -> Vec<DecisionRecord> {
+    let total = plan.tasks.len() as u32;
+    let limit = (u64::from(settings.budget.0) * u64::from(total))
+        .div_ceil(u64::from(FRACTION_UNITS)) as u32;
+    let observed_tasks: Vec<usize> = (0..plan.tasks.len())
+        .filter(|&i| tested[i].is_some() && baseline[i].is_some())
+        .collect();
+    let values: Vec<f64> = observed_tasks
+        .iter()
+        .map(|&i| tested[i].unwrap_or(0.0) - baseline[i].unwrap_or(0.0))
+        .collect();
+    let outcomes: Vec<f64> = observed_tasks
+        .iter()
+        .flat_map(|&i| [tested[i].unwrap_or(0.0), baseline[i].unwrap_or(0.0)])
+        .collect();
+    let scale = (1..=MAX_LATTICE).find(|&l| {
+        outcomes
+            .iter()
+            .all(|x| ((x * f64::from(l)) - (x * f64::from(l)).round()).abs() < 1e-9)
+    });
+
+    // Local groups: every planned group, numbered by label.
+    let mut present: Vec<u32> = plan.groups.clone();
+    present.sort_unstable();
+    present.dedup();
+    let local_of = |label: u32| present.binary_search(&label).unwrap_or(0);
+    let mut sizes = vec![0u32; present.len()];
+    for &g in &plan.groups {
+        sizes[local_of(g)] += 1;
+    }
+    let mut counts = vec![0u32; present.len()];
+    for &i in &observed_tasks {
+        counts[local_of(plan.groups[i])] += 1;
+    }
+    let n = observed_tasks.len() as u32;
+    let mut observed = Observed {
+        n,
+        total,
+        ..Observed::default()
+    };
+    match scale {
+        Some(scale) => {
+            let mut lattice = LatticeCounts {
+                scale,
+                counts: vec![0; (2 * scale + 1) as usize],
+            };
+            for &d in &values {
+                let v = (d * f64::from(scale)).round() as i64;
+                lattice.counts[(v + i64::from(scale)) as usize] += 1;
+                observed.sum_units += v;
+                observed.sum_sq_units += v * v;
+            }
+            observed.counts = Some(lattice);
+        }
+        None => {
+            observed.sum = values.iter().sum();
+            observed.sum_sq = values.iter().map(|d| d * d).sum();
+        }
+    }
+    let quotas: Vec<u32> = sizes
+        .iter()
+        .map(|&size| coverage::quota(n, size, total))
+        .collect();
+    let status = coverage::status_from_quotas(n, &counts, &quotas);
+    let rules = RuleContext::new(
+        settings.policy,
+        settings.thresholds.clone(),
+        scale,
+        settings.seed,
+        n as usize,
+    );
+    let mut decisions = Vec::new();
+    if n < limit {
+        let estimate = observed.estimate(scale);
+        decisions.extend(settings.thresholds.iter().map(|_| Decision {
+            action: Action::Continue,
+            reason: Reason::BeforeLimit,
+            coverage: status,
+            estimate,
+            statistic: Statistic::None,
+        }));
+    } else {
+        let key = || {
+            StreamKey::new(settings.seed, "live")
+                .str(names.0)
+                .str(names.1)
+                .u64(u64::from(n))
+        };
+        rules.decide(
+            &observed,
+            status,
+            &values,
+            key,
+            &mut LocalTails::default(),
+            &mut decisions,
+        );
+    }
+    let context = RecordContext {
+        policy: settings.policy,
+        seed: settings.seed,
+        measure: "tasks",
+        provenance,
+        group_labels: &plan.labels,
+    };
+    decisions
+        .iter()
+        .zip(&settings.thresholds)
+        .map(|(decision, &threshold)| {
+            let mut record = context.record(&RecordCase {
+                tested: names.0,
+                baseline: names.1,
+                threshold,
+                order_index: None,
+                budget: settings.budget.value(),
+                observed: n,
+                total,
+                group_counts: &counts,
+                group_sizes: &sizes,
+                group_labels: &present,
+                decision: *decision,
+                completed: None,
+            });
+            record.order = "live";
+            if decision.action == Action::Continue {
+                record.reason = format!(
+                    "{} of {limit} tasks observed before the budget limit; {}",
+                    n, record.reason
+                );
+            }
+            record
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::settings::{BootstrapMode, OrderKind, Rule};
+
+    fn plan() -> LivePlan {
+        LivePlan {
+            tasks: (0..20).map(|i| format!("t{i}")).collect(),
+            groups: (0..20).map(|i| u32::from(i >= 10)).collect(),
+            labels: vec!["a".into(), "b".into()],
+        }
+    }
+
+    fn settings(budget: u32) -> LiveSettings {
+        LiveSettings {
+            policy: Policy {
+                order: OrderKind::Stratified,
+                coverage_gate: true,
+                rule: Rule::Bootstrap(BootstrapMode::Exact),
+                tail: Fraction(500),
+            },
+            thresholds: vec![Threshold(0)],
+            seed: 0,
+            budget: Fraction(budget),
+        }
+    }
+
+    #[test]
+    fn continues_before_the_limit_and_decides_at_it() {
+        let plan = plan();
+        let provenance = Provenance {
+            files: Vec::new(),
+            program: "test".into(),
+        };
+        // Tested wins every observed task; 6 tasks observed, 3 from each group.
+        let mut tested = vec![None; 20];
+        let mut baseline = vec![None; 20];
+        for i in [0, 1, 2, 10, 11, 12] {
+            tested[i] = Some(1.0);
+            baseline[i] = Some(0.0);
+        }
+        let early = decide_live(
+            &plan,
+            ("A", "B"),
+            &tested,
+            &baseline,
+            &settings(5000),
+            &provenance,
+        );
+        assert_eq!(early[0].action, Action::Continue);
+        assert_eq!(early[0].observed, 6);
+        assert!(
+            early[0]
+                .reason
+                .starts_with("6 of 10 tasks observed before the budget limit")
+        );
+        let at_limit = decide_live(
+            &plan,
+            ("A", "B"),
+            &tested,
+            &baseline,
+            &settings(3000),
+            &provenance,
+        );
+        assert_eq!(
+            at_limit[0].action,
+            Action::Promote,
+            "{}",
+            at_limit[0].reason
+        );
+        assert_eq!(at_limit[0].order, "live");
+        assert_eq!(at_limit[0].total, 20);
+    }
+
+    #[test]
+    fn a_skipped_group_abstains_at_the_limit() {
+        let plan = plan();
+        let provenance = Provenance {
+            files: Vec::new(),
+            program: "test".into(),
+        };
+        let mut tested = vec![None; 20];
+        let mut baseline = vec![None; 20];
+        for i in 0..6 {
+            tested[i] = Some(1.0);
+            baseline[i] = Some(0.0);
+        }
+        let records = decide_live(
+            &plan,
+            ("A", "B"),
+            &tested,
+            &baseline,
+            &settings(3000),
+            &provenance,
+        );
+        assert_eq!(records[0].action, Action::Abstain);
+        assert_eq!(records[0].missing_groups, ["b"]);
+        assert_eq!(
+            records[0].reason,
+            "coverage missing: b has 0 of 3 required (10 in all)"
+        );
+    }
+}

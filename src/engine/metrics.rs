@@ -1,0 +1,215 @@
+//! Replay metrics of SPEC §7, computed from the per-pair counts of decisions: conditional false
+//! promotion and false rejection rates, coverage failure, the unresolved rate with its descriptive 95%
+//! interval (percentile bootstrap over directed pairs, 2,000 resamples), sufficiency against the targets,
+//! the minimum sufficient budget and the smallest budget meeting only the error and coverage targets.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::replay::{CaseCounts, PairTally, Prepared};
+use super::settings::{Fraction, Threshold};
+use super::streams::StreamKey;
+
+/// Resamples of directed pairs behind the unresolved interval.
+pub const INTERVAL_RESAMPLES: usize = 2000;
+
+/// One budget of one threshold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BudgetRow {
+    pub budget: f64,
+    /// Cases: directed pairs × orders.
+    pub cases: u32,
+    pub completed_promote_cases: u32,
+    pub completed_reject_cases: u32,
+    pub promote: u32,
+    pub reject: u32,
+    pub abstain: u32,
+    pub false_promotions: u32,
+    pub false_rejections: u32,
+    pub coverage_failures: u32,
+    /// False promotions over cases whose completed decision is reject (null without such cases).
+    pub fpr: Option<f64>,
+    /// False rejections over cases whose completed decision is promote (null without such cases).
+    pub frr: Option<f64>,
+    pub coverage_failure: f64,
+    pub unresolved: f64,
+    pub unresolved_lo: f64,
+    pub unresolved_hi: f64,
+    /// Agreement with the completed record among promote and reject actions (null when none).
+    pub accuracy: Option<f64>,
+    pub promote_rate: f64,
+    pub reject_rate: f64,
+    /// Mean observed tasks per case.
+    pub mean_observed: f64,
+    pub sufficient: bool,
+    pub errors_and_coverage_met: bool,
+}
+
+/// All budgets of one threshold.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThresholdMetrics {
+    #[serde(skip)]
+    pub threshold: Threshold,
+    pub threshold_pp: f64,
+    pub rows: Vec<BudgetRow>,
+    /// Smallest sufficient budget of the grid (null: none).
+    pub min_sufficient_budget: Option<f64>,
+    /// Smallest budget meeting the error and coverage targets, ignoring the unresolved target.
+    pub min_errors_coverage_budget: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Metrics {
+    pub thresholds: Vec<ThresholdMetrics>,
+}
+
+fn ratio(numerator: u32, denominator: u32) -> Option<f64> {
+    (denominator > 0).then(|| f64::from(numerator) / f64::from(denominator))
+}
+
+pub fn summarise(prep: &Prepared, completed: &[Vec<bool>], tallies: &[PairTally]) -> Metrics {
+    let settings = &prep.settings;
+    let budgets = settings.grid.len();
+    let orders = settings.orders;
+    let targets = settings.targets;
+    // The 2,000-resample intervals dominate this function; each (threshold, budget) is independent.
+    let intervals: Vec<(f64, f64)> = (0..settings.thresholds.len() * budgets)
+        .into_par_iter()
+        .map(|index| {
+            let (t, b) = (index / budgets, index % budgets);
+            let per_pair: Vec<f64> = tallies
+                .iter()
+                .map(|tally| f64::from(tally.counts[index].abstain) / f64::from(orders))
+                .collect();
+            unresolved_interval(
+                &per_pair,
+                settings.seed,
+                settings.thresholds[t],
+                settings.grid[b],
+            )
+        })
+        .collect();
+    let thresholds = settings
+        .thresholds
+        .iter()
+        .enumerate()
+        .map(|(t, &threshold)| {
+            let rows: Vec<BudgetRow> = settings
+                .grid
+                .iter()
+                .enumerate()
+                .map(|(b, &budget)| {
+                    let index = t * budgets + b;
+                    let mut total = CaseCounts::default();
+                    let (
+                        mut promote_cases,
+                        mut reject_cases,
+                        mut false_promotions,
+                        mut false_rejections,
+                    ) = (0, 0, 0, 0);
+                    let mut observed = 0u64;
+                    for (pair, tally) in tallies.iter().enumerate() {
+                        let counts = tally.counts[index];
+                        total.promote += counts.promote;
+                        total.reject += counts.reject;
+                        total.abstain += counts.abstain;
+                        total.coverage_failure += counts.coverage_failure;
+                        observed += tally.observed[b];
+                        if completed[pair][t] {
+                            promote_cases += counts.cases();
+                            false_rejections += counts.wrong;
+                        } else {
+                            reject_cases += counts.cases();
+                            false_promotions += counts.wrong;
+                        }
+                    }
+                    let cases = total.cases();
+                    let (lo, hi) = intervals[index];
+                    let fpr = ratio(false_promotions, reject_cases);
+                    let frr = ratio(false_rejections, promote_cases);
+                    let coverage_failure = ratio(total.coverage_failure, cases).unwrap_or(0.0);
+                    let unresolved = ratio(total.abstain, cases).unwrap_or(0.0);
+                    let decided = total.promote + total.reject;
+                    let errors_and_coverage_met = fpr
+                        .is_none_or(|r| r <= targets.alpha.value() + 1e-12)
+                        && frr.is_none_or(|r| r <= targets.alpha.value() + 1e-12)
+                        && coverage_failure <= targets.gamma.value() + 1e-12;
+                    BudgetRow {
+                        budget: budget.value(),
+                        cases,
+                        completed_promote_cases: promote_cases,
+                        completed_reject_cases: reject_cases,
+                        promote: total.promote,
+                        reject: total.reject,
+                        abstain: total.abstain,
+                        false_promotions,
+                        false_rejections,
+                        coverage_failures: total.coverage_failure,
+                        fpr,
+                        frr,
+                        coverage_failure,
+                        unresolved,
+                        unresolved_lo: lo,
+                        unresolved_hi: hi,
+                        accuracy: ratio(decided - false_promotions - false_rejections, decided),
+                        promote_rate: ratio(total.promote, cases).unwrap_or(0.0),
+                        reject_rate: ratio(total.reject, cases).unwrap_or(0.0),
+                        mean_observed: if cases == 0 {
+                            0.0
+                        } else {
+                            observed as f64 / f64::from(cases)
+                        },
+                        sufficient: errors_and_coverage_met
+                            && unresolved <= targets.eta.value() + 1e-12,
+                        errors_and_coverage_met,
+                    }
+                })
+                .collect();
+            let min_sufficient_budget = rows.iter().find(|r| r.sufficient).map(|r| r.budget);
+            let min_errors_coverage_budget = rows
+                .iter()
+                .find(|r| r.errors_and_coverage_met)
+                .map(|r| r.budget);
+            ThresholdMetrics {
+                threshold,
+                threshold_pp: threshold.pp(),
+                rows,
+                min_sufficient_budget,
+                min_errors_coverage_budget,
+            }
+        })
+        .collect();
+    Metrics { thresholds }
+}
+
+/// 95% percentile bootstrap over directed pairs of the mean per-pair unresolved rate (descriptive).
+/// Percentiles by nearest rank: the 50th and 1,950th of 2,000 sorted resample means.
+pub fn unresolved_interval(
+    per_pair: &[f64],
+    seed: u64,
+    threshold: Threshold,
+    budget: Fraction,
+) -> (f64, f64) {
+    let n = per_pair.len();
+    if n == 0 {
+        return (0.0, 0.0);
+    }
+    let mut rng = StreamKey::new(seed, "unresolved-interval")
+        .u64(u64::from(threshold.0))
+        .u64(u64::from(budget.0))
+        .rng();
+    let mut means: Vec<f64> = (0..INTERVAL_RESAMPLES)
+        .map(|_| {
+            let mut sum = 0.0;
+            for _ in 0..n {
+                sum += per_pair[rng.below(n)];
+            }
+            sum / n as f64
+        })
+        .collect();
+    means.sort_by(f64::total_cmp);
+    let rank = |q: f64| {
+        means[((q * INTERVAL_RESAMPLES as f64).ceil() as usize).clamp(1, INTERVAL_RESAMPLES) - 1]
+    };
+    (rank(0.025), rank(0.975))
+}

@@ -1,0 +1,24 @@
+//! The replay engine (SPEC §2–§9): plain Rust over a [`crate::dataset::Dataset`], no polars, no
+//! terminal, no I/O. `replay` is an ordinary function that the CLI calls inline and the explorer's
+//! worker calls in the background; it is deterministic for given settings and seed on any thread count,
+//! and cancellable through [`replay::Control`].
+
+pub mod bootstrap;
+pub mod coverage;
+pub mod detail;
+pub mod live;
+pub mod metrics;
+pub mod orders;
+pub mod pair;
+pub mod record;
+pub mod replay;
+pub mod rules;
+pub mod settings;
+pub mod stats;
+pub mod streams;
+
+pub use replay::{Control, Replay, ReplayError, replay};
+pub use settings::{
+    BootstrapMode, BudgetMeasure, Fraction, OrderKind, Policy, Preset, ReplaySettings, Rule,
+    Threshold,
+};

@@ -1,0 +1,486 @@
+//! Task orders of SPEC §3 for one directed pair and order index. Every order is a permutation of the
+//! pair's local task indices, drawn from a stream keyed by (seed, tested, baseline, order kind, r).
+//!
+//! `stratified` is earliest-deadline-first: the j-th task of group g is due at the smallest prefix k
+//! with r_g(k) ≥ j; the group due soonest goes next, ties to the larger deficit k·n_g/N − c_g, then to a
+//! random group ranking drawn once per order. Every prefix then meets the coverage quotas whenever they
+//! are feasible. `neyman` uses the same rule with targets ∝ n_g·σ_g, never below the quota.
+
+use super::coverage::quota;
+use super::pair::PairData;
+use super::settings::OrderKind;
+use super::streams::{Stream, StreamKey};
+
+/// Buffers reused from one order to the next, so that building an order allocates nothing.
+#[derive(Debug, Default)]
+pub struct OrderScratch {
+    members: Vec<Vec<u32>>,
+    rank: Vec<u32>,
+    taken: Vec<u64>,
+    block: Vec<u32>,
+}
+
+/// Fills `out` with the order `index` of `kind` for the pair.
+pub fn build_order(
+    kind: OrderKind,
+    pair: &PairData,
+    names: (&str, &str),
+    seed: u64,
+    index: u32,
+    out: &mut Vec<u32>,
+) {
+    build_order_with(
+        kind,
+        pair,
+        names,
+        seed,
+        index,
+        &mut OrderScratch::default(),
+        out,
+    );
+}
+
+/// [`build_order`] with caller-owned scratch buffers.
+pub fn build_order_with(
+    kind: OrderKind,
+    pair: &PairData,
+    names: (&str, &str),
+    seed: u64,
+    index: u32,
+    scratch: &mut OrderScratch,
+    out: &mut Vec<u32>,
+) {
+    let mut rng = StreamKey::new(seed, "order")
+        .str(names.0)
+        .str(names.1)
+        .str(kind.name())
+        .u64(u64::from(index))
+        .rng();
+    out.clear();
+    let n = pair.n();
+    match kind {
+        OrderKind::Uniform => {
+            out.extend(0..n);
+            rng.shuffle(out);
+        }
+        OrderKind::Stratified => stratified_order(pair, &mut rng, scratch, out),
+        OrderKind::Neyman => {
+            let weights: Vec<f64> = pair
+                .group_sizes
+                .iter()
+                .zip(&pair.group_sd)
+                .map(|(&size, &sd)| f64::from(size) * sd)
+                .collect();
+            let total: f64 = weights.iter().sum();
+            if total > 0.0 {
+                let shares: Vec<f64> = weights.iter().map(|w| w / total).collect();
+                deadline_order(pair, Some(&shares), &mut rng, out);
+            } else {
+                stratified_order(pair, &mut rng, scratch, out);
+            }
+        }
+        OrderKind::Cost | OrderKind::PairCost => {
+            let ties: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
+            out.extend(0..n);
+            out.sort_by(|&x, &y| {
+                let (kx, ky) = (pair.cost_key[x as usize], pair.cost_key[y as usize]);
+                // Tasks without a cost go last; among equal costs the random draw decides.
+                kx.is_nan()
+                    .cmp(&ky.is_nan())
+                    .then(kx.total_cmp(&ky))
+                    .then(ties[x as usize].cmp(&ties[y as usize]))
+            });
+        }
+        OrderKind::File => {
+            out.extend(0..n);
+            out.sort_by_key(|&i| pair.tasks[i as usize]);
+        }
+    }
+}
+
+/// Every (due time, group) of the quota deadlines of a pair, sorted by due time (ties by group, resolved
+/// per order). Due times strictly increase within a group, so each group appears at most once per due time.
+pub fn quota_schedule(sizes: &[u32]) -> Vec<(u64, u32)> {
+    let n: u32 = sizes.iter().sum();
+    let mut items: Vec<(u64, u32)> = Vec::with_capacity(n as usize);
+    for (g, &size) in sizes.iter().enumerate() {
+        items.extend((1..=size).map(|j| (quota_due(j, size, n), g as u32)));
+    }
+    items.sort_unstable();
+    items
+}
+
+/// Earliest-deadline-first by quota due time, read off the pair's precomputed schedule: items with
+/// different due times keep their order; within a run of equal due times the next pick is the group with
+/// the larger deficit k·n_g/N − c_g (compared exactly as k·n_g − c_g·N), then the smaller random rank.
+/// This is the same sequence as scanning every group at every step, at O(N) per order.
+fn stratified_order(
+    pair: &PairData,
+    rng: &mut Stream,
+    scratch: &mut OrderScratch,
+    out: &mut Vec<u32>,
+) {
+    let n = u64::from(pair.n());
+    let groups = pair.group_sizes.len();
+    let OrderScratch {
+        members,
+        rank,
+        taken,
+        block,
+    } = scratch;
+    members.resize_with(groups, Vec::new);
+    for (list, source) in members.iter_mut().zip(&pair.members) {
+        list.clear();
+        list.extend_from_slice(source);
+        rng.shuffle(list);
+    }
+    rank.clear();
+    rank.extend(0..groups as u32);
+    rng.shuffle(rank);
+    taken.clear();
+    taken.resize(groups, 0);
+    let schedule = &pair.quota_schedule;
+    let mut position = 0;
+    for &(block_start, block_end) in pair.tie_blocks.iter().chain(std::iter::once(&(
+        schedule.len() as u32,
+        schedule.len() as u32,
+    ))) {
+        // Items before the next tie block have distinct due times: their order is fixed.
+        for &(_, g) in &schedule[position..block_start as usize] {
+            let g = g as usize;
+            out.push(members[g][taken[g] as usize]);
+            taken[g] += 1;
+        }
+        block.clear();
+        block.extend(
+            schedule[block_start as usize..block_end as usize]
+                .iter()
+                .map(|item| item.1),
+        );
+        while !block.is_empty() {
+            let k = out.len() as u64 + 1;
+            let mut best = 0;
+            for candidate in 1..block.len() {
+                let (g, b) = (block[candidate] as usize, block[best] as usize);
+                let deficit = |x: usize| {
+                    (k * u64::from(pair.group_sizes[x])) as i128 - (taken[x] * n) as i128
+                };
+                let (dg, db) = (deficit(g), deficit(b));
+                if dg > db || (dg == db && rank[g] < rank[b]) {
+                    best = candidate;
+                }
+            }
+            let g = block.swap_remove(best) as usize;
+            out.push(members[g][taken[g] as usize]);
+            taken[g] += 1;
+        }
+        position = block_end as usize;
+    }
+}
+
+/// The runs (start, end) of two or more equal due times in a quota schedule: the only places where an
+/// order's random ranking can change the group sequence.
+pub fn tie_blocks(schedule: &[(u64, u32)]) -> Vec<(u32, u32)> {
+    let mut blocks = Vec::new();
+    let mut start = 0;
+    while start < schedule.len() {
+        let end = start
+            + schedule[start..]
+                .iter()
+                .take_while(|item| item.0 == schedule[start].0)
+                .count();
+        if end - start > 1 {
+            blocks.push((start as u32, end as u32));
+        }
+        start = end;
+    }
+    blocks
+}
+
+/// The smallest prefix k at which the coverage quota asks for a j-th task of a group of `size` out of `n`.
+fn quota_due(j: u32, size: u32, n: u32) -> u64 {
+    if j <= 1 {
+        1
+    } else {
+        (u64::from(j) * u64::from(n)).div_ceil(u64::from(size))
+    }
+}
+
+/// Earliest-deadline-first over groups by quota due time, ties to the larger proportional deficit, then
+/// to a random group ranking. With `shares` (Neyman), the group with the largest deficit against
+/// k·share_g goes next instead whenever a slack check shows that every quota deadline can still be met.
+///
+/// Slack: with D(T) the quota tasks due by prefix T that are not yet taken, slack(T) = (T − k + 1) − D(T)
+/// before choosing the k-th task. Taking group x (next quota task due at d_x) lowers slack(T) by one for
+/// T < d_x, so the choice is safe when slack ≥ 1 on [k, d_x − 1].
+fn deadline_order(pair: &PairData, shares: Option<&[f64]>, rng: &mut Stream, out: &mut Vec<u32>) {
+    let n = pair.n();
+    let groups = pair.group_sizes.len();
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); groups];
+    for (i, &g) in pair.group_of.iter().enumerate() {
+        members[g as usize].push(i as u32);
+    }
+    for list in &mut members {
+        rng.shuffle(list);
+    }
+    let mut rank: Vec<u32> = (0..groups as u32).collect();
+    rng.shuffle(&mut rank);
+    let mut taken = vec![0u32; groups];
+    // slack[T] for T = 0..=n (index 0 unused).
+    let mut slack: Vec<i64> = match shares {
+        Some(_) => (0..=u64::from(n))
+            .map(|t| {
+                let due: u64 = pair
+                    .group_sizes
+                    .iter()
+                    .map(|&size| u64::from(quota(t as u32, size, n)))
+                    .sum();
+                t as i64 - due as i64
+            })
+            .collect(),
+        None => Vec::new(),
+    };
+    // Each group's next quota due time, updated only when the group is chosen.
+    let mut due: Vec<u64> = (0..groups)
+        .map(|g| quota_due(1, pair.group_sizes[g], n))
+        .collect();
+    let sizes: Vec<u64> = pair
+        .group_sizes
+        .iter()
+        .map(|&size| u64::from(size))
+        .collect();
+    let big_n = u64::from(n);
+    for k in 1..=u64::from(n) {
+        let mut earliest: Option<usize> = None;
+        for g in 0..groups {
+            if u64::from(taken[g]) >= sizes[g] {
+                continue;
+            }
+            let better = match earliest {
+                None => true,
+                Some(e) if due[g] != due[e] => due[g] < due[e],
+                Some(e) => {
+                    // Deficit k·n_g/N − c_g compared exactly: k·n_g − c_g·N.
+                    let deficit =
+                        |x: usize| (k * sizes[x]) as i128 - (u64::from(taken[x]) * big_n) as i128;
+                    let (dg, de) = (deficit(g), deficit(e));
+                    dg > de || (dg == de && rank[g] < rank[e])
+                }
+            };
+            if better {
+                earliest = Some(g);
+            }
+        }
+        let Some(mut choice) = earliest else { break };
+        if let Some(shares) = shares {
+            let mut preferred: Option<usize> = None;
+            for g in 0..groups {
+                if taken[g] >= pair.group_sizes[g] {
+                    continue;
+                }
+                let deficit = |x: usize| k as f64 * shares[x] - f64::from(taken[x]);
+                let better = match preferred {
+                    None => true,
+                    Some(p) => {
+                        deficit(g) > deficit(p) || (deficit(g) == deficit(p) && rank[g] < rank[p])
+                    }
+                };
+                if better {
+                    preferred = Some(g);
+                }
+            }
+            if let Some(p) = preferred.filter(|&p| p != choice) {
+                let end = due[p].min(u64::from(n) + 1);
+                if (k..end).all(|t| slack[t as usize] >= 1) {
+                    choice = p;
+                }
+            }
+            let end = due[choice].min(u64::from(n) + 1);
+            for t in k..end {
+                slack[t as usize] -= 1;
+            }
+        }
+        out.push(members[choice][taken[choice] as usize]);
+        taken[choice] += 1;
+        due[choice] = quota_due(taken[choice] + 1, pair.group_sizes[choice], n);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::coverage::{CoverageStatus, status};
+
+    fn pair_with_groups(sizes: &[u32]) -> PairData {
+        let mut group_of = Vec::new();
+        for (g, &size) in sizes.iter().enumerate() {
+            group_of.extend(std::iter::repeat_n(g as u32, size as usize));
+        }
+        let n = group_of.len();
+        let group_of_all = group_of.clone();
+        PairData {
+            tested: 0,
+            baseline: 1,
+            tasks: (0..n as u32).collect(),
+            diffs: vec![0.0; n],
+            units: vec![0; n],
+            group_of,
+            group_sizes: sizes.to_vec(),
+            group_labels: (0..sizes.len() as u32).collect(),
+            group_sd: vec![0.5; sizes.len()],
+            resource: Vec::new(),
+            cost_key: (0..n).map(|i| (n - i) as f64).collect(),
+            left_out: 0,
+            quota_schedule: quota_schedule(sizes),
+            tie_blocks: tie_blocks(&quota_schedule(sizes)),
+            members: sizes
+                .iter()
+                .enumerate()
+                .map(|(g, _)| {
+                    (0..n as u32)
+                        .filter(|&i| group_of_all[i as usize] == g as u32)
+                        .collect()
+                })
+                .collect(),
+        }
+    }
+
+    fn is_permutation(order: &[u32], n: usize) -> bool {
+        let mut seen = vec![false; n];
+        order.len() == n
+            && order
+                .iter()
+                .all(|&i| !std::mem::replace(&mut seen[i as usize], true))
+    }
+
+    #[test]
+    fn stratified_prefixes_meet_every_feasible_quota() {
+        for sizes in [
+            vec![50u32, 30, 20],
+            vec![231, 75, 44, 34, 32, 22, 22, 19, 11, 6, 3, 1],
+            vec![1, 1, 98],
+            vec![7],
+        ] {
+            let pair = pair_with_groups(&sizes);
+            let n = pair.n();
+            for r in 0..40 {
+                let mut order = Vec::new();
+                build_order(OrderKind::Stratified, &pair, ("a", "b"), 3, r, &mut order);
+                assert!(is_permutation(&order, n as usize));
+                let mut counts = vec![0u32; sizes.len()];
+                for (k, &i) in order.iter().enumerate() {
+                    counts[pair.group_of[i as usize] as usize] += 1;
+                    let k = k as u32 + 1;
+                    let state = status(k, &counts, &sizes, n);
+                    assert_ne!(
+                        state,
+                        CoverageStatus::Missing,
+                        "sizes {sizes:?} order {r} prefix {k}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn neyman_keeps_every_quota_and_moves_variable_groups_forward_within_the_slack() {
+        // Twelve groups of ten; only group 0 varies. Quotas leave slack only inside each quota window:
+        // after one task of every group (k = 12), the next quota for all is due at k = 24, so Neyman
+        // takes group 0's second task first, while stratified picks a random group.
+        let mut pair = pair_with_groups(&[10; 12]);
+        pair.group_sd = vec![0.0; 12];
+        pair.group_sd[0] = 0.9;
+        let n = pair.n();
+        let mut stratified_first = 0;
+        for r in 0..20 {
+            let mut order = Vec::new();
+            build_order(OrderKind::Neyman, &pair, ("a", "b"), 1, r, &mut order);
+            assert!(is_permutation(&order, n as usize));
+            let mut counts = vec![0u32; 12];
+            for (k, &i) in order.iter().enumerate() {
+                counts[pair.group_of[i as usize] as usize] += 1;
+                assert_ne!(
+                    status(k as u32 + 1, &counts, &pair.group_sizes, n),
+                    CoverageStatus::Missing
+                );
+            }
+            assert_eq!(pair.group_of[order[12] as usize], 0, "order {r}");
+            build_order(OrderKind::Stratified, &pair, ("a", "b"), 1, r, &mut order);
+            stratified_first += u32::from(pair.group_of[order[12] as usize] == 0);
+        }
+        assert!(
+            stratified_first < 10,
+            "stratified took group 0 first in {stratified_first} of 20 orders"
+        );
+    }
+
+    #[test]
+    fn the_schedule_based_stratified_order_equals_the_full_scan() {
+        for sizes in [
+            vec![231u32, 75, 44, 34, 32, 22, 22, 19, 11, 6, 3, 1],
+            vec![10; 12],
+            vec![50, 30, 20],
+            vec![3, 3, 1, 9],
+        ] {
+            let pair = pair_with_groups(&sizes);
+            for seed in 0..25 {
+                let (mut fast, mut scan) = (Vec::new(), Vec::new());
+                stratified_order(
+                    &pair,
+                    &mut StreamKey::new(seed, "t").rng(),
+                    &mut OrderScratch::default(),
+                    &mut fast,
+                );
+                deadline_order(&pair, None, &mut StreamKey::new(seed, "t").rng(), &mut scan);
+                assert_eq!(fast, scan, "sizes {sizes:?} seed {seed}");
+            }
+        }
+    }
+
+    #[test]
+    fn neyman_without_spread_is_stratified() {
+        let pair = pair_with_groups(&[20, 10, 5]);
+        let mut zero = pair.clone();
+        zero.group_sd = vec![0.0; 3];
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        build_order(OrderKind::Neyman, &zero, ("a", "b"), 4, 2, &mut a);
+        build_order(OrderKind::Stratified, &zero, ("a", "b"), 4, 2, &mut b);
+        let groups = |order: &[u32]| {
+            order
+                .iter()
+                .map(|&i| zero.group_of[i as usize])
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(groups(&a), groups(&b));
+    }
+
+    #[test]
+    fn uniform_orders_differ_by_index_and_repeat_by_key() {
+        let pair = pair_with_groups(&[30]);
+        let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+        build_order(OrderKind::Uniform, &pair, ("x", "y"), 9, 0, &mut a);
+        build_order(OrderKind::Uniform, &pair, ("x", "y"), 9, 0, &mut b);
+        build_order(OrderKind::Uniform, &pair, ("x", "y"), 9, 1, &mut c);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert!(is_permutation(&a, 30));
+        // The reverse direction draws its own orders.
+        let mut d = Vec::new();
+        build_order(OrderKind::Uniform, &pair, ("y", "x"), 9, 0, &mut d);
+        assert_ne!(a, d);
+    }
+
+    #[test]
+    fn cost_orders_are_cheapest_first_with_missing_costs_last() {
+        let mut pair = pair_with_groups(&[5]);
+        pair.cost_key = vec![3.0, f64::NAN, 1.0, 3.0, 2.0];
+        let mut order = Vec::new();
+        build_order(OrderKind::Cost, &pair, ("a", "b"), 0, 0, &mut order);
+        assert_eq!(order[0], 2);
+        assert_eq!(order[1], 4);
+        assert!(order[2] == 0 || order[2] == 3);
+        assert_eq!(order[4], 1);
+        build_order(OrderKind::File, &pair, ("a", "b"), 0, 0, &mut order);
+        assert_eq!(order, [0, 1, 2, 3, 4]);
+    }
+}

@@ -1,0 +1,261 @@
+//! Directed pairs prepared for replay (SPEC §2): the shared tasks T in a canonical order (sorted by
+//! benchmark and task name, so that input row order cannot change a result), the differences
+//! D_i = Y_A,i − Y_B,i (also as integers on the outcome lattice when there is one), each task's group
+//! within the pair, and the per-task resource and cost keys a budget measure or order needs.
+
+use super::settings::{BudgetMeasure, EPSILON, OrderKind, ReplaySettings, Threshold};
+use crate::dataset::Dataset;
+
+/// The largest lattice denominator tried: averages of up to this many runs stay exact.
+pub const MAX_LATTICE: u32 = 64;
+
+/// The smallest L ≤ [`MAX_LATTICE`] such that every outcome times L is a whole number (L = 1 for 0/1
+/// outcomes, 5 for averages of five runs, 12 for a mix of 1–4 runs), or `None` for finer outcomes.
+pub fn lattice_scale(dataset: &Dataset) -> Option<u32> {
+    (1..=MAX_LATTICE).find(|&scale| {
+        dataset.outcome.iter().filter(|x| !x.is_nan()).all(|x| {
+            let scaled = x * f64::from(scale);
+            (scaled - scaled.round()).abs() < 1e-9
+        })
+    })
+}
+
+/// The integer cut point of "estimate > δ" for n differences on the lattice 1/scale: the sum S of the
+/// lattice values satisfies S/(n·scale) > δ + ε exactly when S > cut.
+pub fn cut(n: u32, scale: u32, threshold: Threshold) -> i64 {
+    (f64::from(n) * f64::from(scale) * (threshold.delta() + EPSILON)).floor() as i64
+}
+
+/// One ordered comparison, tested A against baseline B.
+#[derive(Debug, Clone)]
+pub struct PairData {
+    pub tested: usize,
+    pub baseline: usize,
+    /// Dataset task indices of the shared tasks, canonical order.
+    pub tasks: Vec<u32>,
+    /// D_i.
+    pub diffs: Vec<f64>,
+    /// D_i · scale when the outcomes lie on a lattice; empty otherwise.
+    pub units: Vec<i64>,
+    /// Local group index of each task (0 for every task without a group column).
+    pub group_of: Vec<u32>,
+    /// Shared tasks per local group.
+    pub group_sizes: Vec<u32>,
+    /// Dataset label index of each local group.
+    pub group_labels: Vec<u32>,
+    /// Standard deviation (population) of D within each local group on the completed record.
+    pub group_sd: Vec<f64>,
+    /// The budget measure's amount per task; empty for the `tasks` measure.
+    pub resource: Vec<f64>,
+    /// The sort key of cost orders per task (NaN sorts last); empty for other orders.
+    pub cost_key: Vec<f64>,
+    /// Shared tasks left out because they lack the budget measure's field.
+    pub left_out: usize,
+    /// Quota due times of every (group, j-th task) pair, sorted by due time: the skeleton of every
+    /// stratified order of this pair (see `orders`).
+    pub quota_schedule: Vec<(u64, u32)>,
+    /// Runs of equal due times in `quota_schedule`, resolved per order.
+    pub tie_blocks: Vec<(u32, u32)>,
+    /// Local task indices of each local group, in canonical order.
+    pub members: Vec<Vec<u32>>,
+}
+
+impl PairData {
+    pub fn n(&self) -> u32 {
+        self.tasks.len() as u32
+    }
+
+    /// Δ_full, the mean difference on the completed shared record.
+    pub fn delta_full(&self) -> f64 {
+        if self.diffs.is_empty() {
+            0.0
+        } else {
+            self.diffs.iter().sum::<f64>() / self.diffs.len() as f64
+        }
+    }
+
+    /// The completed-record decision: promote iff Δ_full > δ + ε.
+    pub fn completed_promotes(&self, threshold: Threshold, scale: Option<u32>) -> bool {
+        match scale {
+            Some(scale) => self.units.iter().sum::<i64>() > cut(self.n(), scale, threshold),
+            None => self.delta_full() > threshold.delta() + EPSILON,
+        }
+    }
+}
+
+/// The local view of a group column: every task's label index (one label when there is no column).
+pub struct Grouping {
+    pub labels: Vec<String>,
+    pub of_task: Vec<u32>,
+}
+
+impl Grouping {
+    pub fn new(dataset: &Dataset, column: Option<&str>) -> Self {
+        match column.and_then(|name| dataset.group_column(name)) {
+            Some(column) => Grouping {
+                labels: column.labels.clone(),
+                of_task: column.of_task.clone(),
+            },
+            None => Grouping {
+                labels: vec!["all tasks".to_string()],
+                of_task: vec![0; dataset.n_tasks()],
+            },
+        }
+    }
+}
+
+/// Prepares every directed pair of the dataset for the given settings.
+pub fn prepare_pairs(
+    dataset: &Dataset,
+    settings: &ReplaySettings,
+    grouping: &Grouping,
+    scale: Option<u32>,
+) -> Vec<PairData> {
+    let canonical = canonical_task_order(dataset);
+    dataset
+        .directed_pairs()
+        .into_iter()
+        .map(|(a, b)| prepare_pair(dataset, settings, grouping, scale, &canonical, a, b))
+        .collect()
+}
+
+/// Task indices sorted by (benchmark, task name): independent of the order rows arrived in.
+fn canonical_task_order(dataset: &Dataset) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..dataset.n_tasks() as u32).collect();
+    order.sort_by(|&x, &y| {
+        let key = |t: u32| {
+            (
+                &dataset.benchmarks[dataset.task_benchmark[t as usize] as usize],
+                &dataset.tasks[t as usize],
+            )
+        };
+        key(x).cmp(&key(y))
+    });
+    order
+}
+
+fn prepare_pair(
+    dataset: &Dataset,
+    settings: &ReplaySettings,
+    grouping: &Grouping,
+    scale: Option<u32>,
+    canonical: &[u32],
+    a: usize,
+    b: usize,
+) -> PairData {
+    let n_tasks = dataset.n_tasks();
+    let cell = |s: usize, t: u32| s * n_tasks + t as usize;
+    let amount = |matrix: &Option<Vec<f64>>, s: usize, t: u32| {
+        matrix.as_ref().map_or(f64::NAN, |m| m[cell(s, t)])
+    };
+    let resource_of = |t: u32| -> Option<f64> {
+        match settings.measure {
+            BudgetMeasure::Tasks => None,
+            BudgetMeasure::Seconds => Some(amount(&dataset.seconds, a, t)),
+            BudgetMeasure::PairSeconds => {
+                Some(amount(&dataset.seconds, a, t) + amount(&dataset.seconds, b, t))
+            }
+            BudgetMeasure::Cost => Some(amount(&dataset.cost, a, t)),
+            BudgetMeasure::PairCost => {
+                Some(amount(&dataset.cost, a, t) + amount(&dataset.cost, b, t))
+            }
+        }
+    };
+    let mut tasks = Vec::new();
+    let mut resource = Vec::new();
+    let mut left_out = 0;
+    for &t in canonical {
+        let (ya, yb) = (dataset.outcome[cell(a, t)], dataset.outcome[cell(b, t)]);
+        if ya.is_nan() || yb.is_nan() {
+            continue;
+        }
+        match resource_of(t) {
+            Some(value) if value.is_nan() => left_out += 1,
+            Some(value) => {
+                tasks.push(t);
+                resource.push(value);
+            }
+            None => tasks.push(t),
+        }
+    }
+    let diffs: Vec<f64> = tasks
+        .iter()
+        .map(|&t| dataset.outcome[cell(a, t)] - dataset.outcome[cell(b, t)])
+        .collect();
+    let units = match scale {
+        Some(scale) => diffs
+            .iter()
+            .map(|d| (d * f64::from(scale)).round() as i64)
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut local_of_label: Vec<Option<u32>> = vec![None; grouping.labels.len()];
+    let mut group_labels = Vec::new();
+    let mut group_of = Vec::with_capacity(tasks.len());
+    for &t in &tasks {
+        let label = grouping.of_task[t as usize];
+        let local = *local_of_label[label as usize].get_or_insert_with(|| {
+            group_labels.push(label);
+            group_labels.len() as u32 - 1
+        });
+        group_of.push(local);
+    }
+    // Local groups numbered by label order, so per-group tables list groups the same way in every pair.
+    let mut by_label: Vec<u32> = (0..group_labels.len() as u32).collect();
+    by_label.sort_by_key(|&g| group_labels[g as usize]);
+    let mut renumber = vec![0u32; group_labels.len()];
+    for (new, &old) in by_label.iter().enumerate() {
+        renumber[old as usize] = new as u32;
+    }
+    let group_of: Vec<u32> = group_of.iter().map(|&g| renumber[g as usize]).collect();
+    let group_labels: Vec<u32> = by_label
+        .iter()
+        .map(|&old| group_labels[old as usize])
+        .collect();
+    let mut group_sizes = vec![0u32; group_labels.len()];
+    let mut group_sum = vec![0.0; group_labels.len()];
+    let mut group_sq = vec![0.0; group_labels.len()];
+    for (&g, &d) in group_of.iter().zip(&diffs) {
+        group_sizes[g as usize] += 1;
+        group_sum[g as usize] += d;
+        group_sq[g as usize] += d * d;
+    }
+    let group_sd = (0..group_labels.len())
+        .map(|g| {
+            let n = f64::from(group_sizes[g]);
+            let mean = group_sum[g] / n;
+            (group_sq[g] / n - mean * mean).max(0.0).sqrt()
+        })
+        .collect();
+    let cost_key = match settings.policy.order {
+        OrderKind::Cost => tasks.iter().map(|&t| amount(&dataset.cost, a, t)).collect(),
+        OrderKind::PairCost => tasks
+            .iter()
+            .map(|&t| amount(&dataset.cost, a, t) + amount(&dataset.cost, b, t))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let quota_schedule = super::orders::quota_schedule(&group_sizes);
+    let tie_blocks = super::orders::tie_blocks(&quota_schedule);
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); group_sizes.len()];
+    for (i, &g) in group_of.iter().enumerate() {
+        members[g as usize].push(i as u32);
+    }
+    PairData {
+        tested: a,
+        baseline: b,
+        tasks,
+        diffs,
+        units,
+        group_of,
+        group_sizes,
+        group_labels,
+        group_sd,
+        resource,
+        cost_key,
+        left_out,
+        quota_schedule,
+        tie_blocks,
+        members,
+    }
+}

@@ -1,0 +1,298 @@
+//! The decision record of SPEC §8: one self-contained JSON object per decision (replayed or live), with
+//! the rule and all its parameters, the order and budget, the coverage table, the estimate and the
+//! rule's statistic, the action with its reason in words, the completed-record decision (replay only)
+//! and provenance. Records are built from the same [`Decision`] values the aggregates count.
+
+use serde::Serialize;
+
+use super::coverage::{CoverageStatus, GroupCoverage, table};
+use super::rules::{Action, Decision, Reason, Statistic};
+use super::settings::{BootstrapMode, EPSILON, Policy, Rule, Threshold, trim_number};
+use crate::dataset::InputFile;
+
+/// Where the inputs came from and which program decided.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Provenance {
+    pub files: Vec<FileHash>,
+    pub program: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileHash {
+    pub path: String,
+    pub sha256: String,
+}
+
+impl Provenance {
+    pub fn new(inputs: &[InputFile]) -> Self {
+        Provenance {
+            files: inputs
+                .iter()
+                .map(|f| FileHash {
+                    path: f.path.clone(),
+                    sha256: f.sha256.clone(),
+                })
+                .collect(),
+            program: format!("pareval {}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+}
+
+/// One decision with everything needed to trace it to the rule that produced it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DecisionRecord {
+    pub tested: String,
+    pub baseline: String,
+    pub threshold_pp: f64,
+    pub rule: &'static str,
+    /// Tail cutoff a (null for `forced`).
+    pub tail: Option<f64>,
+    /// `exact` or `mc` for the bootstrap; null for other rules.
+    pub bootstrap_mode: Option<&'static str>,
+    /// Resamples B for `mc` (null for `exact` and other rules).
+    pub bootstrap_resamples: Option<u32>,
+    pub coverage_gate: bool,
+    pub order: &'static str,
+    /// Order index r (null for a live decision).
+    pub order_index: Option<u32>,
+    pub seed: u64,
+    pub budget_measure: &'static str,
+    pub budget: f64,
+    /// Observed tasks n and shared (or planned) tasks N.
+    pub observed: u32,
+    pub total: u32,
+    pub coverage: CoverageStatus,
+    pub coverage_groups: Vec<GroupCoverage>,
+    pub missing_groups: Vec<String>,
+    /// Δ̂ as a difference of scores (0.05 = 5 pp).
+    pub estimate: f64,
+    pub statistic: Statistic,
+    pub action: Action,
+    pub reason_code: Reason,
+    pub reason: String,
+    /// The completed-record decision (replay only).
+    pub completed: Option<Action>,
+    pub delta_full: Option<f64>,
+    pub agrees: Option<bool>,
+    pub provenance: Provenance,
+}
+
+/// The fixed parts of the records of one replay or live decision.
+pub struct RecordContext<'a> {
+    pub policy: Policy,
+    pub seed: u64,
+    pub measure: &'static str,
+    pub provenance: &'a Provenance,
+    pub group_labels: &'a [String],
+}
+
+/// What varies from one record to the next.
+pub struct RecordCase<'a> {
+    pub tested: &'a str,
+    pub baseline: &'a str,
+    pub threshold: Threshold,
+    pub order_index: Option<u32>,
+    pub budget: f64,
+    pub observed: u32,
+    pub total: u32,
+    /// Observed tasks per local group, their sizes, and each local group's label index.
+    pub group_counts: &'a [u32],
+    pub group_sizes: &'a [u32],
+    pub group_labels: &'a [u32],
+    pub decision: Decision,
+    /// The completed-record decision (true = promote) and Δ_full, in replay.
+    pub completed: Option<(bool, f64)>,
+}
+
+impl RecordContext<'_> {
+    pub fn record(&self, case: &RecordCase<'_>) -> DecisionRecord {
+        let labels: Vec<String> = case
+            .group_labels
+            .iter()
+            .map(|&l| self.group_labels[l as usize].clone())
+            .collect();
+        let coverage_groups = table(
+            case.observed,
+            case.group_counts,
+            case.group_sizes,
+            case.total,
+            &labels,
+        );
+        let missing_groups: Vec<String> = coverage_groups
+            .iter()
+            .filter(|g| g.is_missing())
+            .map(|g| g.group.clone())
+            .collect();
+        let (bootstrap_mode, bootstrap_resamples) = match self.policy.rule {
+            Rule::Bootstrap(BootstrapMode::Exact) => match case.decision.statistic {
+                Statistic::Bootstrap { exact: false, .. } => (Some("mc"), Some(200)),
+                _ => (Some("exact"), None),
+            },
+            Rule::Bootstrap(BootstrapMode::Mc { resamples }) => (Some("mc"), Some(resamples)),
+            _ => (None, None),
+        };
+        let completed = case.completed.map(|(promote, _)| {
+            if promote {
+                Action::Promote
+            } else {
+                Action::Reject
+            }
+        });
+        let agrees = completed
+            .filter(|_| case.decision.action.is_final())
+            .map(|c| c == case.decision.action);
+        DecisionRecord {
+            tested: case.tested.to_string(),
+            baseline: case.baseline.to_string(),
+            threshold_pp: case.threshold.pp(),
+            rule: self.policy.rule.name(),
+            tail: self
+                .policy
+                .rule
+                .uses_tail()
+                .then(|| self.policy.tail.value()),
+            bootstrap_mode,
+            bootstrap_resamples,
+            coverage_gate: self.policy.coverage_gate,
+            order: self.policy.order.name(),
+            order_index: case.order_index,
+            seed: self.seed,
+            budget_measure: self.measure,
+            budget: case.budget,
+            observed: case.observed,
+            total: case.total,
+            coverage: case.decision.coverage,
+            reason: reason_text(
+                &self.policy,
+                case.threshold,
+                &case.decision,
+                &coverage_groups,
+            ),
+            coverage_groups,
+            missing_groups,
+            estimate: case.decision.estimate,
+            statistic: case.decision.statistic,
+            action: case.decision.action,
+            reason_code: case.decision.reason,
+            completed,
+            delta_full: case.completed.map(|(_, delta)| delta),
+            agrees,
+            provenance: self.provenance.clone(),
+        }
+    }
+}
+
+fn pp(x: f64) -> String {
+    format!("{} pp", trim_number((x * 1000.0).round() / 10.0))
+}
+
+fn prob(x: f64) -> String {
+    if x != 0.0 && x < 1e-4 {
+        format!("{x:.1e}")
+    } else {
+        trim_number(x)
+    }
+}
+
+/// The reason for an action in words: the margin against the threshold and the statistic against the
+/// cutoff, or the missing groups.
+pub fn reason_text(
+    policy: &Policy,
+    threshold: Threshold,
+    decision: &Decision,
+    coverage: &[GroupCoverage],
+) -> String {
+    let delta = threshold.delta();
+    let above = decision.estimate > delta + EPSILON;
+    let margin = format!(
+        "Δ̂ = {} {} δ = {}",
+        pp(decision.estimate),
+        if above { ">" } else { "≤" },
+        pp(delta)
+    );
+    let a = prob(policy.tail.value());
+    match decision.reason {
+        Reason::BeforeLimit => format!("{margin} so far"),
+        Reason::NoTasks => "no task observed yet".to_string(),
+        Reason::Coverage => {
+            let missing: Vec<String> = coverage
+                .iter()
+                .filter(|g| g.is_missing())
+                .map(|g| {
+                    format!(
+                        "{} has {} of {} required ({} in all)",
+                        g.group, g.observed, g.required, g.total
+                    )
+                })
+                .collect();
+            match decision.coverage {
+                CoverageStatus::Infeasible => format!(
+                    "coverage infeasible: {} groups each need a task but only {} were observed",
+                    coverage.len(),
+                    coverage.iter().map(|g| g.observed).sum::<u32>()
+                ),
+                _ => format!("coverage missing: {}", missing.join("; ")),
+            }
+        }
+        Reason::NoVariance => format!(
+            "{margin}, but the observed differences do not vary, so the rule has no measure of precision"
+        ),
+        Reason::Supported | Reason::Evidence => {
+            let verdict = match decision.action {
+                Action::Promote => "promote",
+                Action::Reject => "reject",
+                _ => "abstain",
+            };
+            let detail = match decision.statistic {
+                Statistic::None => String::new(),
+                Statistic::Bootstrap {
+                    r_promote,
+                    r_reject,
+                    ..
+                } => {
+                    if above {
+                        format!(
+                            "; R_promote = {} {} a = {a}",
+                            prob(r_promote),
+                            if r_promote <= policy.tail.value() {
+                                "≤"
+                            } else {
+                                ">"
+                            }
+                        )
+                    } else {
+                        format!(
+                            "; R_reject = {} {} a = {a}",
+                            prob(r_reject),
+                            if r_reject <= policy.tail.value() {
+                                "≤"
+                            } else {
+                                ">"
+                            }
+                        )
+                    }
+                }
+                Statistic::PairedNormal {
+                    se,
+                    p_promote,
+                    p_reject,
+                } => {
+                    let p = if above { p_promote } else { p_reject };
+                    format!(
+                        "; se = {}, one-sided p = {} {} a = {a}",
+                        pp(se),
+                        prob(p),
+                        if p <= policy.tail.value() { "≤" } else { ">" }
+                    )
+                }
+                Statistic::Serfling { t } => format!(
+                    "; t = {}, so the interval is [{}, {}]",
+                    pp(t),
+                    pp(decision.estimate - t),
+                    pp(decision.estimate + t)
+                ),
+            };
+            format!("{verdict}: {margin}{detail}")
+        }
+    }
+}

@@ -1,0 +1,618 @@
+//! Completed-record replay (SPEC §2–§7): for every directed pair and order, one walk along the order
+//! serves every budget and threshold (budgets are nested prefixes; running sums and group counts are
+//! updated once per task). Each budget is a separate stopping point fixed in advance, decided by
+//! `rules`. Pairs run in parallel; results are integer counts merged in pair order, so the bits do not
+//! depend on the thread count. A cancel flag is checked before every order of every pair.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use super::bootstrap::LatticeCounts;
+use super::coverage::{self, CoverageStatus};
+use super::metrics::{Metrics, summarise};
+use super::orders::{OrderScratch, build_order, build_order_with};
+use super::pair::{Grouping, PairData, lattice_scale, prepare_pairs};
+use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
+use super::rules::{Action, Decision, LocalTails, Observed, RuleContext};
+use super::settings::{BudgetMeasure, FRACTION_UNITS, ReplaySettings};
+use super::streams::StreamKey;
+use crate::dataset::Dataset;
+
+/// Why a replay did not finish.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("the replay was cancelled")]
+    Cancelled,
+    #[error("{0}")]
+    Output(String),
+}
+
+/// Cancellation and progress, shared with whoever started the replay.
+#[derive(Debug, Default)]
+pub struct Control {
+    pub cancel: AtomicBool,
+    pub pairs_done: AtomicUsize,
+}
+
+impl Control {
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// Everything fixed for one replay: the pairs, the rules, the group column.
+pub struct Prepared {
+    /// Unique per prepared replay (keys the worker threads' tail caches).
+    pub id: u64,
+    pub settings: ReplaySettings,
+    pub grouping: Grouping,
+    pub scale: Option<u32>,
+    pub pairs: Vec<PairData>,
+    pub system_names: Vec<String>,
+    pub rules: RuleContext,
+}
+
+impl Prepared {
+    pub fn new(dataset: &Dataset, settings: &ReplaySettings) -> Result<Self, ReplayError> {
+        settings.validate(dataset).map_err(ReplayError::Invalid)?;
+        let grouping = Grouping::new(dataset, settings.group_column.as_deref());
+        let scale = lattice_scale(dataset);
+        let mut pairs = prepare_pairs(dataset, settings, &grouping, scale);
+        let names: Vec<String> = dataset.systems.iter().map(|s| s.name.clone()).collect();
+        // Pairs in name order: the unresolved-interval bootstrap resamples pairs by position.
+        pairs.sort_by(|x, y| {
+            (&names[x.tested], &names[x.baseline]).cmp(&(&names[y.tested], &names[y.baseline]))
+        });
+        pairs.retain(|p| p.n() > 0);
+        if pairs.is_empty() {
+            return Err(ReplayError::Invalid(
+                "no directed pair shares a task (with the budget measure's field)".into(),
+            ));
+        }
+        let max_n = pairs.iter().map(|p| p.tasks.len()).max().unwrap_or(0);
+        let rules = RuleContext::new(
+            settings.policy,
+            settings.thresholds.clone(),
+            scale,
+            settings.seed,
+            max_n,
+        );
+        let id = NEXT_REPLAY_ID.fetch_add(1, Ordering::Relaxed) as u64;
+        Ok(Prepared {
+            id,
+            settings: settings.clone(),
+            grouping,
+            scale,
+            pairs,
+            system_names: names,
+            rules,
+        })
+    }
+
+    pub fn names(&self, pair: &PairData) -> (&str, &str) {
+        (
+            &self.system_names[pair.tested],
+            &self.system_names[pair.baseline],
+        )
+    }
+
+    /// The order `index` of a pair.
+    pub fn order(&self, pair: &PairData, index: u32, out: &mut Vec<u32>) {
+        build_order(
+            self.settings.policy.order,
+            pair,
+            self.names(pair),
+            self.settings.seed,
+            index,
+            out,
+        );
+    }
+
+    /// Observed prefix length at each budget of the grid for this order.
+    pub fn prefix_sizes(&self, pair: &PairData, order: &[u32]) -> Vec<u32> {
+        let mut sizes = Vec::new();
+        self.fill_prefix_sizes(pair, order, &mut sizes);
+        sizes
+    }
+
+    fn fill_prefix_sizes(&self, pair: &PairData, order: &[u32], sizes: &mut Vec<u32>) {
+        sizes.clear();
+        let n = u64::from(pair.n());
+        match self.settings.measure {
+            BudgetMeasure::Tasks => sizes.extend(
+                self.settings
+                    .grid
+                    .iter()
+                    .map(|b| (u64::from(b.0) * n).div_ceil(u64::from(FRACTION_UNITS)) as u32),
+            ),
+            _ => {
+                // The total is summed in this order, so at b = 1 the whole record fits exactly.
+                let total: f64 = order.iter().map(|&i| pair.resource[i as usize]).sum();
+                let mut k = 0usize;
+                let mut running = 0.0;
+                for b in &self.settings.grid {
+                    let limit = b.value() * total;
+                    while k < order.len() && running + pair.resource[order[k] as usize] <= limit {
+                        running += pair.resource[order[k] as usize];
+                        k += 1;
+                    }
+                    sizes.push(k as u32);
+                }
+            }
+        }
+    }
+
+    /// Walks one order, calling `visit(budget index, snapshot)` at every budget of the grid.
+    pub fn walk(&self, pair: &PairData, order: &[u32], visit: impl FnMut(usize, &Snapshot)) {
+        self.walk_with(pair, order, &mut WalkScratch::default(), visit);
+    }
+
+    /// [`Prepared::walk`] with caller-owned buffers, reset here, so that walking allocates nothing.
+    pub fn walk_with(
+        &self,
+        pair: &PairData,
+        order: &[u32],
+        scratch: &mut WalkScratch,
+        mut visit: impl FnMut(usize, &Snapshot),
+    ) {
+        let WalkScratch {
+            snapshot,
+            sizes,
+            quota_pair,
+            quota_table,
+        } = scratch;
+        self.fill_prefix_sizes(pair, order, sizes);
+        // Under the tasks measure every order of a pair stops at the same prefix lengths, so the quotas
+        // r_g of each budget are computed once per pair rather than at every snapshot.
+        let fixed_prefixes = self.settings.measure == BudgetMeasure::Tasks;
+        let groups = pair.group_sizes.len();
+        if fixed_prefixes && *quota_pair != Some((pair.tested, pair.baseline)) {
+            quota_table.clear();
+            for &k in sizes.iter() {
+                quota_table.extend(
+                    pair.group_sizes
+                        .iter()
+                        .map(|&size| coverage::quota(k, size, pair.n())),
+                );
+            }
+            *quota_pair = Some((pair.tested, pair.baseline));
+        }
+        snapshot.reset(pair.n(), pair.group_sizes.len(), self.scale);
+        let keep_values = self.scale.is_none();
+        let mut next_budget = 0;
+        let mut emit = |snapshot: &mut Snapshot, next_budget: &mut usize| {
+            while *next_budget < sizes.len() && sizes[*next_budget] == snapshot.k {
+                snapshot.quotas.clear();
+                if fixed_prefixes {
+                    let row = *next_budget * groups;
+                    snapshot
+                        .quotas
+                        .extend_from_slice(&quota_table[row..row + groups]);
+                } else {
+                    snapshot.quotas.extend(
+                        pair.group_sizes
+                            .iter()
+                            .map(|&size| coverage::quota(snapshot.k, size, pair.n())),
+                    );
+                }
+                snapshot.quotas.extend(
+                    pair.group_sizes
+                        .iter()
+                        .map(|&size| coverage::quota(snapshot.k, size, pair.n())),
+                );
+                snapshot.coverage = coverage::status_from_quotas(
+                    snapshot.k,
+                    &snapshot.group_counts,
+                    &snapshot.quotas,
+                );
+                visit(*next_budget, snapshot);
+                *next_budget += 1;
+            }
+        };
+        emit(snapshot, &mut next_budget);
+        for &i in order {
+            if next_budget >= sizes.len() {
+                break;
+            }
+            let i = i as usize;
+            let d = pair.diffs[i];
+            let observed = &mut snapshot.observed;
+            observed.n += 1;
+            if let (Some(counts), Some(scale)) = (&mut observed.counts, self.scale) {
+                // On the lattice every rule reads the exact integer sums; the float sums stay unused.
+                let v = pair.units[i];
+                counts.counts[(v + i64::from(scale)) as usize] += 1;
+                observed.sum_units += v;
+                observed.sum_sq_units += v * v;
+            }
+            if keep_values {
+                observed.sum += d;
+                observed.sum_sq += d * d;
+                snapshot.values.push(d);
+            }
+            snapshot.group_counts[pair.group_of[i] as usize] += 1;
+            snapshot.k += 1;
+            emit(snapshot, &mut next_budget);
+        }
+    }
+
+    /// The random stream key of a bootstrap off the lattice for one case.
+    pub fn case_key(&self, pair: &PairData, order: u32, budget: usize) -> StreamKey {
+        let (tested, baseline) = self.names(pair);
+        StreamKey::new(self.settings.seed, "bootstrap-case")
+            .str(tested)
+            .str(baseline)
+            .str(self.settings.policy.order.name())
+            .u64(u64::from(order))
+            .u64(budget as u64)
+    }
+
+    /// Decisions at one snapshot, for every threshold.
+    pub fn decide(
+        &self,
+        pair: &PairData,
+        order: u32,
+        budget: usize,
+        snapshot: &Snapshot,
+        local: &mut LocalTails,
+        out: &mut Vec<Decision>,
+    ) {
+        self.rules.decide(
+            &snapshot.observed,
+            snapshot.coverage,
+            &snapshot.values,
+            || self.case_key(pair, order, budget),
+            local,
+            out,
+        );
+    }
+}
+
+/// The state of an observed prefix.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub k: u32,
+    pub observed: Observed,
+    pub group_counts: Vec<u32>,
+    /// Required tasks per local group at this prefix (r_g).
+    pub quotas: Vec<u32>,
+    pub coverage: CoverageStatus,
+    /// The observed differences in order (kept only off the lattice, where the bootstrap needs them).
+    pub values: Vec<f64>,
+}
+
+impl Default for Snapshot {
+    fn default() -> Self {
+        Snapshot {
+            k: 0,
+            observed: Observed::default(),
+            group_counts: Vec::new(),
+            quotas: Vec::new(),
+            coverage: CoverageStatus::Ok,
+            values: Vec::new(),
+        }
+    }
+}
+
+impl Snapshot {
+    fn reset(&mut self, total: u32, groups: usize, scale: Option<u32>) {
+        self.k = 0;
+        let counts = self.observed.counts.take();
+        self.observed = Observed {
+            total,
+            ..Observed::default()
+        };
+        self.observed.counts = scale.map(|scale| {
+            let mut counts = counts.unwrap_or(LatticeCounts {
+                scale,
+                counts: Vec::new(),
+            });
+            counts.scale = scale;
+            counts.counts.clear();
+            counts.counts.resize((2 * scale + 1) as usize, 0);
+            counts
+        });
+        self.group_counts.clear();
+        self.group_counts.resize(groups, 0);
+        self.coverage = CoverageStatus::Ok;
+        self.values.clear();
+    }
+}
+
+/// Buffers for walking orders, reused from one order to the next.
+#[derive(Debug, Default)]
+pub struct WalkScratch {
+    snapshot: Snapshot,
+    sizes: Vec<u32>,
+    /// The pair whose per-budget quotas `quota_table` holds (`quota_table[budget * groups + g]`).
+    quota_pair: Option<(usize, usize)>,
+    quota_table: Vec<u32>,
+}
+
+/// Counts over the orders of one (pair, threshold, budget), or summed over pairs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CaseCounts {
+    pub promote: u32,
+    pub reject: u32,
+    pub abstain: u32,
+    /// Promote or reject while coverage was not ok.
+    pub coverage_failure: u32,
+    /// Promote or reject against the completed-record decision.
+    pub wrong: u32,
+}
+
+impl CaseCounts {
+    pub fn cases(&self) -> u32 {
+        self.promote + self.reject + self.abstain
+    }
+
+    fn add(&mut self, other: &CaseCounts) {
+        self.promote += other.promote;
+        self.reject += other.reject;
+        self.abstain += other.abstain;
+        self.coverage_failure += other.coverage_failure;
+        self.wrong += other.wrong;
+    }
+}
+
+/// What one pair contributes: counts per (threshold, budget) and coverage gaps per (group, budget).
+#[derive(Debug, Clone)]
+pub struct PairTally {
+    /// `counts[threshold * budgets + budget]`.
+    pub counts: Vec<CaseCounts>,
+    /// Orders at each budget whose prefix misses a local group's quota: `missing[group * budgets + budget]`.
+    pub missing: Vec<u32>,
+    /// Sum over orders of the observed prefix length at each budget.
+    pub observed: Vec<u64>,
+}
+
+/// A finished replay.
+pub struct Replay {
+    pub prepared: Prepared,
+    /// Completed-record decision per pair and threshold: `completed[pair][threshold]` (true = promote).
+    pub completed: Vec<Vec<bool>>,
+    pub tallies: Vec<PairTally>,
+    pub metrics: Metrics,
+    /// Orders whose prefix misses each group's quota, by dataset group label and budget.
+    pub group_missing: Vec<Vec<u32>>,
+    /// Cases in which each group label is present (pairs sharing a task of it × orders), by label.
+    pub group_cases: Vec<u32>,
+}
+
+impl Replay {
+    pub fn budgets(&self) -> usize {
+        self.prepared.settings.grid.len()
+    }
+
+    /// Counts of one pair at one threshold and budget.
+    pub fn pair_counts(&self, pair: usize, threshold: usize, budget: usize) -> CaseCounts {
+        self.tallies[pair].counts[threshold * self.budgets() + budget]
+    }
+}
+
+/// Tallies one pair over all its orders; `None` when cancelled.
+pub fn tally_pair(prep: &Prepared, pair: &PairData, control: &Control) -> Option<PairTally> {
+    tally_pair_records(prep, pair, control, None).map(|(tally, _)| tally)
+}
+
+/// [`tally_pair`], also building every decision record when `records` gives their context.
+pub fn tally_pair_records(
+    prep: &Prepared,
+    pair: &PairData,
+    control: &Control,
+    records: Option<&RecordContext<'_>>,
+) -> Option<(PairTally, Vec<DecisionRecord>)> {
+    let mut built = Vec::new();
+    let budgets = prep.settings.grid.len();
+    let thresholds = prep.settings.thresholds.len();
+    let completed: Vec<bool> = prep
+        .settings
+        .thresholds
+        .iter()
+        .map(|&t| pair.completed_promotes(t, prep.scale))
+        .collect();
+    let mut tally = PairTally {
+        counts: vec![CaseCounts::default(); thresholds * budgets],
+        missing: vec![0; pair.group_sizes.len() * budgets],
+        observed: vec![0; budgets],
+    };
+    let mut order = Vec::with_capacity(pair.tasks.len());
+    let mut decisions = Vec::with_capacity(thresholds);
+    let mut order_scratch = OrderScratch::default();
+    let mut walk_scratch = WalkScratch::default();
+    let mut local = take_local_tails(prep.id);
+    for r in 0..prep.settings.orders {
+        if control.cancelled() {
+            return None;
+        }
+        order.clear();
+        build_order_with(
+            prep.settings.policy.order,
+            pair,
+            prep.names(pair),
+            prep.settings.seed,
+            r,
+            &mut order_scratch,
+            &mut order,
+        );
+        prep.walk_with(pair, &order, &mut walk_scratch, |b, snapshot| {
+            tally.observed[b] += u64::from(snapshot.k);
+            for (g, (&c, &required)) in snapshot
+                .group_counts
+                .iter()
+                .zip(&snapshot.quotas)
+                .enumerate()
+            {
+                if c < required {
+                    tally.missing[g * budgets + b] += 1;
+                }
+            }
+            prep.decide(pair, r, b, snapshot, &mut local, &mut decisions);
+            if let Some(context) = records {
+                let (tested, baseline) = prep.names(pair);
+                for (t, decision) in decisions.iter().enumerate() {
+                    built.push(context.record(&RecordCase {
+                        tested,
+                        baseline,
+                        threshold: prep.settings.thresholds[t],
+                        order_index: Some(r),
+                        budget: prep.settings.grid[b].value(),
+                        observed: snapshot.k,
+                        total: pair.n(),
+                        group_counts: &snapshot.group_counts,
+                        group_sizes: &pair.group_sizes,
+                        group_labels: &pair.group_labels,
+                        decision: *decision,
+                        completed: Some((completed[t], pair.delta_full())),
+                    }));
+                }
+            }
+            for (t, decision) in decisions.iter().enumerate() {
+                let counts = &mut tally.counts[t * budgets + b];
+                match decision.action {
+                    Action::Promote => counts.promote += 1,
+                    Action::Reject => counts.reject += 1,
+                    Action::Abstain | Action::Continue => counts.abstain += 1,
+                }
+                if decision.action.is_final() {
+                    if snapshot.coverage != CoverageStatus::Ok {
+                        counts.coverage_failure += 1;
+                    }
+                    if (decision.action == Action::Promote) != completed[t] {
+                        counts.wrong += 1;
+                    }
+                }
+            }
+        });
+    }
+    control.pairs_done.fetch_add(1, Ordering::Relaxed);
+    keep_local_tails(prep.id, local);
+    Some((tally, built))
+}
+
+thread_local! {
+    /// Each worker thread's front cache for the replay it is working on: pairs handled by the same thread
+    /// share count patterns, so keeping the cache across pairs saves most lookups in the shared cache.
+    static LOCAL_TAILS: std::cell::RefCell<(u64, LocalTails)> = std::cell::RefCell::new((u64::MAX, LocalTails::default()));
+}
+
+fn take_local_tails(replay_id: u64) -> LocalTails {
+    LOCAL_TAILS.with(|cell| {
+        let (id, tails) = std::mem::take(&mut *cell.borrow_mut());
+        if id == replay_id {
+            tails
+        } else {
+            LocalTails::default()
+        }
+    })
+}
+
+fn keep_local_tails(replay_id: u64, tails: LocalTails) {
+    LOCAL_TAILS.with(|cell| *cell.borrow_mut() = (replay_id, tails));
+}
+
+/// Distinguishes replays, so a thread's cache never serves another replay's settings.
+static NEXT_REPLAY_ID: AtomicUsize = AtomicUsize::new(0);
+
+/// Replays the dataset under the settings.
+pub fn replay(
+    dataset: &Dataset,
+    settings: &ReplaySettings,
+    control: &Control,
+) -> Result<Replay, ReplayError> {
+    let prepared = Prepared::new(dataset, settings)?;
+    let tallies: Vec<Option<PairTally>> = prepared
+        .pairs
+        .par_iter()
+        .map(|pair| tally_pair(&prepared, pair, control))
+        .collect();
+    let tallies: Vec<PairTally> = tallies
+        .into_iter()
+        .collect::<Option<Vec<_>>>()
+        .ok_or(ReplayError::Cancelled)?;
+    finish(prepared, tallies)
+}
+
+/// Replays the dataset and hands every decision record to `sink`, pair by pair in pair order. Pairs run
+/// in parallel in chunks, so only a few pairs' records are held at once. The aggregates are counted from
+/// the same decisions the records describe.
+pub fn replay_with_records(
+    dataset: &Dataset,
+    settings: &ReplaySettings,
+    control: &Control,
+    mut sink: impl FnMut(Vec<DecisionRecord>) -> Result<(), String>,
+) -> Result<Replay, ReplayError> {
+    let prepared = Prepared::new(dataset, settings)?;
+    let provenance = Provenance::new(&dataset.inputs);
+    let context = RecordContext {
+        policy: settings.policy,
+        seed: settings.seed,
+        measure: settings.measure.name(),
+        provenance: &provenance,
+        group_labels: &prepared.grouping.labels,
+    };
+    let chunk = (2 * rayon::current_num_threads()).max(2);
+    let mut tallies = Vec::with_capacity(prepared.pairs.len());
+    for pairs in prepared.pairs.chunks(chunk) {
+        let results: Vec<Option<(PairTally, Vec<DecisionRecord>)>> = pairs
+            .par_iter()
+            .map(|pair| tally_pair_records(&prepared, pair, control, Some(&context)))
+            .collect();
+        for result in results {
+            let (tally, records) = result.ok_or(ReplayError::Cancelled)?;
+            sink(records).map_err(ReplayError::Output)?;
+            tallies.push(tally);
+        }
+    }
+    finish(prepared, tallies)
+}
+
+/// Aggregates pair tallies (in pair order) into the replay result.
+pub fn finish(prepared: Prepared, tallies: Vec<PairTally>) -> Result<Replay, ReplayError> {
+    let budgets = prepared.settings.grid.len();
+    let completed: Vec<Vec<bool>> = prepared
+        .pairs
+        .iter()
+        .map(|p| {
+            prepared
+                .settings
+                .thresholds
+                .iter()
+                .map(|&t| p.completed_promotes(t, prepared.scale))
+                .collect()
+        })
+        .collect();
+    let labels = prepared.grouping.labels.len();
+    let mut group_missing = vec![vec![0u32; budgets]; labels];
+    let mut group_cases = vec![0u32; labels];
+    for (pair, tally) in prepared.pairs.iter().zip(&tallies) {
+        for (g, &label) in pair.group_labels.iter().enumerate() {
+            group_cases[label as usize] += prepared.settings.orders;
+            let missing = &tally.missing[g * budgets..(g + 1) * budgets];
+            for (total, &count) in group_missing[label as usize].iter_mut().zip(missing) {
+                *total += count;
+            }
+        }
+    }
+    let metrics = summarise(&prepared, &completed, &tallies);
+    Ok(Replay {
+        prepared,
+        completed,
+        tallies,
+        metrics,
+        group_missing,
+        group_cases,
+    })
+}
+
+/// Sums per-pair counts for one threshold and budget (used by metrics and views).
+pub fn total_counts(tallies: &[PairTally], index: usize) -> CaseCounts {
+    let mut total = CaseCounts::default();
+    for tally in tallies {
+        total.add(&tally.counts[index]);
+    }
+    total
+}

@@ -1,0 +1,738 @@
+//! Decision rules at the budget limit (SPEC §6): the coverage gate, then `bootstrap` (exact or mc),
+//! `paired-normal`, `serfling` or `forced` on the observed differences. Bootstrap tails depend only on the
+//! observed count pattern, so they are cached per pattern (for every threshold at once) in a cache shared
+//! by the worker threads; the cached values are pure functions of the pattern and the seed, so sharing
+//! cannot change a result.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+
+use super::bootstrap::{
+    LatticeCounts, Tails, exact_binary_tails, exact_lattice, mc_lattice, mc_values,
+};
+use super::coverage::CoverageStatus;
+use super::pair::cut;
+use super::settings::{BootstrapMode, EPSILON, Policy, Rule, Threshold};
+use super::stats::{LnFactorial, normal_cdf};
+use super::streams::StreamKey;
+
+/// What a policy reports for one case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Promote,
+    Reject,
+    Abstain,
+    Continue,
+}
+
+impl Action {
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Promote => "promote",
+            Action::Reject => "reject",
+            Action::Abstain => "abstain",
+            Action::Continue => "continue",
+        }
+    }
+
+    pub fn is_final(self) -> bool {
+        matches!(self, Action::Promote | Action::Reject)
+    }
+}
+
+/// Why the action was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// Before the budget limit.
+    BeforeLimit,
+    /// The coverage gate is on and coverage is not ok.
+    Coverage,
+    /// Nothing observed yet.
+    NoTasks,
+    /// No spread in the observed differences (paired-normal's se = 0).
+    NoVariance,
+    /// The evidence did not clear the rule.
+    Evidence,
+    /// The rule's condition for the action held.
+    Supported,
+}
+
+/// The rule's own statistic for one case.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Statistic {
+    None,
+    /// R_promote = P*(Δ̂* ≤ δ), R_reject = P*(Δ̂* > δ).
+    Bootstrap {
+        r_promote: f64,
+        r_reject: f64,
+        exact: bool,
+    },
+    /// Φ(−(Δ̂−δ)/se) and Φ((Δ̂−δ)/se).
+    PairedNormal {
+        se: f64,
+        p_promote: f64,
+        p_reject: f64,
+    },
+    /// The finite-population half-width t.
+    Serfling {
+        t: f64,
+    },
+}
+
+/// One decision.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Decision {
+    pub action: Action,
+    pub reason: Reason,
+    pub coverage: CoverageStatus,
+    pub estimate: f64,
+    pub statistic: Statistic,
+}
+
+/// Sums over an observed prefix, enough for every rule.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Observed {
+    pub n: u32,
+    /// Shared tasks of the pair (N).
+    pub total: u32,
+    /// Lattice counts when outcomes are on a lattice.
+    pub counts: Option<LatticeCounts>,
+    /// Σ D·L and Σ (D·L)² on the lattice (exact integers).
+    pub sum_units: i64,
+    pub sum_sq_units: i64,
+    /// Σ D and Σ D² (kept only off the lattice).
+    pub sum: f64,
+    pub sum_sq: f64,
+}
+
+impl Observed {
+    pub fn estimate(&self, scale: Option<u32>) -> f64 {
+        if self.n == 0 {
+            return 0.0;
+        }
+        match scale {
+            Some(scale) => self.sum_units as f64 / (f64::from(self.n) * f64::from(scale)),
+            None => self.sum / f64::from(self.n),
+        }
+    }
+
+    /// Whether the estimate is above δ (with ε), exactly on the lattice.
+    pub fn above(&self, threshold: Threshold, scale: Option<u32>) -> bool {
+        match scale {
+            Some(scale) => self.sum_units > cut(self.n, scale, threshold),
+            None => self.sum / f64::from(self.n) > threshold.delta() + EPSILON,
+        }
+    }
+
+    /// The n − 1 sample variance of D.
+    fn variance(&self, scale: Option<u32>) -> f64 {
+        let n = f64::from(self.n);
+        match scale {
+            Some(scale) => {
+                let s = self.sum_units as f64;
+                let numerator = (self.sum_sq_units as f64 * n - s * s) / n;
+                (numerator / (n - 1.0)).max(0.0) / f64::from(scale * scale)
+            }
+            None => ((self.sum_sq - self.sum * self.sum / n) / (n - 1.0)).max(0.0),
+        }
+    }
+}
+
+/// Fixed inputs of the rules for one replay.
+pub struct RuleContext {
+    pub policy: Policy,
+    pub thresholds: Vec<Threshold>,
+    pub scale: Option<u32>,
+    pub seed: u64,
+    pub ln_fact: LnFactorial,
+    pub tails: TailCache,
+}
+
+impl RuleContext {
+    pub fn new(
+        policy: Policy,
+        thresholds: Vec<Threshold>,
+        scale: Option<u32>,
+        seed: u64,
+        max_n: usize,
+    ) -> Self {
+        RuleContext {
+            policy,
+            thresholds,
+            scale,
+            seed,
+            ln_fact: LnFactorial::new(max_n),
+            tails: TailCache::default(),
+        }
+    }
+
+    /// Whether the bootstrap here is exact (the mode asks for it and the outcomes are on a lattice).
+    pub fn exact_bootstrap(&self) -> bool {
+        matches!(self.policy.rule, Rule::Bootstrap(BootstrapMode::Exact)) && self.scale.is_some()
+    }
+
+    /// Decisions at the budget limit for every threshold. `values` are the observed differences
+    /// (needed only by the bootstrap off a lattice); `case_key` keys that bootstrap's random stream.
+    pub fn decide(
+        &self,
+        observed: &Observed,
+        coverage: CoverageStatus,
+        values: &[f64],
+        case_key: impl Fn() -> StreamKey,
+        local: &mut LocalTails,
+        out: &mut Vec<Decision>,
+    ) {
+        out.clear();
+        let estimate = observed.estimate(self.scale);
+        let fixed = |action: Action, reason: Reason| Decision {
+            action,
+            reason,
+            coverage,
+            estimate,
+            statistic: Statistic::None,
+        };
+        if self.policy.coverage_gate && coverage != CoverageStatus::Ok {
+            out.extend(
+                self.thresholds
+                    .iter()
+                    .map(|_| fixed(Action::Abstain, Reason::Coverage)),
+            );
+            return;
+        }
+        if observed.n == 0 {
+            out.extend(
+                self.thresholds
+                    .iter()
+                    .map(|_| fixed(Action::Abstain, Reason::NoTasks)),
+            );
+            return;
+        }
+        let a = self.policy.tail.value();
+        match self.policy.rule {
+            Rule::Forced => {
+                for &threshold in &self.thresholds {
+                    let action = if observed.above(threshold, self.scale) {
+                        Action::Promote
+                    } else {
+                        Action::Reject
+                    };
+                    out.push(fixed(action, Reason::Supported));
+                }
+            }
+            Rule::Serfling => {
+                // Sampling without replacement from N tasks, D in an interval of width 2.
+                let n = f64::from(observed.n);
+                let big_n = f64::from(observed.total.max(observed.n));
+                let t = (4.0 * (1.0 - (n - 1.0) / big_n) * (1.0 / a).ln() / (2.0 * n))
+                    .max(0.0)
+                    .sqrt();
+                for &threshold in &self.thresholds {
+                    let delta = threshold.delta() + EPSILON;
+                    let (action, reason) = if estimate - t > delta {
+                        (Action::Promote, Reason::Supported)
+                    } else if estimate + t <= delta {
+                        (Action::Reject, Reason::Supported)
+                    } else {
+                        (Action::Abstain, Reason::Evidence)
+                    };
+                    out.push(Decision {
+                        action,
+                        reason,
+                        coverage,
+                        estimate,
+                        statistic: Statistic::Serfling { t },
+                    });
+                }
+            }
+            Rule::PairedNormal => {
+                let variance = if observed.n >= 2 {
+                    observed.variance(self.scale)
+                } else {
+                    0.0
+                };
+                let se = (variance / f64::from(observed.n)).sqrt();
+                for &threshold in &self.thresholds {
+                    if se <= 0.0 {
+                        out.push(fixed(Action::Abstain, Reason::NoVariance));
+                        continue;
+                    }
+                    let z = (estimate - threshold.delta()) / se;
+                    let (p_promote, p_reject) = (normal_cdf(-z), normal_cdf(z));
+                    let above = observed.above(threshold, self.scale);
+                    let (action, reason) = if above && p_promote <= a {
+                        (Action::Promote, Reason::Supported)
+                    } else if !above && p_reject <= a {
+                        (Action::Reject, Reason::Supported)
+                    } else {
+                        (Action::Abstain, Reason::Evidence)
+                    };
+                    out.push(Decision {
+                        action,
+                        reason,
+                        coverage,
+                        estimate,
+                        statistic: Statistic::PairedNormal {
+                            se,
+                            p_promote,
+                            p_reject,
+                        },
+                    });
+                }
+            }
+            Rule::Bootstrap(_) if no_discordant_tasks(observed, values) => {
+                // Every resample would equal 0 and both tails would be 0 or 1: a point mass is no evidence
+                // of precision, so the bootstrap abstains here as paired-normal does (SPEC §6, se = 0).
+                out.extend(
+                    self.thresholds
+                        .iter()
+                        .map(|_| fixed(Action::Abstain, Reason::NoVariance)),
+                );
+            }
+            Rule::Bootstrap(mode) => {
+                let mut tails = std::mem::take(&mut local.scratch);
+                self.bootstrap_tails(mode, observed, values, case_key, local, &mut tails);
+                let exact = self.exact_bootstrap();
+                for (&threshold, tail) in self.thresholds.iter().zip(tails.iter()) {
+                    let above = observed.above(threshold, self.scale);
+                    let (r_promote, r_reject) = (tail.at_most, tail.above);
+                    let (action, reason) = if above && r_promote <= a {
+                        (Action::Promote, Reason::Supported)
+                    } else if !above && r_reject <= a {
+                        (Action::Reject, Reason::Supported)
+                    } else {
+                        (Action::Abstain, Reason::Evidence)
+                    };
+                    out.push(Decision {
+                        action,
+                        reason,
+                        coverage,
+                        estimate,
+                        statistic: Statistic::Bootstrap {
+                            r_promote,
+                            r_reject,
+                            exact,
+                        },
+                    });
+                }
+                local.scratch = tails;
+            }
+        }
+    }
+
+    fn bootstrap_tails(
+        &self,
+        mode: BootstrapMode,
+        observed: &Observed,
+        values: &[f64],
+        case_key: impl Fn() -> StreamKey,
+        local: &mut LocalTails,
+        out: &mut Vec<Tails>,
+    ) {
+        out.clear();
+        match (&observed.counts, self.scale) {
+            (Some(counts), Some(scale)) => {
+                let packed = pack(counts);
+                if let Some(hit) = packed.and_then(|key| local.map.get(&key)) {
+                    out.extend_from_slice(hit);
+                    return;
+                }
+                let shared = match packed {
+                    Some(key) => self.tails.get_packed(key),
+                    None => self.tails.get(counts),
+                };
+                if let Some(hit) = shared {
+                    if let Some(key) = packed {
+                        local.map.insert(key, hit.to_vec().into_boxed_slice());
+                    }
+                    out.extend_from_slice(&hit);
+                    return;
+                }
+                let cuts: Vec<i64> = self
+                    .thresholds
+                    .iter()
+                    .map(|&t| cut(observed.n, scale, t))
+                    .collect();
+                let tails: Arc<[Tails]> = match mode {
+                    BootstrapMode::Exact if scale == 1 => exact_binary_tails(
+                        observed.n,
+                        counts.counts[0],
+                        counts.counts[2],
+                        &cuts,
+                        &self.ln_fact,
+                    )
+                    .into(),
+                    BootstrapMode::Exact => {
+                        let dist = exact_lattice(counts);
+                        cuts.iter().map(|&m| dist.tails(m)).collect()
+                    }
+                    BootstrapMode::Mc { resamples } => {
+                        let mut key = StreamKey::new(self.seed, "bootstrap").u64(u64::from(scale));
+                        for &c in &counts.counts {
+                            key = key.u64(u64::from(c));
+                        }
+                        let mut rng = key.rng();
+                        mc_lattice(counts, &cuts, resamples, || rng.next_u64()).into()
+                    }
+                };
+                match packed {
+                    Some(key) => {
+                        self.tails.insert_packed(key, tails.clone());
+                        local.map.insert(key, tails.to_vec().into_boxed_slice());
+                    }
+                    None => self.tails.insert(counts.clone(), tails.clone()),
+                }
+                out.extend_from_slice(&tails);
+            }
+            _ => {
+                // Off the lattice: resample the values (exact falls back to 200 resamples unless mc says more).
+                let resamples = match mode {
+                    BootstrapMode::Mc { resamples } => resamples,
+                    BootstrapMode::Exact => 200,
+                };
+                let cuts: Vec<f64> = self
+                    .thresholds
+                    .iter()
+                    .map(|t| t.delta() + EPSILON)
+                    .collect();
+                let mut rng = case_key().rng();
+                out.extend(mc_values(values, &cuts, resamples, || rng.next_u64()));
+            }
+        }
+    }
+}
+
+/// Whether every observed difference is exactly 0.
+fn no_discordant_tasks(observed: &Observed, values: &[f64]) -> bool {
+    match &observed.counts {
+        Some(counts) => counts.counts[counts.scale as usize] == observed.n,
+        None => values.iter().all(|&d| d == 0.0),
+    }
+}
+
+/// A per-worker front for the shared [`TailCache`]: count patterns of 0/±1 differences packed into one
+/// integer, looked up without a lock. Orders of one pair repeat the same patterns often.
+#[derive(Default)]
+pub struct LocalTails {
+    map: HashMap<u64, Box<[Tails]>, BuildHasherDefault<CountHasher>>,
+    /// Reused for the tails of the current decision.
+    scratch: Vec<Tails>,
+}
+
+/// Packs three counts below 2²¹ into one integer (the 0/±1 case); `None` for other lattices.
+fn pack(counts: &LatticeCounts) -> Option<u64> {
+    match counts.counts.as_slice() {
+        [neg, zero, pos]
+            if counts.scale == 1 && *neg < 1 << 21 && *zero < 1 << 21 && *pos < 1 << 21 =>
+        {
+            Some(u64::from(*neg) | u64::from(*zero) << 21 | u64::from(*pos) << 42)
+        }
+        _ => None,
+    }
+}
+
+/// A multiply-rotate hasher for small integer keys (count patterns): much cheaper than SipHash, and the
+/// keys are not attacker-controlled.
+#[derive(Default, Clone, Copy)]
+pub struct CountHasher(u64);
+
+impl Hasher for CountHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u32(&mut self, value: u32) {
+        self.write_u64(u64::from(value));
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = (self.0.rotate_left(5) ^ value).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, value: usize) {
+        self.write_u64(value as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type CountMap = HashMap<LatticeCounts, Arc<[Tails]>, BuildHasherDefault<CountHasher>>;
+
+type PackedMap = HashMap<u64, Arc<[Tails]>, BuildHasherDefault<CountHasher>>;
+
+/// Bootstrap tails per observed count pattern, sharded so that worker threads rarely wait. Patterns of
+/// 0/±1 differences are keyed by one packed integer; other lattices by their counts.
+#[derive(Default)]
+pub struct TailCache {
+    shards: [Mutex<CountMap>; 16],
+    packed: [Mutex<PackedMap>; 16],
+}
+
+impl TailCache {
+    fn get_packed(&self, key: u64) -> Option<Arc<[Tails]>> {
+        self.packed[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize]
+            .lock()
+            .ok()?
+            .get(&key)
+            .cloned()
+    }
+
+    fn insert_packed(&self, key: u64, value: Arc<[Tails]>) {
+        if let Ok(mut shard) =
+            self.packed[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize].lock()
+        {
+            shard.insert(key, value);
+        }
+    }
+
+    fn shard(&self, key: &LatticeCounts) -> &Mutex<CountMap> {
+        let mut hasher = CountHasher::default();
+        key.hash(&mut hasher);
+        &self.shards[(hasher.finish() >> 60) as usize]
+    }
+
+    fn get(&self, key: &LatticeCounts) -> Option<Arc<[Tails]>> {
+        self.shard(key).lock().ok()?.get(key).cloned()
+    }
+
+    fn insert(&self, key: LatticeCounts, value: Arc<[Tails]>) {
+        if let Ok(mut shard) = self.shard(&key).lock() {
+            shard.insert(key, value);
+        }
+    }
+
+    /// Patterns computed so far (for benchmarks).
+    pub fn len(&self) -> usize {
+        self.shards
+            .iter()
+            .map(|s| s.lock().map_or(0, |m| m.len()))
+            .sum::<usize>()
+            + self
+                .packed
+                .iter()
+                .map(|s| s.lock().map_or(0, |m| m.len()))
+                .sum::<usize>()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::settings::{Fraction, OrderKind};
+
+    fn observed(values: &[i64], total: u32) -> Observed {
+        let mut counts = LatticeCounts {
+            scale: 1,
+            counts: vec![0; 3],
+        };
+        for &v in values {
+            counts.counts[(v + 1) as usize] += 1;
+        }
+        Observed {
+            n: values.len() as u32,
+            total,
+            counts: Some(counts),
+            sum_units: values.iter().sum(),
+            sum_sq_units: values.iter().map(|v| v * v).sum(),
+            sum: 0.0,
+            sum_sq: 0.0,
+        }
+    }
+
+    fn context(rule: Rule, tail: u32, thresholds: &[u32]) -> RuleContext {
+        let policy = Policy {
+            order: OrderKind::Uniform,
+            coverage_gate: true,
+            rule,
+            tail: Fraction(tail),
+        };
+        RuleContext::new(
+            policy,
+            thresholds.iter().map(|&t| Threshold(t)).collect(),
+            Some(1),
+            0,
+            600,
+        )
+    }
+
+    fn decide(ctx: &RuleContext, obs: &Observed, coverage: CoverageStatus) -> Vec<Decision> {
+        let mut out = Vec::new();
+        ctx.decide(
+            obs,
+            coverage,
+            &[],
+            || StreamKey::new(0, "test"),
+            &mut LocalTails::default(),
+            &mut out,
+        );
+        out
+    }
+
+    #[test]
+    fn paired_normal_on_worked_numbers() {
+        // D = 1,0,1,1,−1,0,1,0: mean 0.375, se = 0.263052, z = 1.425573, Φ(−z) = 0.076996.
+        let obs = observed(&[1, 0, 1, 1, -1, 0, 1, 0], 100);
+        let at_5 = decide(
+            &context(Rule::PairedNormal, 500, &[0]),
+            &obs,
+            CoverageStatus::Ok,
+        );
+        let Statistic::PairedNormal {
+            se,
+            p_promote,
+            p_reject,
+        } = at_5[0].statistic
+        else {
+            panic!("statistic")
+        };
+        assert!((se - 0.263_052_140_404_575_6).abs() < 1e-12);
+        assert!((p_promote - 0.076_995_833_143_499_5).abs() < 1e-12);
+        assert!((p_reject - 0.923_004_166_856_500_6).abs() < 1e-12);
+        assert_eq!(at_5[0].action, Action::Abstain);
+        let at_10 = decide(
+            &context(Rule::PairedNormal, 1000, &[0]),
+            &obs,
+            CoverageStatus::Ok,
+        );
+        assert_eq!(at_10[0].action, Action::Promote);
+    }
+
+    #[test]
+    fn paired_normal_without_discordant_tasks_abstains() {
+        let obs = observed(&[0, 0, 0, 0, 0], 10);
+        let decisions = decide(
+            &context(Rule::PairedNormal, 500, &[0, 500]),
+            &obs,
+            CoverageStatus::Ok,
+        );
+        assert!(
+            decisions
+                .iter()
+                .all(|d| d.action == Action::Abstain && d.reason == Reason::NoVariance)
+        );
+    }
+
+    #[test]
+    fn serfling_on_worked_numbers() {
+        // n = 50 of N = 100, a = 0.05: t = sqrt(4·(1 − 49/100)·ln 20 / 100) = 0.2472103.
+        // 15 wins, 35 ties: estimate 0.3. At 0 pp 0.3 − t > 0 promotes; at 10 pp it abstains;
+        // at 60 pp 0.3 + t ≤ 0.6 rejects.
+        let mut values = vec![1; 15];
+        values.extend(vec![0; 35]);
+        let obs = observed(&values, 100);
+        let decisions = decide(
+            &context(Rule::Serfling, 500, &[0, 1000, 6000]),
+            &obs,
+            CoverageStatus::Ok,
+        );
+        let Statistic::Serfling { t } = decisions[0].statistic else {
+            panic!("statistic")
+        };
+        assert!((t - 0.247_210_312_043_210_3).abs() < 1e-12);
+        assert_eq!(
+            decisions.iter().map(|d| d.action).collect::<Vec<_>>(),
+            [Action::Promote, Action::Abstain, Action::Reject]
+        );
+    }
+
+    #[test]
+    fn a_margin_exactly_at_the_threshold_rejects() {
+        // 30 wins, 20 losses, 50 ties: estimate exactly 0.10 = 10 pp.
+        let mut values = vec![1; 30];
+        values.extend(vec![-1; 20]);
+        values.extend(vec![0; 50]);
+        let obs = observed(&values, 100);
+        assert!(!obs.above(Threshold(1000), Some(1)));
+        assert!(obs.above(Threshold(999), Some(1)));
+        let forced = decide(
+            &context(Rule::Forced, 500, &[1000]),
+            &obs,
+            CoverageStatus::Ok,
+        );
+        assert_eq!(forced[0].action, Action::Reject);
+    }
+
+    #[test]
+    fn no_discordant_tasks_never_promote_or_reject_under_the_bootstrap() {
+        // All ties: every resample equals 0, so the tails would be 0 and 1 and a naive rule would reject
+        // with certainty. The bootstrap abstains instead, like paired-normal with se = 0.
+        for mode in [BootstrapMode::Exact, BootstrapMode::Mc { resamples: 200 }] {
+            let obs = observed(&[0; 40], 100);
+            let decisions = decide(
+                &context(Rule::Bootstrap(mode), 500, &[0, 500, 1000]),
+                &obs,
+                CoverageStatus::Ok,
+            );
+            for d in &decisions {
+                assert_eq!((d.action, d.reason), (Action::Abstain, Reason::NoVariance));
+            }
+            // One discordant task is enough for the rule to speak.
+            let mut values = vec![0; 39];
+            values.push(-1);
+            let decisions = decide(
+                &context(Rule::Bootstrap(mode), 500, &[0]),
+                &observed(&values, 100),
+                CoverageStatus::Ok,
+            );
+            assert_eq!(decisions[0].action, Action::Reject);
+        }
+    }
+
+    #[test]
+    fn the_coverage_gate_abstains_before_looking_at_the_evidence() {
+        let obs = observed(&[1; 30], 100);
+        let decisions = decide(
+            &context(Rule::Forced, 500, &[0]),
+            &obs,
+            CoverageStatus::Missing,
+        );
+        assert_eq!(decisions[0].action, Action::Abstain);
+        assert_eq!(decisions[0].reason, Reason::Coverage);
+        let mut ungated = context(Rule::Forced, 500, &[0]);
+        ungated.policy.coverage_gate = false;
+        assert_eq!(
+            decide(&ungated, &obs, CoverageStatus::Missing)[0].action,
+            Action::Promote
+        );
+    }
+
+    #[test]
+    fn exact_bootstrap_tails_are_reported_and_decide() {
+        // 20 wins, 5 losses, 25 ties: Δ̂ = 0.3; at 0 pp the promote tail is tiny.
+        let mut values = vec![1; 20];
+        values.extend(vec![-1; 5]);
+        values.extend(vec![0; 25]);
+        let obs = observed(&values, 100);
+        let decisions = decide(
+            &context(Rule::Bootstrap(BootstrapMode::Exact), 500, &[0, 3000]),
+            &obs,
+            CoverageStatus::Ok,
+        );
+        let Statistic::Bootstrap {
+            r_promote,
+            r_reject,
+            exact,
+        } = decisions[0].statistic
+        else {
+            panic!("statistic")
+        };
+        assert!(exact);
+        assert!(r_promote < 1e-3 && (r_promote + r_reject - 1.0).abs() < 1e-12);
+        assert_eq!(decisions[0].action, Action::Promote);
+        // At 30 pp the estimate equals δ: not above, and R_reject ≈ 0.5 > a, so it abstains.
+        assert_eq!(decisions[1].action, Action::Abstain);
+    }
+}

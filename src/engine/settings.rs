@@ -1,0 +1,632 @@
+//! Replay settings (SPEC §3–§7) as integers and enums, so that they are `Eq + Hash` and can key caches,
+//! and their validation against a dataset in one place. Thresholds are stored in hundredths of a
+//! percentage point, fractions (budgets, tail cutoff, targets) in ten-thousandths.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::dataset::Dataset;
+
+/// The ε of SPEC §2: a margin exactly equal to the threshold rejects.
+pub const EPSILON: f64 = 1e-9;
+
+/// Fractions are stored in units of 1/10,000.
+pub const FRACTION_UNITS: u32 = 10_000;
+
+/// Improvement threshold δ, in hundredths of a percentage point (5 pp = 500).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Threshold(pub u32);
+
+impl Threshold {
+    /// From percentage points; must be in [0, 100) and a multiple of 0.01 pp.
+    pub fn from_pp(pp: f64) -> Result<Self, String> {
+        if !pp.is_finite() || !(0.0..100.0).contains(&pp) {
+            return Err(format!(
+                "threshold '{pp}' must be in [0, 100) percentage points"
+            ));
+        }
+        let units = (pp * 100.0).round();
+        if (units - pp * 100.0).abs() > 1e-6 {
+            return Err(format!(
+                "threshold '{pp}' must be a multiple of 0.01 percentage points"
+            ));
+        }
+        Ok(Threshold(units as u32))
+    }
+
+    /// δ as a difference of scores in [0, 1).
+    pub fn delta(self) -> f64 {
+        f64::from(self.0) / 10_000.0
+    }
+
+    pub fn pp(self) -> f64 {
+        f64::from(self.0) / 100.0
+    }
+}
+
+impl fmt::Display for Threshold {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} pp", trim_number(self.pp()))
+    }
+}
+
+/// A fraction in [0, 1] in units of 1/10,000 (budgets, tail cutoff, targets).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Fraction(pub u32);
+
+impl Fraction {
+    pub fn parse(text: &str, what: &str) -> Result<Self, String> {
+        let value: f64 = text
+            .trim()
+            .parse()
+            .map_err(|_| format!("{what} '{text}' is not a number"))?;
+        Fraction::from_f64(value, what)
+    }
+
+    pub fn from_f64(value: f64, what: &str) -> Result<Self, String> {
+        if !value.is_finite() || !(0.0..=1.0).contains(&value) {
+            return Err(format!("{what} '{value}' must be in [0, 1]"));
+        }
+        let units = (value * f64::from(FRACTION_UNITS)).round();
+        if (units - value * f64::from(FRACTION_UNITS)).abs() > 1e-6 {
+            return Err(format!("{what} '{value}' must be a multiple of 0.0001"));
+        }
+        Ok(Fraction(units as u32))
+    }
+
+    pub fn value(self) -> f64 {
+        f64::from(self.0) / f64::from(FRACTION_UNITS)
+    }
+}
+
+impl fmt::Display for Fraction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", trim_number(self.value()))
+    }
+}
+
+/// Prints a number without trailing zeros ("0.05", "5", "12.5").
+pub fn trim_number(x: f64) -> String {
+    let text = format!("{x:.4}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+/// Task orders (SPEC §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OrderKind {
+    Uniform,
+    Stratified,
+    Neyman,
+    Cost,
+    PairCost,
+    File,
+}
+
+impl OrderKind {
+    pub const ALL: [OrderKind; 6] = [
+        OrderKind::Uniform,
+        OrderKind::Stratified,
+        OrderKind::Neyman,
+        OrderKind::Cost,
+        OrderKind::PairCost,
+        OrderKind::File,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OrderKind::Uniform => "uniform",
+            OrderKind::Stratified => "stratified",
+            OrderKind::Neyman => "neyman",
+            OrderKind::Cost => "cost",
+            OrderKind::PairCost => "pair-cost",
+            OrderKind::File => "file",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Self, String> {
+        OrderKind::ALL
+            .into_iter()
+            .find(|o| o.name() == text)
+            .ok_or_else(|| {
+                format!(
+                    "order '{text}' is not one of {}",
+                    OrderKind::ALL.map(OrderKind::name).join(", ")
+                )
+            })
+    }
+
+    /// Only uniform random orders keep the sampling assumptions behind the bootstrap and the bounds.
+    pub fn is_random_sample(self) -> bool {
+        self == OrderKind::Uniform
+    }
+
+    /// Neyman allocation uses σ of the completed record, which a live run does not have.
+    pub fn uses_completed_record(self) -> bool {
+        self == OrderKind::Neyman
+    }
+}
+
+/// What a budget counts (SPEC §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BudgetMeasure {
+    Tasks,
+    Seconds,
+    PairSeconds,
+    Cost,
+    PairCost,
+}
+
+impl BudgetMeasure {
+    pub const ALL: [BudgetMeasure; 5] = [
+        BudgetMeasure::Tasks,
+        BudgetMeasure::Seconds,
+        BudgetMeasure::PairSeconds,
+        BudgetMeasure::Cost,
+        BudgetMeasure::PairCost,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BudgetMeasure::Tasks => "tasks",
+            BudgetMeasure::Seconds => "seconds",
+            BudgetMeasure::PairSeconds => "pair-seconds",
+            BudgetMeasure::Cost => "cost",
+            BudgetMeasure::PairCost => "pair-cost",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Self, String> {
+        BudgetMeasure::ALL
+            .into_iter()
+            .find(|m| m.name() == text)
+            .ok_or_else(|| {
+                format!(
+                    "budget measure '{text}' is not one of {}",
+                    BudgetMeasure::ALL.map(BudgetMeasure::name).join(", ")
+                )
+            })
+    }
+}
+
+/// How bootstrap tails are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BootstrapMode {
+    /// The B → ∞ limit, computed without sampling (falls back to `mc` off a lattice, and says so).
+    Exact,
+    /// B resamples.
+    Mc { resamples: u32 },
+}
+
+impl BootstrapMode {
+    /// `exact` or `mc:B` (`mc` alone means the paper's B = 200).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text.split_once(':') {
+            None if text == "exact" => Ok(BootstrapMode::Exact),
+            None if text == "mc" => Ok(BootstrapMode::Mc { resamples: 200 }),
+            Some(("mc", count)) => match count.parse::<u32>() {
+                Ok(resamples) if resamples >= 1 => Ok(BootstrapMode::Mc { resamples }),
+                _ => Err(format!(
+                    "--bootstrap '{text}': the number of resamples must be a whole number ≥ 1"
+                )),
+            },
+            _ => Err(format!(
+                "--bootstrap '{text}' must be exact, mc or mc:B (e.g. mc:200)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for BootstrapMode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BootstrapMode::Exact => write!(f, "exact"),
+            BootstrapMode::Mc { resamples } => write!(f, "mc:{resamples}"),
+        }
+    }
+}
+
+/// Decision rules (SPEC §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rule {
+    Bootstrap(BootstrapMode),
+    PairedNormal,
+    Serfling,
+    Forced,
+}
+
+impl Rule {
+    pub fn name(self) -> &'static str {
+        match self {
+            Rule::Bootstrap(_) => "bootstrap",
+            Rule::PairedNormal => "paired-normal",
+            Rule::Serfling => "serfling",
+            Rule::Forced => "forced",
+        }
+    }
+
+    pub fn parse(text: &str, bootstrap: BootstrapMode) -> Result<Self, String> {
+        match text {
+            "bootstrap" => Ok(Rule::Bootstrap(bootstrap)),
+            "paired-normal" => Ok(Rule::PairedNormal),
+            "serfling" => Ok(Rule::Serfling),
+            "forced" => Ok(Rule::Forced),
+            _ => Err(format!(
+                "rule '{text}' is not one of bootstrap, paired-normal, serfling, forced"
+            )),
+        }
+    }
+
+    /// Whether the tail cutoff a plays a part.
+    pub fn uses_tail(self) -> bool {
+        !matches!(self, Rule::Forced)
+    }
+}
+
+/// A decision policy fixed before any outcome is seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Policy {
+    pub order: OrderKind,
+    pub coverage_gate: bool,
+    pub rule: Rule,
+    /// Tail cutoff a.
+    pub tail: Fraction,
+}
+
+impl Policy {
+    /// The policy in words, for headers and records.
+    pub fn describe(&self) -> String {
+        let rule = match self.rule {
+            Rule::Bootstrap(mode) => format!("bootstrap ({mode}, a = {})", self.tail),
+            Rule::PairedNormal => format!("paired-normal (a = {})", self.tail),
+            Rule::Serfling => format!("serfling (a = {})", self.tail),
+            Rule::Forced => "forced".to_string(),
+        };
+        format!(
+            "{} order, coverage gate {}, {rule}",
+            self.order.name(),
+            if self.coverage_gate { "on" } else { "off" }
+        )
+    }
+}
+
+/// The paper's named comparison policies (SPEC §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preset {
+    Primary,
+    ForcedUniform,
+    ForcedGroup,
+    PairedNormal,
+    Neyman,
+    Serfling,
+    CostForced,
+    CostAware,
+}
+
+impl Preset {
+    pub const ALL: [Preset; 8] = [
+        Preset::Primary,
+        Preset::ForcedUniform,
+        Preset::ForcedGroup,
+        Preset::PairedNormal,
+        Preset::Neyman,
+        Preset::Serfling,
+        Preset::CostForced,
+        Preset::CostAware,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Preset::Primary => "primary",
+            Preset::ForcedUniform => "forced-uniform",
+            Preset::ForcedGroup => "forced-group",
+            Preset::PairedNormal => "paired-normal",
+            Preset::Neyman => "neyman",
+            Preset::Serfling => "serfling",
+            Preset::CostForced => "cost-forced",
+            Preset::CostAware => "cost-aware",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Self, String> {
+        Preset::ALL
+            .into_iter()
+            .find(|p| p.name() == text)
+            .ok_or_else(|| {
+                format!(
+                    "preset '{text}' is not one of {}",
+                    Preset::ALL.map(Preset::name).join(", ")
+                )
+            })
+    }
+
+    /// The preset's policy with the given bootstrap mode and tail cutoff.
+    pub fn policy(self, bootstrap: BootstrapMode, tail: Fraction) -> Policy {
+        let (order, coverage_gate, rule) = match self {
+            Preset::Primary => (OrderKind::Stratified, true, Rule::Bootstrap(bootstrap)),
+            Preset::ForcedUniform => (OrderKind::Uniform, false, Rule::Forced),
+            Preset::ForcedGroup => (OrderKind::Stratified, false, Rule::Forced),
+            Preset::PairedNormal => (OrderKind::Stratified, true, Rule::PairedNormal),
+            Preset::Neyman => (OrderKind::Neyman, true, Rule::Bootstrap(bootstrap)),
+            Preset::Serfling => (OrderKind::Stratified, true, Rule::Serfling),
+            Preset::CostForced => (OrderKind::Cost, false, Rule::Forced),
+            Preset::CostAware => (OrderKind::Cost, true, Rule::Bootstrap(bootstrap)),
+        };
+        Policy {
+            order,
+            coverage_gate,
+            rule,
+            tail,
+        }
+    }
+}
+
+/// The sufficiency targets of SPEC §7.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Targets {
+    /// Bound on the conditional false-promotion and false-rejection rates.
+    pub alpha: Fraction,
+    /// Bound on the coverage-failure rate.
+    pub gamma: Fraction,
+    /// Bound on the unresolved (abstain) rate.
+    pub eta: Fraction,
+}
+
+impl Default for Targets {
+    fn default() -> Self {
+        Targets {
+            alpha: Fraction(500),
+            gamma: Fraction(500),
+            eta: Fraction(2500),
+        }
+    }
+}
+
+/// Everything a replay depends on. Two equal settings on the same dataset give the same bits.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ReplaySettings {
+    pub policy: Policy,
+    /// Thresholds, ascending, without repeats.
+    pub thresholds: Vec<Threshold>,
+    /// Budgets, ascending, without repeats, each in (0, 1].
+    pub grid: Vec<Fraction>,
+    pub measure: BudgetMeasure,
+    /// Orders per directed pair.
+    pub orders: u32,
+    pub seed: u64,
+    /// Group column for coverage and group-aware orders; `None` puts every task in one group.
+    pub group_column: Option<String>,
+    pub targets: Targets,
+}
+
+impl ReplaySettings {
+    /// The paper's defaults for a preset: thresholds 0/5/10 pp, the 19-budget grid, 500 orders.
+    pub fn for_preset(preset: Preset) -> Self {
+        ReplaySettings {
+            policy: preset.policy(BootstrapMode::Mc { resamples: 200 }, Fraction(500)),
+            thresholds: vec![Threshold(0), Threshold(500), Threshold(1000)],
+            grid: default_grid(),
+            measure: BudgetMeasure::Tasks,
+            orders: 500,
+            seed: 0,
+            group_column: None,
+            targets: Targets::default(),
+        }
+    }
+
+    /// Checks the settings against a dataset; every message says which setting and why.
+    pub fn validate(&self, dataset: &Dataset) -> Result<(), String> {
+        if self.thresholds.is_empty() {
+            return Err("at least one threshold is needed".to_string());
+        }
+        if self.thresholds.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("thresholds must be ascending without repeats".to_string());
+        }
+        if let Some(t) = self.thresholds.iter().find(|t| t.0 >= 10_000) {
+            return Err(format!(
+                "threshold '{}' must be below 100 pp",
+                trim_number(t.pp())
+            ));
+        }
+        if self.grid.is_empty() {
+            return Err("the budget grid is empty".to_string());
+        }
+        if let Some(b) = self.grid.iter().find(|b| b.0 == 0 || b.0 > FRACTION_UNITS) {
+            return Err(format!("budget '{b}' must be in (0, 1]"));
+        }
+        if self.grid.windows(2).any(|w| w[0] >= w[1]) {
+            return Err("budgets must be ascending without repeats".to_string());
+        }
+        if self.orders == 0 {
+            return Err("--orders must be at least 1".to_string());
+        }
+        if self.policy.rule.uses_tail()
+            && (self.policy.tail.0 == 0 || self.policy.tail.0 >= FRACTION_UNITS)
+        {
+            return Err(format!(
+                "tail cutoff '{}' must be in (0, 1)",
+                self.policy.tail
+            ));
+        }
+        if let Some(name) = &self.group_column
+            && dataset.group_column(name).is_none()
+        {
+            let candidates: Vec<&str> = dataset
+                .group_columns
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect();
+            return Err(format!(
+                "group column '{name}' is not a candidate; candidates: {}",
+                if candidates.is_empty() {
+                    "none".to_string()
+                } else {
+                    candidates.join(", ")
+                }
+            ));
+        }
+        let needs_cost = matches!(self.policy.order, OrderKind::Cost | OrderKind::PairCost)
+            || matches!(self.measure, BudgetMeasure::Cost | BudgetMeasure::PairCost);
+        if needs_cost && dataset.cost.is_none() {
+            return Err(format!(
+                "{} needs a cost_usd column, and the records have none",
+                if matches!(self.policy.order, OrderKind::Cost | OrderKind::PairCost) {
+                    format!("order '{}'", self.policy.order.name())
+                } else {
+                    format!("budget measure '{}'", self.measure.name())
+                }
+            ));
+        }
+        if matches!(
+            self.measure,
+            BudgetMeasure::Seconds | BudgetMeasure::PairSeconds
+        ) && dataset.seconds.is_none()
+        {
+            return Err(format!(
+                "budget measure '{}' needs a seconds column, and the records have none",
+                self.measure.name()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// 0.05, 0.10, …, 0.95: the paper's headline grid.
+pub fn default_grid() -> Vec<Fraction> {
+    (1..=19).map(|i| Fraction(i * 500)).collect()
+}
+
+/// Parses a grid: a list `0.1,0.2,0.5` or a range `start:stop:step` (both ends included).
+pub fn parse_grid(text: &str) -> Result<Vec<Fraction>, String> {
+    let parts: Vec<&str> = text.split(':').collect();
+    let mut grid = match parts.as_slice() {
+        [start, stop, step] => {
+            let start = Fraction::parse(start, "grid start")?;
+            let stop = Fraction::parse(stop, "grid stop")?;
+            let step = Fraction::parse(step, "grid step")?;
+            if step.0 == 0 || start.0 == 0 || stop < start {
+                return Err(format!(
+                    "grid '{text}' must be START:STOP:STEP with 0 < START ≤ STOP and STEP > 0"
+                ));
+            }
+            (0..)
+                .map(|i| start.0 + i * step.0)
+                .take_while(|&u| u <= stop.0)
+                .map(Fraction)
+                .collect::<Vec<_>>()
+        }
+        [_] => text
+            .split(',')
+            .map(|item| Fraction::parse(item, "budget"))
+            .collect::<Result<Vec<_>, _>>()?,
+        _ => {
+            return Err(format!(
+                "grid '{text}' must be a list (0.1,0.2) or a range START:STOP:STEP"
+            ));
+        }
+    };
+    grid.sort();
+    grid.dedup();
+    if grid.is_empty() || grid[0].0 == 0 {
+        return Err(format!("grid '{text}': budgets must be in (0, 1]"));
+    }
+    Ok(grid)
+}
+
+/// Parses thresholds in percentage points: `0,5,10`.
+pub fn parse_thresholds(text: &str) -> Result<Vec<Threshold>, String> {
+    let mut thresholds = text
+        .split(',')
+        .map(|item| {
+            let value: f64 = item
+                .trim()
+                .parse()
+                .map_err(|_| format!("threshold '{item}' is not a number"))?;
+            Threshold::from_pp(value)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    thresholds.sort();
+    thresholds.dedup();
+    Ok(thresholds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grids_parse_as_lists_and_ranges() {
+        assert_eq!(parse_grid("0.05:0.95:0.05").unwrap(), default_grid());
+        assert_eq!(
+            parse_grid("0.5,0.1").unwrap(),
+            vec![Fraction(1000), Fraction(5000)]
+        );
+        assert_eq!(parse_grid("0.01:1:0.01").unwrap().len(), 100);
+        assert!(parse_grid("0:0.5:0.1").is_err());
+        assert!(parse_grid("1.5").unwrap_err().contains("must be in [0, 1]"));
+    }
+
+    #[test]
+    fn thresholds_are_checked() {
+        assert_eq!(
+            parse_thresholds("10,0,5").unwrap(),
+            vec![Threshold(0), Threshold(500), Threshold(1000)]
+        );
+        assert_eq!(Threshold::from_pp(2.5).unwrap().delta(), 0.025);
+        assert!(Threshold::from_pp(100.0).unwrap_err().contains("[0, 100)"));
+        assert!(Threshold::from_pp(-1.0).is_err());
+        assert!(
+            Threshold::from_pp(1.234)
+                .unwrap_err()
+                .contains("multiple of 0.01")
+        );
+    }
+
+    #[test]
+    fn bootstrap_modes_parse() {
+        assert_eq!(BootstrapMode::parse("exact").unwrap(), BootstrapMode::Exact);
+        assert_eq!(
+            BootstrapMode::parse("mc").unwrap(),
+            BootstrapMode::Mc { resamples: 200 }
+        );
+        assert_eq!(
+            BootstrapMode::parse("mc:1000").unwrap(),
+            BootstrapMode::Mc { resamples: 1000 }
+        );
+        assert!(BootstrapMode::parse("mc:0").is_err());
+        assert!(BootstrapMode::parse("fast").is_err());
+    }
+
+    #[test]
+    fn presets_match_the_spec_table() {
+        let mc = BootstrapMode::Mc { resamples: 200 };
+        let a = Fraction(500);
+        assert_eq!(
+            Preset::Primary.policy(mc, a),
+            Policy {
+                order: OrderKind::Stratified,
+                coverage_gate: true,
+                rule: Rule::Bootstrap(mc),
+                tail: a
+            }
+        );
+        assert_eq!(
+            Preset::ForcedUniform.policy(mc, a).order,
+            OrderKind::Uniform
+        );
+        assert!(!Preset::ForcedUniform.policy(mc, a).coverage_gate);
+        assert_eq!(Preset::CostAware.policy(mc, a).rule, Rule::Bootstrap(mc));
+        assert_eq!(Preset::Serfling.policy(mc, a).rule, Rule::Serfling);
+        for preset in Preset::ALL {
+            assert_eq!(Preset::parse(preset.name()).unwrap(), preset);
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! `pareval pair` output: one directed pair explained. Text walks through the decision at the chosen
+//! order and budget (coverage table, margin, tails), then the action at every budget of that order and
+//! the shares of actions over all orders. JSON is the [`PairDetail`] itself.
+
+use std::io::{self, Write};
+
+use super::replay::percent;
+use super::table::{Align, render};
+use crate::engine::detail::PairDetail;
+use crate::engine::rules::Action;
+use crate::engine::settings::trim_number;
+
+fn glyph(action: Action) -> &'static str {
+    match action {
+        Action::Promote => "▲ promote",
+        Action::Reject => "▼ reject",
+        Action::Abstain => "○ abstain",
+        Action::Continue => "… continue",
+    }
+}
+
+fn pp(x: f64) -> String {
+    format!("{} pp", trim_number((x * 1000.0).round() / 10.0))
+}
+
+pub fn write_json(detail: &PairDetail, out: &mut impl Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, detail)?;
+    writeln!(out)
+}
+
+pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io::Result<()> {
+    writeln!(out, "tested    {}", detail.tested)?;
+    writeln!(out, "baseline  {}", detail.baseline)?;
+    let left_out = if detail.left_out > 0 {
+        format!(" ({} left out for the budget measure)", detail.left_out)
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "shared    {} tasks{left_out}; completed difference Δ_full = {}",
+        detail.shared,
+        pp(detail.delta_full)
+    )?;
+    let completed: Vec<String> = detail
+        .thresholds_pp
+        .iter()
+        .zip(&detail.completed)
+        .map(|(t, a)| format!("{} pp → {}", trim_number(*t), a.name()))
+        .collect();
+    writeln!(out, "completed {}", completed.join(", "))?;
+    if let Some(record) = detail.records.first() {
+        writeln!(
+            out,
+            "policy    {} order, coverage gate {}, rule {}{}",
+            record.order,
+            if record.coverage_gate { "on" } else { "off" },
+            record.rule,
+            record
+                .tail
+                .map_or(String::new(), |a| format!(" (a = {})", trim_number(a)))
+        )?;
+        writeln!(out)?;
+        writeln!(
+            out,
+            "order {} of {}, budget {}: {} of {} tasks observed, coverage {}",
+            detail.order_index,
+            detail.orders,
+            percent(detail.budget),
+            record.observed,
+            record.total,
+            record.coverage.name()
+        )?;
+        let rows: Vec<Vec<String>> = record
+            .coverage_groups
+            .iter()
+            .map(|g| {
+                vec![
+                    g.group.clone(),
+                    g.required.to_string(),
+                    g.observed.to_string(),
+                    g.total.to_string(),
+                    if g.is_missing() {
+                        "✗ missing".to_string()
+                    } else {
+                        "✓".to_string()
+                    },
+                ]
+            })
+            .collect();
+        let align = [
+            Align::Left,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Left,
+        ];
+        write!(
+            out,
+            "{}",
+            render(
+                &["group", "required", "observed", "total", ""],
+                &align,
+                &rows,
+                width,
+                2
+            )
+        )?;
+        writeln!(out)?;
+        for record in &detail.records {
+            let agreement = match record.agrees {
+                Some(true) => " (agrees with the completed record)",
+                Some(false) => " (DISAGREES with the completed record)",
+                None => "",
+            };
+            writeln!(
+                out,
+                "  {} pp: {}{agreement}",
+                trim_number(record.threshold_pp),
+                glyph(record.action)
+            )?;
+            writeln!(out, "    {}", record.reason)?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "order {} at every budget", detail.order_index)?;
+    let mut header = vec![
+        "budget".to_string(),
+        "tasks".to_string(),
+        "coverage".to_string(),
+        "Δ̂".to_string(),
+    ];
+    header.extend(
+        detail
+            .thresholds_pp
+            .iter()
+            .map(|t| format!("{} pp", trim_number(*t))),
+    );
+    let rows: Vec<Vec<String>> = detail
+        .order_steps
+        .iter()
+        .map(|step| {
+            let mut row = vec![
+                percent(step.budget),
+                step.observed.to_string(),
+                step.coverage.name().to_string(),
+                pp(step.estimate),
+            ];
+            row.extend(step.actions.iter().map(|a| glyph(*a).to_string()));
+            row
+        })
+        .collect();
+    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut align = vec![Align::Right, Align::Right, Align::Left, Align::Right];
+    align.extend(detail.thresholds_pp.iter().map(|_| Align::Left));
+    write!(out, "{}", render(&header_refs, &align, &rows, width, 2))?;
+    for (t, rates) in detail.rates.iter().enumerate() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "all {} orders at {} pp: shares of actions",
+            detail.orders,
+            trim_number(detail.thresholds_pp[t])
+        )?;
+        let rows: Vec<Vec<String>> = rates
+            .iter()
+            .map(|r| {
+                vec![
+                    percent(r.budget),
+                    percent(r.promote),
+                    percent(r.reject),
+                    percent(r.abstain),
+                    percent(r.wrong),
+                ]
+            })
+            .collect();
+        let align = [
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+            Align::Right,
+        ];
+        write!(
+            out,
+            "{}",
+            render(
+                &["budget", "promote", "reject", "abstain", "wrong"],
+                &align,
+                &rows,
+                width,
+                2
+            )
+        )?;
+    }
+    if let Some(dist) = &detail.bootstrap {
+        let mean: f64 = dist
+            .probs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| p * (dist.first + i as f64 * dist.step))
+            .sum();
+        writeln!(out)?;
+        writeln!(
+            out,
+            "bootstrap distribution of Δ̂* at budget {}: mean {}, {} values",
+            percent(detail.budget),
+            pp(mean),
+            dist.probs.len()
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(out, "tasks by group (shared tasks)")?;
+    let rows: Vec<Vec<String>> = detail
+        .groups
+        .iter()
+        .map(|g| {
+            vec![
+                g.group.clone(),
+                g.tasks.to_string(),
+                g.both.to_string(),
+                g.only_tested.to_string(),
+                g.only_baseline.to_string(),
+                g.neither.to_string(),
+            ]
+        })
+        .collect();
+    let align = [
+        Align::Left,
+        Align::Right,
+        Align::Right,
+        Align::Right,
+        Align::Right,
+        Align::Right,
+    ];
+    write!(
+        out,
+        "{}",
+        render(
+            &["group", "tasks", "both", "only A", "only B", "neither"],
+            &align,
+            &rows,
+            width,
+            2
+        )
+    )?;
+    Ok(())
+}

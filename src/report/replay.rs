@@ -1,0 +1,354 @@
+//! `pareval replay` output: the paper's tables from one or more replays (one per preset), as text (a
+//! compact summary per preset and threshold, then the per-budget table), CSV, JSON and Markdown. All four
+//! are rendered from one [`ReplayReport`], so they carry the same numbers. JSON field names are a contract
+//! with scripts: `results[]` with `preset`, `threshold_pp`, `orders`, `pairs`, `min_sufficient_budget`
+//! and `rows[]` with `budget`, `fpr`, `frr`, `coverage_failure`, `unresolved`, `unresolved_lo`,
+//! `unresolved_hi`, `sufficient`.
+
+use std::io::{self, Write};
+
+use serde::{Deserialize, Serialize};
+
+use super::table::{Align, render};
+use crate::engine::Replay;
+use crate::engine::metrics::BudgetRow;
+use crate::engine::settings::{BootstrapMode, Rule, trim_number};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ReplayReport {
+    pub results: Vec<ResultBlock>,
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ResultBlock {
+    pub preset: String,
+    pub policy: String,
+    pub order: String,
+    pub coverage_gate: bool,
+    pub rule: String,
+    pub tail: f64,
+    pub bootstrap: Option<String>,
+    pub budget_measure: String,
+    pub group_column: Option<String>,
+    pub seed: u64,
+    pub threshold_pp: f64,
+    pub orders: u32,
+    pub pairs: usize,
+    /// Median shared tasks over the replayed pairs.
+    pub median_shared: f64,
+    pub alpha: f64,
+    pub gamma: f64,
+    pub eta: f64,
+    pub descriptive_only: bool,
+    pub min_sufficient_budget: Option<f64>,
+    pub min_errors_coverage_budget: Option<f64>,
+    pub rows: Vec<BudgetRow>,
+}
+
+impl ReplayReport {
+    /// One block per (replay, threshold); `labels` names each replay (its preset or "custom").
+    pub fn new(replays: &[(String, &Replay)]) -> Self {
+        let mut results = Vec::new();
+        let mut notes = Vec::new();
+        for (label, replay) in replays {
+            let prep = &replay.prepared;
+            let settings = &prep.settings;
+            let policy = settings.policy;
+            let mut shared: Vec<u32> = prep.pairs.iter().map(|p| p.n()).collect();
+            shared.sort_unstable();
+            let median_shared = match shared.len() {
+                0 => 0.0,
+                n if n % 2 == 1 => f64::from(shared[n / 2]),
+                n => (f64::from(shared[n / 2 - 1]) + f64::from(shared[n / 2])) / 2.0,
+            };
+            let bootstrap = match policy.rule {
+                Rule::Bootstrap(mode) => Some(match (mode, prep.rules.exact_bootstrap()) {
+                    (BootstrapMode::Exact, false) => {
+                        "exact unavailable (outcomes off a lattice): mc:200".to_string()
+                    }
+                    _ => mode.to_string(),
+                }),
+                _ => None,
+            };
+            if !policy.order.is_random_sample() {
+                let note = format!(
+                    "{label}: the {} order is not uniform random, so its results are descriptive (the bootstrap and finite-population bounds assume random sampling){}",
+                    policy.order.name(),
+                    if policy.order.uses_completed_record() {
+                        "; neyman allocation uses σ from the completed record, which a live run lacks"
+                    } else {
+                        ""
+                    }
+                );
+                if !notes.contains(&note) {
+                    notes.push(note);
+                }
+            }
+            let left_out: usize = prep.pairs.iter().map(|p| p.left_out).sum();
+            if left_out > 0 {
+                notes.push(format!(
+                    "{label}: {left_out} shared pair-tasks without {} were left out for the {} budget measure",
+                    if settings.measure.name().contains("cost") { "cost" } else { "seconds" },
+                    settings.measure.name()
+                ));
+            }
+            for metrics in &replay.metrics.thresholds {
+                results.push(ResultBlock {
+                    preset: label.clone(),
+                    policy: policy.describe(),
+                    order: policy.order.name().to_string(),
+                    coverage_gate: policy.coverage_gate,
+                    rule: policy.rule.name().to_string(),
+                    tail: policy.tail.value(),
+                    bootstrap: bootstrap.clone(),
+                    budget_measure: settings.measure.name().to_string(),
+                    group_column: settings.group_column.clone(),
+                    seed: settings.seed,
+                    threshold_pp: metrics.threshold_pp,
+                    orders: settings.orders,
+                    pairs: prep.pairs.len(),
+                    median_shared,
+                    alpha: settings.targets.alpha.value(),
+                    gamma: settings.targets.gamma.value(),
+                    eta: settings.targets.eta.value(),
+                    descriptive_only: !policy.order.is_random_sample(),
+                    min_sufficient_budget: metrics.min_sufficient_budget,
+                    min_errors_coverage_budget: metrics.min_errors_coverage_budget,
+                    rows: metrics.rows.clone(),
+                });
+            }
+        }
+        ReplayReport { results, notes }
+    }
+
+    pub fn write_json(&self, out: &mut impl Write) -> io::Result<()> {
+        serde_json::to_writer_pretty(&mut *out, self)?;
+        writeln!(out)
+    }
+
+    /// One line per (preset, threshold, budget).
+    pub fn write_csv(&self, out: &mut impl Write) -> io::Result<()> {
+        writeln!(
+            out,
+            "preset,threshold_pp,budget,orders,pairs,cases,fpr,frr,coverage_failure,unresolved,unresolved_lo,unresolved_hi,accuracy,promote_rate,reject_rate,mean_observed,sufficient,errors_and_coverage_met"
+        )?;
+        for block in &self.results {
+            for row in &block.rows {
+                writeln!(
+                    out,
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    csv_field(&block.preset),
+                    trim_number(block.threshold_pp),
+                    trim_number(row.budget),
+                    block.orders,
+                    block.pairs,
+                    row.cases,
+                    optional(row.fpr),
+                    optional(row.frr),
+                    row.coverage_failure,
+                    row.unresolved,
+                    row.unresolved_lo,
+                    row.unresolved_hi,
+                    optional(row.accuracy),
+                    row.promote_rate,
+                    row.reject_rate,
+                    row.mean_observed,
+                    row.sufficient,
+                    row.errors_and_coverage_met
+                )?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The summary line of one block, e.g. "0 pp: minimum sufficient budget 15%; unresolved there 20.6%
+    /// [17.2, 23.9]; error and coverage targets met from 10%".
+    pub fn summary_line(block: &ResultBlock) -> String {
+        let sufficient = match block.min_sufficient_budget {
+            Some(budget) => {
+                let row = block.rows.iter().find(|r| r.budget == budget);
+                let there = row.map_or(String::new(), |r| {
+                    format!(
+                        "; unresolved there {} [{}, {}]",
+                        percent(r.unresolved),
+                        number(r.unresolved_lo),
+                        number(r.unresolved_hi)
+                    )
+                });
+                format!("minimum sufficient budget {}{there}", percent(budget))
+            }
+            None => {
+                let last = block.rows.last().map_or(String::new(), |r| {
+                    format!(
+                        " (unresolved at {}: {} [{}, {}])",
+                        percent(r.budget),
+                        percent(r.unresolved),
+                        number(r.unresolved_lo),
+                        number(r.unresolved_hi)
+                    )
+                });
+                format!("no sufficient budget in the grid{last}")
+            }
+        };
+        let errors = match block.min_errors_coverage_budget {
+            Some(budget) => format!("error and coverage targets met from {}", percent(budget)),
+            None => "error and coverage targets never met".to_string(),
+        };
+        format!(
+            "{} pp: {sufficient}; {errors}",
+            trim_number(block.threshold_pp)
+        )
+    }
+
+    pub fn write_text(&self, out: &mut impl Write, width: usize) -> io::Result<()> {
+        let mut previous: Option<&str> = None;
+        for block in &self.results {
+            if previous != Some(block.preset.as_str()) {
+                if previous.is_some() {
+                    writeln!(out)?;
+                }
+                writeln!(out, "{}: {}", block.preset, block.policy)?;
+                writeln!(
+                    out,
+                    "  {} directed pairs (median {} shared tasks) × {} orders; budget by {}; group column {}; seed {}",
+                    block.pairs,
+                    trim_number(block.median_shared),
+                    block.orders,
+                    block.budget_measure,
+                    block.group_column.as_deref().unwrap_or("none"),
+                    block.seed
+                )?;
+                writeln!(
+                    out,
+                    "  targets: false promotion and rejection ≤ {}, coverage failure ≤ {}, unresolved ≤ {}",
+                    percent(block.alpha),
+                    percent(block.gamma),
+                    percent(block.eta)
+                )?;
+                previous = Some(block.preset.as_str());
+            }
+            writeln!(out)?;
+            writeln!(out, "  {}", Self::summary_line(block))?;
+            let rows: Vec<Vec<String>> = block
+                .rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        percent(r.budget),
+                        format!("{:.1}", r.mean_observed),
+                        optional_percent(r.fpr),
+                        optional_percent(r.frr),
+                        percent(r.coverage_failure),
+                        percent(r.unresolved),
+                        format!("[{}, {}]", number(r.unresolved_lo), number(r.unresolved_hi)),
+                        if r.sufficient {
+                            "✓ yes".to_string()
+                        } else {
+                            "✗ no".to_string()
+                        },
+                    ]
+                })
+                .collect();
+            let header = [
+                "budget",
+                "tasks",
+                "FPR",
+                "FRR",
+                "cov.fail",
+                "unresolved",
+                "95% interval",
+                "sufficient",
+            ];
+            let align = [
+                Align::Right,
+                Align::Right,
+                Align::Right,
+                Align::Right,
+                Align::Right,
+                Align::Right,
+                Align::Left,
+                Align::Left,
+            ];
+            write!(out, "{}", render(&header, &align, &rows, width, 4))?;
+        }
+        if !self.notes.is_empty() {
+            writeln!(out)?;
+            for note in &self.notes {
+                writeln!(out, "note: {note}")?;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn write_markdown(&self, out: &mut impl Write) -> io::Result<()> {
+        for block in &self.results {
+            writeln!(
+                out,
+                "### {} — {} pp",
+                block.preset,
+                trim_number(block.threshold_pp)
+            )?;
+            writeln!(out)?;
+            writeln!(
+                out,
+                "{}. {} directed pairs × {} orders, seed {}.",
+                block.policy, block.pairs, block.orders, block.seed
+            )?;
+            writeln!(out)?;
+            writeln!(out, "{}", Self::summary_line(block))?;
+            writeln!(out)?;
+            writeln!(
+                out,
+                "| budget | tasks | FPR | FRR | coverage failure | unresolved | 95% interval | sufficient |"
+            )?;
+            writeln!(out, "|---:|---:|---:|---:|---:|---:|---|---|")?;
+            for r in &block.rows {
+                writeln!(
+                    out,
+                    "| {} | {:.1} | {} | {} | {} | {} | [{}, {}] | {} |",
+                    percent(r.budget),
+                    r.mean_observed,
+                    optional_percent(r.fpr),
+                    optional_percent(r.frr),
+                    percent(r.coverage_failure),
+                    percent(r.unresolved),
+                    number(r.unresolved_lo),
+                    number(r.unresolved_hi),
+                    if r.sufficient { "yes" } else { "no" }
+                )?;
+            }
+            writeln!(out)?;
+        }
+        for note in &self.notes {
+            writeln!(out, "> {note}")?;
+        }
+        Ok(())
+    }
+}
+
+/// "15%", "20.6%": a fraction as a percentage with at most one decimal.
+pub fn percent(x: f64) -> String {
+    format!("{}%", trim_number((x * 1000.0).round() / 10.0))
+}
+
+/// A fraction as a percentage number with one decimal, for intervals ("17.2").
+fn number(x: f64) -> String {
+    format!("{:.1}", x * 100.0)
+}
+
+fn optional_percent(x: Option<f64>) -> String {
+    x.map_or("-".to_string(), percent)
+}
+
+fn optional(x: Option<f64>) -> String {
+    x.map_or(String::new(), |v| v.to_string())
+}
+
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}

@@ -1,0 +1,268 @@
+//! Replay invariants on real-shaped data: the same bits on 1 and 8 threads and for shuffled input rows,
+//! mirrored completed decisions, the full-budget estimate, coverage failures of forced-uniform that the
+//! primary policy never has, cancellation, and a replay of every public record.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pareval::data::{LoadOptions, load};
+use pareval::dataset::Dataset;
+use pareval::engine::settings::{BootstrapMode, Fraction, Preset, ReplaySettings, parse_grid};
+use pareval::engine::{Control, ReplayError, replay};
+
+use crate::common::{shared_data, temp_dir};
+
+fn sample(name: &str) -> PathBuf {
+    PathBuf::from(format!("{}/sample_runs/{name}", env!("CARGO_MANIFEST_DIR")))
+}
+
+fn load_path(path: PathBuf) -> Dataset {
+    load(&[path], &LoadOptions::default()).expect("load")
+}
+
+fn settings(preset: Preset, bootstrap: BootstrapMode, orders: u32) -> ReplaySettings {
+    let mut settings = ReplaySettings::for_preset(preset);
+    settings.policy = preset.policy(bootstrap, Fraction(500));
+    settings.orders = orders;
+    settings.seed = 7;
+    settings.group_column = Some("group".to_string());
+    settings
+}
+
+/// Everything a replay reports, as JSON (shortest round-trip floats: equal text means equal bits).
+fn fingerprint(dataset: &Dataset, settings: &ReplaySettings) -> String {
+    let result = replay(dataset, settings, &Control::default()).expect("replay");
+    type Counts = (u32, u32, u32, u32, u32);
+    let counts: Vec<Vec<Counts>> = result
+        .tallies
+        .iter()
+        .map(|t| {
+            t.counts
+                .iter()
+                .map(|c| (c.promote, c.reject, c.abstain, c.coverage_failure, c.wrong))
+                .collect()
+        })
+        .collect();
+    serde_json::to_string(&(&result.metrics, counts, &result.group_missing)).expect("json")
+}
+
+fn in_pool<T: Send>(threads: usize, work: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("pool")
+        .install(work)
+}
+
+#[test]
+fn same_bits_on_one_and_eight_threads() {
+    let dataset = load_path(sample("swe_repair.csv"));
+    for bootstrap in [BootstrapMode::Exact, BootstrapMode::Mc { resamples: 200 }] {
+        let settings = settings(Preset::Primary, bootstrap, 20);
+        let one = in_pool(1, || fingerprint(&dataset, &settings));
+        let eight = in_pool(8, || fingerprint(&dataset, &settings));
+        assert_eq!(one, eight, "{bootstrap}");
+    }
+}
+
+#[test]
+fn shuffled_input_rows_give_the_same_bits() {
+    let text = std::fs::read_to_string(sample("swe_repair.csv")).expect("read");
+    let mut lines: Vec<&str> = text.lines().collect();
+    let header = lines.remove(0);
+    // A fixed permutation: reverse, then interleave halves.
+    lines.reverse();
+    let (first, second) = lines.split_at(lines.len() / 2);
+    let mut shuffled = vec![header.to_string()];
+    for (a, b) in first.iter().zip(second) {
+        shuffled.push(a.to_string());
+        shuffled.push(b.to_string());
+    }
+    let dir = temp_dir("shuffled");
+    let path = dir.join("shuffled.csv");
+    std::fs::write(&path, shuffled.join("\n") + "\n").expect("write");
+    let original = load_path(sample("swe_repair.csv"));
+    let permuted = load_path(path);
+    assert_ne!(
+        original.tasks, permuted.tasks,
+        "the permutation must change the input order"
+    );
+    for preset in [Preset::Primary, Preset::ForcedUniform, Preset::PairedNormal] {
+        let settings = settings(preset, BootstrapMode::Mc { resamples: 200 }, 10);
+        assert_eq!(
+            fingerprint(&original, &settings),
+            fingerprint(&permuted, &settings),
+            "{}",
+            preset.name()
+        );
+    }
+}
+
+#[test]
+fn swapping_tested_and_baseline_mirrors_the_completed_decision() {
+    let dataset = load_path(sample("app_use.csv"));
+    let result = replay(
+        &dataset,
+        &settings(Preset::ForcedUniform, BootstrapMode::Exact, 1),
+        &Control::default(),
+    )
+    .expect("replay");
+    let pairs = &result.prepared.pairs;
+    let mut checked = 0;
+    for (i, pair) in pairs.iter().enumerate() {
+        let mirror = pairs
+            .iter()
+            .position(|p| p.tested == pair.baseline && p.baseline == pair.tested)
+            .expect("mirror");
+        assert!((pair.delta_full() + pairs[mirror].delta_full()).abs() < 1e-12);
+        // At 0 pp: never both promote; exactly one promotes unless the record is a tie.
+        let (here, there) = (result.completed[i][0], result.completed[mirror][0]);
+        assert!(!(here && there));
+        if pair.delta_full().abs() > 1e-12 {
+            assert!(here ^ there);
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 132);
+}
+
+#[test]
+fn at_the_full_budget_the_estimate_equals_the_completed_difference() {
+    let dataset = load_path(sample("timed_runs.csv")); // averages of 3 runs: a lattice of thirds
+    let mut settings = settings(Preset::Primary, BootstrapMode::Exact, 3);
+    settings.grid = parse_grid("0.5,1").expect("grid");
+    settings.group_column = None;
+    let prepared = pareval::engine::replay::Prepared::new(&dataset, &settings).expect("prepare");
+    assert_eq!(prepared.scale, Some(3));
+    for pair in &prepared.pairs {
+        for r in 0..3 {
+            let mut order = Vec::new();
+            prepared.order(pair, r, &mut order);
+            let mut full = None;
+            prepared.walk(pair, &order, |b, snapshot| {
+                if b == 1 {
+                    full = Some(snapshot.observed.estimate(prepared.scale));
+                }
+            });
+            let estimate = full.expect("budget 1 visited");
+            assert!(
+                (estimate - pair.delta_full()).abs() < 1e-12,
+                "{estimate} vs {}",
+                pair.delta_full()
+            );
+        }
+    }
+}
+
+#[test]
+fn forced_uniform_fails_coverage_where_primary_never_does() {
+    let dataset = load_path(sample("swe_repair.csv"));
+    let forced = replay(
+        &dataset,
+        &settings(Preset::ForcedUniform, BootstrapMode::Exact, 50),
+        &Control::default(),
+    )
+    .expect("replay");
+    let primary = replay(
+        &dataset,
+        &settings(Preset::Primary, BootstrapMode::Exact, 50),
+        &Control::default(),
+    )
+    .expect("replay");
+    let failures = |r: &pareval::engine::Replay| -> Vec<u32> {
+        r.metrics
+            .thresholds
+            .iter()
+            .flat_map(|t| t.rows.iter().map(|row| row.coverage_failures))
+            .collect()
+    };
+    assert!(
+        failures(&forced).iter().any(|&f| f > 0),
+        "forced-uniform should decide with groups missing"
+    );
+    assert!(failures(&primary).iter().all(|&f| f == 0));
+}
+
+#[test]
+fn a_cancelled_replay_stops_promptly() {
+    let dataset = Arc::new(load_path(sample("swe_repair.csv")));
+    let control = Arc::new(Control::default());
+    let settings = settings(
+        Preset::Primary,
+        BootstrapMode::Mc { resamples: 200 },
+        100_000,
+    );
+    let worker = {
+        let (dataset, control) = (dataset.clone(), control.clone());
+        std::thread::spawn(move || {
+            let result = replay(&dataset, &settings, &control);
+            (result.err(), Instant::now())
+        })
+    };
+    std::thread::sleep(Duration::from_millis(200));
+    let cancelled_at = Instant::now();
+    control
+        .cancel
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let (error, finished) = worker.join().expect("join");
+    assert_eq!(error, Some(ReplayError::Cancelled));
+    // The flag is checked before every order; bench/run measures the latency (target 50 ms). Here only a
+    // generous bound, so a loaded machine does not fail the test.
+    assert!(finished.duration_since(cancelled_at) < Duration::from_secs(2));
+}
+
+#[test]
+fn settings_errors_name_the_setting() {
+    let dataset = load_path(sample("app_use.csv"));
+    let mut bad = settings(Preset::CostAware, BootstrapMode::Exact, 5);
+    let error = replay(&dataset, &bad, &Control::default())
+        .err()
+        .expect("no cost");
+    assert_eq!(
+        error.to_string(),
+        "order 'cost' needs a cost_usd column, and the records have none"
+    );
+    bad = settings(Preset::Primary, BootstrapMode::Exact, 5);
+    bad.group_column = Some("repo".into());
+    let error = replay(&dataset, &bad, &Control::default())
+        .err()
+        .expect("bad group");
+    assert_eq!(
+        error.to_string(),
+        "group column 'repo' is not a candidate; candidates: group"
+    );
+    bad.group_column = None;
+    bad.measure = pareval::engine::BudgetMeasure::Seconds;
+    let error = replay(&dataset, &bad, &Control::default())
+        .err()
+        .expect("no seconds");
+    assert_eq!(
+        error.to_string(),
+        "budget measure 'seconds' needs a seconds column, and the records have none"
+    );
+}
+
+#[test]
+fn every_public_record_replays() {
+    let Some(root) = shared_data() else { return };
+    let mut files: Vec<PathBuf> = Vec::new();
+    for entry in std::fs::read_dir(&root).expect("shared data") {
+        let dir = entry.expect("entry").path();
+        if dir.join("records.csv").exists() {
+            files.push(dir.join("records.csv"));
+        }
+    }
+    files.push(root.join("pace/targets.csv"));
+    for path in files {
+        let dataset = load_path(path.clone());
+        if dataset.n_systems() < 2 {
+            continue; // tau_bench_historical has one system: no pairs to replay
+        }
+        let mut settings = settings(Preset::Primary, BootstrapMode::Exact, 5);
+        settings.group_column = dataset.group_column("group").map(|c| c.name.clone());
+        let result = replay(&dataset, &settings, &Control::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(!result.metrics.thresholds[0].rows.is_empty());
+    }
+}

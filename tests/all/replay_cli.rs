@@ -1,0 +1,328 @@
+//! `pareval replay`, `pair` and `decide` end to end: output formats and their contract fields, decision
+//! records whose counts reproduce the aggregates, the pair drill-down and the live decision.
+
+use std::collections::HashMap;
+
+use crate::common::{pareval, shared_data, stderr, stdout, temp_dir};
+
+fn sample(name: &str) -> String {
+    format!("{}/sample_runs/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn replay_json_keeps_the_contract_fields() {
+    let output = pareval(&[
+        "replay",
+        &sample("swe_repair.csv"),
+        "--orders",
+        "20",
+        "--bootstrap",
+        "exact",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let results = json["results"].as_array().expect("results");
+    assert_eq!(results.len(), 3);
+    for (block, threshold) in results.iter().zip([0.0, 5.0, 10.0]) {
+        assert_eq!(block["preset"], "primary");
+        assert_eq!(block["threshold_pp"], threshold);
+        assert_eq!(block["orders"], 20);
+        assert_eq!(block["pairs"], 380);
+        assert!(
+            block["min_sufficient_budget"].is_number() || block["min_sufficient_budget"].is_null()
+        );
+        let rows = block["rows"].as_array().expect("rows");
+        assert_eq!(rows.len(), 19);
+        for row in rows {
+            for field in [
+                "budget",
+                "coverage_failure",
+                "unresolved",
+                "unresolved_lo",
+                "unresolved_hi",
+            ] {
+                let value = row[field].as_f64().unwrap_or_else(|| panic!("{field}"));
+                assert!((0.0..=1.0).contains(&value), "{field} = {value}");
+            }
+            for field in ["fpr", "frr"] {
+                assert!(
+                    row[field].is_null()
+                        || (0.0..=1.0).contains(&row[field].as_f64().expect("rate"))
+                );
+            }
+            assert!(row["sufficient"].is_boolean());
+            let (lo, hi, u) = (
+                row["unresolved_lo"].as_f64().unwrap(),
+                row["unresolved_hi"].as_f64().unwrap(),
+                row["unresolved"].as_f64().unwrap(),
+            );
+            assert!(lo <= u + 1e-12 && u <= hi + 1e-12, "{lo} {u} {hi}");
+        }
+    }
+}
+
+#[test]
+fn replay_text_csv_and_markdown_carry_the_same_numbers() {
+    let args = [
+        "replay",
+        &sample("app_use.csv"),
+        "--orders",
+        "10",
+        "--preset",
+        "primary,forced-uniform",
+        "--thresholds",
+        "5",
+    ];
+    let text = stdout(&pareval(&[&args[..], &["--format", "text"]].concat()));
+    let csv = stdout(&pareval(&[&args[..], &["--format", "csv"]].concat()));
+    let markdown = stdout(&pareval(&[&args[..], &["--format", "markdown"]].concat()));
+    let json: serde_json::Value =
+        serde_json::from_slice(&pareval(&[&args[..], &["--format", "json"]].concat()).stdout)
+            .expect("json");
+    assert!(
+        text.contains("primary: stratified order, coverage gate on, bootstrap (mc:200, a = 0.05)"),
+        "{text}"
+    );
+    assert!(text.contains("forced-uniform: uniform order, coverage gate off, forced"));
+    assert_eq!(csv.lines().count(), 1 + 2 * 19);
+    assert!(markdown.contains("### forced-uniform — 5 pp"));
+    for block in json["results"].as_array().expect("results") {
+        let line = pareval::report::replay::ReplayReport::summary_line(
+            &serde_json::from_value(block.clone()).expect("block"),
+        );
+        assert!(text.contains(&line), "{line}");
+        assert!(markdown.contains(&line), "{line}");
+    }
+}
+
+#[test]
+fn decision_records_reproduce_the_aggregates() {
+    let dir = temp_dir("records");
+    for ext in ["jsonl", "csv", "parquet"] {
+        let records = dir.join(format!("r.{ext}"));
+        let output = pareval(&[
+            "replay",
+            &sample("domains_cost.csv"),
+            "--orders",
+            "4",
+            "--thresholds",
+            "0,5",
+            "--bootstrap",
+            "exact",
+            "--records",
+            &records.to_string_lossy(),
+            "--format",
+            "json",
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert!(records.metadata().expect("records written").len() > 0);
+        if ext != "jsonl" {
+            continue;
+        }
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+        // Count false promotions, abstentions and cases per (threshold, budget) from the records.
+        let mut counts: HashMap<(String, String), (u32, u32, u32)> = HashMap::new();
+        for line in std::fs::read_to_string(&records).expect("read").lines() {
+            let record: serde_json::Value = serde_json::from_str(line).expect("record");
+            let key = (
+                record["threshold_pp"].to_string(),
+                record["budget"].to_string(),
+            );
+            let entry = counts.entry(key).or_default();
+            entry.0 += 1;
+            entry.1 += u32::from(record["action"] == "abstain");
+            entry.2 += u32::from(record["action"] == "promote" && record["completed"] == "reject");
+            assert!(
+                record["provenance"]["files"][0]["sha256"]
+                    .as_str()
+                    .expect("hash")
+                    .len()
+                    == 64
+            );
+        }
+        for block in json["results"].as_array().expect("results") {
+            for row in block["rows"].as_array().expect("rows") {
+                let key = (block["threshold_pp"].to_string(), row["budget"].to_string());
+                let (cases, abstain, false_promotions) = counts[&key];
+                assert_eq!(cases, row["cases"].as_u64().expect("cases") as u32);
+                assert_eq!(abstain, row["abstain"].as_u64().expect("abstain") as u32);
+                assert_eq!(
+                    false_promotions,
+                    row["false_promotions"].as_u64().expect("fp") as u32
+                );
+            }
+        }
+    }
+    let csv = std::fs::read_to_string(dir.join("r.csv")).expect("csv");
+    assert!(csv.starts_with("tested,baseline,threshold_pp,rule,tail,bootstrap_mode"));
+    assert_eq!(csv.lines().count(), 1 + 90 * 4 * 19 * 2);
+}
+
+#[test]
+fn pair_explains_one_case_in_text_and_json() {
+    let tested = "ReAct (cirrus-1)";
+    let baseline = "CodeAct (ember-1)";
+    let args = [
+        "pair",
+        &sample("swe_repair.csv"),
+        "--tested",
+        tested,
+        "--baseline",
+        baseline,
+        "--budget",
+        "0.1",
+        "--orders",
+        "30",
+        "--order-index",
+        "2",
+    ];
+    let output = pareval(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(json["tested"], tested);
+    assert_eq!(json["order_index"], 2);
+    assert_eq!(json["records"].as_array().expect("records").len(), 3);
+    let record = &json["records"][0];
+    assert_eq!(record["observed"], 15);
+    assert_eq!(record["total"], 150);
+    assert_eq!(
+        record["coverage_groups"].as_array().expect("groups").len(),
+        12
+    );
+    assert_eq!(json["order_steps"].as_array().expect("steps").len(), 19);
+    let shares = &json["rates"][0][1];
+    let sum = shares["promote"].as_f64().unwrap()
+        + shares["reject"].as_f64().unwrap()
+        + shares["abstain"].as_f64().unwrap();
+    assert!((sum - 1.0).abs() < 1e-12);
+    let text = stdout(&pareval(&args));
+    assert!(
+        text.contains("order 2 of 30, budget 10%: 15 of 150 tasks observed"),
+        "{text}"
+    );
+    assert!(text.contains(&record["reason"].as_str().expect("reason").to_string()));
+
+    let unknown = pareval(&[
+        "pair",
+        &sample("swe_repair.csv"),
+        "--tested",
+        "ReAct",
+        "--baseline",
+        baseline,
+    ]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(
+        stderr(&unknown).contains("did you mean 'ReAct (atlas-1)'"),
+        "{}",
+        stderr(&unknown)
+    );
+}
+
+#[test]
+fn decide_continues_then_decides_and_refuses_unplanned_tasks() {
+    let dir = temp_dir("decide");
+    let plan = dir.join("plan.csv");
+    let mut text = String::from("task,group\n");
+    for i in 0..40 {
+        text.push_str(&format!("t{i},{}\n", if i < 20 { "web" } else { "cli" }));
+    }
+    std::fs::write(&plan, text).expect("plan");
+    let outcomes = dir.join("so_far.csv");
+    let mut text = String::from("system,task,outcome\n");
+    for i in (0..8).chain(20..28) {
+        text.push_str(&format!("new,t{i},1\nold,t{i},{}\n", u8::from(i % 4 == 0)));
+    }
+    std::fs::write(&outcomes, &text).expect("outcomes");
+    let run = |budget: &str| {
+        let output = pareval(&[
+            "decide",
+            &outcomes.to_string_lossy(),
+            "--plan",
+            &plan.to_string_lossy(),
+            "--tested",
+            "new",
+            "--baseline",
+            "old",
+            "--budget",
+            budget,
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).expect("json")
+    };
+    let early = run("0.5");
+    assert_eq!(early["action"], "continue");
+    assert_eq!(early["observed"], 16);
+    assert_eq!(early["total"], 40);
+    let at_limit = run("0.4");
+    assert_eq!(at_limit["action"], "promote", "{}", at_limit["reason"]);
+    assert_eq!(at_limit["order"], "live");
+    assert_eq!(
+        at_limit["provenance"]["files"]
+            .as_array()
+            .expect("files")
+            .len(),
+        2
+    );
+
+    std::fs::write(&outcomes, text + "new,t99,1\nold,t99,0\n").expect("outcomes");
+    let output = pareval(&[
+        "decide",
+        &outcomes.to_string_lossy(),
+        "--plan",
+        &plan.to_string_lossy(),
+        "--tested",
+        "new",
+        "--baseline",
+        "old",
+        "--budget",
+        "0.4",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        format!(
+            "error: {}: tasks with outcomes are not in the plan: 't99'\n",
+            plan.display()
+        )
+    );
+}
+
+#[test]
+fn replay_runs_on_real_records_in_every_output_format() {
+    let Some(root) = shared_data() else { return };
+    let path = root.join("hal_taubench/records.csv");
+    for format in ["text", "csv", "json", "markdown"] {
+        let output = pareval(&[
+            "replay",
+            &path.to_string_lossy(),
+            "--orders",
+            "20",
+            "--format",
+            format,
+        ]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{format}: {}",
+            stderr(&output)
+        );
+        assert!(!output.stdout.is_empty());
+    }
+    let cost = root.join("swebench_verified_bash_only/records.csv");
+    let output = pareval(&[
+        "replay",
+        &cost.to_string_lossy(),
+        "--orders",
+        "5",
+        "--preset",
+        "cost-aware,cost-forced",
+        "--budget-by",
+        "cost",
+        "--thresholds",
+        "0",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("note: cost-aware: the cost order is not uniform random"));
+}
