@@ -30,14 +30,17 @@ impl LatticeCounts {
         self.counts.iter().sum()
     }
 
-    /// Σ v over the observed differences.
-    pub fn sum(&self) -> i64 {
+    /// Σ v and Σ v² over the observed differences.
+    pub fn sums(&self) -> (i64, i64) {
         let scale = i64::from(self.scale);
-        self.counts
-            .iter()
-            .enumerate()
-            .map(|(i, &c)| (i as i64 - scale) * i64::from(c))
-            .sum()
+        let mut sum = 0;
+        let mut sum_sq = 0;
+        for (i, &c) in self.counts.iter().enumerate() {
+            let v = i as i64 - scale;
+            sum += v * i64::from(c);
+            sum_sq += v * v * i64::from(c);
+        }
+        (sum, sum_sq)
     }
 }
 

@@ -36,6 +36,7 @@ pub fn build_order(
         seed,
         index,
         &mut OrderScratch::default(),
+        usize::MAX,
         out,
     );
 }
@@ -48,6 +49,7 @@ pub fn build_order_with(
     seed: u64,
     index: u32,
     scratch: &mut OrderScratch,
+    limit: usize,
     out: &mut Vec<u32>,
 ) {
     let mut rng = StreamKey::new(seed, "order")
@@ -61,9 +63,10 @@ pub fn build_order_with(
     match kind {
         OrderKind::Uniform => {
             out.extend(0..n);
-            rng.shuffle(out);
+            rng.shuffle_prefix(out, limit);
+            out.truncate(limit);
         }
-        OrderKind::Stratified => stratified_order(pair, &mut rng, scratch, out),
+        OrderKind::Stratified => stratified_order(pair, &mut rng, scratch, limit, out),
         OrderKind::Neyman => {
             let weights: Vec<f64> = pair
                 .group_sizes
@@ -76,7 +79,7 @@ pub fn build_order_with(
                 let shares: Vec<f64> = weights.iter().map(|w| w / total).collect();
                 deadline_order(pair, Some(&shares), &mut rng, out);
             } else {
-                stratified_order(pair, &mut rng, scratch, out);
+                stratified_order(pair, &mut rng, scratch, limit, out);
             }
         }
         OrderKind::Cost | OrderKind::PairCost => {
@@ -118,6 +121,7 @@ fn stratified_order(
     pair: &PairData,
     rng: &mut Stream,
     scratch: &mut OrderScratch,
+    limit: usize,
     out: &mut Vec<u32>,
 ) {
     let n = u64::from(pair.n());
@@ -128,17 +132,26 @@ fn stratified_order(
         taken,
         block,
     } = scratch;
+    rank.clear();
+    rank.extend(0..groups as u32);
+    rng.shuffle(rank);
     members.resize_with(groups, Vec::new);
     for (list, source) in members.iter_mut().zip(&pair.members) {
         list.clear();
         list.extend_from_slice(source);
-        rng.shuffle(list);
     }
-    rank.clear();
-    rank.extend(0..groups as u32);
-    rng.shuffle(rank);
     taken.clear();
     taken.resize(groups, 0);
+    // The next task of group g: a lazy Fisher–Yates step over the group's remaining members, so a task
+    // is drawn only when the order reaches it.
+    let mut emit = |g: usize, taken: &mut [u64], out: &mut Vec<u32>| {
+        let list = &mut members[g];
+        let t = taken[g] as usize;
+        let j = t + rng.below(list.len() - t);
+        list.swap(t, j);
+        out.push(list[t]);
+        taken[g] += 1;
+    };
     let schedule = &pair.quota_schedule;
     let mut position = 0;
     for &(block_start, block_end) in pair.tie_blocks.iter().chain(std::iter::once(&(
@@ -147,9 +160,10 @@ fn stratified_order(
     ))) {
         // Items before the next tie block have distinct due times: their order is fixed.
         for &(_, g) in &schedule[position..block_start as usize] {
-            let g = g as usize;
-            out.push(members[g][taken[g] as usize]);
-            taken[g] += 1;
+            if out.len() >= limit {
+                return;
+            }
+            emit(g as usize, taken, out);
         }
         block.clear();
         block.extend(
@@ -158,6 +172,9 @@ fn stratified_order(
                 .map(|item| item.1),
         );
         while !block.is_empty() {
+            if out.len() >= limit {
+                return;
+            }
             let k = out.len() as u64 + 1;
             let mut best = 0;
             for candidate in 1..block.len() {
@@ -171,8 +188,7 @@ fn stratified_order(
                 }
             }
             let g = block.swap_remove(best) as usize;
-            out.push(members[g][taken[g] as usize]);
-            taken[g] += 1;
+            emit(g, taken, out);
         }
         position = block_end as usize;
     }
@@ -216,15 +232,10 @@ fn quota_due(j: u32, size: u32, n: u32) -> u64 {
 fn deadline_order(pair: &PairData, shares: Option<&[f64]>, rng: &mut Stream, out: &mut Vec<u32>) {
     let n = pair.n();
     let groups = pair.group_sizes.len();
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); groups];
-    for (i, &g) in pair.group_of.iter().enumerate() {
-        members[g as usize].push(i as u32);
-    }
-    for list in &mut members {
-        rng.shuffle(list);
-    }
+    // Same draws as `stratified_order`: the group ranking first, then one lazy Fisher–Yates step per task.
     let mut rank: Vec<u32> = (0..groups as u32).collect();
     rng.shuffle(&mut rank);
+    let mut members: Vec<Vec<u32>> = pair.members.clone();
     let mut taken = vec![0u32; groups];
     // slack[T] for T = 0..=n (index 0 unused).
     let mut slack: Vec<i64> = match shares {
@@ -300,7 +311,11 @@ fn deadline_order(pair: &PairData, shares: Option<&[f64]>, rng: &mut Stream, out
                 slack[t as usize] -= 1;
             }
         }
-        out.push(members[choice][taken[choice] as usize]);
+        let list = &mut members[choice];
+        let t = taken[choice] as usize;
+        let pick = t + rng.below(list.len() - t);
+        list.swap(t, pick);
+        out.push(list[t]);
         taken[choice] += 1;
         due[choice] = quota_due(taken[choice] + 1, pair.group_sizes[choice], n);
     }
@@ -429,11 +444,43 @@ mod tests {
                     &pair,
                     &mut StreamKey::new(seed, "t").rng(),
                     &mut OrderScratch::default(),
+                    usize::MAX,
                     &mut fast,
                 );
                 deadline_order(&pair, None, &mut StreamKey::new(seed, "t").rng(), &mut scan);
                 assert_eq!(fast, scan, "sizes {sizes:?} seed {seed}");
             }
+        }
+    }
+
+    #[test]
+    fn a_limited_order_is_the_prefix_of_the_full_order() {
+        let pair = pair_with_groups(&[40, 25, 10, 5]);
+        for kind in [OrderKind::Uniform, OrderKind::Stratified] {
+            let (mut full, mut short) = (Vec::new(), Vec::new());
+            build_order_with(
+                kind,
+                &pair,
+                ("a", "b"),
+                5,
+                3,
+                &mut OrderScratch::default(),
+                usize::MAX,
+                &mut full,
+            );
+            build_order_with(
+                kind,
+                &pair,
+                ("a", "b"),
+                5,
+                3,
+                &mut OrderScratch::default(),
+                57,
+                &mut short,
+            );
+            assert_eq!(short.len(), 57);
+            assert_eq!(short[..], full[..57], "{}", kind.name());
+            assert!(is_permutation(&full, 80));
         }
     }
 

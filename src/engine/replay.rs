@@ -58,6 +58,12 @@ pub struct Prepared {
 impl Prepared {
     pub fn new(dataset: &Dataset, settings: &ReplaySettings) -> Result<Self, ReplayError> {
         settings.validate(dataset).map_err(ReplayError::Invalid)?;
+        if dataset.n_systems() < 2 {
+            return Err(ReplayError::Invalid(format!(
+                "the records hold {} system; a replay compares pairs of systems",
+                dataset.n_systems()
+            )));
+        }
         let grouping = Grouping::new(dataset, settings.group_column.as_deref());
         let scale = lattice_scale(dataset);
         let mut pairs = prepare_pairs(dataset, settings, &grouping, scale);
@@ -203,6 +209,11 @@ impl Prepared {
                         .iter()
                         .map(|&size| coverage::quota(snapshot.k, size, pair.n())),
                 );
+                if let Some(counts) = &snapshot.observed.counts {
+                    let (sum, sum_sq) = counts.sums();
+                    snapshot.observed.sum_units = sum;
+                    snapshot.observed.sum_sq_units = sum_sq;
+                }
                 snapshot.coverage = coverage::status_from_quotas(
                     snapshot.k,
                     &snapshot.group_counts,
@@ -222,11 +233,8 @@ impl Prepared {
             let observed = &mut snapshot.observed;
             observed.n += 1;
             if let (Some(counts), Some(scale)) = (&mut observed.counts, self.scale) {
-                // On the lattice every rule reads the exact integer sums; the float sums stay unused.
-                let v = pair.units[i];
-                counts.counts[(v + i64::from(scale)) as usize] += 1;
-                observed.sum_units += v;
-                observed.sum_sq_units += v * v;
+                // On the lattice the rules read exact integer sums, derived from the counts at each budget.
+                counts.counts[(pair.units[i] + i64::from(scale)) as usize] += 1;
             }
             if keep_values {
                 observed.sum += d;
@@ -422,6 +430,14 @@ pub fn tally_pair_records(
     let mut order = Vec::with_capacity(pair.tasks.len());
     let mut decisions = Vec::with_capacity(thresholds);
     let mut order_scratch = OrderScratch::default();
+    // Under the tasks measure no budget looks past the last grid prefix, so orders stop there; the prefix
+    // is the same as the full order's (orders draw their tasks one at a time).
+    let limit = match prep.settings.measure {
+        BudgetMeasure::Tasks => prep.settings.grid.last().map_or(pair.tasks.len(), |b| {
+            (u64::from(b.0) * u64::from(pair.n())).div_ceil(u64::from(FRACTION_UNITS)) as usize
+        }),
+        _ => pair.tasks.len(),
+    };
     let mut walk_scratch = WalkScratch::default();
     let mut local = take_local_tails(prep.id);
     for r in 0..prep.settings.orders {
@@ -436,6 +452,7 @@ pub fn tally_pair_records(
             prep.settings.seed,
             r,
             &mut order_scratch,
+            limit,
             &mut order,
         );
         prep.walk_with(pair, &order, &mut walk_scratch, |b, snapshot| {

@@ -142,9 +142,12 @@ impl OrderKind {
             })
     }
 
-    /// Only uniform random orders keep the sampling assumptions behind the bootstrap and the bounds.
+    /// Whether prefixes are random samples of the shared tasks, as the bootstrap and the finite-population
+    /// bounds assume. Uniform orders are; stratified orders are too (uniform within each group, allocated in
+    /// proportion to group size). Cost, pair-cost and file orders are deterministic, and neyman allocates
+    /// with the completed record's variances, so their results are descriptive (SPEC §3).
     pub fn is_random_sample(self) -> bool {
-        self == OrderKind::Uniform
+        matches!(self, OrderKind::Uniform | OrderKind::Stratified)
     }
 
     /// Neyman allocation uses σ of the completed record, which a live run does not have.

@@ -65,6 +65,16 @@ impl Stream {
         (product >> 64) as usize
     }
 
+    /// Forward Fisher–Yates on the first `limit` positions: they become a uniform random sample in uniform
+    /// random order, and a longer `limit` extends the same prefix (the draws so far do not change).
+    pub fn shuffle_prefix<T>(&mut self, items: &mut [T], limit: usize) {
+        let n = items.len();
+        for i in 0..limit.min(n.saturating_sub(1)) {
+            let j = i + self.below(n - i);
+            items.swap(i, j);
+        }
+    }
+
     /// Fisher–Yates shuffle.
     pub fn shuffle<T>(&mut self, items: &mut [T]) {
         for i in (1..items.len()).rev() {

@@ -73,7 +73,7 @@ impl ReplayReport {
             };
             if !policy.order.is_random_sample() {
                 let note = format!(
-                    "{label}: the {} order is not uniform random, so its results are descriptive (the bootstrap and finite-population bounds assume random sampling){}",
+                    "{label}: the {} order is not a random sample of the tasks, so its results are descriptive (the bootstrap and finite-population bounds assume random sampling){}",
                     policy.order.name(),
                     if policy.order.uses_completed_record() {
                         "; neyman allocation uses σ from the completed record, which a live run lacks"

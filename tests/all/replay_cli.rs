@@ -324,5 +324,9 @@ fn replay_runs_on_real_records_in_every_output_format() {
         "0",
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert!(stdout(&output).contains("note: cost-aware: the cost order is not uniform random"));
+    assert!(
+        stdout(&output)
+            .contains("note: cost-aware: the cost order is not a random sample of the tasks")
+    );
+    assert!(!stdout(&output).contains("note: primary"));
 }
