@@ -20,6 +20,16 @@ pub struct OrderScratch {
     block: Vec<u32>,
 }
 
+/// What identifies one order: its kind, the pair's names, the seed and the order index. The order's
+/// random stream is keyed by exactly these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OrderKey<'a> {
+    pub kind: OrderKind,
+    pub names: (&'a str, &'a str),
+    pub seed: u64,
+    pub index: u32,
+}
+
 /// Fills `out` with the order `index` of `kind` for the pair.
 pub fn build_order(
     kind: OrderKind,
@@ -29,34 +39,30 @@ pub fn build_order(
     index: u32,
     out: &mut Vec<u32>,
 ) {
-    build_order_with(
+    let key = OrderKey {
         kind,
-        pair,
         names,
         seed,
         index,
-        &mut OrderScratch::default(),
-        usize::MAX,
-        out,
-    );
+    };
+    build_order_with(&key, pair, &mut OrderScratch::default(), usize::MAX, out);
 }
 
-/// [`build_order`] with caller-owned scratch buffers.
+/// [`build_order`] with caller-owned scratch buffers, stopping after `limit` tasks (the prefix of the
+/// full order).
 pub fn build_order_with(
-    kind: OrderKind,
+    key: &OrderKey<'_>,
     pair: &PairData,
-    names: (&str, &str),
-    seed: u64,
-    index: u32,
     scratch: &mut OrderScratch,
     limit: usize,
     out: &mut Vec<u32>,
 ) {
-    let mut rng = StreamKey::new(seed, "order")
-        .str(names.0)
-        .str(names.1)
+    let kind = key.kind;
+    let mut rng = StreamKey::new(key.seed, "order")
+        .str(key.names.0)
+        .str(key.names.1)
         .str(kind.name())
-        .u64(u64::from(index))
+        .u64(u64::from(key.index))
         .rng();
     out.clear();
     let n = pair.n();
@@ -459,21 +465,25 @@ mod tests {
         for kind in [OrderKind::Uniform, OrderKind::Stratified] {
             let (mut full, mut short) = (Vec::new(), Vec::new());
             build_order_with(
-                kind,
+                &OrderKey {
+                    kind,
+                    names: ("a", "b"),
+                    seed: 5,
+                    index: 3,
+                },
                 &pair,
-                ("a", "b"),
-                5,
-                3,
                 &mut OrderScratch::default(),
                 usize::MAX,
                 &mut full,
             );
             build_order_with(
-                kind,
+                &OrderKey {
+                    kind,
+                    names: ("a", "b"),
+                    seed: 5,
+                    index: 3,
+                },
                 &pair,
-                ("a", "b"),
-                5,
-                3,
                 &mut OrderScratch::default(),
                 57,
                 &mut short,

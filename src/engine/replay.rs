@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use super::bootstrap::LatticeCounts;
 use super::coverage::{self, CoverageStatus};
 use super::metrics::{Metrics, summarise};
-use super::orders::{OrderScratch, build_order, build_order_with};
+use super::orders::{OrderKey, OrderScratch, build_order, build_order_with};
 use super::pair::{Grouping, PairData, lattice_scale, prepare_pairs};
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
 use super::rules::{Action, Decision, LocalTails, Observed, RuleContext};
@@ -445,16 +445,13 @@ pub fn tally_pair_records(
             return None;
         }
         order.clear();
-        build_order_with(
-            prep.settings.policy.order,
-            pair,
-            prep.names(pair),
-            prep.settings.seed,
-            r,
-            &mut order_scratch,
-            limit,
-            &mut order,
-        );
+        let key = OrderKey {
+            kind: prep.settings.policy.order,
+            names: prep.names(pair),
+            seed: prep.settings.seed,
+            index: r,
+        };
+        build_order_with(&key, pair, &mut order_scratch, limit, &mut order);
         prep.walk_with(pair, &order, &mut walk_scratch, |b, snapshot| {
             tally.observed[b] += u64::from(snapshot.k);
             for (g, (&c, &required)) in snapshot
