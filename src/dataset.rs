@@ -158,6 +158,38 @@ impl Dataset {
         pairs
     }
 
+    /// The same record restricted to the tasks where `keep` is true (systems keep their rows; group
+    /// columns keep their labels). Used by the explorer's group filter.
+    pub fn restrict_tasks(&self, keep: &[bool]) -> Dataset {
+        let n = self.n_tasks();
+        let kept: Vec<usize> = (0..n).filter(|&t| keep[t]).collect();
+        let take = |matrix: &[f64]| -> Vec<f64> {
+            (0..self.n_systems())
+                .flat_map(|s| kept.iter().map(move |&t| matrix[s * n + t]))
+                .collect()
+        };
+        Dataset {
+            tasks: kept.iter().map(|&t| self.tasks[t].clone()).collect(),
+            task_benchmark: kept.iter().map(|&t| self.task_benchmark[t]).collect(),
+            outcome: take(&self.outcome),
+            runs: (0..self.n_systems())
+                .flat_map(|s| kept.iter().map(move |&t| self.runs[s * n + t]))
+                .collect(),
+            cost: self.cost.as_deref().map(take),
+            seconds: self.seconds.as_deref().map(take),
+            group_columns: self
+                .group_columns
+                .iter()
+                .map(|c| GroupColumn {
+                    name: c.name.clone(),
+                    labels: c.labels.clone(),
+                    of_task: kept.iter().map(|&t| c.of_task[t]).collect(),
+                })
+                .collect(),
+            ..self.clone()
+        }
+    }
+
     /// The group column with this name, if it is a candidate.
     pub fn group_column(&self, name: &str) -> Option<&GroupColumn> {
         self.group_columns.iter().find(|c| c.name == name)

@@ -10,3 +10,4 @@ pub mod dataset;
 pub mod engine;
 pub mod report;
 pub mod simulate;
+pub mod tui;

@@ -29,10 +29,34 @@ pub struct Cli {
     /// Record files to open (default: the bundled sample run sample_runs/swe_repair.csv).
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub explore: ExploreFlags,
+}
+
+/// Explorer options, for `pareval [FILE…]` and `pareval explore`.
+#[derive(Debug, Args, Default)]
+pub struct ExploreFlags {
+    /// Config file (default: $XDG_CONFIG_HOME/pareval/config.toml, else the platform's config folder).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Reopen a saved session (its settings, seed and view; its files unless FILE is given).
+    #[arg(long, value_name = "FILE")]
+    pub session: Option<PathBuf>,
+    /// Enable the mouse: click or drag the budget slider, scroll the pair table.
+    #[arg(long)]
+    pub mouse: bool,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Open records in the interactive explorer (the same as `pareval FILE…`).
+    #[command(
+        long_about = "Open records in the interactive explorer: scrub a budget slider, switch thresholds, \
+        group columns, task orders and policies, and watch the unresolved-rate curves, per-pair decisions and \
+        coverage gaps redraw while a background worker replays. Press ? inside for the keys."
+    )]
+    Explore(ExploreArgs),
     /// Summarise records: systems, tasks, group columns, cost and time, directed pairs.
     #[command(
         long_about = "Summarise records: systems with their task coverage, mean score, runs and cost or \
@@ -120,6 +144,14 @@ impl LoadArgs {
             min_shared: self.min_shared,
         })
     }
+}
+
+#[derive(Debug, Args)]
+pub struct ExploreArgs {
+    #[command(flatten)]
+    pub load: LoadArgs,
+    #[command(flatten)]
+    pub explore: ExploreFlags,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

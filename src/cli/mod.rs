@@ -89,7 +89,11 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Replay(args)) => replay_command(&args, out),
         Some(Command::Pair(args)) => pair_command(&args, out),
         Some(Command::Decide(args)) => decide_command(&args, out),
-        None => open_default(&cli.files, out),
+        Some(Command::Explore(args)) => {
+            let options = args.load.options().map_err(CliError::Input)?;
+            explore(&args.load.files, &options, &args.explore)
+        }
+        None => explore(&cli.files, &LoadOptions::default(), &cli.explore),
     }
 }
 
@@ -332,21 +336,35 @@ fn simulate_command(args: &SimulateArgs, out: &mut impl Write) -> Result<(), Cli
     Ok(())
 }
 
-/// `pareval` without a subcommand. The explorer is not built yet, so this prints the summary of the
-/// records it would open and says so, rather than pretending to be an explorer.
-fn open_default(files: &[PathBuf], out: &mut impl Write) -> Result<(), CliError> {
-    let files: Vec<PathBuf> = if files.is_empty() {
-        vec![Path::new(SAMPLE_RUN).to_path_buf()]
-    } else {
+/// Opens the explorer on `files`, a session's files, or the bundled sample run.
+fn explore(
+    files: &[PathBuf],
+    options: &LoadOptions,
+    flags: &args::ExploreFlags,
+) -> Result<(), CliError> {
+    let config =
+        crate::tui::config::load_config(flags.config.as_deref()).map_err(CliError::Input)?;
+    let session = flags
+        .session
+        .as_deref()
+        .map(crate::tui::config::load_session)
+        .transpose()
+        .map_err(CliError::Input)?;
+    let files: Vec<PathBuf> = if !files.is_empty() {
         files.to_vec()
+    } else if let Some(session) = &session {
+        session.files.iter().map(PathBuf::from).collect()
+    } else {
+        vec![Path::new(SAMPLE_RUN).to_path_buf()]
     };
-    let dataset = load(&files, &LoadOptions::default())?;
-    InfoReport::new(&dataset).write_text(out, TEXT_WIDTH)?;
-    writeln!(out)?;
-    writeln!(
-        out,
-        "The interactive explorer is not built yet; this is the summary of the records it will open."
-    )?;
-    writeln!(out, "See `pareval --help` for the commands available now.")?;
-    Ok(())
+    let dataset = load(&files, options)?;
+    let mouse = flags.mouse || config.mouse;
+    crate::tui::run(crate::tui::ExploreOptions {
+        dataset: std::sync::Arc::new(dataset),
+        files: files.iter().map(|f| f.display().to_string()).collect(),
+        config,
+        session,
+        mouse,
+    })
+    .map_err(CliError::Input)
 }

@@ -14,10 +14,11 @@ use super::metrics::{Metrics, summarise};
 use super::orders::{OrderKey, OrderScratch, build_order, build_order_with};
 use super::pair::{Grouping, PairData, lattice_scale, prepare_pairs};
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
-use super::rules::{Action, Decision, LocalTails, Observed, RuleContext};
+use super::rules::{Action, Decision, LocalTails, Observed, RuleContext, TailCache};
 use super::settings::{BudgetMeasure, FRACTION_UNITS, ReplaySettings};
 use super::streams::StreamKey;
 use crate::dataset::Dataset;
+use std::sync::Arc;
 
 /// Why a replay did not finish.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -57,6 +58,16 @@ pub struct Prepared {
 
 impl Prepared {
     pub fn new(dataset: &Dataset, settings: &ReplaySettings) -> Result<Self, ReplayError> {
+        Self::with_cache(dataset, settings, None)
+    }
+
+    /// [`Prepared::new`] reusing a tail cache from an earlier replay with the same
+    /// [`TailCache::signature`] (the caller checks it).
+    pub fn with_cache(
+        dataset: &Dataset,
+        settings: &ReplaySettings,
+        cache: Option<Arc<TailCache>>,
+    ) -> Result<Self, ReplayError> {
         settings.validate(dataset).map_err(ReplayError::Invalid)?;
         if dataset.n_systems() < 2 {
             return Err(ReplayError::Invalid(format!(
@@ -86,6 +97,10 @@ impl Prepared {
             settings.seed,
             max_n,
         );
+        let mut rules = rules;
+        if let Some(cache) = cache {
+            rules.tails = cache;
+        }
         let id = NEXT_REPLAY_ID.fetch_add(1, Ordering::Relaxed) as u64;
         Ok(Prepared {
             id,
@@ -537,7 +552,17 @@ pub fn replay(
     settings: &ReplaySettings,
     control: &Control,
 ) -> Result<Replay, ReplayError> {
-    let prepared = Prepared::new(dataset, settings)?;
+    replay_cached(dataset, settings, control, None)
+}
+
+/// [`replay`] with a tail cache carried over from an earlier replay of the same signature.
+pub fn replay_cached(
+    dataset: &Dataset,
+    settings: &ReplaySettings,
+    control: &Control,
+    cache: Option<Arc<TailCache>>,
+) -> Result<Replay, ReplayError> {
+    let prepared = Prepared::with_cache(dataset, settings, cache)?;
     let tallies: Vec<Option<PairTally>> = prepared
         .pairs
         .par_iter()

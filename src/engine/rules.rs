@@ -151,7 +151,7 @@ pub struct RuleContext {
     pub scale: Option<u32>,
     pub seed: u64,
     pub ln_fact: LnFactorial,
-    pub tails: TailCache,
+    pub tails: Arc<TailCache>,
 }
 
 impl RuleContext {
@@ -168,7 +168,7 @@ impl RuleContext {
             scale,
             seed,
             ln_fact: LnFactorial::new(max_n),
-            tails: TailCache::default(),
+            tails: Arc::new(TailCache::default()),
         }
     }
 
@@ -470,7 +470,9 @@ type CountMap = HashMap<LatticeCounts, Arc<[Tails]>, BuildHasherDefault<CountHas
 type PackedMap = HashMap<u64, Arc<[Tails]>, BuildHasherDefault<CountHasher>>;
 
 /// Bootstrap tails per observed count pattern, sharded so that worker threads rarely wait. Patterns of
-/// 0/±1 differences are keyed by one packed integer; other lattices by their counts.
+/// 0/±1 differences are keyed by one packed integer; other lattices by their counts. The values depend
+/// only on the pattern, the thresholds, the bootstrap mode and (for mc) the seed, so a cache can serve
+/// every replay that shares those (see [`TailCache::signature`]).
 #[derive(Default)]
 pub struct TailCache {
     shards: [Mutex<CountMap>; 16],
@@ -478,6 +480,18 @@ pub struct TailCache {
 }
 
 impl TailCache {
+    /// What a cache's contents depend on: replays with the same signature can share one cache.
+    pub fn signature(
+        settings: &super::settings::ReplaySettings,
+    ) -> (Vec<super::settings::Threshold>, Option<u32>, u64) {
+        match settings.policy.rule {
+            Rule::Bootstrap(BootstrapMode::Mc { resamples }) => {
+                (settings.thresholds.clone(), Some(resamples), settings.seed)
+            }
+            _ => (settings.thresholds.clone(), None, 0),
+        }
+    }
+
     fn get_packed(&self, key: u64) -> Option<Arc<[Tails]>> {
         self.packed[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize]
             .lock()

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::dataset::Dataset;
 
@@ -98,7 +98,7 @@ pub fn trim_number(x: f64) -> String {
 }
 
 /// Task orders (SPEC §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OrderKind {
     Uniform,
@@ -157,7 +157,7 @@ impl OrderKind {
 }
 
 /// What a budget counts (SPEC §4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum BudgetMeasure {
     Tasks,
@@ -301,7 +301,7 @@ impl Policy {
 }
 
 /// The paper's named comparison policies (SPEC §6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Preset {
     Primary,

@@ -75,15 +75,14 @@ fn every_sample_run_loads_and_fits_80_columns() {
 }
 
 #[test]
-fn no_subcommand_summarises_the_bundled_sample_run() {
+fn the_explorer_without_a_terminal_says_what_to_use_instead() {
     let output = pareval(&[]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let text = stdout(&output);
-    assert!(
-        text.contains("sample_runs/swe_repair.csv (3000 rows)"),
-        "{text}"
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        "error: the explorer needs an interactive terminal; for output to a file or pipe use `pareval info`, \
+         `pareval replay` or `pareval pair`\n"
     );
-    assert!(text.contains("The interactive explorer is not built yet"));
 }
 
 #[test]

@@ -3,7 +3,9 @@
 mod bad_input;
 mod cli;
 mod common;
+mod e2e;
 mod engine;
 mod loading;
 mod real_data;
 mod replay_cli;
+mod tui;

@@ -1,0 +1,896 @@
+//! The explorer's model: what is computed (the compute key, sent to the worker whenever it changes) and
+//! what is only viewed (budget cursor, focus, selection, sort, filters, overlays), kept apart so that
+//! scrubbing the slider never waits for a replay. `update` is the only way state changes; it returns
+//! effects (submit a replay, export, save a session, quit) for the runner to carry out. Nothing here
+//! draws or touches the terminal.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::dataset::Dataset;
+use crate::engine::detail::{PairDetail, pair_detail};
+use crate::engine::settings::{
+    BootstrapMode, BudgetMeasure, Fraction, OrderKind, Preset, ReplaySettings, Rule, Targets,
+    Threshold, default_grid,
+};
+use crate::engine::{Policy, Replay};
+
+/// Threshold sets the `t` key cycles through (hundredths of a percentage point).
+pub const THRESHOLD_SETS: [&[u32]; 5] = [
+    &[0, 500, 1000],
+    &[0],
+    &[500],
+    &[1000],
+    &[0, 250, 500, 750, 1000],
+];
+/// Tail cutoffs the `a` key cycles through (ten-thousandths).
+pub const TAILS: [u32; 4] = [100, 200, 500, 1000];
+/// Order counts the `n` key cycles through.
+pub const ORDER_COUNTS: [u32; 5] = [50, 100, 200, 500, 1000];
+
+/// The next value of an ascending list above `current`, wrapping to the first (so a value from a config
+/// or session that is not on the list still cycles sensibly).
+fn next_larger(values: &[u32], current: u32) -> u32 {
+    values
+        .iter()
+        .copied()
+        .find(|&v| v > current)
+        .unwrap_or(values[0])
+}
+
+/// Which rule replaces the preset's, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RuleChoice {
+    Bootstrap,
+    PairedNormal,
+    Serfling,
+    Forced,
+}
+
+/// Everything that changes the computation. Equal keys give equal replays.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ComputeKey {
+    pub preset: Preset,
+    pub order: Option<OrderKind>,
+    pub rule: Option<RuleChoice>,
+    pub coverage_gate: Option<bool>,
+    /// Thresholds in hundredths of a percentage point.
+    pub thresholds: Vec<u32>,
+    pub group_column: Option<String>,
+    /// Restrict the record to one group of the group column (None: all groups).
+    pub group_filter: Option<String>,
+    pub orders: u32,
+    /// Tail cutoff in ten-thousandths.
+    pub tail: u32,
+    /// Bootstrap resamples; 0 means exact.
+    pub bootstrap_resamples: u32,
+    pub measure: BudgetMeasure,
+    pub seed: u64,
+    /// Budgets in ten-thousandths.
+    pub grid: Vec<u32>,
+}
+
+impl ComputeKey {
+    pub fn bootstrap(&self) -> BootstrapMode {
+        if self.bootstrap_resamples == 0 {
+            BootstrapMode::Exact
+        } else {
+            BootstrapMode::Mc {
+                resamples: self.bootstrap_resamples,
+            }
+        }
+    }
+
+    pub fn policy(&self) -> Policy {
+        let bootstrap = self.bootstrap();
+        let mut policy = self.preset.policy(bootstrap, Fraction(self.tail));
+        if let Some(order) = self.order {
+            policy.order = order;
+        }
+        if let Some(rule) = self.rule {
+            policy.rule = match rule {
+                RuleChoice::Bootstrap => Rule::Bootstrap(bootstrap),
+                RuleChoice::PairedNormal => Rule::PairedNormal,
+                RuleChoice::Serfling => Rule::Serfling,
+                RuleChoice::Forced => Rule::Forced,
+            };
+        }
+        if let Some(gate) = self.coverage_gate {
+            policy.coverage_gate = gate;
+        }
+        policy
+    }
+
+    pub fn settings(&self) -> ReplaySettings {
+        ReplaySettings {
+            policy: self.policy(),
+            thresholds: self.thresholds.iter().map(|&t| Threshold(t)).collect(),
+            grid: self.grid.iter().map(|&b| Fraction(b)).collect(),
+            measure: self.measure,
+            orders: self.orders,
+            seed: self.seed,
+            group_column: self.group_column.clone(),
+            targets: Targets::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tab {
+    Main,
+    Coverage,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChartMode {
+    Unresolved,
+    Errors,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PairFilter {
+    All,
+    Wrong,
+    Unresolved,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SortKey {
+    Tested,
+    Baseline,
+    Shared,
+    Delta,
+    Promote,
+    Reject,
+    Abstain,
+    Wrong,
+}
+
+impl SortKey {
+    const ALL: [SortKey; 8] = [
+        SortKey::Tested,
+        SortKey::Baseline,
+        SortKey::Shared,
+        SortKey::Delta,
+        SortKey::Promote,
+        SortKey::Reject,
+        SortKey::Abstain,
+        SortKey::Wrong,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SortKey::Tested => "tested",
+            SortKey::Baseline => "baseline",
+            SortKey::Shared => "shared",
+            SortKey::Delta => "Δ_full",
+            SortKey::Promote => "promote",
+            SortKey::Reject => "reject",
+            SortKey::Abstain => "abstain",
+            SortKey::Wrong => "wrong",
+        }
+    }
+}
+
+/// Where typed characters go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Input {
+    Keys,
+    NameFilter,
+    HelpFilter,
+}
+
+/// Everything that only changes what is shown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ViewKey {
+    pub tab: Tab,
+    pub budget: usize,
+    pub focus: usize,
+    pub chart: ChartMode,
+    pub sort: SortKey,
+    pub descending: bool,
+    pub name_filter: String,
+    pub pair_filter: PairFilter,
+    pub selected: usize,
+}
+
+/// The drill-down of one pair.
+pub struct Drill {
+    pub tested: usize,
+    pub baseline: usize,
+    pub order: u32,
+    pub detail: Result<PairDetail, String>,
+}
+
+/// A pair-table row at the current budget and focused threshold.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairRow {
+    pub pair: usize,
+    pub tested: String,
+    pub baseline: String,
+    pub shared: u32,
+    pub delta_full: f64,
+    pub completed_promote: bool,
+    pub promote: f64,
+    pub reject: f64,
+    pub abstain: f64,
+    pub wrong: f64,
+}
+
+/// What the user or the worker asks for.
+#[derive(Clone)]
+pub enum Action {
+    Quit,
+    BudgetPrev,
+    BudgetNext,
+    BudgetFirst,
+    BudgetLast,
+    /// Set the budget cursor to an index (mouse).
+    BudgetAt(usize),
+    ToggleAutoplay,
+    Tick,
+    CycleThresholds,
+    CycleGroupColumn,
+    CycleGroupFilter,
+    CycleOrder,
+    CyclePreset,
+    CycleRule,
+    CycleTail,
+    CycleOrders,
+    CycleMeasure,
+    ToggleBootstrap,
+    ToggleCoverageGate,
+    ToggleChart,
+    FocusThreshold(usize),
+    NextTab,
+    StartNameFilter,
+    InputChar(char),
+    InputBackspace,
+    InputDone,
+    InputCancel,
+    CyclePairFilter,
+    CycleSort,
+    ReverseSort,
+    SelectUp,
+    SelectDown,
+    PageUp,
+    PageDown,
+    OpenDrill,
+    DrillPrevOrder,
+    DrillNextOrder,
+    CloseOverlay,
+    Export,
+    SaveSession,
+    ToggleHelp,
+    /// A replay arrived; `preview` marks the quick first pass (the full result follows).
+    ReplayFinished {
+        generation: u64,
+        outcome: Result<Arc<Replay>, String>,
+        preview: bool,
+    },
+}
+
+/// What the runner must do after an update.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Run this replay in the background (the newest generation wins).
+    Submit {
+        generation: u64,
+        settings: ReplaySettings,
+    },
+    Export,
+    SaveSession,
+    Quit,
+}
+
+pub struct App {
+    base: Arc<Dataset>,
+    /// The record after the group filter: what the replay and the drill-down see.
+    pub dataset: Arc<Dataset>,
+    pub files: Vec<String>,
+    pub compute: ComputeKey,
+    pub view: ViewKey,
+    pub input: Input,
+    pub help: Option<String>,
+    pub drill: Option<Drill>,
+    pub autoplay: bool,
+    pub status: String,
+    /// The generation of the newest compute key.
+    pub generation: u64,
+    /// The last replay received and the generation it belongs to.
+    pub result: Option<Arc<Replay>>,
+    pub result_generation: u64,
+    /// Pairs done and in all of the running replay (set by the runner from the worker).
+    pub progress: Option<(usize, usize)>,
+    /// Rows of the pair table in display order (recomputed when the result or the view changes).
+    pub rows: Vec<PairRow>,
+    /// (budget, focus, generation) the rows were built for.
+    rows_budget: Option<(usize, usize, u64)>,
+    /// Orders of the preview shown, while the full replay of this generation is still running.
+    pub preview: Option<u32>,
+}
+
+impl App {
+    /// A new app on `dataset`, with the compute key from the config or session. Returns the first
+    /// replay to submit.
+    pub fn new(
+        dataset: Arc<Dataset>,
+        files: Vec<String>,
+        compute: ComputeKey,
+        view: Option<ViewKey>,
+    ) -> (App, Effect) {
+        let mut app = App {
+            dataset: dataset.clone(),
+            base: dataset,
+            files,
+            compute,
+            view: view.unwrap_or(ViewKey {
+                tab: Tab::Main,
+                budget: 4,
+                focus: 0,
+                chart: ChartMode::Unresolved,
+                sort: SortKey::Abstain,
+                descending: true,
+                name_filter: String::new(),
+                pair_filter: PairFilter::All,
+                selected: 0,
+            }),
+            input: Input::Keys,
+            help: None,
+            drill: None,
+            autoplay: false,
+            status: String::new(),
+            generation: 0,
+            result: None,
+            result_generation: 0,
+            progress: None,
+            rows: Vec::new(),
+            rows_budget: None,
+            preview: None,
+        };
+        app.clamp_view();
+        let effect = app.recompute();
+        (app, effect)
+    }
+
+    /// The default compute key for a dataset: the primary preset, 0/5/10 pp, the 19-budget grid.
+    pub fn default_compute(
+        dataset: &Dataset,
+        preset: Preset,
+        thresholds: Vec<u32>,
+        orders: u32,
+    ) -> ComputeKey {
+        ComputeKey {
+            preset,
+            order: None,
+            rule: None,
+            coverage_gate: None,
+            thresholds,
+            group_column: dataset.group_column("group").map(|c| c.name.clone()),
+            group_filter: None,
+            orders,
+            tail: 500,
+            bootstrap_resamples: 0,
+            measure: BudgetMeasure::Tasks,
+            seed: 0,
+            grid: default_grid().iter().map(|b| b.0).collect(),
+        }
+    }
+
+    /// Whether the shown result is older than the settings.
+    pub fn pending(&self) -> bool {
+        self.result_generation != self.generation
+    }
+
+    /// The replay shown (possibly stale while a newer one runs).
+    pub fn replay(&self) -> Option<&Replay> {
+        self.result.as_deref()
+    }
+
+    pub fn budgets(&self) -> usize {
+        self.compute.grid.len()
+    }
+
+    pub fn budget_value(&self) -> f64 {
+        f64::from(
+            self.compute
+                .grid
+                .get(self.view.budget)
+                .copied()
+                .unwrap_or(0),
+        ) / 10_000.0
+    }
+
+    fn clamp_view(&mut self) {
+        self.view.budget = self.view.budget.min(self.budgets().saturating_sub(1));
+        self.view.focus = self
+            .view
+            .focus
+            .min(self.compute.thresholds.len().saturating_sub(1));
+    }
+
+    /// Applies the group filter and submits the compute key as a new generation.
+    fn recompute(&mut self) -> Effect {
+        self.dataset = match (&self.compute.group_filter, &self.compute.group_column) {
+            (Some(label), Some(column)) => match self.base.group_column(column) {
+                Some(groups) => {
+                    let keep: Vec<bool> = groups
+                        .of_task
+                        .iter()
+                        .map(|&g| groups.labels[g as usize] == *label)
+                        .collect();
+                    Arc::new(self.base.restrict_tasks(&keep))
+                }
+                None => self.base.clone(),
+            },
+            _ => self.base.clone(),
+        };
+        self.generation += 1;
+        self.clamp_view();
+        Effect::Submit {
+            generation: self.generation,
+            settings: self.compute.settings(),
+        }
+    }
+
+    /// The policy in words, for the header.
+    pub fn policy_text(&self) -> String {
+        let mut text = format!(
+            "{}: {}",
+            self.compute.preset.name(),
+            self.compute.policy().describe()
+        );
+        if self.compute.order.is_some()
+            || self.compute.rule.is_some()
+            || self.compute.coverage_gate.is_some()
+        {
+            text.push_str(" (modified)");
+        }
+        text
+    }
+
+    pub fn update(&mut self, action: Action) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        match action {
+            Action::Quit => effects.push(Effect::Quit),
+            Action::ReplayFinished {
+                generation,
+                outcome,
+                preview,
+            } => {
+                // A result for an older setting is dropped: only the newest generation is shown.
+                if generation == self.generation {
+                    match outcome {
+                        Ok(result) => {
+                            self.preview = preview.then_some(result.prepared.settings.orders);
+                            self.result = Some(result);
+                            if !self.status.starts_with('✓') {
+                                self.status.clear();
+                            }
+                        }
+                        Err(error) => self.status = format!("✗ replay failed: {error}"),
+                    }
+                    if !preview {
+                        self.result_generation = generation;
+                        self.progress = None;
+                    }
+                    self.refresh_rows();
+                }
+            }
+            Action::BudgetPrev => self.view.budget = self.view.budget.saturating_sub(1),
+            Action::BudgetNext => {
+                self.view.budget = (self.view.budget + 1).min(self.budgets().saturating_sub(1))
+            }
+            Action::BudgetFirst => self.view.budget = 0,
+            Action::BudgetLast => self.view.budget = self.budgets().saturating_sub(1),
+            Action::BudgetAt(index) => {
+                self.view.budget = index.min(self.budgets().saturating_sub(1))
+            }
+            Action::ToggleAutoplay => {
+                self.autoplay = !self.autoplay;
+                if self.autoplay && self.view.budget + 1 >= self.budgets() {
+                    self.view.budget = 0;
+                }
+            }
+            Action::Tick => {
+                if self.autoplay {
+                    if self.view.budget + 1 >= self.budgets() {
+                        self.autoplay = false;
+                    } else {
+                        self.view.budget += 1;
+                    }
+                }
+            }
+            Action::CycleThresholds => {
+                let position = THRESHOLD_SETS
+                    .iter()
+                    .position(|set| *set == self.compute.thresholds.as_slice());
+                let next = position.map_or(0, |p| (p + 1) % THRESHOLD_SETS.len());
+                self.compute.thresholds = THRESHOLD_SETS[next].to_vec();
+                effects.push(self.recompute());
+            }
+            Action::CycleGroupColumn => {
+                let mut choices: Vec<Option<String>> = self
+                    .base
+                    .group_columns
+                    .iter()
+                    .map(|c| Some(c.name.clone()))
+                    .collect();
+                choices.push(None);
+                let position = choices
+                    .iter()
+                    .position(|c| *c == self.compute.group_column)
+                    .unwrap_or(choices.len() - 1);
+                self.compute.group_column = choices[(position + 1) % choices.len()].clone();
+                self.compute.group_filter = None;
+                effects.push(self.recompute());
+            }
+            Action::CycleGroupFilter => match self
+                .compute
+                .group_column
+                .as_deref()
+                .and_then(|c| self.base.group_column(c))
+            {
+                Some(column) => {
+                    let mut choices: Vec<Option<String>> = vec![None];
+                    choices.extend(column.labels.iter().map(|l| Some(l.clone())));
+                    let position = choices
+                        .iter()
+                        .position(|c| *c == self.compute.group_filter)
+                        .unwrap_or(0);
+                    self.compute.group_filter = choices[(position + 1) % choices.len()].clone();
+                    effects.push(self.recompute());
+                }
+                None => self.status = "no group column: choose one with g first".to_string(),
+            },
+            Action::CycleOrder => {
+                let current = self.compute.policy().order;
+                let available: Vec<OrderKind> = OrderKind::ALL
+                    .into_iter()
+                    .filter(|o| {
+                        self.base.cost.is_some()
+                            || !matches!(o, OrderKind::Cost | OrderKind::PairCost)
+                    })
+                    .collect();
+                let position = available.iter().position(|&o| o == current).unwrap_or(0);
+                self.compute.order = Some(available[(position + 1) % available.len()]);
+                effects.push(self.recompute());
+            }
+            Action::CyclePreset => {
+                let available: Vec<Preset> = Preset::ALL
+                    .into_iter()
+                    .filter(|p| {
+                        self.base.cost.is_some()
+                            || !matches!(p, Preset::CostForced | Preset::CostAware)
+                    })
+                    .collect();
+                let position = available
+                    .iter()
+                    .position(|&p| p == self.compute.preset)
+                    .unwrap_or(0);
+                self.compute.preset = available[(position + 1) % available.len()];
+                self.compute.order = None;
+                self.compute.rule = None;
+                self.compute.coverage_gate = None;
+                effects.push(self.recompute());
+            }
+            Action::CycleRule => {
+                let current = match self.compute.policy().rule {
+                    Rule::Bootstrap(_) => RuleChoice::Bootstrap,
+                    Rule::PairedNormal => RuleChoice::PairedNormal,
+                    Rule::Serfling => RuleChoice::Serfling,
+                    Rule::Forced => RuleChoice::Forced,
+                };
+                let all = [
+                    RuleChoice::Bootstrap,
+                    RuleChoice::PairedNormal,
+                    RuleChoice::Serfling,
+                    RuleChoice::Forced,
+                ];
+                let position = all.iter().position(|&r| r == current).unwrap_or(0);
+                self.compute.rule = Some(all[(position + 1) % all.len()]);
+                effects.push(self.recompute());
+            }
+            Action::CycleTail => {
+                self.compute.tail = next_larger(&TAILS, self.compute.tail);
+                effects.push(self.recompute());
+            }
+            Action::CycleOrders => {
+                self.compute.orders = next_larger(&ORDER_COUNTS, self.compute.orders);
+                effects.push(self.recompute());
+            }
+            Action::CycleMeasure => {
+                let available: Vec<BudgetMeasure> = BudgetMeasure::ALL
+                    .into_iter()
+                    .filter(|m| match m {
+                        BudgetMeasure::Tasks => true,
+                        BudgetMeasure::Seconds | BudgetMeasure::PairSeconds => {
+                            self.base.seconds.is_some()
+                        }
+                        BudgetMeasure::Cost | BudgetMeasure::PairCost => self.base.cost.is_some(),
+                    })
+                    .collect();
+                if available.len() == 1 {
+                    self.status =
+                        "budget by tasks only: the records have no cost or seconds".to_string();
+                } else {
+                    let position = available
+                        .iter()
+                        .position(|&m| m == self.compute.measure)
+                        .unwrap_or(0);
+                    self.compute.measure = available[(position + 1) % available.len()];
+                    effects.push(self.recompute());
+                }
+            }
+            Action::ToggleBootstrap => {
+                self.compute.bootstrap_resamples = if self.compute.bootstrap_resamples == 0 {
+                    200
+                } else {
+                    0
+                };
+                effects.push(self.recompute());
+            }
+            Action::ToggleCoverageGate => {
+                self.compute.coverage_gate = Some(!self.compute.policy().coverage_gate);
+                effects.push(self.recompute());
+            }
+            Action::ToggleChart => {
+                self.view.chart = match self.view.chart {
+                    ChartMode::Unresolved => ChartMode::Errors,
+                    ChartMode::Errors => ChartMode::Unresolved,
+                }
+            }
+            Action::FocusThreshold(index) => {
+                if index < self.compute.thresholds.len() {
+                    self.view.focus = index;
+                    self.refresh_rows();
+                }
+            }
+            Action::NextTab => {
+                self.view.tab = match self.view.tab {
+                    Tab::Main => Tab::Coverage,
+                    Tab::Coverage => Tab::Main,
+                }
+            }
+            Action::StartNameFilter => self.input = Input::NameFilter,
+            Action::InputChar(c) => match self.input {
+                Input::NameFilter => {
+                    self.view.name_filter.push(c);
+                    self.refresh_rows();
+                }
+                Input::HelpFilter => {
+                    if let Some(filter) = &mut self.help {
+                        filter.push(c);
+                    }
+                }
+                Input::Keys => {}
+            },
+            Action::InputBackspace => match self.input {
+                Input::NameFilter => {
+                    self.view.name_filter.pop();
+                    self.refresh_rows();
+                }
+                Input::HelpFilter => {
+                    if let Some(filter) = &mut self.help {
+                        filter.pop();
+                    }
+                }
+                Input::Keys => {}
+            },
+            Action::InputDone => {
+                if self.input == Input::HelpFilter {
+                    self.help = None;
+                }
+                self.input = Input::Keys;
+            }
+            Action::InputCancel => {
+                match self.input {
+                    Input::NameFilter => {
+                        self.view.name_filter.clear();
+                        self.refresh_rows();
+                    }
+                    Input::HelpFilter => self.help = None,
+                    Input::Keys => {}
+                }
+                self.input = Input::Keys;
+            }
+            Action::CyclePairFilter => {
+                self.view.pair_filter = match self.view.pair_filter {
+                    PairFilter::All => PairFilter::Wrong,
+                    PairFilter::Wrong => PairFilter::Unresolved,
+                    PairFilter::Unresolved => PairFilter::All,
+                };
+                self.refresh_rows();
+            }
+            Action::CycleSort => {
+                let position = SortKey::ALL
+                    .iter()
+                    .position(|&k| k == self.view.sort)
+                    .unwrap_or(0);
+                self.view.sort = SortKey::ALL[(position + 1) % SortKey::ALL.len()];
+                self.refresh_rows();
+            }
+            Action::ReverseSort => {
+                self.view.descending = !self.view.descending;
+                self.refresh_rows();
+            }
+            Action::SelectUp => self.view.selected = self.view.selected.saturating_sub(1),
+            Action::SelectDown => {
+                self.view.selected = (self.view.selected + 1).min(self.rows.len().saturating_sub(1))
+            }
+            Action::PageUp => self.view.selected = self.view.selected.saturating_sub(10),
+            Action::PageDown => {
+                self.view.selected =
+                    (self.view.selected + 10).min(self.rows.len().saturating_sub(1))
+            }
+            Action::OpenDrill => self.open_drill(0),
+            Action::DrillPrevOrder => {
+                if let Some(order) = self.drill.as_ref().map(|d| d.order) {
+                    self.open_drill(order.checked_sub(1).unwrap_or(self.compute.orders - 1));
+                }
+            }
+            Action::DrillNextOrder => {
+                if let Some(order) = self.drill.as_ref().map(|d| d.order) {
+                    self.open_drill((order + 1) % self.compute.orders);
+                }
+            }
+            Action::CloseOverlay => {
+                if self.help.is_some() {
+                    self.help = None;
+                    self.input = Input::Keys;
+                } else {
+                    self.drill = None;
+                }
+            }
+            Action::Export => effects.push(Effect::Export),
+            Action::SaveSession => effects.push(Effect::SaveSession),
+            Action::ToggleHelp => {
+                if self.help.is_some() {
+                    self.help = None;
+                    self.input = Input::Keys;
+                } else {
+                    self.help = Some(String::new());
+                    self.input = Input::HelpFilter;
+                }
+            }
+        }
+        // The budget cursor moved or the rows changed: the drill-down follows the budget.
+        if let Some(drill) = &self.drill
+            && drill
+                .detail
+                .as_ref()
+                .is_ok_and(|d| (d.budget - self.budget_value()).abs() > 1e-12)
+        {
+            let order = drill.order;
+            self.open_drill(order);
+        }
+        self.refresh_rows_if_budget_changed();
+        effects
+    }
+
+    fn refresh_rows_if_budget_changed(&mut self) {
+        let budget = self.view.budget;
+        if self.rows_budget != Some((budget, self.view.focus, self.result_generation))
+            || self.preview.is_some()
+        {
+            self.refresh_rows();
+        }
+    }
+
+    /// Opens (or moves) the drill-down on the selected pair at order `order` and the current budget.
+    fn open_drill(&mut self, order: u32) {
+        let (tested, baseline) = match (&self.drill, self.rows.get(self.view.selected)) {
+            (Some(drill), _) => (drill.tested, drill.baseline),
+            (None, Some(row)) => match self.replay() {
+                Some(replay) => {
+                    let pair = &replay.prepared.pairs[row.pair];
+                    (pair.tested, pair.baseline)
+                }
+                None => return,
+            },
+            (None, None) => {
+                self.status = "no pair selected".to_string();
+                return;
+            }
+        };
+        let budget = Fraction(
+            self.compute
+                .grid
+                .get(self.view.budget)
+                .copied()
+                .unwrap_or(500),
+        );
+        let detail = pair_detail(
+            &self.dataset,
+            &self.compute.settings(),
+            tested,
+            baseline,
+            order,
+            budget,
+        )
+        .map_err(|e| e.to_string());
+        self.drill = Some(Drill {
+            tested,
+            baseline,
+            order,
+            detail,
+        });
+    }
+
+    /// Rebuilds the pair table for the current budget, focused threshold, filters and sort.
+    pub fn refresh_rows(&mut self) {
+        self.rows_budget = Some((self.view.budget, self.view.focus, self.result_generation));
+        let Some(replay) = self.result.clone() else {
+            self.rows.clear();
+            return;
+        };
+        let budget = self.view.budget.min(replay.budgets().saturating_sub(1));
+        let focus = self
+            .view
+            .focus
+            .min(replay.prepared.settings.thresholds.len().saturating_sub(1));
+        let orders = f64::from(replay.prepared.settings.orders);
+        let needle = self.view.name_filter.to_lowercase();
+        let mut rows: Vec<PairRow> = replay
+            .prepared
+            .pairs
+            .iter()
+            .enumerate()
+            .map(|(i, pair)| {
+                let counts = replay.pair_counts(i, focus, budget);
+                let (tested, baseline) = replay.prepared.names(pair);
+                PairRow {
+                    pair: i,
+                    tested: tested.to_string(),
+                    baseline: baseline.to_string(),
+                    shared: pair.n(),
+                    delta_full: pair.delta_full(),
+                    completed_promote: replay.completed[i][focus],
+                    promote: f64::from(counts.promote) / orders,
+                    reject: f64::from(counts.reject) / orders,
+                    abstain: f64::from(counts.abstain) / orders,
+                    wrong: f64::from(counts.wrong) / orders,
+                }
+            })
+            .filter(|row| {
+                needle.is_empty()
+                    || row.tested.to_lowercase().contains(&needle)
+                    || row.baseline.to_lowercase().contains(&needle)
+            })
+            .filter(|row| match self.view.pair_filter {
+                PairFilter::All => true,
+                PairFilter::Wrong => row.wrong > 0.0,
+                PairFilter::Unresolved => row.abstain > 0.0,
+            })
+            .collect();
+        let key = self.view.sort;
+        rows.sort_by(|a, b| {
+            let order = match key {
+                SortKey::Tested => a.tested.cmp(&b.tested),
+                SortKey::Baseline => a.baseline.cmp(&b.baseline),
+                SortKey::Shared => a.shared.cmp(&b.shared),
+                SortKey::Delta => a.delta_full.total_cmp(&b.delta_full),
+                SortKey::Promote => a.promote.total_cmp(&b.promote),
+                SortKey::Reject => a.reject.total_cmp(&b.reject),
+                SortKey::Abstain => a.abstain.total_cmp(&b.abstain),
+                SortKey::Wrong => a.wrong.total_cmp(&b.wrong),
+            };
+            let order = if self.view.descending {
+                order.reverse()
+            } else {
+                order
+            };
+            order
+                .then_with(|| a.tested.cmp(&b.tested))
+                .then_with(|| a.baseline.cmp(&b.baseline))
+        });
+        self.rows = rows;
+        self.view.selected = self.view.selected.min(self.rows.len().saturating_sub(1));
+    }
+}

@@ -1,0 +1,222 @@
+//! The explorer's config file (theme, default policy, thresholds, orders, bootstrap, mouse, export
+//! folder) and session files (every compute and view setting plus the input files and seed, to reopen the
+//! exact same view). The config is found with `--config`, else in `$XDG_CONFIG_HOME/pareval/config.toml`
+//! (on every OS), else in the platform's config folder (the `directories` crate). A missing config means
+//! defaults; a bad one is an error naming the file and the key, never a silent fallback.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::app::{ComputeKey, ViewKey};
+use crate::engine::settings::{BootstrapMode, Preset, Threshold};
+
+/// The config file's contents; every key is optional.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    pub theme: Option<String>,
+    pub preset: Option<String>,
+    pub thresholds: Option<Vec<f64>>,
+    pub orders: Option<u32>,
+    pub bootstrap: Option<String>,
+    pub mouse: Option<bool>,
+    pub export_dir: Option<PathBuf>,
+}
+
+/// Validated configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub theme: ThemeName,
+    pub preset: Preset,
+    /// Hundredths of a percentage point.
+    pub thresholds: Vec<u32>,
+    pub orders: u32,
+    /// 0 for exact.
+    pub bootstrap_resamples: u32,
+    pub mouse: bool,
+    pub export_dir: PathBuf,
+    /// Where it was read from (None: defaults).
+    pub source: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ThemeName {
+    Default,
+    HighContrast,
+    Mono,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            theme: ThemeName::Default,
+            preset: Preset::Primary,
+            thresholds: vec![0, 500, 1000],
+            orders: 100,
+            bootstrap_resamples: 0,
+            mouse: false,
+            export_dir: PathBuf::from("."),
+            source: None,
+        }
+    }
+}
+
+/// Where the config is looked for when `--config` is not given.
+pub fn default_config_path() -> Option<PathBuf> {
+    if let Some(xdg) = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
+        return Some(PathBuf::from(xdg).join("pareval").join("config.toml"));
+    }
+    directories::ProjectDirs::from("", "", "pareval")
+        .map(|dirs| dirs.config_dir().join("config.toml"))
+}
+
+/// Loads the config: `explicit` must exist; the default location may be absent.
+pub fn load_config(explicit: Option<&Path>) -> Result<Config, String> {
+    let path = match explicit {
+        Some(path) => path.to_path_buf(),
+        None => match default_config_path() {
+            Some(path) if path.exists() => path,
+            _ => return Ok(Config::default()),
+        },
+    };
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("{shown}: cannot read the config: {e}"))?;
+    parse_config(&text, &shown).map(|mut config| {
+        config.source = Some(path);
+        config
+    })
+}
+
+/// Parses and checks config text; messages start with `file` and name the key.
+pub fn parse_config(text: &str, file: &str) -> Result<Config, String> {
+    let raw: ConfigFile = toml::from_str(text)
+        .map_err(|e| format!("{file}: {}", e.to_string().trim().replace('\n', " ")))?;
+    let mut config = Config::default();
+    if let Some(theme) = raw.theme {
+        config.theme = match theme.as_str() {
+            "default" => ThemeName::Default,
+            "high-contrast" => ThemeName::HighContrast,
+            "mono" => ThemeName::Mono,
+            _ => {
+                return Err(format!(
+                    "{file}: key 'theme': '{theme}' is not one of default, high-contrast, mono"
+                ));
+            }
+        };
+    }
+    if let Some(preset) = raw.preset {
+        config.preset = Preset::parse(&preset).map_err(|e| format!("{file}: key 'preset': {e}"))?;
+    }
+    if let Some(thresholds) = raw.thresholds {
+        let mut parsed = Vec::new();
+        for value in thresholds {
+            parsed.push(
+                Threshold::from_pp(value)
+                    .map_err(|e| format!("{file}: key 'thresholds': {e}"))?
+                    .0,
+            );
+        }
+        parsed.sort_unstable();
+        parsed.dedup();
+        if parsed.is_empty() {
+            return Err(format!(
+                "{file}: key 'thresholds': give at least one threshold"
+            ));
+        }
+        config.thresholds = parsed;
+    }
+    if let Some(orders) = raw.orders {
+        if orders == 0 {
+            return Err(format!("{file}: key 'orders': must be at least 1"));
+        }
+        config.orders = orders;
+    }
+    if let Some(bootstrap) = raw.bootstrap {
+        config.bootstrap_resamples = match BootstrapMode::parse(&bootstrap)
+            .map_err(|e| format!("{file}: key 'bootstrap': {e}"))?
+        {
+            BootstrapMode::Exact => 0,
+            BootstrapMode::Mc { resamples } => resamples,
+        };
+    }
+    if let Some(mouse) = raw.mouse {
+        config.mouse = mouse;
+    }
+    if let Some(dir) = raw.export_dir {
+        config.export_dir = dir;
+    }
+    Ok(config)
+}
+
+/// Everything needed to reopen the same view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    pub version: u32,
+    pub files: Vec<String>,
+    pub compute: ComputeKey,
+    pub view: ViewKey,
+}
+
+pub fn save_session(session: &Session, path: &Path) -> Result<(), String> {
+    let text =
+        serde_json::to_string_pretty(session).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(path, text + "\n")
+        .map_err(|e| format!("{}: cannot write the session: {e}", path.display()))
+}
+
+pub fn load_session(path: &Path) -> Result<Session, String> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{shown}: cannot read the session: {e}"))?;
+    let session: Session =
+        serde_json::from_str(&text).map_err(|e| format!("{shown}: not a pareval session: {e}"))?;
+    if session.version != 1 {
+        return Err(format!(
+            "{shown}: session version {} is not supported (expected 1)",
+            session.version
+        ));
+    }
+    Ok(session)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_good_config_is_read() {
+        let config = parse_config(
+            "theme = \"mono\"\npreset = \"serfling\"\nthresholds = [10, 0]\norders = 50\nbootstrap = \"mc:300\"\nmouse = true\n",
+            "c.toml",
+        )
+        .expect("config");
+        assert_eq!(config.theme, ThemeName::Mono);
+        assert_eq!(config.preset, Preset::Serfling);
+        assert_eq!(config.thresholds, [0, 1000]);
+        assert_eq!(
+            (config.orders, config.bootstrap_resamples, config.mouse),
+            (50, 300, true)
+        );
+    }
+
+    #[test]
+    fn bad_configs_name_the_file_and_the_key() {
+        assert_eq!(
+            parse_config("preset = \"fastest\"", "c.toml").unwrap_err(),
+            "c.toml: key 'preset': preset 'fastest' is not one of primary, forced-uniform, forced-group, paired-normal, neyman, serfling, cost-forced, cost-aware"
+        );
+        assert_eq!(
+            parse_config("thresholds = [120]", "c.toml").unwrap_err(),
+            "c.toml: key 'thresholds': threshold '120' must be in [0, 100) percentage points"
+        );
+        let unknown = parse_config("colour = \"red\"", "c.toml").unwrap_err();
+        assert!(
+            unknown.starts_with("c.toml: ") && unknown.contains("colour"),
+            "{unknown}"
+        );
+        let wrong_type = parse_config("orders = \"many\"", "c.toml").unwrap_err();
+        assert!(wrong_type.contains("orders"), "{wrong_type}");
+    }
+}

@@ -1,0 +1,241 @@
+//! The keymap: a pure function from a key press (and the input mode) to an action, and the list of keys
+//! the help overlay and the footer show. Changing a binding here changes both.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::app::{Action, Input};
+
+/// One line of the help overlay.
+pub struct Binding {
+    pub keys: &'static str,
+    pub what: &'static str,
+}
+
+pub const BINDINGS: &[Binding] = &[
+    Binding {
+        keys: "← →  h l",
+        what: "move the budget slider",
+    },
+    Binding {
+        keys: "Home End",
+        what: "first / last budget",
+    },
+    Binding {
+        keys: "space",
+        what: "autoplay: sweep the budget across the grid",
+    },
+    Binding {
+        keys: "t",
+        what: "threshold set (0/5/10, 0, 5, 10, 0–10 by 2.5 pp)",
+    },
+    Binding {
+        keys: "1–9",
+        what: "focus a threshold (pair table, error curves)",
+    },
+    Binding {
+        keys: "g",
+        what: "group column (every candidate, then none)",
+    },
+    Binding {
+        keys: "G",
+        what: "group filter: all groups, then one group at a time",
+    },
+    Binding {
+        keys: "o",
+        what: "task order",
+    },
+    Binding {
+        keys: "p",
+        what: "policy preset",
+    },
+    Binding {
+        keys: "r",
+        what: "decision rule",
+    },
+    Binding {
+        keys: "v",
+        what: "coverage gate on / off",
+    },
+    Binding {
+        keys: "a",
+        what: "tail cutoff a (0.01, 0.02, 0.05, 0.10)",
+    },
+    Binding {
+        keys: "n",
+        what: "orders per pair (50 … 1000)",
+    },
+    Binding {
+        keys: "m",
+        what: "budget measure (tasks, seconds, cost when present)",
+    },
+    Binding {
+        keys: "b",
+        what: "bootstrap: exact or mc:200",
+    },
+    Binding {
+        keys: "c",
+        what: "chart: unresolved rate or error and coverage-failure curves",
+    },
+    Binding {
+        keys: "Tab",
+        what: "main view / coverage gaps",
+    },
+    Binding {
+        keys: "↑ ↓  j k  PgUp PgDn",
+        what: "select a pair",
+    },
+    Binding {
+        keys: "Enter",
+        what: "why did this pair decide so? (drill-down)",
+    },
+    Binding {
+        keys: "[ ]",
+        what: "previous / next order in the drill-down",
+    },
+    Binding {
+        keys: "/",
+        what: "filter pairs by name (Enter keeps, Esc clears)",
+    },
+    Binding {
+        keys: "f",
+        what: "show all, wrong or unresolved pairs",
+    },
+    Binding {
+        keys: "s S",
+        what: "sort column / reverse",
+    },
+    Binding {
+        keys: "e",
+        what: "export the view (CSV, JSON, Markdown) and the chart (SVG)",
+    },
+    Binding {
+        keys: "w",
+        what: "save the session (settings, seed, view)",
+    },
+    Binding {
+        keys: "?",
+        what: "this help (type to filter)",
+    },
+    Binding {
+        keys: "Esc",
+        what: "close the drill-down or help",
+    },
+    Binding {
+        keys: "q  Ctrl-C",
+        what: "quit",
+    },
+];
+
+/// The footer hint line.
+pub const FOOTER: &str = "←→ budget  space play  t thr  g group  o order  p preset  r rule  Tab view  Enter why  / filter  e export  ? help  q quit";
+
+/// The action for a key, given where typed characters go and whether an overlay is open.
+pub fn action_for(key: KeyEvent, input: Input, drill_open: bool) -> Option<Action> {
+    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+        return Some(Action::Quit);
+    }
+    if input != Input::Keys {
+        return match key.code {
+            KeyCode::Enter => Some(Action::InputDone),
+            KeyCode::Esc => Some(Action::InputCancel),
+            KeyCode::Backspace => Some(Action::InputBackspace),
+            KeyCode::Char(c) if input == Input::HelpFilter && c == '?' => Some(Action::ToggleHelp),
+            KeyCode::Char(c) => Some(Action::InputChar(c)),
+            _ => None,
+        };
+    }
+    let action = match key.code {
+        KeyCode::Char('q') => Action::Quit,
+        KeyCode::Left | KeyCode::Char('h') => Action::BudgetPrev,
+        KeyCode::Right | KeyCode::Char('l') => Action::BudgetNext,
+        KeyCode::Home => Action::BudgetFirst,
+        KeyCode::End => Action::BudgetLast,
+        KeyCode::Char(' ') => Action::ToggleAutoplay,
+        KeyCode::Char('t') => Action::CycleThresholds,
+        KeyCode::Char(c @ '1'..='9') => Action::FocusThreshold(c as usize - '1' as usize),
+        KeyCode::Char('g') => Action::CycleGroupColumn,
+        KeyCode::Char('G') => Action::CycleGroupFilter,
+        KeyCode::Char('o') => Action::CycleOrder,
+        KeyCode::Char('p') => Action::CyclePreset,
+        KeyCode::Char('r') => Action::CycleRule,
+        KeyCode::Char('v') => Action::ToggleCoverageGate,
+        KeyCode::Char('a') => Action::CycleTail,
+        KeyCode::Char('n') => Action::CycleOrders,
+        KeyCode::Char('m') => Action::CycleMeasure,
+        KeyCode::Char('b') => Action::ToggleBootstrap,
+        KeyCode::Char('c') => Action::ToggleChart,
+        KeyCode::Tab => Action::NextTab,
+        KeyCode::Up | KeyCode::Char('k') => Action::SelectUp,
+        KeyCode::Down | KeyCode::Char('j') => Action::SelectDown,
+        KeyCode::PageUp => Action::PageUp,
+        KeyCode::PageDown => Action::PageDown,
+        KeyCode::Enter => Action::OpenDrill,
+        KeyCode::Char('[') if drill_open => Action::DrillPrevOrder,
+        KeyCode::Char(']') if drill_open => Action::DrillNextOrder,
+        KeyCode::Char('/') => Action::StartNameFilter,
+        KeyCode::Char('f') => Action::CyclePairFilter,
+        KeyCode::Char('s') => Action::CycleSort,
+        KeyCode::Char('S') => Action::ReverseSort,
+        KeyCode::Char('e') => Action::Export,
+        KeyCode::Char('w') => Action::SaveSession,
+        KeyCode::Char('?') => Action::ToggleHelp,
+        KeyCode::Esc => Action::CloseOverlay,
+        _ => return None,
+    };
+    Some(action)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn typing_goes_to_the_filter_not_to_commands() {
+        assert!(matches!(
+            action_for(key(KeyCode::Char('q')), Input::NameFilter, false),
+            Some(Action::InputChar('q'))
+        ));
+        assert!(matches!(
+            action_for(key(KeyCode::Char('q')), Input::Keys, false),
+            Some(Action::Quit)
+        ));
+        assert!(matches!(
+            action_for(key(KeyCode::Esc), Input::NameFilter, false),
+            Some(Action::InputCancel)
+        ));
+    }
+
+    #[test]
+    fn order_keys_work_only_in_the_drill_down() {
+        assert!(action_for(key(KeyCode::Char(']')), Input::Keys, false).is_none());
+        assert!(matches!(
+            action_for(key(KeyCode::Char(']')), Input::Keys, true),
+            Some(Action::DrillNextOrder)
+        ));
+    }
+
+    #[test]
+    fn ctrl_c_always_quits() {
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert!(matches!(
+            action_for(ctrl_c, Input::HelpFilter, true),
+            Some(Action::Quit)
+        ));
+    }
+
+    #[test]
+    fn every_footer_key_is_bound() {
+        for (code, expected) in [
+            (KeyCode::Char('t'), "t"),
+            (KeyCode::Char('p'), "p"),
+            (KeyCode::Tab, "Tab"),
+        ] {
+            assert!(action_for(key(code), Input::Keys, false).is_some());
+            assert!(FOOTER.contains(expected));
+        }
+    }
+}

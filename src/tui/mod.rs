@@ -1,0 +1,289 @@
+//! The interactive explorer. One channel carries every event into the UI thread: key and mouse input
+//! (read by an input thread), replay results (from the worker thread) and ticks. The UI thread turns
+//! events into actions, lets the app update, carries out the effects (submit to the worker, export,
+//! save a session, quit) and redraws. The terminal is restored on every exit, including a panic (the
+//! hook `ratatui::try_init` installs) and errors (a guard restores on drop).
+
+pub mod app;
+pub mod config;
+pub mod export;
+pub mod keys;
+pub mod view;
+pub mod worker;
+
+use std::io::{self, IsTerminal};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use crossterm::event::{self, Event as TermEvent, KeyEventKind, MouseButton, MouseEventKind};
+
+use app::{Action, App, ComputeKey, Effect, ViewKey};
+use config::{Config, Session, ThemeName};
+use view::{MIN_HEIGHT, MIN_WIDTH, Theme};
+use worker::{Job, Worker, WorkerEvent};
+
+use crate::dataset::Dataset;
+
+/// How the explorer is opened.
+pub struct ExploreOptions {
+    pub dataset: Arc<Dataset>,
+    pub files: Vec<String>,
+    pub config: Config,
+    /// A session to reopen (its compute and view keys).
+    pub session: Option<Session>,
+    /// Mouse support (opt-in).
+    pub mouse: bool,
+}
+
+enum Event {
+    Terminal(TermEvent),
+    Worker(WorkerEvent),
+}
+
+/// Autoplay advances one budget per beat: slow enough to read the screen on a projector.
+const AUTOPLAY_BEAT: Duration = Duration::from_millis(900);
+
+/// The theme from the config, without colour when NO_COLOR is set (to anything non-empty).
+pub fn theme(config: &Config) -> Theme {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    Theme {
+        color: !no_color && config.theme != ThemeName::Mono,
+        high_contrast: config.theme == ThemeName::HighContrast,
+    }
+}
+
+/// Builds the app for the options: a session's keys, or the config's defaults.
+pub fn build_app(options: &ExploreOptions) -> (App, Effect) {
+    let (compute, view): (ComputeKey, Option<ViewKey>) = match &options.session {
+        Some(session) => (session.compute.clone(), Some(session.view.clone())),
+        None => {
+            let mut compute = App::default_compute(
+                &options.dataset,
+                options.config.preset,
+                options.config.thresholds.clone(),
+                options.config.orders,
+            );
+            compute.bootstrap_resamples = options.config.bootstrap_resamples;
+            (compute, None)
+        }
+    };
+    App::new(
+        options.dataset.clone(),
+        options.files.clone(),
+        compute,
+        view,
+    )
+}
+
+/// Restores the terminal when dropped, whatever path leaves the explorer.
+struct TerminalGuard {
+    mouse: bool,
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        if self.mouse {
+            let _ = crossterm::execute!(io::stdout(), event::DisableMouseCapture);
+        }
+        ratatui::restore();
+    }
+}
+
+/// Runs the explorer until the user quits.
+pub fn run(options: ExploreOptions) -> Result<(), String> {
+    if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
+        return Err(
+            "the explorer needs an interactive terminal; for output to a file or pipe use \
+                    `pareval info`, `pareval replay` or `pareval pair`"
+                .to_string(),
+        );
+    }
+    let theme = theme(&options.config);
+    let (mut app, first) = build_app(&options);
+    let (sender, events) = mpsc::channel::<Event>();
+    let worker_sender = sender.clone();
+    let worker = Worker::spawn(move |event| {
+        let _ = worker_sender.send(Event::Worker(event));
+    });
+    if !worker.is_running() {
+        return Err("cannot start the replay thread".to_string());
+    }
+    let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
+    let _guard = TerminalGuard {
+        mouse: options.mouse,
+    };
+    if options.mouse {
+        crossterm::execute!(io::stdout(), event::EnableMouseCapture)
+            .map_err(|e| format!("cannot enable the mouse: {e}"))?;
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let input = {
+        let (stop, sender) = (stop.clone(), sender.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                match event::poll(Duration::from_millis(50)) {
+                    Ok(true) => match event::read() {
+                        Ok(event) => {
+                            if sender.send(Event::Terminal(event)).is_err() {
+                                break;
+                            }
+                        }
+                        Err(_) => break,
+                    },
+                    Ok(false) => {}
+                    Err(_) => break,
+                }
+            }
+        })
+    };
+    let mut effects = vec![first];
+    let mut last_beat = Instant::now();
+    let mut slider_area = ratatui::layout::Rect::default();
+    let mut quit = false;
+    let mut export_count = 0u32;
+    while !quit {
+        for effect in effects.drain(..) {
+            match effect {
+                Effect::Submit {
+                    generation,
+                    settings,
+                } => {
+                    worker.submit(Job {
+                        generation,
+                        dataset: app.dataset.clone(),
+                        settings,
+                    });
+                }
+                Effect::Quit => quit = true,
+                Effect::Export => {
+                    export_count += 1;
+                    let stem = format!("pareval-export-{}-{export_count}", std::process::id());
+                    app.status = match export::build(&app)
+                        .and_then(|e| export::write(&e, &options.config.export_dir, &stem))
+                    {
+                        Ok(paths) => format!(
+                            "✓ exported {}",
+                            paths
+                                .iter()
+                                .map(|p| p.display().to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                        Err(error) => format!("✗ export failed: {error}"),
+                    };
+                }
+                Effect::SaveSession => {
+                    let path: PathBuf = options.config.export_dir.join("pareval-session.json");
+                    let session = Session {
+                        version: 1,
+                        files: app.files.clone(),
+                        compute: app.compute.clone(),
+                        view: app.view.clone(),
+                    };
+                    app.status = match config::save_session(&session, &path) {
+                        Ok(()) => format!(
+                            "✓ session saved to {} (reopen with --session)",
+                            path.display()
+                        ),
+                        Err(error) => format!("✗ {error}"),
+                    };
+                }
+            }
+        }
+        if quit {
+            break;
+        }
+        app.progress = worker
+            .progress()
+            .filter(|(generation, _, _)| *generation == app.generation)
+            .map(|(_, done, total)| (done, total));
+        terminal
+            .draw(|frame| {
+                slider_area = slider_rect(frame.area());
+                view::draw(frame, &app, theme);
+            })
+            .map_err(|e| format!("cannot draw: {e}"))?;
+        let timeout = if app.autoplay {
+            AUTOPLAY_BEAT.saturating_sub(last_beat.elapsed())
+        } else {
+            Duration::from_millis(200)
+        };
+        let action = match events.recv_timeout(timeout) {
+            Ok(Event::Terminal(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
+                keys::action_for(key, app.input, app.drill.is_some())
+            }
+            Ok(Event::Terminal(TermEvent::Mouse(mouse))) if options.mouse => {
+                mouse_action(&app, mouse, slider_area)
+            }
+            Ok(Event::Terminal(_)) => None,
+            Ok(Event::Worker(WorkerEvent::Finished {
+                generation,
+                outcome,
+                preview,
+            })) => Some(Action::ReplayFinished {
+                generation,
+                outcome,
+                preview,
+            }),
+            Err(RecvTimeoutError::Timeout) => {
+                if app.autoplay && last_beat.elapsed() >= AUTOPLAY_BEAT {
+                    last_beat = Instant::now();
+                    Some(Action::Tick)
+                } else {
+                    None
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => Some(Action::Quit),
+        };
+        if let Some(action) = action {
+            if matches!(action, Action::ToggleAutoplay) {
+                last_beat = Instant::now();
+            }
+            effects = app.update(action);
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    drop(worker);
+    let _ = input.join();
+    Ok(())
+}
+
+/// Where the slider's track is drawn (the fourth line of the screen, after the 13-column label).
+fn slider_rect(area: ratatui::layout::Rect) -> ratatui::layout::Rect {
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        return ratatui::layout::Rect::default();
+    }
+    ratatui::layout::Rect {
+        x: area.x + 13,
+        y: area.y + 3,
+        width: area.width.saturating_sub(16),
+        height: 1,
+    }
+}
+
+/// Mouse: click or drag on the slider sets the budget; the wheel moves the pair selection.
+fn mouse_action(
+    app: &App,
+    mouse: event::MouseEvent,
+    slider: ratatui::layout::Rect,
+) -> Option<Action> {
+    match mouse.kind {
+        MouseEventKind::Down(MouseButton::Left) | MouseEventKind::Drag(MouseButton::Left)
+            if mouse.row == slider.y
+                && mouse.column >= slider.x
+                && mouse.column < slider.x + slider.width =>
+        {
+            let offset = usize::from(mouse.column - slider.x);
+            let budgets = app.budgets().max(1);
+            let index = (offset * (budgets - 1) + usize::from(slider.width.saturating_sub(1)) / 2)
+                / usize::from(slider.width.saturating_sub(1).max(1));
+            Some(Action::BudgetAt(index))
+        }
+        MouseEventKind::ScrollDown => Some(Action::SelectDown),
+        MouseEventKind::ScrollUp => Some(Action::SelectUp),
+        _ => None,
+    }
+}

@@ -1,0 +1,189 @@
+//! The background replay worker: one thread that runs the newest submitted replay. Submitting a job
+//! replaces any job still waiting and cancels the one running (its result is never sent), so the newest
+//! settings always win; each job carries the generation it was submitted for, and the app drops any
+//! result whose generation is not its current one. Dropping the worker cancels, wakes and joins the
+//! thread. The worker knows nothing of terminals: it reports through a callback.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+
+use crate::dataset::Dataset;
+use crate::engine::replay::replay_cached;
+use crate::engine::rules::TailCache;
+use crate::engine::{Control, Replay, ReplaySettings};
+
+/// One replay to run.
+pub struct Job {
+    pub generation: u64,
+    pub dataset: Arc<Dataset>,
+    pub settings: ReplaySettings,
+}
+
+/// Orders of the quick first pass of a larger job, sent as a labelled preview so a curve appears at
+/// once; the full replay follows (unless a newer job replaces it).
+pub const PREVIEW_ORDERS: u32 = 20;
+
+/// What the worker reports.
+pub enum WorkerEvent {
+    /// `preview`: computed with [`PREVIEW_ORDERS`] orders; the full result of this generation follows.
+    Finished {
+        generation: u64,
+        outcome: Result<Arc<Replay>, String>,
+        preview: bool,
+    },
+}
+
+#[derive(Default)]
+struct State {
+    waiting: Option<Job>,
+    running: Option<(u64, Arc<Control>, usize)>,
+    shutdown: bool,
+}
+
+struct Shared {
+    state: Mutex<State>,
+    wake: Condvar,
+}
+
+pub struct Worker {
+    shared: Arc<Shared>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    /// Starts the worker thread; `report` is called from that thread with every finished job.
+    pub fn spawn(report: impl Fn(WorkerEvent) + Send + 'static) -> Self {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::default()),
+            wake: Condvar::new(),
+        });
+        let thread_shared = shared.clone();
+        let handle = std::thread::Builder::new()
+            .name("pareval-replay".to_string())
+            .spawn(move || run(&thread_shared, &report))
+            .ok();
+        Worker { shared, handle }
+    }
+
+    /// Queues a job: it replaces a waiting one and cancels the running one.
+    pub fn submit(&self, job: Job) {
+        if let Ok(mut state) = self.shared.state.lock() {
+            if let Some((_, control, _)) = &state.running {
+                control.cancel.store(true, Ordering::Relaxed);
+            }
+            state.waiting = Some(job);
+            self.shared.wake.notify_all();
+        }
+    }
+
+    /// (generation, pairs done, pairs in all) of the running job, if any.
+    pub fn progress(&self) -> Option<(u64, usize, usize)> {
+        let state = self.shared.state.lock().ok()?;
+        state.running.as_ref().map(|(generation, control, total)| {
+            (
+                *generation,
+                control.pairs_done.load(Ordering::Relaxed),
+                *total,
+            )
+        })
+    }
+
+    /// Whether the worker thread is alive (it could not be spawned only if the system refused a thread).
+    pub fn is_running(&self) -> bool {
+        self.handle.is_some()
+    }
+}
+
+fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
+    // Bootstrap tails depend only on the count pattern, thresholds, bootstrap mode and seed: changing the
+    // order, preset, rule, cutoff, group column or number of orders reuses them.
+    type Signature = (Vec<crate::engine::Threshold>, Option<u32>, u64);
+    let mut cache: Option<(Signature, Arc<TailCache>)> = None;
+    loop {
+        let (job, control) = {
+            let Ok(mut state) = shared.state.lock() else {
+                return;
+            };
+            while state.waiting.is_none() && !state.shutdown {
+                state = match shared.wake.wait(state) {
+                    Ok(state) => state,
+                    Err(_) => return,
+                };
+            }
+            if state.shutdown {
+                return;
+            }
+            let Some(job) = state.waiting.take() else {
+                continue;
+            };
+            let control = Arc::new(Control::default());
+            let total = job.dataset.directed_pairs().len();
+            state.running = Some((job.generation, control.clone(), total));
+            (job, control)
+        };
+        let signature = TailCache::signature(&job.settings);
+        let tails = match &cache {
+            Some((known, tails)) if *known == signature => tails.clone(),
+            _ => {
+                let tails = Arc::new(TailCache::default());
+                cache = Some((signature, tails.clone()));
+                tails
+            }
+        };
+        let mut passes = Vec::new();
+        if job.settings.orders > PREVIEW_ORDERS {
+            passes.push((
+                ReplaySettings {
+                    orders: PREVIEW_ORDERS,
+                    ..job.settings.clone()
+                },
+                true,
+            ));
+        }
+        passes.push((job.settings.clone(), false));
+        for (settings, preview) in passes {
+            let outcome = replay_cached(&job.dataset, &settings, &control, Some(tails.clone()));
+            match outcome {
+                Err(crate::engine::ReplayError::Cancelled) => break,
+                Ok(result) => report(WorkerEvent::Finished {
+                    generation: job.generation,
+                    outcome: Ok(Arc::new(result)),
+                    preview,
+                }),
+                Err(error) => {
+                    report(WorkerEvent::Finished {
+                        generation: job.generation,
+                        outcome: Err(error.to_string()),
+                        preview: false,
+                    });
+                    break;
+                }
+            }
+            if !preview {
+                break;
+            }
+            // The full pass counts its pairs again.
+            control.pairs_done.store(0, Ordering::Relaxed);
+        }
+        if let Ok(mut state) = shared.state.lock() {
+            state.running = None;
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        if let Ok(mut state) = self.shared.state.lock() {
+            state.shutdown = true;
+            state.waiting = None;
+            if let Some((_, control, _)) = &state.running {
+                control.cancel.store(true, Ordering::Relaxed);
+            }
+            self.shared.wake.notify_all();
+        }
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+    }
+}

@@ -1,0 +1,611 @@
+//! The explorer without a terminal: whole screens rendered into a `TestBackend` and compared with text
+//! snapshots in tests/snapshots (set PAREVAL_UPDATE_SNAPSHOTS=1 to rewrite them after a deliberate
+//! change), driven through `App::update` with the replay run inline; the worker's newest-job-wins,
+//! cancellation and shutdown; export, session and config round trips.
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use pareval::data::{LoadOptions, load};
+use pareval::engine::{Control, replay};
+use pareval::tui::app::{Action, App, Effect};
+use pareval::tui::config::{Config, Session, load_session, save_session};
+use pareval::tui::view::{Theme, draw, slider_track};
+use pareval::tui::worker::{Job, Worker, WorkerEvent};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+use crate::common::temp_dir;
+
+const MONO: Theme = Theme {
+    color: false,
+    high_contrast: false,
+};
+
+fn sample_app(orders: u32) -> App {
+    let path = PathBuf::from(format!(
+        "{}/sample_runs/swe_repair.csv",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let compute = App::default_compute(
+        &dataset,
+        pareval::engine::Preset::Primary,
+        vec![0, 500, 1000],
+        orders,
+    );
+    let (mut app, first) = App::new(
+        dataset,
+        vec!["sample_runs/swe_repair.csv".into()],
+        compute,
+        None,
+    );
+    run_effects(&mut app, vec![first]);
+    app
+}
+
+/// Carries out effects the way the runner does, with the replay inline.
+fn run_effects(app: &mut App, effects: Vec<Effect>) {
+    for effect in effects {
+        if let Effect::Submit {
+            generation,
+            settings,
+        } = effect
+        {
+            let outcome = replay(&app.dataset, &settings, &Control::default())
+                .map(Arc::new)
+                .map_err(|e| e.to_string());
+            let more = app.update(Action::ReplayFinished {
+                generation,
+                outcome,
+                preview: false,
+            });
+            run_effects(app, more);
+        }
+    }
+}
+
+fn act(app: &mut App, action: Action) {
+    let effects = app.update(action);
+    run_effects(app, effects);
+}
+
+fn render(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
+    terminal.draw(|frame| draw(frame, app, MONO)).expect("draw");
+    let buffer = terminal.backend().buffer().clone();
+    let mut text = String::new();
+    for y in 0..buffer.area.height {
+        let line: String = (0..buffer.area.width)
+            .map(|x| buffer[(x, y)].symbol().to_string())
+            .collect();
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    text
+}
+
+fn snapshot(name: &str, text: &str) {
+    let path = PathBuf::from(format!(
+        "{}/tests/snapshots/{name}.txt",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    if std::env::var_os("PAREVAL_UPDATE_SNAPSHOTS").is_some() || !path.exists() {
+        std::fs::create_dir_all(path.parent().expect("dir")).expect("mkdir");
+        std::fs::write(&path, text).expect("write snapshot");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).expect("read snapshot");
+    assert_eq!(
+        text, expected,
+        "screen {name} changed; rerun with PAREVAL_UPDATE_SNAPSHOTS=1 if deliberate"
+    );
+}
+
+#[test]
+fn main_screen() {
+    let app = sample_app(20);
+    let screen = render(&app, 120, 40);
+    assert!(screen.contains("directed pairs at 25% · 0 pp · 380 of 380 shown"));
+    assert!(
+        screen.contains("primary: stratified order, coverage gate on, bootstrap (exact, a = 0.05)")
+    );
+    snapshot("main", &screen);
+}
+
+#[test]
+fn every_switch_redraws_with_its_setting() {
+    let mut app = sample_app(10);
+    let cases: Vec<(Action, &str, &str)> = vec![
+        (
+            Action::CycleThresholds,
+            "switch_thresholds",
+            "thresholds 0 pp",
+        ),
+        (Action::CycleOrder, "switch_order", "neyman order"),
+        (
+            Action::CyclePreset,
+            "switch_preset",
+            "forced-uniform: uniform order, coverage gate off, forced",
+        ),
+        (
+            Action::CycleRule,
+            "switch_rule",
+            "uniform order, coverage gate off, bootstrap",
+        ),
+        (Action::CycleTail, "switch_tail", "a = 0.1"),
+        (Action::CycleOrders, "switch_orders", "50 orders"),
+        (Action::CycleMeasure, "switch_measure", "budget by cost"),
+        (
+            Action::ToggleBootstrap,
+            "switch_bootstrap",
+            "bootstrap (mc:200",
+        ),
+        (
+            Action::ToggleCoverageGate,
+            "switch_gate",
+            "coverage gate on",
+        ),
+        (
+            Action::CycleGroupColumn,
+            "switch_group_column",
+            "group none",
+        ),
+        (
+            Action::ToggleChart,
+            "switch_chart",
+            "FPR · FRR · coverage failure vs budget",
+        ),
+    ];
+    for (action, name, expected) in cases {
+        act(&mut app, action);
+        assert!(
+            !app.pending(),
+            "{name}: the inline replay must have arrived"
+        );
+        let screen = render(&app, 120, 40);
+        assert!(
+            screen.contains(expected),
+            "{name}: {expected:?} not on screen:\n{screen}"
+        );
+        snapshot(name, &screen);
+    }
+}
+
+#[test]
+fn the_group_filter_restricts_the_record() {
+    let mut app = sample_app(10);
+    act(&mut app, Action::CycleGroupFilter);
+    assert_eq!(app.compute.group_filter.as_deref(), Some("astro/telescope"));
+    assert_eq!(app.dataset.n_tasks(), 33);
+    assert!(render(&app, 160, 40).contains("group group (12 groups, only 'astro/telescope')"));
+}
+
+#[test]
+fn slider_moves_without_a_replay_and_the_table_follows() {
+    let mut app = sample_app(10);
+    let generation = app.generation;
+    let before = app.rows.clone();
+    let effects = app.update(Action::BudgetNext);
+    assert!(effects.is_empty(), "the slider never asks the worker");
+    assert_eq!(app.generation, generation);
+    assert_eq!(app.view.budget, 5);
+    assert_ne!(app.rows, before);
+    assert!(render(&app, 120, 40).contains("budget   30%"));
+    for _ in 0..30 {
+        app.update(Action::BudgetNext);
+    }
+    assert_eq!(app.view.budget, 18);
+    app.update(Action::BudgetFirst);
+    assert_eq!(app.view.budget, 0);
+}
+
+#[test]
+fn pair_filters_sort_and_name_search() {
+    let mut app = sample_app(10);
+    act(&mut app, Action::StartNameFilter);
+    for c in "cirrus".chars() {
+        act(&mut app, Action::InputChar(c));
+    }
+    act(&mut app, Action::InputDone);
+    assert!(
+        !app.rows.is_empty()
+            && app
+                .rows
+                .iter()
+                .all(|r| r.tested.contains("cirrus") || r.baseline.contains("cirrus"))
+    );
+    act(&mut app, Action::InputCancel);
+    act(&mut app, Action::CyclePairFilter);
+    assert!(app.rows.iter().all(|r| r.wrong > 0.0));
+    act(&mut app, Action::CyclePairFilter);
+    assert!(app.rows.iter().all(|r| r.abstain > 0.0));
+    act(&mut app, Action::CyclePairFilter);
+    act(&mut app, Action::CycleSort);
+    assert!(app.rows.windows(2).all(|w| w[0].wrong >= w[1].wrong));
+    act(&mut app, Action::ReverseSort);
+    assert!(app.rows.windows(2).all(|w| w[0].wrong <= w[1].wrong));
+}
+
+#[test]
+fn drill_down_explains_the_selected_pair() {
+    let mut app = sample_app(10);
+    act(&mut app, Action::SelectDown);
+    let row = app.rows[1].clone();
+    act(&mut app, Action::OpenDrill);
+    let drill = app.drill.as_ref().expect("drill open");
+    let detail = drill.detail.as_ref().expect("detail");
+    assert_eq!(
+        (detail.tested.as_str(), detail.baseline.as_str()),
+        (row.tested.as_str(), row.baseline.as_str())
+    );
+    let screen = render(&app, 120, 40);
+    assert!(screen.contains("order 0 of 10 ([ ])"));
+    assert!(screen.contains("bootstrap distribution"));
+    snapshot("drill_down", &screen);
+    act(&mut app, Action::DrillNextOrder);
+    assert_eq!(app.drill.as_ref().map(|d| d.order), Some(1));
+    act(&mut app, Action::DrillPrevOrder);
+    act(&mut app, Action::DrillPrevOrder);
+    assert_eq!(app.drill.as_ref().map(|d| d.order), Some(9));
+    // The drill-down follows the budget slider.
+    act(&mut app, Action::BudgetNext);
+    assert_eq!(
+        app.drill
+            .as_ref()
+            .and_then(|d| d.detail.as_ref().ok())
+            .map(|d| d.budget),
+        Some(0.3)
+    );
+    act(&mut app, Action::CloseOverlay);
+    assert!(app.drill.is_none());
+}
+
+#[test]
+fn coverage_view_help_overlay_pending_state_and_a_tiny_terminal() {
+    let mut app = sample_app(10);
+    act(&mut app, Action::NextTab);
+    let screen = render(&app, 120, 40);
+    assert!(screen.contains("coverage gaps under the stratified order"));
+    snapshot("coverage", &screen);
+    act(&mut app, Action::NextTab);
+
+    act(&mut app, Action::ToggleHelp);
+    for c in "order".chars() {
+        act(&mut app, Action::InputChar(c));
+    }
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains("task order") && screen.contains("previous / next order in the drill-down")
+    );
+    assert!(
+        !screen.contains("export the view"),
+        "the filter hides other keys"
+    );
+    snapshot("help", &screen);
+    act(&mut app, Action::CloseOverlay);
+    assert!(app.help.is_none());
+
+    // A setting change whose replay has not arrived: the old result stays, dimmed, with progress.
+    let effects = app.update(Action::CycleThresholds);
+    assert!(matches!(effects.as_slice(), [Effect::Submit { .. }]));
+    app.progress = Some((120, 380));
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains("⟳ replaying 120/380 pairs, showing the previous result"),
+        "{screen}"
+    );
+    snapshot("pending", &screen);
+
+    let tiny = render(&app, 60, 15);
+    assert!(tiny.contains("terminal too small") && tiny.contains("this one is 60×15"));
+    snapshot("too_small", &tiny);
+    for (w, h) in [(1, 1), (0, 0), (80, 24), (79, 40), (200, 60)] {
+        let _ = render(&app, w, h);
+    }
+}
+
+#[test]
+fn a_stale_result_is_never_shown() {
+    let mut app = sample_app(5);
+    let stale_generation = app.generation;
+    let effects = app.update(Action::CycleThresholds);
+    let Some(Effect::Submit {
+        generation,
+        settings,
+    }) = effects.into_iter().next()
+    else {
+        panic!("submit")
+    };
+    assert_eq!(generation, stale_generation + 1);
+    let old = app.result.clone();
+    // An answer for the previous generation arrives late: dropped.
+    let late = replay(
+        &app.dataset,
+        &pareval::engine::ReplaySettings {
+            thresholds: vec![pareval::engine::Threshold(700)],
+            ..settings.clone()
+        },
+        &Control::default(),
+    )
+    .map(Arc::new)
+    .map_err(|e| e.to_string());
+    app.update(Action::ReplayFinished {
+        generation: stale_generation,
+        outcome: late,
+        preview: false,
+    });
+    assert!(app.pending());
+    assert!(Arc::ptr_eq(
+        app.result.as_ref().expect("old"),
+        old.as_ref().expect("old")
+    ));
+    let fresh = replay(&app.dataset, &settings, &Control::default())
+        .map(Arc::new)
+        .map_err(|e| e.to_string());
+    app.update(Action::ReplayFinished {
+        generation,
+        outcome: fresh,
+        preview: false,
+    });
+    assert!(!app.pending());
+}
+
+#[test]
+fn autoplay_sweeps_the_grid_and_stops_at_the_end() {
+    let mut app = sample_app(5);
+    act(&mut app, Action::BudgetLast);
+    act(&mut app, Action::ToggleAutoplay);
+    assert_eq!(app.view.budget, 0, "autoplay from the end starts over");
+    for step in 1..=18 {
+        act(&mut app, Action::Tick);
+        assert_eq!(app.view.budget, step);
+    }
+    act(&mut app, Action::Tick);
+    assert!(!app.autoplay);
+    assert!(render(&app, 120, 40).contains("budget   95%"));
+}
+
+#[test]
+fn slider_track_marks_cursor_and_minimum() {
+    assert_eq!(slider_track(5, 1, Some(3), 9), "┼─●─┼─▲─┼");
+    assert_eq!(slider_track(1, 0, None, 3), "●──");
+}
+
+#[test]
+fn export_session_and_config_round_trips() {
+    let mut app = sample_app(10);
+    act(&mut app, Action::BudgetNext);
+    let export = pareval::tui::export::build(&app).expect("export");
+    assert_eq!(export.csv.lines().count(), 1 + 380);
+    assert!(
+        export.csv.starts_with(
+            "tested,baseline,shared,delta_full,completed,promote,reject,abstain,wrong\n"
+        )
+    );
+    let json: serde_json::Value = serde_json::from_str(&export.json).expect("json");
+    assert_eq!(json["settings"]["budget"], 0.3);
+    assert_eq!(json["table"]["pairs"].as_array().expect("pairs").len(), 380);
+    assert!(export.markdown.contains("| threshold | FPR | FRR |"));
+    assert!(export.svg.starts_with("<svg") && export.svg.contains("<polyline"));
+
+    let dir = temp_dir("session");
+    let path = dir.join("s.json");
+    let session = Session {
+        version: 1,
+        files: app.files.clone(),
+        compute: app.compute.clone(),
+        view: app.view.clone(),
+    };
+    save_session(&session, &path).expect("save");
+    assert_eq!(load_session(&path).expect("load"), session);
+    std::fs::write(&path, "{\"version\": 2}").expect("write");
+    assert!(
+        load_session(&path)
+            .unwrap_err()
+            .contains("not a pareval session")
+    );
+
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "theme = \"sepia\"\n").expect("write");
+    let error = pareval::tui::config::load_config(Some(&config)).unwrap_err();
+    assert_eq!(
+        error,
+        format!(
+            "{}: key 'theme': 'sepia' is not one of default, high-contrast, mono",
+            config.display()
+        )
+    );
+    assert_eq!(
+        pareval::tui::config::load_config(None)
+            .map(|c| c.orders)
+            .unwrap_or(100),
+        Config::default().orders
+    );
+}
+
+#[test]
+fn worker_keeps_only_the_newest_of_a_burst() {
+    let path = PathBuf::from(format!(
+        "{}/sample_runs/app_use.csv",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let (sender, results) = mpsc::channel();
+    let sender = Mutex::new(sender);
+    let worker = Worker::spawn(move |event| {
+        if let Ok(sender) = sender.lock() {
+            let _ = sender.send(event);
+        }
+    });
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 200);
+    for generation in 1..=100 {
+        let mut settings = compute.settings();
+        settings.seed = generation;
+        worker.submit(Job {
+            generation,
+            dataset: dataset.clone(),
+            settings,
+        });
+    }
+    let mut seen = Vec::new();
+    loop {
+        let WorkerEvent::Finished {
+            generation,
+            outcome,
+            preview,
+        } = results
+            .recv_timeout(Duration::from_secs(60))
+            .expect("a result");
+        assert!(outcome.is_ok());
+        if preview {
+            continue;
+        }
+        seen.push(generation);
+        if generation == 100 {
+            break;
+        }
+    }
+    // At most the job running when the burst began finishes besides the newest; everything between is
+    // replaced or cancelled.
+    assert!(seen.len() <= 2, "{seen:?}");
+    assert_eq!(seen.last(), Some(&100));
+
+    // An app fed every result accepts only its own generation.
+    let (mut app, _) = App::new(dataset.clone(), vec![], compute.clone(), None);
+    for _ in 0..99 {
+        let _ = app.update(Action::CycleTail);
+    }
+    let newest = app.generation;
+    let settings = app.compute.settings();
+    let result = replay(&dataset, &settings, &Control::default())
+        .map(Arc::new)
+        .map_err(|e| e.to_string());
+    app.update(Action::ReplayFinished {
+        generation: newest - 1,
+        outcome: result.clone(),
+        preview: false,
+    });
+    assert!(app.result.is_none());
+    app.update(Action::ReplayFinished {
+        generation: newest,
+        outcome: result,
+        preview: false,
+    });
+    assert!(app.result.is_some());
+}
+
+#[test]
+fn worker_cancels_a_running_job_and_joins_on_drop() {
+    let path = PathBuf::from(format!(
+        "{}/sample_runs/swe_repair.csv",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let (sender, results) = mpsc::channel();
+    let sender = Mutex::new(sender);
+    let worker = Worker::spawn(move |event| {
+        if let Ok(sender) = sender.lock() {
+            let _ = sender.send(event);
+        }
+    });
+    let mut slow =
+        App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 100_000)
+            .settings();
+    slow.policy = pareval::engine::Preset::Primary.policy(
+        pareval::engine::BootstrapMode::Mc { resamples: 200 },
+        pareval::engine::Fraction(500),
+    );
+    worker.submit(Job {
+        generation: 1,
+        dataset: dataset.clone(),
+        settings: slow,
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(
+        worker.progress().map(|p| p.0),
+        Some(1),
+        "the slow job is running"
+    );
+    let quick =
+        App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 5).settings();
+    worker.submit(Job {
+        generation: 2,
+        dataset: dataset.clone(),
+        settings: quick,
+    });
+    let full = loop {
+        let WorkerEvent::Finished {
+            generation,
+            preview,
+            ..
+        } = results
+            .recv_timeout(Duration::from_secs(30))
+            .expect("result");
+        if !preview {
+            break generation;
+        }
+    };
+    assert_eq!(full, 2, "the cancelled job never reports a full result");
+    // Dropping joins the thread even while a long job runs.
+    let mut long =
+        App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 100_000)
+            .settings();
+    long.seed = 3;
+    worker.submit(Job {
+        generation: 3,
+        dataset,
+        settings: long,
+    });
+    std::thread::sleep(Duration::from_millis(100));
+    let started = std::time::Instant::now();
+    drop(worker);
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn a_preview_is_shown_labelled_until_the_full_result_arrives() {
+    let path = PathBuf::from(format!(
+        "{}/sample_runs/swe_repair.csv",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 100);
+    let (mut app, first) = App::new(dataset.clone(), vec!["s.csv".into()], compute, None);
+    let Effect::Submit {
+        generation,
+        settings,
+    } = first
+    else {
+        panic!("submit")
+    };
+    let preview_settings = pareval::engine::ReplaySettings {
+        orders: pareval::tui::worker::PREVIEW_ORDERS,
+        ..settings.clone()
+    };
+    let preview = replay(&dataset, &preview_settings, &Control::default())
+        .map(Arc::new)
+        .map_err(|e| e.to_string());
+    app.update(Action::ReplayFinished {
+        generation,
+        outcome: preview,
+        preview: true,
+    });
+    assert!(app.pending());
+    assert_eq!(app.preview, Some(20));
+    assert_eq!(app.rows.len(), 380);
+    assert!(render(&app, 240, 40).contains("showing a preview from 20 of 100 orders"));
+    let full = replay(&dataset, &settings, &Control::default())
+        .map(Arc::new)
+        .map_err(|e| e.to_string());
+    app.update(Action::ReplayFinished {
+        generation,
+        outcome: full,
+        preview: false,
+    });
+    assert!(!app.pending());
+    assert_eq!(app.preview, None);
+    assert!(!render(&app, 160, 40).contains("preview"));
+}
