@@ -200,6 +200,17 @@ fn stratified_order(
     }
 }
 
+/// slack[T] = T − Σ_g r_g(T) for T = 0..=N: how many tasks a prefix of T can spare beyond its quotas.
+pub fn initial_slack(sizes: &[u32]) -> Vec<i64> {
+    let n: u32 = sizes.iter().sum();
+    (0..=n)
+        .map(|t| {
+            let due: u64 = sizes.iter().map(|&size| u64::from(quota(t, size, n))).sum();
+            i64::from(t) - due as i64
+        })
+        .collect()
+}
+
 /// The runs (start, end) of two or more equal due times in a quota schedule: the only places where an
 /// order's random ranking can change the group sequence.
 pub fn tie_blocks(schedule: &[(u64, u32)]) -> Vec<(u32, u32)> {
@@ -243,18 +254,9 @@ fn deadline_order(pair: &PairData, shares: Option<&[f64]>, rng: &mut Stream, out
     rng.shuffle(&mut rank);
     let mut members: Vec<Vec<u32>> = pair.members.clone();
     let mut taken = vec![0u32; groups];
-    // slack[T] for T = 0..=n (index 0 unused).
+    // slack[T] for T = 0..=n before any task is taken: T − Σ_g r_g(T), the same for every order of a pair.
     let mut slack: Vec<i64> = match shares {
-        Some(_) => (0..=u64::from(n))
-            .map(|t| {
-                let due: u64 = pair
-                    .group_sizes
-                    .iter()
-                    .map(|&size| u64::from(quota(t as u32, size, n)))
-                    .sum();
-                t as i64 - due as i64
-            })
-            .collect(),
+        Some(_) => pair.initial_slack.clone(),
         None => Vec::new(),
     };
     // Each group's next quota due time, updated only when the group is chosen.
@@ -354,6 +356,7 @@ mod tests {
             left_out: 0,
             quota_schedule: quota_schedule(sizes),
             tie_blocks: tie_blocks(&quota_schedule(sizes)),
+            initial_slack: initial_slack(sizes),
             members: sizes
                 .iter()
                 .enumerate()

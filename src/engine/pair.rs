@@ -56,6 +56,8 @@ pub struct PairData {
     pub quota_schedule: Vec<(u64, u32)>,
     /// Runs of equal due times in `quota_schedule`, resolved per order.
     pub tie_blocks: Vec<(u32, u32)>,
+    /// The quota slack of every prefix before any task is taken (Neyman orders).
+    pub initial_slack: Vec<i64>,
     /// Local task indices of each local group, in canonical order.
     pub members: Vec<Vec<u32>>,
 }
@@ -237,6 +239,7 @@ fn prepare_pair(
     };
     let quota_schedule = super::orders::quota_schedule(&group_sizes);
     let tie_blocks = super::orders::tie_blocks(&quota_schedule);
+    let initial_slack = super::orders::initial_slack(&group_sizes);
     let mut members: Vec<Vec<u32>> = vec![Vec::new(); group_sizes.len()];
     for (i, &g) in group_of.iter().enumerate() {
         members[g as usize].push(i as u32);
@@ -256,6 +259,7 @@ fn prepare_pair(
         left_out,
         quota_schedule,
         tie_blocks,
+        initial_slack,
         members,
     }
 }
