@@ -59,8 +59,8 @@ pub struct ComputeKey {
     /// Thresholds in hundredths of a percentage point.
     pub thresholds: Vec<u32>,
     pub group_column: Option<String>,
-    /// Restrict the record to one group of the group column (None: all groups).
-    pub group_filter: Option<String>,
+    /// Restrict the record to these groups of the group column (empty: all groups).
+    pub group_filter: Vec<String>,
     pub orders: u32,
     /// Tail cutoff in ten-thousandths.
     pub tail: u32,
@@ -200,6 +200,14 @@ pub struct ViewKey {
     pub selected: usize,
 }
 
+/// The group filter's selector: every group of the column and whether it is chosen.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupSelector {
+    pub labels: Vec<String>,
+    pub chosen: Vec<bool>,
+    pub cursor: usize,
+}
+
 /// The drill-down of one pair.
 pub struct Drill {
     pub tested: usize,
@@ -237,7 +245,12 @@ pub enum Action {
     Tick,
     CycleThresholds,
     CycleGroupColumn,
-    CycleGroupFilter,
+    /// Open the group selector of the group filter.
+    OpenGroupFilter,
+    /// In the group selector: toggle the group under the cursor, toggle all, apply.
+    ToggleChoice,
+    ChooseAll,
+    ApplyChoice,
     CycleOrder,
     CyclePreset,
     CycleRule,
@@ -314,6 +327,8 @@ pub struct App {
     rows_budget: Option<(usize, usize, u64)>,
     /// Orders of the preview shown, while the full replay of this generation is still running.
     pub preview: Option<u32>,
+    /// The group filter's selector, while open.
+    pub selector: Option<GroupSelector>,
 }
 
 impl App {
@@ -353,6 +368,7 @@ impl App {
             rows: Vec::new(),
             rows_budget: None,
             preview: None,
+            selector: None,
         };
         app.clamp_view();
         let effect = app.recompute();
@@ -373,7 +389,7 @@ impl App {
             coverage_gate: None,
             thresholds,
             group_column: dataset.group_column("group").map(|c| c.name.clone()),
-            group_filter: None,
+            group_filter: Vec::new(),
             orders,
             tail: 500,
             bootstrap_resamples: 0,
@@ -417,18 +433,24 @@ impl App {
 
     /// Applies the group filter and submits the compute key as a new generation.
     fn recompute(&mut self) -> Effect {
-        self.dataset = match (&self.compute.group_filter, &self.compute.group_column) {
-            (Some(label), Some(column)) => match self.base.group_column(column) {
-                Some(groups) => {
-                    let keep: Vec<bool> = groups
-                        .of_task
-                        .iter()
-                        .map(|&g| groups.labels[g as usize] == *label)
-                        .collect();
-                    Arc::new(self.base.restrict_tasks(&keep))
-                }
-                None => self.base.clone(),
-            },
+        let column = self
+            .compute
+            .group_column
+            .as_deref()
+            .and_then(|c| self.base.group_column(c));
+        self.dataset = match column {
+            Some(groups) if !self.compute.group_filter.is_empty() => {
+                let keep: Vec<bool> = groups
+                    .of_task
+                    .iter()
+                    .map(|&g| {
+                        self.compute
+                            .group_filter
+                            .contains(&groups.labels[g as usize])
+                    })
+                    .collect();
+                Arc::new(self.base.restrict_tasks(&keep))
+            }
             _ => self.base.clone(),
         };
         self.generation += 1;
@@ -528,27 +550,68 @@ impl App {
                     .position(|c| *c == self.compute.group_column)
                     .unwrap_or(choices.len() - 1);
                 self.compute.group_column = choices[(position + 1) % choices.len()].clone();
-                self.compute.group_filter = None;
+                self.compute.group_filter.clear();
                 effects.push(self.recompute());
             }
-            Action::CycleGroupFilter => match self
+            Action::OpenGroupFilter => match self
                 .compute
                 .group_column
                 .as_deref()
                 .and_then(|c| self.base.group_column(c))
             {
                 Some(column) => {
-                    let mut choices: Vec<Option<String>> = vec![None];
-                    choices.extend(column.labels.iter().map(|l| Some(l.clone())));
-                    let position = choices
+                    let chosen = column
+                        .labels
                         .iter()
-                        .position(|c| *c == self.compute.group_filter)
-                        .unwrap_or(0);
-                    self.compute.group_filter = choices[(position + 1) % choices.len()].clone();
-                    effects.push(self.recompute());
+                        .map(|l| {
+                            self.compute.group_filter.is_empty()
+                                || self.compute.group_filter.contains(l)
+                        })
+                        .collect();
+                    self.selector = Some(GroupSelector {
+                        labels: column.labels.clone(),
+                        chosen,
+                        cursor: 0,
+                    });
                 }
                 None => self.status = "no group column: choose one with g first".to_string(),
             },
+            Action::ToggleChoice => {
+                if let Some(selector) = &mut self.selector {
+                    let cursor = selector.cursor;
+                    selector.chosen[cursor] = !selector.chosen[cursor];
+                }
+            }
+            Action::ChooseAll => {
+                if let Some(selector) = &mut self.selector {
+                    let all = selector.chosen.iter().all(|&c| c);
+                    selector.chosen.iter_mut().for_each(|c| *c = !all);
+                }
+            }
+            Action::ApplyChoice => {
+                if let Some(selector) = self.selector.take() {
+                    let chosen: Vec<String> = selector
+                        .labels
+                        .iter()
+                        .zip(&selector.chosen)
+                        .filter(|(_, c)| **c)
+                        .map(|(l, _)| l.clone())
+                        .collect();
+                    if chosen.is_empty() {
+                        self.status = "✗ choose at least one group (space toggles, a toggles all)"
+                            .to_string();
+                        self.selector = Some(selector);
+                    } else {
+                        // All groups chosen is no filter at all.
+                        self.compute.group_filter = if chosen.len() == selector.labels.len() {
+                            Vec::new()
+                        } else {
+                            chosen
+                        };
+                        effects.push(self.recompute());
+                    }
+                }
+            }
             Action::CycleOrder => {
                 let current = self.compute.policy().order;
                 let available: Vec<OrderKind> = OrderKind::ALL
@@ -720,10 +783,20 @@ impl App {
                 self.view.descending = !self.view.descending;
                 self.refresh_rows();
             }
-            Action::SelectUp => self.view.selected = self.view.selected.saturating_sub(1),
-            Action::SelectDown => {
-                self.view.selected = (self.view.selected + 1).min(self.rows.len().saturating_sub(1))
-            }
+            Action::SelectUp => match &mut self.selector {
+                Some(selector) => selector.cursor = selector.cursor.saturating_sub(1),
+                None => self.view.selected = self.view.selected.saturating_sub(1),
+            },
+            Action::SelectDown => match &mut self.selector {
+                Some(selector) => {
+                    selector.cursor =
+                        (selector.cursor + 1).min(selector.labels.len().saturating_sub(1))
+                }
+                None => {
+                    self.view.selected =
+                        (self.view.selected + 1).min(self.rows.len().saturating_sub(1))
+                }
+            },
             Action::PageUp => self.view.selected = self.view.selected.saturating_sub(10),
             Action::PageDown => {
                 self.view.selected =
@@ -741,7 +814,9 @@ impl App {
                 }
             }
             Action::CloseOverlay => {
-                if self.help.is_some() {
+                if self.selector.is_some() {
+                    self.selector = None;
+                } else if self.help.is_some() {
                     self.help = None;
                     self.input = Input::Keys;
                 } else {

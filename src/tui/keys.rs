@@ -129,10 +129,28 @@ pub const BINDINGS: &[Binding] = &[
 /// The footer hint line.
 pub const FOOTER: &str = "←→ budget  space play  t thr  g group  o order  p preset  r rule  Tab view  Enter why  / filter  e export  ? help  q quit";
 
-/// The action for a key, given where typed characters go and whether an overlay is open.
-pub fn action_for(key: KeyEvent, input: Input, drill_open: bool) -> Option<Action> {
+/// The action for a key, given where typed characters go and whether the drill-down or the group
+/// selector is open.
+pub fn action_for(
+    key: KeyEvent,
+    input: Input,
+    drill_open: bool,
+    selector_open: bool,
+) -> Option<Action> {
     if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
         return Some(Action::Quit);
+    }
+    if selector_open {
+        return match key.code {
+            KeyCode::Up | KeyCode::Char('k') => Some(Action::SelectUp),
+            KeyCode::Down | KeyCode::Char('j') => Some(Action::SelectDown),
+            KeyCode::Char(' ') => Some(Action::ToggleChoice),
+            KeyCode::Char('a') => Some(Action::ChooseAll),
+            KeyCode::Enter => Some(Action::ApplyChoice),
+            KeyCode::Esc => Some(Action::CloseOverlay),
+            KeyCode::Char('q') => Some(Action::Quit),
+            _ => None,
+        };
     }
     if input != Input::Keys {
         return match key.code {
@@ -154,7 +172,7 @@ pub fn action_for(key: KeyEvent, input: Input, drill_open: bool) -> Option<Actio
         KeyCode::Char('t') => Action::CycleThresholds,
         KeyCode::Char(c @ '1'..='9') => Action::FocusThreshold(c as usize - '1' as usize),
         KeyCode::Char('g') => Action::CycleGroupColumn,
-        KeyCode::Char('G') => Action::CycleGroupFilter,
+        KeyCode::Char('G') => Action::OpenGroupFilter,
         KeyCode::Char('o') => Action::CycleOrder,
         KeyCode::Char('p') => Action::CyclePreset,
         KeyCode::Char('r') => Action::CycleRule,
@@ -196,25 +214,41 @@ mod tests {
     #[test]
     fn typing_goes_to_the_filter_not_to_commands() {
         assert!(matches!(
-            action_for(key(KeyCode::Char('q')), Input::NameFilter, false),
+            action_for(key(KeyCode::Char('q')), Input::NameFilter, false, false),
             Some(Action::InputChar('q'))
         ));
         assert!(matches!(
-            action_for(key(KeyCode::Char('q')), Input::Keys, false),
+            action_for(key(KeyCode::Char('q')), Input::Keys, false, false),
             Some(Action::Quit)
         ));
         assert!(matches!(
-            action_for(key(KeyCode::Esc), Input::NameFilter, false),
+            action_for(key(KeyCode::Esc), Input::NameFilter, false, false),
             Some(Action::InputCancel)
         ));
     }
 
     #[test]
     fn order_keys_work_only_in_the_drill_down() {
-        assert!(action_for(key(KeyCode::Char(']')), Input::Keys, false).is_none());
+        assert!(action_for(key(KeyCode::Char(']')), Input::Keys, false, false).is_none());
         assert!(matches!(
-            action_for(key(KeyCode::Char(']')), Input::Keys, true),
+            action_for(key(KeyCode::Char(']')), Input::Keys, true, false),
             Some(Action::DrillNextOrder)
+        ));
+    }
+
+    #[test]
+    fn the_group_selector_takes_space_and_enter() {
+        assert!(matches!(
+            action_for(key(KeyCode::Char(' ')), Input::Keys, false, true),
+            Some(Action::ToggleChoice)
+        ));
+        assert!(matches!(
+            action_for(key(KeyCode::Enter), Input::Keys, false, true),
+            Some(Action::ApplyChoice)
+        ));
+        assert!(matches!(
+            action_for(key(KeyCode::Char(' ')), Input::Keys, false, false),
+            Some(Action::ToggleAutoplay)
         ));
     }
 
@@ -222,7 +256,7 @@ mod tests {
     fn ctrl_c_always_quits() {
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert!(matches!(
-            action_for(ctrl_c, Input::HelpFilter, true),
+            action_for(ctrl_c, Input::HelpFilter, true, false),
             Some(Action::Quit)
         ));
     }
@@ -234,7 +268,7 @@ mod tests {
             (KeyCode::Char('p'), "p"),
             (KeyCode::Tab, "Tab"),
         ] {
-            assert!(action_for(key(code), Input::Keys, false).is_some());
+            assert!(action_for(key(code), Input::Keys, false, false).is_some());
             assert!(FOOTER.contains(expected));
         }
     }

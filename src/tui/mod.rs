@@ -213,7 +213,7 @@ pub fn run(options: ExploreOptions) -> Result<(), String> {
         };
         let action = match events.recv_timeout(timeout) {
             Ok(Event::Terminal(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
-                keys::action_for(key, app.input, app.drill.is_some())
+                keys::action_for(key, app.input, app.drill.is_some(), app.selector.is_some())
             }
             Ok(Event::Terminal(TermEvent::Mouse(mouse))) if options.mouse => {
                 mouse_action(&app, mouse, slider_area)

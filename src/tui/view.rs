@@ -130,6 +130,36 @@ pub fn draw(frame: &mut Frame, app: &App, theme: Theme) {
     if app.help.is_some() {
         draw_help(frame, app, theme, area);
     }
+    if app.selector.is_some() {
+        draw_selector(frame, app, theme, area);
+    }
+}
+
+fn draw_selector(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
+    let Some(selector) = &app.selector else {
+        return;
+    };
+    let lines: Vec<Line> = selector
+        .labels
+        .iter()
+        .zip(&selector.chosen)
+        .enumerate()
+        .map(|(i, (label, &chosen))| {
+            let mark = if chosen { "[x]" } else { "[ ]" };
+            let style = if i == selector.cursor {
+                theme.selected()
+            } else {
+                Style::default()
+            };
+            Line::from(Span::styled(format!("{mark} {label}"), style))
+        })
+        .collect();
+    let rect = overlay(area, 60, (lines.len() as u16 + 2).min(area.height));
+    frame.render_widget(Clear, rect);
+    let title = " groups to keep · space toggles · a all · Enter applies · Esc cancels ";
+    let mut state = ratatui::widgets::ListState::default().with_selected(Some(selector.cursor));
+    let list = ratatui::widgets::List::new(lines).block(Block::bordered().title(title));
+    frame.render_stateful_widget(list, rect, &mut state);
 }
 
 fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
@@ -137,11 +167,11 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let group = match &app.compute.group_column {
         Some(name) => {
             let groups = data.group_column(name).map_or(0, |c| c.labels.len());
-            let filter = app
-                .compute
-                .group_filter
-                .as_ref()
-                .map_or(String::new(), |g| format!(", only '{g}'"));
+            let filter = match app.compute.group_filter.as_slice() {
+                [] => String::new(),
+                [one] => format!(", only '{one}'"),
+                many => format!(", {} of them chosen", many.len()),
+            };
             format!("{name} ({groups} groups{filter})")
         }
         None => "none".to_string(),

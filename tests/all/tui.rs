@@ -175,12 +175,41 @@ fn every_switch_redraws_with_its_setting() {
 }
 
 #[test]
-fn the_group_filter_restricts_the_record() {
+fn the_group_filter_restricts_the_record_to_the_chosen_groups() {
     let mut app = sample_app(10);
-    act(&mut app, Action::CycleGroupFilter);
-    assert_eq!(app.compute.group_filter.as_deref(), Some("astro/telescope"));
-    assert_eq!(app.dataset.n_tasks(), 33);
-    assert!(render(&app, 160, 40).contains("group group (12 groups, only 'astro/telescope')"));
+    act(&mut app, Action::OpenGroupFilter);
+    let selector = app.selector.clone().expect("selector open");
+    assert_eq!(selector.labels.len(), 12);
+    assert!(
+        selector.chosen.iter().all(|&c| c),
+        "no filter means every group is chosen"
+    );
+    act(&mut app, Action::ChooseAll);
+    act(&mut app, Action::ToggleChoice);
+    act(&mut app, Action::SelectDown);
+    act(&mut app, Action::ToggleChoice);
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains("[x] astro/telescope") && screen.contains("[ ] doc/builder"),
+        "{screen}"
+    );
+    snapshot("group_selector", &screen);
+    act(&mut app, Action::ApplyChoice);
+    assert!(app.selector.is_none());
+    assert_eq!(app.compute.group_filter, ["astro/telescope", "data/frames"]);
+    assert_eq!(app.dataset.n_tasks(), 33 + 12);
+    assert!(!app.pending());
+    assert!(render(&app, 160, 40).contains("group group (12 groups, 2 of them chosen)"));
+    // Choosing nothing is refused; choosing everything removes the filter.
+    act(&mut app, Action::OpenGroupFilter);
+    act(&mut app, Action::ChooseAll);
+    act(&mut app, Action::ChooseAll);
+    act(&mut app, Action::ApplyChoice);
+    assert!(app.status.starts_with("✗ choose at least one group"));
+    act(&mut app, Action::ChooseAll);
+    act(&mut app, Action::ApplyChoice);
+    assert!(app.compute.group_filter.is_empty());
+    assert_eq!(app.dataset.n_tasks(), 150);
 }
 
 #[test]
