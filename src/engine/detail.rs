@@ -49,6 +49,20 @@ pub struct GroupOutcomes {
 }
 
 /// The bootstrap distribution of Δ̂* at the chosen budget, as probabilities over a grid of values.
+impl GroupOutcomes {
+    /// The row of a "tasks by group" table: group, tasks, both, only tested, only baseline, neither.
+    pub fn cells(&self) -> Vec<String> {
+        vec![
+            self.group.clone(),
+            self.tasks.to_string(),
+            self.both.to_string(),
+            self.only_tested.to_string(),
+            self.only_baseline.to_string(),
+            self.neither.to_string(),
+        ]
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BootstrapDistribution {
     /// Δ̂* of the first probability, and the step between values.

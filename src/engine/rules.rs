@@ -264,14 +264,12 @@ impl RuleContext {
                     }
                     let z = (estimate - threshold.delta()) / se;
                     let (p_promote, p_reject) = (normal_cdf(-z), normal_cdf(z));
-                    let above = observed.above(threshold, self.scale);
-                    let (action, reason) = if above && p_promote <= a {
-                        (Action::Promote, Reason::Supported)
-                    } else if !above && p_reject <= a {
-                        (Action::Reject, Reason::Supported)
-                    } else {
-                        (Action::Abstain, Reason::Evidence)
-                    };
+                    let (action, reason) = one_sided(
+                        observed.above(threshold, self.scale),
+                        p_promote,
+                        p_reject,
+                        a,
+                    );
                     out.push(Decision {
                         action,
                         reason,
@@ -299,15 +297,13 @@ impl RuleContext {
                 self.bootstrap_tails(mode, observed, values, case_key, local, &mut tails);
                 let exact = self.exact_bootstrap();
                 for (&threshold, tail) in self.thresholds.iter().zip(tails.iter()) {
-                    let above = observed.above(threshold, self.scale);
                     let (r_promote, r_reject) = (tail.at_most, tail.above);
-                    let (action, reason) = if above && r_promote <= a {
-                        (Action::Promote, Reason::Supported)
-                    } else if !above && r_reject <= a {
-                        (Action::Reject, Reason::Supported)
-                    } else {
-                        (Action::Abstain, Reason::Evidence)
-                    };
+                    let (action, reason) = one_sided(
+                        observed.above(threshold, self.scale),
+                        r_promote,
+                        r_reject,
+                        a,
+                    );
                     out.push(Decision {
                         action,
                         reason,
@@ -404,6 +400,19 @@ impl RuleContext {
                 out.extend(mc_values(values, &cuts, resamples, || rng.next_u64()));
             }
         }
+    }
+}
+
+/// The one-sided rule shared by the bootstrap and paired-normal: promote when the estimate is above δ
+/// and the promote-side tail is within the cutoff, reject when it is not above and the reject-side tail
+/// is, abstain otherwise.
+fn one_sided(above: bool, promote_tail: f64, reject_tail: f64, cutoff: f64) -> (Action, Reason) {
+    if above && promote_tail <= cutoff {
+        (Action::Promote, Reason::Supported)
+    } else if !above && reject_tail <= cutoff {
+        (Action::Reject, Reason::Supported)
+    } else {
+        (Action::Abstain, Reason::Evidence)
     }
 }
 

@@ -211,20 +211,7 @@ pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io
     }
     writeln!(out)?;
     writeln!(out, "tasks by group (shared tasks)")?;
-    let rows: Vec<Vec<String>> = detail
-        .groups
-        .iter()
-        .map(|g| {
-            vec![
-                g.group.clone(),
-                g.tasks.to_string(),
-                g.both.to_string(),
-                g.only_tested.to_string(),
-                g.only_baseline.to_string(),
-                g.neither.to_string(),
-            ]
-        })
-        .collect();
+    let rows: Vec<Vec<String>> = detail.groups.iter().map(|g| g.cells()).collect();
     let align = [
         Align::Left,
         Align::Right,

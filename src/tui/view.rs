@@ -894,20 +894,7 @@ fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
             .block(Block::bordered().title(" coverage "));
         frame.render_widget(table, coverage);
     }
-    let rows: Vec<Row> = detail
-        .groups
-        .iter()
-        .map(|g| {
-            Row::new(vec![
-                g.group.clone(),
-                g.tasks.to_string(),
-                g.both.to_string(),
-                g.only_tested.to_string(),
-                g.only_baseline.to_string(),
-                g.neither.to_string(),
-            ])
-        })
-        .collect();
+    let rows: Vec<Row> = detail.groups.iter().map(|g| Row::new(g.cells())).collect();
     let widths = [
         Constraint::Fill(1),
         Constraint::Length(6),
