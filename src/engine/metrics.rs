@@ -110,10 +110,7 @@ pub fn summarise(prep: &Prepared, completed: &[Vec<bool>], tallies: &[PairTally]
                     let mut observed = 0u64;
                     for (pair, tally) in tallies.iter().enumerate() {
                         let counts = tally.counts[index];
-                        total.promote += counts.promote;
-                        total.reject += counts.reject;
-                        total.abstain += counts.abstain;
-                        total.coverage_failure += counts.coverage_failure;
+                        total.add(&counts);
                         observed += tally.observed[b];
                         if completed[pair][t] {
                             promote_cases += counts.cases();

@@ -132,13 +132,7 @@ impl Prepared {
         );
     }
 
-    /// Observed prefix length at each budget of the grid for this order.
-    pub fn prefix_sizes(&self, pair: &PairData, order: &[u32]) -> Vec<u32> {
-        let mut sizes = Vec::new();
-        self.fill_prefix_sizes(pair, order, &mut sizes);
-        sizes
-    }
-
+    /// Fills `sizes` with the observed prefix length at each budget of the grid for this order.
     fn fill_prefix_sizes(&self, pair: &PairData, order: &[u32], sizes: &mut Vec<u32>) {
         sizes.clear();
         let n = u64::from(pair.n());
@@ -372,7 +366,8 @@ impl CaseCounts {
         self.promote + self.reject + self.abstain
     }
 
-    fn add(&mut self, other: &CaseCounts) {
+    /// Adds another set of counts (summing over pairs).
+    pub fn add(&mut self, other: &CaseCounts) {
         self.promote += other.promote;
         self.reject += other.reject;
         self.abstain += other.abstain;
@@ -645,13 +640,4 @@ pub fn finish(prepared: Prepared, tallies: Vec<PairTally>) -> Result<Replay, Rep
         group_missing,
         group_cases,
     })
-}
-
-/// Sums per-pair counts for one threshold and budget (used by metrics and views).
-pub fn total_counts(tallies: &[PairTally], index: usize) -> CaseCounts {
-    let mut total = CaseCounts::default();
-    for tally in tallies {
-        total.add(&tally.counts[index]);
-    }
-    total
 }

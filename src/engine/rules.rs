@@ -532,23 +532,6 @@ impl TailCache {
             shard.insert(key, value);
         }
     }
-
-    /// Patterns computed so far (for benchmarks).
-    pub fn len(&self) -> usize {
-        self.shards
-            .iter()
-            .map(|s| s.lock().map_or(0, |m| m.len()))
-            .sum::<usize>()
-            + self
-                .packed
-                .iter()
-                .map(|s| s.lock().map_or(0, |m| m.len()))
-                .sum::<usize>()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 #[cfg(test)]

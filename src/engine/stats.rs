@@ -33,10 +33,6 @@ impl LnFactorial {
         self.reciprocal[k]
     }
 
-    pub fn max_n(&self) -> usize {
-        self.table.len() - 1
-    }
-
     pub fn ln_choose(&self, n: usize, k: usize) -> f64 {
         self.table[n] - self.table[k] - self.table[n - k]
     }
