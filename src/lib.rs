@@ -8,6 +8,7 @@ pub mod cli;
 pub mod data;
 pub mod dataset;
 pub mod engine;
+pub mod proxy;
 pub mod report;
 pub mod simulate;
 pub mod tui;

@@ -91,6 +91,15 @@ pub enum Command {
         all orders."
     )]
     Pair(PairArgs),
+    /// Proxy benchmarks: which task subsets predict the full score, and how well.
+    #[command(
+        long_about = "Choose a subset of tasks on training systems only, predict each held-out system's full \
+        score from its outcomes on the subset (ridge regression, alpha = 1), and report Spearman, Kendall tau-b, R², \
+        MAE in percentage points, pairwise ranking accuracy and the agreement of the proxy's pair decisions with the \
+        completed record, under leave-one-system-out, within-scaffold, leave-one-scaffold-out, random 80/20 splits \
+        or a temporal expanding window. Uses the tasks every system has an outcome for."
+    )]
+    Proxy(ProxyArgs),
     /// Decide a live run: one decision record from the outcomes of two systems so far.
     #[command(
         long_about = "The live service contract for fixed-horizon policies. Given the planned task list \
@@ -269,6 +278,49 @@ pub struct PairArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     pub format: TextOrJson,
+}
+
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    #[command(flatten)]
+    pub load: LoadArgs,
+    /// Selection methods: random, midrange, midrange-k, easiest-k, hardest-k, stratified-k, greedy-k.
+    #[arg(
+        long,
+        value_name = "METHOD,…",
+        value_delimiter = ',',
+        default_value = "midrange-k,random,greedy-k"
+    )]
+    pub method: Vec<String>,
+    /// Protocols: loao, within-scaffold, loso, split, temporal.
+    #[arg(
+        long,
+        value_name = "PROTOCOL,…",
+        value_delimiter = ',',
+        default_value = "loao"
+    )]
+    pub protocol: Vec<String>,
+    /// Subset size as a share of tasks: one budget (0.25), a list or a sweep START:STOP:STEP.
+    #[arg(long, value_name = "B", default_value = "0.25")]
+    pub budget: String,
+    /// Subset size as a task count (instead of --budget).
+    #[arg(long, value_name = "K")]
+    pub size: Option<usize>,
+    /// Seeds of the random method (the spread over seeds is reported).
+    #[arg(long, default_value_t = 10)]
+    pub seeds: u32,
+    /// Random 80/20 splits of the split protocol.
+    #[arg(long, default_value_t = 100)]
+    pub splits: u32,
+    /// Seed for splits and random and stratified selection.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Group column for stratified-k (default: group when present).
+    #[arg(long, value_name = "COLUMN")]
+    pub group_col: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
 }
 
 #[derive(Debug, Args)]

@@ -23,8 +23,8 @@ use crate::report::info::InfoReport;
 use crate::report::replay::ReplayReport;
 use crate::simulate::simulate;
 use args::{
-    Cli, Command, DecideArgs, InfoArgs, OutputFormat, PairArgs, ReplayArgs, SimulateArgs,
-    TextOrJson,
+    Cli, Command, DecideArgs, InfoArgs, OutputFormat, PairArgs, ProxyArgs, ReplayArgs,
+    SimulateArgs, TextOrJson,
 };
 
 /// Width of text reports: readable in an 80-column terminal.
@@ -89,6 +89,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Replay(args)) => replay_command(&args, out),
         Some(Command::Pair(args)) => pair_command(&args, out),
         Some(Command::Decide(args)) => decide_command(&args, out),
+        Some(Command::Proxy(args)) => proxy_command(&args, out),
         Some(Command::Explore(args)) => {
             let options = args.load.options().map_err(CliError::Input)?;
             explore(&args.load.files, &options, &args.explore)
@@ -312,6 +313,139 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
                 writeln!(out, "  {}", record.reason)?;
             }
         }
+    }
+    Ok(())
+}
+
+fn proxy_command(args: &ProxyArgs, out: &mut impl Write) -> Result<(), CliError> {
+    use crate::proxy::{Method, Protocol, ProxyMatrix, evaluate, folds};
+    use crate::report::proxy::{ProxyReport, ProxyRow};
+    let options = args.load.options().map_err(CliError::Input)?;
+    let dataset = load(&args.load.files, &options)?;
+    let group = args
+        .group_col
+        .clone()
+        .or_else(|| dataset.group_column("group").map(|c| c.name.clone()));
+    let matrix = ProxyMatrix::new(&dataset, group.as_deref()).map_err(CliError::Input)?;
+    let methods = args
+        .method
+        .iter()
+        .map(|m| Method::parse(m.trim()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| CliError::Input(format!("--method: {e}")))?;
+    let protocols = args
+        .protocol
+        .iter()
+        .map(|p| Protocol::parse(p.trim()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| CliError::Input(format!("--protocol: {e}")))?;
+    let sizes: Vec<(Option<f64>, usize)> = match args.size {
+        Some(k) if k == 0 || k > matrix.n_tasks => {
+            return Err(CliError::Input(format!(
+                "--size '{k}' must be between 1 and the {} usable tasks",
+                matrix.n_tasks
+            )));
+        }
+        Some(k) => vec![(None, k)],
+        None => crate::engine::settings::parse_grid(&args.budget)
+            .map_err(|e| CliError::Input(format!("--budget: {e}")))?
+            .iter()
+            .map(|b| {
+                (
+                    Some(b.value()),
+                    (u64::from(b.0) * matrix.n_tasks as u64).div_ceil(10_000) as usize,
+                )
+            })
+            .collect(),
+    };
+    if args.seeds == 0 || args.splits == 0 {
+        return Err(CliError::Input(
+            "--seeds and --splits must be at least 1".to_string(),
+        ));
+    }
+    let mut rows = Vec::new();
+    for &protocol in &protocols {
+        let rounds = folds(&matrix, protocol, args.splits, args.seed).map_err(CliError::Input)?;
+        let largest = sizes.iter().map(|&(_, k)| k).max().unwrap_or(1);
+        let paths = methods
+            .contains(&Method::GreedyK)
+            .then(|| crate::proxy::greedy_paths(&matrix, &rounds, largest));
+        for &(budget, size) in &sizes {
+            for &method in &methods {
+                if method == Method::Random {
+                    let runs: Vec<_> = (0..args.seeds)
+                        .map(|s| {
+                            evaluate(
+                                &matrix,
+                                method,
+                                protocol,
+                                size,
+                                budget,
+                                &rounds,
+                                args.seed + u64::from(s),
+                                None,
+                            )
+                        })
+                        .collect();
+                    let mean = |f: &dyn Fn(&crate::proxy::ProxyResult) -> Option<f64>| -> (Option<f64>, Option<f64>) {
+                        let values: Vec<f64> = runs.iter().filter_map(f).collect();
+                        if values.is_empty() {
+                            return (None, None);
+                        }
+                        let m = values.iter().sum::<f64>() / values.len() as f64;
+                        let sd = (values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / values.len() as f64).sqrt();
+                        (Some(m), Some(sd))
+                    };
+                    let mut result = runs[0].clone();
+                    let (spearman, spearman_sd) = mean(&|r| r.spearman);
+                    let (mae, mae_sd) = mean(&|r| Some(r.mae_pp));
+                    result.spearman = spearman;
+                    result.mae_pp = mae.unwrap_or(0.0);
+                    result.kendall = mean(&|r| r.kendall).0;
+                    result.r2 = mean(&|r| r.r2).0;
+                    result.pair_accuracy = mean(&|r| r.pair_accuracy).0;
+                    result.subset_mean_spearman = mean(&|r| r.subset_mean_spearman).0;
+                    result.decision_agreement = (0..3)
+                        .map(|i| mean(&|r| Some(r.decision_agreement[i])).0.unwrap_or(0.0))
+                        .collect();
+                    rows.push(ProxyRow {
+                        result,
+                        seeds: Some(args.seeds),
+                        spearman_sd,
+                        mae_pp_sd: mae_sd,
+                    });
+                } else {
+                    let result = evaluate(
+                        &matrix,
+                        method,
+                        protocol,
+                        size,
+                        budget,
+                        &rounds,
+                        args.seed,
+                        paths.as_deref(),
+                    );
+                    rows.push(ProxyRow {
+                        result,
+                        seeds: None,
+                        spearman_sd: None,
+                        mae_pp_sd: None,
+                    });
+                }
+            }
+        }
+    }
+    let report = ProxyReport {
+        tasks: matrix.n_tasks,
+        tasks_left_out: matrix.left_out,
+        systems: matrix.systems.len(),
+        results: rows,
+    };
+    match args.format {
+        OutputFormat::Text => report.write_text(out, TEXT_WIDTH)?,
+        OutputFormat::Csv => report.write_csv(out)?,
+        OutputFormat::Json => report.write_json(out)?,
+        OutputFormat::Markdown => report.write_markdown(out)?,
     }
     Ok(())
 }

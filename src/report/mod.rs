@@ -4,5 +4,6 @@
 
 pub mod info;
 pub mod pair;
+pub mod proxy;
 pub mod replay;
 pub mod table;

@@ -330,3 +330,95 @@ fn replay_runs_on_real_records_in_every_output_format() {
     );
     assert!(!stdout(&output).contains("note: primary"));
 }
+
+#[test]
+fn proxy_json_keeps_the_contract_fields_and_sweeps_budgets() {
+    let output = pareval(&[
+        "proxy",
+        &sample("multi_bench.csv"),
+        "--method",
+        "midrange-k,random,greedy-k",
+        "--protocol",
+        "loao,loso,temporal",
+        "--budget",
+        "0.1:0.3:0.1",
+        "--seeds",
+        "3",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let results = json["results"].as_array().expect("results");
+    assert_eq!(results.len(), 3 * 3 * 3);
+    for result in results {
+        for field in ["method", "protocol", "budget", "size", "mae_pp"] {
+            assert!(!result[field].is_null(), "{field}");
+        }
+        for field in ["spearman", "kendall", "r2", "pair_accuracy"] {
+            assert!(result.get(field).is_some(), "{field}");
+        }
+        let systems = result["systems"].as_array().expect("systems");
+        // Every system is predicted once, except under the temporal protocol: only systems with at least
+        // three earlier submissions.
+        if result["protocol"] == "temporal" {
+            assert!(!systems.is_empty() && systems.len() < 14);
+        } else {
+            assert_eq!(systems.len(), 14);
+        }
+        assert!(systems.iter().all(|s| s["system"].is_string()
+            && s["predicted"].is_number()
+            && s["actual"].is_number()));
+    }
+    assert_eq!(results[0]["budget"], 0.1);
+    assert_eq!(results[0]["size"], 24, "k = ⌈0.1 · 240⌉");
+    let random = results
+        .iter()
+        .find(|r| r["method"] == "random")
+        .expect("random");
+    assert_eq!(random["seeds"], 3);
+    assert!(random["spearman_sd"].is_number());
+}
+
+#[test]
+fn proxy_protocols_say_which_column_they_need() {
+    let output = pareval(&["proxy", &sample("swe_repair.csv"), "--protocol", "loso"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "error: protocol 'loso' needs a 'scaffold' for every system\n"
+    );
+    let output = pareval(&["proxy", &sample("swe_repair.csv"), "--protocol", "temporal"]);
+    assert_eq!(
+        stderr(&output),
+        "error: protocol 'temporal' needs a 'submitted date' for every system\n"
+    );
+    let output = pareval(&["proxy", &sample("swe_repair.csv"), "--method", "best"]);
+    assert!(
+        stderr(&output)
+            .starts_with("error: --method: method 'best' is not one of random, midrange")
+    );
+}
+
+#[test]
+fn proxy_runs_every_method_under_every_protocol_on_hal_records() {
+    let Some(root) = shared_data() else { return };
+    let path = root.join("hal/taubench_airline.csv");
+    let output = pareval(&[
+        "proxy",
+        &path.to_string_lossy(),
+        "--method",
+        "random,midrange,midrange-k,easiest-k,hardest-k,stratified-k,greedy-k",
+        "--protocol",
+        "loao,within-scaffold,loso,split,temporal",
+        "--splits",
+        "10",
+        "--seeds",
+        "3",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(json["results"].as_array().expect("results").len(), 35);
+}

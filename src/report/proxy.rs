@@ -1,0 +1,190 @@
+//! `pareval proxy` output: one row per method, protocol and subset size with the metrics of SPEC §10,
+//! plus per-system predictions, as text, CSV, JSON and Markdown from one list of results. JSON field names
+//! are a contract with scripts: `results[]` with `method`, `protocol`, `budget`, `size`, `spearman`,
+//! `kendall`, `r2`, `mae_pp`, `pair_accuracy` and `systems[]` (`system`, `predicted`, `actual`).
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use super::table::{Align, render};
+use crate::proxy::ProxyResult;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProxyReport {
+    pub tasks: usize,
+    pub tasks_left_out: usize,
+    pub systems: usize,
+    pub results: Vec<ProxyRow>,
+}
+
+/// A result with the spread over seeds of the random method.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProxyRow {
+    #[serde(flatten)]
+    pub result: ProxyResult,
+    /// Standard deviation over seeds of Spearman and MAE (random method only).
+    pub seeds: Option<u32>,
+    pub spearman_sd: Option<f64>,
+    pub mae_pp_sd: Option<f64>,
+}
+
+fn num(x: Option<f64>) -> String {
+    x.map_or("-".to_string(), |v| format!("{v:.3}"))
+}
+
+impl ProxyReport {
+    pub fn write_json(&self, out: &mut impl Write) -> io::Result<()> {
+        serde_json::to_writer_pretty(&mut *out, self)?;
+        writeln!(out)
+    }
+
+    pub fn write_csv(&self, out: &mut impl Write) -> io::Result<()> {
+        writeln!(
+            out,
+            "method,protocol,budget,size,spearman,kendall,r2,mae_pp,pair_accuracy,subset_mean_spearman,agreement_0pp,agreement_5pp,agreement_10pp,task_share,cost_share,rounds,spearman_sd,mae_pp_sd"
+        )?;
+        for row in &self.results {
+            let r = &row.result;
+            let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
+            writeln!(
+                out,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                r.method,
+                r.protocol,
+                opt(r.budget),
+                r.size,
+                opt(r.spearman),
+                opt(r.kendall),
+                opt(r.r2),
+                r.mae_pp,
+                opt(r.pair_accuracy),
+                opt(r.subset_mean_spearman),
+                r.decision_agreement[0],
+                r.decision_agreement[1],
+                r.decision_agreement[2],
+                r.task_share,
+                opt(r.cost_share),
+                r.rounds,
+                opt(row.spearman_sd),
+                opt(row.mae_pp_sd)
+            )?;
+        }
+        Ok(())
+    }
+
+    fn rows(&self) -> Vec<Vec<String>> {
+        self.results
+            .iter()
+            .map(|row| {
+                let r = &row.result;
+                let spread = row
+                    .spearman_sd
+                    .map_or(String::new(), |sd| format!("±{sd:.3}"));
+                vec![
+                    r.method.to_string(),
+                    r.protocol.to_string(),
+                    r.budget
+                        .map_or("-".to_string(), |b| format!("{:.0}%", b * 100.0)),
+                    r.size.to_string(),
+                    format!("{}{spread}", num(r.spearman)),
+                    num(r.kendall),
+                    num(r.r2),
+                    format!("{:.1}", r.mae_pp),
+                    num(r.pair_accuracy),
+                    num(r.subset_mean_spearman),
+                    format!("{:.3}", r.decision_agreement[0]),
+                ]
+            })
+            .collect()
+    }
+
+    const HEADER: [&'static str; 11] = [
+        "method",
+        "protocol",
+        "budget",
+        "k",
+        "ρ",
+        "τ-b",
+        "R²",
+        "MAE pp",
+        "pairs",
+        "ρ mean",
+        "agree 0pp",
+    ];
+
+    pub fn write_text(&self, out: &mut impl Write, width: usize) -> io::Result<()> {
+        writeln!(
+            out,
+            "{} systems · {} tasks with an outcome for every system{}",
+            self.systems,
+            self.tasks,
+            if self.tasks_left_out > 0 {
+                format!(" ({} tasks left out)", self.tasks_left_out)
+            } else {
+                String::new()
+            }
+        )?;
+        writeln!(
+            out,
+            "ρ, τ-b, R², MAE, pairs: ridge predictions (α = 1) vs full scores; ρ mean: the subset mean's rank correlation;"
+        )?;
+        writeln!(
+            out,
+            "agree 0pp: share of ordered pairs whose proxy decision matches the completed record at 0 pp"
+        )?;
+        writeln!(out)?;
+        let mut align = vec![Align::Left, Align::Left];
+        align.extend([Align::Right; 9]);
+        write!(
+            out,
+            "{}",
+            render(&Self::HEADER, &align, &self.rows(), width.max(110), 0)
+        )?;
+        if let [row] = self.results.as_slice() {
+            writeln!(out)?;
+            writeln!(
+                out,
+                "per system ({} under {})",
+                row.result.method, row.result.protocol
+            )?;
+            let rows: Vec<Vec<String>> = row
+                .result
+                .systems
+                .iter()
+                .map(|s| {
+                    vec![
+                        s.system.clone(),
+                        format!("{:.3}", s.predicted),
+                        format!("{:.3}", s.actual),
+                        format!("{:+.1}", (s.predicted - s.actual) * 100.0),
+                    ]
+                })
+                .collect();
+            write!(
+                out,
+                "{}",
+                render(
+                    &["system", "predicted", "actual", "error pp"],
+                    &[Align::Left, Align::Right, Align::Right, Align::Right],
+                    &rows,
+                    width,
+                    2
+                )
+            )?;
+        }
+        Ok(())
+    }
+
+    pub fn write_markdown(&self, out: &mut impl Write) -> io::Result<()> {
+        writeln!(out, "| {} |", Self::HEADER.join(" | "))?;
+        writeln!(
+            out,
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        )?;
+        for row in self.rows() {
+            writeln!(out, "| {} |", row.join(" | "))?;
+        }
+        Ok(())
+    }
+}
