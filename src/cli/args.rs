@@ -318,6 +318,33 @@ pub struct ProxyArgs {
     /// Group column for stratified-k (default: group when present).
     #[arg(long, value_name = "COLUMN")]
     pub group_col: Option<String>,
+    /// Cross-benchmark prediction (Pace): the benchmark whose mean score is predicted. Benchmarks are the
+    /// `benchmark` column's values, or the group column's when there is none.
+    #[arg(long, value_name = "BENCHMARK")]
+    pub target: Option<String>,
+    /// Benchmarks whose instances form the source pool (default: every other benchmark).
+    #[arg(long, value_name = "BENCHMARK,…", value_delimiter = ',')]
+    pub source: Vec<String>,
+    /// Pace: source instances per new model (C), one or more.
+    #[arg(
+        long,
+        value_name = "C,…",
+        value_delimiter = ',',
+        default_value = "25,50,100,200"
+    )]
+    pub pace_size: Vec<usize>,
+    /// Pace: share of C for the local (|Spearman|) subset.
+    #[arg(long, value_name = "Q", default_value_t = 0.5)]
+    pub pace_local_share: f64,
+    /// Pace: ensemble weight λ of the local prediction.
+    #[arg(long, value_name = "L", default_value_t = 0.5)]
+    pub pace_lambda: f64,
+    /// Pace: SVD components.
+    #[arg(long, value_name = "N", default_value_t = 5)]
+    pub pace_components: usize,
+    /// Pace: bootstrap resamples of the target instances.
+    #[arg(long, value_name = "B", default_value_t = 50)]
+    pub pace_bootstrap: u32,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,

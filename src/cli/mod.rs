@@ -326,6 +326,9 @@ fn proxy_command(args: &ProxyArgs, out: &mut impl Write) -> Result<(), CliError>
         .group_col
         .clone()
         .or_else(|| dataset.group_column("group").map(|c| c.name.clone()));
+    if let Some(target) = &args.target {
+        return pace_command(args, &dataset, target, group.as_deref(), out);
+    }
     let matrix = ProxyMatrix::new(&dataset, group.as_deref()).map_err(CliError::Input)?;
     let methods = args
         .method
@@ -406,7 +409,11 @@ fn proxy_command(args: &ProxyArgs, out: &mut impl Write) -> Result<(), CliError>
                     result.pair_accuracy = mean(&|r| r.pair_accuracy).0;
                     result.subset_mean_spearman = mean(&|r| r.subset_mean_spearman).0;
                     result.decision_agreement = (0..3)
-                        .map(|i| mean(&|r| Some(r.decision_agreement[i])).0.unwrap_or(0.0))
+                        .map(|i| {
+                            mean(&|r| r.decision_agreement.get(i).copied())
+                                .0
+                                .unwrap_or(0.0)
+                        })
                         .collect();
                     rows.push(ProxyRow {
                         result,
@@ -439,6 +446,225 @@ fn proxy_command(args: &ProxyArgs, out: &mut impl Write) -> Result<(), CliError>
         tasks: matrix.n_tasks,
         tasks_left_out: matrix.left_out,
         systems: matrix.systems.len(),
+        results: rows,
+    };
+    match args.format {
+        OutputFormat::Text => report.write_text(out, TEXT_WIDTH)?,
+        OutputFormat::Csv => report.write_csv(out)?,
+        OutputFormat::Json => report.write_json(out)?,
+        OutputFormat::Markdown => report.write_markdown(out)?,
+    }
+    Ok(())
+}
+
+/// `proxy --target`: Pace's cross-benchmark prediction under leave-one-model-out, at every C of
+/// `--pace-size`, against random source instances of the same size.
+fn pace_command(
+    args: &ProxyArgs,
+    dataset: &crate::dataset::Dataset,
+    target: &str,
+    group: Option<&str>,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    use crate::proxy::pace::{PaceData, PaceSettings, predict, predict_random};
+    use crate::proxy::{ProxyMatrix, ProxyResult, SystemPrediction};
+    use crate::report::proxy::{ProxyReport, ProxyRow};
+    let matrix = ProxyMatrix::new(dataset, group).map_err(CliError::Input)?;
+    // Benchmark of every kept task: the benchmark column when it names several, else the group column.
+    let (labels, of_task): (Vec<String>, Vec<u32>) = if dataset.benchmarks.len() > 1 {
+        let column = ProxyMatrix::new(dataset, Some("benchmark")).map_err(CliError::Input)?;
+        (dataset.benchmarks.clone(), column.groups)
+    } else {
+        match group.and_then(|g| dataset.group_column(g)) {
+            Some(column) => (column.labels.clone(), matrix.groups.clone()),
+            None => {
+                return Err(CliError::Input(
+                    "--target needs a benchmark column or a group column naming benchmarks"
+                        .to_string(),
+                ));
+            }
+        }
+    };
+    let find = |name: &str| labels.iter().position(|l| l == name).map(|i| i as u32);
+    let target_id = find(target).ok_or_else(|| {
+        CliError::Input(format!(
+            "--target '{target}' is not a benchmark here; benchmarks: {}",
+            labels.join(", ")
+        ))
+    })?;
+    let sources: Vec<u32> = if args.source.is_empty() {
+        (0..labels.len() as u32)
+            .filter(|&b| b != target_id)
+            .collect()
+    } else {
+        args.source
+            .iter()
+            .map(|s| {
+                find(s.trim()).ok_or_else(|| {
+                    CliError::Input(format!(
+                        "--source '{s}' is not a benchmark here; benchmarks: {}",
+                        labels.join(", ")
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?
+    };
+    if sources.contains(&target_id) {
+        return Err(CliError::Input(
+            "--source must not include the --target benchmark".to_string(),
+        ));
+    }
+    let source_tasks: Vec<usize> = (0..matrix.n_tasks)
+        .filter(|&t| sources.contains(&of_task[t]))
+        .collect();
+    let target_tasks: Vec<usize> = (0..matrix.n_tasks)
+        .filter(|&t| of_task[t] == target_id)
+        .collect();
+    if source_tasks.is_empty() || target_tasks.is_empty() {
+        return Err(CliError::Input(
+            "the target or the source pool has no task every model has".to_string(),
+        ));
+    }
+    let models = matrix.systems.len();
+    let (scores, n_tasks) = (&matrix.x, matrix.n_tasks);
+    let pick = |tasks: &[usize]| -> Vec<f64> {
+        (0..models)
+            .flat_map(|m| tasks.iter().map(move |&t| scores[m * n_tasks + t]))
+            .collect()
+    };
+    let (source, target_scores) = (pick(&source_tasks), pick(&target_tasks));
+    let data = PaceData {
+        models,
+        sources: source_tasks.len(),
+        source: &source,
+        target: &target_scores,
+        targets: target_tasks.len(),
+    };
+    let actual: Vec<f64> = (0..models)
+        .map(|m| {
+            target_scores[m * target_tasks.len()..(m + 1) * target_tasks.len()]
+                .iter()
+                .sum::<f64>()
+                / target_tasks.len() as f64
+        })
+        .collect();
+    let mut rows = Vec::new();
+    for &size in &args.pace_size {
+        if size == 0 {
+            return Err(CliError::Input(
+                "--pace-size values must be at least 1".to_string(),
+            ));
+        }
+        let settings = PaceSettings {
+            size,
+            local_share: args.pace_local_share,
+            lambda: args.pace_lambda,
+            components: args.pace_components.max(1),
+            bootstrap: args.pace_bootstrap.max(1),
+            alpha: PaceSettings::default().alpha,
+            seed: args.seed,
+        };
+        let pace: Vec<f64> = (0..models)
+            .map(|m| {
+                predict(
+                    &data,
+                    &(0..models).filter(|&o| o != m).collect::<Vec<_>>(),
+                    m,
+                    &settings,
+                )
+            })
+            .collect();
+        let random_runs: Vec<Vec<f64>> = (0..args.seeds)
+            .map(|s| {
+                (0..models)
+                    .map(|m| {
+                        predict_random(
+                            &data,
+                            &(0..models).filter(|&o| o != m).collect::<Vec<_>>(),
+                            m,
+                            size,
+                            args.seed + u64::from(s),
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
+        let result_for = |name: &'static str, predicted: &[f64]| -> ProxyResult {
+            let systems: Vec<SystemPrediction> = (0..models)
+                .map(|m| SystemPrediction {
+                    system: matrix.systems[m].clone(),
+                    predicted: predicted[m],
+                    actual: actual[m],
+                    subset_mean: f64::NAN,
+                })
+                .collect();
+            ProxyResult {
+                method: name,
+                protocol: "loao",
+                budget: None,
+                size: size.min(source_tasks.len()),
+                spearman: crate::proxy::stats::spearman(predicted, &actual),
+                kendall: crate::proxy::stats::kendall_tau_b(predicted, &actual),
+                r2: crate::proxy::stats::r_squared(predicted, &actual),
+                mae_pp: crate::proxy::stats::mean_absolute_error(predicted, &actual) * 100.0,
+                pair_accuracy: crate::proxy::stats::pairwise_accuracy(predicted, &actual),
+                subset_mean_spearman: None,
+                decision_agreement: Vec::new(),
+                task_share: size.min(source_tasks.len()) as f64 / source_tasks.len() as f64,
+                cost_share: None,
+                rounds: 1,
+                systems,
+            }
+        };
+        rows.push(ProxyRow {
+            result: result_for("pace", &pace),
+            seeds: None,
+            spearman_sd: None,
+            mae_pp_sd: None,
+        });
+        let mean_prediction: Vec<f64> = (0..models)
+            .map(|m| {
+                random_runs.iter().map(|r| r[m]).sum::<f64>() / random_runs.len().max(1) as f64
+            })
+            .collect();
+        let mut random = result_for("random-instances", &mean_prediction);
+        let metric_over_seeds = |f: &dyn Fn(&[f64]) -> Option<f64>| -> (Option<f64>, Option<f64>) {
+            let values: Vec<f64> = random_runs.iter().filter_map(|r| f(r)).collect();
+            if values.is_empty() {
+                return (None, None);
+            }
+            let mean = values.iter().sum::<f64>() / values.len() as f64;
+            (
+                Some(mean),
+                Some(
+                    (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / values.len() as f64)
+                        .sqrt(),
+                ),
+            )
+        };
+        // Metrics of the random baseline are averaged over seeds (not computed on the averaged prediction).
+        let (spearman, spearman_sd) =
+            metric_over_seeds(&|p| crate::proxy::stats::spearman(p, &actual));
+        let (mae, mae_sd) = metric_over_seeds(&|p| {
+            Some(crate::proxy::stats::mean_absolute_error(p, &actual) * 100.0)
+        });
+        random.spearman = spearman;
+        random.mae_pp = mae.unwrap_or(0.0);
+        random.kendall = metric_over_seeds(&|p| crate::proxy::stats::kendall_tau_b(p, &actual)).0;
+        random.r2 = metric_over_seeds(&|p| crate::proxy::stats::r_squared(p, &actual)).0;
+        random.pair_accuracy =
+            metric_over_seeds(&|p| crate::proxy::stats::pairwise_accuracy(p, &actual)).0;
+        rows.push(ProxyRow {
+            result: random,
+            seeds: Some(args.seeds),
+            spearman_sd,
+            mae_pp_sd: mae_sd,
+        });
+    }
+    let report = ProxyReport {
+        tasks: source_tasks.len(),
+        tasks_left_out: matrix.left_out,
+        systems: models,
         results: rows,
     };
     match args.format {

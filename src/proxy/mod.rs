@@ -5,6 +5,7 @@
 //! The matrix keeps the tasks every system has an outcome for (ridge needs complete rows); the number
 //! left out is reported. The full score of a system is its mean over those tasks.
 
+pub mod pace;
 pub mod stats;
 
 use serde::Serialize;

@@ -29,6 +29,14 @@ pub struct ProxyRow {
     pub mae_pp_sd: Option<f64>,
 }
 
+/// The pair-decision agreement at the i-th threshold, or empty when it was not measured (Pace).
+fn agreement(result: &ProxyResult, i: usize) -> String {
+    result
+        .decision_agreement
+        .get(i)
+        .map_or(String::new(), |a| a.to_string())
+}
+
 fn num(x: Option<f64>) -> String {
     x.map_or("-".to_string(), |v| format!("{v:.3}"))
 }
@@ -60,9 +68,9 @@ impl ProxyReport {
                 r.mae_pp,
                 opt(r.pair_accuracy),
                 opt(r.subset_mean_spearman),
-                r.decision_agreement[0],
-                r.decision_agreement[1],
-                r.decision_agreement[2],
+                agreement(r, 0),
+                agreement(r, 1),
+                agreement(r, 2),
                 r.task_share,
                 opt(r.cost_share),
                 r.rounds,
@@ -93,7 +101,9 @@ impl ProxyReport {
                     format!("{:.1}", r.mae_pp),
                     num(r.pair_accuracy),
                     num(r.subset_mean_spearman),
-                    format!("{:.3}", r.decision_agreement[0]),
+                    r.decision_agreement
+                        .first()
+                        .map_or("-".to_string(), |a| format!("{a:.3}")),
                 ]
             })
             .collect()

@@ -422,3 +422,45 @@ fn proxy_runs_every_method_under_every_protocol_on_hal_records() {
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
     assert_eq!(json["results"].as_array().expect("results").len(), 35);
 }
+
+#[test]
+fn pace_predicts_one_benchmark_from_the_others() {
+    let output = pareval(&[
+        "proxy",
+        &sample("multi_bench.csv"),
+        "--target",
+        "bench-2",
+        "--pace-size",
+        "20,60",
+        "--seeds",
+        "3",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let results = json["results"].as_array().expect("results");
+    let methods: Vec<&str> = results
+        .iter()
+        .map(|r| r["method"].as_str().expect("method"))
+        .collect();
+    assert_eq!(
+        methods,
+        ["pace", "random-instances", "pace", "random-instances"]
+    );
+    assert_eq!(results[0]["size"], 20);
+    assert_eq!(
+        json["tasks"], 180,
+        "the source pool is the other three benchmarks"
+    );
+    for result in results {
+        assert_eq!(result["systems"].as_array().expect("systems").len(), 14);
+        assert!(result["mae_pp"].is_number() && result["spearman"].is_number());
+    }
+    let output = pareval(&["proxy", &sample("multi_bench.csv"), "--target", "bench-9"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "error: --target 'bench-9' is not a benchmark here; benchmarks: bench-1, bench-2, bench-3, bench-4\n"
+    );
+}

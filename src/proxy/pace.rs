@@ -1,0 +1,532 @@
+//! Pace (SPEC §10, `pace.md`): predict one benchmark's mean score from a small set of instances of
+//! *other* benchmarks. On the training models only: a local subset (top C_L instances by |Spearman| with
+//! the target mean) and a global subset (top C_G by SVD leverage × |Spearman|), back-filled so that
+//! C = C_L + C_G unique instances are used; each subset is embedded in an SVD basis (the held-out model is
+//! projected with the pseudo-inverse from its scores on the subset alone), a ridge regression maps the
+//! embeddings to the target mean augmented with B bootstrap resamples of the target instances, and the
+//! two predictions are combined as λ·ŷ_L + (1 − λ)·ŷ_G. Every hyperparameter is a named setting; the
+//! defaults below are fixed values (the paper tunes λ and the split by held-out validation).
+
+use serde::Serialize;
+
+use super::stats::{Ridge, spearman};
+use crate::engine::streams::StreamKey;
+
+/// Pace's hyperparameters.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PaceSettings {
+    /// Source instances evaluated per new model (C).
+    pub size: usize,
+    /// Share of C for the local subset (C_L = round(q·C)).
+    pub local_share: f64,
+    /// Ensemble weight λ of the local prediction.
+    pub lambda: f64,
+    /// SVD components n_c (capped by the training models and subset size).
+    pub components: usize,
+    /// Bootstrap resamples B of the target instances.
+    pub bootstrap: u32,
+    /// Ridge penalty of the embedding regressions.
+    pub alpha: f64,
+    pub seed: u64,
+}
+
+impl Default for PaceSettings {
+    fn default() -> Self {
+        PaceSettings {
+            size: 100,
+            local_share: 0.5,
+            lambda: 0.5,
+            components: 5,
+            bootstrap: 50,
+            alpha: 1e-3,
+            seed: 0,
+        }
+    }
+}
+
+/// Scores of models on source instances (row-major) and each model's target instances.
+pub struct PaceData<'a> {
+    pub models: usize,
+    pub sources: usize,
+    /// models × sources.
+    pub source: &'a [f64],
+    /// models × target instances.
+    pub target: &'a [f64],
+    pub targets: usize,
+}
+
+impl PaceData<'_> {
+    fn source_value(&self, model: usize, instance: usize) -> f64 {
+        self.source[model * self.sources + instance]
+    }
+
+    fn target_mean(&self, model: usize) -> f64 {
+        self.target[model * self.targets..(model + 1) * self.targets]
+            .iter()
+            .sum::<f64>()
+            / self.targets as f64
+    }
+}
+
+/// Eigen-decomposition of a symmetric matrix (n × n, row-major) by cyclic Jacobi rotations: eigenvalues
+/// descending with their unit eigenvectors as columns of the returned matrix.
+pub fn symmetric_eigen(matrix: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
+    let mut a = matrix.to_vec();
+    let mut vectors = vec![0.0; n * n];
+    for i in 0..n {
+        vectors[i * n + i] = 1.0;
+    }
+    for _ in 0..100 {
+        let off: f64 = (0..n)
+            .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
+            .map(|(i, j)| a[i * n + j].powi(2))
+            .sum();
+        if off < 1e-22 {
+            break;
+        }
+        for p in 0..n {
+            for q in p + 1..n {
+                let apq = a[p * n + q];
+                if apq.abs() < 1e-300 {
+                    continue;
+                }
+                let theta = (a[q * n + q] - a[p * n + p]) / (2.0 * apq);
+                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+                let t = if theta == 0.0 { 1.0 } else { t };
+                let (c, s) = (1.0 / (t * t + 1.0).sqrt(), t / (t * t + 1.0).sqrt());
+                for k in 0..n {
+                    let (akp, akq) = (a[k * n + p], a[k * n + q]);
+                    a[k * n + p] = c * akp - s * akq;
+                    a[k * n + q] = s * akp + c * akq;
+                }
+                for k in 0..n {
+                    let (apk, aqk) = (a[p * n + k], a[q * n + k]);
+                    a[p * n + k] = c * apk - s * aqk;
+                    a[q * n + k] = s * apk + c * aqk;
+                }
+                for k in 0..n {
+                    let (vkp, vkq) = (vectors[k * n + p], vectors[k * n + q]);
+                    vectors[k * n + p] = c * vkp - s * vkq;
+                    vectors[k * n + q] = s * vkp + c * vkq;
+                }
+            }
+        }
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&x, &y| a[y * n + y].total_cmp(&a[x * n + x]));
+    let values = order.iter().map(|&i| a[i * n + i]).collect();
+    let sorted = (0..n * n)
+        .map(|index| vectors[(index / n) * n + order[index % n]])
+        .collect();
+    (values, sorted)
+}
+
+/// The right singular vectors of X (rows × cols) for the `components` largest singular values, as a
+/// components × cols matrix: V_c = Xᵀu_c / s_c from the eigenvectors u of XXᵀ.
+pub fn right_singular_vectors(
+    x: &[f64],
+    rows: usize,
+    cols: usize,
+    components: usize,
+) -> Vec<Vec<f64>> {
+    let mut gram = vec![0.0; rows * rows];
+    for a in 0..rows {
+        for b in a..rows {
+            let dot: f64 = (0..cols).map(|j| x[a * cols + j] * x[b * cols + j]).sum();
+            gram[a * rows + b] = dot;
+            gram[b * rows + a] = dot;
+        }
+    }
+    let (values, vectors) = symmetric_eigen(&gram, rows);
+    (0..components.min(rows))
+        .filter(|&c| values[c] > 1e-12)
+        .map(|c| {
+            let s = values[c].sqrt();
+            (0..cols)
+                .map(|j| {
+                    (0..rows)
+                        .map(|i| x[i * cols + j] * vectors[i * rows + c])
+                        .sum::<f64>()
+                        / s
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Leverage h_i = Σ_c V_ci² of every column.
+pub fn leverage(v: &[Vec<f64>], cols: usize) -> Vec<f64> {
+    (0..cols)
+        .map(|j| v.iter().map(|row| row[j] * row[j]).sum())
+        .collect()
+}
+
+/// Latent coordinates z of a score vector observed on `columns` only: least squares x ≈ V_colsᵀ z
+/// (the pseudo-inverse of V restricted to the observed columns).
+fn project(v: &[Vec<f64>], columns: &[usize], scores: &[f64]) -> Vec<f64> {
+    let k = v.len();
+    let mut normal = vec![0.0; k * k];
+    let mut rhs = vec![0.0; k];
+    for a in 0..k {
+        for b in 0..k {
+            normal[a * k + b] = columns.iter().map(|&j| v[a][j] * v[b][j]).sum::<f64>()
+                + if a == b { 1e-10 } else { 0.0 };
+        }
+        rhs[a] = columns.iter().zip(scores).map(|(&j, &x)| v[a][j] * x).sum();
+    }
+    solve(&normal, k, &rhs)
+}
+
+/// Solves a small linear system by Gaussian elimination with partial pivoting.
+fn solve(a: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
+    let mut m: Vec<f64> = Vec::with_capacity(n * (n + 1));
+    for i in 0..n {
+        m.extend_from_slice(&a[i * n..(i + 1) * n]);
+        m.push(b[i]);
+    }
+    let w = n + 1;
+    for col in 0..n {
+        let pivot = (col..n)
+            .max_by(|&x, &y| m[x * w + col].abs().total_cmp(&m[y * w + col].abs()))
+            .unwrap_or(col);
+        for k in 0..w {
+            m.swap(col * w + k, pivot * w + k);
+        }
+        let p = m[col * w + col];
+        if p.abs() < 1e-300 {
+            continue;
+        }
+        for row in 0..n {
+            if row != col {
+                let factor = m[row * w + col] / p;
+                for k in col..w {
+                    m[row * w + k] -= factor * m[col * w + k];
+                }
+            }
+        }
+    }
+    (0..n)
+        .map(|i| {
+            if m[i * w + i].abs() < 1e-300 {
+                0.0
+            } else {
+                m[i * w + n] / m[i * w + i]
+            }
+        })
+        .collect()
+}
+
+/// The instances Pace evaluates for new models, fitted on `train`: (local, global), disjoint, together C.
+pub fn select_instances(
+    data: &PaceData<'_>,
+    train: &[usize],
+    settings: &PaceSettings,
+) -> (Vec<usize>, Vec<usize>, Vec<Vec<f64>>) {
+    let size = settings.size.min(data.sources);
+    let local_size = ((settings.local_share * size as f64).round() as usize).min(size);
+    let means: Vec<f64> = train.iter().map(|&m| data.target_mean(m)).collect();
+    let relevance: Vec<f64> = (0..data.sources)
+        .map(|i| {
+            let column: Vec<f64> = train.iter().map(|&m| data.source_value(m, i)).collect();
+            spearman(&column, &means).map_or(0.0, f64::abs)
+        })
+        .collect();
+    let x: Vec<f64> = train
+        .iter()
+        .flat_map(|&m| (0..data.sources).map(move |i| data.source_value(m, i)))
+        .collect();
+    let v = right_singular_vectors(
+        &x,
+        train.len(),
+        data.sources,
+        settings
+            .components
+            .min(train.len().saturating_sub(1))
+            .max(1),
+    );
+    let h = leverage(&v, data.sources);
+    let ranked = |score: &dyn Fn(usize) -> f64| -> Vec<usize> {
+        let mut order: Vec<usize> = (0..data.sources).collect();
+        order.sort_by(|&a, &b| score(b).total_cmp(&score(a)).then(a.cmp(&b)));
+        order
+    };
+    let by_relevance = ranked(&|i| relevance[i]);
+    let by_global = ranked(&|i| h[i] * relevance[i]);
+    // Take the top of each ranking; where they overlap, extend each side past instances already taken,
+    // in proportion to the split, until C unique instances are chosen.
+    let mut taken = vec![false; data.sources];
+    let (mut local, mut global) = (Vec::new(), Vec::new());
+    let (mut li, mut gi) = (0, 0);
+    while local.len() + global.len() < size && (li < data.sources || gi < data.sources) {
+        let want_local =
+            local.len() < local_size || global.len() >= size - local_size || gi >= data.sources;
+        let (list, cursor, target) = if want_local && li < data.sources {
+            (&by_relevance, &mut li, &mut local)
+        } else {
+            (&by_global, &mut gi, &mut global)
+        };
+        while *cursor < data.sources && taken[list[*cursor]] {
+            *cursor += 1;
+        }
+        if *cursor < data.sources {
+            taken[list[*cursor]] = true;
+            target.push(list[*cursor]);
+            *cursor += 1;
+        }
+    }
+    (local, global, v)
+}
+
+/// Predicts the held-out model's target mean from its scores on the chosen instances only.
+pub fn predict(
+    data: &PaceData<'_>,
+    train: &[usize],
+    held_out: usize,
+    settings: &PaceSettings,
+) -> f64 {
+    let (local, global, v_global) = select_instances(data, train, settings);
+    let components = settings
+        .components
+        .min(train.len().saturating_sub(1))
+        .max(1);
+    // Bootstrap replicates of each training model's target mean: resample target instances.
+    let mut rng = StreamKey::new(settings.seed, "pace-bootstrap")
+        .u64(held_out as u64)
+        .rng();
+    let replicates: Vec<Vec<usize>> = (0..settings.bootstrap.max(1))
+        .map(|_| (0..data.targets).map(|_| rng.below(data.targets)).collect())
+        .collect();
+    let fit_and_predict = |v: &[Vec<f64>], columns: &[usize]| -> Option<f64> {
+        if columns.is_empty() || v.is_empty() {
+            return None;
+        }
+        let embed = |m: usize| -> Vec<f64> {
+            let scores: Vec<f64> = columns.iter().map(|&i| data.source_value(m, i)).collect();
+            project(v, columns, &scores)
+        };
+        let k = v.len();
+        let mut x = Vec::new();
+        let mut y = Vec::new();
+        for &m in train {
+            let z = embed(m);
+            for replicate in &replicates {
+                x.extend_from_slice(&z);
+                y.push(
+                    replicate
+                        .iter()
+                        .map(|&t| data.target[m * data.targets + t])
+                        .sum::<f64>()
+                        / data.targets as f64,
+                );
+            }
+        }
+        let ridge = Ridge::fit(&x, y.len(), k, &y, settings.alpha);
+        Some(ridge.predict(&embed(held_out)))
+    };
+    let global_prediction = fit_and_predict(&v_global, &global);
+    let x_local: Vec<f64> = train
+        .iter()
+        .flat_map(|&m| local.iter().map(move |&i| data.source_value(m, i)))
+        .collect();
+    let v_local = right_singular_vectors(&x_local, train.len(), local.len(), components);
+    let local_positions: Vec<usize> = (0..local.len()).collect();
+    let local_prediction = {
+        // The local basis lives on the local columns: re-index them 0..|L|.
+        let restricted = PaceData {
+            models: data.models,
+            sources: local.len(),
+            source: &restrict(data, &local),
+            target: data.target,
+            targets: data.targets,
+        };
+        let embed = |m: usize| -> Vec<f64> {
+            let scores: Vec<f64> = local_positions
+                .iter()
+                .map(|&i| restricted.source_value(m, i))
+                .collect();
+            project(&v_local, &local_positions, &scores)
+        };
+        if v_local.is_empty() || local.is_empty() {
+            None
+        } else {
+            let mut x = Vec::new();
+            let mut y = Vec::new();
+            for &m in train {
+                let z = embed(m);
+                for replicate in &replicates {
+                    x.extend_from_slice(&z);
+                    y.push(
+                        replicate
+                            .iter()
+                            .map(|&t| data.target[m * data.targets + t])
+                            .sum::<f64>()
+                            / data.targets as f64,
+                    );
+                }
+            }
+            let ridge = Ridge::fit(&x, y.len(), v_local.len(), &y, settings.alpha);
+            Some(ridge.predict(&embed(held_out)))
+        }
+    };
+    match (local_prediction, global_prediction) {
+        (Some(l), Some(g)) => settings.lambda * l + (1.0 - settings.lambda) * g,
+        (Some(l), None) => l,
+        (None, Some(g)) => g,
+        (None, None) => {
+            train.iter().map(|&m| data.target_mean(m)).sum::<f64>() / train.len() as f64
+        }
+    }
+}
+
+/// The source scores of every model on `columns`, as a models × |columns| matrix.
+fn restrict(data: &PaceData<'_>, columns: &[usize]) -> Vec<f64> {
+    (0..data.models)
+        .flat_map(|m| columns.iter().map(move |&i| data.source_value(m, i)))
+        .collect()
+}
+
+/// The random-instance baseline: C random source instances, ridge (α = 1) on their raw scores.
+pub fn predict_random(
+    data: &PaceData<'_>,
+    train: &[usize],
+    held_out: usize,
+    size: usize,
+    seed: u64,
+) -> f64 {
+    let mut order: Vec<usize> = (0..data.sources).collect();
+    let size = size.min(data.sources);
+    StreamKey::new(seed, "pace-random")
+        .u64(held_out as u64)
+        .rng()
+        .shuffle_prefix(&mut order, size);
+    let columns = &order[..size];
+    let x: Vec<f64> = train
+        .iter()
+        .flat_map(|&m| columns.iter().map(move |&i| data.source_value(m, i)))
+        .collect();
+    let y: Vec<f64> = train.iter().map(|&m| data.target_mean(m)).collect();
+    let ridge = Ridge::fit(&x, train.len(), size, &y, super::RIDGE_ALPHA);
+    let row: Vec<f64> = columns
+        .iter()
+        .map(|&i| data.source_value(held_out, i))
+        .collect();
+    ridge.predict(&row)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jacobi_recovers_a_known_decomposition() {
+        // [[2, 1], [1, 2]] has eigenvalues 3 and 1 with eigenvectors (1, 1)/√2 and (1, −1)/√2.
+        let (values, vectors) = symmetric_eigen(&[2.0, 1.0, 1.0, 2.0], 2);
+        assert!((values[0] - 3.0).abs() < 1e-12 && (values[1] - 1.0).abs() < 1e-12);
+        assert!((vectors[0].abs() - std::f64::consts::FRAC_1_SQRT_2).abs() < 1e-12);
+        assert!(
+            (vectors[0] - vectors[2]).abs() < 1e-12,
+            "first eigenvector is (1, 1)/√2 up to sign"
+        );
+    }
+
+    #[test]
+    fn leverage_on_a_matrix_with_known_svd() {
+        // X = diag(3, 1) padded with a zero column: V = [[1, 0, 0], [0, 1, 0]] up to sign.
+        let x = [3.0, 0.0, 0.0, 0.0, 1.0, 0.0];
+        let v = right_singular_vectors(&x, 2, 3, 2);
+        let h = leverage(&v, 3);
+        assert!((h[0] - 1.0).abs() < 1e-12 && (h[1] - 1.0).abs() < 1e-12 && h[2].abs() < 1e-12);
+        // With one component only the first column carries leverage.
+        let h1 = leverage(&right_singular_vectors(&x, 2, 3, 1), 3);
+        assert!((h1[0] - 1.0).abs() < 1e-12 && h1[1].abs() < 1e-12);
+    }
+
+    fn synthetic() -> (Vec<f64>, Vec<f64>) {
+        // 10 models with ability a_m; 40 source instances and 30 target instances whose pass depends on a_m.
+        let ability = |m: usize| m as f64 / 9.0;
+        let source: Vec<f64> = (0..10)
+            .flat_map(|m| {
+                (0..40).map(move |i| {
+                    f64::from(u8::from(ability(m) * 40.0 > i as f64 + (i % 3) as f64))
+                })
+            })
+            .collect();
+        let target: Vec<f64> = (0..10)
+            .flat_map(|m| (0..30).map(move |t| f64::from(u8::from(ability(m) * 30.0 > t as f64))))
+            .collect();
+        (source, target)
+    }
+
+    #[test]
+    fn pace_selects_c_unique_instances_and_predicts_a_monotone_target() {
+        let (source, target) = synthetic();
+        let data = PaceData {
+            models: 10,
+            sources: 40,
+            source: &source,
+            target: &target,
+            targets: 30,
+        };
+        let settings = PaceSettings {
+            size: 12,
+            components: 3,
+            bootstrap: 20,
+            ..PaceSettings::default()
+        };
+        let train: Vec<usize> = (0..10).filter(|&m| m != 4).collect();
+        let (local, global, _) = select_instances(&data, &train, &settings);
+        assert_eq!(local.len() + global.len(), 12);
+        assert!(local.iter().all(|i| !global.contains(i)));
+        let predicted: Vec<f64> = (0..10)
+            .map(|m| {
+                let train: Vec<usize> = (0..10).filter(|&o| o != m).collect();
+                predict(&data, &train, m, &settings)
+            })
+            .collect();
+        let actual: Vec<f64> = (0..10).map(|m| data.target_mean(m)).collect();
+        assert!(
+            spearman(&predicted, &actual).unwrap_or(0.0) > 0.9,
+            "{predicted:?}"
+        );
+    }
+
+    #[test]
+    fn the_held_out_models_target_never_reaches_the_fit() {
+        let (source, mut target) = synthetic();
+        let settings = PaceSettings {
+            size: 10,
+            components: 2,
+            bootstrap: 10,
+            ..PaceSettings::default()
+        };
+        let train: Vec<usize> = (0..10).filter(|&m| m != 7).collect();
+        let before = predict(
+            &PaceData {
+                models: 10,
+                sources: 40,
+                source: &source,
+                target: &target,
+                targets: 30,
+            },
+            &train,
+            7,
+            &settings,
+        );
+        for t in 0..30 {
+            target[7 * 30 + t] = 1.0 - target[7 * 30 + t];
+        }
+        let after = predict(
+            &PaceData {
+                models: 10,
+                sources: 40,
+                source: &source,
+                target: &target,
+                targets: 30,
+            },
+            &train,
+            7,
+            &settings,
+        );
+        assert_eq!(before, after);
+    }
+}
