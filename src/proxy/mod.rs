@@ -20,7 +20,7 @@ pub const RIDGE_ALPHA: f64 = 1.0;
 pub const DECISION_THRESHOLDS_PP: [f64; 3] = [0.0, 5.0, 10.0];
 
 /// Task selection methods.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
     Random,
@@ -69,7 +69,7 @@ impl Method {
 }
 
 /// Evaluation protocols.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Protocol {
     /// Leave one system out.
@@ -664,6 +664,65 @@ pub fn evaluate(
             Vec::new()
         },
     }
+}
+
+/// One method under one protocol at every budget of a grid (k = ⌈b·N⌉): what the explorer's proxy view
+/// shows as the budget slider moves.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProxyCurve {
+    pub method: Method,
+    pub protocol: Protocol,
+    pub n_tasks: usize,
+    pub left_out: usize,
+    /// One result per budget of the grid.
+    pub results: Vec<ProxyResult>,
+}
+
+/// Computes a [`ProxyCurve`]; `cancelled` is checked between budgets.
+pub fn proxy_curve(
+    dataset: &Dataset,
+    group_column: Option<&str>,
+    method: Method,
+    protocol: Protocol,
+    grid: &[crate::engine::Fraction],
+    seed: u64,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<ProxyCurve, String> {
+    let matrix = ProxyMatrix::new(dataset, group_column)?;
+    let rounds = folds(&matrix, protocol, 20, seed)?;
+    let sizes: Vec<usize> = grid
+        .iter()
+        .map(|b| {
+            (u64::from(b.0) * matrix.n_tasks as u64)
+                .div_ceil(10_000)
+                .max(1) as usize
+        })
+        .collect();
+    let largest = sizes.iter().copied().max().unwrap_or(1);
+    let paths = (method == Method::GreedyK).then(|| greedy_paths(&matrix, &rounds, largest));
+    let mut results = Vec::with_capacity(grid.len());
+    for (budget, &size) in grid.iter().zip(&sizes) {
+        if cancelled() {
+            return Err("cancelled".to_string());
+        }
+        results.push(evaluate(
+            &matrix,
+            method,
+            protocol,
+            size,
+            Some(budget.value()),
+            &rounds,
+            seed,
+            paths.as_deref(),
+        ));
+    }
+    Ok(ProxyCurve {
+        method,
+        protocol,
+        n_tasks: matrix.n_tasks,
+        left_out: matrix.left_out,
+        results,
+    })
 }
 
 #[cfg(test)]

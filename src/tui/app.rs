@@ -70,6 +70,19 @@ pub struct ComputeKey {
     pub seed: u64,
     /// Budgets in ten-thousandths.
     pub grid: Vec<u32>,
+    /// The proxy view's selection method and protocol.
+    #[serde(default = "default_proxy_method")]
+    pub proxy_method: crate::proxy::Method,
+    #[serde(default = "default_proxy_protocol")]
+    pub proxy_protocol: crate::proxy::Protocol,
+}
+
+fn default_proxy_method() -> crate::proxy::Method {
+    crate::proxy::Method::MidrangeK
+}
+
+fn default_proxy_protocol() -> crate::proxy::Protocol {
+    crate::proxy::Protocol::Loao
 }
 
 impl ComputeKey {
@@ -122,6 +135,7 @@ impl ComputeKey {
 pub enum Tab {
     Main,
     Coverage,
+    Proxy,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -281,6 +295,13 @@ pub enum Action {
     Export,
     SaveSession,
     ToggleHelp,
+    /// The proxy view: next selection method, next protocol; a proxy curve arrived.
+    CycleProxyMethod,
+    CycleProxyProtocol,
+    ProxyFinished {
+        generation: u64,
+        outcome: Result<Arc<crate::proxy::ProxyCurve>, String>,
+    },
     /// A replay arrived; `preview` marks the quick first pass (the full result follows).
     ReplayFinished {
         generation: u64,
@@ -329,6 +350,9 @@ pub struct App {
     pub preview: Option<u32>,
     /// The group filter's selector, while open.
     pub selector: Option<GroupSelector>,
+    /// The proxy curve of the current settings (None until the worker sends it) or why it failed.
+    pub proxy: Option<Arc<crate::proxy::ProxyCurve>>,
+    pub proxy_error: Option<String>,
 }
 
 impl App {
@@ -369,6 +393,8 @@ impl App {
             rows_budget: None,
             preview: None,
             selector: None,
+            proxy: None,
+            proxy_error: None,
         };
         app.clamp_view();
         let effect = app.recompute();
@@ -396,6 +422,8 @@ impl App {
             measure: BudgetMeasure::Tasks,
             seed: 0,
             grid: default_grid().iter().map(|b| b.0).collect(),
+            proxy_method: default_proxy_method(),
+            proxy_protocol: default_proxy_protocol(),
         }
     }
 
@@ -718,7 +746,43 @@ impl App {
             Action::NextTab => {
                 self.view.tab = match self.view.tab {
                     Tab::Main => Tab::Coverage,
-                    Tab::Coverage => Tab::Main,
+                    Tab::Coverage => Tab::Proxy,
+                    Tab::Proxy => Tab::Main,
+                }
+            }
+            Action::CycleProxyMethod => {
+                let all = crate::proxy::Method::ALL;
+                let position = all
+                    .iter()
+                    .position(|&m| m == self.compute.proxy_method)
+                    .unwrap_or(0);
+                self.compute.proxy_method = all[(position + 1) % all.len()];
+                effects.push(self.recompute());
+            }
+            Action::CycleProxyProtocol => {
+                let all = crate::proxy::Protocol::ALL;
+                let position = all
+                    .iter()
+                    .position(|&p| p == self.compute.proxy_protocol)
+                    .unwrap_or(0);
+                self.compute.proxy_protocol = all[(position + 1) % all.len()];
+                effects.push(self.recompute());
+            }
+            Action::ProxyFinished {
+                generation,
+                outcome,
+            } => {
+                if generation == self.generation {
+                    match outcome {
+                        Ok(curve) => {
+                            self.proxy = Some(curve);
+                            self.proxy_error = None;
+                        }
+                        Err(error) => {
+                            self.proxy = None;
+                            self.proxy_error = Some(error);
+                        }
+                    }
                 }
             }
             Action::StartNameFilter => self.input = Input::NameFilter,

@@ -95,6 +95,29 @@ pub fn build(app: &App) -> Result<Export, String> {
                 .collect();
             (csv, json!({ "pairs": rows }), markdown)
         }
+        Tab::Proxy => {
+            let mut csv = String::from("system,predicted,actual\n");
+            let mut markdown = String::from("| system | predicted | actual |\n|---|---:|---:|\n");
+            let mut rows = Vec::new();
+            if let Some(result) = app.proxy.as_ref().and_then(|c| c.results.get(budget)) {
+                for s in &result.systems {
+                    let _ = writeln!(csv, "{},{},{}", csv_field(&s.system), s.predicted, s.actual);
+                    let _ = writeln!(
+                        markdown,
+                        "| {} | {:.3} | {:.3} |",
+                        s.system, s.predicted, s.actual
+                    );
+                    rows.push(
+                        json!({ "system": s.system, "predicted": s.predicted, "actual": s.actual }),
+                    );
+                }
+            }
+            (
+                csv,
+                json!({ "proxy": { "method": app.compute.proxy_method.name(), "protocol": app.compute.proxy_protocol.name(), "systems": rows } }),
+                markdown,
+            )
+        }
         Tab::Coverage => {
             let mut csv = String::from("group,missed_share\n");
             let mut markdown = String::from("| group | missed at this budget |\n|---|---:|\n");

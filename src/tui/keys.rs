@@ -183,6 +183,8 @@ pub fn action_for(
         KeyCode::Char('b') => Action::ToggleBootstrap,
         KeyCode::Char('c') => Action::ToggleChart,
         KeyCode::Tab => Action::NextTab,
+        KeyCode::Char('x') => Action::CycleProxyMethod,
+        KeyCode::Char('y') => Action::CycleProxyProtocol,
         KeyCode::Up | KeyCode::Char('k') => Action::SelectUp,
         KeyCode::Down | KeyCode::Char('j') => Action::SelectDown,
         KeyCode::PageUp => Action::PageUp,

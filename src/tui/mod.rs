@@ -151,10 +151,12 @@ pub fn run(options: ExploreOptions) -> Result<(), String> {
                     generation,
                     settings,
                 } => {
+                    let proxy = Some((app.compute.proxy_method, app.compute.proxy_protocol));
                     worker.submit(Job {
                         generation,
                         dataset: app.dataset.clone(),
                         settings,
+                        proxy,
                     });
                 }
                 Effect::Quit => quit = true,
@@ -227,6 +229,13 @@ pub fn run(options: ExploreOptions) -> Result<(), String> {
                 generation,
                 outcome,
                 preview,
+            }),
+            Ok(Event::Worker(WorkerEvent::ProxyFinished {
+                generation,
+                outcome,
+            })) => Some(Action::ProxyFinished {
+                generation,
+                outcome,
             }),
             Err(RecvTimeoutError::Timeout) => {
                 if app.autoplay && last_beat.elapsed() >= AUTOPLAY_BEAT {

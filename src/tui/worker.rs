@@ -18,6 +18,8 @@ pub struct Job {
     pub generation: u64,
     pub dataset: Arc<Dataset>,
     pub settings: ReplaySettings,
+    /// The proxy method and protocol to compute over the grid after the full replay (None: no proxy).
+    pub proxy: Option<(crate::proxy::Method, crate::proxy::Protocol)>,
 }
 
 /// Orders of the quick first pass of a larger job, sent as a labelled preview so a curve appears at
@@ -31,6 +33,11 @@ pub enum WorkerEvent {
         generation: u64,
         outcome: Result<Arc<Replay>, String>,
         preview: bool,
+    },
+    /// The proxy curve of a generation, after its full replay.
+    ProxyFinished {
+        generation: u64,
+        outcome: Result<Arc<crate::proxy::ProxyCurve>, String>,
     },
 }
 
@@ -161,6 +168,24 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
                 }
             }
             if !preview {
+                if let Some((method, protocol)) = job.proxy {
+                    let cancelled = || control.cancel.load(Ordering::Relaxed);
+                    let curve = crate::proxy::proxy_curve(
+                        &job.dataset,
+                        job.settings.group_column.as_deref(),
+                        method,
+                        protocol,
+                        &job.settings.grid,
+                        job.settings.seed,
+                        &cancelled,
+                    );
+                    if !cancelled() {
+                        report(WorkerEvent::ProxyFinished {
+                            generation: job.generation,
+                            outcome: curve.map(Arc::new),
+                        });
+                    }
+                }
                 break;
             }
             // The full pass counts its pairs again.

@@ -183,6 +183,9 @@ fn the_explorer_runs_on_a_real_record() {
     session.keys("Tab");
     session.wait_for("coverage gaps under the stratified order");
     session.keys("Tab");
+    session.wait_for("proxy benchmark at budget 25%: midrange-k under loao");
+    session.wait_for("pair decisions at 0 pp: proxy right");
+    session.keys("Tab");
     session.keys("End");
     session.wait_for("budget   95%");
     session.keys("C-c");

@@ -299,6 +299,8 @@ fn coverage_view_help_overlay_pending_state_and_a_tiny_terminal() {
     let screen = render(&app, 120, 40);
     assert!(screen.contains("coverage gaps under the stratified order"));
     snapshot("coverage", &screen);
+    // Coverage → proxy → main.
+    act(&mut app, Action::NextTab);
     act(&mut app, Action::NextTab);
 
     act(&mut app, Action::ToggleHelp);
@@ -477,6 +479,7 @@ fn worker_keeps_only_the_newest_of_a_burst() {
             generation,
             dataset: dataset.clone(),
             settings,
+            proxy: None,
         });
     }
     let mut seen = Vec::new();
@@ -487,7 +490,10 @@ fn worker_keeps_only_the_newest_of_a_burst() {
             preview,
         } = results
             .recv_timeout(Duration::from_secs(60))
-            .expect("a result");
+            .expect("a result")
+        else {
+            continue;
+        };
         assert!(outcome.is_ok());
         if preview {
             continue;
@@ -551,6 +557,7 @@ fn worker_cancels_a_running_job_and_joins_on_drop() {
         generation: 1,
         dataset: dataset.clone(),
         settings: slow,
+        proxy: None,
     });
     std::thread::sleep(Duration::from_millis(300));
     assert_eq!(
@@ -564,6 +571,7 @@ fn worker_cancels_a_running_job_and_joins_on_drop() {
         generation: 2,
         dataset: dataset.clone(),
         settings: quick,
+        proxy: None,
     });
     let full = loop {
         let WorkerEvent::Finished {
@@ -572,7 +580,10 @@ fn worker_cancels_a_running_job_and_joins_on_drop() {
             ..
         } = results
             .recv_timeout(Duration::from_secs(30))
-            .expect("result");
+            .expect("result")
+        else {
+            continue;
+        };
         if !preview {
             break generation;
         }
@@ -587,6 +598,7 @@ fn worker_cancels_a_running_job_and_joins_on_drop() {
         generation: 3,
         dataset,
         settings: long,
+        proxy: None,
     });
     std::thread::sleep(Duration::from_millis(100));
     let started = std::time::Instant::now();
@@ -637,4 +649,94 @@ fn a_preview_is_shown_labelled_until_the_full_result_arrives() {
     assert!(!app.pending());
     assert_eq!(app.preview, None);
     assert!(!render(&app, 160, 40).contains("preview"));
+}
+
+#[test]
+fn the_proxy_view_follows_the_slider_and_its_switches() {
+    let mut app = sample_app(10);
+    let curve = |app: &App| {
+        let grid: Vec<pareval::engine::Fraction> = app
+            .compute
+            .grid
+            .iter()
+            .map(|&b| pareval::engine::Fraction(b))
+            .collect();
+        pareval::proxy::proxy_curve(
+            &app.dataset,
+            app.compute.group_column.as_deref(),
+            app.compute.proxy_method,
+            app.compute.proxy_protocol,
+            &grid,
+            0,
+            &|| false,
+        )
+        .map(Arc::new)
+    };
+    act(&mut app, Action::NextTab);
+    act(&mut app, Action::NextTab);
+    assert!(render(&app, 120, 40).contains("waiting for the proxy results"));
+    let generation = app.generation;
+    let outcome = curve(&app);
+    act(
+        &mut app,
+        Action::ProxyFinished {
+            generation,
+            outcome,
+        },
+    );
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains("proxy benchmark at budget 25%: midrange-k under loao"),
+        "{screen}"
+    );
+    assert!(screen.contains("38 of 150 tasks (25.3%)"), "{screen}");
+    assert!(screen.contains("pair decisions at 0 pp: proxy right"));
+    assert!(screen.contains("partial-run policy:"));
+    snapshot("proxy", &screen);
+    act(&mut app, Action::BudgetNext);
+    assert!(render(&app, 120, 40).contains("45 of 150 tasks (30%)"));
+    // Switching the method is a new generation: the old curve is not taken for the new one.
+    act(&mut app, Action::CycleProxyMethod);
+    assert_eq!(app.compute.proxy_method, pareval::proxy::Method::EasiestK);
+    let stale = app.generation - 1;
+    let outcome = curve(&app);
+    act(
+        &mut app,
+        Action::ProxyFinished {
+            generation: stale,
+            outcome,
+        },
+    );
+    assert_eq!(
+        app.proxy.as_ref().map(|c| c.method),
+        Some(pareval::proxy::Method::MidrangeK)
+    );
+    let generation = app.generation;
+    let outcome = curve(&app);
+    act(
+        &mut app,
+        Action::ProxyFinished {
+            generation,
+            outcome,
+        },
+    );
+    assert_eq!(
+        app.proxy.as_ref().map(|c| c.method),
+        Some(pareval::proxy::Method::EasiestK)
+    );
+    // A protocol the record cannot support says why.
+    act(&mut app, Action::CycleProxyProtocol);
+    act(&mut app, Action::CycleProxyProtocol);
+    let generation = app.generation;
+    let outcome = curve(&app);
+    act(
+        &mut app,
+        Action::ProxyFinished {
+            generation,
+            outcome,
+        },
+    );
+    assert!(
+        render(&app, 120, 40).contains("✗ protocol 'loso' needs a 'scaffold' for every system")
+    );
 }
