@@ -296,78 +296,39 @@ pub fn predict(
     let replicates: Vec<Vec<usize>> = (0..settings.bootstrap.max(1))
         .map(|_| (0..data.targets).map(|_| rng.below(data.targets)).collect())
         .collect();
-    let fit_and_predict = |v: &[Vec<f64>], columns: &[usize]| -> Option<f64> {
-        if columns.is_empty() || v.is_empty() {
-            return None;
-        }
-        let embed = |m: usize| -> Vec<f64> {
-            let scores: Vec<f64> = columns.iter().map(|&i| data.source_value(m, i)).collect();
-            project(v, columns, &scores)
-        };
-        let k = v.len();
-        let mut x = Vec::new();
-        let mut y = Vec::new();
-        for &m in train {
-            let z = embed(m);
-            for replicate in &replicates {
-                x.extend_from_slice(&z);
-                y.push(
-                    replicate
-                        .iter()
-                        .map(|&t| data.target[m * data.targets + t])
-                        .sum::<f64>()
-                        / data.targets as f64,
-                );
-            }
-        }
-        let ridge = Ridge::fit(&x, y.len(), k, &y, settings.alpha);
-        Some(ridge.predict(&embed(held_out)))
-    };
-    let global_prediction = fit_and_predict(&v_global, &global);
+    let global_prediction = fit_and_predict(
+        data,
+        train,
+        held_out,
+        &v_global,
+        &global,
+        &replicates,
+        settings.alpha,
+    );
     let x_local: Vec<f64> = train
         .iter()
         .flat_map(|&m| local.iter().map(move |&i| data.source_value(m, i)))
         .collect();
     let v_local = right_singular_vectors(&x_local, train.len(), local.len(), components);
-    let local_positions: Vec<usize> = (0..local.len()).collect();
-    let local_prediction = {
-        // The local basis lives on the local columns: re-index them 0..|L|.
-        let restricted = PaceData {
-            models: data.models,
-            sources: local.len(),
-            source: &restrict(data, &local),
-            target: data.target,
-            targets: data.targets,
-        };
-        let embed = |m: usize| -> Vec<f64> {
-            let scores: Vec<f64> = local_positions
-                .iter()
-                .map(|&i| restricted.source_value(m, i))
-                .collect();
-            project(&v_local, &local_positions, &scores)
-        };
-        if v_local.is_empty() || local.is_empty() {
-            None
-        } else {
-            let mut x = Vec::new();
-            let mut y = Vec::new();
-            for &m in train {
-                let z = embed(m);
-                for replicate in &replicates {
-                    x.extend_from_slice(&z);
-                    y.push(
-                        replicate
-                            .iter()
-                            .map(|&t| data.target[m * data.targets + t])
-                            .sum::<f64>()
-                            / data.targets as f64,
-                    );
-                }
-            }
-            let ridge = Ridge::fit(&x, y.len(), v_local.len(), &y, settings.alpha);
-            Some(ridge.predict(&embed(held_out)))
-        }
+    // The local basis lives on the local columns only: a view of the data re-indexed 0..|L|.
+    let local_scores = restrict(data, &local);
+    let local_view = PaceData {
+        models: data.models,
+        sources: local.len(),
+        source: &local_scores,
+        target: data.target,
+        targets: data.targets,
     };
+    let local_positions: Vec<usize> = (0..local.len()).collect();
+    let local_prediction = fit_and_predict(
+        &local_view,
+        train,
+        held_out,
+        &v_local,
+        &local_positions,
+        &replicates,
+        settings.alpha,
+    );
     match (local_prediction, global_prediction) {
         (Some(l), Some(g)) => settings.lambda * l + (1.0 - settings.lambda) * g,
         (Some(l), None) => l,
@@ -376,6 +337,44 @@ pub fn predict(
             train.iter().map(|&m| data.target_mean(m)).sum::<f64>() / train.len() as f64
         }
     }
+}
+
+/// Embeds every model's scores on `columns` in the basis `v` (the held-out model from those columns alone),
+/// fits ridge from the training embeddings to the bootstrap replicates of their target means, and predicts
+/// the held-out model. None without a basis or columns.
+fn fit_and_predict(
+    data: &PaceData<'_>,
+    train: &[usize],
+    held_out: usize,
+    v: &[Vec<f64>],
+    columns: &[usize],
+    replicates: &[Vec<usize>],
+    alpha: f64,
+) -> Option<f64> {
+    if columns.is_empty() || v.is_empty() {
+        return None;
+    }
+    let embed = |m: usize| -> Vec<f64> {
+        let scores: Vec<f64> = columns.iter().map(|&i| data.source_value(m, i)).collect();
+        project(v, columns, &scores)
+    };
+    let mut x = Vec::new();
+    let mut y = Vec::new();
+    for &m in train {
+        let z = embed(m);
+        for replicate in replicates {
+            x.extend_from_slice(&z);
+            y.push(
+                replicate
+                    .iter()
+                    .map(|&t| data.target[m * data.targets + t])
+                    .sum::<f64>()
+                    / data.targets as f64,
+            );
+        }
+    }
+    let ridge = Ridge::fit(&x, y.len(), v.len(), &y, alpha);
+    Some(ridge.predict(&embed(held_out)))
 }
 
 /// The source scores of every model on `columns`, as a models × |columns| matrix.
