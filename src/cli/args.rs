@@ -140,6 +140,11 @@ pub struct LoadArgs {
     /// Leave out directed pairs that share fewer tasks than this (e.g. 80).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub min_shared: usize,
+
+    /// Treat each file without a `benchmark` column as one benchmark named after the file (for
+    /// cross-benchmark proxies from separate files).
+    #[arg(long)]
+    pub benchmark_per_file: bool,
 }
 
 impl LoadArgs {
@@ -151,6 +156,7 @@ impl LoadArgs {
             exclude_errors: self.exclude_errors,
             min_system_coverage: self.min_system_coverage,
             min_shared: self.min_shared,
+            benchmark_per_file: self.benchmark_per_file,
         })
     }
 }

@@ -473,7 +473,12 @@ fn pace_command(
     // Benchmark of every kept task: the benchmark column when it names several, else the group column.
     let (labels, of_task): (Vec<String>, Vec<u32>) = if dataset.benchmarks.len() > 1 {
         let column = ProxyMatrix::new(dataset, Some("benchmark")).map_err(CliError::Input)?;
-        (dataset.benchmarks.clone(), column.groups)
+        // Group ids index the benchmark group column's (sorted) labels, not the order of appearance.
+        let labels = dataset
+            .group_column("benchmark")
+            .map(|c| c.labels.clone())
+            .unwrap_or_default();
+        (labels, column.groups)
     } else {
         match group.and_then(|g| dataset.group_column(g)) {
             Some(column) => (column.labels.clone(), matrix.groups.clone()),

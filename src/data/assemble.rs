@@ -25,6 +25,21 @@ pub struct LoadOptions {
     pub min_system_coverage: Option<f64>,
     /// Leave out directed pairs with fewer shared tasks.
     pub min_shared: usize,
+    /// Files without a `benchmark` column hold one benchmark each, named after the file.
+    pub benchmark_per_file: bool,
+}
+
+/// A file's name without its extensions (`gaia.csv.gz` → `gaia`), as its benchmark's name.
+fn benchmark_name(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.split('.')
+        .next()
+        .filter(|stem| !stem.is_empty())
+        .unwrap_or(&name)
+        .to_string()
 }
 
 /// Reads, checks and assembles record files into one dataset.
@@ -42,7 +57,12 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
     }
     let mut rows = Rows::default();
     for path in paths {
-        rows.add_table(read_table(path)?, &options.columns)?;
+        let file_benchmark = options.benchmark_per_file.then(|| benchmark_name(path));
+        rows.add_table(
+            read_table(path)?,
+            &options.columns,
+            file_benchmark.as_deref(),
+        )?;
     }
     assemble(rows, options)
 }

@@ -107,7 +107,14 @@ impl Rows {
     }
 
     /// Checks and appends the rows of one record file.
-    pub fn add_table(&mut self, mut table: RawTable, map: &ColumnMap) -> Result<(), LoadError> {
+    /// `file_benchmark`: the benchmark of every row when the file has no `benchmark` column (the
+    /// `--benchmark-per-file` option passes the file's name).
+    pub fn add_table(
+        &mut self,
+        mut table: RawTable,
+        map: &ColumnMap,
+        file_benchmark: Option<&str>,
+    ) -> Result<(), LoadError> {
         let file = table.file.clone();
         map.apply(&mut table.frame, &file)?;
         let frame = &table.frame;
@@ -128,12 +135,16 @@ impl Rows {
         let status = self.read_status(frame, &file, &at)?;
         let systems = read_names(frame, columns::SYSTEM, &file, &at)?;
         let tasks = read_names(frame, columns::TASK, &file, &at)?;
-        let benchmarks = match frame.column(columns::BENCHMARK) {
-            Ok(column) => {
+        let benchmarks = match (frame.column(columns::BENCHMARK), file_benchmark) {
+            (Ok(column), _) => {
                 self.has_benchmark = true;
                 Some(read_optional_text(column, &file)?)
             }
-            Err(_) => None,
+            (Err(_), Some(name)) => {
+                self.has_benchmark = true;
+                Some(vec![Some(name.to_string()); frame.height()])
+            }
+            (Err(_), None) => None,
         };
         let outcome = read_outcome(frame, &status, &file, &at)?;
         let cost = self.read_amount(frame, columns::COST, &file, &at)?;

@@ -296,3 +296,38 @@ fn row_order_does_not_change_the_matrix_up_to_task_and_system_order() {
     assert_eq!(dataset.tasks, ["t2", "t1"]);
     assert_eq!(dataset.outcome(1, 1), Some(0.0));
 }
+
+#[test]
+fn benchmark_per_file_names_each_files_benchmark_after_the_file() {
+    let dir = temp_dir("per-file");
+    let first = dir.join("alpha.csv");
+    let second = dir.join("beta.csv.gz");
+    std::fs::write(&first, "system,task,outcome\nA,t1,1\nB,t1,0\n").expect("write");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut encoder, b"system,task,outcome\nA,t1,0\nB,t1,1\n")
+        .expect("gzip");
+    std::fs::write(&second, encoder.finish().expect("finish")).expect("write");
+    // Without the option the two files are one benchmark and t1 has two runs per system.
+    let together = load(&[first.clone(), second.clone()], &LoadOptions::default())
+        .expect_err("duplicate keys");
+    assert!(
+        together
+            .to_string()
+            .contains("duplicate (system, task, run) keys"),
+        "{together}"
+    );
+    let options = LoadOptions {
+        benchmark_per_file: true,
+        ..LoadOptions::default()
+    };
+    let dataset = load(&[first, second], &options).expect("load");
+    assert_eq!(dataset.benchmarks, ["alpha", "beta"]);
+    assert_eq!(dataset.n_tasks(), 2);
+    assert_eq!(
+        dataset
+            .group_column("benchmark")
+            .expect("benchmark column")
+            .labels,
+        ["alpha", "beta"]
+    );
+}

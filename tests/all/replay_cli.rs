@@ -464,3 +464,31 @@ fn pace_predicts_one_benchmark_from_the_others() {
         "error: --target 'bench-9' is not a benchmark here; benchmarks: bench-1, bench-2, bench-3, bench-4\n"
     );
 }
+
+#[test]
+fn pace_reads_benchmarks_from_separate_files() {
+    let Some(root) = shared_data() else { return };
+    let normal = root.join("hal/appworld_test_normal.csv");
+    let challenge = root.join("hal/appworld_test_challenge.csv");
+    let output = pareval(&[
+        "proxy",
+        &normal.to_string_lossy(),
+        &challenge.to_string_lossy(),
+        "--benchmark-per-file",
+        "--target",
+        "appworld_test_challenge",
+        "--pace-size",
+        "25",
+        "--seeds",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(
+        json["tasks"], 168,
+        "the source pool is the other file's tasks"
+    );
+    assert_eq!(json["systems"], 14);
+}
