@@ -83,7 +83,7 @@ pub fn build_order_with(
             let total: f64 = weights.iter().sum();
             if total > 0.0 {
                 let shares: Vec<f64> = weights.iter().map(|w| w / total).collect();
-                deadline_order(pair, Some(&shares), &mut rng, out);
+                deadline_order(pair, Some(&shares), &mut rng, limit, out);
             } else {
                 stratified_order(pair, &mut rng, scratch, limit, out);
             }
@@ -246,7 +246,13 @@ fn quota_due(j: u32, size: u32, n: u32) -> u64 {
 /// Slack: with D(T) the quota tasks due by prefix T that are not yet taken, slack(T) = (T − k + 1) − D(T)
 /// before choosing the k-th task. Taking group x (next quota task due at d_x) lowers slack(T) by one for
 /// T < d_x, so the choice is safe when slack ≥ 1 on [k, d_x − 1].
-fn deadline_order(pair: &PairData, shares: Option<&[f64]>, rng: &mut Stream, out: &mut Vec<u32>) {
+fn deadline_order(
+    pair: &PairData,
+    shares: Option<&[f64]>,
+    rng: &mut Stream,
+    limit: usize,
+    out: &mut Vec<u32>,
+) {
     let n = pair.n();
     let groups = pair.group_sizes.len();
     // Same draws as `stratified_order`: the group ranking first, then one lazy Fisher–Yates step per task.
@@ -269,7 +275,8 @@ fn deadline_order(pair: &PairData, shares: Option<&[f64]>, rng: &mut Stream, out
         .map(|&size| u64::from(size))
         .collect();
     let big_n = u64::from(n);
-    for k in 1..=u64::from(n) {
+    // Each step depends only on the steps before it, so stopping at `limit` leaves the full order's prefix.
+    for k in 1..=u64::from(n).min(limit as u64) {
         let mut earliest: Option<usize> = None;
         for g in 0..groups {
             if u64::from(taken[g]) >= sizes[g] {
@@ -456,7 +463,13 @@ mod tests {
                     usize::MAX,
                     &mut fast,
                 );
-                deadline_order(&pair, None, &mut StreamKey::new(seed, "t").rng(), &mut scan);
+                deadline_order(
+                    &pair,
+                    None,
+                    &mut StreamKey::new(seed, "t").rng(),
+                    usize::MAX,
+                    &mut scan,
+                );
                 assert_eq!(fast, scan, "sizes {sizes:?} seed {seed}");
             }
         }
@@ -465,32 +478,19 @@ mod tests {
     #[test]
     fn a_limited_order_is_the_prefix_of_the_full_order() {
         let pair = pair_with_groups(&[40, 25, 10, 5]);
-        for kind in [OrderKind::Uniform, OrderKind::Stratified] {
-            let (mut full, mut short) = (Vec::new(), Vec::new());
-            build_order_with(
-                &OrderKey {
+        for kind in [OrderKind::Uniform, OrderKind::Stratified, OrderKind::Neyman] {
+            let build = |limit: usize| {
+                let key = OrderKey {
                     kind,
                     names: ("a", "b"),
                     seed: 5,
                     index: 3,
-                },
-                &pair,
-                &mut OrderScratch::default(),
-                usize::MAX,
-                &mut full,
-            );
-            build_order_with(
-                &OrderKey {
-                    kind,
-                    names: ("a", "b"),
-                    seed: 5,
-                    index: 3,
-                },
-                &pair,
-                &mut OrderScratch::default(),
-                57,
-                &mut short,
-            );
+                };
+                let mut order = Vec::new();
+                build_order_with(&key, &pair, &mut OrderScratch::default(), limit, &mut order);
+                order
+            };
+            let (full, short) = (build(usize::MAX), build(57));
             assert_eq!(short.len(), 57);
             assert_eq!(short[..], full[..57], "{}", kind.name());
             assert!(is_permutation(&full, 80));
