@@ -8,7 +8,7 @@ use super::coverage;
 use super::pair::MAX_LATTICE;
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
 use super::rules::{Action, Decision, LocalTails, Observed, Reason, RuleContext, Statistic};
-use super::settings::{FRACTION_UNITS, Fraction, Policy, Threshold};
+use super::settings::{Fraction, Policy, Threshold};
 use super::streams::StreamKey;
 
 /// The planned tasks of a live run and their groups.
@@ -38,8 +38,7 @@ pub fn decide_live(
     provenance: &Provenance,
 ) -> Vec<DecisionRecord> {
     let total = plan.tasks.len() as u32;
-    let limit = (u64::from(settings.budget.0) * u64::from(total))
-        .div_ceil(u64::from(FRACTION_UNITS)) as u32;
+    let limit = settings.budget.tasks_of(total);
     let observed_tasks: Vec<usize> = (0..plan.tasks.len())
         .filter(|&i| tested[i].is_some() && baseline[i].is_some())
         .collect();

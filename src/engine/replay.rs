@@ -15,7 +15,7 @@ use super::orders::{OrderKey, OrderScratch, build_order, build_order_with};
 use super::pair::{Grouping, PairData, lattice_scale, prepare_pairs};
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
 use super::rules::{Action, Decision, LocalTails, Observed, RuleContext, TailCache};
-use super::settings::{BudgetMeasure, FRACTION_UNITS, ReplaySettings};
+use super::settings::{BudgetMeasure, ReplaySettings};
 use super::streams::StreamKey;
 use crate::dataset::Dataset;
 use std::sync::Arc;
@@ -135,14 +135,10 @@ impl Prepared {
     /// Fills `sizes` with the observed prefix length at each budget of the grid for this order.
     fn fill_prefix_sizes(&self, pair: &PairData, order: &[u32], sizes: &mut Vec<u32>) {
         sizes.clear();
-        let n = u64::from(pair.n());
         match self.settings.measure {
-            BudgetMeasure::Tasks => sizes.extend(
-                self.settings
-                    .grid
-                    .iter()
-                    .map(|b| (u64::from(b.0) * n).div_ceil(u64::from(FRACTION_UNITS)) as u32),
-            ),
+            BudgetMeasure::Tasks => {
+                sizes.extend(self.settings.grid.iter().map(|b| b.tasks_of(pair.n())))
+            }
             _ => {
                 // The total is summed in this order, so at b = 1 the whole record fits exactly.
                 let total: f64 = order.iter().map(|&i| pair.resource[i as usize]).sum();
@@ -443,9 +439,11 @@ pub fn tally_pair_records(
     // Under the tasks measure no budget looks past the last grid prefix, so orders stop there; the prefix
     // is the same as the full order's (orders draw their tasks one at a time).
     let limit = match prep.settings.measure {
-        BudgetMeasure::Tasks => prep.settings.grid.last().map_or(pair.tasks.len(), |b| {
-            (u64::from(b.0) * u64::from(pair.n())).div_ceil(u64::from(FRACTION_UNITS)) as usize
-        }),
+        BudgetMeasure::Tasks => prep
+            .settings
+            .grid
+            .last()
+            .map_or(pair.tasks.len(), |b| b.tasks_of(pair.n()) as usize),
         _ => pair.tasks.len(),
     };
     let mut walk_scratch = WalkScratch::default();

@@ -78,6 +78,11 @@ impl Fraction {
     pub fn value(self) -> f64 {
         f64::from(self.0) / f64::from(FRACTION_UNITS)
     }
+
+    /// ⌈fraction · n⌉ in exact integer arithmetic: the tasks a budget of this fraction observes out of n.
+    pub fn tasks_of(self, n: u32) -> u32 {
+        (u64::from(self.0) * u64::from(n)).div_ceil(u64::from(FRACTION_UNITS)) as u32
+    }
 }
 
 impl fmt::Display for Fraction {
