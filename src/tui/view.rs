@@ -178,30 +178,39 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         None => "none".to_string(),
     };
     let pairs = app.replay().map_or(0, |r| r.prepared.pairs.len());
-    let first = Line::from(vec![
-        Span::styled("pareval ", theme.accent()),
-        Span::raw(format!(
-            "{} · {} systems · {} directed pairs · {} tasks · group {group}",
-            app.files.join(", "),
-            data.n_systems(),
-            pairs,
-            data.n_tasks()
-        )),
-    ]);
+    let facts = format!(
+        "{} systems · {} directed pairs · {} tasks · group {group}",
+        data.n_systems(),
+        pairs,
+        data.n_tasks()
+    );
+    // The facts must stay on one line whatever the path: a long path is shortened from the front
+    // (the file name is the telling part), so the header never wraps into the policy line.
+    // Below a dozen characters a shortened path says nothing, so it is left out.
+    let room = usize::from(area.width)
+        .saturating_sub("pareval ".len() + " · ".len() + facts.chars().count());
+    let mut first = vec![Span::styled("pareval ", theme.accent())];
+    if room >= 12 {
+        first.push(Span::raw(elide_front(&app.files.join(", "), room)));
+        first.push(Span::raw(" · "));
+    }
+    first.push(Span::raw(facts));
+    let first = Line::from(first);
     let thresholds: Vec<String> = app
         .compute
         .thresholds
         .iter()
         .map(|&t| trim_number(f64::from(t) / 100.0))
         .collect();
-    let mut second = vec![Span::raw(format!(
+    let policy = Span::raw(format!(
         "{} · thresholds {} pp · {} orders · budget by {} · seed {}",
         app.policy_text(),
         thresholds.join("/"),
         app.compute.orders,
         app.compute.measure.name(),
         app.compute.seed
-    ))];
+    ));
+    let mut second = Vec::new();
     if app.pending() {
         let progress = app.progress.map_or(String::new(), |(done, total)| {
             format!(" {done}/{total} pairs")
@@ -214,15 +223,31 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
             None if app.result.is_some() => ", showing the previous result".to_string(),
             None => String::new(),
         };
+        // The progress goes first: while a job runs it is what the user waits on, and on a
+        // narrow terminal the tail of the policy line is what gets cut.
         second.push(Span::styled(
-            format!("  ⟳ replaying{progress}{shown}"),
+            format!("⟳ replaying{progress}{shown} · "),
             theme.warn(),
         ));
     }
+    second.push(policy);
     frame.render_widget(
         Paragraph::new(vec![first, Line::from(second)]).wrap(Wrap { trim: true }),
         area,
     );
+}
+
+/// `text` cut to at most `max` characters by dropping its start behind an ellipsis.
+fn elide_front(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let kept: String = text.chars().skip(count - (max - 1)).collect();
+    format!("…{kept}")
 }
 
 fn focused_rows(app: &App) -> Option<&[BudgetRow]> {

@@ -25,6 +25,11 @@ const MONO: Theme = Theme {
 };
 
 fn sample_app(orders: u32) -> App {
+    sample_app_named(orders, "sample_runs/swe_repair.csv")
+}
+
+/// The sample record shown under `label`, the file name the header prints.
+fn sample_app_named(orders: u32, label: &str) -> App {
     let path = PathBuf::from(format!(
         "{}/sample_runs/swe_repair.csv",
         env!("CARGO_MANIFEST_DIR")
@@ -36,12 +41,7 @@ fn sample_app(orders: u32) -> App {
         vec![0, 500, 1000],
         orders,
     );
-    let (mut app, first) = App::new(
-        dataset,
-        vec!["sample_runs/swe_repair.csv".into()],
-        compute,
-        None,
-    );
+    let (mut app, first) = App::new(dataset, vec![label.into()], compute, None);
     run_effects(&mut app, vec![first]);
     app
 }
@@ -113,6 +113,37 @@ fn main_screen() {
         screen.contains("primary: stratified order, coverage gate on, bootstrap (exact, a = 0.05)")
     );
     snapshot("main", &screen);
+}
+
+#[test]
+fn a_long_path_is_shortened_so_the_header_facts_stay_on_one_line() {
+    let long = format!("/{}/records.csv", "deeply/nested/checkout".repeat(8));
+    let app = sample_app_named(10, &long);
+    for width in [80, 120, 200] {
+        let screen = render(&app, width, 40);
+        let first = screen.lines().next().expect("a header line");
+        let facts = "20 systems · 380 directed pairs · 150 tasks · group group (12 groups)";
+        let expected_start = if width < 100 {
+            format!("pareval {facts}")
+        } else {
+            "pareval …".to_string()
+        };
+        assert!(
+            first.starts_with(&expected_start)
+                && first.ends_with(&format!("records.csv · {facts}")) == (width >= 100)
+                && first.ends_with(facts)
+                && first.chars().count() <= usize::from(width),
+            "width {width}: {first}"
+        );
+        assert!(
+            screen
+                .lines()
+                .nth(1)
+                .expect("policy line")
+                .starts_with("primary: stratified order"),
+            "width {width}:\n{screen}"
+        );
+    }
 }
 
 #[test]
