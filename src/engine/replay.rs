@@ -209,11 +209,6 @@ impl Prepared {
                             .map(|&size| coverage::quota(snapshot.k, size, pair.n())),
                     );
                 }
-                snapshot.quotas.extend(
-                    pair.group_sizes
-                        .iter()
-                        .map(|&size| coverage::quota(snapshot.k, size, pair.n())),
-                );
                 if let Some(counts) = &snapshot.observed.counts {
                     let (sum, sum_sq) = counts.sums();
                     snapshot.observed.sum_units = sum;
@@ -373,7 +368,7 @@ impl CaseCounts {
 }
 
 /// What one pair contributes: counts per (threshold, budget) and coverage gaps per (group, budget).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PairTally {
     /// `counts[threshold * budgets + budget]`.
     pub counts: Vec<CaseCounts>,
@@ -407,16 +402,33 @@ impl Replay {
     }
 }
 
-/// Tallies one pair over all its orders; `None` when cancelled.
-pub fn tally_pair(prep: &Prepared, pair: &PairData, control: &Control) -> Option<PairTally> {
-    tally_pair_records(prep, pair, control, None).map(|(tally, _)| tally)
+impl PairTally {
+    /// Adds the tally of other orders of the same pair: every field is a count over orders.
+    fn add(&mut self, other: &PairTally) {
+        for (total, more) in self.counts.iter_mut().zip(&other.counts) {
+            total.add(more);
+        }
+        for (total, more) in self.missing.iter_mut().zip(&other.missing) {
+            *total += more;
+        }
+        for (total, more) in self.observed.iter_mut().zip(&other.observed) {
+            *total += more;
+        }
+    }
 }
 
-/// [`tally_pair`], also building every decision record when `records` gives their context.
+/// Tallies one pair over all its orders; `None` when cancelled.
+pub fn tally_pair(prep: &Prepared, pair: &PairData, control: &Control) -> Option<PairTally> {
+    tally_pair_records(prep, pair, control, 0..prep.settings.orders, None).map(|(tally, _)| tally)
+}
+
+/// [`tally_pair`] over the order indices `orders` only, also building every decision record when
+/// `records` gives their context. Order r is the same whatever range it is tallied in.
 pub fn tally_pair_records(
     prep: &Prepared,
     pair: &PairData,
     control: &Control,
+    orders: std::ops::Range<u32>,
     records: Option<&RecordContext<'_>>,
 ) -> Option<(PairTally, Vec<DecisionRecord>)> {
     let mut built = Vec::new();
@@ -448,7 +460,7 @@ pub fn tally_pair_records(
     };
     let mut walk_scratch = WalkScratch::default();
     let mut local = take_local_tails(prep.id);
-    for r in 0..prep.settings.orders {
+    for r in orders {
         if control.cancelled() {
             return None;
         }
@@ -568,6 +580,44 @@ pub fn replay_cached(
     finish(prepared, tallies)
 }
 
+/// The replay of `settings` when `earlier` already replayed the same settings with fewer orders: only
+/// the orders beyond `earlier`'s are walked and the tallies are added, so the result has the same bits
+/// as [`replay_cached`] with `settings`. Settings that differ in anything but the number of orders (or
+/// with no more orders) are replayed from scratch.
+pub fn replay_extend(
+    dataset: &Dataset,
+    settings: &ReplaySettings,
+    control: &Control,
+    cache: Option<Arc<TailCache>>,
+    earlier: &Replay,
+) -> Result<Replay, ReplayError> {
+    let done = earlier.prepared.settings.orders;
+    let same_but_orders = ReplaySettings {
+        orders: done,
+        ..settings.clone()
+    } == earlier.prepared.settings;
+    if !same_but_orders || done >= settings.orders {
+        return replay_cached(dataset, settings, control, cache);
+    }
+    let prepared = Prepared::with_cache(dataset, settings, cache)?;
+    let tallies: Vec<Option<PairTally>> = prepared
+        .pairs
+        .par_iter()
+        .zip(&earlier.tallies)
+        .map(|(pair, before)| {
+            let (mut tally, _) =
+                tally_pair_records(&prepared, pair, control, done..settings.orders, None)?;
+            tally.add(before);
+            Some(tally)
+        })
+        .collect();
+    let tallies: Vec<PairTally> = tallies
+        .into_iter()
+        .collect::<Option<Vec<_>>>()
+        .ok_or(ReplayError::Cancelled)?;
+    finish(prepared, tallies)
+}
+
 /// Replays the dataset and hands every decision record to `sink`, pair by pair in pair order. Pairs run
 /// in parallel in chunks, so only a few pairs' records are held at once. The aggregates are counted from
 /// the same decisions the records describe.
@@ -591,7 +641,9 @@ pub fn replay_with_records(
     for pairs in prepared.pairs.chunks(chunk) {
         let results: Vec<Option<(PairTally, Vec<DecisionRecord>)>> = pairs
             .par_iter()
-            .map(|pair| tally_pair_records(&prepared, pair, control, Some(&context)))
+            .map(|pair| {
+                tally_pair_records(&prepared, pair, control, 0..settings.orders, Some(&context))
+            })
             .collect();
         for result in results {
             let (tally, records) = result.ok_or(ReplayError::Cancelled)?;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use crate::dataset::Dataset;
-use crate::engine::replay::replay_cached;
+use crate::engine::replay::{replay_cached, replay_extend};
 use crate::engine::rules::TailCache;
 use crate::engine::{Control, Replay, ReplaySettings};
 
@@ -149,15 +149,30 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
             ));
         }
         passes.push((job.settings.clone(), false));
+        // The full pass walks only the orders the preview did not: tallies are counts over orders.
+        let mut shown: Option<Arc<crate::engine::Replay>> = None;
         for (settings, preview) in passes {
-            let outcome = replay_cached(&job.dataset, &settings, &control, Some(tails.clone()));
+            let outcome = match &shown {
+                Some(earlier) => replay_extend(
+                    &job.dataset,
+                    &settings,
+                    &control,
+                    Some(tails.clone()),
+                    earlier,
+                ),
+                None => replay_cached(&job.dataset, &settings, &control, Some(tails.clone())),
+            };
             match outcome {
                 Err(crate::engine::ReplayError::Cancelled) => break,
-                Ok(result) => report(WorkerEvent::Finished {
-                    generation: job.generation,
-                    outcome: Ok(Arc::new(result)),
-                    preview,
-                }),
+                Ok(result) => {
+                    let result = Arc::new(result);
+                    shown = Some(result.clone());
+                    report(WorkerEvent::Finished {
+                        generation: job.generation,
+                        outcome: Ok(result),
+                        preview,
+                    })
+                }
                 Err(error) => {
                     report(WorkerEvent::Finished {
                         generation: job.generation,

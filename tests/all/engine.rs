@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use pareval::data::{LoadOptions, load};
 use pareval::dataset::Dataset;
+use pareval::engine::replay::replay_extend;
 use pareval::engine::settings::{BootstrapMode, Fraction, Preset, ReplaySettings, parse_grid};
 use pareval::engine::{Control, ReplayError, replay};
 
@@ -63,6 +64,48 @@ fn same_bits_on_one_and_eight_threads() {
         let one = in_pool(1, || fingerprint(&dataset, &settings));
         let eight = in_pool(8, || fingerprint(&dataset, &settings));
         assert_eq!(one, eight, "{bootstrap}");
+    }
+}
+
+#[test]
+fn extending_a_replay_with_more_orders_gives_the_same_bits_as_replaying_them_all() {
+    let dataset = load_path(sample("swe_repair.csv"));
+    for preset in [Preset::Primary, Preset::PairedNormal] {
+        for bootstrap in [BootstrapMode::Exact, BootstrapMode::Mc { resamples: 200 }] {
+            let full = settings(preset, bootstrap, 25);
+            let fewer = ReplaySettings {
+                orders: 10,
+                ..full.clone()
+            };
+            let control = Control::default();
+            let whole = replay(&dataset, &full, &control).expect("replay");
+            let earlier = replay(&dataset, &fewer, &control).expect("replay");
+            let extended =
+                replay_extend(&dataset, &full, &control, None, &earlier).expect("extend");
+            assert_eq!(
+                extended.tallies,
+                whole.tallies,
+                "{} {bootstrap}",
+                preset.name()
+            );
+            assert_eq!(
+                extended.metrics,
+                whole.metrics,
+                "{} {bootstrap}",
+                preset.name()
+            );
+            assert_eq!(extended.group_missing, whole.group_missing);
+            assert_eq!(extended.group_cases, whole.group_cases);
+            // Anything else changed (here the seed) is replayed from scratch, not added to.
+            let reseeded = ReplaySettings {
+                seed: 8,
+                ..full.clone()
+            };
+            let fresh = replay(&dataset, &reseeded, &control).expect("replay");
+            let not_extended =
+                replay_extend(&dataset, &reseeded, &control, None, &earlier).expect("extend");
+            assert_eq!(not_extended.tallies, fresh.tallies);
+        }
     }
 }
 
