@@ -6,6 +6,8 @@
 //! random group ranking drawn once per order. Every prefix then meets the coverage quotas whenever they
 //! are feasible. `neyman` uses the same rule with targets ∝ n_g·σ_g, never below the quota.
 
+use std::cmp::Ordering;
+
 use super::coverage::quota;
 use super::pair::PairData;
 use super::settings::OrderKind;
@@ -18,6 +20,8 @@ pub struct OrderScratch {
     rank: Vec<u32>,
     taken: Vec<u64>,
     block: Vec<u32>,
+    shares: Vec<f64>,
+    walk: DeadlineState,
 }
 
 /// What identifies one order: its kind, the pair's names, the seed and the order index. The order's
@@ -73,21 +77,7 @@ pub fn build_order_with(
             out.truncate(limit);
         }
         OrderKind::Stratified => stratified_order(pair, &mut rng, scratch, limit, out),
-        OrderKind::Neyman => {
-            let weights: Vec<f64> = pair
-                .group_sizes
-                .iter()
-                .zip(&pair.group_sd)
-                .map(|(&size, &sd)| f64::from(size) * sd)
-                .collect();
-            let total: f64 = weights.iter().sum();
-            if total > 0.0 {
-                let shares: Vec<f64> = weights.iter().map(|w| w / total).collect();
-                deadline_order(pair, Some(&shares), &mut rng, limit, out);
-            } else {
-                stratified_order(pair, &mut rng, scratch, limit, out);
-            }
-        }
+        OrderKind::Neyman => neyman_order(pair, &mut rng, scratch, limit, out),
         OrderKind::Cost | OrderKind::PairCost => {
             let ties: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
             out.extend(0..n);
@@ -137,6 +127,7 @@ fn stratified_order(
         rank,
         taken,
         block,
+        ..
     } = scratch;
     rank.clear();
     rank.extend(0..groups as u32);
@@ -239,100 +230,180 @@ fn quota_due(j: u32, size: u32, n: u32) -> u64 {
     }
 }
 
-/// Earliest-deadline-first over groups by quota due time, ties to the larger proportional deficit, then
-/// to a random group ranking. With `shares` (Neyman), the group with the largest deficit against
-/// k·share_g goes next instead whenever a slack check shows that every quota deadline can still be met.
+/// Where an earliest-deadline walk over groups stands before its k-th step.
 ///
 /// Slack: with D(T) the quota tasks due by prefix T that are not yet taken, slack(T) = (T − k + 1) − D(T)
 /// before choosing the k-th task. Taking group x (next quota task due at d_x) lowers slack(T) by one for
-/// T < d_x, so the choice is safe when slack ≥ 1 on [k, d_x − 1].
-fn deadline_order(
+/// T < d_x (and leaves it for T ≥ d_x, where one due task is taken), so the choice is safe when slack ≥ 1
+/// on [k, d_x − 1].
+#[derive(Debug, Clone, Default)]
+struct DeadlineState {
+    taken: Vec<u32>,
+    /// Each group's next quota due time.
+    due: Vec<u64>,
+    /// slack[T] for T = 0..=N (kept only under Neyman shares).
+    slack: Vec<i64>,
+    /// Groups with tasks left. Their order does not matter: every comparison ends in the distinct ranks.
+    active: Vec<usize>,
+}
+
+impl DeadlineState {
+    fn reset(&mut self, pair: &PairData, with_slack: bool) {
+        let n = pair.n();
+        self.taken.clear();
+        self.taken.resize(pair.group_sizes.len(), 0);
+        self.due.clear();
+        self.due
+            .extend(pair.group_sizes.iter().map(|&size| quota_due(1, size, n)));
+        self.slack.clear();
+        if with_slack {
+            // T − Σ_g r_g(T) before any task is taken: the same for every order of a pair.
+            self.slack.extend_from_slice(&pair.initial_slack);
+        }
+        self.active.clear();
+        self.active
+            .extend((0..pair.group_sizes.len()).filter(|&g| pair.group_sizes[g] > 0));
+    }
+
+    /// The group of the k-th step, `None` when every group is exhausted. With `shares` (Neyman), the
+    /// group furthest behind its share, k·share_g − c_g, when the slack allows it; otherwise (and always
+    /// without shares) the group due soonest, ties to the larger deficit k·n_g/N − c_g. Remaining ties go
+    /// to the smaller `rank`.
+    fn choose(
+        &self,
+        pair: &PairData,
+        k: u64,
+        shares: Option<&[f64]>,
+        rank: &[u32],
+    ) -> Option<usize> {
+        let big_n = u64::from(pair.n());
+        let active = &self.active;
+        let first = *active.first()?;
+        if let Some(shares) = shares {
+            let kf = k as f64;
+            let mut preferred = first;
+            let mut largest = kf * shares[first] - f64::from(self.taken[first]);
+            for &g in &active[1..] {
+                let deficit = kf * shares[g] - f64::from(self.taken[g]);
+                if deficit > largest || (deficit == largest && rank[g] < rank[preferred]) {
+                    preferred = g;
+                    largest = deficit;
+                }
+            }
+            // The earliest-due group always passes this check (no T before its due time has anything due,
+            // so slack(T) = T − k + 1), so the earliest-deadline scan is needed only when this one fails.
+            let end = self.due[preferred].min(big_n + 1);
+            if (k..end).all(|t| self.slack[t as usize] >= 1) {
+                return Some(preferred);
+            }
+        }
+        // Deficits compared exactly: k·n_g − c_g·N.
+        let deficit = |g: usize| {
+            i128::from(k * u64::from(pair.group_sizes[g]))
+                - i128::from(u64::from(self.taken[g]) * big_n)
+        };
+        let mut earliest = first;
+        for &g in &active[1..] {
+            let order = self.due[g].cmp(&self.due[earliest]).then_with(|| {
+                deficit(earliest)
+                    .cmp(&deficit(g))
+                    .then(rank[g].cmp(&rank[earliest]))
+            });
+            if order == Ordering::Less {
+                earliest = g;
+            }
+        }
+        Some(earliest)
+    }
+
+    /// Takes the k-th task from group g.
+    fn take(&mut self, pair: &PairData, k: u64, g: usize) {
+        let n = pair.n();
+        if !self.slack.is_empty() {
+            let end = self.due[g].min(u64::from(n) + 1);
+            for t in k..end {
+                self.slack[t as usize] -= 1;
+            }
+        }
+        self.taken[g] += 1;
+        self.due[g] = quota_due(self.taken[g] + 1, pair.group_sizes[g], n);
+        if self.taken[g] == pair.group_sizes[g] {
+            self.active.retain(|&x| x != g);
+        }
+    }
+}
+
+/// Neyman allocation: shares ∝ n_g·σ_g, never below the quota; with no spread anywhere it is `stratified`.
+fn neyman_order(
     pair: &PairData,
-    shares: Option<&[f64]>,
     rng: &mut Stream,
+    scratch: &mut OrderScratch,
     limit: usize,
     out: &mut Vec<u32>,
 ) {
-    let n = pair.n();
-    let groups = pair.group_sizes.len();
-    // Same draws as `stratified_order`: the group ranking first, then one lazy Fisher–Yates step per task.
-    let mut rank: Vec<u32> = (0..groups as u32).collect();
-    rng.shuffle(&mut rank);
-    let mut members: Vec<Vec<u32>> = pair.members.clone();
-    let mut taken = vec![0u32; groups];
-    // slack[T] for T = 0..=n before any task is taken: T − Σ_g r_g(T), the same for every order of a pair.
-    let mut slack: Vec<i64> = match shares {
-        Some(_) => pair.initial_slack.clone(),
-        None => Vec::new(),
-    };
-    // Each group's next quota due time, updated only when the group is chosen.
-    let mut due: Vec<u64> = (0..groups)
-        .map(|g| quota_due(1, pair.group_sizes[g], n))
-        .collect();
-    let sizes: Vec<u64> = pair
+    let weights: Vec<f64> = pair
         .group_sizes
         .iter()
-        .map(|&size| u64::from(size))
+        .zip(&pair.group_sd)
+        .map(|(&size, &sd)| f64::from(size) * sd)
         .collect();
-    let big_n = u64::from(n);
-    // Each step depends only on the steps before it, so stopping at `limit` leaves the full order's prefix.
-    for k in 1..=u64::from(n).min(limit as u64) {
-        let mut earliest: Option<usize> = None;
-        for g in 0..groups {
-            if u64::from(taken[g]) >= sizes[g] {
-                continue;
-            }
-            let better = match earliest {
-                None => true,
-                Some(e) if due[g] != due[e] => due[g] < due[e],
-                Some(e) => {
-                    // Deficit k·n_g/N − c_g compared exactly: k·n_g − c_g·N.
-                    let deficit =
-                        |x: usize| (k * sizes[x]) as i128 - (u64::from(taken[x]) * big_n) as i128;
-                    let (dg, de) = (deficit(g), deficit(e));
-                    dg > de || (dg == de && rank[g] < rank[e])
-                }
-            };
-            if better {
-                earliest = Some(g);
-            }
-        }
-        let Some(mut choice) = earliest else { break };
-        if let Some(shares) = shares {
-            let mut preferred: Option<usize> = None;
-            for g in 0..groups {
-                if taken[g] >= pair.group_sizes[g] {
-                    continue;
-                }
-                let deficit = |x: usize| k as f64 * shares[x] - f64::from(taken[x]);
-                let better = match preferred {
-                    None => true,
-                    Some(p) => {
-                        deficit(g) > deficit(p) || (deficit(g) == deficit(p) && rank[g] < rank[p])
-                    }
-                };
-                if better {
-                    preferred = Some(g);
-                }
-            }
-            if let Some(p) = preferred.filter(|&p| p != choice) {
-                let end = due[p].min(u64::from(n) + 1);
-                if (k..end).all(|t| slack[t as usize] >= 1) {
-                    choice = p;
-                }
-            }
-            let end = due[choice].min(u64::from(n) + 1);
-            for t in k..end {
-                slack[t as usize] -= 1;
-            }
-        }
-        let list = &mut members[choice];
-        let t = taken[choice] as usize;
+    let total: f64 = weights.iter().sum();
+    if total <= 0.0 {
+        return stratified_order(pair, rng, scratch, limit, out);
+    }
+    scratch.shares.clear();
+    scratch.shares.extend(weights.iter().map(|w| w / total));
+    deadline_order(pair, true, rng, scratch, limit, out);
+}
+
+/// Earliest-deadline-first over groups ([`DeadlineState::choose`]), with the Neyman shares in
+/// `scratch.shares` when `neyman` is set; the random ranking settles the remaining ties.
+fn deadline_order(
+    pair: &PairData,
+    neyman: bool,
+    rng: &mut Stream,
+    scratch: &mut OrderScratch,
+    limit: usize,
+    out: &mut Vec<u32>,
+) {
+    let n = u64::from(pair.n());
+    let groups = pair.group_sizes.len();
+    let OrderScratch {
+        members,
+        rank,
+        taken,
+        shares,
+        walk,
+        ..
+    } = scratch;
+    // Same draws as `stratified_order`: the group ranking first, then one lazy Fisher–Yates step per task.
+    rank.clear();
+    rank.extend(0..groups as u32);
+    rng.shuffle(rank);
+    members.resize_with(groups, Vec::new);
+    for (list, source) in members.iter_mut().zip(&pair.members) {
+        list.clear();
+        list.extend_from_slice(source);
+    }
+    taken.clear();
+    taken.resize(groups, 0);
+    let mut emit = |g: usize, out: &mut Vec<u32>| {
+        let list = &mut members[g];
+        let t = taken[g] as usize;
         let pick = t + rng.below(list.len() - t);
         list.swap(t, pick);
         out.push(list[t]);
-        taken[choice] += 1;
-        due[choice] = quota_due(taken[choice] + 1, pair.group_sizes[choice], n);
+        taken[g] += 1;
+    };
+    walk.reset(pair, neyman);
+    let shares = neyman.then_some(shares.as_slice());
+    // Each step depends only on the steps before it, so stopping at `limit` leaves the full order's prefix.
+    for k in 1..=n.min(limit as u64) {
+        let Some(choice) = walk.choose(pair, k, shares, rank) else {
+            break;
+        };
+        emit(choice, out);
+        walk.take(pair, k, choice);
     }
 }
 
@@ -465,8 +536,9 @@ mod tests {
                 );
                 deadline_order(
                     &pair,
-                    None,
+                    false,
                     &mut StreamKey::new(seed, "t").rng(),
+                    &mut OrderScratch::default(),
                     usize::MAX,
                     &mut scan,
                 );
