@@ -5,6 +5,10 @@
 //! with r_g(k) ≥ j; the group due soonest goes next, ties to the larger deficit k·n_g/N − c_g, then to a
 //! random group ranking drawn once per order. Every prefix then meets the coverage quotas whenever they
 //! are feasible. `neyman` uses the same rule with targets ∝ n_g·σ_g, never below the quota.
+//!
+//! Speed: an order's ranking matters only where it settles a tie, so `stratified` reads a per-pair
+//! schedule of quota due times and `neyman` walks a per-pair tree of group sequences that forks only at
+//! such ties; both draw the same tasks as the direct step-by-step walk (tested against it).
 
 use std::cmp::Ordering;
 
@@ -20,8 +24,7 @@ pub struct OrderScratch {
     rank: Vec<u32>,
     taken: Vec<u64>,
     block: Vec<u32>,
-    shares: Vec<f64>,
-    walk: DeadlineState,
+    neyman: NeymanTree,
 }
 
 /// What identifies one order: its kind, the pair's names, the seed and the order index. The order's
@@ -121,7 +124,6 @@ fn stratified_order(
     out: &mut Vec<u32>,
 ) {
     let n = u64::from(pair.n());
-    let groups = pair.group_sizes.len();
     let OrderScratch {
         members,
         rank,
@@ -129,26 +131,7 @@ fn stratified_order(
         block,
         ..
     } = scratch;
-    rank.clear();
-    rank.extend(0..groups as u32);
-    rng.shuffle(rank);
-    members.resize_with(groups, Vec::new);
-    for (list, source) in members.iter_mut().zip(&pair.members) {
-        list.clear();
-        list.extend_from_slice(source);
-    }
-    taken.clear();
-    taken.resize(groups, 0);
-    // The next task of group g: a lazy Fisher–Yates step over the group's remaining members, so a task
-    // is drawn only when the order reaches it.
-    let mut emit = |g: usize, taken: &mut [u64], out: &mut Vec<u32>| {
-        let list = &mut members[g];
-        let t = taken[g] as usize;
-        let j = t + rng.below(list.len() - t);
-        list.swap(t, j);
-        out.push(list[t]);
-        taken[g] += 1;
-    };
+    let mut draws = Draws::start(pair, rng, members, rank, taken);
     let schedule = &pair.quota_schedule;
     let mut position = 0;
     for &(block_start, block_end) in pair.tie_blocks.iter().chain(std::iter::once(&(
@@ -160,7 +143,7 @@ fn stratified_order(
             if out.len() >= limit {
                 return;
             }
-            emit(g as usize, taken, out);
+            draws.next(g as usize, out);
         }
         block.clear();
         block.extend(
@@ -177,7 +160,7 @@ fn stratified_order(
             for candidate in 1..block.len() {
                 let (g, b) = (block[candidate] as usize, block[best] as usize);
                 let deficit = |x: usize| {
-                    (k * u64::from(pair.group_sizes[x])) as i128 - (taken[x] * n) as i128
+                    (k * u64::from(pair.group_sizes[x])) as i128 - (draws.taken[x] * n) as i128
                 };
                 let (dg, db) = (deficit(g), deficit(b));
                 if dg > db || (dg == db && rank[g] < rank[b]) {
@@ -185,7 +168,7 @@ fn stratified_order(
                 }
             }
             let g = block.swap_remove(best) as usize;
-            emit(g, taken, out);
+            draws.next(g, out);
         }
         position = block_end as usize;
     }
@@ -265,36 +248,47 @@ impl DeadlineState {
             .extend((0..pair.group_sizes.len()).filter(|&g| pair.group_sizes[g] > 0));
     }
 
-    /// The group of the k-th step, `None` when every group is exhausted. With `shares` (Neyman), the
-    /// group furthest behind its share, k·share_g − c_g, when the slack allows it; otherwise (and always
-    /// without shares) the group due soonest, ties to the larger deficit k·n_g/N − c_g. Remaining ties go
-    /// to the smaller `rank`.
+    /// The k-th step. With `shares` (Neyman), the group furthest behind its share, k·share_g − c_g, when
+    /// the slack allows it; otherwise (and always without shares) the group due soonest, ties to the larger
+    /// deficit k·n_g/N − c_g. Remaining ties go to the smaller `rank`; without a rank such a tie is
+    /// reported as [`Step::Tie`]: the choice depends on the order's draw.
     fn choose(
         &self,
         pair: &PairData,
         k: u64,
         shares: Option<&[f64]>,
-        rank: &[u32],
-    ) -> Option<usize> {
+        rank: Option<&[u32]>,
+    ) -> Step {
         let big_n = u64::from(pair.n());
         let active = &self.active;
-        let first = *active.first()?;
+        let Some(&first) = active.first() else {
+            return Step::Done;
+        };
+        let ranked_before = |g: usize, best: usize| rank.is_some_and(|rank| rank[g] < rank[best]);
         if let Some(shares) = shares {
             let kf = k as f64;
             let mut preferred = first;
             let mut largest = kf * shares[first] - f64::from(self.taken[first]);
+            let mut tied = false;
             for &g in &active[1..] {
                 let deficit = kf * shares[g] - f64::from(self.taken[g]);
-                if deficit > largest || (deficit == largest && rank[g] < rank[preferred]) {
-                    preferred = g;
-                    largest = deficit;
+                if deficit > largest {
+                    (preferred, largest, tied) = (g, deficit, false);
+                } else if deficit == largest {
+                    tied = true;
+                    if ranked_before(g, preferred) {
+                        preferred = g;
+                    }
                 }
+            }
+            if tied && rank.is_none() {
+                return Step::Tie;
             }
             // The earliest-due group always passes this check (no T before its due time has anything due,
             // so slack(T) = T − k + 1), so the earliest-deadline scan is needed only when this one fails.
             let end = self.due[preferred].min(big_n + 1);
             if (k..end).all(|t| self.slack[t as usize] >= 1) {
-                return Some(preferred);
+                return Step::Group(preferred);
             }
         }
         // Deficits compared exactly: k·n_g − c_g·N.
@@ -303,17 +297,27 @@ impl DeadlineState {
                 - i128::from(u64::from(self.taken[g]) * big_n)
         };
         let mut earliest = first;
+        let mut tied = false;
         for &g in &active[1..] {
-            let order = self.due[g].cmp(&self.due[earliest]).then_with(|| {
-                deficit(earliest)
-                    .cmp(&deficit(g))
-                    .then(rank[g].cmp(&rank[earliest]))
-            });
-            if order == Ordering::Less {
-                earliest = g;
+            let order = self.due[g]
+                .cmp(&self.due[earliest])
+                .then_with(|| deficit(earliest).cmp(&deficit(g)));
+            match order {
+                Ordering::Less => (earliest, tied) = (g, false),
+                Ordering::Equal => {
+                    tied = true;
+                    if ranked_before(g, earliest) {
+                        earliest = g;
+                    }
+                }
+                Ordering::Greater => {}
             }
         }
-        Some(earliest)
+        if tied && rank.is_none() {
+            Step::Tie
+        } else {
+            Step::Group(earliest)
+        }
     }
 
     /// Takes the k-th task from group g.
@@ -330,6 +334,121 @@ impl DeadlineState {
         if self.taken[g] == pair.group_sizes[g] {
             self.active.retain(|&x| x != g);
         }
+    }
+}
+
+/// One step of an earliest-deadline walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    Group(usize),
+    /// The choice falls to the order's random ranking.
+    Tie,
+    /// Every group is exhausted.
+    Done,
+}
+
+/// The Neyman group sequences of one pair's orders as a tree. An order's ranking only matters at the
+/// steps where it settles a tie, so orders share their group sequence up to the first tie they settle
+/// differently; on SWE-bench Verified 100 orders of a pair add up to about 2% new steps beyond the first.
+/// Each segment is computed once, and an order walks the tree, settling each tie with its own ranking,
+/// and draws its tasks along the way, exactly as [`deadline_order`] would.
+#[derive(Debug, Default)]
+pub struct NeymanTree {
+    /// What the tree was grown from: the pair, its group sizes and spreads.
+    source: (usize, usize),
+    sizes: Vec<u32>,
+    spread: Vec<f64>,
+    shares: Vec<f64>,
+    segments: Vec<Segment>,
+}
+
+#[derive(Debug)]
+struct Segment {
+    /// The groups of consecutive steps.
+    groups: Vec<u32>,
+    /// Where the sequence forks after `groups`; `None` where it ends.
+    fork: Option<Fork>,
+}
+
+#[derive(Debug)]
+struct Fork {
+    /// The step that falls to the ranking, and the walk's state before it.
+    k: u64,
+    state: DeadlineState,
+    /// (group taken at step k, its segment).
+    children: Vec<(u32, usize)>,
+}
+
+impl NeymanTree {
+    fn grown_from(&self, pair: &PairData) -> bool {
+        !self.segments.is_empty()
+            && self.source == (pair.tested, pair.baseline)
+            && self.sizes == pair.group_sizes
+            && self.spread == pair.group_sd
+    }
+
+    /// Starts the tree of a pair with these shares.
+    fn plant(&mut self, pair: &PairData, shares: &[f64]) {
+        self.source = (pair.tested, pair.baseline);
+        self.sizes.clone_from(&pair.group_sizes);
+        self.spread.clone_from(&pair.group_sd);
+        self.shares.clear();
+        self.shares.extend_from_slice(shares);
+        self.segments.clear();
+        let mut start = DeadlineState::default();
+        start.reset(pair, true);
+        self.grow(pair, start, 1, Vec::new());
+    }
+
+    /// Adds the segment that continues from `state` before step k (after `groups`) to the next fork.
+    fn grow(
+        &mut self,
+        pair: &PairData,
+        mut state: DeadlineState,
+        mut k: u64,
+        mut groups: Vec<u32>,
+    ) -> usize {
+        let fork = loop {
+            match state.choose(pair, k, Some(&self.shares), None) {
+                Step::Group(g) => {
+                    groups.push(g as u32);
+                    state.take(pair, k, g);
+                    k += 1;
+                }
+                Step::Tie => {
+                    break Some(Fork {
+                        k,
+                        state,
+                        children: Vec::new(),
+                    });
+                }
+                Step::Done => break None,
+            }
+        };
+        self.segments.push(Segment { groups, fork });
+        self.segments.len() - 1
+    }
+
+    /// The segment after the fork of `segment` for this ranking, grown if no order went there before;
+    /// `None` where the sequence ends.
+    fn next(&mut self, pair: &PairData, segment: usize, rank: &[u32]) -> Option<usize> {
+        let fork = self.segments[segment].fork.as_ref()?;
+        let Step::Group(g) = fork
+            .state
+            .choose(pair, fork.k, Some(&self.shares), Some(rank))
+        else {
+            return None;
+        };
+        if let Some(&(_, child)) = fork.children.iter().find(|child| child.0 == g as u32) {
+            return Some(child);
+        }
+        let (k, mut state) = (fork.k, fork.state.clone());
+        state.take(pair, k, g);
+        let child = self.grow(pair, state, k + 1, vec![g as u32]);
+        if let Some(fork) = self.segments[segment].fork.as_mut() {
+            fork.children.push((g as u32, child));
+        }
+        Some(child)
     }
 }
 
@@ -351,59 +470,75 @@ fn neyman_order(
     if total <= 0.0 {
         return stratified_order(pair, rng, scratch, limit, out);
     }
-    scratch.shares.clear();
-    scratch.shares.extend(weights.iter().map(|w| w / total));
-    deadline_order(pair, true, rng, scratch, limit, out);
-}
-
-/// Earliest-deadline-first over groups ([`DeadlineState::choose`]), with the Neyman shares in
-/// `scratch.shares` when `neyman` is set; the random ranking settles the remaining ties.
-fn deadline_order(
-    pair: &PairData,
-    neyman: bool,
-    rng: &mut Stream,
-    scratch: &mut OrderScratch,
-    limit: usize,
-    out: &mut Vec<u32>,
-) {
-    let n = u64::from(pair.n());
-    let groups = pair.group_sizes.len();
+    if !scratch.neyman.grown_from(pair) {
+        let shares: Vec<f64> = weights.iter().map(|w| w / total).collect();
+        scratch.neyman.plant(pair, &shares);
+    }
     let OrderScratch {
         members,
         rank,
         taken,
-        shares,
-        walk,
+        neyman: tree,
         ..
     } = scratch;
-    // Same draws as `stratified_order`: the group ranking first, then one lazy Fisher–Yates step per task.
-    rank.clear();
-    rank.extend(0..groups as u32);
-    rng.shuffle(rank);
-    members.resize_with(groups, Vec::new);
-    for (list, source) in members.iter_mut().zip(&pair.members) {
-        list.clear();
-        list.extend_from_slice(source);
+    let mut draws = Draws::start(pair, rng, members, rank, taken);
+    let mut segment = Some(0);
+    while let Some(current) = segment {
+        for &g in &tree.segments[current].groups {
+            if out.len() >= limit {
+                return;
+            }
+            draws.next(g as usize, out);
+        }
+        if out.len() >= limit {
+            return;
+        }
+        segment = tree.next(pair, current, rank);
     }
-    taken.clear();
-    taken.resize(groups, 0);
-    let mut emit = |g: usize, out: &mut Vec<u32>| {
-        let list = &mut members[g];
-        let t = taken[g] as usize;
-        let pick = t + rng.below(list.len() - t);
+}
+
+/// The random draws of one deadline order: the group ranking first, then one lazy Fisher–Yates step per
+/// task over its group's remaining members, so a task is drawn only when the order reaches it.
+struct Draws<'a> {
+    rng: &'a mut Stream,
+    members: &'a mut Vec<Vec<u32>>,
+    taken: &'a mut Vec<u64>,
+}
+
+impl<'a> Draws<'a> {
+    fn start(
+        pair: &PairData,
+        rng: &'a mut Stream,
+        members: &'a mut Vec<Vec<u32>>,
+        rank: &mut Vec<u32>,
+        taken: &'a mut Vec<u64>,
+    ) -> Self {
+        let groups = pair.group_sizes.len();
+        rank.clear();
+        rank.extend(0..groups as u32);
+        rng.shuffle(rank);
+        members.resize_with(groups, Vec::new);
+        for (list, source) in members.iter_mut().zip(&pair.members) {
+            list.clear();
+            list.extend_from_slice(source);
+        }
+        taken.clear();
+        taken.resize(groups, 0);
+        Draws {
+            rng,
+            members,
+            taken,
+        }
+    }
+
+    /// Appends the next task of group g.
+    fn next(&mut self, g: usize, out: &mut Vec<u32>) {
+        let list = &mut self.members[g];
+        let t = self.taken[g] as usize;
+        let pick = t + self.rng.below(list.len() - t);
         list.swap(t, pick);
         out.push(list[t]);
-        taken[g] += 1;
-    };
-    walk.reset(pair, neyman);
-    let shares = neyman.then_some(shares.as_slice());
-    // Each step depends only on the steps before it, so stopping at `limit` leaves the full order's prefix.
-    for k in 1..=n.min(limit as u64) {
-        let Some(choice) = walk.choose(pair, k, shares, rank) else {
-            break;
-        };
-        emit(choice, out);
-        walk.take(pair, k, choice);
+        self.taken[g] += 1;
     }
 }
 
@@ -411,6 +546,27 @@ fn deadline_order(
 mod tests {
     use super::*;
     use crate::engine::coverage::{CoverageStatus, status};
+
+    /// The direct earliest-deadline walk, every step scanned with the order's ranking: the reference for
+    /// the schedule-based stratified order and for the Neyman tree.
+    fn deadline_order(
+        pair: &PairData,
+        shares: Option<&[f64]>,
+        rng: &mut Stream,
+        out: &mut Vec<u32>,
+    ) {
+        let (mut members, mut rank, mut taken) = (Vec::new(), Vec::new(), Vec::new());
+        let mut draws = Draws::start(pair, rng, &mut members, &mut rank, &mut taken);
+        let mut walk = DeadlineState::default();
+        walk.reset(pair, shares.is_some());
+        for k in 1..=u64::from(pair.n()) {
+            let Step::Group(g) = walk.choose(pair, k, shares, Some(&rank)) else {
+                break;
+            };
+            draws.next(g, out);
+            walk.take(pair, k, g);
+        }
+    }
 
     fn pair_with_groups(sizes: &[u32]) -> PairData {
         let mut group_of = Vec::new();
@@ -534,17 +690,65 @@ mod tests {
                     usize::MAX,
                     &mut fast,
                 );
-                deadline_order(
-                    &pair,
-                    false,
-                    &mut StreamKey::new(seed, "t").rng(),
-                    &mut OrderScratch::default(),
-                    usize::MAX,
-                    &mut scan,
-                );
+                deadline_order(&pair, None, &mut StreamKey::new(seed, "t").rng(), &mut scan);
                 assert_eq!(fast, scan, "sizes {sizes:?} seed {seed}");
             }
         }
+    }
+
+    #[test]
+    fn the_neyman_tree_gives_the_orders_of_the_direct_walk() {
+        // Equal sizes, equal and zero spreads: ties that the ranking settles at many steps.
+        let cases: Vec<(Vec<u32>, Vec<f64>)> = vec![
+            (
+                vec![22, 231, 34, 2, 1, 8, 22, 10, 19, 32, 44, 75],
+                vec![
+                    0.54, 0.53, 0.48, 0.0, 0.0, 0.66, 0.48, 0.0, 0.48, 0.5, 0.5, 0.52,
+                ],
+            ),
+            (vec![10; 12], [vec![0.9], vec![0.0; 11]].concat()),
+            (vec![5, 5, 5, 3, 3], vec![0.5, 0.5, 0.2, 0.0, 0.0]),
+            (vec![40, 25, 10, 5], vec![0.1, 0.5, 0.5, 0.3]),
+        ];
+        // One scratch for every pair and order, as a replay keeps it: the tree must follow the pair.
+        let mut scratch = OrderScratch::default();
+        let mut grown = 0;
+        for (case, (sizes, spread)) in cases.iter().enumerate() {
+            let mut pair = pair_with_groups(sizes);
+            pair.group_sd.clone_from(spread);
+            pair.tested = case;
+            let total: f64 = sizes
+                .iter()
+                .zip(spread)
+                .map(|(&n, &sd)| f64::from(n) * sd)
+                .sum();
+            let shares: Vec<f64> = sizes
+                .iter()
+                .zip(spread)
+                .map(|(&n, &sd)| f64::from(n) * sd / total)
+                .collect();
+            for index in 0..60 {
+                let key = OrderKey {
+                    kind: OrderKind::Neyman,
+                    names: ("a", "b"),
+                    seed: 11,
+                    index,
+                };
+                let mut from_tree = Vec::new();
+                build_order_with(&key, &pair, &mut scratch, usize::MAX, &mut from_tree);
+                let mut direct = Vec::new();
+                let mut rng = StreamKey::new(11, "order")
+                    .str("a")
+                    .str("b")
+                    .str("neyman")
+                    .u64(u64::from(index))
+                    .rng();
+                deadline_order(&pair, Some(&shares), &mut rng, &mut direct);
+                assert_eq!(from_tree, direct, "sizes {sizes:?} order {index}");
+            }
+            grown += scratch.neyman.segments.len();
+        }
+        assert!(grown > 4, "no order ever settled a tie differently");
     }
 
     #[test]
