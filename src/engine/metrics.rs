@@ -77,12 +77,13 @@ pub fn summarise(prep: &Prepared, completed: &[Vec<bool>], tallies: &[PairTally]
         .into_par_iter()
         .map(|index| {
             let (t, b) = (index / budgets, index % budgets);
-            let per_pair: Vec<f64> = tallies
+            let abstains: Vec<u32> = tallies
                 .iter()
-                .map(|tally| f64::from(tally.counts[index].abstain) / f64::from(orders))
+                .map(|tally| tally.counts[index].abstain)
                 .collect();
             unresolved_interval(
-                &per_pair,
+                &abstains,
+                orders,
                 settings.seed,
                 settings.thresholds[t],
                 settings.grid[b],
@@ -179,34 +180,73 @@ pub fn summarise(prep: &Prepared, completed: &[Vec<bool>], tallies: &[PairTally]
     Metrics { thresholds }
 }
 
-/// 95% percentile bootstrap over directed pairs of the mean per-pair unresolved rate (descriptive).
-/// Percentiles by nearest rank: the 50th and 1,950th of 2,000 sorted resample means.
+/// 95% percentile bootstrap over directed pairs of the mean per-pair unresolved rate (descriptive), from
+/// each pair's count of unresolved orders out of `orders`. Percentiles by nearest rank: the 50th and
+/// 1,950th of 2,000 sorted resample means. Each resample sums whole counts, so its mean is the exact
+/// rational Σ counts / (pairs · orders) rounded once; identical counts everywhere need no resampling.
 pub fn unresolved_interval(
-    per_pair: &[f64],
+    abstains: &[u32],
+    orders: u32,
     seed: u64,
     threshold: Threshold,
     budget: Fraction,
 ) -> (f64, f64) {
-    let n = per_pair.len();
-    if n == 0 {
+    let n = abstains.len();
+    if n == 0 || orders == 0 {
         return (0.0, 0.0);
+    }
+    let mean_of = |sum: u64| sum as f64 / (n as f64 * f64::from(orders));
+    if abstains.iter().all(|&count| count == abstains[0]) {
+        let mean = mean_of(u64::from(abstains[0]) * n as u64);
+        return (mean, mean);
     }
     let mut rng = StreamKey::new(seed, "unresolved-interval")
         .u64(u64::from(threshold.0))
         .u64(u64::from(budget.0))
         .rng();
-    let mut means: Vec<f64> = (0..INTERVAL_RESAMPLES)
+    let mut sums: Vec<u64> = (0..INTERVAL_RESAMPLES)
         .map(|_| {
-            let mut sum = 0.0;
-            for _ in 0..n {
-                sum += per_pair[rng.below(n)];
-            }
-            sum / n as f64
+            (0..n)
+                .map(|_| u64::from(abstains[rng.below(n)]))
+                .sum::<u64>()
         })
         .collect();
-    means.sort_by(f64::total_cmp);
+    sums.sort_unstable();
     let rank = |q: f64| {
-        means[((q * INTERVAL_RESAMPLES as f64).ceil() as usize).clamp(1, INTERVAL_RESAMPLES) - 1]
+        mean_of(
+            sums[((q * INTERVAL_RESAMPLES as f64).ceil() as usize).clamp(1, INTERVAL_RESAMPLES)
+                - 1],
+        )
     };
     (rank(0.025), rank(0.975))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identical_counts_give_a_point_interval_at_their_rate() {
+        let (lo, hi) = unresolved_interval(&[3; 40], 20, 1, Threshold(0), Fraction(250));
+        assert_eq!((lo, hi), (0.15, 0.15));
+    }
+
+    #[test]
+    fn two_pairs_resample_to_all_three_means() {
+        // Means 0, 1/2, 1 with probabilities 1/4, 1/2, 1/4: the 2.5% and 97.5% points are the extremes.
+        let (lo, hi) = unresolved_interval(&[0, 10], 10, 1, Threshold(0), Fraction(250));
+        assert_eq!((lo, hi), (0.0, 1.0));
+    }
+
+    #[test]
+    fn many_pairs_match_the_normal_approximation() {
+        // 200 pairs, half never and half always unresolved: mean 0.5, standard error 0.5/√200.
+        let counts: Vec<u32> = (0..200).map(|i| if i % 2 == 0 { 0 } else { 7 }).collect();
+        let (lo, hi) = unresolved_interval(&counts, 7, 3, Threshold(500), Fraction(500));
+        let half_width = 1.96 * 0.5 / 200f64.sqrt();
+        assert!((lo - (0.5 - half_width)).abs() < 0.012, "{lo}");
+        assert!((hi - (0.5 + half_width)).abs() < 0.012, "{hi}");
+        let again = unresolved_interval(&counts, 7, 3, Threshold(500), Fraction(500));
+        assert_eq!((lo, hi), again);
+    }
 }

@@ -580,6 +580,16 @@ pub fn replay_cached(
     finish(prepared, tallies)
 }
 
+/// Whether `settings` only adds orders to `earlier` (so a replay of `earlier` can be extended to it).
+pub fn extends(earlier: &ReplaySettings, settings: &ReplaySettings) -> bool {
+    earlier.orders < settings.orders
+        && *earlier
+            == ReplaySettings {
+                orders: earlier.orders,
+                ..settings.clone()
+            }
+}
+
 /// The replay of `settings` when `earlier` already replayed the same settings with fewer orders: only
 /// the orders beyond `earlier`'s are walked and the tallies are added, so the result has the same bits
 /// as [`replay_cached`] with `settings`. Settings that differ in anything but the number of orders (or
@@ -592,11 +602,7 @@ pub fn replay_extend(
     earlier: &Replay,
 ) -> Result<Replay, ReplayError> {
     let done = earlier.prepared.settings.orders;
-    let same_but_orders = ReplaySettings {
-        orders: done,
-        ..settings.clone()
-    } == earlier.prepared.settings;
-    if !same_but_orders || done >= settings.orders {
+    if !extends(&earlier.prepared.settings, settings) {
         return replay_cached(dataset, settings, control, cache);
     }
     let prepared = Prepared::with_cache(dataset, settings, cache)?;

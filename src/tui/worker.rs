@@ -9,7 +9,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use crate::dataset::Dataset;
-use crate::engine::replay::{replay_cached, replay_extend};
+use crate::engine::replay::{extends, replay_cached, replay_extend};
 use crate::engine::rules::TailCache;
 use crate::engine::{Control, Replay, ReplaySettings};
 
@@ -107,6 +107,8 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
     // order, preset, rule, cutoff, group column or number of orders reuses them.
     type Signature = (Vec<crate::engine::Threshold>, Option<u32>, u64);
     let mut cache: Option<(Signature, Arc<TailCache>)> = None;
+    // The last full result, kept so that a job asking only for more orders of it walks just those.
+    let mut last_full: Option<(Arc<Dataset>, Arc<crate::engine::Replay>)> = None;
     loop {
         let (job, control) = {
             let Ok(mut state) = shared.state.lock() else {
@@ -138,8 +140,16 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
                 tails
             }
         };
+        // The full pass walks only the orders an earlier result of the same settings did not.
+        let mut shown: Option<Arc<crate::engine::Replay>> = last_full
+            .as_ref()
+            .filter(|(dataset, full)| {
+                Arc::ptr_eq(dataset, &job.dataset)
+                    && extends(&full.prepared.settings, &job.settings)
+            })
+            .map(|(_, full)| full.clone());
         let mut passes = Vec::new();
-        if job.settings.orders > PREVIEW_ORDERS {
+        if job.settings.orders > PREVIEW_ORDERS && shown.is_none() {
             passes.push((
                 ReplaySettings {
                     orders: PREVIEW_ORDERS,
@@ -149,8 +159,6 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
             ));
         }
         passes.push((job.settings.clone(), false));
-        // The full pass walks only the orders the preview did not: tallies are counts over orders.
-        let mut shown: Option<Arc<crate::engine::Replay>> = None;
         for (settings, preview) in passes {
             let outcome = match &shown {
                 Some(earlier) => replay_extend(
@@ -167,6 +175,9 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
                 Ok(result) => {
                     let result = Arc::new(result);
                     shown = Some(result.clone());
+                    if !preview {
+                        last_full = Some((job.dataset.clone(), result.clone()));
+                    }
                     report(WorkerEvent::Finished {
                         generation: job.generation,
                         outcome: Ok(result),

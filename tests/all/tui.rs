@@ -638,6 +638,70 @@ fn worker_cancels_a_running_job_and_joins_on_drop() {
 }
 
 #[test]
+fn asking_for_more_orders_extends_the_last_full_result_without_a_preview() {
+    let path = PathBuf::from(format!(
+        "{}/sample_runs/swe_repair.csv",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let (sender, results) = mpsc::channel();
+    let sender = Mutex::new(sender);
+    let worker = Worker::spawn(move |event| {
+        if let Ok(sender) = sender.lock() {
+            let _ = sender.send(event);
+        }
+    });
+    let settings = |orders: u32| {
+        App::default_compute(
+            &dataset,
+            pareval::engine::Preset::Primary,
+            vec![0, 500],
+            orders,
+        )
+        .settings()
+    };
+    // Every result of a generation, in order, as (preview, replay).
+    let run = |generation: u64, orders: u32| {
+        worker.submit(Job {
+            generation,
+            dataset: dataset.clone(),
+            settings: settings(orders),
+            proxy: None,
+        });
+        let mut seen = Vec::new();
+        loop {
+            let event = results
+                .recv_timeout(Duration::from_secs(60))
+                .expect("result");
+            if let WorkerEvent::Finished {
+                outcome, preview, ..
+            } = event
+            {
+                seen.push((preview, outcome.expect("replay")));
+                if !preview {
+                    return seen;
+                }
+            }
+        }
+    };
+    let first = run(1, 50);
+    assert_eq!(
+        first.iter().map(|r| r.0).collect::<Vec<_>>(),
+        [true, false],
+        "a fresh job shows a preview first"
+    );
+    let more = run(2, 100);
+    assert_eq!(
+        more.len(),
+        1,
+        "more orders of the same settings need no preview"
+    );
+    let fresh = replay(&dataset, &settings(100), &Control::default()).expect("replay");
+    assert_eq!(more[0].1.tallies, fresh.tallies);
+    assert_eq!(more[0].1.metrics, fresh.metrics);
+}
+
+#[test]
 fn a_preview_is_shown_labelled_until_the_full_result_arrives() {
     let path = PathBuf::from(format!(
         "{}/sample_runs/swe_repair.csv",
