@@ -196,10 +196,14 @@ fn main() {
         busy.push(t.elapsed());
         std::thread::sleep(Duration::from_millis(5));
     }
-    let worst = busy.iter().max().copied().unwrap_or_default();
+    busy.sort();
+    let worst = busy.last().copied().unwrap_or_default();
+    // One slow step in 60 is often the VM, not pareval: the 95th percentile shows the usual worst.
+    let p95 = busy[(busy.len() * 95).div_ceil(100).saturating_sub(1)];
     println!(
-        "slider step while the worker runs: worst {:.2} ms over {} steps (replay still pending: {})",
-        worst.as_secs_f64() * 1000.0,
+        "slider step while the worker runs: 95th percentile {:.2} ms, worst {:.2} ms over {} steps (replay still pending: {})",
+        ms(p95),
+        ms(worst),
         busy.len(),
         app.pending()
     );

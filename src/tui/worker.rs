@@ -107,6 +107,18 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
     // order, preset, rule, cutoff, group column or number of orders reuses them.
     type Signature = (Vec<crate::engine::Threshold>, Option<u32>, u64);
     let mut cache: Option<(Signature, Arc<TailCache>)> = None;
+    // Replays run on their own pool of lower-priority threads: with every core busy, a key press still
+    // gets the CPU at once, and when the terminal is idle the replay keeps every core.
+    lower_thread_priority();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .thread_name(|i| format!("pareval-replay-{i}"))
+        .start_handler(|_| lower_thread_priority())
+        .build()
+        .ok();
+    let in_pool = |work: &mut (dyn FnMut() + Send)| match &pool {
+        Some(pool) => pool.install(work),
+        None => work(),
+    };
     // The last full result, kept so that a job asking only for more orders of it walks just those.
     let mut last_full: Option<(Arc<Dataset>, Arc<crate::engine::Replay>)> = None;
     loop {
@@ -160,16 +172,19 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
         }
         passes.push((job.settings.clone(), false));
         for (settings, preview) in passes {
-            let outcome = match &shown {
-                Some(earlier) => replay_extend(
-                    &job.dataset,
-                    &settings,
-                    &control,
-                    Some(tails.clone()),
-                    earlier,
-                ),
-                None => replay_cached(&job.dataset, &settings, &control, Some(tails.clone())),
-            };
+            let mut outcome = Err(crate::engine::ReplayError::Cancelled);
+            in_pool(&mut || {
+                outcome = match &shown {
+                    Some(earlier) => replay_extend(
+                        &job.dataset,
+                        &settings,
+                        &control,
+                        Some(tails.clone()),
+                        earlier,
+                    ),
+                    None => replay_cached(&job.dataset, &settings, &control, Some(tails.clone())),
+                };
+            });
             match outcome {
                 Err(crate::engine::ReplayError::Cancelled) => break,
                 Ok(result) => {
@@ -196,15 +211,18 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
             if !preview {
                 if let Some((method, protocol)) = job.proxy {
                     let cancelled = || control.cancel.load(Ordering::Relaxed);
-                    let curve = crate::proxy::proxy_curve(
-                        &job.dataset,
-                        job.settings.group_column.as_deref(),
-                        method,
-                        protocol,
-                        &job.settings.grid,
-                        job.settings.seed,
-                        &cancelled,
-                    );
+                    let mut curve = Err(String::new());
+                    in_pool(&mut || {
+                        curve = crate::proxy::proxy_curve(
+                            &job.dataset,
+                            job.settings.group_column.as_deref(),
+                            method,
+                            protocol,
+                            &job.settings.grid,
+                            job.settings.seed,
+                            &cancelled,
+                        );
+                    });
                     if !cancelled() {
                         report(WorkerEvent::ProxyFinished {
                             generation: job.generation,
@@ -238,3 +256,14 @@ impl Drop for Worker {
         }
     }
 }
+
+/// Lowers the calling thread's scheduling priority (nice 10), on Linux where each thread has its own.
+#[cfg(target_os = "linux")]
+fn lower_thread_priority() {
+    // SAFETY: setpriority takes plain integers and touches no memory of ours; with PRIO_PROCESS and
+    // who = 0, Linux applies it to the calling thread only. Failure leaves the priority as it was.
+    let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 10) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lower_thread_priority() {}
