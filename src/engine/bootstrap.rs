@@ -155,9 +155,20 @@ pub fn exact_binary_tails(
     let j0 = jw.lo;
     let start = binomial_window(j0, pi, ln_fact);
     let odds = pi / (1.0 - pi);
-    cuts.iter()
+    // One walk per cut, advanced side by side: the cuts' update chains are independent, so the processor
+    // overlaps them; each cut still sees exactly the same operations in the same order.
+    struct Walk {
+        m: i64,
+        x: i64,
+        f: f64,
+        f_low: f64,
+        g_high: f64,
+        tails: Tails,
+    }
+    let mut walks: Vec<Walk> = cuts
+        .iter()
         .map(|&m| {
-            let mut x = (m + j0 as i64).div_euclid(2);
+            let x = (m + j0 as i64).div_euclid(2);
             // F and G of Bin(j0, π) at x, summed over the window on each side.
             let (mut f_low, mut g_high) = (0.0, 0.0);
             for (offset, &p) in start.probs.iter().enumerate() {
@@ -167,44 +178,60 @@ pub fn exact_binary_tails(
                     g_high += p
                 }
             }
-            let mut tails = Tails {
-                at_most: 0.0,
-                above: 0.0,
-            };
-            // f = pmf of Bin(j, π) at x, carried by ratios; recomputed from log-factorials when it is tiny
-            // (a ratio cannot lift an underflowed 0) or x lies outside [0, j].
-            let mut f = pmf(j0, x);
-            for (offset, &w) in jw.probs.iter().enumerate() {
-                let j = j0 + offset;
-                tails.at_most += w * f_low.clamp(0.0, 1.0);
-                tails.above += w * g_high.clamp(0.0, 1.0);
-                // Advance from Bin(j, π) at x to Bin(j + 1, π) at x_{j+1}.
-                let moved = pi * f;
-                f_low -= moved;
-                g_high += moved;
-                let exact = f < 1e-250 || x < 0 || x as usize > j;
-                // pmf(j + 1, x) = pmf(j, x) · (j + 1)/(j + 1 − x) · (1 − π)
-                f = if exact {
-                    pmf(j + 1, x)
-                } else {
-                    f * (j + 1) as f64 * ln_fact.reciprocal(j + 1 - x as usize) * (1.0 - pi)
-                };
-                let next_x = (m + j as i64 + 1).div_euclid(2);
-                if next_x > x {
-                    // pmf(j + 1, x + 1) = pmf(j + 1, x) · (j + 1 − x)/(x + 1) · π/(1 − π)
-                    f = if exact || x < 0 || x as usize > j {
-                        pmf(j + 1, next_x)
-                    } else {
-                        f * (j + 1 - x as usize) as f64 * ln_fact.reciprocal(x as usize + 1) * odds
-                    };
-                    f_low += f;
-                    g_high -= f;
-                    x = next_x;
-                }
+            Walk {
+                m,
+                x,
+                // The pmf of Bin(j, π) at x, carried by ratios; recomputed from log-factorials when it is
+                // tiny (a ratio cannot lift an underflowed 0) or x lies outside [0, j].
+                f: pmf(j0, x),
+                f_low,
+                g_high,
+                tails: Tails {
+                    at_most: 0.0,
+                    above: 0.0,
+                },
             }
-            tails
         })
-        .collect()
+        .collect();
+    for (offset, &w) in jw.probs.iter().enumerate() {
+        let j = j0 + offset;
+        for walk in &mut walks {
+            let Walk {
+                m,
+                x,
+                f,
+                f_low,
+                g_high,
+                tails,
+            } = walk;
+            tails.at_most += w * f_low.clamp(0.0, 1.0);
+            tails.above += w * g_high.clamp(0.0, 1.0);
+            // Advance from Bin(j, π) at x to Bin(j + 1, π) at x_{j+1}.
+            let moved = pi * *f;
+            *f_low -= moved;
+            *g_high += moved;
+            let exact = *f < 1e-250 || *x < 0 || *x as usize > j;
+            // pmf(j + 1, x) = pmf(j, x) · (j + 1)/(j + 1 − x) · (1 − π)
+            *f = if exact {
+                pmf(j + 1, *x)
+            } else {
+                *f * (j + 1) as f64 * ln_fact.reciprocal(j + 1 - *x as usize) * (1.0 - pi)
+            };
+            let next_x = (*m + j as i64 + 1).div_euclid(2);
+            if next_x > *x {
+                // pmf(j + 1, x + 1) = pmf(j + 1, x) · (j + 1 − x)/(x + 1) · π/(1 − π)
+                *f = if exact || *x < 0 || *x as usize > j {
+                    pmf(j + 1, next_x)
+                } else {
+                    *f * (j + 1 - *x as usize) as f64 * ln_fact.reciprocal(*x as usize + 1) * odds
+                };
+                *f_low += *f;
+                *g_high -= *f;
+                *x = next_x;
+            }
+        }
+    }
+    walks.into_iter().map(|walk| walk.tails).collect()
 }
 
 /// The exact distribution of S* for n draws from the observed lattice counts, by n-fold convolution.
