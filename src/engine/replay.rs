@@ -46,8 +46,6 @@ impl Control {
 
 /// Everything fixed for one replay: the pairs, the rules, the group column.
 pub struct Prepared {
-    /// Unique per prepared replay (keys the worker threads' tail caches).
-    pub id: u64,
     pub settings: ReplaySettings,
     pub grouping: Grouping,
     pub scale: Option<u32>,
@@ -101,9 +99,7 @@ impl Prepared {
         if let Some(cache) = cache {
             rules.tails = cache;
         }
-        let id = NEXT_REPLAY_ID.fetch_add(1, Ordering::Relaxed) as u64;
         Ok(Prepared {
-            id,
             settings: settings.clone(),
             grouping,
             scale,
@@ -459,7 +455,7 @@ pub fn tally_pair_records(
         _ => pair.tasks.len(),
     };
     let mut walk_scratch = WalkScratch::default();
-    let mut local = take_local_tails(prep.id);
+    let mut local = take_local_tails(prep.rules.tails.id);
     for r in orders {
         if control.cancelled() {
             return None;
@@ -523,20 +519,21 @@ pub fn tally_pair_records(
         });
     }
     control.pairs_done.fetch_add(1, Ordering::Relaxed);
-    keep_local_tails(prep.id, local);
+    keep_local_tails(prep.rules.tails.id, local);
     Some((tally, built))
 }
 
 thread_local! {
-    /// Each worker thread's front cache for the replay it is working on: pairs handled by the same thread
-    /// share count patterns, so keeping the cache across pairs saves most lookups in the shared cache.
+    /// Each worker thread's front cache of the tail cache it is working with: pairs handled by the same
+    /// thread share count patterns, and so do the replays that share a tail cache (the explorer's preview,
+    /// full pass and later settings), so keeping it saves most lookups in the shared cache.
     static LOCAL_TAILS: std::cell::RefCell<(u64, LocalTails)> = std::cell::RefCell::new((u64::MAX, LocalTails::default()));
 }
 
-fn take_local_tails(replay_id: u64) -> LocalTails {
+fn take_local_tails(cache_id: u64) -> LocalTails {
     LOCAL_TAILS.with(|cell| {
         let (id, tails) = std::mem::take(&mut *cell.borrow_mut());
-        if id == replay_id {
+        if id == cache_id {
             tails
         } else {
             LocalTails::default()
@@ -544,12 +541,9 @@ fn take_local_tails(replay_id: u64) -> LocalTails {
     })
 }
 
-fn keep_local_tails(replay_id: u64, tails: LocalTails) {
-    LOCAL_TAILS.with(|cell| *cell.borrow_mut() = (replay_id, tails));
+fn keep_local_tails(cache_id: u64, tails: LocalTails) {
+    LOCAL_TAILS.with(|cell| *cell.borrow_mut() = (cache_id, tails));
 }
-
-/// Distinguishes replays, so a thread's cache never serves another replay's settings.
-static NEXT_REPLAY_ID: AtomicUsize = AtomicUsize::new(0);
 
 /// Replays the dataset under the settings.
 pub fn replay(

@@ -482,10 +482,25 @@ type PackedMap = HashMap<u64, Arc<[Tails]>, BuildHasherDefault<CountHasher>>;
 /// 0/±1 differences are keyed by one packed integer; other lattices by their counts. The values depend
 /// only on the pattern, the thresholds, the bootstrap mode and (for mc) the seed, so a cache can serve
 /// every replay that shares those (see [`TailCache::signature`]).
-#[derive(Default)]
 pub struct TailCache {
+    /// Unique per cache: keys the worker threads' front caches ([`LocalTails`]), which may serve every
+    /// replay that shares this cache and so hold the same values.
+    pub id: u64,
     shards: [Mutex<CountMap>; 16],
     packed: [Mutex<PackedMap>; 16],
+}
+
+/// Distinguishes caches, so a thread's front cache never serves another cache's settings.
+static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Default for TailCache {
+    fn default() -> Self {
+        TailCache {
+            id: NEXT_CACHE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            shards: Default::default(),
+            packed: Default::default(),
+        }
+    }
 }
 
 impl TailCache {

@@ -110,6 +110,30 @@ fn extending_a_replay_with_more_orders_gives_the_same_bits_as_replaying_them_all
 }
 
 #[test]
+fn replays_in_one_thread_do_not_share_tails_across_settings() {
+    // Worker threads keep a front cache of bootstrap tails per tail cache; replays with other thresholds
+    // or another bootstrap mode must not read it.
+    let dataset = load_path(sample("swe_repair.csv"));
+    let variants: Vec<ReplaySettings> = vec![
+        ReplaySettings {
+            thresholds: vec![pareval::engine::Threshold(0)],
+            ..settings(Preset::Primary, BootstrapMode::Exact, 6)
+        },
+        settings(Preset::Primary, BootstrapMode::Exact, 6),
+        settings(Preset::Primary, BootstrapMode::Mc { resamples: 200 }, 6),
+    ];
+    let in_sequence = in_pool(1, || {
+        variants
+            .iter()
+            .map(|v| fingerprint(&dataset, v))
+            .collect::<Vec<_>>()
+    });
+    for (variant, seen) in variants.iter().zip(&in_sequence) {
+        assert_eq!(*seen, in_pool(1, || fingerprint(&dataset, variant)));
+    }
+}
+
+#[test]
 fn shuffled_input_rows_give_the_same_bits() {
     let text = std::fs::read_to_string(sample("swe_repair.csv")).expect("read");
     let mut lines: Vec<&str> = text.lines().collect();
