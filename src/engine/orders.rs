@@ -351,7 +351,7 @@ enum Step {
 /// steps where it settles a tie, so orders share their group sequence up to the first tie they settle
 /// differently; on SWE-bench Verified 100 orders of a pair add up to about 2% new steps beyond the first.
 /// Each segment is computed once, and an order walks the tree, settling each tie with its own ranking,
-/// and draws its tasks along the way, exactly as [`deadline_order`] would.
+/// and draws its tasks along the way, exactly as the direct step-by-step walk would (the tests compare).
 #[derive(Debug, Default)]
 pub struct NeymanTree {
     /// What the tree was grown from: the pair, its group sizes and spreads.
@@ -460,17 +460,18 @@ fn neyman_order(
     limit: usize,
     out: &mut Vec<u32>,
 ) {
-    let weights: Vec<f64> = pair
-        .group_sizes
-        .iter()
-        .zip(&pair.group_sd)
-        .map(|(&size, &sd)| f64::from(size) * sd)
-        .collect();
-    let total: f64 = weights.iter().sum();
-    if total <= 0.0 {
-        return stratified_order(pair, rng, scratch, limit, out);
-    }
+    // The tree is planted by the pair's first order; the shares are needed only then.
     if !scratch.neyman.grown_from(pair) {
+        let weights: Vec<f64> = pair
+            .group_sizes
+            .iter()
+            .zip(&pair.group_sd)
+            .map(|(&size, &sd)| f64::from(size) * sd)
+            .collect();
+        let total: f64 = weights.iter().sum();
+        if total <= 0.0 {
+            return stratified_order(pair, rng, scratch, limit, out);
+        }
         let shares: Vec<f64> = weights.iter().map(|w| w / total).collect();
         scratch.neyman.plant(pair, &shares);
     }
