@@ -561,17 +561,7 @@ pub fn replay_cached(
     control: &Control,
     cache: Option<Arc<TailCache>>,
 ) -> Result<Replay, ReplayError> {
-    let prepared = Prepared::with_cache(dataset, settings, cache)?;
-    let tallies: Vec<Option<PairTally>> = prepared
-        .pairs
-        .par_iter()
-        .map(|pair| tally_pair(&prepared, pair, control))
-        .collect();
-    let tallies: Vec<PairTally> = tallies
-        .into_iter()
-        .collect::<Option<Vec<_>>>()
-        .ok_or(ReplayError::Cancelled)?;
-    finish(prepared, tallies)
+    replay_after(dataset, settings, control, cache, None)
 }
 
 /// Whether `settings` only adds orders to `earlier` (so a replay of `earlier` can be extended to it).
@@ -595,19 +585,31 @@ pub fn replay_extend(
     cache: Option<Arc<TailCache>>,
     earlier: &Replay,
 ) -> Result<Replay, ReplayError> {
-    let done = earlier.prepared.settings.orders;
-    if !extends(&earlier.prepared.settings, settings) {
-        return replay_cached(dataset, settings, control, cache);
-    }
+    let earlier = extends(&earlier.prepared.settings, settings).then_some(earlier);
+    replay_after(dataset, settings, control, cache, earlier)
+}
+
+/// Walks the orders of `settings` that `earlier` (same settings, fewer orders) has not, adding its
+/// tallies; every order without it.
+fn replay_after(
+    dataset: &Dataset,
+    settings: &ReplaySettings,
+    control: &Control,
+    cache: Option<Arc<TailCache>>,
+    earlier: Option<&Replay>,
+) -> Result<Replay, ReplayError> {
+    let done = earlier.map_or(0, |replay| replay.prepared.settings.orders);
     let prepared = Prepared::with_cache(dataset, settings, cache)?;
     let tallies: Vec<Option<PairTally>> = prepared
         .pairs
         .par_iter()
-        .zip(&earlier.tallies)
-        .map(|(pair, before)| {
+        .enumerate()
+        .map(|(index, pair)| {
             let (mut tally, _) =
                 tally_pair_records(&prepared, pair, control, done..settings.orders, None)?;
-            tally.add(before);
+            if let Some(earlier) = earlier {
+                tally.add(&earlier.tallies[index]);
+            }
             Some(tally)
         })
         .collect();

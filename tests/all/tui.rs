@@ -24,17 +24,18 @@ const MONO: Theme = Theme {
     high_contrast: false,
 };
 
+fn sample_dataset(name: &str) -> Arc<pareval::dataset::Dataset> {
+    let path = PathBuf::from(format!("{}/sample_runs/{name}", env!("CARGO_MANIFEST_DIR")));
+    Arc::new(load(&[path], &LoadOptions::default()).expect("load"))
+}
+
 fn sample_app(orders: u32) -> App {
     sample_app_named(orders, "sample_runs/swe_repair.csv")
 }
 
 /// The sample record shown under `label`, the file name the header prints.
 fn sample_app_named(orders: u32, label: &str) -> App {
-    let path = PathBuf::from(format!(
-        "{}/sample_runs/swe_repair.csv",
-        env!("CARGO_MANIFEST_DIR")
-    ));
-    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let dataset = sample_dataset("swe_repair.csv");
     let compute = App::default_compute(
         &dataset,
         pareval::engine::Preset::Primary,
@@ -488,13 +489,8 @@ fn export_session_and_config_round_trips() {
     );
 }
 
-#[test]
-fn worker_keeps_only_the_newest_of_a_burst() {
-    let path = PathBuf::from(format!(
-        "{}/sample_runs/app_use.csv",
-        env!("CARGO_MANIFEST_DIR")
-    ));
-    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+/// A worker whose reports arrive on the returned channel.
+fn worker_with_channel() -> (Worker, mpsc::Receiver<WorkerEvent>) {
     let (sender, results) = mpsc::channel();
     let sender = Mutex::new(sender);
     let worker = Worker::spawn(move |event| {
@@ -502,6 +498,13 @@ fn worker_keeps_only_the_newest_of_a_burst() {
             let _ = sender.send(event);
         }
     });
+    (worker, results)
+}
+
+#[test]
+fn worker_keeps_only_the_newest_of_a_burst() {
+    let dataset = sample_dataset("app_use.csv");
+    let (worker, results) = worker_with_channel();
     let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 200);
     for generation in 1..=100 {
         let mut settings = compute.settings();
@@ -565,18 +568,8 @@ fn worker_keeps_only_the_newest_of_a_burst() {
 
 #[test]
 fn worker_cancels_a_running_job_and_joins_on_drop() {
-    let path = PathBuf::from(format!(
-        "{}/sample_runs/swe_repair.csv",
-        env!("CARGO_MANIFEST_DIR")
-    ));
-    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
-    let (sender, results) = mpsc::channel();
-    let sender = Mutex::new(sender);
-    let worker = Worker::spawn(move |event| {
-        if let Ok(sender) = sender.lock() {
-            let _ = sender.send(event);
-        }
-    });
+    let dataset = sample_dataset("swe_repair.csv");
+    let (worker, results) = worker_with_channel();
     let mut slow =
         App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 100_000)
             .settings();
@@ -639,18 +632,8 @@ fn worker_cancels_a_running_job_and_joins_on_drop() {
 
 #[test]
 fn asking_for_more_orders_extends_the_last_full_result_without_a_preview() {
-    let path = PathBuf::from(format!(
-        "{}/sample_runs/swe_repair.csv",
-        env!("CARGO_MANIFEST_DIR")
-    ));
-    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
-    let (sender, results) = mpsc::channel();
-    let sender = Mutex::new(sender);
-    let worker = Worker::spawn(move |event| {
-        if let Ok(sender) = sender.lock() {
-            let _ = sender.send(event);
-        }
-    });
+    let dataset = sample_dataset("swe_repair.csv");
+    let (worker, results) = worker_with_channel();
     let settings = |orders: u32| {
         App::default_compute(
             &dataset,
@@ -703,11 +686,7 @@ fn asking_for_more_orders_extends_the_last_full_result_without_a_preview() {
 
 #[test]
 fn a_preview_is_shown_labelled_until_the_full_result_arrives() {
-    let path = PathBuf::from(format!(
-        "{}/sample_runs/swe_repair.csv",
-        env!("CARGO_MANIFEST_DIR")
-    ));
-    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let dataset = sample_dataset("swe_repair.csv");
     let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 100);
     let (mut app, first) = App::new(dataset.clone(), vec!["s.csv".into()], compute, None);
     let Effect::Submit {
