@@ -456,6 +456,7 @@ pub fn tally_pair_records(
     };
     let mut walk_scratch = WalkScratch::default();
     let mut local = take_local_tails(prep.rules.tails.id);
+    local.start_pair();
     for r in orders {
         if control.cancelled() {
             return None;

@@ -334,56 +334,18 @@ impl RuleContext {
         match (&observed.counts, self.scale) {
             (Some(counts), Some(scale)) => {
                 let packed = pack(counts);
-                if let Some(hit) = packed.and_then(|key| local.map.get(&key)) {
-                    out.extend_from_slice(hit);
-                    return;
+                if let Some(key) = packed {
+                    if let Some(&at) = local.recent.get(&key) {
+                        let at = at as usize;
+                        out.extend_from_slice(&local.recent_tails[at..at + self.thresholds.len()]);
+                        return;
+                    }
+                    local.recent.insert(key, local.recent_tails.len() as u32);
                 }
-                let shared = match packed {
-                    Some(key) => self.tails.get_packed(key),
-                    None => self.tails.get(counts),
-                };
-                if let Some(hit) = shared {
-                    if let Some(key) = packed {
-                        local.map.insert(key, hit.to_vec().into_boxed_slice());
-                    }
-                    out.extend_from_slice(&hit);
-                    return;
+                self.lookup_tails(mode, counts, scale, packed, local, out);
+                if packed.is_some() {
+                    local.recent_tails.extend_from_slice(out);
                 }
-                let cuts: Vec<i64> = self
-                    .thresholds
-                    .iter()
-                    .map(|&t| cut(observed.n, scale, t))
-                    .collect();
-                let tails: Arc<[Tails]> = match mode {
-                    BootstrapMode::Exact if scale == 1 => exact_binary_tails(
-                        observed.n,
-                        counts.counts[0],
-                        counts.counts[2],
-                        &cuts,
-                        &self.ln_fact,
-                    )
-                    .into(),
-                    BootstrapMode::Exact => {
-                        let dist = exact_lattice(counts);
-                        cuts.iter().map(|&m| dist.tails(m)).collect()
-                    }
-                    BootstrapMode::Mc { resamples } => {
-                        let mut key = StreamKey::new(self.seed, "bootstrap").u64(u64::from(scale));
-                        for &c in &counts.counts {
-                            key = key.u64(u64::from(c));
-                        }
-                        let mut rng = key.rng();
-                        mc_lattice(counts, &cuts, resamples, || rng.next_u64()).into()
-                    }
-                };
-                match packed {
-                    Some(key) => {
-                        self.tails.insert_packed(key, tails.clone());
-                        local.map.insert(key, tails.to_vec().into_boxed_slice());
-                    }
-                    None => self.tails.insert(counts.clone(), tails.clone()),
-                }
-                out.extend_from_slice(&tails);
             }
             _ => {
                 // Off the lattice: resample the values (exact falls back to 200 resamples unless mc says more).
@@ -400,6 +362,69 @@ impl RuleContext {
                 out.extend(mc_values(values, &cuts, resamples, || rng.next_u64()));
             }
         }
+    }
+
+    /// Tails of a lattice pattern from the thread's map, else the shared cache, else computed (and
+    /// remembered in both).
+    fn lookup_tails(
+        &self,
+        mode: BootstrapMode,
+        counts: &LatticeCounts,
+        scale: u32,
+        packed: Option<u64>,
+        local: &mut LocalTails,
+        out: &mut Vec<Tails>,
+    ) {
+        if let Some(hit) = packed.and_then(|key| local.map.get(&key)) {
+            out.extend_from_slice(hit);
+            return;
+        }
+        let shared = match packed {
+            Some(key) => self.tails.get_packed(key),
+            None => self.tails.get(counts),
+        };
+        if let Some(hit) = shared {
+            if let Some(key) = packed {
+                local.map.insert(key, hit.to_vec().into_boxed_slice());
+            }
+            out.extend_from_slice(&hit);
+            return;
+        }
+        let cuts: Vec<i64> = self
+            .thresholds
+            .iter()
+            .map(|&t| cut(counts.n(), scale, t))
+            .collect();
+        let tails: Arc<[Tails]> = match mode {
+            BootstrapMode::Exact if scale == 1 => exact_binary_tails(
+                counts.n(),
+                counts.counts[0],
+                counts.counts[2],
+                &cuts,
+                &self.ln_fact,
+            )
+            .into(),
+            BootstrapMode::Exact => {
+                let dist = exact_lattice(counts);
+                cuts.iter().map(|&m| dist.tails(m)).collect()
+            }
+            BootstrapMode::Mc { resamples } => {
+                let mut key = StreamKey::new(self.seed, "bootstrap").u64(u64::from(scale));
+                for &c in &counts.counts {
+                    key = key.u64(u64::from(c));
+                }
+                let mut rng = key.rng();
+                mc_lattice(counts, &cuts, resamples, || rng.next_u64()).into()
+            }
+        };
+        match packed {
+            Some(key) => {
+                self.tails.insert_packed(key, tails.clone());
+                local.map.insert(key, tails.to_vec().into_boxed_slice());
+            }
+            None => self.tails.insert(counts.clone(), tails.clone()),
+        }
+        out.extend_from_slice(&tails);
     }
 }
 
@@ -429,8 +454,20 @@ fn no_discordant_tasks(observed: &Observed, values: &[f64]) -> bool {
 #[derive(Default)]
 pub struct LocalTails {
     map: HashMap<u64, Box<[Tails]>, BuildHasherDefault<CountHasher>>,
+    /// The patterns of the pair being walked, as offsets into `recent_tails`: a small table that stays
+    /// in the processor's cache where the thread's whole map does not. Cleared per pair.
+    recent: HashMap<u64, u32, BuildHasherDefault<CountHasher>>,
+    recent_tails: Vec<Tails>,
     /// Reused for the tails of the current decision.
     scratch: Vec<Tails>,
+}
+
+impl LocalTails {
+    /// Starts a new pair: its patterns replace the last pair's in the small table.
+    pub fn start_pair(&mut self) {
+        self.recent.clear();
+        self.recent_tails.clear();
+    }
 }
 
 /// Packs three counts below 2²¹ into one integer (the 0/±1 case); `None` for other lattices.
