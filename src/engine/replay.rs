@@ -220,25 +220,34 @@ impl Prepared {
             }
         };
         emit(snapshot, &mut next_budget);
-        for &i in order {
-            if next_budget >= sizes.len() {
+        // The tasks up to the next budget, a chunk at a time: the counts need no per-task checks.
+        while next_budget < sizes.len() {
+            let start = snapshot.k as usize;
+            let end = (sizes[next_budget] as usize).min(order.len());
+            if end <= start {
                 break;
             }
-            let i = i as usize;
-            let d = pair.diffs[i];
+            let chunk = &order[start..end];
             let observed = &mut snapshot.observed;
-            observed.n += 1;
             if let (Some(counts), Some(scale)) = (&mut observed.counts, self.scale) {
                 // On the lattice the rules read exact integer sums, derived from the counts at each budget.
-                counts.counts[(pair.units[i] + i64::from(scale)) as usize] += 1;
+                for &i in chunk {
+                    counts.counts[(pair.units[i as usize] + i64::from(scale)) as usize] += 1;
+                }
             }
             if keep_values {
-                observed.sum += d;
-                observed.sum_sq += d * d;
-                snapshot.values.push(d);
+                for &i in chunk {
+                    let d = pair.diffs[i as usize];
+                    observed.sum += d;
+                    observed.sum_sq += d * d;
+                    snapshot.values.push(d);
+                }
             }
-            snapshot.group_counts[pair.group_of[i] as usize] += 1;
-            snapshot.k += 1;
+            for &i in chunk {
+                snapshot.group_counts[pair.group_of[i as usize] as usize] += 1;
+            }
+            observed.n += chunk.len() as u32;
+            snapshot.k = end as u32;
             emit(snapshot, &mut next_budget);
         }
     }
