@@ -134,13 +134,7 @@ pub fn pair_detail(
         .map(|&t| pair.completed_promotes(t, prep.scale))
         .collect();
     let provenance = Provenance::new(&dataset.inputs);
-    let context = RecordContext {
-        policy: settings.policy,
-        seed: settings.seed,
-        measure: settings.measure.name(),
-        provenance: &provenance,
-        group_labels: &prep.grouping.labels,
-    };
+    let context = RecordContext::for_replay(&settings, &provenance, &prep.grouping.labels);
     let (tested_name, baseline_name) = prep.names(pair);
     let mut order = Vec::new();
     prep.order(pair, order_index, &mut order);

@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use super::coverage::{CoverageStatus, GroupCoverage, table};
 use super::rules::{Action, Decision, Reason, Statistic};
-use super::settings::{BootstrapMode, EPSILON, Policy, Rule, Threshold, trim_number};
+use super::settings::{
+    BootstrapMode, EPSILON, Policy, ReplaySettings, Rule, Threshold, trim_number,
+};
 use crate::dataset::InputFile;
 
 /// Where the inputs came from and which program decided.
@@ -84,6 +86,23 @@ pub struct RecordContext<'a> {
     pub measure: &'static str,
     pub provenance: &'a Provenance,
     pub group_labels: &'a [String],
+}
+
+impl<'a> RecordContext<'a> {
+    /// The context of a replay's records.
+    pub fn for_replay(
+        settings: &ReplaySettings,
+        provenance: &'a Provenance,
+        group_labels: &'a [String],
+    ) -> Self {
+        RecordContext {
+            policy: settings.policy,
+            seed: settings.seed,
+            measure: settings.measure.name(),
+            provenance,
+            group_labels,
+        }
+    }
 }
 
 /// What varies from one record to the next.

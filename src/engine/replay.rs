@@ -641,13 +641,7 @@ pub fn replay_with_records(
 ) -> Result<Replay, ReplayError> {
     let prepared = Prepared::new(dataset, settings)?;
     let provenance = Provenance::new(&dataset.inputs);
-    let context = RecordContext {
-        policy: settings.policy,
-        seed: settings.seed,
-        measure: settings.measure.name(),
-        provenance: &provenance,
-        group_labels: &prepared.grouping.labels,
-    };
+    let context = RecordContext::for_replay(settings, &provenance, &prepared.grouping.labels);
     let chunk = (2 * rayon::current_num_threads()).max(2);
     let mut tallies = Vec::with_capacity(prepared.pairs.len());
     for pairs in prepared.pairs.chunks(chunk) {
