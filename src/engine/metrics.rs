@@ -33,6 +33,7 @@ pub struct BudgetRow {
     pub frr: Option<f64>,
     pub coverage_failure: f64,
     pub unresolved: f64,
+    /// The 95% interval of the unresolved rate; NaN in a quick preview, which skips it (never in the CLI).
     pub unresolved_lo: f64,
     pub unresolved_hi: f64,
     /// Agreement with the completed record among promote and reject actions (null when none).
@@ -67,7 +68,13 @@ fn ratio(numerator: u32, denominator: u32) -> Option<f64> {
     (denominator > 0).then(|| f64::from(numerator) / f64::from(denominator))
 }
 
-pub fn summarise(prep: &Prepared, completed: &[Vec<bool>], tallies: &[PairTally]) -> Metrics {
+/// The §7 metrics of a replay's tallies. Without `intervals` (a preview) the unresolved interval is NaN.
+pub fn summarise(
+    prep: &Prepared,
+    completed: &[Vec<bool>],
+    tallies: &[PairTally],
+    intervals: bool,
+) -> Metrics {
     let settings = &prep.settings;
     let budgets = settings.grid.len();
     let orders = settings.orders;
@@ -76,6 +83,9 @@ pub fn summarise(prep: &Prepared, completed: &[Vec<bool>], tallies: &[PairTally]
     let intervals: Vec<(f64, f64)> = (0..settings.thresholds.len() * budgets)
         .into_par_iter()
         .map(|index| {
+            if !intervals {
+                return (f64::NAN, f64::NAN);
+            }
             let (t, b) = (index / budgets, index % budgets);
             let abstains: Vec<u32> = tallies
                 .iter()

@@ -571,7 +571,19 @@ pub fn replay_cached(
     control: &Control,
     cache: Option<Arc<TailCache>>,
 ) -> Result<Replay, ReplayError> {
-    replay_after(dataset, settings, control, cache, None)
+    replay_after(dataset, settings, control, cache, None, true)
+}
+
+/// [`replay_cached`] for a quick preview: the same tallies and metrics, but without the unresolved
+/// interval (NaN), whose 2,000 resamples per budget and threshold would delay it. A later
+/// [`replay_extend`] of the preview computes the interval.
+pub fn replay_preview(
+    dataset: &Dataset,
+    settings: &ReplaySettings,
+    control: &Control,
+    cache: Option<Arc<TailCache>>,
+) -> Result<Replay, ReplayError> {
+    replay_after(dataset, settings, control, cache, None, false)
 }
 
 /// Whether `settings` only adds orders to `earlier` (so a replay of `earlier` can be extended to it).
@@ -596,17 +608,18 @@ pub fn replay_extend(
     earlier: &Replay,
 ) -> Result<Replay, ReplayError> {
     let earlier = extends(&earlier.prepared.settings, settings).then_some(earlier);
-    replay_after(dataset, settings, control, cache, earlier)
+    replay_after(dataset, settings, control, cache, earlier, true)
 }
 
 /// Walks the orders of `settings` that `earlier` (same settings, fewer orders) has not, adding its
-/// tallies; every order without it.
+/// tallies; every order without it. `intervals`: whether to compute the unresolved interval.
 fn replay_after(
     dataset: &Dataset,
     settings: &ReplaySettings,
     control: &Control,
     cache: Option<Arc<TailCache>>,
     earlier: Option<&Replay>,
+    intervals: bool,
 ) -> Result<Replay, ReplayError> {
     let done = earlier.map_or(0, |replay| replay.prepared.settings.orders);
     let prepared = Prepared::with_cache(dataset, settings, cache)?;
@@ -627,7 +640,7 @@ fn replay_after(
         .into_iter()
         .collect::<Option<Vec<_>>>()
         .ok_or(ReplayError::Cancelled)?;
-    finish(prepared, tallies)
+    finish_with(prepared, tallies, intervals)
 }
 
 /// Replays the dataset and hands every decision record to `sink`, pair by pair in pair order. Pairs run
@@ -662,6 +675,15 @@ pub fn replay_with_records(
 
 /// Aggregates pair tallies (in pair order) into the replay result.
 pub fn finish(prepared: Prepared, tallies: Vec<PairTally>) -> Result<Replay, ReplayError> {
+    finish_with(prepared, tallies, true)
+}
+
+/// [`finish`], skipping the unresolved interval (NaN) unless `intervals`.
+fn finish_with(
+    prepared: Prepared,
+    tallies: Vec<PairTally>,
+    intervals: bool,
+) -> Result<Replay, ReplayError> {
     let budgets = prepared.settings.grid.len();
     let completed: Vec<Vec<bool>> = prepared
         .pairs
@@ -687,7 +709,7 @@ pub fn finish(prepared: Prepared, tallies: Vec<PairTally>) -> Result<Replay, Rep
             }
         }
     }
-    let metrics = summarise(&prepared, &completed, &tallies);
+    let metrics = summarise(&prepared, &completed, &tallies, intervals);
     Ok(Replay {
         prepared,
         completed,

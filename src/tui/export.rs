@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 
 use super::app::{App, Tab};
-use super::view::{Theme, chart_series};
+use super::view::{Theme, chart_series, interval_text};
 use crate::engine::settings::trim_number;
 use crate::report::replay::percent;
 
@@ -144,14 +144,13 @@ pub fn build(app: &App) -> Result<Export, String> {
         if let Some(r) = t.rows.get(budget) {
             let _ = writeln!(
                 markdown_doc,
-                "| {} pp | {} | {} | {} | {} [{:.1}, {:.1}] | {} |",
+                "| {} pp | {} | {} | {} | {} {} | {} |",
                 trim_number(t.threshold_pp),
                 r.fpr.map_or("-".into(), percent),
                 r.frr.map_or("-".into(), percent),
                 percent(r.coverage_failure),
                 percent(r.unresolved),
-                r.unresolved_lo * 100.0,
-                r.unresolved_hi * 100.0,
+                interval_text(r.unresolved_lo, r.unresolved_hi, 1),
                 if r.sufficient { "yes" } else { "no" }
             );
         }

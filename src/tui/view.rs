@@ -237,6 +237,15 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     );
 }
 
+/// "[lo, hi]" in percent with `decimals`, or "[…]" in a preview, which has no interval yet.
+pub fn interval_text(lo: f64, hi: f64, decimals: usize) -> String {
+    if lo.is_nan() || hi.is_nan() {
+        "[…]".to_string()
+    } else {
+        format!("[{:.decimals$}, {:.decimals$}]", lo * 100.0, hi * 100.0)
+    }
+}
+
 /// `text` cut to at most `max` characters by dropping its start behind an ellipsis.
 fn elide_front(text: &str, max: usize) -> String {
     let count = text.chars().count();
@@ -501,10 +510,9 @@ fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
                     Cell::from(r.frr.map_or("-".to_string(), percent)),
                     Cell::from(percent(r.coverage_failure)),
                     Cell::from(format!(
-                        "{} [{:.0}, {:.0}]",
+                        "{} {}",
                         percent(r.unresolved),
-                        r.unresolved_lo * 100.0,
-                        r.unresolved_hi * 100.0
+                        interval_text(r.unresolved_lo, r.unresolved_hi, 0)
                     )),
                     Cell::from(verdict),
                 ])

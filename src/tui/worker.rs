@@ -9,7 +9,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use crate::dataset::Dataset;
-use crate::engine::replay::{extends, replay_cached, replay_extend};
+use crate::engine::replay::{extends, replay_cached, replay_extend, replay_preview};
 use crate::engine::rules::TailCache;
 use crate::engine::{Control, Replay, ReplaySettings};
 
@@ -182,6 +182,10 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
                         Some(tails.clone()),
                         earlier,
                     ),
+                    // A preview skips the unresolved interval; the full pass computes it.
+                    None if preview => {
+                        replay_preview(&job.dataset, &settings, &control, Some(tails.clone()))
+                    }
                     None => replay_cached(&job.dataset, &settings, &control, Some(tails.clone())),
                 };
             });

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pareval::data::{LoadOptions, load};
+use pareval::engine::replay::replay_preview;
 use pareval::engine::{Control, replay};
 use pareval::tui::app::{Action, App, Effect};
 use pareval::tui::config::{Config, Session, load_session, save_session};
@@ -700,7 +701,7 @@ fn a_preview_is_shown_labelled_until_the_full_result_arrives() {
         orders: pareval::tui::worker::PREVIEW_ORDERS,
         ..settings.clone()
     };
-    let preview = replay(&dataset, &preview_settings, &Control::default())
+    let preview = replay_preview(&dataset, &preview_settings, &Control::default(), None)
         .map(Arc::new)
         .map_err(|e| e.to_string());
     app.update(Action::ReplayFinished {
@@ -711,7 +712,13 @@ fn a_preview_is_shown_labelled_until_the_full_result_arrives() {
     assert!(app.pending());
     assert_eq!(app.preview, Some(20));
     assert_eq!(app.rows.len(), 380);
-    assert!(render(&app, 240, 40).contains("showing a preview from 20 of 100 orders"));
+    let screen = render(&app, 240, 40);
+    assert!(screen.contains("showing a preview from 20 of 100 orders"));
+    // The preview skips the unresolved interval; the full result brings it.
+    assert!(screen.contains("% […]"), "{screen}");
+    let export = pareval::tui::export::build(&app).expect("a preview exports");
+    assert!(export.json.contains("\"unresolved_lo\": null"));
+    assert!(export.markdown.contains("[…]"));
     let full = replay(&dataset, &settings, &Control::default())
         .map(Arc::new)
         .map_err(|e| e.to_string());
@@ -722,7 +729,9 @@ fn a_preview_is_shown_labelled_until_the_full_result_arrives() {
     });
     assert!(!app.pending());
     assert_eq!(app.preview, None);
-    assert!(!render(&app, 160, 40).contains("preview"));
+    let screen = render(&app, 160, 40);
+    assert!(!screen.contains("preview"));
+    assert!(!screen.contains("[…]"));
 }
 
 #[test]
