@@ -46,7 +46,7 @@ fn main() {
         let _ = sender.send(event);
     });
     let compute = App::default_compute(&dataset, Preset::Primary, vec![0, 500, 1000], 100);
-    let (mut app, first) = App::new(dataset.clone(), vec![path], compute, None);
+    let (mut app, first) = App::new(dataset.clone(), vec![path.clone()], compute.clone(), None);
     let submit = |effects: Vec<Effect>, app: &App| {
         for effect in effects {
             if let Effect::Submit {
@@ -110,7 +110,14 @@ fn main() {
         ("preset", Action::CyclePreset),
         ("threshold set", Action::CycleThresholds),
         ("orders per pair", Action::CycleOrders),
+        ("group column", Action::CycleGroupColumn),
+        ("budget measure", Action::CycleMeasure),
     ] {
+        // Every change starts from the launch view (the worker's caches stay warm, as in a session).
+        let (fresh, first) = App::new(dataset.clone(), vec![path.clone()], compute.clone(), None);
+        app = fresh;
+        submit(vec![first], &app);
+        wait_and_draw(&mut app, &mut terminal, Instant::now());
         let changed = Instant::now();
         let effects = app.update(action);
         submit(effects, &app);
