@@ -15,7 +15,7 @@ use super::orders::{OrderKey, OrderScratch, build_order, build_order_with};
 use super::pair::{Grouping, PairData, lattice_scale, prepare_pairs};
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
 use super::rules::{Action, Decision, LocalTails, Observed, RuleContext, TailCache};
-use super::settings::{BudgetMeasure, ReplaySettings};
+use super::settings::{BudgetMeasure, ReplaySettings, Threshold};
 use super::streams::StreamKey;
 use crate::dataset::Dataset;
 use std::sync::Arc;
@@ -464,7 +464,7 @@ pub fn tally_pair_records(
         _ => pair.tasks.len(),
     };
     let mut walk_scratch = WalkScratch::default();
-    let mut local = take_local_tails(prep.rules.tails.id);
+    let mut local = take_local_tails(prep.rules.tails.id, &prep.settings.thresholds);
     local.start_pair();
     for r in orders {
         if control.cancelled() {
@@ -529,7 +529,7 @@ pub fn tally_pair_records(
         });
     }
     control.pairs_done.fetch_add(1, Ordering::Relaxed);
-    keep_local_tails(prep.rules.tails.id, local);
+    keep_local_tails(prep.rules.tails.id, &prep.settings.thresholds, local);
     Some((tally, built))
 }
 
@@ -537,13 +537,15 @@ thread_local! {
     /// Each worker thread's front cache of the tail cache it is working with: pairs handled by the same
     /// thread share count patterns, and so do the replays that share a tail cache (the explorer's preview,
     /// full pass and later settings), so keeping it saves most lookups in the shared cache.
-    static LOCAL_TAILS: std::cell::RefCell<(u64, LocalTails)> = std::cell::RefCell::new((u64::MAX, LocalTails::default()));
+    /// (tail cache id, thresholds, front cache): the front holds the tails of every threshold of a set.
+    static LOCAL_TAILS: std::cell::RefCell<(u64, Vec<Threshold>, LocalTails)> =
+        std::cell::RefCell::new((u64::MAX, Vec::new(), LocalTails::default()));
 }
 
-fn take_local_tails(cache_id: u64) -> LocalTails {
+fn take_local_tails(cache_id: u64, thresholds: &[Threshold]) -> LocalTails {
     LOCAL_TAILS.with(|cell| {
-        let (id, tails) = std::mem::take(&mut *cell.borrow_mut());
-        if id == cache_id {
+        let (id, kept_for, tails) = std::mem::take(&mut *cell.borrow_mut());
+        if id == cache_id && kept_for == thresholds {
             tails
         } else {
             LocalTails::default()
@@ -551,8 +553,8 @@ fn take_local_tails(cache_id: u64) -> LocalTails {
     })
 }
 
-fn keep_local_tails(cache_id: u64, tails: LocalTails) {
-    LOCAL_TAILS.with(|cell| *cell.borrow_mut() = (cache_id, tails));
+fn keep_local_tails(cache_id: u64, thresholds: &[Threshold], tails: LocalTails) {
+    LOCAL_TAILS.with(|cell| *cell.borrow_mut() = (cache_id, thresholds.to_vec(), tails));
 }
 
 /// Replays the dataset under the settings.

@@ -379,52 +379,58 @@ impl RuleContext {
             out.extend_from_slice(hit);
             return;
         }
-        let shared = match packed {
-            Some(key) => self.tails.get_packed(key),
-            None => self.tails.get(counts),
+        // The shared cache holds one entry per pattern and cut, so replays with other threshold sets
+        // share the cuts they have in common; only the missing cuts are computed.
+        let pattern = match packed {
+            Some(key) => Pattern::Packed(key),
+            None => Pattern::Counts(counts.clone()),
         };
-        if let Some(hit) = shared {
-            if let Some(key) = packed {
-                local.map.insert(key, hit.to_vec().into_boxed_slice());
-            }
-            out.extend_from_slice(&hit);
-            return;
-        }
         let cuts: Vec<i64> = self
             .thresholds
             .iter()
             .map(|&t| cut(counts.n(), scale, t))
             .collect();
-        let tails: Arc<[Tails]> = match mode {
-            BootstrapMode::Exact if scale == 1 => exact_binary_tails(
-                counts.n(),
-                counts.counts[0],
-                counts.counts[2],
-                &cuts,
-                &self.ln_fact,
-            )
-            .into(),
-            BootstrapMode::Exact => {
-                let dist = exact_lattice(counts);
-                cuts.iter().map(|&m| dist.tails(m)).collect()
-            }
-            BootstrapMode::Mc { resamples } => {
-                let mut key = StreamKey::new(self.seed, "bootstrap").u64(u64::from(scale));
-                for &c in &counts.counts {
-                    key = key.u64(u64::from(c));
+        let mut found = self.tails.get(&pattern, &cuts);
+        let missing: Vec<i64> = cuts
+            .iter()
+            .zip(&found)
+            .filter(|(_, tails)| tails.is_none())
+            .map(|(&m, _)| m)
+            .collect();
+        if !missing.is_empty() {
+            let computed: Vec<Tails> = match mode {
+                BootstrapMode::Exact if scale == 1 => exact_binary_tails(
+                    counts.n(),
+                    counts.counts[0],
+                    counts.counts[2],
+                    &missing,
+                    &self.ln_fact,
+                ),
+                BootstrapMode::Exact => {
+                    let dist = exact_lattice(counts);
+                    missing.iter().map(|&m| dist.tails(m)).collect()
                 }
-                let mut rng = key.rng();
-                mc_lattice(counts, &cuts, resamples, || rng.next_u64()).into()
+                BootstrapMode::Mc { resamples } => {
+                    // The resamples depend on the pattern only, so each cut's tails do not depend on
+                    // which other cuts are computed with it.
+                    let mut key = StreamKey::new(self.seed, "bootstrap").u64(u64::from(scale));
+                    for &c in &counts.counts {
+                        key = key.u64(u64::from(c));
+                    }
+                    let mut rng = key.rng();
+                    mc_lattice(counts, &missing, resamples, || rng.next_u64())
+                }
+            };
+            self.tails.insert(&pattern, &missing, &computed);
+            let mut computed = computed.into_iter();
+            for slot in found.iter_mut().filter(|slot| slot.is_none()) {
+                *slot = computed.next();
             }
-        };
-        match packed {
-            Some(key) => {
-                self.tails.insert_packed(key, tails.clone());
-                local.map.insert(key, tails.to_vec().into_boxed_slice());
-            }
-            None => self.tails.insert(counts.clone(), tails.clone()),
         }
-        out.extend_from_slice(&tails);
+        out.extend(found.into_iter().flatten());
+        if let Some(key) = packed {
+            local.map.insert(key, out.clone().into_boxed_slice());
+        }
     }
 }
 
@@ -511,20 +517,27 @@ impl Hasher for CountHasher {
     }
 }
 
-type CountMap = HashMap<LatticeCounts, Arc<[Tails]>, BuildHasherDefault<CountHasher>>;
+/// A count pattern: three counts packed into one integer (the 0/±1 case), or the lattice counts.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Pattern {
+    Packed(u64),
+    Counts(LatticeCounts),
+}
 
-type PackedMap = HashMap<u64, Arc<[Tails]>, BuildHasherDefault<CountHasher>>;
+type PackedCutMap = HashMap<(u64, i64), Tails, BuildHasherDefault<CountHasher>>;
 
-/// Bootstrap tails per observed count pattern, sharded so that worker threads rarely wait. Patterns of
-/// 0/±1 differences are keyed by one packed integer; other lattices by their counts. The values depend
-/// only on the pattern, the thresholds, the bootstrap mode and (for mc) the seed, so a cache can serve
-/// every replay that shares those (see [`TailCache::signature`]).
+type CountsCutMap = HashMap<(LatticeCounts, i64), Tails, BuildHasherDefault<CountHasher>>;
+
+/// Bootstrap tails per observed count pattern and cut, sharded by pattern so that worker threads rarely
+/// wait. The values depend only on the pattern, the cut, the bootstrap mode and (for mc) the seed, so a
+/// cache can serve every replay that shares those, whatever its thresholds (see [`TailCache::signature`]).
 pub struct TailCache {
     /// Unique per cache: keys the worker threads' front caches ([`LocalTails`]), which may serve every
-    /// replay that shares this cache and so hold the same values.
+    /// replay that shares this cache and its thresholds, and so hold the same values.
     pub id: u64,
-    shards: [Mutex<CountMap>; 16],
-    packed: [Mutex<PackedMap>; 16],
+    /// 0/±1 patterns (nearly all) by their packed counts; other lattices by their counts.
+    packed: [Mutex<PackedCutMap>; 16],
+    counts: [Mutex<CountsCutMap>; 16],
 }
 
 /// Distinguishes caches, so a thread's front cache never serves another cache's settings.
@@ -534,54 +547,61 @@ impl Default for TailCache {
     fn default() -> Self {
         TailCache {
             id: NEXT_CACHE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            shards: Default::default(),
             packed: Default::default(),
+            counts: Default::default(),
         }
     }
 }
 
 impl TailCache {
     /// What a cache's contents depend on: replays with the same signature can share one cache.
-    pub fn signature(
-        settings: &super::settings::ReplaySettings,
-    ) -> (Vec<super::settings::Threshold>, Option<u32>, u64) {
+    pub fn signature(settings: &super::settings::ReplaySettings) -> (Option<u32>, u64) {
         match settings.policy.rule {
-            Rule::Bootstrap(BootstrapMode::Mc { resamples }) => {
-                (settings.thresholds.clone(), Some(resamples), settings.seed)
-            }
-            _ => (settings.thresholds.clone(), None, 0),
+            Rule::Bootstrap(BootstrapMode::Mc { resamples }) => (Some(resamples), settings.seed),
+            _ => (None, 0),
         }
     }
 
-    fn get_packed(&self, key: u64) -> Option<Arc<[Tails]>> {
-        self.packed[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize]
-            .lock()
-            .ok()?
-            .get(&key)
-            .cloned()
-    }
-
-    fn insert_packed(&self, key: u64, value: Arc<[Tails]>) {
-        if let Ok(mut shard) =
-            self.packed[(key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize].lock()
-        {
-            shard.insert(key, value);
-        }
-    }
-
-    fn shard(&self, key: &LatticeCounts) -> &Mutex<CountMap> {
+    fn shard_index(pattern: &Pattern) -> usize {
         let mut hasher = CountHasher::default();
-        key.hash(&mut hasher);
-        &self.shards[(hasher.finish() >> 60) as usize]
+        pattern.hash(&mut hasher);
+        (hasher.finish().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 60) as usize
     }
 
-    fn get(&self, key: &LatticeCounts) -> Option<Arc<[Tails]>> {
-        self.shard(key).lock().ok()?.get(key).cloned()
+    /// The cached tails of a pattern at each cut (`None` where absent).
+    fn get(&self, pattern: &Pattern, cuts: &[i64]) -> Vec<Option<Tails>> {
+        let shard = Self::shard_index(pattern);
+        let found = match pattern {
+            Pattern::Packed(key) => self.packed[shard]
+                .lock()
+                .ok()
+                .map(|map| cuts.iter().map(|&m| map.get(&(*key, m)).copied()).collect()),
+            Pattern::Counts(counts) => self.counts[shard].lock().ok().map(|map| {
+                cuts.iter()
+                    .map(|&m| map.get(&(counts.clone(), m)).copied())
+                    .collect()
+            }),
+        };
+        found.unwrap_or_else(|| vec![None; cuts.len()])
     }
 
-    fn insert(&self, key: LatticeCounts, value: Arc<[Tails]>) {
-        if let Ok(mut shard) = self.shard(&key).lock() {
-            shard.insert(key, value);
+    fn insert(&self, pattern: &Pattern, cuts: &[i64], tails: &[Tails]) {
+        let shard = Self::shard_index(pattern);
+        match pattern {
+            Pattern::Packed(key) => {
+                if let Ok(mut map) = self.packed[shard].lock() {
+                    for (&m, &value) in cuts.iter().zip(tails) {
+                        map.insert((*key, m), value);
+                    }
+                }
+            }
+            Pattern::Counts(counts) => {
+                if let Ok(mut map) = self.counts[shard].lock() {
+                    for (&m, &value) in cuts.iter().zip(tails) {
+                        map.insert((counts.clone(), m), value);
+                    }
+                }
+            }
         }
     }
 }

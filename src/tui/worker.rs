@@ -103,9 +103,9 @@ impl Worker {
 }
 
 fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
-    // Bootstrap tails depend only on the count pattern, thresholds, bootstrap mode and seed: changing the
-    // order, preset, rule, cutoff, group column or number of orders reuses them.
-    type Signature = (Vec<crate::engine::Threshold>, Option<u32>, u64);
+    // Bootstrap tails depend only on the count pattern and cut, the bootstrap mode and seed: changing the
+    // thresholds, order, preset, rule, cutoff, group column or number of orders reuses them.
+    type Signature = (Option<u32>, u64);
     let mut cache: Option<(Signature, Arc<TailCache>)> = None;
     // Replays run on their own pool of lower-priority threads: with every core busy, a key press still
     // gets the CPU at once, and when the terminal is idle the replay keeps every core.

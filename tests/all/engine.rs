@@ -134,6 +134,54 @@ fn replays_in_one_thread_do_not_share_tails_across_settings() {
 }
 
 #[test]
+fn one_tail_cache_serves_every_threshold_set() {
+    // Cached tails are kept per pattern and cut: a replay with other thresholds (a subset, a new one) on the
+    // cache of an earlier replay gives the bits of a replay on a fresh cache, in exact and mc modes.
+    let dataset = load_path(sample("swe_repair.csv"));
+    for bootstrap in [BootstrapMode::Exact, BootstrapMode::Mc { resamples: 200 }] {
+        let variants: Vec<ReplaySettings> = [vec![0, 500, 1000], vec![0], vec![250, 1000]]
+            .iter()
+            .map(|thresholds| ReplaySettings {
+                thresholds: thresholds
+                    .iter()
+                    .map(|&t| pareval::engine::Threshold(t))
+                    .collect(),
+                ..settings(Preset::Primary, bootstrap, 8)
+            })
+            .collect();
+        // One thread and one cache for all three, as in the explorer's worker.
+        let cache = Arc::new(pareval::engine::rules::TailCache::default());
+        let shared: Vec<_> = in_pool(1, || {
+            variants
+                .iter()
+                .map(|settings| {
+                    pareval::engine::replay::replay_cached(
+                        &dataset,
+                        settings,
+                        &Control::default(),
+                        Some(cache.clone()),
+                    )
+                    .expect("replay")
+                })
+                .collect()
+        });
+        for (settings, shared) in variants.iter().zip(&shared) {
+            let fresh = replay(&dataset, settings, &Control::default()).expect("replay");
+            assert_eq!(
+                shared.tallies, fresh.tallies,
+                "{:?} {bootstrap}",
+                settings.thresholds
+            );
+            assert_eq!(
+                shared.metrics, fresh.metrics,
+                "{:?} {bootstrap}",
+                settings.thresholds
+            );
+        }
+    }
+}
+
+#[test]
 fn shuffled_input_rows_give_the_same_bits() {
     let text = std::fs::read_to_string(sample("swe_repair.csv")).expect("read");
     let mut lines: Vec<&str> = text.lines().collect();
