@@ -513,7 +513,10 @@ impl Hasher for CountHasher {
     }
 
     fn finish(&self) -> u64 {
-        self.0
+        // The product's low bits depend only on the input's low bits (for a packed pattern, the count of
+        // negatives), and the table picks its bucket from the low bits: fold the well-mixed high half
+        // down, or patterns sharing a count of negatives all land in one probe sequence.
+        self.0 ^ (self.0 >> 32)
     }
 }
 
