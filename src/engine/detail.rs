@@ -9,7 +9,7 @@ use super::bootstrap::{IntDistribution, exact_binary, exact_lattice};
 use super::coverage::CoverageStatus;
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
 use super::replay::{CaseCounts, Control, Prepared, ReplayError, tally_pair};
-use super::rules::{Action, LocalTails};
+use super::rules::{Action, Detail, LocalTails};
 use super::settings::{Fraction, ReplaySettings};
 use super::stats::LnFactorial;
 use crate::dataset::Dataset;
@@ -144,7 +144,15 @@ pub fn pair_detail(
     let mut records = Vec::new();
     let mut bootstrap = None;
     prep.walk(pair, &order, |b, snapshot| {
-        prep.decide(pair, order_index, b, snapshot, &mut local, &mut decisions);
+        prep.decide(
+            pair,
+            order_index,
+            b,
+            snapshot,
+            Detail::Full,
+            &mut local,
+            &mut decisions,
+        );
         order_steps.push(OrderStep {
             budget: settings.grid[b].value(),
             observed: snapshot.k,

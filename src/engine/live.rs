@@ -7,7 +7,9 @@ use super::bootstrap::LatticeCounts;
 use super::coverage;
 use super::pair::MAX_LATTICE;
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
-use super::rules::{Action, Decision, LocalTails, Observed, Reason, RuleContext, Statistic};
+use super::rules::{
+    Action, Decision, Detail, LocalTails, Observed, Reason, RuleContext, Statistic,
+};
 use super::settings::{Fraction, Policy, Threshold};
 use super::streams::StreamKey;
 
@@ -128,6 +130,7 @@ pub fn decide_live(
             status,
             &values,
             key,
+            Detail::Full,
             &mut LocalTails::default(),
             &mut decisions,
         );

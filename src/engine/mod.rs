@@ -4,6 +4,7 @@
 //! and cancellable through [`replay::Control`].
 
 pub mod bootstrap;
+pub mod bounds;
 pub mod coverage;
 pub mod detail;
 pub mod live;

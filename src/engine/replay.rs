@@ -14,8 +14,8 @@ use super::metrics::{Metrics, summarise};
 use super::orders::{OrderKey, OrderScratch, build_order, build_order_with};
 use super::pair::{Grouping, PairData, lattice_scale, prepare_pairs};
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
-use super::rules::{Action, Decision, LocalTails, Observed, RuleContext, TailCache};
-use super::settings::{BudgetMeasure, ReplaySettings, Threshold};
+use super::rules::{Action, Decision, Detail, LocalTails, Observed, RuleContext, TailCache};
+use super::settings::{BudgetMeasure, ReplaySettings};
 use super::streams::StreamKey;
 use crate::dataset::Dataset;
 use std::sync::Arc;
@@ -264,12 +264,14 @@ impl Prepared {
     }
 
     /// Decisions at one snapshot, for every threshold.
+    #[allow(clippy::too_many_arguments)] // the case, what to report, and reused buffers
     pub fn decide(
         &self,
         pair: &PairData,
         order: u32,
         budget: usize,
         snapshot: &Snapshot,
+        detail: Detail,
         local: &mut LocalTails,
         out: &mut Vec<Decision>,
     ) {
@@ -278,6 +280,7 @@ impl Prepared {
             snapshot.coverage,
             &snapshot.values,
             || self.case_key(pair, order, budget),
+            detail,
             local,
             out,
         );
@@ -464,7 +467,13 @@ pub fn tally_pair_records(
         _ => pair.tasks.len(),
     };
     let mut walk_scratch = WalkScratch::default();
-    let mut local = take_local_tails(prep.rules.tails.id, &prep.settings.thresholds);
+    // Records carry each decision's statistic; tallies read only the action.
+    let detail = if records.is_some() {
+        Detail::Full
+    } else {
+        Detail::Actions
+    };
+    let mut local = take_local_tails(prep.rules.tails.id);
     local.start_pair();
     for r in orders {
         if control.cancelled() {
@@ -490,7 +499,7 @@ pub fn tally_pair_records(
                     tally.missing[g * budgets + b] += 1;
                 }
             }
-            prep.decide(pair, r, b, snapshot, &mut local, &mut decisions);
+            prep.decide(pair, r, b, snapshot, detail, &mut local, &mut decisions);
             if let Some(context) = records {
                 let (tested, baseline) = prep.names(pair);
                 for (t, decision) in decisions.iter().enumerate() {
@@ -529,23 +538,23 @@ pub fn tally_pair_records(
         });
     }
     control.pairs_done.fetch_add(1, Ordering::Relaxed);
-    keep_local_tails(prep.rules.tails.id, &prep.settings.thresholds, local);
+    keep_local_tails(prep.rules.tails.id, local);
     Some((tally, built))
 }
 
 thread_local! {
     /// Each worker thread's front cache of the tail cache it is working with: pairs handled by the same
     /// thread share count patterns, and so do the replays that share a tail cache (the explorer's preview,
-    /// full pass and later settings), so keeping it saves most lookups in the shared cache.
-    /// (tail cache id, thresholds, front cache): the front holds the tails of every threshold of a set.
-    static LOCAL_TAILS: std::cell::RefCell<(u64, Vec<Threshold>, LocalTails)> =
-        std::cell::RefCell::new((u64::MAX, Vec::new(), LocalTails::default()));
+    /// full pass and later settings), so keeping it saves most lookups in the shared cache. Entries are
+    /// per pattern and cut, so they serve every threshold set.
+    static LOCAL_TAILS: std::cell::RefCell<(u64, LocalTails)> =
+        std::cell::RefCell::new((u64::MAX, LocalTails::default()));
 }
 
-fn take_local_tails(cache_id: u64, thresholds: &[Threshold]) -> LocalTails {
+fn take_local_tails(cache_id: u64) -> LocalTails {
     LOCAL_TAILS.with(|cell| {
-        let (id, kept_for, tails) = std::mem::take(&mut *cell.borrow_mut());
-        if id == cache_id && kept_for == thresholds {
+        let (id, tails) = std::mem::take(&mut *cell.borrow_mut());
+        if id == cache_id {
             tails
         } else {
             LocalTails::default()
@@ -553,8 +562,8 @@ fn take_local_tails(cache_id: u64, thresholds: &[Threshold]) -> LocalTails {
     })
 }
 
-fn keep_local_tails(cache_id: u64, thresholds: &[Threshold], tails: LocalTails) {
-    LOCAL_TAILS.with(|cell| *cell.borrow_mut() = (cache_id, thresholds.to_vec(), tails));
+fn keep_local_tails(cache_id: u64, tails: LocalTails) {
+    LOCAL_TAILS.with(|cell| *cell.borrow_mut() = (cache_id, tails));
 }
 
 /// Replays the dataset under the settings.

@@ -1,8 +1,9 @@
 //! Decision rules at the budget limit (SPEC §6): the coverage gate, then `bootstrap` (exact or mc),
 //! `paired-normal`, `serfling` or `forced` on the observed differences. Bootstrap tails depend only on the
-//! observed count pattern, so they are cached per pattern (for every threshold at once) in a cache shared
-//! by the worker threads; the cached values are pure functions of the pattern and the seed, so sharing
-//! cannot change a result.
+//! observed count pattern and the cut, so they are cached per (pattern, cut) in a cache shared by the
+//! worker threads; the cached values are pure functions of the pattern, the cut and the seed, so sharing
+//! cannot change a result. A caller that reads only actions lets bounds settle most exact-bootstrap
+//! cases without their tails ([`Detail::Actions`]).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
@@ -13,6 +14,7 @@ use serde::Serialize;
 use super::bootstrap::{
     LatticeCounts, Tails, exact_binary_tails, exact_lattice, mc_lattice, mc_values,
 };
+use super::bounds;
 use super::coverage::CoverageStatus;
 use super::pair::cut;
 use super::settings::{BootstrapMode, EPSILON, Policy, Rule, Threshold};
@@ -144,6 +146,16 @@ impl Observed {
     }
 }
 
+/// How much of a decision the caller reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// The action, its reason and the rule's statistic (decision records, the pair drill-down).
+    Full,
+    /// The action and its reason. An exact bootstrap on 0/±1 differences then skips the exact tails
+    /// where bounds settle the action ([`super::bounds`]), and reports `Statistic::None` there.
+    Actions,
+}
+
 /// Fixed inputs of the rules for one replay.
 pub struct RuleContext {
     pub policy: Policy,
@@ -178,13 +190,16 @@ impl RuleContext {
     }
 
     /// Decisions at the budget limit for every threshold. `values` are the observed differences
-    /// (needed only by the bootstrap off a lattice); `case_key` keys that bootstrap's random stream.
+    /// (needed only by the bootstrap off a lattice); `case_key` keys that bootstrap's random stream;
+    /// `detail` says whether the caller reads the rule's statistic or only the action.
+    #[allow(clippy::too_many_arguments)] // the case, what to report, and reused buffers
     pub fn decide(
         &self,
         observed: &Observed,
         coverage: CoverageStatus,
         values: &[f64],
         case_key: impl Fn() -> StreamKey,
+        detail: Detail,
         local: &mut LocalTails,
         out: &mut Vec<Decision>,
     ) {
@@ -293,59 +308,136 @@ impl RuleContext {
                 );
             }
             Rule::Bootstrap(mode) => {
-                let mut tails = std::mem::take(&mut local.scratch);
-                self.bootstrap_tails(mode, observed, values, case_key, local, &mut tails);
+                let mut settled = std::mem::take(&mut local.settled);
+                self.settle_by_bounds(observed, detail, a, &mut settled);
+                let mut evidence = std::mem::take(&mut local.evidence);
+                self.bootstrap_evidence(
+                    mode,
+                    observed,
+                    values,
+                    case_key,
+                    &settled,
+                    local,
+                    &mut evidence,
+                );
                 let exact = self.exact_bootstrap();
-                for (&threshold, tail) in self.thresholds.iter().zip(tails.iter()) {
-                    let (r_promote, r_reject) = (tail.at_most, tail.above);
-                    let (action, reason) = one_sided(
-                        observed.above(threshold, self.scale),
-                        r_promote,
-                        r_reject,
-                        a,
-                    );
-                    out.push(Decision {
-                        action,
-                        reason,
-                        coverage,
-                        estimate,
-                        statistic: Statistic::Bootstrap {
-                            r_promote,
-                            r_reject,
-                            exact,
+                for (&threshold, evidence) in self.thresholds.iter().zip(&evidence) {
+                    let above = observed.above(threshold, self.scale);
+                    let decision = match *evidence {
+                        Evidence::Tails(tail) => {
+                            let (r_promote, r_reject) = (tail.at_most, tail.above);
+                            let (action, reason) = one_sided(above, r_promote, r_reject, a);
+                            Decision {
+                                action,
+                                reason,
+                                coverage,
+                                estimate,
+                                statistic: Statistic::Bootstrap {
+                                    r_promote,
+                                    r_reject,
+                                    exact,
+                                },
+                            }
+                        }
+                        // The deciding tail is surely within the cutoff, or surely not.
+                        Evidence::Settled(within) => match (within, above) {
+                            (true, true) => fixed(Action::Promote, Reason::Supported),
+                            (true, false) => fixed(Action::Reject, Reason::Supported),
+                            (false, _) => fixed(Action::Abstain, Reason::Evidence),
                         },
-                    });
+                    };
+                    out.push(decision);
                 }
-                local.scratch = tails;
+                local.evidence = evidence;
+                local.settled = settled;
             }
         }
     }
 
-    fn bootstrap_tails(
+    /// For each threshold, whether bounds settle the exact bootstrap's decision: `Some(true)` when the
+    /// deciding tail (R_promote above δ, R_reject otherwise) is surely within the cutoff `a`,
+    /// `Some(false)` when surely not, `None` when the exact tail is needed (always with
+    /// [`Detail::Full`], off the 0/±1 lattice, and for mc).
+    fn settle_by_bounds(
+        &self,
+        observed: &Observed,
+        detail: Detail,
+        a: f64,
+        settled: &mut Vec<Option<bool>>,
+    ) {
+        settled.clear();
+        let binary = match (&observed.counts, self.scale) {
+            (Some(counts), Some(1)) if detail == Detail::Actions && self.exact_bootstrap() => {
+                Some((counts.counts[0], counts.counts[2]))
+            }
+            _ => None,
+        };
+        for &threshold in &self.thresholds {
+            let verdict = binary.and_then(|(n_neg, n_pos)| {
+                let m = cut(observed.n, 1, threshold);
+                let tail = if observed.above(threshold, self.scale) {
+                    bounds::at_most(observed.n, n_neg, n_pos, m)
+                } else {
+                    bounds::above(observed.n, n_neg, n_pos, m)
+                };
+                tail.and_then(|tail| tail.settle(a))
+            });
+            settled.push(verdict);
+        }
+    }
+
+    /// Per threshold, the verdict from `settled` or else the tails at the threshold's cut: from the
+    /// thread's front, else the shared cache, else computed.
+    #[allow(clippy::too_many_arguments)]
+    fn bootstrap_evidence(
         &self,
         mode: BootstrapMode,
         observed: &Observed,
         values: &[f64],
         case_key: impl Fn() -> StreamKey,
+        settled: &[Option<bool>],
         local: &mut LocalTails,
-        out: &mut Vec<Tails>,
+        out: &mut Vec<Evidence>,
     ) {
         out.clear();
         match (&observed.counts, self.scale) {
             (Some(counts), Some(scale)) => {
                 let packed = pack(counts);
+                let mut slots = std::mem::take(&mut local.slots);
+                let mut missing = std::mem::take(&mut local.missing);
+                slots.clear();
+                missing.clear();
+                for (&threshold, verdict) in self.thresholds.iter().zip(settled) {
+                    slots.push(match *verdict {
+                        Some(within) => Slot::Ready(Evidence::Settled(within)),
+                        None => {
+                            let m = cut(counts.n(), scale, threshold);
+                            match packed.and_then(|key| local.get(key, m)) {
+                                Some(tails) => Slot::Ready(Evidence::Tails(tails)),
+                                None => {
+                                    missing.push(m);
+                                    Slot::Fetch(missing.len() - 1)
+                                }
+                            }
+                        }
+                    });
+                }
+                let found = if missing.is_empty() {
+                    Vec::new()
+                } else {
+                    self.shared_tails(mode, counts, scale, packed, &missing)
+                };
                 if let Some(key) = packed {
-                    if let Some(&at) = local.recent.get(&key) {
-                        let at = at as usize;
-                        out.extend_from_slice(&local.recent_tails[at..at + self.thresholds.len()]);
-                        return;
+                    for (&m, &tails) in missing.iter().zip(&found) {
+                        local.insert(key, m, tails);
                     }
-                    local.recent.insert(key, local.recent_tails.len() as u32);
                 }
-                self.lookup_tails(mode, counts, scale, packed, local, out);
-                if packed.is_some() {
-                    local.recent_tails.extend_from_slice(out);
-                }
+                out.extend(slots.iter().map(|slot| match *slot {
+                    Slot::Ready(evidence) => evidence,
+                    Slot::Fetch(index) => Evidence::Tails(found[index]),
+                }));
+                local.slots = slots;
+                local.missing = missing;
             }
             _ => {
                 // Off the lattice: resample the values (exact falls back to 200 resamples unless mc says more).
@@ -359,38 +451,31 @@ impl RuleContext {
                     .map(|t| t.delta() + EPSILON)
                     .collect();
                 let mut rng = case_key().rng();
-                out.extend(mc_values(values, &cuts, resamples, || rng.next_u64()));
+                out.extend(
+                    mc_values(values, &cuts, resamples, || rng.next_u64())
+                        .into_iter()
+                        .map(Evidence::Tails),
+                );
             }
         }
     }
 
-    /// Tails of a lattice pattern from the thread's map, else the shared cache, else computed (and
-    /// remembered in both).
-    fn lookup_tails(
+    /// Tails of a lattice pattern at `cuts` from the shared cache, the missing ones computed (and
+    /// remembered there). The shared cache holds one entry per pattern and cut, so replays with other
+    /// threshold sets share the cuts they have in common.
+    fn shared_tails(
         &self,
         mode: BootstrapMode,
         counts: &LatticeCounts,
         scale: u32,
         packed: Option<u64>,
-        local: &mut LocalTails,
-        out: &mut Vec<Tails>,
-    ) {
-        if let Some(hit) = packed.and_then(|key| local.map.get(&key)) {
-            out.extend_from_slice(hit);
-            return;
-        }
-        // The shared cache holds one entry per pattern and cut, so replays with other threshold sets
-        // share the cuts they have in common; only the missing cuts are computed.
+        cuts: &[i64],
+    ) -> Vec<Tails> {
         let pattern = match packed {
             Some(key) => Pattern::Packed(key),
             None => Pattern::Counts(counts.clone()),
         };
-        let cuts: Vec<i64> = self
-            .thresholds
-            .iter()
-            .map(|&t| cut(counts.n(), scale, t))
-            .collect();
-        let mut found = self.tails.get(&pattern, &cuts);
+        let mut found = self.tails.get(&pattern, cuts);
         let missing: Vec<i64> = cuts
             .iter()
             .zip(&found)
@@ -427,10 +512,7 @@ impl RuleContext {
                 *slot = computed.next();
             }
         }
-        out.extend(found.into_iter().flatten());
-        if let Some(key) = packed {
-            local.map.insert(key, out.clone().into_boxed_slice());
-        }
+        found.into_iter().flatten().collect()
     }
 }
 
@@ -455,24 +537,56 @@ fn no_discordant_tasks(observed: &Observed, values: &[f64]) -> bool {
     }
 }
 
-/// A per-worker front for the shared [`TailCache`]: count patterns of 0/±1 differences packed into one
-/// integer, looked up without a lock. Orders of one pair repeat the same patterns often.
+/// A per-worker front for the shared [`TailCache`]: tails of 0/±1 count patterns (packed into one
+/// integer) per cut, looked up without a lock. Orders of one pair repeat the same patterns often, and
+/// an entry serves every threshold set whose cut it is.
 #[derive(Default)]
 pub struct LocalTails {
-    map: HashMap<u64, Box<[Tails]>, BuildHasherDefault<CountHasher>>,
-    /// The patterns of the pair being walked, as offsets into `recent_tails`: a small table that stays
-    /// in the processor's cache where the thread's whole map does not. Cleared per pair.
-    recent: HashMap<u64, u32, BuildHasherDefault<CountHasher>>,
-    recent_tails: Vec<Tails>,
-    /// Reused for the tails of the current decision.
-    scratch: Vec<Tails>,
+    map: HashMap<(u64, i64), Tails, BuildHasherDefault<CountHasher>>,
+    /// The entries of the pair being walked: a small table that stays in the processor's cache where
+    /// the thread's whole map does not. Cleared per pair.
+    recent: HashMap<(u64, i64), Tails, BuildHasherDefault<CountHasher>>,
+    /// Reused per decision: which thresholds bounds settled, the evidence per threshold, and the cuts
+    /// fetched from the shared cache.
+    settled: Vec<Option<bool>>,
+    evidence: Vec<Evidence>,
+    slots: Vec<Slot>,
+    missing: Vec<i64>,
+}
+
+/// What decides one threshold of a bootstrap decision.
+#[derive(Debug, Clone, Copy)]
+enum Evidence {
+    /// Bounds settled whether the deciding tail is within the cutoff.
+    Settled(bool),
+    Tails(Tails),
+}
+
+/// A threshold's evidence while the missing tails are fetched: ready, or the index of its cut among them.
+#[derive(Debug, Clone, Copy)]
+enum Slot {
+    Ready(Evidence),
+    Fetch(usize),
 }
 
 impl LocalTails {
     /// Starts a new pair: its patterns replace the last pair's in the small table.
     pub fn start_pair(&mut self) {
         self.recent.clear();
-        self.recent_tails.clear();
+    }
+
+    fn get(&mut self, key: u64, m: i64) -> Option<Tails> {
+        if let Some(&tails) = self.recent.get(&(key, m)) {
+            return Some(tails);
+        }
+        let tails = *self.map.get(&(key, m))?;
+        self.recent.insert((key, m), tails);
+        Some(tails)
+    }
+
+    fn insert(&mut self, key: u64, m: i64, tails: Tails) {
+        self.recent.insert((key, m), tails);
+        self.map.insert((key, m), tails);
     }
 }
 
@@ -656,6 +770,7 @@ mod tests {
             coverage,
             &[],
             || StreamKey::new(0, "test"),
+            Detail::Full,
             &mut LocalTails::default(),
             &mut out,
         );

@@ -8,8 +8,10 @@ use std::time::{Duration, Instant};
 
 use pareval::data::{LoadOptions, load};
 use pareval::dataset::Dataset;
-use pareval::engine::replay::replay_extend;
-use pareval::engine::settings::{BootstrapMode, Fraction, Preset, ReplaySettings, parse_grid};
+use pareval::engine::replay::{Replay, replay_extend, replay_with_records};
+use pareval::engine::settings::{
+    BootstrapMode, BudgetMeasure, Fraction, Preset, ReplaySettings, Threshold, parse_grid,
+};
 use pareval::engine::{Control, ReplayError, replay};
 
 use crate::common::{shared_data, temp_dir};
@@ -33,7 +35,10 @@ fn settings(preset: Preset, bootstrap: BootstrapMode, orders: u32) -> ReplaySett
 
 /// Everything a replay reports, as JSON (shortest round-trip floats: equal text means equal bits).
 fn fingerprint(dataset: &Dataset, settings: &ReplaySettings) -> String {
-    let result = replay(dataset, settings, &Control::default()).expect("replay");
+    fingerprint_of(&replay(dataset, settings, &Control::default()).expect("replay"))
+}
+
+fn fingerprint_of(result: &Replay) -> String {
     type Counts = (u32, u32, u32, u32, u32);
     let counts: Vec<Vec<Counts>> = result
         .tallies
@@ -175,6 +180,39 @@ fn one_tail_cache_serves_every_threshold_set() {
             assert_eq!(
                 shared.metrics, fresh.metrics,
                 "{:?} {bootstrap}",
+                settings.thresholds
+            );
+        }
+    }
+}
+
+/// A replay that tallies actions only settles most exact-bootstrap cases by bounds; one that writes
+/// decision records computes every tail. Both must count the same actions.
+#[test]
+fn tallies_settled_by_bounds_equal_tallies_from_exact_tails() {
+    let mut cases = vec![(
+        load_path(sample("domains_cost.csv")),
+        BudgetMeasure::Cost,
+        12,
+    )];
+    if let Some(root) = shared_data() {
+        let real = load_path(root.join("swebench_verified_bash_only/records.csv"));
+        cases.push((real.clone(), BudgetMeasure::Cost, 8));
+        cases.push((real, BudgetMeasure::Tasks, 8));
+    }
+    for (dataset, measure, orders) in cases {
+        for (thresholds, tail) in [(vec![0, 500, 1000], 500), (vec![200, 1500], 1000)] {
+            let mut settings = settings(Preset::Primary, BootstrapMode::Exact, orders);
+            settings.measure = measure;
+            settings.thresholds = thresholds.into_iter().map(Threshold).collect();
+            settings.policy.tail = Fraction(tail);
+            let with_records =
+                replay_with_records(&dataset, &settings, &Control::default(), |_| Ok(()))
+                    .expect("replay with records");
+            assert_eq!(
+                fingerprint(&dataset, &settings),
+                fingerprint_of(&with_records),
+                "{measure:?}, {:?}",
                 settings.thresholds
             );
         }

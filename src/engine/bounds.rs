@@ -1,0 +1,160 @@
+//! Cheap, rigorous bounds on the exact bootstrap tails of 0/±1 differences, used to settle a bootstrap
+//! decision without summing the exact distribution. A decision only asks whether one tail is at most the
+//! cutoff a; most count patterns are far from it on one side, and two O(1) bounds say so:
+//!
+//! - above: a Chernoff bound, P(S* ≤ m) ≤ e^{tm}·E[e^{−tS*}] for every t ≥ 0, at the minimising t
+//!   (a root of a quadratic for three-point draws);
+//! - below: the Berry–Esseen inequality, |P(S* ≤ x) − Φ((x − nμ)/(σ√n))| ≤ C·ρ/(σ³√n) with
+//!   C = 0.4748 (Shevtsova 2011, identically distributed summands), where μ, σ² and ρ = E|X − μ|³ are
+//!   the moments of one resampled difference.
+//!
+//! A bound settles a case only when it clears the cutoff by [`SETTLE_MARGIN`], far more than the exact
+//! tail's rounding (about 1e-14), so a settled action is the one the exact tail would give.
+
+use super::stats::normal_cdf;
+
+/// The Berry–Esseen constant for sums of identically distributed terms (Shevtsova 2011).
+const BERRY_ESSEEN: f64 = 0.4748;
+
+/// How far a bound must clear the cutoff to settle a decision.
+pub const SETTLE_MARGIN: f64 = 1e-9;
+
+/// Bounds on one tail probability: `lower ≤ P ≤ upper`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TailBounds {
+    pub lower: f64,
+    pub upper: f64,
+}
+
+impl TailBounds {
+    /// `Some(true)` when the tail is surely at most `cutoff`, `Some(false)` when surely above it,
+    /// `None` when the bounds straddle it (the exact tail must decide).
+    pub fn settle(self, cutoff: f64) -> Option<bool> {
+        if self.upper <= cutoff - SETTLE_MARGIN {
+            Some(true)
+        } else if self.lower >= cutoff + SETTLE_MARGIN {
+            Some(false)
+        } else {
+            None
+        }
+    }
+}
+
+/// Bounds on P*(S* ≤ m), where S* is the sum of n draws from n_neg differences of −1, n_pos of +1 and
+/// the rest 0 (out of n). `None` when the draws have no spread (the bounds need σ > 0).
+pub fn at_most(n: u32, n_neg: u32, n_pos: u32, m: i64) -> Option<TailBounds> {
+    if n == 0 || n_neg + n_pos > n {
+        return None;
+    }
+    let count = f64::from(n);
+    let (p_neg, p_pos) = (f64::from(n_neg) / count, f64::from(n_pos) / count);
+    let p_zero = f64::from(n - n_neg - n_pos) / count;
+    let mean = p_pos - p_neg;
+    let variance = p_pos + p_neg - mean * mean;
+    if variance <= 0.0 {
+        return None;
+    }
+    let sd = variance.sqrt();
+    let third = p_pos * (1.0 - mean).abs().powi(3)
+        + p_neg * (1.0 + mean).abs().powi(3)
+        + p_zero * mean.abs().powi(3);
+    let spread = sd * count.sqrt();
+    let berry_esseen = BERRY_ESSEEN * third / (variance * spread);
+    // S* is an integer, so P(S* ≤ m) = P(S* < m + 1): the normal term may be taken at m + 1.
+    let normal = normal_cdf((m as f64 + 1.0 - count * mean) / spread);
+    let lower = (normal - berry_esseen).max(0.0);
+    let upper = chernoff_at_most(count, p_neg, p_zero, p_pos, m as f64).min(1.0);
+    Some(TailBounds { lower, upper })
+}
+
+/// Bounds on P*(S* > m): the same as P*(−S* ≤ −m − 1), with the signs of the draws swapped.
+pub fn above(n: u32, n_neg: u32, n_pos: u32, m: i64) -> Option<TailBounds> {
+    at_most(n, n_pos, n_neg, -m - 1)
+}
+
+/// min over t ≥ 0 of e^{tm}·(p₊e^{−t} + p₀ + p₋e^{t})^n. Setting the derivative to zero gives, for
+/// u = e^t, (n + m)·p₋·u² + m·p₀·u + (m − n)·p₊ = 0. Any t ≥ 0 gives a valid bound, so a root that is
+/// not quite the minimum only loosens it; where no root lies above u = 1 the bound is 1 (or 0 when the
+/// sum cannot reach down to m at all).
+fn chernoff_at_most(n: f64, p_neg: f64, p_zero: f64, p_pos: f64, m: f64) -> f64 {
+    let lowest_sum = if p_neg > 0.0 { -n } else { 0.0 };
+    if m < lowest_sum {
+        return 0.0;
+    }
+    let (a, b, c) = ((n + m) * p_neg, m * p_zero, (m - n) * p_pos);
+    let u = if a > 0.0 {
+        let discriminant = b * b - 4.0 * a * c;
+        if discriminant < 0.0 {
+            return 1.0;
+        }
+        (-b + discriminant.sqrt()) / (2.0 * a)
+    } else if b > 0.0 {
+        -c / b
+    } else {
+        return 1.0;
+    };
+    if u.is_nan() || u <= 1.0 || u.is_infinite() {
+        return 1.0;
+    }
+    let log_bound = u.ln() * m + n * (p_pos / u + p_zero + p_neg * u).ln();
+    log_bound.exp()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::bootstrap::exact_binary_tails;
+    use crate::engine::stats::LnFactorial;
+
+    /// Every bound contains the exact tail, over all patterns of small n and cuts across the range.
+    #[test]
+    fn bounds_contain_the_exact_tails() {
+        let table = LnFactorial::new(80);
+        let mut settled = 0;
+        let mut cases = 0;
+        for n in [1u32, 2, 5, 12, 30, 61, 80] {
+            for n_neg in 0..=n {
+                for n_pos in 0..=(n - n_neg) {
+                    let cuts: Vec<i64> = (-(n as i64) - 1..=n as i64).collect();
+                    let exact = exact_binary_tails(n, n_neg, n_pos, &cuts, &table);
+                    for (&m, tails) in cuts.iter().zip(&exact) {
+                        let (Some(low_side), Some(high_side)) =
+                            (at_most(n, n_neg, n_pos, m), above(n, n_neg, n_pos, m))
+                        else {
+                            assert!(n_neg + n_pos == 0 || n_neg == n || n_pos == n);
+                            continue;
+                        };
+                        for (bounds, exact) in [(low_side, tails.at_most), (high_side, tails.above)]
+                        {
+                            cases += 1;
+                            assert!(
+                                bounds.lower <= exact + 1e-12 && exact <= bounds.upper + 1e-12,
+                                "n={n} neg={n_neg} pos={n_pos} m={m}: {bounds:?} vs {exact}"
+                            );
+                            for cutoff in [0.01, 0.05, 0.1] {
+                                if let Some(at_most_cutoff) = bounds.settle(cutoff) {
+                                    settled += 1;
+                                    assert_eq!(at_most_cutoff, exact <= cutoff);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // The bounds must do their job, not merely be true: most cases settle.
+        assert!(settled * 2 > cases * 3, "{settled} settled of {cases} × 3");
+    }
+
+    #[test]
+    fn chernoff_bound_on_worked_numbers() {
+        // n = 10 draws of ±1 with equal chance, P(S ≤ −6): u = 2 from 4u² − 6u − 4 = 0 (scaled),
+        // bound = 2^−6 · ((1/2)/2 + 2/2)^10 = 1.25^10 / 64.
+        let bound = chernoff_at_most(10.0, 0.5, 0.0, 0.5, -6.0);
+        let expected = 1.25f64.powi(10) / 64.0;
+        assert!((bound - expected).abs() < 1e-12, "{bound} vs {expected}");
+        // Above the mean the bound is useless (1), and below the reachable range it is 0.
+        assert_eq!(chernoff_at_most(10.0, 0.5, 0.0, 0.5, 1.0), 1.0);
+        assert_eq!(chernoff_at_most(10.0, 0.0, 0.5, 0.5, -1.0), 0.0);
+    }
+}
