@@ -26,50 +26,98 @@ pub struct TailBounds {
     pub upper: f64,
 }
 
-impl TailBounds {
-    /// `Some(true)` when the tail is surely at most `cutoff`, `Some(false)` when surely above it,
-    /// `None` when the bounds straddle it (the exact tail must decide).
-    pub fn settle(self, cutoff: f64) -> Option<bool> {
-        if self.upper <= cutoff - SETTLE_MARGIN {
+/// One resampled difference of a 0/±1 count pattern: n_neg differences of −1, n_pos of +1 and the rest
+/// 0 (out of n). S* is the sum of n such draws.
+#[derive(Debug, Clone, Copy)]
+pub struct Draw {
+    n: f64,
+    p_neg: f64,
+    p_zero: f64,
+    p_pos: f64,
+    mean: f64,
+    /// σ√n, the standard deviation of S*.
+    spread: f64,
+    /// The Berry–Esseen bound on the distance between the distribution of S* and its normal.
+    berry_esseen: f64,
+}
+
+impl Draw {
+    /// `None` when the draws have no spread (the bounds need σ > 0).
+    pub fn new(n: u32, n_neg: u32, n_pos: u32) -> Option<Self> {
+        if n == 0 || n_neg + n_pos > n {
+            return None;
+        }
+        let count = f64::from(n);
+        let (p_neg, p_pos) = (f64::from(n_neg) / count, f64::from(n_pos) / count);
+        let p_zero = f64::from(n - n_neg - n_pos) / count;
+        let mean = p_pos - p_neg;
+        let variance = p_pos + p_neg - mean * mean;
+        if variance <= 0.0 {
+            return None;
+        }
+        let third = p_pos * (1.0 - mean).abs().powi(3)
+            + p_neg * (1.0 + mean).abs().powi(3)
+            + p_zero * mean.abs().powi(3);
+        let spread = variance.sqrt() * count.sqrt();
+        Some(Draw {
+            n: count,
+            p_neg,
+            p_zero,
+            p_pos,
+            mean,
+            spread,
+            berry_esseen: BERRY_ESSEEN * third / (variance * spread),
+        })
+    }
+
+    /// The same draw with signs swapped (−S* for S*).
+    fn mirrored(self) -> Self {
+        Draw {
+            p_neg: self.p_pos,
+            p_pos: self.p_neg,
+            mean: -self.mean,
+            ..self
+        }
+    }
+
+    /// Bounds on P*(S* ≤ m).
+    pub fn at_most(self, m: i64) -> TailBounds {
+        TailBounds {
+            lower: self.lower_at_most(m as f64),
+            upper: self.upper_at_most(m as f64),
+        }
+    }
+
+    /// Bounds on P*(S* > m) = P*(−S* ≤ −m − 1).
+    pub fn above(self, m: i64) -> TailBounds {
+        self.mirrored().at_most(-m - 1)
+    }
+
+    /// Whether P*(S* ≤ m) is surely at most `cutoff` (`Some(true)`), surely above it (`Some(false)`),
+    /// or too close to tell (`None`). The cheaper upper bound is tried first.
+    pub fn settle_at_most(self, m: i64, cutoff: f64) -> Option<bool> {
+        if self.upper_at_most(m as f64) <= cutoff - SETTLE_MARGIN {
             Some(true)
-        } else if self.lower >= cutoff + SETTLE_MARGIN {
+        } else if self.lower_at_most(m as f64) >= cutoff + SETTLE_MARGIN {
             Some(false)
         } else {
             None
         }
     }
-}
 
-/// Bounds on P*(S* ≤ m), where S* is the sum of n draws from n_neg differences of −1, n_pos of +1 and
-/// the rest 0 (out of n). `None` when the draws have no spread (the bounds need σ > 0).
-pub fn at_most(n: u32, n_neg: u32, n_pos: u32, m: i64) -> Option<TailBounds> {
-    if n == 0 || n_neg + n_pos > n {
-        return None;
+    /// [`Draw::settle_at_most`] for P*(S* > m).
+    pub fn settle_above(self, m: i64, cutoff: f64) -> Option<bool> {
+        self.mirrored().settle_at_most(-m - 1, cutoff)
     }
-    let count = f64::from(n);
-    let (p_neg, p_pos) = (f64::from(n_neg) / count, f64::from(n_pos) / count);
-    let p_zero = f64::from(n - n_neg - n_pos) / count;
-    let mean = p_pos - p_neg;
-    let variance = p_pos + p_neg - mean * mean;
-    if variance <= 0.0 {
-        return None;
-    }
-    let sd = variance.sqrt();
-    let third = p_pos * (1.0 - mean).abs().powi(3)
-        + p_neg * (1.0 + mean).abs().powi(3)
-        + p_zero * mean.abs().powi(3);
-    let spread = sd * count.sqrt();
-    let berry_esseen = BERRY_ESSEEN * third / (variance * spread);
-    // S* is an integer, so P(S* ≤ m) = P(S* < m + 1): the normal term may be taken at m + 1.
-    let normal = normal_cdf((m as f64 + 1.0 - count * mean) / spread);
-    let lower = (normal - berry_esseen).max(0.0);
-    let upper = chernoff_at_most(count, p_neg, p_zero, p_pos, m as f64).min(1.0);
-    Some(TailBounds { lower, upper })
-}
 
-/// Bounds on P*(S* > m): the same as P*(−S* ≤ −m − 1), with the signs of the draws swapped.
-pub fn above(n: u32, n_neg: u32, n_pos: u32, m: i64) -> Option<TailBounds> {
-    at_most(n, n_pos, n_neg, -m - 1)
+    fn upper_at_most(self, m: f64) -> f64 {
+        chernoff_at_most(self.n, self.p_neg, self.p_zero, self.p_pos, m).min(1.0)
+    }
+
+    /// S* is an integer, so P(S* ≤ m) = P(S* < m + 1): the normal term may be taken at m + 1.
+    fn lower_at_most(self, m: f64) -> f64 {
+        (normal_cdf((m + 1.0 - self.n * self.mean) / self.spread) - self.berry_esseen).max(0.0)
+    }
 }
 
 /// min over t ≥ 0 of e^{tm}·(p₊e^{−t} + p₀ + p₋e^{t})^n. Setting the derivative to zero gives, for
@@ -90,6 +138,9 @@ fn chernoff_at_most(n: f64, p_neg: f64, p_zero: f64, p_pos: f64, m: f64) -> f64 
         (-b + discriminant.sqrt()) / (2.0 * a)
     } else if b > 0.0 {
         -c / b
+    } else if p_neg == 0.0 && m == 0.0 {
+        // No −1 draws: P(S* ≤ 0) = P(no +1 draw) = p₀ⁿ, the bound's limit as t → ∞.
+        return p_zero.powf(n);
     } else {
         return 1.0;
     };
@@ -117,24 +168,32 @@ mod tests {
                 for n_pos in 0..=(n - n_neg) {
                     let cuts: Vec<i64> = (-(n as i64) - 1..=n as i64).collect();
                     let exact = exact_binary_tails(n, n_neg, n_pos, &cuts, &table);
+                    let Some(draw) = Draw::new(n, n_neg, n_pos) else {
+                        assert!(n_neg + n_pos == 0 || n_neg == n || n_pos == n);
+                        continue;
+                    };
                     for (&m, tails) in cuts.iter().zip(&exact) {
-                        let (Some(low_side), Some(high_side)) =
-                            (at_most(n, n_neg, n_pos, m), above(n, n_neg, n_pos, m))
-                        else {
-                            assert!(n_neg + n_pos == 0 || n_neg == n || n_pos == n);
-                            continue;
-                        };
-                        for (bounds, exact) in [(low_side, tails.at_most), (high_side, tails.above)]
-                        {
+                        for (bounds, exact, settle) in [
+                            (
+                                draw.at_most(m),
+                                tails.at_most,
+                                Draw::settle_at_most as fn(_, _, _) -> _,
+                            ),
+                            (draw.above(m), tails.above, Draw::settle_above),
+                        ] {
                             cases += 1;
                             assert!(
                                 bounds.lower <= exact + 1e-12 && exact <= bounds.upper + 1e-12,
                                 "n={n} neg={n_neg} pos={n_pos} m={m}: {bounds:?} vs {exact}"
                             );
                             for cutoff in [0.01, 0.05, 0.1] {
-                                if let Some(at_most_cutoff) = bounds.settle(cutoff) {
+                                if let Some(within) = settle(draw, m, cutoff) {
                                     settled += 1;
-                                    assert_eq!(at_most_cutoff, exact <= cutoff);
+                                    assert_eq!(
+                                        within,
+                                        exact <= cutoff,
+                                        "n={n} neg={n_neg} pos={n_pos} m={m}"
+                                    );
                                 }
                             }
                         }
@@ -156,5 +215,7 @@ mod tests {
         // Above the mean the bound is useless (1), and below the reachable range it is 0.
         assert_eq!(chernoff_at_most(10.0, 0.5, 0.0, 0.5, 1.0), 1.0);
         assert_eq!(chernoff_at_most(10.0, 0.0, 0.5, 0.5, -1.0), 0.0);
+        // No −1 draws and m = 0: the bound is exact, P(no +1 draw) = 0.5^10.
+        assert_eq!(chernoff_at_most(10.0, 0.0, 0.5, 0.5, 0.0), 0.5f64.powi(10));
     }
 }

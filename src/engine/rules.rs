@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::bootstrap::{
     LatticeCounts, Tails, exact_binary_tails, exact_lattice, mc_lattice, mc_values,
 };
-use super::bounds;
+use super::bounds::Draw;
 use super::coverage::CoverageStatus;
 use super::pair::cut;
 use super::settings::{BootstrapMode, EPSILON, Policy, Rule, Threshold};
@@ -308,15 +308,13 @@ impl RuleContext {
                 );
             }
             Rule::Bootstrap(mode) => {
-                let mut settled = std::mem::take(&mut local.settled);
-                self.settle_by_bounds(observed, detail, a, &mut settled);
                 let mut evidence = std::mem::take(&mut local.evidence);
                 self.bootstrap_evidence(
                     mode,
                     observed,
                     values,
                     case_key,
-                    &settled,
+                    detail,
                     local,
                     &mut evidence,
                 );
@@ -349,45 +347,14 @@ impl RuleContext {
                     out.push(decision);
                 }
                 local.evidence = evidence;
-                local.settled = settled;
             }
         }
     }
 
-    /// For each threshold, whether bounds settle the exact bootstrap's decision: `Some(true)` when the
-    /// deciding tail (R_promote above δ, R_reject otherwise) is surely within the cutoff `a`,
-    /// `Some(false)` when surely not, `None` when the exact tail is needed (always with
-    /// [`Detail::Full`], off the 0/±1 lattice, and for mc).
-    fn settle_by_bounds(
-        &self,
-        observed: &Observed,
-        detail: Detail,
-        a: f64,
-        settled: &mut Vec<Option<bool>>,
-    ) {
-        settled.clear();
-        let binary = match (&observed.counts, self.scale) {
-            (Some(counts), Some(1)) if detail == Detail::Actions && self.exact_bootstrap() => {
-                Some((counts.counts[0], counts.counts[2]))
-            }
-            _ => None,
-        };
-        for &threshold in &self.thresholds {
-            let verdict = binary.and_then(|(n_neg, n_pos)| {
-                let m = cut(observed.n, 1, threshold);
-                let tail = if observed.above(threshold, self.scale) {
-                    bounds::at_most(observed.n, n_neg, n_pos, m)
-                } else {
-                    bounds::above(observed.n, n_neg, n_pos, m)
-                };
-                tail.and_then(|tail| tail.settle(a))
-            });
-            settled.push(verdict);
-        }
-    }
-
-    /// Per threshold, the verdict from `settled` or else the tails at the threshold's cut: from the
-    /// thread's front, else the shared cache, else computed.
+    /// Per threshold, what decides it: the tails at the threshold's cut, or (with [`Detail::Actions`],
+    /// for an exact bootstrap of 0/±1 differences) bounds that settle whether the deciding tail —
+    /// R_promote above δ, R_reject otherwise — is within the cutoff. Looked up in the pair's recent
+    /// table first, then bounds, then the thread's map, then the shared cache, else computed.
     #[allow(clippy::too_many_arguments)]
     fn bootstrap_evidence(
         &self,
@@ -395,7 +362,7 @@ impl RuleContext {
         observed: &Observed,
         values: &[f64],
         case_key: impl Fn() -> StreamKey,
-        settled: &[Option<bool>],
+        detail: Detail,
         local: &mut LocalTails,
         out: &mut Vec<Evidence>,
     ) {
@@ -403,24 +370,51 @@ impl RuleContext {
         match (&observed.counts, self.scale) {
             (Some(counts), Some(scale)) => {
                 let packed = pack(counts);
+                let settle = detail == Detail::Actions && self.exact_bootstrap() && scale == 1;
+                let cutoff = self.policy.tail.value();
+                // The draw's moments, computed once per pattern and only if a bound is needed.
+                let mut draw: Option<Option<Draw>> = None;
                 let mut slots = std::mem::take(&mut local.slots);
                 let mut missing = std::mem::take(&mut local.missing);
                 slots.clear();
                 missing.clear();
-                for (&threshold, verdict) in self.thresholds.iter().zip(settled) {
-                    slots.push(match *verdict {
-                        Some(within) => Slot::Ready(Evidence::Settled(within)),
-                        None => {
-                            let m = cut(counts.n(), scale, threshold);
-                            match packed.and_then(|key| local.get(key, m)) {
-                                Some(tails) => Slot::Ready(Evidence::Tails(tails)),
-                                None => {
-                                    missing.push(m);
-                                    Slot::Fetch(missing.len() - 1)
-                                }
+                for &threshold in &self.thresholds {
+                    let m = cut(counts.n(), scale, threshold);
+                    if let Some(&evidence) = packed.and_then(|key| local.recent.get(&(key, m))) {
+                        slots.push(Slot::Ready(evidence));
+                        continue;
+                    }
+                    let settled = if settle {
+                        let draw = *draw.get_or_insert_with(|| {
+                            Draw::new(counts.n(), counts.counts[0], counts.counts[2])
+                        });
+                        draw.and_then(|draw| {
+                            if observed.above(threshold, self.scale) {
+                                draw.settle_at_most(m, cutoff)
+                            } else {
+                                draw.settle_above(m, cutoff)
                             }
+                        })
+                    } else {
+                        None
+                    };
+                    let known = match settled {
+                        Some(within) => Some(Evidence::Settled(within)),
+                        None => packed
+                            .and_then(|key| local.map.get(&(key, m)))
+                            .map(|&tails| Evidence::Tails(tails)),
+                    };
+                    match (known, packed) {
+                        (Some(evidence), Some(key)) => {
+                            local.recent.insert((key, m), evidence);
+                            slots.push(Slot::Ready(evidence));
                         }
-                    });
+                        (Some(evidence), None) => slots.push(Slot::Ready(evidence)),
+                        (None, _) => {
+                            missing.push(m);
+                            slots.push(Slot::Fetch(missing.len() - 1));
+                        }
+                    }
                 }
                 let found = if missing.is_empty() {
                     Vec::new()
@@ -429,7 +423,8 @@ impl RuleContext {
                 };
                 if let Some(key) = packed {
                     for (&m, &tails) in missing.iter().zip(&found) {
-                        local.insert(key, m, tails);
+                        local.recent.insert((key, m), Evidence::Tails(tails));
+                        local.map.insert((key, m), tails);
                     }
                 }
                 out.extend(slots.iter().map(|slot| match *slot {
@@ -543,15 +538,21 @@ fn no_discordant_tasks(observed: &Observed, values: &[f64]) -> bool {
 #[derive(Default)]
 pub struct LocalTails {
     map: HashMap<(u64, i64), Tails, BuildHasherDefault<CountHasher>>,
-    /// The entries of the pair being walked: a small table that stays in the processor's cache where
-    /// the thread's whole map does not. Cleared per pair.
-    recent: HashMap<(u64, i64), Tails, BuildHasherDefault<CountHasher>>,
-    /// Reused per decision: which thresholds bounds settled, the evidence per threshold, and the cuts
-    /// fetched from the shared cache.
-    settled: Vec<Option<bool>>,
+    /// What decided each (pattern, cut) of the pair being walked: a small table that stays in the
+    /// processor's cache where the thread's whole map does not. Cleared per pair, so a settled entry
+    /// never outlives the rule context and detail it was settled under.
+    recent: HashMap<(u64, i64), Evidence, BuildHasherDefault<CountHasher>>,
+    /// Reused per decision: the evidence per threshold and the cuts fetched from the shared cache.
     evidence: Vec<Evidence>,
     slots: Vec<Slot>,
     missing: Vec<i64>,
+}
+
+impl LocalTails {
+    /// Starts a new pair (under one rule context and detail): the small table forgets the last pair.
+    pub fn start_pair(&mut self) {
+        self.recent.clear();
+    }
 }
 
 /// What decides one threshold of a bootstrap decision.
@@ -567,27 +568,6 @@ enum Evidence {
 enum Slot {
     Ready(Evidence),
     Fetch(usize),
-}
-
-impl LocalTails {
-    /// Starts a new pair: its patterns replace the last pair's in the small table.
-    pub fn start_pair(&mut self) {
-        self.recent.clear();
-    }
-
-    fn get(&mut self, key: u64, m: i64) -> Option<Tails> {
-        if let Some(&tails) = self.recent.get(&(key, m)) {
-            return Some(tails);
-        }
-        let tails = *self.map.get(&(key, m))?;
-        self.recent.insert((key, m), tails);
-        Some(tails)
-    }
-
-    fn insert(&mut self, key: u64, m: i64, tails: Tails) {
-        self.recent.insert((key, m), tails);
-        self.map.insert((key, m), tails);
-    }
 }
 
 /// Packs three counts below 2²¹ into one integer (the 0/±1 case); `None` for other lattices.
