@@ -9,7 +9,9 @@
 //! - `mc`: B multinomial resamples of the counts from a caller-supplied random stream.
 //! - values off any lattice: B resamples of the values themselves (`mc` only).
 
-use super::stats::{LnFactorial, binomial_window, sample_binomial, unit};
+use super::stats::{
+    LnFactorial, WINDOW_CUTOFF, binomial_window, binomial_window_to, sample_binomial, unit,
+};
 
 /// Both tails at one cut point: `at_most` = P*(S* ≤ m) (R_promote), `above` = P*(S* > m) (R_reject).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -110,14 +112,42 @@ pub fn exact_binary_tails(
     cuts: &[i64],
     ln_fact: &LnFactorial,
 ) -> Vec<Tails> {
+    binary_tails_to(n, n_neg, n_pos, cuts, WINDOW_CUTOFF, ln_fact).0
+}
+
+/// [`exact_binary_tails`] with both binomial windows cut at `cutoff` of their modes, and a bound on how
+/// far each tail may then be from the exact one. A normalised window that leaves out mass D moves a
+/// weighted sum of values in [0, 1] by at most D/(1 − D) ≤ 2D; the J window weighs the tails, and the
+/// start window's error in F and G is carried unchanged by the walk's updates, which add exact terms.
+pub fn binary_tails_to(
+    n: u32,
+    n_neg: u32,
+    n_pos: u32,
+    cuts: &[i64],
+    cutoff: f64,
+    ln_fact: &LnFactorial,
+) -> (Vec<Tails>, f64) {
+    let error = |outside: f64| {
+        if outside <= 0.5 {
+            2.0 * outside
+        } else {
+            f64::INFINITY
+        }
+    };
     let discordant = n_neg + n_pos;
     if discordant == 0 || n == 0 {
-        return cuts
+        let tails = cuts
             .iter()
             .map(|&m| IntDistribution::point(0).tails(m))
             .collect();
+        return (tails, 0.0);
     }
-    let jw = binomial_window(n as usize, f64::from(discordant) / f64::from(n), ln_fact);
+    let (jw, j_outside) = binomial_window_to(
+        n as usize,
+        f64::from(discordant) / f64::from(n),
+        cutoff,
+        ln_fact,
+    );
     let pi = f64::from(n_pos) / f64::from(discordant);
     if n_pos == 0 || n_neg == 0 {
         // X = 0 or X = J with certainty: S* = ∓J.
@@ -126,7 +156,7 @@ pub fn exact_binary_tails(
             lo: 0,
             probs: Vec::new(),
         };
-        return cuts
+        let tails = cuts
             .iter()
             .map(|&m| {
                 let mut tails = dist.tails(m);
@@ -141,6 +171,7 @@ pub fn exact_binary_tails(
                 tails
             })
             .collect();
+        return (tails, error(j_outside));
     }
     let (ln_pi, ln_rest) = (pi.ln(), (1.0 - pi).ln());
     let pmf = |j: usize, x: i64| -> f64 {
@@ -153,7 +184,7 @@ pub fn exact_binary_tails(
     };
     // Bin(j0, π) is the same for every cut: build its window once.
     let j0 = jw.lo;
-    let start = binomial_window(j0, pi, ln_fact);
+    let (start, x_outside) = binomial_window_to(j0, pi, cutoff, ln_fact);
     let odds = pi / (1.0 - pi);
     // One walk per cut, advanced side by side: the cuts' update chains are independent, so the processor
     // overlaps them; each cut still sees exactly the same operations in the same order.
@@ -235,7 +266,8 @@ pub fn exact_binary_tails(
             }
         }
     }
-    walks.into_iter().map(|walk| walk.tails).collect()
+    let tails = walks.into_iter().map(|walk| walk.tails).collect();
+    (tails, error(j_outside) + error(x_outside))
 }
 
 /// The exact distribution of S* for n draws from the observed lattice counts, by n-fold convolution.
@@ -500,6 +532,36 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn coarse_windows_stay_within_their_error_bound() {
+        let table = LnFactorial::new(600);
+        let mut tight = 0;
+        for &(n, neg, pos) in &[
+            (25u32, 3u32, 9u32),
+            (100, 30, 12),
+            (250, 40, 41),
+            (475, 60, 110),
+            (500, 0, 80),
+            (60, 7, 0),
+            (300, 1, 290),
+        ] {
+            let cuts: Vec<i64> = (-(n as i64)..=(n as i64)).step_by(7).collect();
+            let exact = exact_binary_tails(n, neg, pos, &cuts, &table);
+            for cutoff in [1e-3, 1e-5, 1e-8] {
+                let (coarse, error) = binary_tails_to(n, neg, pos, &cuts, cutoff, &table);
+                tight += usize::from(error < 1e-4);
+                for (m, (a, b)) in cuts.iter().zip(coarse.iter().zip(&exact)) {
+                    assert!(
+                        (a.at_most - b.at_most).abs() <= error + 1e-12
+                            && (a.above - b.above).abs() <= error + 1e-12,
+                        "n={n} neg={neg} pos={pos} m={m} cutoff={cutoff}: {a:?} vs {b:?}, {error}"
+                    );
+                }
+            }
+        }
+        assert!(tight >= 14, "{tight}");
     }
 
     #[test]

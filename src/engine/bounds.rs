@@ -8,10 +8,13 @@
 //!   C = 0.4748 (Shevtsova 2011, identically distributed summands), where μ, σ² and ρ = E|X − μ|³ are
 //!   the moments of one resampled difference.
 //!
-//! A bound settles a case only when it clears the cutoff by [`SETTLE_MARGIN`], far more than the exact
-//! tail's rounding (about 1e-14), so a settled action is the one the exact tail would give.
+//! What the two bounds leave open, an exact sum over narrower windows with a bound on its error
+//! usually settles ([`coarse_tails`]). A case is settled only when it clears the cutoff by
+//! [`SETTLE_MARGIN`], far more than the exact tail's rounding (about 1e-14), so a settled action is the
+//! one the exact tail would give.
 
-use super::stats::normal_cdf;
+use super::bootstrap::{Tails, binary_tails_to};
+use super::stats::{LnFactorial, normal_cdf};
 
 /// The Berry–Esseen constant for sums of identically distributed terms (Shevtsova 2011).
 const BERRY_ESSEEN: f64 = 0.4748;
@@ -24,6 +27,55 @@ pub const SETTLE_MARGIN: f64 = 1e-9;
 pub struct TailBounds {
     pub lower: f64,
     pub upper: f64,
+}
+
+impl TailBounds {
+    /// `Some(true)` when the tail is surely at most `cutoff`, `Some(false)` when surely above it,
+    /// `None` when the bounds come within [`SETTLE_MARGIN`] of it (the exact tail must decide).
+    pub fn settle(self, cutoff: f64) -> Option<bool> {
+        if self.upper <= cutoff - SETTLE_MARGIN {
+            Some(true)
+        } else if self.lower >= cutoff + SETTLE_MARGIN {
+            Some(false)
+        } else {
+            None
+        }
+    }
+}
+
+/// Relative cutoff of the binomial windows in [`coarse_tails`]: about ±4.8 standard deviations
+/// instead of ±9.3, leaving out a few millionths of the mass.
+const COARSE_WINDOW: f64 = 1e-5;
+
+/// Rounding allowance of a tail summed over windows (measured errors are about 1e-14).
+const ROUNDING: f64 = 1e-10;
+
+/// Both tails of a pattern at cut m summed over coarse windows, with the bound on their error
+/// ([`binary_tails_to`]): about half the work of the exact tails, and decisive ([`settle_near`]) unless
+/// the deciding tail lies within a few millionths of the cutoff.
+pub fn coarse_tails(n: u32, n_neg: u32, n_pos: u32, m: i64, ln_fact: &LnFactorial) -> (Tails, f64) {
+    let (tails, error) = binary_tails_to(n, n_neg, n_pos, &[m], COARSE_WINDOW, ln_fact);
+    match tails.first() {
+        Some(&tails) => (tails, error),
+        // One cut in, one tail out; an unbounded error could never settle anything.
+        None => (
+            Tails {
+                at_most: 0.0,
+                above: 0.0,
+            },
+            f64::INFINITY,
+        ),
+    }
+}
+
+/// Settles a tail known to within `error` of `tail` against `cutoff`.
+pub fn settle_near(tail: f64, error: f64, cutoff: f64) -> Option<bool> {
+    let slack = error + ROUNDING;
+    TailBounds {
+        lower: tail - slack,
+        upper: tail + slack,
+    }
+    .settle(cutoff)
 }
 
 /// One resampled difference of a 0/±1 count pattern: n_neg differences of −1, n_pos of +1 and the rest
@@ -96,13 +148,12 @@ impl Draw {
     /// Whether P*(S* ≤ m) is surely at most `cutoff` (`Some(true)`), surely above it (`Some(false)`),
     /// or too close to tell (`None`). The cheaper upper bound is tried first.
     pub fn settle_at_most(self, m: i64, cutoff: f64) -> Option<bool> {
-        if self.upper_at_most(m as f64) <= cutoff - SETTLE_MARGIN {
-            Some(true)
-        } else if self.lower_at_most(m as f64) >= cutoff + SETTLE_MARGIN {
-            Some(false)
-        } else {
-            None
+        let upper = self.upper_at_most(m as f64);
+        if upper <= cutoff - SETTLE_MARGIN {
+            return Some(true);
         }
+        let lower = self.lower_at_most(m as f64);
+        TailBounds { lower, upper }.settle(cutoff)
     }
 
     /// [`Draw::settle_at_most`] for P*(S* > m).

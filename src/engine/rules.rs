@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::bootstrap::{
     LatticeCounts, Tails, exact_binary_tails, exact_lattice, mc_lattice, mc_values,
 };
-use super::bounds::Draw;
+use super::bounds::{self, Draw};
 use super::coverage::CoverageStatus;
 use super::pair::cut;
 use super::settings::{BootstrapMode, EPSILON, Policy, Rule, Threshold};
@@ -398,11 +398,12 @@ impl RuleContext {
                     } else {
                         None
                     };
+                    let at_most = observed.above(threshold, self.scale);
                     let known = match settled {
                         Some(within) => Some(Evidence::Settled(within)),
                         None => packed
                             .and_then(|key| local.map.get(&(key, m)))
-                            .map(|&tails| Evidence::Tails(tails)),
+                            .and_then(|known| known.evidence(at_most, settle, cutoff)),
                     };
                     match (known, packed) {
                         (Some(evidence), Some(key)) => {
@@ -411,7 +412,7 @@ impl RuleContext {
                         }
                         (Some(evidence), None) => slots.push(Slot::Ready(evidence)),
                         (None, _) => {
-                            missing.push(m);
+                            missing.push((m, at_most));
                             slots.push(Slot::Fetch(missing.len() - 1));
                         }
                     }
@@ -419,17 +420,17 @@ impl RuleContext {
                 let found = if missing.is_empty() {
                     Vec::new()
                 } else {
-                    self.shared_tails(mode, counts, scale, packed, &missing)
+                    self.fetch_evidence(mode, counts, scale, packed, &missing, settle)
                 };
                 if let Some(key) = packed {
-                    for (&m, &tails) in missing.iter().zip(&found) {
-                        local.recent.insert((key, m), Evidence::Tails(tails));
-                        local.map.insert((key, m), tails);
+                    for (&(m, _), &(evidence, known)) in missing.iter().zip(&found) {
+                        local.recent.insert((key, m), evidence);
+                        local.map.insert((key, m), known);
                     }
                 }
                 out.extend(slots.iter().map(|slot| match *slot {
                     Slot::Ready(evidence) => evidence,
-                    Slot::Fetch(index) => Evidence::Tails(found[index]),
+                    Slot::Fetch(index) => found[index].0,
                 }));
                 local.slots = slots;
                 local.missing = missing;
@@ -455,40 +456,74 @@ impl RuleContext {
         }
     }
 
-    /// Tails of a lattice pattern at `cuts` from the shared cache, the missing ones computed (and
-    /// remembered there). The shared cache holds one entry per pattern and cut, so replays with other
-    /// threshold sets share the cuts they have in common.
-    fn shared_tails(
+    /// Evidence for a lattice pattern at the `missing` cuts (each with its deciding side: true for
+    /// R_promote = P*(S* ≤ m)), with the tails now known there: from the shared cache; else, when
+    /// `settle`, the coarse sum, remembered there too; the exact tails where neither settles, computed
+    /// and remembered. The shared cache holds one entry per pattern and cut, so replays with other
+    /// threshold sets and tail cutoffs share the cuts they have in common.
+    fn fetch_evidence(
         &self,
         mode: BootstrapMode,
         counts: &LatticeCounts,
         scale: u32,
         packed: Option<u64>,
-        cuts: &[i64],
-    ) -> Vec<Tails> {
+        missing: &[(i64, bool)],
+        settle: bool,
+    ) -> Vec<(Evidence, KnownTails)> {
         let pattern = match packed {
             Some(key) => Pattern::Packed(key),
             None => Pattern::Counts(counts.clone()),
         };
-        let mut found = self.tails.get(&pattern, cuts);
-        let missing: Vec<i64> = cuts
+        let cutoff = self.policy.tail.value();
+        let cuts: Vec<i64> = missing.iter().map(|&(m, _)| m).collect();
+        let cached = self.tails.get(&pattern, &cuts);
+        let mut coarse = Vec::new();
+        let mut found: Vec<Option<(Evidence, KnownTails)>> = Vec::with_capacity(missing.len());
+        for (&(m, at_most), known) in missing.iter().zip(cached) {
+            let known = match known {
+                Some(known) => Some(known),
+                None if settle => {
+                    let (tails, error) = bounds::coarse_tails(
+                        counts.n(),
+                        counts.counts[0],
+                        counts.counts[2],
+                        m,
+                        &self.ln_fact,
+                    );
+                    let known = KnownTails { tails, error };
+                    coarse.push((m, known));
+                    Some(known)
+                }
+                None => None,
+            };
+            found.push(known.and_then(|known| {
+                known
+                    .evidence(at_most, settle, cutoff)
+                    .map(|evidence| (evidence, known))
+            }));
+        }
+        if !coarse.is_empty() {
+            let (cuts, known): (Vec<i64>, Vec<KnownTails>) = coarse.into_iter().unzip();
+            self.tails.insert(&pattern, &cuts, &known);
+        }
+        let open: Vec<i64> = cuts
             .iter()
             .zip(&found)
-            .filter(|(_, tails)| tails.is_none())
+            .filter(|(_, slot)| slot.is_none())
             .map(|(&m, _)| m)
             .collect();
-        if !missing.is_empty() {
-            let computed: Vec<Tails> = match mode {
+        if !open.is_empty() {
+            let computed: Vec<KnownTails> = match mode {
                 BootstrapMode::Exact if scale == 1 => exact_binary_tails(
                     counts.n(),
                     counts.counts[0],
                     counts.counts[2],
-                    &missing,
+                    &open,
                     &self.ln_fact,
                 ),
                 BootstrapMode::Exact => {
                     let dist = exact_lattice(counts);
-                    missing.iter().map(|&m| dist.tails(m)).collect()
+                    open.iter().map(|&m| dist.tails(m)).collect()
                 }
                 BootstrapMode::Mc { resamples } => {
                     // The resamples depend on the pattern only, so each cut's tails do not depend on
@@ -498,13 +533,18 @@ impl RuleContext {
                         key = key.u64(u64::from(c));
                     }
                     let mut rng = key.rng();
-                    mc_lattice(counts, &missing, resamples, || rng.next_u64())
+                    mc_lattice(counts, &open, resamples, || rng.next_u64())
                 }
-            };
-            self.tails.insert(&pattern, &missing, &computed);
+            }
+            .into_iter()
+            .map(KnownTails::exact)
+            .collect();
+            self.tails.insert(&pattern, &open, &computed);
             let mut computed = computed.into_iter();
             for slot in found.iter_mut().filter(|slot| slot.is_none()) {
-                *slot = computed.next();
+                *slot = computed
+                    .next()
+                    .map(|known| (Evidence::Tails(known.tails), known));
             }
         }
         found.into_iter().flatten().collect()
@@ -537,7 +577,7 @@ fn no_discordant_tasks(observed: &Observed, values: &[f64]) -> bool {
 /// an entry serves every threshold set whose cut it is.
 #[derive(Default)]
 pub struct LocalTails {
-    map: HashMap<(u64, i64), Tails, BuildHasherDefault<CountHasher>>,
+    map: HashMap<(u64, i64), KnownTails, BuildHasherDefault<CountHasher>>,
     /// What decided each (pattern, cut) of the pair being walked: a small table that stays in the
     /// processor's cache where the thread's whole map does not. Cleared per pair, so a settled entry
     /// never outlives the rule context and detail it was settled under.
@@ -545,7 +585,7 @@ pub struct LocalTails {
     /// Reused per decision: the evidence per threshold and the cuts fetched from the shared cache.
     evidence: Vec<Evidence>,
     slots: Vec<Slot>,
-    missing: Vec<i64>,
+    missing: Vec<(i64, bool)>,
 }
 
 impl LocalTails {
@@ -561,6 +601,37 @@ enum Evidence {
     /// Bounds settled whether the deciding tail is within the cutoff.
     Settled(bool),
     Tails(Tails),
+}
+
+/// The tails known for a pattern and cut: exact (`error` 0), or summed over coarse windows and within
+/// `error` of the exact ones.
+#[derive(Debug, Clone, Copy)]
+struct KnownTails {
+    tails: Tails,
+    error: f64,
+}
+
+impl KnownTails {
+    fn exact(tails: Tails) -> Self {
+        KnownTails { tails, error: 0.0 }
+    }
+
+    /// The evidence these tails give for the side `at_most` (R_promote) or not (R_reject): exact tails
+    /// always; coarse ones only a verdict, and only when the caller settles (`None` otherwise).
+    fn evidence(self, at_most: bool, settle: bool, cutoff: f64) -> Option<Evidence> {
+        if self.error == 0.0 {
+            return Some(Evidence::Tails(self.tails));
+        }
+        if !settle {
+            return None;
+        }
+        let tail = if at_most {
+            self.tails.at_most
+        } else {
+            self.tails.above
+        };
+        bounds::settle_near(tail, self.error, cutoff).map(Evidence::Settled)
+    }
 }
 
 /// A threshold's evidence while the missing tails are fetched: ready, or the index of its cut among them.
@@ -621,13 +692,14 @@ enum Pattern {
     Counts(LatticeCounts),
 }
 
-type PackedCutMap = HashMap<(u64, i64), Tails, BuildHasherDefault<CountHasher>>;
+type PackedCutMap = HashMap<(u64, i64), KnownTails, BuildHasherDefault<CountHasher>>;
 
-type CountsCutMap = HashMap<(LatticeCounts, i64), Tails, BuildHasherDefault<CountHasher>>;
+type CountsCutMap = HashMap<(LatticeCounts, i64), KnownTails, BuildHasherDefault<CountHasher>>;
 
-/// Bootstrap tails per observed count pattern and cut, sharded by pattern so that worker threads rarely
-/// wait. The values depend only on the pattern, the cut, the bootstrap mode and (for mc) the seed, so a
-/// cache can serve every replay that shares those, whatever its thresholds (see [`TailCache::signature`]).
+/// Bootstrap tails per observed count pattern and cut (exact, or coarse with their error bound), sharded
+/// by pattern so that worker threads rarely wait. The values depend only on the pattern, the cut, the
+/// bootstrap mode and (for mc) the seed, so a cache can serve every replay that shares those, whatever
+/// its thresholds and tail cutoff (see [`TailCache::signature`]).
 pub struct TailCache {
     /// Unique per cache: keys the worker threads' front caches ([`LocalTails`]), which may serve every
     /// replay that shares this cache and its thresholds, and so hold the same values.
@@ -666,7 +738,7 @@ impl TailCache {
     }
 
     /// The cached tails of a pattern at each cut (`None` where absent).
-    fn get(&self, pattern: &Pattern, cuts: &[i64]) -> Vec<Option<Tails>> {
+    fn get(&self, pattern: &Pattern, cuts: &[i64]) -> Vec<Option<KnownTails>> {
         let shard = Self::shard_index(pattern);
         let found = match pattern {
             Pattern::Packed(key) => self.packed[shard]
@@ -682,20 +754,35 @@ impl TailCache {
         found.unwrap_or_else(|| vec![None; cuts.len()])
     }
 
-    fn insert(&self, pattern: &Pattern, cuts: &[i64], tails: &[Tails]) {
+    /// Remembers tails at each cut, keeping an exact entry over a coarse one (another thread may have
+    /// computed the exact tails meanwhile).
+    fn insert(&self, pattern: &Pattern, cuts: &[i64], tails: &[KnownTails]) {
+        fn keep_best<K: Eq + Hash>(
+            map: &mut HashMap<K, KnownTails, BuildHasherDefault<CountHasher>>,
+            key: K,
+            value: KnownTails,
+        ) {
+            map.entry(key)
+                .and_modify(|old| {
+                    if value.error <= old.error {
+                        *old = value
+                    }
+                })
+                .or_insert(value);
+        }
         let shard = Self::shard_index(pattern);
         match pattern {
             Pattern::Packed(key) => {
                 if let Ok(mut map) = self.packed[shard].lock() {
                     for (&m, &value) in cuts.iter().zip(tails) {
-                        map.insert((*key, m), value);
+                        keep_best(&mut map, (*key, m), value);
                     }
                 }
             }
             Pattern::Counts(counts) => {
                 if let Ok(mut map) = self.counts[shard].lock() {
                     for (&m, &value) in cuts.iter().zip(tails) {
-                        map.insert((counts.clone(), m), value);
+                        keep_best(&mut map, (counts.clone(), m), value);
                     }
                 }
             }

@@ -48,41 +48,68 @@ pub struct BinomialWindow {
 /// Binomial probabilities around the mode, walking outward with the pmf ratio until terms fall below
 /// [`WINDOW_CUTOFF`] of the mode's.
 pub fn binomial_window(n: usize, p: f64, ln_fact: &LnFactorial) -> BinomialWindow {
+    binomial_window_to(n, p, WINDOW_CUTOFF, ln_fact).0
+}
+
+/// [`binomial_window`] down to `cutoff` of the mode's term, with a bound on the probability left
+/// outside the window. Past the mode each side's pmf ratios shrink, so the terms left out sum to at most
+/// the first of them over (1 − the next ratio).
+pub fn binomial_window_to(
+    n: usize,
+    p: f64,
+    cutoff: f64,
+    ln_fact: &LnFactorial,
+) -> (BinomialWindow, f64) {
     if p <= 0.0 {
-        return BinomialWindow {
+        let window = BinomialWindow {
             lo: 0,
             probs: vec![1.0],
         };
+        return (window, 0.0);
     }
     if p >= 1.0 {
-        return BinomialWindow {
+        let window = BinomialWindow {
             lo: n,
             probs: vec![1.0],
         };
+        return (window, 0.0);
     }
     let mode = (((n + 1) as f64) * p).floor().min(n as f64) as usize;
     let ln_mode =
         ln_fact.ln_choose(n, mode) + mode as f64 * p.ln() + (n - mode) as f64 * (1.0 - p).ln();
     let peak = ln_mode.exp();
     let odds = p / (1.0 - p);
-    let mut above = Vec::new();
+    let left_out = |term: f64, next_ratio: f64| {
+        if next_ratio < 1.0 {
+            term / (1.0 - next_ratio)
+        } else {
+            f64::INFINITY
+        }
+    };
+    // Terms fall below `cutoff` of the mode's about √(2·ln(1/cutoff)) standard deviations out.
+    let reach =
+        ((2.0 * (1.0 / cutoff).ln()).sqrt() * (n as f64 * p * (1.0 - p)).sqrt()) as usize + 2;
+    let mut outside = 0.0;
+    let mut above = Vec::with_capacity(reach.min(n));
     let mut term = peak;
     let mut k = mode;
     while k < n {
         term *= (n - k) as f64 / (k + 1) as f64 * odds;
         k += 1;
-        if term < peak * WINDOW_CUTOFF {
+        if term < peak * cutoff {
+            outside += left_out(term, (n - k) as f64 / (k + 1) as f64 * odds);
             break;
         }
         above.push(term);
     }
-    let mut below = Vec::new();
+    let mut below = Vec::with_capacity(reach.min(n));
     let mut term = peak;
     let mut k = mode;
     while k > 0 {
         term *= k as f64 / (n - k + 1) as f64 / odds;
         k -= 1;
-        if term < peak * WINDOW_CUTOFF {
+        if term < peak * cutoff {
+            outside += left_out(term, k as f64 / (n - k + 1) as f64 / odds);
             break;
         }
         below.push(term);
@@ -98,7 +125,7 @@ pub fn binomial_window(n: usize, p: f64, ln_fact: &LnFactorial) -> BinomialWindo
     for p in &mut probs {
         *p /= total;
     }
-    BinomialWindow { lo, probs }
+    (BinomialWindow { lo, probs }, outside)
 }
 
 /// Standard normal CDF Φ(x), accurate to about 1e-15 (via the complementary error function).
@@ -149,6 +176,25 @@ mod tests {
         let table = LnFactorial::new(20);
         assert!((table.ln_choose(10, 3).exp() - 120.0).abs() < 1e-9);
         assert!((table.ln_choose(20, 10).exp() - 184_756.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_coarse_window_bounds_the_mass_it_leaves_out() {
+        let table = LnFactorial::new(500);
+        let pmf = |n: usize, p: f64, k: usize| {
+            (table.ln_choose(n, k) + k as f64 * p.ln() + (n - k) as f64 * (1.0 - p).ln()).exp()
+        };
+        for &(n, p) in &[(10, 0.3), (60, 0.5), (250, 0.3), (500, 0.02), (500, 0.97)] {
+            for cutoff in [1e-2, 1e-5, 1e-9] {
+                let (window, outside) = binomial_window_to(n, p, cutoff, &table);
+                let hi = window.lo + window.probs.len();
+                let left_out: f64 = (0..window.lo).chain(hi..=n).map(|k| pmf(n, p, k)).sum();
+                assert!(
+                    left_out <= outside * (1.0 + 1e-9) && outside < 10.0 * cutoff,
+                    "n={n} p={p} cutoff={cutoff}: {left_out} vs {outside}"
+                );
+            }
+        }
     }
 
     #[test]
