@@ -43,6 +43,24 @@ impl TailBounds {
     }
 }
 
+/// A tail cutoff a, with the logarithm the upper bounds are compared against (computed once).
+#[derive(Debug, Clone, Copy)]
+pub struct Cutoff {
+    value: f64,
+    /// ln(a − margin): an upper bound whose logarithm is at most this settles "within a".
+    ln_settle: f64,
+}
+
+impl Cutoff {
+    pub fn new(value: f64) -> Self {
+        // A cutoff within the margin of 0 gives NaN or −∞ here, so no upper bound settles it.
+        Cutoff {
+            value,
+            ln_settle: (value - SETTLE_MARGIN).ln(),
+        }
+    }
+}
+
 /// Relative cutoff of the binomial windows in [`coarse_tails`]: about ±4.8 standard deviations
 /// instead of ±9.3, leaving out a few millionths of the mass.
 const COARSE_WINDOW: f64 = 1e-5;
@@ -69,13 +87,13 @@ pub fn coarse_tails(n: u32, n_neg: u32, n_pos: u32, m: i64, ln_fact: &LnFactoria
 }
 
 /// Settles a tail known to within `error` of `tail` against `cutoff`.
-pub fn settle_near(tail: f64, error: f64, cutoff: f64) -> Option<bool> {
+pub fn settle_near(tail: f64, error: f64, cutoff: Cutoff) -> Option<bool> {
     let slack = error + ROUNDING;
     TailBounds {
         lower: tail - slack,
         upper: tail + slack,
     }
-    .settle(cutoff)
+    .settle(cutoff.value)
 }
 
 /// One resampled difference of a 0/±1 count pattern: n_neg differences of −1, n_pos of +1 and the rest
@@ -145,24 +163,47 @@ impl Draw {
         self.mirrored().at_most(-m - 1)
     }
 
-    /// Whether P*(S* ≤ m) is surely at most `cutoff` (`Some(true)`), surely above it (`Some(false)`),
-    /// or too close to tell (`None`). The cheaper upper bound is tried first.
-    pub fn settle_at_most(self, m: i64, cutoff: f64) -> Option<bool> {
-        let upper = self.upper_at_most(m as f64);
-        if upper <= cutoff - SETTLE_MARGIN {
+    /// Whether P*(S* ≤ m) is surely at most the cutoff (`Some(true)`), surely above it (`Some(false)`),
+    /// or too close to tell (`None`). Cheapest first: Bernstein's bound (no logarithm), then the
+    /// Chernoff bound, then the Berry–Esseen lower bound.
+    pub fn settle_at_most(self, m: i64, cutoff: Cutoff) -> Option<bool> {
+        let m = m as f64;
+        if self.ln_bernstein_at_most(m) <= cutoff.ln_settle
+            || ln_chernoff_at_most(self.n, self.p_neg, self.p_zero, self.p_pos, m)
+                <= cutoff.ln_settle
+        {
             return Some(true);
         }
-        let lower = self.lower_at_most(m as f64);
-        TailBounds { lower, upper }.settle(cutoff)
+        // With m + 1 at or above the mean the normal term is at least 1/2, no error function needed.
+        let sure_floor = m + 1.0 >= self.n * self.mean
+            && 0.5 - self.berry_esseen >= cutoff.value + SETTLE_MARGIN;
+        if sure_floor || self.lower_at_most(m) >= cutoff.value + SETTLE_MARGIN {
+            Some(false)
+        } else {
+            None
+        }
     }
 
     /// [`Draw::settle_at_most`] for P*(S* > m).
-    pub fn settle_above(self, m: i64, cutoff: f64) -> Option<bool> {
+    pub fn settle_above(self, m: i64, cutoff: Cutoff) -> Option<bool> {
         self.mirrored().settle_at_most(-m - 1, cutoff)
     }
 
+    /// ln of Bernstein's bound P(S* ≤ m) ≤ exp(−g²/(2(nσ² + b·g/3))) for m = nμ − g below the mean,
+    /// with every |X − μ| ≤ b = 1 + |μ|; 0 (the trivial bound) for m at or above the mean.
+    fn ln_bernstein_at_most(self, m: f64) -> f64 {
+        let gap = self.n * self.mean - m;
+        if gap <= 0.0 {
+            return 0.0;
+        }
+        let reach = 1.0 + self.mean.abs();
+        -gap * gap / (2.0 * (self.spread * self.spread + reach * gap / 3.0))
+    }
+
     fn upper_at_most(self, m: f64) -> f64 {
-        chernoff_at_most(self.n, self.p_neg, self.p_zero, self.p_pos, m).min(1.0)
+        ln_chernoff_at_most(self.n, self.p_neg, self.p_zero, self.p_pos, m)
+            .exp()
+            .min(1.0)
     }
 
     /// S* is an integer, so P(S* ≤ m) = P(S* < m + 1): the normal term may be taken at m + 1.
@@ -171,35 +212,34 @@ impl Draw {
     }
 }
 
-/// min over t ≥ 0 of e^{tm}·(p₊e^{−t} + p₀ + p₋e^{t})^n. Setting the derivative to zero gives, for
+/// ln of the minimum over t ≥ 0 of e^{tm}·(p₊e^{−t} + p₀ + p₋e^{t})^n. Setting the derivative to zero gives, for
 /// u = e^t, (n + m)·p₋·u² + m·p₀·u + (m − n)·p₊ = 0. Any t ≥ 0 gives a valid bound, so a root that is
-/// not quite the minimum only loosens it; where no root lies above u = 1 the bound is 1 (or 0 when the
-/// sum cannot reach down to m at all).
-fn chernoff_at_most(n: f64, p_neg: f64, p_zero: f64, p_pos: f64, m: f64) -> f64 {
+/// not quite the minimum only loosens it; where no root lies above u = 1 the bound is 1 (ln 0), or 0
+/// (ln −∞) when the sum cannot reach down to m at all.
+fn ln_chernoff_at_most(n: f64, p_neg: f64, p_zero: f64, p_pos: f64, m: f64) -> f64 {
     let lowest_sum = if p_neg > 0.0 { -n } else { 0.0 };
     if m < lowest_sum {
-        return 0.0;
+        return f64::NEG_INFINITY;
     }
     let (a, b, c) = ((n + m) * p_neg, m * p_zero, (m - n) * p_pos);
     let u = if a > 0.0 {
         let discriminant = b * b - 4.0 * a * c;
         if discriminant < 0.0 {
-            return 1.0;
+            return 0.0;
         }
         (-b + discriminant.sqrt()) / (2.0 * a)
     } else if b > 0.0 {
         -c / b
     } else if p_neg == 0.0 && m == 0.0 {
         // No −1 draws: P(S* ≤ 0) = P(no +1 draw) = p₀ⁿ, the bound's limit as t → ∞.
-        return p_zero.powf(n);
+        return n * p_zero.ln();
     } else {
-        return 1.0;
+        return 0.0;
     };
     if u.is_nan() || u <= 1.0 || u.is_infinite() {
-        return 1.0;
+        return 0.0;
     }
-    let log_bound = u.ln() * m + n * (p_pos / u + p_zero + p_neg * u).ln();
-    log_bound.exp()
+    u.ln() * m + n * (p_pos / u + p_zero + p_neg * u).ln()
 }
 
 #[cfg(test)]
@@ -224,6 +264,19 @@ mod tests {
                         continue;
                     };
                     for (&m, tails) in cuts.iter().zip(&exact) {
+                        let bernstein = [
+                            (draw.ln_bernstein_at_most(m as f64), tails.at_most),
+                            (
+                                draw.mirrored().ln_bernstein_at_most((-m - 1) as f64),
+                                tails.above,
+                            ),
+                        ];
+                        for (ln_bound, exact) in bernstein {
+                            assert!(
+                                exact <= ln_bound.exp() + 1e-12,
+                                "n={n} neg={n_neg} pos={n_pos} m={m}"
+                            );
+                        }
                         for (bounds, exact, settle) in [
                             (
                                 draw.at_most(m),
@@ -238,7 +291,7 @@ mod tests {
                                 "n={n} neg={n_neg} pos={n_pos} m={m}: {bounds:?} vs {exact}"
                             );
                             for cutoff in [0.01, 0.05, 0.1] {
-                                if let Some(within) = settle(draw, m, cutoff) {
+                                if let Some(within) = settle(draw, m, Cutoff::new(cutoff)) {
                                     settled += 1;
                                     assert_eq!(
                                         within,
@@ -260,6 +313,8 @@ mod tests {
     fn chernoff_bound_on_worked_numbers() {
         // n = 10 draws of ±1 with equal chance, P(S ≤ −6): u = 2 from 4u² − 6u − 4 = 0 (scaled),
         // bound = 2^−6 · ((1/2)/2 + 2/2)^10 = 1.25^10 / 64.
+        let chernoff_at_most =
+            |n, p_neg, p_zero, p_pos, m| ln_chernoff_at_most(n, p_neg, p_zero, p_pos, m).exp();
         let bound = chernoff_at_most(10.0, 0.5, 0.0, 0.5, -6.0);
         let expected = 1.25f64.powi(10) / 64.0;
         assert!((bound - expected).abs() < 1e-12, "{bound} vs {expected}");
@@ -267,6 +322,6 @@ mod tests {
         assert_eq!(chernoff_at_most(10.0, 0.5, 0.0, 0.5, 1.0), 1.0);
         assert_eq!(chernoff_at_most(10.0, 0.0, 0.5, 0.5, -1.0), 0.0);
         // No −1 draws and m = 0: the bound is exact, P(no +1 draw) = 0.5^10.
-        assert_eq!(chernoff_at_most(10.0, 0.0, 0.5, 0.5, 0.0), 0.5f64.powi(10));
+        assert!((chernoff_at_most(10.0, 0.0, 0.5, 0.5, 0.0) - 0.5f64.powi(10)).abs() < 1e-15);
     }
 }

@@ -14,7 +14,7 @@ use serde::Serialize;
 use super::bootstrap::{
     LatticeCounts, Tails, exact_binary_tails, exact_lattice, mc_lattice, mc_values,
 };
-use super::bounds::{self, Draw};
+use super::bounds::{self, Cutoff, Draw};
 use super::coverage::CoverageStatus;
 use super::pair::cut;
 use super::settings::{BootstrapMode, EPSILON, Policy, Rule, Threshold};
@@ -371,7 +371,7 @@ impl RuleContext {
             (Some(counts), Some(scale)) => {
                 let packed = pack(counts);
                 let settle = detail == Detail::Actions && self.exact_bootstrap() && scale == 1;
-                let cutoff = self.policy.tail.value();
+                let cutoff = Cutoff::new(self.policy.tail.value());
                 // The draw's moments, computed once per pattern and only if a bound is needed.
                 let mut draw: Option<Option<Draw>> = None;
                 let mut slots = std::mem::take(&mut local.slots);
@@ -474,7 +474,7 @@ impl RuleContext {
             Some(key) => Pattern::Packed(key),
             None => Pattern::Counts(counts.clone()),
         };
-        let cutoff = self.policy.tail.value();
+        let cutoff = Cutoff::new(self.policy.tail.value());
         let cuts: Vec<i64> = missing.iter().map(|&(m, _)| m).collect();
         let cached = self.tails.get(&pattern, &cuts);
         let mut coarse = Vec::new();
@@ -618,7 +618,7 @@ impl KnownTails {
 
     /// The evidence these tails give for the side `at_most` (R_promote) or not (R_reject): exact tails
     /// always; coarse ones only a verdict, and only when the caller settles (`None` otherwise).
-    fn evidence(self, at_most: bool, settle: bool, cutoff: f64) -> Option<Evidence> {
+    fn evidence(self, at_most: bool, settle: bool, cutoff: Cutoff) -> Option<Evidence> {
         if self.error == 0.0 {
             return Some(Evidence::Tails(self.tails));
         }
