@@ -533,6 +533,7 @@ impl<'a> Draws<'a> {
     }
 
     /// Appends the next task of group g.
+    #[inline(always)]
     fn next(&mut self, g: usize, out: &mut Vec<u32>) {
         let list = &mut self.members[g];
         let t = self.taken[g] as usize;

@@ -45,12 +45,14 @@ impl StreamKey {
 pub struct Stream(Xoshiro256PlusPlus);
 
 impl Stream {
+    #[inline(always)]
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
     }
 
     /// Uniform integer in 0..n (n ≥ 1), unbiased, by Lemire's multiply-and-reject method (a division
     /// only in the rare rejection branch).
+    #[inline(always)]
     pub fn below(&mut self, n: usize) -> usize {
         let n = n as u64;
         let mut product = u128::from(self.0.next_u64()) * u128::from(n);
