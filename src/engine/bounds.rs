@@ -61,16 +61,16 @@ impl Cutoff {
     }
 }
 
-/// Relative cutoff of the binomial windows in [`coarse_tails`]: about ±4.8 standard deviations
-/// instead of ±9.3, leaving out a few millionths of the mass.
-const COARSE_WINDOW: f64 = 1e-5;
+/// Relative cutoff of the binomial windows in [`coarse_tails`]: about ±3.7 standard deviations
+/// instead of ±9.3, leaving out about a ten-thousandth of the mass.
+const COARSE_WINDOW: f64 = 1e-3;
 
 /// Rounding allowance of a tail summed over windows (measured errors are about 1e-14).
 const ROUNDING: f64 = 1e-10;
 
 /// Both tails of a pattern at cut m summed over coarse windows, with the bound on their error
-/// ([`binary_tails_to`]): about half the work of the exact tails, and decisive ([`settle_near`]) unless
-/// the deciding tail lies within a few millionths of the cutoff.
+/// ([`binary_tails_to`]): under half the work of the exact tails, and decisive ([`settle_near`]) unless
+/// the deciding tail lies within about 1e-3 of the cutoff.
 pub fn coarse_tails(n: u32, n_neg: u32, n_pos: u32, m: i64, ln_fact: &LnFactorial) -> (Tails, f64) {
     let (tails, error) = binary_tails_to(n, n_neg, n_pos, &[m], COARSE_WINDOW, ln_fact);
     match tails.first() {

@@ -23,7 +23,13 @@ pub fn lattice_scale(dataset: &Dataset) -> Option<u32> {
 /// The integer cut point of "estimate > δ" for n differences on the lattice 1/scale: the sum S of the
 /// lattice values satisfies S/(n·scale) > δ + ε exactly when S > cut.
 pub fn cut(n: u32, scale: u32, threshold: Threshold) -> i64 {
-    (f64::from(n) * f64::from(scale) * (threshold.delta() + EPSILON)).floor() as i64
+    let limit = f64::from(n) * f64::from(scale) * (threshold.delta() + EPSILON);
+    // For limit ≥ 0 truncation is the floor, without a call to libm's floor (hot: every decision).
+    if limit >= 0.0 {
+        limit as i64
+    } else {
+        limit.floor() as i64
+    }
 }
 
 /// One ordered comparison, tested A against baseline B.

@@ -378,18 +378,21 @@ impl RuleContext {
                 let mut missing = std::mem::take(&mut local.missing);
                 slots.clear();
                 missing.clear();
+                let n = counts.n();
                 for &threshold in &self.thresholds {
-                    let m = cut(counts.n(), scale, threshold);
+                    let m = cut(n, scale, threshold);
                     if let Some(&evidence) = packed.and_then(|key| local.recent.get(&(key, m))) {
                         slots.push(Slot::Ready(evidence));
                         continue;
                     }
+                    // Above δ the deciding tail is R_promote = P*(S* ≤ m), else R_reject.
+                    let at_most = observed.sum_units > m;
                     let settled = if settle {
                         let draw = *draw.get_or_insert_with(|| {
-                            Draw::new(counts.n(), counts.counts[0], counts.counts[2])
+                            Draw::new(n, counts.counts[0], counts.counts[2])
                         });
                         draw.and_then(|draw| {
-                            if observed.above(threshold, self.scale) {
+                            if at_most {
                                 draw.settle_at_most(m, cutoff)
                             } else {
                                 draw.settle_above(m, cutoff)
@@ -398,7 +401,6 @@ impl RuleContext {
                     } else {
                         None
                     };
-                    let at_most = observed.above(threshold, self.scale);
                     let known = match settled {
                         Some(within) => Some(Evidence::Settled(within)),
                         None => packed
