@@ -401,12 +401,14 @@ impl RuleContext {
                     } else {
                         None
                     };
-                    let known = match settled {
-                        Some(within) => Some(Evidence::Settled(within)),
-                        None => packed
-                            .and_then(|key| local.map.get(&(key, m)))
-                            .and_then(|known| known.evidence(at_most, settle, cutoff)),
-                    };
+                    if let Some(within) = settled {
+                        // Bounds cost about what a table insert does: not worth remembering.
+                        slots.push(Slot::Ready(Evidence::Settled(within)));
+                        continue;
+                    }
+                    let known = packed
+                        .and_then(|key| local.map.get(&(key, m)))
+                        .and_then(|known| known.evidence(at_most, settle, cutoff));
                     match (known, packed) {
                         (Some(evidence), Some(key)) => {
                             local.recent.insert((key, m), evidence);
@@ -419,11 +421,20 @@ impl RuleContext {
                         }
                     }
                 }
-                let found = if missing.is_empty() {
-                    Vec::new()
-                } else {
-                    self.fetch_evidence(mode, counts, scale, packed, &missing, settle)
-                };
+                let mut found = std::mem::take(&mut local.fetched);
+                found.clear();
+                if !missing.is_empty() {
+                    self.fetch_evidence(
+                        mode,
+                        counts,
+                        scale,
+                        packed,
+                        &missing,
+                        settle,
+                        &mut local.fetch,
+                        &mut found,
+                    );
+                }
                 if let Some(key) = packed {
                     for (&(m, _), &(evidence, known)) in missing.iter().zip(&found) {
                         local.recent.insert((key, m), evidence);
@@ -436,6 +447,7 @@ impl RuleContext {
                 }));
                 local.slots = slots;
                 local.missing = missing;
+                local.fetched = found;
             }
             _ => {
                 // Off the lattice: resample the values (exact falls back to 200 resamples unless mc says more).
@@ -463,6 +475,7 @@ impl RuleContext {
     /// `settle`, the coarse sum, remembered there too; the exact tails where neither settles, computed
     /// and remembered. The shared cache holds one entry per pattern and cut, so replays with other
     /// threshold sets and tail cutoffs share the cuts they have in common.
+    #[allow(clippy::too_many_arguments)] // the pattern, what to fetch, and reused buffers
     fn fetch_evidence(
         &self,
         mode: BootstrapMode,
@@ -471,17 +484,29 @@ impl RuleContext {
         packed: Option<u64>,
         missing: &[(i64, bool)],
         settle: bool,
-    ) -> Vec<(Evidence, KnownTails)> {
+        scratch: &mut FetchScratch,
+        out: &mut Vec<(Evidence, KnownTails)>,
+    ) {
+        let FetchScratch {
+            cuts,
+            cached,
+            found,
+            coarse_cuts,
+            coarse_known,
+            open,
+        } = scratch;
         let pattern = match packed {
             Some(key) => Pattern::Packed(key),
             None => Pattern::Counts(counts.clone()),
         };
         let cutoff = Cutoff::new(self.policy.tail.value());
-        let cuts: Vec<i64> = missing.iter().map(|&(m, _)| m).collect();
-        let cached = self.tails.get(&pattern, &cuts);
-        let mut coarse = Vec::new();
-        let mut found: Vec<Option<(Evidence, KnownTails)>> = Vec::with_capacity(missing.len());
-        for (&(m, at_most), known) in missing.iter().zip(cached) {
+        cuts.clear();
+        cuts.extend(missing.iter().map(|&(m, _)| m));
+        self.tails.get(&pattern, cuts, cached);
+        coarse_cuts.clear();
+        coarse_known.clear();
+        found.clear();
+        for (&(m, at_most), &known) in missing.iter().zip(cached.iter()) {
             let known = match known {
                 Some(known) => Some(known),
                 None if settle => {
@@ -493,7 +518,8 @@ impl RuleContext {
                         &self.ln_fact,
                     );
                     let known = KnownTails { tails, error };
-                    coarse.push((m, known));
+                    coarse_cuts.push(m);
+                    coarse_known.push(known);
                     Some(known)
                 }
                 None => None,
@@ -504,23 +530,23 @@ impl RuleContext {
                     .map(|evidence| (evidence, known))
             }));
         }
-        if !coarse.is_empty() {
-            let (cuts, known): (Vec<i64>, Vec<KnownTails>) = coarse.into_iter().unzip();
-            self.tails.insert(&pattern, &cuts, &known);
+        if !coarse_cuts.is_empty() {
+            self.tails.insert(&pattern, coarse_cuts, coarse_known);
         }
-        let open: Vec<i64> = cuts
-            .iter()
-            .zip(&found)
-            .filter(|(_, slot)| slot.is_none())
-            .map(|(&m, _)| m)
-            .collect();
+        open.clear();
+        open.extend(
+            cuts.iter()
+                .zip(found.iter())
+                .filter(|(_, slot)| slot.is_none())
+                .map(|(&m, _)| m),
+        );
         if !open.is_empty() {
             let computed: Vec<KnownTails> = match mode {
                 BootstrapMode::Exact if scale == 1 => exact_binary_tails(
                     counts.n(),
                     counts.counts[0],
                     counts.counts[2],
-                    &open,
+                    open,
                     &self.ln_fact,
                 ),
                 BootstrapMode::Exact => {
@@ -535,13 +561,13 @@ impl RuleContext {
                         key = key.u64(u64::from(c));
                     }
                     let mut rng = key.rng();
-                    mc_lattice(counts, &open, resamples, || rng.next_u64())
+                    mc_lattice(counts, open, resamples, || rng.next_u64())
                 }
             }
             .into_iter()
             .map(KnownTails::exact)
             .collect();
-            self.tails.insert(&pattern, &open, &computed);
+            self.tails.insert(&pattern, open, &computed);
             let mut computed = computed.into_iter();
             for slot in found.iter_mut().filter(|slot| slot.is_none()) {
                 *slot = computed
@@ -549,7 +575,8 @@ impl RuleContext {
                     .map(|known| (Evidence::Tails(known.tails), known));
             }
         }
-        found.into_iter().flatten().collect()
+        out.clear();
+        out.extend(found.iter().flatten().copied());
     }
 }
 
@@ -580,14 +607,28 @@ fn no_discordant_tasks(observed: &Observed, values: &[f64]) -> bool {
 #[derive(Default)]
 pub struct LocalTails {
     map: HashMap<(u64, i64), KnownTails, BuildHasherDefault<CountHasher>>,
-    /// What decided each (pattern, cut) of the pair being walked: a small table that stays in the
-    /// processor's cache where the thread's whole map does not. Cleared per pair, so a settled entry
-    /// never outlives the rule context and detail it was settled under.
+    /// What the tails decided for each (pattern, cut) of the pair being walked (not what the cheap
+    /// bounds settled: recomputing those costs about what remembering them does): a small table that
+    /// stays in the processor's cache where the thread's whole map does not. Cleared per pair, so a
+    /// settled entry never outlives the rule context and detail it was settled under.
     recent: HashMap<(u64, i64), Evidence, BuildHasherDefault<CountHasher>>,
     /// Reused per decision: the evidence per threshold and the cuts fetched from the shared cache.
     evidence: Vec<Evidence>,
     slots: Vec<Slot>,
     missing: Vec<(i64, bool)>,
+    fetched: Vec<(Evidence, KnownTails)>,
+    fetch: FetchScratch,
+}
+
+/// Buffers of [`RuleContext::fetch_evidence`], reused from one decision to the next.
+#[derive(Default)]
+struct FetchScratch {
+    cuts: Vec<i64>,
+    cached: Vec<Option<KnownTails>>,
+    found: Vec<Option<(Evidence, KnownTails)>>,
+    coarse_cuts: Vec<i64>,
+    coarse_known: Vec<KnownTails>,
+    open: Vec<i64>,
 }
 
 impl LocalTails {
@@ -740,20 +781,24 @@ impl TailCache {
     }
 
     /// The cached tails of a pattern at each cut (`None` where absent).
-    fn get(&self, pattern: &Pattern, cuts: &[i64]) -> Vec<Option<KnownTails>> {
+    /// The cached tails of a pattern at each cut (`None` where absent), into `out`.
+    fn get(&self, pattern: &Pattern, cuts: &[i64], out: &mut Vec<Option<KnownTails>>) {
+        out.clear();
         let shard = Self::shard_index(pattern);
-        let found = match pattern {
-            Pattern::Packed(key) => self.packed[shard]
-                .lock()
-                .ok()
-                .map(|map| cuts.iter().map(|&m| map.get(&(*key, m)).copied()).collect()),
-            Pattern::Counts(counts) => self.counts[shard].lock().ok().map(|map| {
-                cuts.iter()
-                    .map(|&m| map.get(&(counts.clone(), m)).copied())
-                    .collect()
-            }),
-        };
-        found.unwrap_or_else(|| vec![None; cuts.len()])
+        match pattern {
+            Pattern::Packed(key) => {
+                if let Ok(map) = self.packed[shard].lock() {
+                    out.extend(cuts.iter().map(|&m| map.get(&(*key, m)).copied()));
+                }
+            }
+            Pattern::Counts(counts) => {
+                if let Ok(map) = self.counts[shard].lock() {
+                    out.extend(cuts.iter().map(|&m| map.get(&(counts.clone(), m)).copied()));
+                }
+            }
+        }
+        // A poisoned shard serves nothing: every cut is then computed afresh.
+        out.resize(cuts.len(), None);
     }
 
     /// Remembers tails at each cut, keeping an exact entry over a coarse one (another thread may have

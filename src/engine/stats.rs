@@ -90,19 +90,9 @@ pub fn binomial_window_to(
     let reach =
         ((2.0 * (1.0 / cutoff).ln()).sqrt() * (n as f64 * p * (1.0 - p)).sqrt()) as usize + 2;
     let mut outside = 0.0;
-    let mut above = Vec::with_capacity(reach.min(n));
-    let mut term = peak;
-    let mut k = mode;
-    while k < n {
-        term *= (n - k) as f64 / (k + 1) as f64 * odds;
-        k += 1;
-        if term < peak * cutoff {
-            outside += left_out(term, (n - k) as f64 / (k + 1) as f64 * odds);
-            break;
-        }
-        above.push(term);
-    }
-    let mut below = Vec::with_capacity(reach.min(n));
+    // One buffer: the terms below the mode (pushed walking down, then reversed), the mode, the terms
+    // above it.
+    let mut probs = Vec::with_capacity(2 * reach.min(n) + 1);
     let mut term = peak;
     let mut k = mode;
     while k > 0 {
@@ -112,13 +102,22 @@ pub fn binomial_window_to(
             outside += left_out(term, k as f64 / (n - k + 1) as f64 / odds);
             break;
         }
-        below.push(term);
+        probs.push(term);
     }
-    let lo = mode - below.len();
-    let mut probs = Vec::with_capacity(below.len() + 1 + above.len());
-    probs.extend(below.iter().rev());
+    let lo = mode - probs.len();
+    probs.reverse();
     probs.push(peak);
-    probs.extend(above);
+    let mut term = peak;
+    let mut k = mode;
+    while k < n {
+        term *= (n - k) as f64 / (k + 1) as f64 * odds;
+        k += 1;
+        if term < peak * cutoff {
+            outside += left_out(term, (n - k) as f64 / (k + 1) as f64 * odds);
+            break;
+        }
+        probs.push(term);
+    }
     // The mode's value carries the rounding of ln-factorial sums (~1e-12 relative at n = 500); the window
     // holds all but ~1e-17 of the mass, so normalising removes that error.
     let total: f64 = probs.iter().sum();
