@@ -409,13 +409,13 @@ impl RuleContext {
                     let known = packed
                         .and_then(|key| local.map.get(&(key, m)))
                         .and_then(|known| known.evidence(at_most, settle, cutoff));
+                    // Only packed patterns have thread-map entries, so a hit always has a key.
                     match (known, packed) {
                         (Some(evidence), Some(key)) => {
                             local.recent.insert((key, m), evidence);
                             slots.push(Slot::Ready(evidence));
                         }
-                        (Some(evidence), None) => slots.push(Slot::Ready(evidence)),
-                        (None, _) => {
+                        _ => {
                             missing.push((m, at_most));
                             slots.push(Slot::Fetch(missing.len() - 1));
                         }
