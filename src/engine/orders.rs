@@ -138,7 +138,7 @@ fn stratified_order(
         schedule.len() as u32,
         schedule.len() as u32,
     ))) {
-        // Items before the next tie block have distinct due times: their order is fixed.
+        // Items before the next run the ranking settles are in their fixed order.
         for &(_, g) in &schedule[position..block_start as usize] {
             if out.len() >= limit {
                 return;
@@ -202,6 +202,65 @@ pub fn tie_blocks(schedule: &[(u64, u32)]) -> Vec<(u32, u32)> {
         start = end;
     }
     blocks
+}
+
+/// Orders, in place, the runs of equal due times in `schedule` that the deficits settle alone, and
+/// returns the runs the random ranking must settle per order. At a run starting at position s, the
+/// k-th pick is k = s + 1 and every group's count taken so far is its items before s, whatever any
+/// earlier run's order was (each run holds a group at most once), so the deficits k·n_g − c_g·N are the
+/// same in every order; only a tie for the largest deficit needs the ranking.
+pub fn settle_ties(schedule: &mut [(u64, u32)], sizes: &[u32]) -> Vec<(u32, u32)> {
+    let n = u64::from(sizes.iter().sum::<u32>());
+    let mut taken = vec![0u64; sizes.len()];
+    let mut position = 0;
+    let mut ranked = Vec::new();
+    let mut block = Vec::new();
+    let mut settled = Vec::new();
+    for (start, end) in tie_blocks(schedule) {
+        for &(_, g) in &schedule[position..start as usize] {
+            taken[g as usize] += 1;
+        }
+        block.clear();
+        block.extend(
+            schedule[start as usize..end as usize]
+                .iter()
+                .map(|item| item.1),
+        );
+        settled.clear();
+        let mut k = u64::from(start) + 1;
+        let mut by_deficit = true;
+        while !block.is_empty() {
+            let deficit = |x: usize| (k * u64::from(sizes[x])) as i128 - (taken[x] * n) as i128;
+            let best = (0..block.len())
+                .max_by_key(|&i| deficit(block[i] as usize))
+                .unwrap_or(0);
+            let top = deficit(block[best] as usize);
+            if block
+                .iter()
+                .filter(|&&g| deficit(g as usize) == top)
+                .count()
+                > 1
+            {
+                by_deficit = false;
+            }
+            let g = block.swap_remove(best);
+            taken[g as usize] += 1;
+            settled.push(g);
+            k += 1;
+        }
+        if by_deficit {
+            for (item, &g) in schedule[start as usize..end as usize]
+                .iter_mut()
+                .zip(&settled)
+            {
+                item.1 = g;
+            }
+        } else {
+            ranked.push((start, end));
+        }
+        position = end as usize;
+    }
+    ranked
 }
 
 /// The smallest prefix k at which the coverage quota asks for a j-th task of a group of `size` out of `n`.
@@ -577,6 +636,8 @@ mod tests {
         }
         let n = group_of.len();
         let group_of_all = group_of.clone();
+        let mut schedule = quota_schedule(sizes);
+        let tie_blocks = settle_ties(&mut schedule, sizes);
         PairData {
             tested: 0,
             baseline: 1,
@@ -590,8 +651,8 @@ mod tests {
             resource: Vec::new(),
             cost_key: (0..n).map(|i| (n - i) as f64).collect(),
             left_out: 0,
-            quota_schedule: quota_schedule(sizes),
-            tie_blocks: tie_blocks(&quota_schedule(sizes)),
+            quota_schedule: schedule,
+            tie_blocks,
             initial_slack: initial_slack(sizes),
             members: sizes
                 .iter()
@@ -696,6 +757,38 @@ mod tests {
                 assert_eq!(fast, scan, "sizes {sizes:?} seed {seed}");
             }
         }
+    }
+
+    #[test]
+    fn settled_runs_leave_the_ranking_only_the_ties_of_deficits() {
+        // SWE-bench bash-only's repository sizes: two groups of 22 tie, the rest settle by deficit.
+        let sizes = [231u32, 75, 44, 34, 32, 22, 22, 19, 11, 6, 3, 1];
+        let plain = quota_schedule(&sizes);
+        let runs = tie_blocks(&plain);
+        let mut settled = plain.clone();
+        let ranked = settle_ties(&mut settled, &sizes);
+        assert!(
+            !ranked.is_empty() && ranked.len() * 4 < runs.len(),
+            "{} of {}",
+            ranked.len(),
+            runs.len()
+        );
+        assert!(ranked.iter().all(|run| runs.contains(run)));
+        // Same due times and, within each run, the same groups: only their order may change.
+        for &(start, end) in &runs {
+            let (start, end) = (start as usize, end as usize);
+            let mut a: Vec<_> = plain[start..end].to_vec();
+            let mut b: Vec<_> = settled[start..end].to_vec();
+            a.sort_unstable();
+            b.sort_unstable();
+            assert_eq!(a, b);
+        }
+        // Equal sizes tie everywhere: every run stays with the ranking.
+        let mut equal = quota_schedule(&[10; 4]);
+        assert_eq!(
+            settle_ties(&mut equal, &[10; 4]),
+            tie_blocks(&quota_schedule(&[10; 4]))
+        );
     }
 
     #[test]

@@ -60,7 +60,8 @@ pub struct PairData {
     /// Quota due times of every (group, j-th task) pair, sorted by due time: the skeleton of every
     /// stratified order of this pair (see `orders`).
     pub quota_schedule: Vec<(u64, u32)>,
-    /// Runs of equal due times in `quota_schedule`, resolved per order.
+    /// Runs of equal due times in `quota_schedule` that the random ranking settles per order (the
+    /// runs the deficits settle alone are already in order there; see `orders::settle_ties`).
     pub tie_blocks: Vec<(u32, u32)>,
     /// The quota slack of every prefix before any task is taken (Neyman orders).
     pub initial_slack: Vec<i64>,
@@ -243,8 +244,8 @@ fn prepare_pair(
             .collect(),
         _ => Vec::new(),
     };
-    let quota_schedule = super::orders::quota_schedule(&group_sizes);
-    let tie_blocks = super::orders::tie_blocks(&quota_schedule);
+    let mut quota_schedule = super::orders::quota_schedule(&group_sizes);
+    let tie_blocks = super::orders::settle_ties(&mut quota_schedule, &group_sizes);
     let initial_slack = super::orders::initial_slack(&group_sizes);
     let mut members: Vec<Vec<u32>> = vec![Vec::new(); group_sizes.len()];
     for (i, &g) in group_of.iter().enumerate() {
