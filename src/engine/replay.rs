@@ -129,21 +129,32 @@ impl Prepared {
     }
 
     /// Fills `sizes` with the observed prefix length at each budget of the grid for this order.
-    fn fill_prefix_sizes(&self, pair: &PairData, order: &[u32], sizes: &mut Vec<u32>) {
+    fn fill_prefix_sizes(
+        &self,
+        pair: &PairData,
+        order: &[u32],
+        running: &mut Vec<f64>,
+        sizes: &mut Vec<u32>,
+    ) {
         sizes.clear();
         match self.settings.measure {
             BudgetMeasure::Tasks => {
                 sizes.extend(self.settings.grid.iter().map(|b| b.tasks_of(pair.n())))
             }
             _ => {
-                // The total is summed in this order, so at b = 1 the whole record fits exactly.
-                let total: f64 = order.iter().map(|&i| pair.resource[i as usize]).sum();
+                // The running totals in this order (running[k] = the first k tasks), summed once: the
+                // total is the last, so at b = 1 the whole record fits exactly.
+                running.clear();
+                running.push(0.0);
+                let mut sum = 0.0;
+                for &i in order {
+                    sum += pair.resource[i as usize];
+                    running.push(sum);
+                }
                 let mut k = 0usize;
-                let mut running = 0.0;
                 for b in &self.settings.grid {
-                    let limit = b.value() * total;
-                    while k < order.len() && running + pair.resource[order[k] as usize] <= limit {
-                        running += pair.resource[order[k] as usize];
+                    let limit = b.value() * sum;
+                    while k < order.len() && running[k + 1] <= limit {
                         k += 1;
                     }
                     sizes.push(k as u32);
@@ -168,10 +179,11 @@ impl Prepared {
         let WalkScratch {
             snapshot,
             sizes,
+            running,
             quota_pair,
             quota_table,
         } = scratch;
-        self.fill_prefix_sizes(pair, order, sizes);
+        self.fill_prefix_sizes(pair, order, running, sizes);
         // Under the tasks measure every order of a pair stops at the same prefix lengths, so the quotas
         // r_g of each budget are computed once per pair rather than at every snapshot.
         let fixed_prefixes = self.settings.measure == BudgetMeasure::Tasks;
@@ -343,6 +355,8 @@ impl Snapshot {
 pub struct WalkScratch {
     snapshot: Snapshot,
     sizes: Vec<u32>,
+    /// Running totals of the budget measure along the order.
+    running: Vec<f64>,
     /// The pair whose per-budget quotas `quota_table` holds (`quota_table[budget * groups + g]`).
     quota_pair: Option<(usize, usize)>,
     quota_table: Vec<u32>,
