@@ -381,10 +381,6 @@ impl RuleContext {
                 let n = counts.n();
                 for &threshold in &self.thresholds {
                     let m = cut(n, scale, threshold);
-                    if let Some(&evidence) = packed.and_then(|key| local.recent.get(&(key, m))) {
-                        slots.push(Slot::Ready(evidence));
-                        continue;
-                    }
                     // Above δ the deciding tail is R_promote = P*(S* ≤ m), else R_reject.
                     let at_most = observed.sum_units > m;
                     let settled = if settle {
@@ -402,8 +398,12 @@ impl RuleContext {
                         None
                     };
                     if let Some(within) = settled {
-                        // Bounds cost about what a table insert does: not worth remembering.
+                        // Bounds cost about what a table lookup does: tried first, never remembered.
                         slots.push(Slot::Ready(Evidence::Settled(within)));
+                        continue;
+                    }
+                    if let Some(&evidence) = packed.and_then(|key| local.recent.get(&(key, m))) {
+                        slots.push(Slot::Ready(evidence));
                         continue;
                     }
                     let known = packed
