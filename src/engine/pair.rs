@@ -4,6 +4,8 @@
 //! within the pair, and the per-task resource and cost keys a budget measure or order needs.
 
 use super::settings::{BudgetMeasure, EPSILON, OrderKind, ReplaySettings, Threshold};
+use rayon::prelude::*;
+
 use crate::dataset::Dataset;
 
 /// The largest lattice denominator tried: averages of up to this many runs stay exact.
@@ -121,9 +123,10 @@ pub fn prepare_pairs(
     scale: Option<u32>,
 ) -> Vec<PairData> {
     let canonical = canonical_task_order(dataset);
+    // Each pair is prepared on its own; the collected vector keeps the pairs' order.
     dataset
         .directed_pairs()
-        .into_iter()
+        .into_par_iter()
         .map(|(a, b)| prepare_pair(dataset, settings, grouping, scale, &canonical, a, b))
         .collect()
 }
