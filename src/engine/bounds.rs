@@ -105,10 +105,8 @@ pub struct Draw {
     p_zero: f64,
     p_pos: f64,
     mean: f64,
-    /// σ√n, the standard deviation of S*.
-    spread: f64,
-    /// The Berry–Esseen bound on the distance between the distribution of S* and its normal.
-    berry_esseen: f64,
+    /// σ², the variance of one draw.
+    variance: f64,
 }
 
 impl Draw {
@@ -125,19 +123,28 @@ impl Draw {
         if variance <= 0.0 {
             return None;
         }
-        let third = p_pos * (1.0 - mean).abs().powi(3)
-            + p_neg * (1.0 + mean).abs().powi(3)
-            + p_zero * mean.abs().powi(3);
-        let spread = variance.sqrt() * count.sqrt();
         Some(Draw {
             n: count,
             p_neg,
             p_zero,
             p_pos,
             mean,
-            spread,
-            berry_esseen: BERRY_ESSEEN * third / (variance * spread),
+            variance,
         })
+    }
+
+    /// σ√n, the standard deviation of S*.
+    fn spread(self) -> f64 {
+        self.variance.sqrt() * self.n.sqrt()
+    }
+
+    /// The Berry–Esseen bound C·ρ/(σ³√n) on the distance between the distribution of S* and its
+    /// normal (computed only where the lower bound is needed).
+    fn berry_esseen(self) -> f64 {
+        let third = self.p_pos * (1.0 - self.mean).abs().powi(3)
+            + self.p_neg * (1.0 + self.mean).abs().powi(3)
+            + self.p_zero * self.mean.abs().powi(3);
+        BERRY_ESSEEN * third / (self.variance * self.spread())
     }
 
     /// The same draw with signs swapped (−S* for S*).
@@ -176,7 +183,7 @@ impl Draw {
         }
         // With m + 1 at or above the mean the normal term is at least 1/2, no error function needed.
         let sure_floor = m + 1.0 >= self.n * self.mean
-            && 0.5 - self.berry_esseen >= cutoff.value + SETTLE_MARGIN;
+            && 0.5 - self.berry_esseen() >= cutoff.value + SETTLE_MARGIN;
         if sure_floor || self.lower_at_most(m) >= cutoff.value + SETTLE_MARGIN {
             Some(false)
         } else {
@@ -197,7 +204,7 @@ impl Draw {
             return 0.0;
         }
         let reach = 1.0 + self.mean.abs();
-        -gap * gap / (2.0 * (self.spread * self.spread + reach * gap / 3.0))
+        -gap * gap / (2.0 * (self.n * self.variance + reach * gap / 3.0))
     }
 
     fn upper_at_most(self, m: f64) -> f64 {
@@ -208,7 +215,7 @@ impl Draw {
 
     /// S* is an integer, so P(S* ≤ m) = P(S* < m + 1): the normal term may be taken at m + 1.
     fn lower_at_most(self, m: f64) -> f64 {
-        (normal_cdf((m + 1.0 - self.n * self.mean) / self.spread) - self.berry_esseen).max(0.0)
+        (normal_cdf((m + 1.0 - self.n * self.mean) / self.spread()) - self.berry_esseen()).max(0.0)
     }
 }
 
