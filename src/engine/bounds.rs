@@ -1,14 +1,15 @@
 //! Cheap, rigorous bounds on the exact bootstrap tails of 0/±1 differences, used to settle a bootstrap
 //! decision without summing the exact distribution. A decision only asks whether one tail is at most the
-//! cutoff a; most count patterns are far from it on one side, and two O(1) bounds say so:
+//! cutoff a; most count patterns are far from it on one side, and O(1) bounds say so:
 //!
-//! - above: a Chernoff bound, P(S* ≤ m) ≤ e^{tm}·E[e^{−tS*}] for every t ≥ 0, at the minimising t
-//!   (a root of a quadratic for three-point draws);
+//! - above: Bernstein's inequality (no logarithm needed), then a Chernoff bound,
+//!   P(S* ≤ m) ≤ e^{tm}·E[e^{−tS*}] for every t ≥ 0, at the minimising t (a root of a quadratic for
+//!   three-point draws);
 //! - below: the Berry–Esseen inequality, |P(S* ≤ x) − Φ((x − nμ)/(σ√n))| ≤ C·ρ/(σ³√n) with
 //!   C = 0.4748 (Shevtsova 2011, identically distributed summands), where μ, σ² and ρ = E|X − μ|³ are
 //!   the moments of one resampled difference.
 //!
-//! What the two bounds leave open, an exact sum over narrower windows with a bound on its error
+//! What the bounds leave open, an exact sum over narrower windows with a bound on its error
 //! usually settles ([`coarse_tails`]). A case is settled only when it clears the cutoff by
 //! [`SETTLE_MARGIN`], far more than the exact tail's rounding (about 1e-14), so a settled action is the
 //! one the exact tail would give.
@@ -160,7 +161,7 @@ impl Draw {
     /// Bounds on P*(S* ≤ m).
     pub fn at_most(self, m: i64) -> TailBounds {
         TailBounds {
-            lower: self.lower_at_most(m as f64),
+            lower: self.lower_at_most(m as f64, self.berry_esseen()),
             upper: self.upper_at_most(m as f64),
         }
     }
@@ -181,10 +182,11 @@ impl Draw {
         {
             return Some(true);
         }
+        let berry_esseen = self.berry_esseen();
         // With m + 1 at or above the mean the normal term is at least 1/2, no error function needed.
-        let sure_floor = m + 1.0 >= self.n * self.mean
-            && 0.5 - self.berry_esseen() >= cutoff.value + SETTLE_MARGIN;
-        if sure_floor || self.lower_at_most(m) >= cutoff.value + SETTLE_MARGIN {
+        let sure_floor =
+            m + 1.0 >= self.n * self.mean && 0.5 - berry_esseen >= cutoff.value + SETTLE_MARGIN;
+        if sure_floor || self.lower_at_most(m, berry_esseen) >= cutoff.value + SETTLE_MARGIN {
             Some(false)
         } else {
             None
@@ -213,9 +215,10 @@ impl Draw {
             .min(1.0)
     }
 
-    /// S* is an integer, so P(S* ≤ m) = P(S* < m + 1): the normal term may be taken at m + 1.
-    fn lower_at_most(self, m: f64) -> f64 {
-        (normal_cdf((m + 1.0 - self.n * self.mean) / self.spread()) - self.berry_esseen()).max(0.0)
+    /// The Berry–Esseen lower bound, given the draw's [`Draw::berry_esseen`] term. S* is an integer, so
+    /// P(S* ≤ m) = P(S* < m + 1): the normal term may be taken at m + 1.
+    fn lower_at_most(self, m: f64, berry_esseen: f64) -> f64 {
+        (normal_cdf((m + 1.0 - self.n * self.mean) / self.spread()) - berry_esseen).max(0.0)
     }
 }
 
