@@ -151,13 +151,12 @@ impl Prepared {
                     sum += pair.resource[i as usize];
                     running.push(sum);
                 }
-                let mut k = 0usize;
+                // Amounts are finite and ≥ 0 (the loader's check), so the totals never fall and the
+                // longest prefix within each limit is a binary search, not a scan.
+                let totals = &running[1..];
                 for b in &self.settings.grid {
                     let limit = b.value() * sum;
-                    while k < order.len() && running[k + 1] <= limit {
-                        k += 1;
-                    }
-                    sizes.push(k as u32);
+                    sizes.push(totals.partition_point(|&total| total <= limit) as u32);
                 }
             }
         }
