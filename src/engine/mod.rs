@@ -7,6 +7,7 @@ pub mod bootstrap;
 pub mod bounds;
 pub mod coverage;
 pub mod detail;
+pub mod kept_orders;
 pub mod live;
 pub mod metrics;
 pub mod orders;

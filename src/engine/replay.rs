@@ -10,6 +10,7 @@ use rayon::prelude::*;
 
 use super::bootstrap::LatticeCounts;
 use super::coverage::{self, CoverageStatus};
+use super::kept_orders::{OrderCache, PairOrders};
 use super::metrics::{Metrics, summarise};
 use super::orders::{OrderKey, OrderScratch, build_order, build_order_with};
 use super::pair::{Grouping, PairData, lattice_scale, prepare_pairs};
@@ -44,6 +45,14 @@ impl Control {
     }
 }
 
+/// Caches carried from one replay to the next (the explorer's worker): bootstrap tails, valid for one
+/// [`TailCache::signature`] (the caller checks it), and task orders, which check themselves.
+#[derive(Clone, Default)]
+pub struct Caches {
+    pub tails: Option<Arc<TailCache>>,
+    pub orders: Option<Arc<OrderCache>>,
+}
+
 /// Everything fixed for one replay: the pairs, the rules, the group column.
 pub struct Prepared {
     pub settings: ReplaySettings,
@@ -52,19 +61,20 @@ pub struct Prepared {
     pub pairs: Vec<PairData>,
     pub system_names: Vec<String>,
     pub rules: RuleContext,
+    /// Task orders kept between replays, if any.
+    pub orders: Option<Arc<OrderCache>>,
 }
 
 impl Prepared {
     pub fn new(dataset: &Dataset, settings: &ReplaySettings) -> Result<Self, ReplayError> {
-        Self::with_cache(dataset, settings, None)
+        Self::with_cache(dataset, settings, Caches::default())
     }
 
-    /// [`Prepared::new`] reusing a tail cache from an earlier replay with the same
-    /// [`TailCache::signature`] (the caller checks it).
+    /// [`Prepared::new`] reusing caches from earlier replays.
     pub fn with_cache(
         dataset: &Dataset,
         settings: &ReplaySettings,
-        cache: Option<Arc<TailCache>>,
+        caches: Caches,
     ) -> Result<Self, ReplayError> {
         settings.validate(dataset).map_err(ReplayError::Invalid)?;
         if dataset.n_systems() < 2 {
@@ -96,8 +106,8 @@ impl Prepared {
             max_n,
         );
         let mut rules = rules;
-        if let Some(cache) = cache {
-            rules.tails = cache;
+        if let Some(tails) = caches.tails {
+            rules.tails = tails;
         }
         Ok(Prepared {
             settings: settings.clone(),
@@ -106,6 +116,7 @@ impl Prepared {
             pairs,
             system_names: names,
             rules,
+            orders: caches.orders,
         })
     }
 
@@ -440,17 +451,21 @@ impl PairTally {
 
 /// Tallies one pair over all its orders; `None` when cancelled.
 pub fn tally_pair(prep: &Prepared, pair: &PairData, control: &Control) -> Option<PairTally> {
-    tally_pair_records(prep, pair, control, 0..prep.settings.orders, None).map(|(tally, _)| tally)
+    tally_pair_records(prep, pair, control, 0..prep.settings.orders, None, None)
+        .map(|(tally, _)| tally)
 }
 
 /// [`tally_pair`] over the order indices `orders` only, also building every decision record when
-/// `records` gives their context. Order r is the same whatever range it is tallied in.
+/// `records` gives their context. Order r is the same whatever range it is tallied in. With `kept`
+/// (this pair's orders from the replay's order cache), kept orders are read rather than drawn, and
+/// newly drawn ones are kept.
 pub fn tally_pair_records(
     prep: &Prepared,
     pair: &PairData,
     control: &Control,
     orders: std::ops::Range<u32>,
     records: Option<&RecordContext<'_>>,
+    mut kept: Option<(&OrderCache, &mut PairOrders)>,
 ) -> Option<(PairTally, Vec<DecisionRecord>)> {
     let mut built = Vec::new();
     let budgets = prep.settings.grid.len();
@@ -470,9 +485,10 @@ pub fn tally_pair_records(
     let mut decisions = Vec::with_capacity(thresholds);
     let mut order_scratch = OrderScratch::default();
     // Under the tasks measure no budget looks past the last grid prefix, so orders stop there; the prefix
-    // is the same as the full order's (orders draw their tasks one at a time).
+    // is the same as the full order's (orders draw their tasks one at a time). Kept orders are whole, so
+    // that a replay under another measure can read them.
     let limit = match prep.settings.measure {
-        BudgetMeasure::Tasks => prep
+        BudgetMeasure::Tasks if kept.is_none() => prep
             .settings
             .grid
             .last()
@@ -492,14 +508,22 @@ pub fn tally_pair_records(
         if control.cancelled() {
             return None;
         }
-        order.clear();
-        let key = OrderKey {
-            kind: prep.settings.policy.order,
-            names: prep.names(pair),
-            seed: prep.settings.seed,
-            index: r,
-        };
-        build_order_with(&key, pair, &mut order_scratch, limit, &mut order);
+        let read = kept
+            .as_ref()
+            .is_some_and(|(_, kept)| kept.read(r, &mut order));
+        if !read {
+            order.clear();
+            let key = OrderKey {
+                kind: prep.settings.policy.order,
+                names: prep.names(pair),
+                seed: prep.settings.seed,
+                index: r,
+            };
+            build_order_with(&key, pair, &mut order_scratch, limit, &mut order);
+            if let Some((cache, kept)) = kept.as_mut() {
+                cache.keep(kept, r, &order);
+            }
+        }
         prep.walk_with(pair, &order, &mut walk_scratch, |b, snapshot| {
             tally.observed[b] += u64::from(snapshot.k);
             for (g, (&c, &required)) in snapshot
@@ -585,7 +609,7 @@ pub fn replay(
     settings: &ReplaySettings,
     control: &Control,
 ) -> Result<Replay, ReplayError> {
-    replay_cached(dataset, settings, control, None)
+    replay_cached(dataset, settings, control, Caches::default())
 }
 
 /// [`replay`] with a tail cache carried over from an earlier replay of the same signature.
@@ -593,9 +617,9 @@ pub fn replay_cached(
     dataset: &Dataset,
     settings: &ReplaySettings,
     control: &Control,
-    cache: Option<Arc<TailCache>>,
+    caches: Caches,
 ) -> Result<Replay, ReplayError> {
-    replay_after(dataset, settings, control, cache, None, true)
+    replay_after(dataset, settings, control, caches, None, true)
 }
 
 /// [`replay_cached`] for a quick preview: the same tallies and metrics, but without the unresolved
@@ -605,9 +629,9 @@ pub fn replay_preview(
     dataset: &Dataset,
     settings: &ReplaySettings,
     control: &Control,
-    cache: Option<Arc<TailCache>>,
+    caches: Caches,
 ) -> Result<Replay, ReplayError> {
-    replay_after(dataset, settings, control, cache, None, false)
+    replay_after(dataset, settings, control, caches, None, false)
 }
 
 /// Whether `settings` only adds orders to `earlier` (so a replay of `earlier` can be extended to it).
@@ -628,11 +652,11 @@ pub fn replay_extend(
     dataset: &Dataset,
     settings: &ReplaySettings,
     control: &Control,
-    cache: Option<Arc<TailCache>>,
+    caches: Caches,
     earlier: &Replay,
 ) -> Result<Replay, ReplayError> {
     let earlier = extends(&earlier.prepared.settings, settings).then_some(earlier);
-    replay_after(dataset, settings, control, cache, earlier, true)
+    replay_after(dataset, settings, control, caches, earlier, true)
 }
 
 /// Walks the orders of `settings` that `earlier` (same settings, fewer orders) has not, adding its
@@ -641,19 +665,35 @@ fn replay_after(
     dataset: &Dataset,
     settings: &ReplaySettings,
     control: &Control,
-    cache: Option<Arc<TailCache>>,
+    caches: Caches,
     earlier: Option<&Replay>,
     intervals: bool,
 ) -> Result<Replay, ReplayError> {
     let done = earlier.map_or(0, |replay| replay.prepared.settings.orders);
-    let prepared = Prepared::with_cache(dataset, settings, cache)?;
+    let prepared = Prepared::with_cache(dataset, settings, caches)?;
     let tallies: Vec<Option<PairTally>> = prepared
         .pairs
         .par_iter()
         .enumerate()
         .map(|(index, pair)| {
-            let (mut tally, _) =
-                tally_pair_records(&prepared, pair, control, done..settings.orders, None)?;
+            let cache = prepared.orders.as_deref();
+            let mut kept = cache.map(|cache| {
+                let (kind, seed) = (settings.policy.order, settings.seed);
+                cache.take(index, kind, seed, prepared.names(pair), pair)
+            });
+            let tallied = tally_pair_records(
+                &prepared,
+                pair,
+                control,
+                done..settings.orders,
+                None,
+                cache.zip(kept.as_mut()),
+            );
+            // Orders kept before a cancel are still the right orders.
+            if let (Some(cache), Some(kept)) = (cache, kept) {
+                cache.put(index, kept);
+            }
+            let (mut tally, _) = tallied?;
             if let Some(earlier) = earlier {
                 tally.add(&earlier.tallies[index]);
             }
@@ -685,7 +725,14 @@ pub fn replay_with_records(
         let results: Vec<Option<(PairTally, Vec<DecisionRecord>)>> = pairs
             .par_iter()
             .map(|pair| {
-                tally_pair_records(&prepared, pair, control, 0..settings.orders, Some(&context))
+                tally_pair_records(
+                    &prepared,
+                    pair,
+                    control,
+                    0..settings.orders,
+                    Some(&context),
+                    None,
+                )
             })
             .collect();
         for result in results {

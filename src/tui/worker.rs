@@ -9,7 +9,8 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use crate::dataset::Dataset;
-use crate::engine::replay::{extends, replay_cached, replay_extend, replay_preview};
+use crate::engine::kept_orders::OrderCache;
+use crate::engine::replay::{Caches, extends, replay_cached, replay_extend, replay_preview};
 use crate::engine::rules::TailCache;
 use crate::engine::{Control, Replay, ReplaySettings};
 
@@ -107,6 +108,9 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
     // thresholds, order, preset, rule, cutoff, group column or number of orders reuses them.
     type Signature = (Option<u32>, u64);
     let mut cache: Option<(Signature, Arc<TailCache>)> = None;
+    // Task orders serve every job that keeps the order and the pairs (threshold set, budget measure,
+    // cutoff, rule, preset): they check their own inputs, so one cache serves the worker's whole life.
+    let orders = Arc::new(OrderCache::default());
     // Replays run on their own pool of lower-priority threads: with every core busy, a key press still
     // gets the CPU at once, and when the terminal is idle the replay keeps every core.
     lower_thread_priority();
@@ -160,6 +164,10 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
                     && extends(&full.prepared.settings, &job.settings)
             })
             .map(|(_, full)| full.clone());
+        let caches = Caches {
+            tails: Some(tails),
+            orders: Some(orders.clone()),
+        };
         let mut passes = Vec::new();
         if job.settings.orders > PREVIEW_ORDERS && shown.is_none() {
             passes.push((
@@ -175,18 +183,14 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
             let mut outcome = Err(crate::engine::ReplayError::Cancelled);
             in_pool(&mut || {
                 outcome = match &shown {
-                    Some(earlier) => replay_extend(
-                        &job.dataset,
-                        &settings,
-                        &control,
-                        Some(tails.clone()),
-                        earlier,
-                    ),
+                    Some(earlier) => {
+                        replay_extend(&job.dataset, &settings, &control, caches.clone(), earlier)
+                    }
                     // A preview skips the unresolved interval; the full pass computes it.
                     None if preview => {
-                        replay_preview(&job.dataset, &settings, &control, Some(tails.clone()))
+                        replay_preview(&job.dataset, &settings, &control, caches.clone())
                     }
-                    None => replay_cached(&job.dataset, &settings, &control, Some(tails.clone())),
+                    None => replay_cached(&job.dataset, &settings, &control, caches.clone()),
                 };
             });
             match outcome {

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use pareval::data::{LoadOptions, load};
 use pareval::dataset::Dataset;
-use pareval::engine::replay::{Replay, replay_extend, replay_with_records};
+use pareval::engine::replay::{Caches, Replay, replay_extend, replay_with_records};
 use pareval::engine::settings::{
     BootstrapMode, BudgetMeasure, Fraction, Preset, ReplaySettings, Threshold, parse_grid,
 };
@@ -85,8 +85,8 @@ fn extending_a_replay_with_more_orders_gives_the_same_bits_as_replaying_them_all
             let control = Control::default();
             let whole = replay(&dataset, &full, &control).expect("replay");
             let earlier = replay(&dataset, &fewer, &control).expect("replay");
-            let extended =
-                replay_extend(&dataset, &full, &control, None, &earlier).expect("extend");
+            let extended = replay_extend(&dataset, &full, &control, Caches::default(), &earlier)
+                .expect("extend");
             assert_eq!(
                 extended.tallies,
                 whole.tallies,
@@ -108,7 +108,8 @@ fn extending_a_replay_with_more_orders_gives_the_same_bits_as_replaying_them_all
             };
             let fresh = replay(&dataset, &reseeded, &control).expect("replay");
             let not_extended =
-                replay_extend(&dataset, &reseeded, &control, None, &earlier).expect("extend");
+                replay_extend(&dataset, &reseeded, &control, Caches::default(), &earlier)
+                    .expect("extend");
             assert_eq!(not_extended.tallies, fresh.tallies);
         }
     }
@@ -164,7 +165,10 @@ fn one_tail_cache_serves_every_threshold_set() {
                         &dataset,
                         settings,
                         &Control::default(),
-                        Some(cache.clone()),
+                        Caches {
+                            tails: Some(cache.clone()),
+                            orders: None,
+                        },
                     )
                     .expect("replay")
                 })
@@ -182,6 +186,95 @@ fn one_tail_cache_serves_every_threshold_set() {
                 "{:?} {bootstrap}",
                 settings.thresholds
             );
+        }
+    }
+}
+
+/// The explorer's worker keeps task orders from one replay to the next. Through a run of setting changes
+/// (group column, budget measure, every order kind, seed, thresholds, more orders, and back) and a record
+/// with the same systems and tasks but other outcomes and costs, each replay on the kept orders must have
+/// the bits of a fresh replay: orders kept under other inputs are never read. A cap too small for every
+/// order keeps some and draws the rest, with the same bits.
+#[test]
+fn kept_orders_give_the_bits_of_freshly_drawn_orders() {
+    use pareval::engine::OrderKind;
+    use pareval::engine::kept_orders::OrderCache;
+    let original = load_path(sample("swe_repair.csv"));
+    // Same systems, tasks and groups; every fifth outcome flipped (other group spreads, so other Neyman
+    // orders) and the costs reversed down the file (other cost orders).
+    let text = std::fs::read_to_string(sample("swe_repair.csv")).expect("read");
+    let lines: Vec<&str> = text.lines().collect();
+    let costs: Vec<&str> = lines[1..]
+        .iter()
+        .map(|l| l.rsplit(',').next().unwrap_or(""))
+        .collect();
+    let mut variant_text = format!("{}\n", lines[0]);
+    for (i, line) in lines[1..].iter().enumerate() {
+        let fields: Vec<&str> = line.split(',').collect();
+        let (head, outcome) = (&fields[..2], fields[2]);
+        let outcome = match (i % 5, outcome) {
+            (0, "1.0") => "0.0",
+            (0, "0.0") => "1.0",
+            (_, other) => other,
+        };
+        let cost = costs[costs.len() - 1 - i];
+        variant_text += &format!("{},{outcome},{},{cost}\n", head.join(","), fields[3]);
+    }
+    let dir = crate::common::temp_dir("kept-orders");
+    std::fs::write(dir.join("variant.csv"), variant_text).expect("write");
+    let variant = load_path(dir.join("variant.csv"));
+    // Costs missing on some rows: under the cost measure those tasks leave the pairs.
+    let domains = load_path(sample("domains_cost.csv"));
+
+    let base = settings(Preset::Primary, BootstrapMode::Exact, 10);
+    let changed = |change: &dyn Fn(&mut ReplaySettings)| {
+        let mut settings = base.clone();
+        change(&mut settings);
+        settings
+    };
+    let neyman = changed(&|s| s.policy.order = OrderKind::Neyman);
+    let cost_order = changed(&|s| s.policy.order = OrderKind::Cost);
+    let sequence = vec![
+        (&original, base.clone()),
+        (&original, changed(&|s| s.group_column = None)),
+        (&original, base.clone()),
+        (&original, changed(&|s| s.measure = BudgetMeasure::Cost)),
+        (&original, changed(&|s| s.policy.order = OrderKind::Uniform)),
+        (&original, neyman.clone()),
+        (&variant, neyman),
+        (&original, cost_order.clone()),
+        (&variant, cost_order),
+        (
+            &original,
+            changed(&|s| s.policy.order = OrderKind::PairCost),
+        ),
+        (&original, changed(&|s| s.seed = 8)),
+        (&original, changed(&|s| s.thresholds = vec![Threshold(200)])),
+        (&original, changed(&|s| s.orders = 16)),
+        (&original, base.clone()),
+        (&domains, base.clone()),
+        (&domains, changed(&|s| s.measure = BudgetMeasure::Cost)),
+    ];
+    for cap in [usize::MAX, 20_000] {
+        let cache = Arc::new(OrderCache::with_cap(cap));
+        for (step, (dataset, settings)) in sequence.iter().enumerate() {
+            let kept = pareval::engine::replay::replay_cached(
+                dataset,
+                settings,
+                &Control::default(),
+                Caches {
+                    tails: None,
+                    orders: Some(cache.clone()),
+                },
+            )
+            .expect("replay");
+            assert_eq!(
+                fingerprint_of(&kept),
+                fingerprint(dataset, settings),
+                "cap {cap}, step {step}"
+            );
+            assert!(cache.used_bytes() <= cap);
+            assert!(cache.used_bytes() > 0, "step {step}: no order was kept");
         }
     }
 }

@@ -701,9 +701,14 @@ fn a_preview_is_shown_labelled_until_the_full_result_arrives() {
         orders: pareval::tui::worker::PREVIEW_ORDERS,
         ..settings.clone()
     };
-    let preview = replay_preview(&dataset, &preview_settings, &Control::default(), None)
-        .map(Arc::new)
-        .map_err(|e| e.to_string());
+    let preview = replay_preview(
+        &dataset,
+        &preview_settings,
+        &Control::default(),
+        Default::default(),
+    )
+    .map(Arc::new)
+    .map_err(|e| e.to_string());
     app.update(Action::ReplayFinished {
         generation,
         outcome: preview,
