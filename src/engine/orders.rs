@@ -379,6 +379,45 @@ impl DeadlineState {
         }
     }
 
+    /// What [`DeadlineState::choose`] with Neyman `shares` decides at a tie (step k) for any ranking: the
+    /// groups furthest behind their share, each with whether the slack allows taking it now, and the
+    /// groups due soonest with the largest deficit, which decide when the slack does not allow the first.
+    fn fork_choice(&self, pair: &PairData, k: u64, shares: &[f64]) -> ForkChoice {
+        let big_n = u64::from(pair.n());
+        let kf = k as f64;
+        let behind_by = |g: usize| kf * shares[g] - f64::from(self.taken[g]);
+        let largest = self
+            .active
+            .iter()
+            .map(|&g| behind_by(g))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let behind = self
+            .active
+            .iter()
+            .filter(|&&g| behind_by(g) == largest)
+            .map(|&g| {
+                let end = self.due[g].min(big_n + 1);
+                (g as u32, (k..end).all(|t| self.slack[t as usize] >= 1))
+            })
+            .collect();
+        let deficit = |g: usize| {
+            i128::from(k * u64::from(pair.group_sizes[g]))
+                - i128::from(u64::from(self.taken[g]) * big_n)
+        };
+        let soonest = self
+            .active
+            .iter()
+            .map(|&g| (self.due[g], -deficit(g)))
+            .min();
+        let due_first = self
+            .active
+            .iter()
+            .filter(|&&g| Some((self.due[g], -deficit(g))) == soonest)
+            .map(|&g| g as u32)
+            .collect();
+        ForkChoice { behind, due_first }
+    }
+
     /// Takes the k-th task from group g.
     fn take(&mut self, pair: &PairData, k: u64, g: usize) {
         let n = pair.n();
@@ -434,8 +473,30 @@ struct Fork {
     /// The step that falls to the ranking, and the walk's state before it.
     k: u64,
     state: DeadlineState,
+    /// How the ranking settles step k, worked out once for every order that reaches the fork.
+    choice: ForkChoice,
     /// (group taken at step k, its segment).
     children: Vec<(u32, usize)>,
+}
+
+/// See [`DeadlineState::fork_choice`].
+#[derive(Debug)]
+struct ForkChoice {
+    behind: Vec<(u32, bool)>,
+    due_first: Vec<u32>,
+}
+
+impl ForkChoice {
+    /// The group an order with this ranking takes: the best-ranked group furthest behind its share if the
+    /// slack allows it, else the best-ranked group due soonest (ranks are distinct, so each is unique).
+    fn pick(&self, rank: &[u32]) -> Option<usize> {
+        let &(g, allowed) = self.behind.iter().min_by_key(|(g, _)| rank[*g as usize])?;
+        if allowed {
+            return Some(g as usize);
+        }
+        let g = self.due_first.iter().min_by_key(|&&g| rank[g as usize])?;
+        Some(*g as usize)
+    }
 }
 
 impl NeymanTree {
@@ -477,6 +538,7 @@ impl NeymanTree {
                 Step::Tie => {
                     break Some(Fork {
                         k,
+                        choice: state.fork_choice(pair, k, &self.shares),
                         state,
                         children: Vec::new(),
                     });
@@ -492,12 +554,7 @@ impl NeymanTree {
     /// `None` where the sequence ends.
     fn next(&mut self, pair: &PairData, segment: usize, rank: &[u32]) -> Option<usize> {
         let fork = self.segments[segment].fork.as_ref()?;
-        let Step::Group(g) = fork
-            .state
-            .choose(pair, fork.k, Some(&self.shares), Some(rank))
-        else {
-            return None;
-        };
+        let g = fork.choice.pick(rank)?;
         if let Some(&(_, child)) = fork.children.iter().find(|child| child.0 == g as u32) {
             return Some(child);
         }
