@@ -612,7 +612,7 @@ pub fn replay(
     replay_cached(dataset, settings, control, Caches::default())
 }
 
-/// [`replay`] with a tail cache carried over from an earlier replay of the same signature.
+/// [`replay`] with caches carried over from earlier replays (see [`Caches`]).
 pub fn replay_cached(
     dataset: &Dataset,
     settings: &ReplaySettings,
