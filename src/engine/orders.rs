@@ -307,6 +307,17 @@ impl DeadlineState {
             .extend((0..pair.group_sizes.len()).filter(|&g| pair.group_sizes[g] > 0));
     }
 
+    /// How far group g is behind its Neyman share before step k: k·share_g − c_g.
+    fn behind_share(&self, k: u64, shares: &[f64], g: usize) -> f64 {
+        k as f64 * shares[g] - f64::from(self.taken[g])
+    }
+
+    /// Group g's deficit before step k, k·n_g/N − c_g, scaled by N so it compares exactly: k·n_g − c_g·N.
+    fn deficit(&self, pair: &PairData, k: u64, g: usize) -> i128 {
+        i128::from(k * u64::from(pair.group_sizes[g]))
+            - i128::from(u64::from(self.taken[g]) * u64::from(pair.n()))
+    }
+
     /// The k-th step. With `shares` (Neyman), the group furthest behind its share, k·share_g − c_g, when
     /// the slack allows it; otherwise (and always without shares) the group due soonest, ties to the larger
     /// deficit k·n_g/N − c_g. Remaining ties go to the smaller `rank`; without a rank such a tie is
@@ -325,12 +336,11 @@ impl DeadlineState {
         };
         let ranked_before = |g: usize, best: usize| rank.is_some_and(|rank| rank[g] < rank[best]);
         if let Some(shares) = shares {
-            let kf = k as f64;
             let mut preferred = first;
-            let mut largest = kf * shares[first] - f64::from(self.taken[first]);
+            let mut largest = self.behind_share(k, shares, first);
             let mut tied = false;
             for &g in &active[1..] {
-                let deficit = kf * shares[g] - f64::from(self.taken[g]);
+                let deficit = self.behind_share(k, shares, g);
                 if deficit > largest {
                     (preferred, largest, tied) = (g, deficit, false);
                 } else if deficit == largest {
@@ -350,11 +360,7 @@ impl DeadlineState {
                 return Step::Group(preferred);
             }
         }
-        // Deficits compared exactly: k·n_g − c_g·N.
-        let deficit = |g: usize| {
-            i128::from(k * u64::from(pair.group_sizes[g]))
-                - i128::from(u64::from(self.taken[g]) * big_n)
-        };
+        let deficit = |g: usize| self.deficit(pair, k, g);
         let mut earliest = first;
         let mut tied = false;
         for &g in &active[1..] {
@@ -384,8 +390,7 @@ impl DeadlineState {
     /// groups due soonest with the largest deficit, which decide when the slack does not allow the first.
     fn fork_choice(&self, pair: &PairData, k: u64, shares: &[f64]) -> ForkChoice {
         let big_n = u64::from(pair.n());
-        let kf = k as f64;
-        let behind_by = |g: usize| kf * shares[g] - f64::from(self.taken[g]);
+        let behind_by = |g: usize| self.behind_share(k, shares, g);
         let largest = self
             .active
             .iter()
@@ -400,10 +405,7 @@ impl DeadlineState {
                 (g as u32, (k..end).all(|t| self.slack[t as usize] >= 1))
             })
             .collect();
-        let deficit = |g: usize| {
-            i128::from(k * u64::from(pair.group_sizes[g]))
-                - i128::from(u64::from(self.taken[g]) * big_n)
-        };
+        let deficit = |g: usize| self.deficit(pair, k, g);
         let soonest = self
             .active
             .iter()
