@@ -32,7 +32,12 @@ fn main() {
         let control = Arc::new(Control::default());
         let (data, flag, job) = (dataset.clone(), control.clone(), settings.clone());
         let worker = std::thread::spawn(move || {
-            let _ = replay(&data, &job, &flag);
+            let _ = replay(
+                &data,
+                &job,
+                &flag,
+                pareval::engine::ReplayOptions::default(),
+            );
             Instant::now()
         });
         std::thread::sleep(Duration::from_millis(delay));

@@ -194,4 +194,38 @@ impl Dataset {
     pub fn group_column(&self, name: &str) -> Option<&GroupColumn> {
         self.group_columns.iter().find(|c| c.name == name)
     }
+
+    /// What a group-column setting means, the same in every command and the explorer: absent, the
+    /// `group` column when the record has one (else one group); [`ONE_GROUP`], one group; any other name,
+    /// that candidate column, or an error naming the candidates. `None` in the result is one group.
+    pub fn resolve_group_column(
+        &self,
+        setting: Option<&str>,
+    ) -> Result<Option<String>, UnknownGroupColumn> {
+        match setting {
+            None => Ok(self.group_column("group").map(|c| c.name.clone())),
+            Some(ONE_GROUP) => Ok(None),
+            Some(name) => match self.group_column(name) {
+                Some(column) => Ok(Some(column.name.clone())),
+                None => Err(UnknownGroupColumn {
+                    name: name.to_string(),
+                    candidates: self.group_columns.iter().map(|c| c.name.clone()).collect(),
+                }),
+            },
+        }
+    }
+}
+
+/// The group-column setting that puts every task in one group.
+pub const ONE_GROUP: &str = "none";
+
+/// A group column that is not a candidate of the record.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "group column '{name}' is not a candidate; candidates: {}",
+    if candidates.is_empty() { "none (the record has no group column)".to_string() } else { candidates.join(", ") + ", or none for one group" }
+)]
+pub struct UnknownGroupColumn {
+    pub name: String,
+    pub candidates: Vec<String>,
 }

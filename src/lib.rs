@@ -1,13 +1,22 @@
 //! pareval: replay completed agent-benchmark records as if each evaluation had stopped early, decide
 //! every directed pair of systems under a policy fixed in advance, and explore the results.
 //!
-//! Layers (dependencies point one way): `data` (polars, loading) → `dataset` (plain matrices) →
-//! `report` (text and JSON shared by the CLI and, later, the explorer) → `cli`.
+//! Modules, from the bottom up (each uses only those above it in this list):
+//! - `format`: how numbers and CSV fields are written, everywhere.
+//! - `dataset`: the plain hand-off (systems × tasks matrices, groups, attributes); no polars.
+//! - `engine` (the replay, rules, orders, decision records) and `proxy` (proxy benchmarks): pure
+//!   computation over a `Dataset`; `simulate`: the synthetic-record model, as plain vectors.
+//! - `data`: every file read or written, the only module that uses polars (records in, simulated
+//!   records and decision records out).
+//! - `report`: the structs behind every table, rendered as text, CSV, JSON and Markdown, shared by the
+//!   CLI and the explorer.
+//! - `tui` (the explorer) and `cli` (commands, exit codes) on top.
 
 pub mod cli;
 pub mod data;
 pub mod dataset;
 pub mod engine;
+pub mod format;
 pub mod proxy;
 pub mod report;
 pub mod simulate;

@@ -16,7 +16,6 @@
 //!   cost = c_t·m_s·exp(N(0, 0.25²)); seconds = w_t·v_s·exp(N(0, 0.25²)); with probability `missing` the
 //!   run is `not_attempted` with an empty outcome.
 
-use polars::prelude::*;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{Rng, SeedableRng};
 
@@ -73,9 +72,22 @@ pub enum GroupStyle {
     Split,
 }
 
+/// Simulation settings that cannot be used; the message names the option.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    #[error("{0} must be at least 1")]
+    Zero(&'static str),
+    #[error("--groups '{groups}' must not exceed --tasks '{tasks}'")]
+    MoreGroupsThanTasks { groups: usize, tasks: usize },
+    #[error("--missing '{0}' must be in [0, 1)")]
+    Missing(f64),
+    #[error("--group-effect '{0}' must be a number ≥ 0")]
+    GroupEffect(f64),
+}
+
 impl SimConfig {
     /// Checks the settings; the message names the option.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SimError> {
         let positive = [
             ("--systems", self.systems),
             ("--tasks", self.tasks),
@@ -85,23 +97,20 @@ impl SimConfig {
         ];
         for (name, value) in positive {
             if value == 0 {
-                return Err(format!("{name} must be at least 1"));
+                return Err(SimError::Zero(name));
             }
         }
         if self.groups > self.tasks {
-            return Err(format!(
-                "--groups '{}' must not exceed --tasks '{}'",
-                self.groups, self.tasks
-            ));
+            return Err(SimError::MoreGroupsThanTasks {
+                groups: self.groups,
+                tasks: self.tasks,
+            });
         }
         if !(0.0..1.0).contains(&self.missing) {
-            return Err(format!("--missing '{}' must be in [0, 1)", self.missing));
+            return Err(SimError::Missing(self.missing));
         }
         if !self.group_effect.is_finite() || self.group_effect < 0.0 {
-            return Err(format!(
-                "--group-effect '{}' must be a number ≥ 0",
-                self.group_effect
-            ));
+            return Err(SimError::GroupEffect(self.group_effect));
         }
         Ok(())
     }
@@ -371,39 +380,4 @@ pub fn simulate(config: &SimConfig) -> SimRecords {
         }
     }
     out
-}
-
-impl SimRecords {
-    /// The records as a polars frame with only the columns the config asked for.
-    pub fn to_frame(&self, config: &SimConfig) -> PolarsResult<DataFrame> {
-        let mut columns: Vec<Column> = vec![
-            Column::new("system".into(), &self.system),
-            Column::new("task".into(), &self.task),
-            Column::new("outcome".into(), &self.outcome),
-        ];
-        if config.groups > 0 {
-            columns.push(Column::new("group".into(), &self.group));
-        }
-        if config.cost {
-            columns.push(Column::new("cost_usd".into(), &self.cost_usd));
-        }
-        if config.seconds {
-            columns.push(Column::new("seconds".into(), &self.seconds));
-        }
-        if config.runs > 1 {
-            columns.push(Column::new("run".into(), &self.run));
-        }
-        if config.benchmarks > 1 {
-            columns.push(Column::new("benchmark".into(), &self.benchmark));
-        }
-        if config.missing > 0.0 {
-            columns.push(Column::new("status".into(), &self.status));
-        }
-        if config.attributes {
-            columns.push(Column::new("scaffold".into(), &self.scaffold));
-            columns.push(Column::new("model".into(), &self.model));
-            columns.push(Column::new("submitted".into(), &self.submitted));
-        }
-        DataFrame::new_infer_height(columns)
-    }
 }

@@ -148,7 +148,7 @@ pub struct LoadArgs {
 }
 
 impl LoadArgs {
-    pub fn options(&self) -> Result<LoadOptions, String> {
+    pub fn options(&self) -> Result<LoadOptions, crate::data::ColumnMapError> {
         Ok(LoadOptions {
             columns: ColumnMap::parse(&self.columns)?,
             task_table: self.task_table.clone(),
@@ -261,6 +261,11 @@ pub struct ReplayArgs {
     /// Also write every decision record (JSON Lines, CSV or Parquet by extension).
     #[arg(long, value_name = "FILE")]
     pub records: Option<PathBuf>,
+    /// Also report every pair (shares of orders promoting, rejecting, abstaining, wrong) and how often
+    /// each group is missed at this budget of the grid: the explorer's tables. CSV output is then the
+    /// pair table.
+    #[arg(long, value_name = "B")]
+    pub pairs_at: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -463,7 +468,7 @@ pub struct SimulateArgs {
 }
 
 impl SimulateArgs {
-    pub fn config(&self) -> Result<SimConfig, String> {
+    pub fn config(&self) -> Result<SimConfig, crate::simulate::SimError> {
         let config = SimConfig {
             systems: self.systems,
             tasks: self.tasks,

@@ -1,10 +1,11 @@
 //! Turns the policy flags into validated replay settings, one per preset. Raw flags end here.
 
+use super::CliError;
 use super::args::PolicyArgs;
 use crate::dataset::Dataset;
 use crate::engine::settings::{
-    BootstrapMode, BudgetMeasure, Fraction, OrderKind, Preset, ReplaySettings, Rule, Targets,
-    parse_grid, parse_thresholds,
+    BootstrapMode, BudgetMeasure, Fraction, OrderKind, Preset, ReplaySettings, Rule, SettingError,
+    Targets, parse_grid, parse_thresholds,
 };
 
 /// The settings of one replay and the label it is reported under.
@@ -13,16 +14,21 @@ pub struct NamedSettings {
     pub settings: ReplaySettings,
 }
 
+/// A setting's error prefixed by the flag it came from.
+pub fn flag(name: &'static str) -> impl Fn(SettingError) -> CliError {
+    move |error| CliError::Input(format!("{name}: {error}"))
+}
+
 /// Applies `--rule` and `--coverage` overrides to a policy.
 pub fn apply_overrides(
     policy: &mut crate::engine::Policy,
     rule: Option<&str>,
     coverage: Option<&str>,
     bootstrap: BootstrapMode,
-) -> Result<bool, String> {
+) -> Result<bool, CliError> {
     let mut changed = false;
     if let Some(rule) = rule {
-        policy.rule = Rule::parse(rule, bootstrap).map_err(|e| format!("--rule: {e}"))?;
+        policy.rule = Rule::parse(rule, bootstrap).map_err(flag("--rule"))?;
         changed = true;
     }
     match coverage {
@@ -35,38 +41,42 @@ pub fn apply_overrides(
             policy.coverage_gate = false;
             changed = true;
         }
-        Some(other) => return Err(format!("--coverage '{other}' must be on or off")),
+        Some(other) => {
+            return Err(CliError::Input(format!(
+                "--coverage '{other}' must be on or off"
+            )));
+        }
     }
     Ok(changed)
 }
 
 /// One set of settings per preset, with the overrides applied; messages name the flag.
-pub fn replay_settings(args: &PolicyArgs, dataset: &Dataset) -> Result<Vec<NamedSettings>, String> {
+pub fn replay_settings(
+    args: &PolicyArgs,
+    dataset: &Dataset,
+) -> Result<Vec<NamedSettings>, CliError> {
     let bootstrap = BootstrapMode::parse(&args.bootstrap)?;
     let tail = Fraction::parse(&args.tail, "--tail")?;
-    let thresholds =
-        parse_thresholds(&args.thresholds).map_err(|e| format!("--thresholds: {e}"))?;
-    let grid = parse_grid(&args.grid).map_err(|e| format!("--grid: {e}"))?;
-    let measure = BudgetMeasure::parse(&args.budget_by).map_err(|e| format!("--budget-by: {e}"))?;
+    let thresholds = parse_thresholds(&args.thresholds).map_err(flag("--thresholds"))?;
+    let grid = parse_grid(&args.grid).map_err(flag("--grid"))?;
+    let measure = BudgetMeasure::parse(&args.budget_by).map_err(flag("--budget-by"))?;
     let targets = Targets {
         alpha: Fraction::parse(&args.alpha, "--alpha")?,
         gamma: Fraction::parse(&args.gamma, "--gamma")?,
         eta: Fraction::parse(&args.eta, "--eta")?,
     };
-    let group_column = match args.group_col.as_deref() {
-        Some("none") => None,
-        Some(name) => Some(name.to_string()),
-        None => dataset.group_column("group").map(|c| c.name.clone()),
-    };
+    let group_column = dataset
+        .resolve_group_column(args.group_col.as_deref())
+        .map_err(|e| CliError::Input(format!("--group-col: {e}")))?;
     let order = args
         .order
         .as_deref()
         .map(OrderKind::parse)
         .transpose()
-        .map_err(|e| format!("--order: {e}"))?;
+        .map_err(flag("--order"))?;
     let mut out = Vec::new();
     for name in &args.preset {
-        let preset = Preset::parse(name.trim()).map_err(|e| format!("--preset: {e}"))?;
+        let preset = Preset::parse(name.trim()).map_err(flag("--preset"))?;
         let mut policy = preset.policy(bootstrap, tail);
         if let Some(order) = order {
             policy.order = order;

@@ -27,6 +27,26 @@ pub const KNOWN: [&str; 13] = [
 ];
 
 /// User-given renames: pareval's column name ← the file's column name.
+/// A `--col` item that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("--col '{item}'{problem}")]
+pub struct ColumnMapError {
+    pub item: String,
+    pub problem: MappingProblem,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MappingProblem {
+    #[error(" must look like TARGET=SOURCE, e.g. system=agent_name")]
+    NotAPair,
+    #[error(": '{0}' is not a pareval column (one of {known})", known = KNOWN.join(", "))]
+    UnknownTarget(String),
+    #[error(": the source column name is empty")]
+    EmptySource,
+    #[error(": '{0}' is mapped twice")]
+    MappedTwice(String),
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ColumnMap {
     pairs: Vec<(String, String)>,
@@ -34,26 +54,25 @@ pub struct ColumnMap {
 
 impl ColumnMap {
     /// Parses `target=source` items, e.g. `system=agent_name`.
-    pub fn parse(items: &[String]) -> Result<Self, String> {
+    pub fn parse(items: &[String]) -> Result<Self, ColumnMapError> {
         let mut pairs: Vec<(String, String)> = Vec::new();
         for item in items {
+            let bad = |problem| ColumnMapError {
+                item: item.clone(),
+                problem,
+            };
             let Some((target, source)) = item.split_once('=') else {
-                return Err(format!(
-                    "--col '{item}' must look like TARGET=SOURCE, e.g. system=agent_name"
-                ));
+                return Err(bad(MappingProblem::NotAPair));
             };
             let (target, source) = (target.trim(), source.trim());
             if !KNOWN.contains(&target) {
-                return Err(format!(
-                    "--col '{item}': '{target}' is not a pareval column (one of {})",
-                    KNOWN.join(", ")
-                ));
+                return Err(bad(MappingProblem::UnknownTarget(target.to_string())));
             }
             if source.is_empty() {
-                return Err(format!("--col '{item}': the source column name is empty"));
+                return Err(bad(MappingProblem::EmptySource));
             }
             if pairs.iter().any(|(t, _)| t == target) {
-                return Err(format!("--col '{item}': '{target}' is mapped twice"));
+                return Err(bad(MappingProblem::MappedTwice(target.to_string())));
             }
             pairs.push((target.to_string(), source.to_string()));
         }

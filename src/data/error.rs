@@ -23,6 +23,23 @@ impl fmt::Display for Pos {
     }
 }
 
+/// A failure to write an output file: the file and what went wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {message}")]
+pub struct WriteError {
+    pub file: String,
+    pub message: String,
+}
+
+impl WriteError {
+    pub fn new(file: impl Into<String>, message: impl Into<String>) -> Self {
+        WriteError {
+            file: file.into(),
+            message: message.into(),
+        }
+    }
+}
+
 /// At most this many offending rows are quoted in one message; the rest are counted.
 pub const MAX_QUOTED: usize = 5;
 

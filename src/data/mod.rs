@@ -1,6 +1,7 @@
-//! Loading completed records (SPEC §1): the only place polars frames live. Files are read by
+//! Files in and out, and the only place polars frames live. Completed records (SPEC §1) are read by
 //! extension (`read`), their columns checked and typed (`columns`, `records`), then assembled into a
-//! plain [`crate::dataset::Dataset`] (`assemble`, `side`). Nothing downstream sees polars.
+//! plain [`crate::dataset::Dataset`] (`assemble`, `side`); simulated records and decision records are
+//! written (`write`). Nothing outside this module sees polars.
 
 mod assemble;
 mod columns;
@@ -11,7 +12,7 @@ mod side;
 pub mod write;
 
 pub use assemble::{LoadOptions, load};
-pub use columns::{ColumnMap, KNOWN as KNOWN_COLUMNS};
+pub use columns::{ColumnMap, ColumnMapError, KNOWN as KNOWN_COLUMNS, MappingProblem};
 pub use error::LoadError;
 pub use records::parse_date;
 pub use side::{Plan, load_plan};

@@ -1,5 +1,6 @@
-//! Writing tables: record files (for `simulate`) and decision records (for `replay --records`), in the
-//! format the extension names. Parquet goes through polars; JSON Lines and CSV stream as they come.
+//! Writing tables: simulated record files (for `simulate`) and decision records (for `replay
+//! --records`), in the format the extension names. Parquet goes through polars; JSON Lines and CSV
+//! stream as they come.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -7,18 +8,20 @@ use std::path::Path;
 
 use polars::prelude::*;
 
+use super::error::WriteError;
 use super::read::{Format, detect_format};
 use crate::engine::record::DecisionRecord;
 use crate::engine::rules::Statistic;
+use crate::simulate::{SimConfig, SimRecords};
 
 /// Writes a frame in the format its extension names (the same extensions the loader reads). The file
 /// is built in memory and written at once, so a failed write never leaves half a file unreported.
-pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), String> {
+pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), WriteError> {
     use std::io::Write;
 
     use crate::data::read::{Format, detect_format};
     let shown = path.display().to_string();
-    let (format, gzip) = detect_format(path).map_err(|e| e.to_string())?;
+    let (format, gzip) = detect_format(path).map_err(|e| WriteError::new(e.file, e.message))?;
     let mut bytes: Vec<u8> = Vec::new();
     let result = match format {
         Format::Csv => CsvWriter::new(&mut bytes).finish(frame),
@@ -33,16 +36,66 @@ pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), String> {
             .finish(frame),
         Format::Parquet => ParquetWriter::new(&mut bytes).finish(frame).map(|_| ()),
     };
-    result.map_err(|e| format!("{shown}: cannot encode the records: {e}"))?;
+    result.map_err(|e| WriteError::new(&shown, format!("cannot encode the records: {e}")))?;
     if gzip {
         let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
         encoder
             .write_all(&bytes)
             .and_then(|_| encoder.finish())
             .map(|b| bytes = b)
-            .map_err(|e| format!("{shown}: cannot compress: {e}"))?;
+            .map_err(|e| WriteError::new(&shown, format!("cannot compress: {e}")))?;
     }
-    std::fs::write(path, bytes).map_err(|e| format!("{shown}: cannot write the file: {e}"))
+    std::fs::write(path, bytes)
+        .map_err(|e| WriteError::new(&shown, format!("cannot write the file: {e}")))
+}
+
+/// Writes simulated records to `path` in the format its extension names; returns the rows written.
+pub fn write_simulated(
+    records: &SimRecords,
+    config: &SimConfig,
+    path: &Path,
+) -> Result<usize, WriteError> {
+    let mut frame = simulated_frame(records, config).map_err(|e| {
+        WriteError::new(
+            path.display().to_string(),
+            format!("cannot build the records: {e}"),
+        )
+    })?;
+    write_frame(&mut frame, path)?;
+    Ok(frame.height())
+}
+
+/// Simulated records as a frame with only the columns the config asked for.
+fn simulated_frame(records: &SimRecords, config: &SimConfig) -> PolarsResult<DataFrame> {
+    let mut columns: Vec<Column> = vec![
+        Column::new("system".into(), &records.system),
+        Column::new("task".into(), &records.task),
+        Column::new("outcome".into(), &records.outcome),
+    ];
+    if config.groups > 0 {
+        columns.push(Column::new("group".into(), &records.group));
+    }
+    if config.cost {
+        columns.push(Column::new("cost_usd".into(), &records.cost_usd));
+    }
+    if config.seconds {
+        columns.push(Column::new("seconds".into(), &records.seconds));
+    }
+    if config.runs > 1 {
+        columns.push(Column::new("run".into(), &records.run));
+    }
+    if config.benchmarks > 1 {
+        columns.push(Column::new("benchmark".into(), &records.benchmark));
+    }
+    if config.missing > 0.0 {
+        columns.push(Column::new("status".into(), &records.status));
+    }
+    if config.attributes {
+        columns.push(Column::new("scaffold".into(), &records.scaffold));
+        columns.push(Column::new("model".into(), &records.model));
+        columns.push(Column::new("submitted".into(), &records.submitted));
+    }
+    DataFrame::new_infer_height(columns)
 }
 
 /// One flat cell of a decision record, for CSV and Parquet.
@@ -190,18 +243,19 @@ enum Sink {
 }
 
 impl RecordWriter {
-    pub fn create(path: &Path) -> Result<Self, String> {
+    pub fn create(path: &Path) -> Result<Self, WriteError> {
         let shown = path.display().to_string();
-        let (format, gzip) = detect_format(path).map_err(|e| e.to_string())?;
+        let (format, gzip) = detect_format(path).map_err(|e| WriteError::new(e.file, e.message))?;
         if gzip {
-            return Err(format!(
-                "{shown}: decision records are written uncompressed (.jsonl, .csv or .parquet)"
+            return Err(WriteError::new(
+                &shown,
+                "decision records are written uncompressed (.jsonl, .csv or .parquet)",
             ));
         }
         let create = || {
             File::create(path)
                 .map(BufWriter::new)
-                .map_err(|e| format!("{shown}: cannot create the file: {e}"))
+                .map_err(|e| WriteError::new(&shown, format!("cannot create the file: {e}")))
         };
         match format {
             Format::JsonLines => Ok(RecordWriter(Sink::JsonLines(create()?, shown))),
@@ -214,18 +268,21 @@ impl RecordWriter {
                 path: path.to_path_buf(),
                 columns: Vec::new(),
             })),
-            Format::Tsv | Format::JsonArray => Err(format!(
-                "{shown}: decision records are written as .jsonl, .csv or .parquet"
+            Format::Tsv | Format::JsonArray => Err(WriteError::new(
+                &shown,
+                "decision records are written as .jsonl, .csv or .parquet",
             )),
         }
     }
 
-    pub fn write(&mut self, records: &[DecisionRecord]) -> Result<(), String> {
+    pub fn write(&mut self, records: &[DecisionRecord]) -> Result<(), WriteError> {
         match &mut self.0 {
             Sink::JsonLines(out, file) => {
                 for record in records {
-                    serde_json::to_writer(&mut *out, record).map_err(|e| format!("{file}: {e}"))?;
-                    out.write_all(b"\n").map_err(|e| format!("{file}: {e}"))?;
+                    serde_json::to_writer(&mut *out, record)
+                        .map_err(|e| WriteError::new(file.as_str(), e.to_string()))?;
+                    out.write_all(b"\n")
+                        .map_err(|e| WriteError::new(file.as_str(), e.to_string()))?;
                 }
             }
             Sink::Csv {
@@ -238,11 +295,12 @@ impl RecordWriter {
                     if !*header_written {
                         let header: Vec<&str> = cells.iter().map(|(name, _)| *name).collect();
                         writeln!(out, "{}", header.join(","))
-                            .map_err(|e| format!("{file}: {e}"))?;
+                            .map_err(|e| WriteError::new(file.as_str(), e.to_string()))?;
                         *header_written = true;
                     }
                     let line: Vec<String> = cells.iter().map(|(_, cell)| csv_text(cell)).collect();
-                    writeln!(out, "{}", line.join(",")).map_err(|e| format!("{file}: {e}"))?;
+                    writeln!(out, "{}", line.join(","))
+                        .map_err(|e| WriteError::new(file.as_str(), e.to_string()))?;
                 }
             }
             Sink::Parquet { columns, .. } => {
@@ -260,11 +318,11 @@ impl RecordWriter {
         Ok(())
     }
 
-    pub fn finish(self) -> Result<(), String> {
+    pub fn finish(self) -> Result<(), WriteError> {
         match self.0 {
-            Sink::JsonLines(mut out, file) | Sink::Csv { mut out, file, .. } => {
-                out.flush().map_err(|e| format!("{file}: {e}"))
-            }
+            Sink::JsonLines(mut out, file) | Sink::Csv { mut out, file, .. } => out
+                .flush()
+                .map_err(|e| WriteError::new(file.as_str(), e.to_string())),
             Sink::Parquet { path, columns } => {
                 let series: Vec<Column> = columns
                     .into_iter()
@@ -300,7 +358,7 @@ impl RecordWriter {
                     })
                     .collect();
                 let mut frame = DataFrame::new_infer_height(series)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                    .map_err(|e| WriteError::new(path.display().to_string(), e.to_string()))?;
                 write_frame(&mut frame, &path)
             }
         }

@@ -8,10 +8,11 @@ use serde::Serialize;
 use super::bootstrap::{IntDistribution, exact_binary, exact_lattice};
 use super::coverage::CoverageStatus;
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
-use super::replay::{CaseCounts, Control, Prepared, ReplayError, tally_pair};
+use super::replay::{Control, Prepared, ReplayError, tally_pair};
 use super::rules::{Action, Detail, LocalTails};
 use super::settings::{Fraction, ReplaySettings};
 use super::stats::LnFactorial;
+use super::tally::CaseCounts;
 use crate::dataset::Dataset;
 
 /// The pair at one budget of one order.
@@ -110,22 +111,19 @@ pub fn pair_detail(
         settings.grid.sort();
     }
     if order_index >= settings.orders {
-        return Err(ReplayError::Invalid(format!(
-            "order index {order_index} is out of range: there are {} orders (0 to {})",
-            settings.orders,
-            settings.orders - 1
-        )));
+        return Err(ReplayError::OrderIndex {
+            index: order_index,
+            orders: settings.orders,
+        });
     }
     let prep = Prepared::new(dataset, &settings)?;
     let pair = prep
         .pairs
         .iter()
         .find(|p| p.tested == tested && p.baseline == baseline)
-        .ok_or_else(|| {
-            ReplayError::Invalid(format!(
-                "'{}' and '{}' share no task, so they form no directed pair",
-                dataset.systems[tested].name, dataset.systems[baseline].name
-            ))
+        .ok_or_else(|| ReplayError::NotAPair {
+            tested: dataset.systems[tested].name.clone(),
+            baseline: dataset.systems[baseline].name.clone(),
         })?;
     let budget_index = settings.grid.iter().position(|&b| b == budget).unwrap_or(0);
     let completed_promotes: Vec<bool> = settings

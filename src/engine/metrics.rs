@@ -6,9 +6,9 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::replay::{CaseCounts, PairTally, Prepared};
-use super::settings::{Fraction, Threshold};
+use super::settings::{Fraction, ReplaySettings, Threshold};
 use super::streams::StreamKey;
+use super::tally::{CaseCounts, PairTally};
 
 /// Resamples of directed pairs behind the unresolved interval.
 pub const INTERVAL_RESAMPLES: usize = 2000;
@@ -70,12 +70,11 @@ fn ratio(numerator: u32, denominator: u32) -> Option<f64> {
 
 /// The §7 metrics of a replay's tallies. Without `intervals` (a preview) the unresolved interval is NaN.
 pub fn summarise(
-    prep: &Prepared,
+    settings: &ReplaySettings,
     completed: &[Vec<bool>],
     tallies: &[PairTally],
     intervals: bool,
 ) -> Metrics {
-    let settings = &prep.settings;
     let budgets = settings.grid.len();
     let orders = settings.orders;
     let targets = settings.targets;

@@ -15,11 +15,13 @@ pub mod pair;
 pub mod record;
 pub mod replay;
 pub mod rules;
+pub mod schedule;
 pub mod settings;
 pub mod stats;
 pub mod streams;
+pub mod tally;
 
-pub use replay::{Control, Replay, ReplayError, replay};
+pub use replay::{Control, Replay, ReplayError, ReplayOptions, replay};
 pub use settings::{
     BootstrapMode, BudgetMeasure, Fraction, OrderKind, Policy, Preset, ReplaySettings, Rule,
     Threshold,

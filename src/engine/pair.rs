@@ -63,7 +63,7 @@ pub struct PairData {
     /// stratified order of this pair (see `orders`).
     pub quota_schedule: Vec<(u64, u32)>,
     /// Runs of equal due times in `quota_schedule` that the random ranking settles per order (the
-    /// runs the deficits settle alone are already in order there; see `orders::settle_ties`).
+    /// runs the deficits settle alone are already in order there; see `schedule::settle_ties`).
     pub tie_blocks: Vec<(u32, u32)>,
     /// The quota slack of every prefix before any task is taken (Neyman orders).
     pub initial_slack: Vec<i64>,
@@ -247,9 +247,9 @@ fn prepare_pair(
             .collect(),
         _ => Vec::new(),
     };
-    let mut quota_schedule = super::orders::quota_schedule(&group_sizes);
-    let tie_blocks = super::orders::settle_ties(&mut quota_schedule, &group_sizes);
-    let initial_slack = super::orders::initial_slack(&group_sizes);
+    let mut quota_schedule = super::schedule::quota_schedule(&group_sizes);
+    let tie_blocks = super::schedule::settle_ties(&mut quota_schedule, &group_sizes);
+    let initial_slack = super::schedule::initial_slack(&group_sizes);
     let mut members: Vec<Vec<u32>> = vec![Vec::new(); group_sizes.len()];
     for (i, &g) in group_of.iter().enumerate() {
         members[g as usize].push(i as u32);

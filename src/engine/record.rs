@@ -7,10 +7,9 @@ use serde::Serialize;
 
 use super::coverage::{CoverageStatus, GroupCoverage, table};
 use super::rules::{Action, Decision, Reason, Statistic};
-use super::settings::{
-    BootstrapMode, EPSILON, Policy, ReplaySettings, Rule, Threshold, trim_number,
-};
+use super::settings::{BootstrapMode, EPSILON, Policy, ReplaySettings, Rule, Threshold};
 use crate::dataset::InputFile;
+use crate::format::{pp, trim_number};
 
 /// Where the inputs came from and which program decided.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -199,10 +198,6 @@ impl RecordContext<'_> {
             provenance: self.provenance.clone(),
         }
     }
-}
-
-fn pp(x: f64) -> String {
-    format!("{} pp", trim_number((x * 1000.0).round() / 10.0))
 }
 
 fn prob(x: f64) -> String {

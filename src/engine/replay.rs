@@ -3,6 +3,11 @@
 //! updated once per task). Each budget is a separate stopping point fixed in advance, decided by
 //! `rules`. Pairs run in parallel; results are integer counts merged in pair order, so the bits do not
 //! depend on the thread count. A cancel flag is checked before every order of every pair.
+//!
+//! One entry point, [`replay`]; its [`ReplayOptions`] say whether it extends an earlier result, is a
+//! preview without the unresolved interval, or hands out decision records, and carry the caches
+//! ([`Caches`]: bootstrap tails with their lock-free fronts, kept task orders), which the caller owns
+//! and may pass from one replay to the next.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -16,18 +21,28 @@ use super::orders::{OrderKey, OrderScratch, build_order, build_order_with};
 use super::pair::{Grouping, PairData, lattice_scale, prepare_pairs};
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
 use super::rules::{Action, Decision, Detail, LocalTails, Observed, RuleContext, TailCache};
-use super::settings::{BudgetMeasure, ReplaySettings};
+use super::settings::{BudgetMeasure, ReplaySettings, SettingError};
 use super::streams::StreamKey;
+use super::tally::{CaseCounts, PairTally};
 use crate::dataset::Dataset;
 use std::sync::Arc;
 
 /// Why a replay did not finish.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReplayError {
-    #[error("{0}")]
-    Invalid(String),
+    #[error(transparent)]
+    Settings(#[from] SettingError),
+    #[error("the records hold {0} system; a replay compares pairs of systems")]
+    TooFewSystems(usize),
+    #[error("no directed pair shares a task (with the budget measure's field)")]
+    NoSharedTask,
+    #[error("order index {index} is out of range: there are {orders} orders (0 to {})", orders - 1)]
+    OrderIndex { index: u32, orders: u32 },
+    #[error("'{tested}' and '{baseline}' share no task, so they form no directed pair")]
+    NotAPair { tested: String, baseline: String },
     #[error("the replay was cancelled")]
     Cancelled,
+    /// The sink of decision records failed; the message is the sink's.
     #[error("{0}")]
     Output(String),
 }
@@ -76,12 +91,9 @@ impl Prepared {
         settings: &ReplaySettings,
         caches: Caches,
     ) -> Result<Self, ReplayError> {
-        settings.validate(dataset).map_err(ReplayError::Invalid)?;
+        settings.validate(dataset)?;
         if dataset.n_systems() < 2 {
-            return Err(ReplayError::Invalid(format!(
-                "the records hold {} system; a replay compares pairs of systems",
-                dataset.n_systems()
-            )));
+            return Err(ReplayError::TooFewSystems(dataset.n_systems()));
         }
         let grouping = Grouping::new(dataset, settings.group_column.as_deref());
         let scale = lattice_scale(dataset);
@@ -93,9 +105,7 @@ impl Prepared {
         });
         pairs.retain(|p| p.n() > 0);
         if pairs.is_empty() {
-            return Err(ReplayError::Invalid(
-                "no directed pair shares a task (with the budget measure's field)".into(),
-            ));
+            return Err(ReplayError::NoSharedTask);
         }
         let max_n = pairs.iter().map(|p| p.tasks.len()).max().unwrap_or(0);
         let rules = RuleContext::new(
@@ -372,44 +382,6 @@ pub struct WalkScratch {
     quota_table: Vec<u32>,
 }
 
-/// Counts over the orders of one (pair, threshold, budget), or summed over pairs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CaseCounts {
-    pub promote: u32,
-    pub reject: u32,
-    pub abstain: u32,
-    /// Promote or reject while coverage was not ok.
-    pub coverage_failure: u32,
-    /// Promote or reject against the completed-record decision.
-    pub wrong: u32,
-}
-
-impl CaseCounts {
-    pub fn cases(&self) -> u32 {
-        self.promote + self.reject + self.abstain
-    }
-
-    /// Adds another set of counts (summing over pairs).
-    pub fn add(&mut self, other: &CaseCounts) {
-        self.promote += other.promote;
-        self.reject += other.reject;
-        self.abstain += other.abstain;
-        self.coverage_failure += other.coverage_failure;
-        self.wrong += other.wrong;
-    }
-}
-
-/// What one pair contributes: counts per (threshold, budget) and coverage gaps per (group, budget).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PairTally {
-    /// `counts[threshold * budgets + budget]`.
-    pub counts: Vec<CaseCounts>,
-    /// Orders at each budget whose prefix misses a local group's quota: `missing[group * budgets + budget]`.
-    pub missing: Vec<u32>,
-    /// Sum over orders of the observed prefix length at each budget.
-    pub observed: Vec<u64>,
-}
-
 /// A finished replay.
 pub struct Replay {
     pub prepared: Prepared,
@@ -434,23 +406,8 @@ impl Replay {
     }
 }
 
-impl PairTally {
-    /// Adds the tally of other orders of the same pair: every field is a count over orders.
-    fn add(&mut self, other: &PairTally) {
-        for (total, more) in self.counts.iter_mut().zip(&other.counts) {
-            total.add(more);
-        }
-        for (total, more) in self.missing.iter_mut().zip(&other.missing) {
-            *total += more;
-        }
-        for (total, more) in self.observed.iter_mut().zip(&other.observed) {
-            *total += more;
-        }
-    }
-}
-
 /// Tallies one pair over all its orders; `None` when cancelled.
-pub fn tally_pair(prep: &Prepared, pair: &PairData, control: &Control) -> Option<PairTally> {
+pub(crate) fn tally_pair(prep: &Prepared, pair: &PairData, control: &Control) -> Option<PairTally> {
     tally_pair_records(prep, pair, control, 0..prep.settings.orders, None, None)
         .map(|(tally, _)| tally)
 }
@@ -459,7 +416,7 @@ pub fn tally_pair(prep: &Prepared, pair: &PairData, control: &Control) -> Option
 /// `records` gives their context. Order r is the same whatever range it is tallied in. With `kept`
 /// (this pair's orders from the replay's order cache), kept orders are read rather than drawn, and
 /// newly drawn ones are kept.
-pub fn tally_pair_records(
+fn tally_pair_records(
     prep: &Prepared,
     pair: &PairData,
     control: &Control,
@@ -502,10 +459,10 @@ pub fn tally_pair_records(
     } else {
         Detail::Actions
     };
-    let mut local = take_local_tails(prep.rules.tails.id);
-    local.start_pair();
+    let mut local = prep.rules.tails.take_front();
     for r in orders {
         if control.cancelled() {
+            prep.rules.tails.put_front(local);
             return None;
         }
         let read = kept
@@ -575,64 +532,30 @@ pub fn tally_pair_records(
         });
     }
     control.pairs_done.fetch_add(1, Ordering::Relaxed);
-    keep_local_tails(prep.rules.tails.id, local);
+    prep.rules.tails.put_front(local);
     Some((tally, built))
 }
 
-thread_local! {
-    /// Each worker thread's front cache of the tail cache it is working with: pairs handled by the same
-    /// thread share count patterns, and so do the replays that share a tail cache (the explorer's preview,
-    /// full pass and later settings), so keeping it saves most lookups in the shared cache. Entries are
-    /// per pattern and cut, so they serve every threshold set.
-    static LOCAL_TAILS: std::cell::RefCell<(u64, LocalTails)> =
-        std::cell::RefCell::new((u64::MAX, LocalTails::default()));
+/// What a replay does besides tallying every order: the caller's caches, an earlier result to extend,
+/// a preview without the unresolved interval, or decision records. The default is a plain replay.
+#[derive(Default)]
+pub struct ReplayOptions<'a> {
+    /// Caches carried over from earlier replays (see [`Caches`]); the default starts empty ones.
+    pub caches: Caches,
+    /// A replay of the same settings with fewer orders ([`extends`]): only the orders beyond it are
+    /// walked and its tallies added, which gives the bits of a full replay. Ignored when the settings
+    /// differ in anything but a larger number of orders, and when records are asked for (records cover
+    /// every order).
+    pub extend: Option<&'a Replay>,
+    /// Skip the unresolved interval (NaN), whose 2,000 resamples per budget and threshold would delay a
+    /// quick preview; extending the preview computes it.
+    pub preview: bool,
+    /// Hand every decision record to this sink, pair by pair in pair order; its error stops the replay.
+    pub records: Option<&'a mut RecordSink<'a>>,
 }
 
-fn take_local_tails(cache_id: u64) -> LocalTails {
-    LOCAL_TAILS.with(|cell| {
-        let (id, tails) = std::mem::take(&mut *cell.borrow_mut());
-        if id == cache_id {
-            tails
-        } else {
-            LocalTails::default()
-        }
-    })
-}
-
-fn keep_local_tails(cache_id: u64, tails: LocalTails) {
-    LOCAL_TAILS.with(|cell| *cell.borrow_mut() = (cache_id, tails));
-}
-
-/// Replays the dataset under the settings.
-pub fn replay(
-    dataset: &Dataset,
-    settings: &ReplaySettings,
-    control: &Control,
-) -> Result<Replay, ReplayError> {
-    replay_cached(dataset, settings, control, Caches::default())
-}
-
-/// [`replay`] with caches carried over from earlier replays (see [`Caches`]).
-pub fn replay_cached(
-    dataset: &Dataset,
-    settings: &ReplaySettings,
-    control: &Control,
-    caches: Caches,
-) -> Result<Replay, ReplayError> {
-    replay_after(dataset, settings, control, caches, None, true)
-}
-
-/// [`replay_cached`] for a quick preview: the same tallies and metrics, but without the unresolved
-/// interval (NaN), whose 2,000 resamples per budget and threshold would delay it. A later
-/// [`replay_extend`] of the preview computes the interval.
-pub fn replay_preview(
-    dataset: &Dataset,
-    settings: &ReplaySettings,
-    control: &Control,
-    caches: Caches,
-) -> Result<Replay, ReplayError> {
-    replay_after(dataset, settings, control, caches, None, false)
-}
+/// Where decision records go (a file writer, a test's collector).
+pub type RecordSink<'a> = dyn FnMut(Vec<DecisionRecord>) -> Result<(), String> + 'a;
 
 /// Whether `settings` only adds orders to `earlier` (so a replay of `earlier` can be extended to it).
 pub fn extends(earlier: &ReplaySettings, settings: &ReplaySettings) -> bool {
@@ -644,33 +567,41 @@ pub fn extends(earlier: &ReplaySettings, settings: &ReplaySettings) -> bool {
             }
 }
 
-/// The replay of `settings` when `earlier` already replayed the same settings with fewer orders: only
-/// the orders beyond `earlier`'s are walked and the tallies are added, so the result has the same bits
-/// as [`replay_cached`] with `settings`. Settings that differ in anything but the number of orders (or
-/// with no more orders) are replayed from scratch.
-pub fn replay_extend(
+/// Replays the dataset under the settings: every directed pair, order and budget, tallied and
+/// summarised. Deterministic for given settings on any thread count; stops with
+/// [`ReplayError::Cancelled`] when `control` is cancelled.
+pub fn replay(
     dataset: &Dataset,
     settings: &ReplaySettings,
     control: &Control,
-    caches: Caches,
-    earlier: &Replay,
+    options: ReplayOptions<'_>,
 ) -> Result<Replay, ReplayError> {
-    let earlier = extends(&earlier.prepared.settings, settings).then_some(earlier);
-    replay_after(dataset, settings, control, caches, earlier, true)
+    let ReplayOptions {
+        caches,
+        extend,
+        preview,
+        records,
+    } = options;
+    let prepared = Prepared::with_cache(dataset, settings, caches)?;
+    let tallies = match records {
+        Some(sink) => tally_with_records(dataset, &prepared, control, sink)?,
+        None => {
+            let earlier = extend.filter(|e| extends(&e.prepared.settings, settings));
+            tally_orders(&prepared, control, earlier)?
+        }
+    };
+    finish(prepared, tallies, !preview)
 }
 
-/// Walks the orders of `settings` that `earlier` (same settings, fewer orders) has not, adding its
-/// tallies; every order without it. `intervals`: whether to compute the unresolved interval.
-fn replay_after(
-    dataset: &Dataset,
-    settings: &ReplaySettings,
+/// Walks the orders that `earlier` (same settings, fewer orders) has not, adding its tallies; every
+/// order without it. Orders are read from and kept in the order cache when there is one.
+fn tally_orders(
+    prepared: &Prepared,
     control: &Control,
-    caches: Caches,
     earlier: Option<&Replay>,
-    intervals: bool,
-) -> Result<Replay, ReplayError> {
+) -> Result<Vec<PairTally>, ReplayError> {
+    let settings = &prepared.settings;
     let done = earlier.map_or(0, |replay| replay.prepared.settings.orders);
-    let prepared = Prepared::with_cache(dataset, settings, caches)?;
     let tallies: Vec<Option<PairTally>> = prepared
         .pairs
         .par_iter()
@@ -682,7 +613,7 @@ fn replay_after(
                 cache.take(index, kind, seed, prepared.names(pair), pair)
             });
             let tallied = tally_pair_records(
-                &prepared,
+                prepared,
                 pair,
                 control,
                 done..settings.orders,
@@ -700,23 +631,22 @@ fn replay_after(
             Some(tally)
         })
         .collect();
-    let tallies: Vec<PairTally> = tallies
+    tallies
         .into_iter()
         .collect::<Option<Vec<_>>>()
-        .ok_or(ReplayError::Cancelled)?;
-    finish_with(prepared, tallies, intervals)
+        .ok_or(ReplayError::Cancelled)
 }
 
-/// Replays the dataset and hands every decision record to `sink`, pair by pair in pair order. Pairs run
-/// in parallel in chunks, so only a few pairs' records are held at once. The aggregates are counted from
+/// Tallies every order and hands each pair's decision records to `sink`, in pair order. Pairs run in
+/// parallel in chunks, so only a few pairs' records are held at once. The aggregates are counted from
 /// the same decisions the records describe.
-pub fn replay_with_records(
+fn tally_with_records(
     dataset: &Dataset,
-    settings: &ReplaySettings,
+    prepared: &Prepared,
     control: &Control,
-    mut sink: impl FnMut(Vec<DecisionRecord>) -> Result<(), String>,
-) -> Result<Replay, ReplayError> {
-    let prepared = Prepared::new(dataset, settings)?;
+    sink: &mut RecordSink<'_>,
+) -> Result<Vec<PairTally>, ReplayError> {
+    let settings = &prepared.settings;
     let provenance = Provenance::new(&dataset.inputs);
     let context = RecordContext::for_replay(settings, &provenance, &prepared.grouping.labels);
     let chunk = (2 * rayon::current_num_threads()).max(2);
@@ -726,7 +656,7 @@ pub fn replay_with_records(
             .par_iter()
             .map(|pair| {
                 tally_pair_records(
-                    &prepared,
+                    prepared,
                     pair,
                     control,
                     0..settings.orders,
@@ -741,16 +671,12 @@ pub fn replay_with_records(
             tallies.push(tally);
         }
     }
-    finish(prepared, tallies)
+    Ok(tallies)
 }
 
-/// Aggregates pair tallies (in pair order) into the replay result.
-pub fn finish(prepared: Prepared, tallies: Vec<PairTally>) -> Result<Replay, ReplayError> {
-    finish_with(prepared, tallies, true)
-}
-
-/// [`finish`], skipping the unresolved interval (NaN) unless `intervals`.
-fn finish_with(
+/// Aggregates pair tallies (in pair order) into the replay result, skipping the unresolved interval
+/// (NaN) unless `intervals`.
+fn finish(
     prepared: Prepared,
     tallies: Vec<PairTally>,
     intervals: bool,
@@ -780,7 +706,7 @@ fn finish_with(
             }
         }
     }
-    let metrics = summarise(&prepared, &completed, &tallies, intervals);
+    let metrics = summarise(&prepared.settings, &completed, &tallies, intervals);
     Ok(Replay {
         prepared,
         completed,

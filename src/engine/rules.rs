@@ -743,29 +743,37 @@ type CountsCutMap = HashMap<(LatticeCounts, i64), KnownTails, BuildHasherDefault
 /// by pattern so that worker threads rarely wait. The values depend only on the pattern, the cut, the
 /// bootstrap mode and (for mc) the seed, so a cache can serve every replay that shares those, whatever
 /// its thresholds and tail cutoff (see [`TailCache::signature`]).
+#[derive(Default)]
 pub struct TailCache {
-    /// Unique per cache: keys the worker threads' front caches ([`LocalTails`]), which may serve every
-    /// replay that shares this cache and its thresholds, and so hold the same values.
-    pub id: u64,
     /// 0/±1 patterns (nearly all) by their packed counts; other lattices by their counts.
     packed: [Mutex<PackedCutMap>; 16],
     counts: [Mutex<CountsCutMap>; 16],
-}
-
-/// Distinguishes caches, so a thread's front cache never serves another cache's settings.
-static NEXT_CACHE_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-impl Default for TailCache {
-    fn default() -> Self {
-        TailCache {
-            id: NEXT_CACHE_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            packed: Default::default(),
-            counts: Default::default(),
-        }
-    }
+    /// Lock-free fronts of this cache ([`LocalTails`]), one per pair being tallied at a time: a pair
+    /// takes one and gives it back, so the next pair (of this replay or a later one sharing the cache)
+    /// starts with what earlier pairs met. They hold only this cache's values, so they live with it.
+    fronts: Mutex<Vec<LocalTails>>,
 }
 
 impl TailCache {
+    /// A front for one pair's decisions: a kept one, or a new one if every kept front is in use.
+    pub fn take_front(&self) -> LocalTails {
+        let mut front = self
+            .fronts
+            .lock()
+            .ok()
+            .and_then(|mut fronts| fronts.pop())
+            .unwrap_or_default();
+        front.start_pair();
+        front
+    }
+
+    /// Gives a front back for later pairs.
+    pub fn put_front(&self, front: LocalTails) {
+        if let Ok(mut fronts) = self.fronts.lock() {
+            fronts.push(front);
+        }
+    }
+
     /// What a cache's contents depend on: replays with the same signature can share one cache.
     pub fn signature(settings: &super::settings::ReplaySettings) -> (Option<u32>, u64) {
         match settings.policy.rule {

@@ -7,6 +7,46 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::Dataset;
+use crate::format::trim_number;
+
+/// A setting that cannot be used: the message names the setting, quotes its value and says what is
+/// allowed. Callers match on the kind; the CLI prints the message and exits with code 2.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SettingError {
+    #[error("{what} '{text}' is not a number")]
+    NotANumber { what: String, text: String },
+    /// A number outside its range or off its step; `allowed` says what is allowed.
+    #[error("{what} '{value}' {allowed}")]
+    OutOfRange {
+        what: String,
+        value: String,
+        allowed: &'static str,
+    },
+    #[error("{what} '{text}' is not one of {choices}")]
+    UnknownName {
+        what: &'static str,
+        text: String,
+        choices: String,
+    },
+    /// A value whose form is wrong (a grid that is neither a list nor a range, a bad `mc:B`).
+    #[error("{what} '{text}' {allowed}")]
+    BadForm {
+        what: &'static str,
+        text: String,
+        allowed: &'static str,
+    },
+    /// Settings that contradict each other or are empty.
+    #[error("{0}")]
+    Inconsistent(&'static str),
+    #[error(transparent)]
+    UnknownGroupColumn(#[from] crate::dataset::UnknownGroupColumn),
+    /// An order or budget measure that needs a column the records lack.
+    #[error("{needed_by} needs a {column} column, and the records have none")]
+    MissingColumn {
+        needed_by: String,
+        column: &'static str,
+    },
+}
 
 /// The ε of SPEC §2: a margin exactly equal to the threshold rejects.
 pub const EPSILON: f64 = 1e-9;
@@ -20,17 +60,18 @@ pub struct Threshold(pub u32);
 
 impl Threshold {
     /// From percentage points; must be in [0, 100) and a multiple of 0.01 pp.
-    pub fn from_pp(pp: f64) -> Result<Self, String> {
+    pub fn from_pp(pp: f64) -> Result<Self, SettingError> {
+        let out_of_range = |allowed| SettingError::OutOfRange {
+            what: "threshold".to_string(),
+            value: pp.to_string(),
+            allowed,
+        };
         if !pp.is_finite() || !(0.0..100.0).contains(&pp) {
-            return Err(format!(
-                "threshold '{pp}' must be in [0, 100) percentage points"
-            ));
+            return Err(out_of_range("must be in [0, 100) percentage points"));
         }
         let units = (pp * 100.0).round();
         if (units - pp * 100.0).abs() > 1e-6 {
-            return Err(format!(
-                "threshold '{pp}' must be a multiple of 0.01 percentage points"
-            ));
+            return Err(out_of_range("must be a multiple of 0.01 percentage points"));
         }
         Ok(Threshold(units as u32))
     }
@@ -56,21 +97,26 @@ impl fmt::Display for Threshold {
 pub struct Fraction(pub u32);
 
 impl Fraction {
-    pub fn parse(text: &str, what: &str) -> Result<Self, String> {
-        let value: f64 = text
-            .trim()
-            .parse()
-            .map_err(|_| format!("{what} '{text}' is not a number"))?;
+    pub fn parse(text: &str, what: &str) -> Result<Self, SettingError> {
+        let value: f64 = text.trim().parse().map_err(|_| SettingError::NotANumber {
+            what: what.to_string(),
+            text: text.to_string(),
+        })?;
         Fraction::from_f64(value, what)
     }
 
-    pub fn from_f64(value: f64, what: &str) -> Result<Self, String> {
+    pub fn from_f64(value: f64, what: &str) -> Result<Self, SettingError> {
+        let out_of_range = |allowed| SettingError::OutOfRange {
+            what: what.to_string(),
+            value: value.to_string(),
+            allowed,
+        };
         if !value.is_finite() || !(0.0..=1.0).contains(&value) {
-            return Err(format!("{what} '{value}' must be in [0, 1]"));
+            return Err(out_of_range("must be in [0, 1]"));
         }
         let units = (value * f64::from(FRACTION_UNITS)).round();
         if (units - value * f64::from(FRACTION_UNITS)).abs() > 1e-6 {
-            return Err(format!("{what} '{value}' must be a multiple of 0.0001"));
+            return Err(out_of_range("must be a multiple of 0.0001"));
         }
         Ok(Fraction(units as u32))
     }
@@ -88,17 +134,6 @@ impl Fraction {
 impl fmt::Display for Fraction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", trim_number(self.value()))
-    }
-}
-
-/// Prints a number without trailing zeros ("0.05", "5", "12.5").
-pub fn trim_number(x: f64) -> String {
-    let text = format!("{x:.4}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text == "-0" {
-        "0".to_string()
-    } else {
-        text.to_string()
     }
 }
 
@@ -135,15 +170,14 @@ impl OrderKind {
         }
     }
 
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, SettingError> {
         OrderKind::ALL
             .into_iter()
             .find(|o| o.name() == text)
-            .ok_or_else(|| {
-                format!(
-                    "order '{text}' is not one of {}",
-                    OrderKind::ALL.map(OrderKind::name).join(", ")
-                )
+            .ok_or_else(|| SettingError::UnknownName {
+                what: "order",
+                text: text.to_string(),
+                choices: OrderKind::ALL.map(OrderKind::name).join(", "),
             })
     }
 
@@ -191,15 +225,14 @@ impl BudgetMeasure {
         }
     }
 
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, SettingError> {
         BudgetMeasure::ALL
             .into_iter()
             .find(|m| m.name() == text)
-            .ok_or_else(|| {
-                format!(
-                    "budget measure '{text}' is not one of {}",
-                    BudgetMeasure::ALL.map(BudgetMeasure::name).join(", ")
-                )
+            .ok_or_else(|| SettingError::UnknownName {
+                what: "budget measure",
+                text: text.to_string(),
+                choices: BudgetMeasure::ALL.map(BudgetMeasure::name).join(", "),
             })
     }
 }
@@ -215,19 +248,20 @@ pub enum BootstrapMode {
 
 impl BootstrapMode {
     /// `exact` or `mc:B` (`mc` alone means the paper's B = 200).
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, SettingError> {
+        let bad_form = |allowed| SettingError::BadForm {
+            what: "--bootstrap",
+            text: text.to_string(),
+            allowed,
+        };
         match text.split_once(':') {
             None if text == "exact" => Ok(BootstrapMode::Exact),
             None if text == "mc" => Ok(BootstrapMode::Mc { resamples: 200 }),
             Some(("mc", count)) => match count.parse::<u32>() {
                 Ok(resamples) if resamples >= 1 => Ok(BootstrapMode::Mc { resamples }),
-                _ => Err(format!(
-                    "--bootstrap '{text}': the number of resamples must be a whole number ≥ 1"
-                )),
+                _ => Err(bad_form("must give a whole number ≥ 1 of resamples (mc:B)")),
             },
-            _ => Err(format!(
-                "--bootstrap '{text}' must be exact, mc or mc:B (e.g. mc:200)"
-            )),
+            _ => Err(bad_form("must be exact, mc or mc:B (e.g. mc:200)")),
         }
     }
 }
@@ -260,15 +294,17 @@ impl Rule {
         }
     }
 
-    pub fn parse(text: &str, bootstrap: BootstrapMode) -> Result<Self, String> {
+    pub fn parse(text: &str, bootstrap: BootstrapMode) -> Result<Self, SettingError> {
         match text {
             "bootstrap" => Ok(Rule::Bootstrap(bootstrap)),
             "paired-normal" => Ok(Rule::PairedNormal),
             "serfling" => Ok(Rule::Serfling),
             "forced" => Ok(Rule::Forced),
-            _ => Err(format!(
-                "rule '{text}' is not one of bootstrap, paired-normal, serfling, forced"
-            )),
+            _ => Err(SettingError::UnknownName {
+                what: "rule",
+                text: text.to_string(),
+                choices: "bootstrap, paired-normal, serfling, forced".to_string(),
+            }),
         }
     }
 
@@ -344,15 +380,14 @@ impl Preset {
         }
     }
 
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, SettingError> {
         Preset::ALL
             .into_iter()
             .find(|p| p.name() == text)
-            .ok_or_else(|| {
-                format!(
-                    "preset '{text}' is not one of {}",
-                    Preset::ALL.map(Preset::name).join(", ")
-                )
+            .ok_or_else(|| SettingError::UnknownName {
+                what: "preset",
+                text: text.to_string(),
+                choices: Preset::ALL.map(Preset::name).join(", "),
             })
     }
 
@@ -431,77 +466,71 @@ impl ReplaySettings {
     }
 
     /// Checks the settings against a dataset; every message says which setting and why.
-    pub fn validate(&self, dataset: &Dataset) -> Result<(), String> {
+    pub fn validate(&self, dataset: &Dataset) -> Result<(), SettingError> {
+        use SettingError::Inconsistent;
         if self.thresholds.is_empty() {
-            return Err("at least one threshold is needed".to_string());
+            return Err(Inconsistent("at least one threshold is needed"));
         }
         if self.thresholds.windows(2).any(|w| w[0] >= w[1]) {
-            return Err("thresholds must be ascending without repeats".to_string());
+            return Err(Inconsistent("thresholds must be ascending without repeats"));
         }
         if let Some(t) = self.thresholds.iter().find(|t| t.0 >= 10_000) {
-            return Err(format!(
-                "threshold '{}' must be below 100 pp",
-                trim_number(t.pp())
-            ));
+            return Err(SettingError::OutOfRange {
+                what: "threshold".to_string(),
+                value: trim_number(t.pp()),
+                allowed: "must be below 100 pp",
+            });
         }
         if self.grid.is_empty() {
-            return Err("the budget grid is empty".to_string());
+            return Err(Inconsistent("the budget grid is empty"));
         }
         if let Some(b) = self.grid.iter().find(|b| b.0 == 0 || b.0 > FRACTION_UNITS) {
-            return Err(format!("budget '{b}' must be in (0, 1]"));
+            return Err(SettingError::OutOfRange {
+                what: "budget".to_string(),
+                value: b.to_string(),
+                allowed: "must be in (0, 1]",
+            });
         }
         if self.grid.windows(2).any(|w| w[0] >= w[1]) {
-            return Err("budgets must be ascending without repeats".to_string());
+            return Err(Inconsistent("budgets must be ascending without repeats"));
         }
         if self.orders == 0 {
-            return Err("--orders must be at least 1".to_string());
+            return Err(Inconsistent("--orders must be at least 1"));
         }
         if self.policy.rule.uses_tail()
             && (self.policy.tail.0 == 0 || self.policy.tail.0 >= FRACTION_UNITS)
         {
-            return Err(format!(
-                "tail cutoff '{}' must be in (0, 1)",
-                self.policy.tail
-            ));
+            return Err(SettingError::OutOfRange {
+                what: "tail cutoff".to_string(),
+                value: self.policy.tail.to_string(),
+                allowed: "must be in (0, 1)",
+            });
         }
-        if let Some(name) = &self.group_column
-            && dataset.group_column(name).is_none()
-        {
-            let candidates: Vec<&str> = dataset
-                .group_columns
-                .iter()
-                .map(|c| c.name.as_str())
-                .collect();
-            return Err(format!(
-                "group column '{name}' is not a candidate; candidates: {}",
-                if candidates.is_empty() {
-                    "none".to_string()
-                } else {
-                    candidates.join(", ")
-                }
-            ));
+        if let Some(name) = &self.group_column {
+            dataset.resolve_group_column(Some(name))?;
         }
-        let needs_cost = matches!(self.policy.order, OrderKind::Cost | OrderKind::PairCost)
-            || matches!(self.measure, BudgetMeasure::Cost | BudgetMeasure::PairCost);
+        let cost_order = matches!(self.policy.order, OrderKind::Cost | OrderKind::PairCost);
+        let needs_cost =
+            cost_order || matches!(self.measure, BudgetMeasure::Cost | BudgetMeasure::PairCost);
         if needs_cost && dataset.cost.is_none() {
-            return Err(format!(
-                "{} needs a cost_usd column, and the records have none",
-                if matches!(self.policy.order, OrderKind::Cost | OrderKind::PairCost) {
+            return Err(SettingError::MissingColumn {
+                needed_by: if cost_order {
                     format!("order '{}'", self.policy.order.name())
                 } else {
                     format!("budget measure '{}'", self.measure.name())
-                }
-            ));
+                },
+                column: "cost_usd",
+            });
         }
         if matches!(
             self.measure,
             BudgetMeasure::Seconds | BudgetMeasure::PairSeconds
         ) && dataset.seconds.is_none()
         {
-            return Err(format!(
-                "budget measure '{}' needs a seconds column, and the records have none",
-                self.measure.name()
-            ));
+            return Err(SettingError::MissingColumn {
+                needed_by: format!("budget measure '{}'", self.measure.name()),
+                column: "seconds",
+            });
         }
         Ok(())
     }
@@ -513,7 +542,12 @@ pub fn default_grid() -> Vec<Fraction> {
 }
 
 /// Parses a grid: a list `0.1,0.2,0.5` or a range `start:stop:step` (both ends included).
-pub fn parse_grid(text: &str) -> Result<Vec<Fraction>, String> {
+pub fn parse_grid(text: &str) -> Result<Vec<Fraction>, SettingError> {
+    let bad_form = |allowed| SettingError::BadForm {
+        what: "grid",
+        text: text.to_string(),
+        allowed,
+    };
     let parts: Vec<&str> = text.split(':').collect();
     let mut grid = match parts.as_slice() {
         [start, stop, step] => {
@@ -521,8 +555,8 @@ pub fn parse_grid(text: &str) -> Result<Vec<Fraction>, String> {
             let stop = Fraction::parse(stop, "grid stop")?;
             let step = Fraction::parse(step, "grid step")?;
             if step.0 == 0 || start.0 == 0 || stop < start {
-                return Err(format!(
-                    "grid '{text}' must be START:STOP:STEP with 0 < START ≤ STOP and STEP > 0"
+                return Err(bad_form(
+                    "must be START:STOP:STEP with 0 < START ≤ STOP and STEP > 0",
                 ));
             }
             (0..)
@@ -536,28 +570,28 @@ pub fn parse_grid(text: &str) -> Result<Vec<Fraction>, String> {
             .map(|item| Fraction::parse(item, "budget"))
             .collect::<Result<Vec<_>, _>>()?,
         _ => {
-            return Err(format!(
-                "grid '{text}' must be a list (0.1,0.2) or a range START:STOP:STEP"
+            return Err(bad_form(
+                "must be a list (0.1,0.2) or a range START:STOP:STEP",
             ));
         }
     };
     grid.sort();
     grid.dedup();
     if grid.is_empty() || grid[0].0 == 0 {
-        return Err(format!("grid '{text}': budgets must be in (0, 1]"));
+        return Err(bad_form("must hold budgets in (0, 1]"));
     }
     Ok(grid)
 }
 
 /// Parses thresholds in percentage points: `0,5,10`.
-pub fn parse_thresholds(text: &str) -> Result<Vec<Threshold>, String> {
+pub fn parse_thresholds(text: &str) -> Result<Vec<Threshold>, SettingError> {
     let mut thresholds = text
         .split(',')
         .map(|item| {
-            let value: f64 = item
-                .trim()
-                .parse()
-                .map_err(|_| format!("threshold '{item}' is not a number"))?;
+            let value: f64 = item.trim().parse().map_err(|_| SettingError::NotANumber {
+                what: "threshold".to_string(),
+                text: item.to_string(),
+            })?;
             Threshold::from_pp(value)
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -579,7 +613,12 @@ mod tests {
         );
         assert_eq!(parse_grid("0.01:1:0.01").unwrap().len(), 100);
         assert!(parse_grid("0:0.5:0.1").is_err());
-        assert!(parse_grid("1.5").unwrap_err().contains("must be in [0, 1]"));
+        assert!(
+            parse_grid("1.5")
+                .unwrap_err()
+                .to_string()
+                .contains("must be in [0, 1]")
+        );
     }
 
     #[test]
@@ -589,11 +628,17 @@ mod tests {
             vec![Threshold(0), Threshold(500), Threshold(1000)]
         );
         assert_eq!(Threshold::from_pp(2.5).unwrap().delta(), 0.025);
-        assert!(Threshold::from_pp(100.0).unwrap_err().contains("[0, 100)"));
+        assert!(
+            Threshold::from_pp(100.0)
+                .unwrap_err()
+                .to_string()
+                .contains("[0, 100)")
+        );
         assert!(Threshold::from_pp(-1.0).is_err());
         assert!(
             Threshold::from_pp(1.234)
                 .unwrap_err()
+                .to_string()
                 .contains("multiple of 0.01")
         );
     }

@@ -5,8 +5,15 @@
 //! The matrix keeps the tasks every system has an outcome for (ridge needs complete rows); the number
 //! left out is reported. The full score of a system is its mean over those tasks.
 
+mod error;
+mod evaluation;
 pub mod pace;
 pub mod stats;
+
+pub use error::ProxyError;
+pub use evaluation::{
+    ProxyEvaluation, ProxyRow, ProxySettings, SubsetSizes, evaluate_protocols, proxy_curve,
+};
 
 use serde::Serialize;
 
@@ -55,14 +62,14 @@ impl Method {
         }
     }
 
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ProxyError> {
         Method::ALL
             .into_iter()
             .find(|m| m.name() == text)
             .ok_or_else(|| {
-                format!(
-                    "method '{text}' is not one of {}",
-                    Method::ALL.map(Method::name).join(", ")
+                ProxyError::UnknownMethod(
+                    text.to_string(),
+                    Method::ALL.map(Method::name).join(", "),
                 )
             })
     }
@@ -103,14 +110,14 @@ impl Protocol {
         }
     }
 
-    pub fn parse(text: &str) -> Result<Self, String> {
+    pub fn parse(text: &str) -> Result<Self, ProxyError> {
         Protocol::ALL
             .into_iter()
             .find(|p| p.name() == text)
             .ok_or_else(|| {
-                format!(
-                    "protocol '{text}' is not one of {}",
-                    Protocol::ALL.map(Protocol::name).join(", ")
+                ProxyError::UnknownProtocol(
+                    text.to_string(),
+                    Protocol::ALL.map(Protocol::name).join(", "),
                 )
             })
     }
@@ -134,18 +141,23 @@ pub struct ProxyMatrix {
 }
 
 impl ProxyMatrix {
-    pub fn new(dataset: &Dataset, group_column: Option<&str>) -> Result<Self, String> {
+    /// The matrix of a record; `group_column` is a resolved name (see
+    /// [`Dataset::resolve_group_column`]): one that is not a candidate is an error, never one group.
+    pub fn new(dataset: &Dataset, group_column: Option<&str>) -> Result<Self, ProxyError> {
         let n_sys = dataset.n_systems();
         if n_sys < 3 {
-            return Err(format!(
-                "the records hold {n_sys} systems; proxy predictions need at least 3"
-            ));
+            return Err(ProxyError::TooFewSystems(n_sys));
         }
+        let group_column = match group_column {
+            Some(name) => dataset.resolve_group_column(Some(name))?,
+            None => None,
+        };
+        let group_column = group_column.and_then(|name| dataset.group_column(&name));
         let keep: Vec<usize> = (0..dataset.n_tasks())
             .filter(|&t| (0..n_sys).all(|s| dataset.outcome(s, t).is_some()))
             .collect();
         if keep.is_empty() {
-            return Err("no task has an outcome for every system".to_string());
+            return Err(ProxyError::NoCompleteTask);
         }
         let x: Vec<f64> = (0..n_sys)
             .flat_map(|s| {
@@ -157,7 +169,7 @@ impl ProxyMatrix {
         let full = (0..n_sys)
             .map(|s| x[s * k..(s + 1) * k].iter().sum::<f64>() / k as f64)
             .collect();
-        let groups = match group_column.and_then(|c| dataset.group_column(c)) {
+        let groups = match group_column {
             Some(column) => keep.iter().map(|&t| column.of_task[t]).collect(),
             None => vec![0; k],
         };
@@ -352,17 +364,17 @@ pub fn folds(
     protocol: Protocol,
     splits: u32,
     seed: u64,
-) -> Result<Vec<Vec<Fold>>, String> {
+) -> Result<Vec<Vec<Fold>>, ProxyError> {
     let n = matrix.systems.len();
     let all: Vec<usize> = (0..n).collect();
-    let need = |column: &str, present: bool| {
+    let need = |column: &'static str, present: bool| {
         if present {
             Ok(())
         } else {
-            Err(format!(
-                "protocol '{}' needs a '{column}' for every system",
-                protocol.name()
-            ))
+            Err(ProxyError::MissingAttribute {
+                protocol: protocol.name(),
+                column,
+            })
         }
     };
     let one_round = |folds: Vec<Fold>| vec![folds];
@@ -392,10 +404,10 @@ pub fn folds(
                 })
                 .collect();
             if folds.is_empty() {
-                return Err(
-                    "protocol 'within-scaffold' needs a scaffold with at least 3 systems"
-                        .to_string(),
-                );
+                return Err(ProxyError::TooFewForProtocol {
+                    protocol: protocol.name(),
+                    need: "a scaffold with at least 3 systems",
+                });
             }
             Ok(one_round(folds))
         }
@@ -405,7 +417,10 @@ pub fn folds(
             scaffolds.sort();
             scaffolds.dedup();
             if scaffolds.len() < 2 {
-                return Err("protocol 'loso' needs at least 2 scaffolds".to_string());
+                return Err(ProxyError::TooFewForProtocol {
+                    protocol: protocol.name(),
+                    need: "at least 2 scaffolds",
+                });
             }
             let folds = scaffolds
                 .iter()
@@ -466,10 +481,10 @@ pub fn folds(
                 .filter(|f| f.train.len() >= 3)
                 .collect::<Vec<_>>();
             if folds.is_empty() {
-                return Err(
-                    "protocol 'temporal' needs at least 3 systems submitted before another"
-                        .to_string(),
-                );
+                return Err(ProxyError::TooFewForProtocol {
+                    protocol: protocol.name(),
+                    need: "at least 3 systems submitted before another",
+                });
             }
             Ok(one_round(folds))
         }
@@ -664,65 +679,6 @@ pub fn evaluate(
             Vec::new()
         },
     }
-}
-
-/// One method under one protocol at every budget of a grid (k = ⌈b·N⌉): what the explorer's proxy view
-/// shows as the budget slider moves.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProxyCurve {
-    pub method: Method,
-    pub protocol: Protocol,
-    pub n_tasks: usize,
-    pub left_out: usize,
-    /// One result per budget of the grid.
-    pub results: Vec<ProxyResult>,
-}
-
-/// Computes a [`ProxyCurve`]; `cancelled` is checked between budgets.
-pub fn proxy_curve(
-    dataset: &Dataset,
-    group_column: Option<&str>,
-    method: Method,
-    protocol: Protocol,
-    grid: &[crate::engine::Fraction],
-    seed: u64,
-    cancelled: &dyn Fn() -> bool,
-) -> Result<ProxyCurve, String> {
-    let matrix = ProxyMatrix::new(dataset, group_column)?;
-    let rounds = folds(&matrix, protocol, 20, seed)?;
-    let sizes: Vec<usize> = grid
-        .iter()
-        .map(|b| {
-            (u64::from(b.0) * matrix.n_tasks as u64)
-                .div_ceil(10_000)
-                .max(1) as usize
-        })
-        .collect();
-    let largest = sizes.iter().copied().max().unwrap_or(1);
-    let paths = (method == Method::GreedyK).then(|| greedy_paths(&matrix, &rounds, largest));
-    let mut results = Vec::with_capacity(grid.len());
-    for (budget, &size) in grid.iter().zip(&sizes) {
-        if cancelled() {
-            return Err("cancelled".to_string());
-        }
-        results.push(evaluate(
-            &matrix,
-            method,
-            protocol,
-            size,
-            Some(budget.value()),
-            &rounds,
-            seed,
-            paths.as_deref(),
-        ));
-    }
-    Ok(ProxyCurve {
-        method,
-        protocol,
-        n_tasks: matrix.n_tasks,
-        left_out: matrix.left_out,
-        results,
-    })
 }
 
 #[cfg(test)]

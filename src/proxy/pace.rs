@@ -9,7 +9,10 @@
 
 use serde::Serialize;
 
-use super::stats::{Ridge, spearman};
+use super::evaluation::mean_and_sd;
+use super::stats::{self, Ridge, spearman};
+use super::{ProxyError, ProxyEvaluation, ProxyMatrix, ProxyResult, ProxyRow, SystemPrediction};
+use crate::dataset::Dataset;
 use crate::engine::streams::StreamKey;
 
 /// Pace's hyperparameters.
@@ -293,7 +296,7 @@ pub fn predict(
     let mut rng = StreamKey::new(settings.seed, "pace-bootstrap")
         .u64(held_out as u64)
         .rng();
-    let replicates: Vec<Vec<usize>> = (0..settings.bootstrap.max(1))
+    let replicates: Vec<Vec<usize>> = (0..settings.bootstrap)
         .map(|_| (0..data.targets).map(|_| rng.below(data.targets)).collect())
         .collect();
     let global_prediction = fit_and_predict(
@@ -410,6 +413,210 @@ pub fn predict_random(
         .map(|&i| data.source_value(held_out, i))
         .collect();
     ridge.predict(&row)
+}
+
+/// A cross-benchmark prediction: the benchmark predicted and the pool its instances come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaceQuestion {
+    /// The benchmark whose mean score is predicted.
+    pub target: String,
+    /// Benchmarks of the source pool (empty: every other benchmark).
+    pub sources: Vec<String>,
+    /// Source instances per new model (C), one evaluation each.
+    pub sizes: Vec<usize>,
+    /// Seeds the random-instance baseline is averaged over.
+    pub seeds: u32,
+}
+
+impl PaceSettings {
+    /// Refuses settings that cannot run, rather than raising them silently.
+    pub fn validate(&self) -> Result<(), ProxyError> {
+        if self.components == 0 {
+            return Err(ProxyError::Zero("--pace-components"));
+        }
+        if self.bootstrap == 0 {
+            return Err(ProxyError::Zero("--pace-bootstrap"));
+        }
+        for (setting, value) in [
+            ("--pace-local-share", self.local_share),
+            ("--pace-lambda", self.lambda),
+        ] {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(ProxyError::ShareOutOfRange { setting, value });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The benchmark labels of a record and the benchmark of every task of `matrix`: the `benchmark`
+/// column when it names several, else the group column (`group`, already resolved).
+fn benchmarks_of_tasks(
+    dataset: &Dataset,
+    matrix: &ProxyMatrix,
+    group: Option<&str>,
+) -> Result<(Vec<String>, Vec<u32>), ProxyError> {
+    if dataset.benchmarks.len() > 1 {
+        let column = ProxyMatrix::new(dataset, Some("benchmark"))?;
+        // Group ids index the benchmark group column's (sorted) labels, not the order of appearance.
+        let labels = dataset
+            .group_column("benchmark")
+            .map(|c| c.labels.clone())
+            .unwrap_or_default();
+        return Ok((labels, column.groups));
+    }
+    match group.and_then(|g| dataset.group_column(g)) {
+        Some(column) => Ok((column.labels.clone(), matrix.groups.clone())),
+        None => Err(ProxyError::NoBenchmarks),
+    }
+}
+
+/// Pace under leave-one-model-out at every C of `question.sizes`, each followed by the random-instance
+/// baseline of the same size averaged over seeds: what `pareval proxy --target` reports.
+pub fn leave_one_model_out(
+    dataset: &Dataset,
+    group: Option<&str>,
+    question: &PaceQuestion,
+    settings: &PaceSettings,
+) -> Result<ProxyEvaluation, ProxyError> {
+    settings.validate()?;
+    if question.seeds == 0 {
+        return Err(ProxyError::Zero("--seeds"));
+    }
+    if question.sizes.contains(&0) {
+        return Err(ProxyError::Zero("--pace-size values"));
+    }
+    let matrix = ProxyMatrix::new(dataset, group)?;
+    let (labels, of_task) = benchmarks_of_tasks(dataset, &matrix, group)?;
+    let find = |flag: &'static str, name: &str| {
+        labels
+            .iter()
+            .position(|l| l == name)
+            .map(|i| i as u32)
+            .ok_or_else(|| ProxyError::UnknownBenchmark {
+                flag,
+                name: name.to_string(),
+                known: labels.join(", "),
+            })
+    };
+    let target_id = find("--target", &question.target)?;
+    let sources: Vec<u32> = if question.sources.is_empty() {
+        (0..labels.len() as u32)
+            .filter(|&b| b != target_id)
+            .collect()
+    } else {
+        question
+            .sources
+            .iter()
+            .map(|s| find("--source", s.trim()))
+            .collect::<Result<_, _>>()?
+    };
+    if sources.contains(&target_id) {
+        return Err(ProxyError::SourceIsTarget);
+    }
+    let source_tasks: Vec<usize> = (0..matrix.n_tasks)
+        .filter(|&t| sources.contains(&of_task[t]))
+        .collect();
+    let target_tasks: Vec<usize> = (0..matrix.n_tasks)
+        .filter(|&t| of_task[t] == target_id)
+        .collect();
+    if source_tasks.is_empty() || target_tasks.is_empty() {
+        return Err(ProxyError::EmptyPool);
+    }
+    let models = matrix.systems.len();
+    let (scores, n_tasks) = (&matrix.x, matrix.n_tasks);
+    let pick = |tasks: &[usize]| -> Vec<f64> {
+        (0..models)
+            .flat_map(|m| tasks.iter().map(move |&t| scores[m * n_tasks + t]))
+            .collect()
+    };
+    let (source, target_scores) = (pick(&source_tasks), pick(&target_tasks));
+    let data = PaceData {
+        models,
+        sources: source_tasks.len(),
+        source: &source,
+        target: &target_scores,
+        targets: target_tasks.len(),
+    };
+    let actual: Vec<f64> = (0..models).map(|m| data.target_mean(m)).collect();
+    let others = |m: usize| (0..models).filter(|&o| o != m).collect::<Vec<_>>();
+    let mut rows = Vec::new();
+    for &size in &question.sizes {
+        let settings = PaceSettings { size, ..*settings };
+        let pace: Vec<f64> = (0..models)
+            .map(|m| predict(&data, &others(m), m, &settings))
+            .collect();
+        let random_runs: Vec<Vec<f64>> = (0..question.seeds)
+            .map(|s| {
+                (0..models)
+                    .map(|m| {
+                        predict_random(&data, &others(m), m, size, settings.seed + u64::from(s))
+                    })
+                    .collect()
+            })
+            .collect();
+        let used = size.min(source_tasks.len());
+        let result_for = |name: &'static str, predicted: &[f64]| -> ProxyResult {
+            ProxyResult {
+                method: name,
+                protocol: "loao",
+                budget: None,
+                size: used,
+                spearman: stats::spearman(predicted, &actual),
+                kendall: stats::kendall_tau_b(predicted, &actual),
+                r2: stats::r_squared(predicted, &actual),
+                mae_pp: stats::mean_absolute_error(predicted, &actual) * 100.0,
+                pair_accuracy: stats::pairwise_accuracy(predicted, &actual),
+                subset_mean_spearman: None,
+                decision_agreement: Vec::new(),
+                task_share: used as f64 / source_tasks.len() as f64,
+                cost_share: None,
+                rounds: 1,
+                systems: (0..models)
+                    .map(|m| SystemPrediction {
+                        system: matrix.systems[m].clone(),
+                        predicted: predicted[m],
+                        actual: actual[m],
+                        subset_mean: f64::NAN,
+                    })
+                    .collect(),
+            }
+        };
+        rows.push(ProxyRow {
+            result: result_for("pace", &pace),
+            seeds: None,
+            spearman_sd: None,
+            mae_pp_sd: None,
+        });
+        // The random baseline shows the mean prediction per model; its metrics are averaged over seeds
+        // (not computed on the averaged prediction).
+        let mean_prediction: Vec<f64> = (0..models)
+            .map(|m| random_runs.iter().map(|r| r[m]).sum::<f64>() / random_runs.len() as f64)
+            .collect();
+        let mut random = result_for("random-instances", &mean_prediction);
+        let over = |f: &dyn Fn(&[f64]) -> Option<f64>| {
+            mean_and_sd(&random_runs.iter().filter_map(|r| f(r)).collect::<Vec<_>>())
+        };
+        let (spearman, spearman_sd) = over(&|p| stats::spearman(p, &actual));
+        let (mae, mae_pp_sd) = over(&|p| Some(stats::mean_absolute_error(p, &actual) * 100.0));
+        random.spearman = spearman;
+        random.mae_pp = mae.unwrap_or(0.0);
+        random.kendall = over(&|p| stats::kendall_tau_b(p, &actual)).0;
+        random.r2 = over(&|p| stats::r_squared(p, &actual)).0;
+        random.pair_accuracy = over(&|p| stats::pairwise_accuracy(p, &actual)).0;
+        rows.push(ProxyRow {
+            result: random,
+            seeds: Some(question.seeds),
+            spearman_sd,
+            mae_pp_sd,
+        });
+    }
+    Ok(ProxyEvaluation {
+        tasks: source_tasks.len(),
+        tasks_left_out: matrix.left_out,
+        systems: models,
+        results: rows,
+    })
 }
 
 #[cfg(test)]

@@ -4,6 +4,22 @@
 
 pub mod info;
 pub mod pair;
+pub mod pairs;
 pub mod proxy;
 pub mod replay;
 pub mod table;
+
+use std::io::{self, Write};
+
+/// The four renderings of a table-shaped report (`replay`, `proxy`), all from one struct. JSON is the
+/// struct itself, pretty-printed with a final newline.
+pub trait Render: serde::Serialize {
+    fn write_text<W: Write>(&self, out: &mut W, width: usize) -> io::Result<()>;
+    fn write_csv<W: Write>(&self, out: &mut W) -> io::Result<()>;
+    fn write_markdown<W: Write>(&self, out: &mut W) -> io::Result<()>;
+
+    fn write_json<W: Write>(&self, out: &mut W) -> io::Result<()> {
+        serde_json::to_writer_pretty(&mut *out, self)?;
+        writeln!(out)
+    }
+}

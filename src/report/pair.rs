@@ -4,11 +4,10 @@
 
 use std::io::{self, Write};
 
-use super::replay::percent;
 use super::table::{Align, render};
 use crate::engine::detail::PairDetail;
 use crate::engine::rules::Action;
-use crate::engine::settings::trim_number;
+use crate::format::{percent, pp, trim_number};
 
 fn glyph(action: Action) -> &'static str {
     match action {
@@ -17,10 +16,6 @@ fn glyph(action: Action) -> &'static str {
         Action::Abstain => "○ abstain",
         Action::Continue => "… continue",
     }
-}
-
-fn pp(x: f64) -> String {
-    format!("{} pp", trim_number((x * 1000.0).round() / 10.0))
 }
 
 pub fn write_json(detail: &PairDetail, out: &mut impl Write) -> io::Result<()> {

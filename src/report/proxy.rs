@@ -5,29 +5,12 @@
 
 use std::io::{self, Write};
 
-use serde::Serialize;
-
+use super::Render;
 use super::table::{Align, render};
 use crate::proxy::ProxyResult;
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ProxyReport {
-    pub tasks: usize,
-    pub tasks_left_out: usize,
-    pub systems: usize,
-    pub results: Vec<ProxyRow>,
-}
-
-/// A result with the spread over seeds of the random method.
-#[derive(Debug, Clone, Serialize)]
-pub struct ProxyRow {
-    #[serde(flatten)]
-    pub result: ProxyResult,
-    /// Standard deviation over seeds of Spearman and MAE (random method only).
-    pub seeds: Option<u32>,
-    pub spearman_sd: Option<f64>,
-    pub mae_pp_sd: Option<f64>,
-}
+/// The report is the evaluation itself ([`crate::proxy::evaluate_protocols`] or Pace's
+/// leave-one-model-out); this module only renders it.
+pub use crate::proxy::{ProxyEvaluation as ProxyReport, ProxyRow};
 
 /// The pair-decision agreement at the i-th threshold, or empty when it was not measured (Pace).
 fn agreement(result: &ProxyResult, i: usize) -> String {
@@ -41,13 +24,8 @@ fn num(x: Option<f64>) -> String {
     x.map_or("-".to_string(), |v| format!("{v:.3}"))
 }
 
-impl ProxyReport {
-    pub fn write_json(&self, out: &mut impl Write) -> io::Result<()> {
-        serde_json::to_writer_pretty(&mut *out, self)?;
-        writeln!(out)
-    }
-
-    pub fn write_csv(&self, out: &mut impl Write) -> io::Result<()> {
+impl Render for ProxyReport {
+    fn write_csv<W: Write>(&self, out: &mut W) -> io::Result<()> {
         writeln!(
             out,
             "method,protocol,budget,size,spearman,kendall,r2,mae_pp,pair_accuracy,subset_mean_spearman,agreement_0pp,agreement_5pp,agreement_10pp,task_share,cost_share,rounds,spearman_sd,mae_pp_sd"
@@ -81,49 +59,7 @@ impl ProxyReport {
         Ok(())
     }
 
-    fn rows(&self) -> Vec<Vec<String>> {
-        self.results
-            .iter()
-            .map(|row| {
-                let r = &row.result;
-                let spread = row
-                    .spearman_sd
-                    .map_or(String::new(), |sd| format!("±{sd:.3}"));
-                vec![
-                    r.method.to_string(),
-                    r.protocol.to_string(),
-                    r.budget
-                        .map_or("-".to_string(), |b| format!("{:.0}%", b * 100.0)),
-                    r.size.to_string(),
-                    format!("{}{spread}", num(r.spearman)),
-                    num(r.kendall),
-                    num(r.r2),
-                    format!("{:.1}", r.mae_pp),
-                    num(r.pair_accuracy),
-                    num(r.subset_mean_spearman),
-                    r.decision_agreement
-                        .first()
-                        .map_or("-".to_string(), |a| format!("{a:.3}")),
-                ]
-            })
-            .collect()
-    }
-
-    const HEADER: [&'static str; 11] = [
-        "method",
-        "protocol",
-        "budget",
-        "k",
-        "ρ",
-        "τ-b",
-        "R²",
-        "MAE pp",
-        "pairs",
-        "ρ mean",
-        "agree 0pp",
-    ];
-
-    pub fn write_text(&self, out: &mut impl Write, width: usize) -> io::Result<()> {
+    fn write_text<W: Write>(&self, out: &mut W, width: usize) -> io::Result<()> {
         writeln!(
             out,
             "{} systems · {} tasks with an outcome for every system{}",
@@ -149,7 +85,7 @@ impl ProxyReport {
         write!(
             out,
             "{}",
-            render(&Self::HEADER, &align, &self.rows(), width.max(110), 0)
+            render(&HEADER, &align, &self.rows(), width.max(110), 0)
         )?;
         if let [row] = self.results.as_slice() {
             writeln!(out)?;
@@ -186,8 +122,8 @@ impl ProxyReport {
         Ok(())
     }
 
-    pub fn write_markdown(&self, out: &mut impl Write) -> io::Result<()> {
-        writeln!(out, "| {} |", Self::HEADER.join(" | "))?;
+    fn write_markdown<W: Write>(&self, out: &mut W) -> io::Result<()> {
+        writeln!(out, "| {} |", HEADER.join(" | "))?;
         writeln!(
             out,
             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -198,3 +134,47 @@ impl ProxyReport {
         Ok(())
     }
 }
+
+impl ProxyReport {
+    fn rows(&self) -> Vec<Vec<String>> {
+        self.results
+            .iter()
+            .map(|row| {
+                let r = &row.result;
+                let spread = row
+                    .spearman_sd
+                    .map_or(String::new(), |sd| format!("±{sd:.3}"));
+                vec![
+                    r.method.to_string(),
+                    r.protocol.to_string(),
+                    r.budget
+                        .map_or("-".to_string(), |b| format!("{:.0}%", b * 100.0)),
+                    r.size.to_string(),
+                    format!("{}{spread}", num(r.spearman)),
+                    num(r.kendall),
+                    num(r.r2),
+                    format!("{:.1}", r.mae_pp),
+                    num(r.pair_accuracy),
+                    num(r.subset_mean_spearman),
+                    r.decision_agreement
+                        .first()
+                        .map_or("-".to_string(), |a| format!("{a:.3}")),
+                ]
+            })
+            .collect()
+    }
+}
+
+const HEADER: [&str; 11] = [
+    "method",
+    "protocol",
+    "budget",
+    "k",
+    "ρ",
+    "τ-b",
+    "R²",
+    "MAE pp",
+    "pairs",
+    "ρ mean",
+    "agree 0pp",
+];

@@ -9,15 +9,21 @@ use std::io::{self, Write};
 
 use serde::{Deserialize, Serialize};
 
+use super::Render;
+use super::pairs::ReplayAt;
 use super::table::{Align, render};
 use crate::engine::Replay;
 use crate::engine::metrics::BudgetRow;
-use crate::engine::settings::{BootstrapMode, Rule, trim_number};
+use crate::engine::settings::{BootstrapMode, Rule};
+use crate::format::{csv_field, interval, percent, trim_number};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct ReplayReport {
     pub results: Vec<ResultBlock>,
     pub notes: Vec<String>,
+    /// Pairs and groups at one budget (`--pairs-at`, the explorer's exports); absent otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pairs_at: Vec<ReplayAt>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -119,16 +125,67 @@ impl ReplayReport {
                 });
             }
         }
-        ReplayReport { results, notes }
+        ReplayReport {
+            results,
+            notes,
+            pairs_at: Vec::new(),
+        }
     }
 
-    pub fn write_json(&self, out: &mut impl Write) -> io::Result<()> {
-        serde_json::to_writer_pretty(&mut *out, self)?;
-        writeln!(out)
+    /// The report with every replay's pairs and groups at budget index `budget` of the grid.
+    pub fn with_pairs_at(mut self, replays: &[(String, &Replay)], budget: usize) -> Self {
+        self.pairs_at = replays
+            .iter()
+            .map(|(label, replay)| ReplayAt::new(label, replay, budget))
+            .collect();
+        self
     }
 
-    /// One line per (preset, threshold, budget).
-    pub fn write_csv(&self, out: &mut impl Write) -> io::Result<()> {
+    /// The summary line of one block, e.g. "0 pp: minimum sufficient budget 15%; unresolved there 20.6%
+    /// [17.2, 23.9]; error and coverage targets met from 10%".
+    pub fn summary_line(block: &ResultBlock) -> String {
+        let sufficient = match block.min_sufficient_budget {
+            Some(budget) => {
+                let row = block.rows.iter().find(|r| r.budget == budget);
+                let there = row.map_or(String::new(), |r| {
+                    format!(
+                        "; unresolved there {} {}",
+                        percent(r.unresolved),
+                        interval(r.unresolved_lo, r.unresolved_hi, 1)
+                    )
+                });
+                format!("minimum sufficient budget {}{there}", percent(budget))
+            }
+            None => {
+                let last = block.rows.last().map_or(String::new(), |r| {
+                    format!(
+                        " (unresolved at {}: {} {})",
+                        percent(r.budget),
+                        percent(r.unresolved),
+                        interval(r.unresolved_lo, r.unresolved_hi, 1)
+                    )
+                });
+                format!("no sufficient budget in the grid{last}")
+            }
+        };
+        let errors = match block.min_errors_coverage_budget {
+            Some(budget) => format!("error and coverage targets met from {}", percent(budget)),
+            None => "error and coverage targets never met".to_string(),
+        };
+        format!(
+            "{} pp: {sufficient}; {errors}",
+            trim_number(block.threshold_pp)
+        )
+    }
+}
+
+impl Render for ReplayReport {
+    /// One line per (preset, threshold, budget); with pairs at a budget, one line per (preset,
+    /// threshold, pair) instead.
+    fn write_csv<W: Write>(&self, out: &mut W) -> io::Result<()> {
+        if !self.pairs_at.is_empty() {
+            return super::pairs::write_pairs_csv(&self.pairs_at, out);
+        }
         writeln!(
             out,
             "preset,threshold_pp,budget,orders,pairs,cases,fpr,frr,coverage_failure,unresolved,unresolved_lo,unresolved_hi,accuracy,promote_rate,reject_rate,mean_observed,sufficient,errors_and_coverage_met"
@@ -162,46 +219,7 @@ impl ReplayReport {
         Ok(())
     }
 
-    /// The summary line of one block, e.g. "0 pp: minimum sufficient budget 15%; unresolved there 20.6%
-    /// [17.2, 23.9]; error and coverage targets met from 10%".
-    pub fn summary_line(block: &ResultBlock) -> String {
-        let sufficient = match block.min_sufficient_budget {
-            Some(budget) => {
-                let row = block.rows.iter().find(|r| r.budget == budget);
-                let there = row.map_or(String::new(), |r| {
-                    format!(
-                        "; unresolved there {} [{}, {}]",
-                        percent(r.unresolved),
-                        number(r.unresolved_lo),
-                        number(r.unresolved_hi)
-                    )
-                });
-                format!("minimum sufficient budget {}{there}", percent(budget))
-            }
-            None => {
-                let last = block.rows.last().map_or(String::new(), |r| {
-                    format!(
-                        " (unresolved at {}: {} [{}, {}])",
-                        percent(r.budget),
-                        percent(r.unresolved),
-                        number(r.unresolved_lo),
-                        number(r.unresolved_hi)
-                    )
-                });
-                format!("no sufficient budget in the grid{last}")
-            }
-        };
-        let errors = match block.min_errors_coverage_budget {
-            Some(budget) => format!("error and coverage targets met from {}", percent(budget)),
-            None => "error and coverage targets never met".to_string(),
-        };
-        format!(
-            "{} pp: {sufficient}; {errors}",
-            trim_number(block.threshold_pp)
-        )
-    }
-
-    pub fn write_text(&self, out: &mut impl Write, width: usize) -> io::Result<()> {
+    fn write_text<W: Write>(&self, out: &mut W, width: usize) -> io::Result<()> {
         let mut previous: Option<&str> = None;
         for block in &self.results {
             if previous != Some(block.preset.as_str()) {
@@ -241,7 +259,7 @@ impl ReplayReport {
                         optional_percent(r.frr),
                         percent(r.coverage_failure),
                         percent(r.unresolved),
-                        format!("[{}, {}]", number(r.unresolved_lo), number(r.unresolved_hi)),
+                        interval(r.unresolved_lo, r.unresolved_hi, 1),
                         if r.sufficient {
                             "✓ yes".to_string()
                         } else {
@@ -272,6 +290,7 @@ impl ReplayReport {
             ];
             write!(out, "{}", render(&header, &align, &rows, width, 4))?;
         }
+        super::pairs::write_text(&self.pairs_at, out, width)?;
         if !self.notes.is_empty() {
             writeln!(out)?;
             for note in &self.notes {
@@ -281,7 +300,7 @@ impl ReplayReport {
         Ok(())
     }
 
-    pub fn write_markdown(&self, out: &mut impl Write) -> io::Result<()> {
+    fn write_markdown<W: Write>(&self, out: &mut W) -> io::Result<()> {
         for block in &self.results {
             writeln!(
                 out,
@@ -306,35 +325,25 @@ impl ReplayReport {
             for r in &block.rows {
                 writeln!(
                     out,
-                    "| {} | {:.1} | {} | {} | {} | {} | [{}, {}] | {} |",
+                    "| {} | {:.1} | {} | {} | {} | {} | {} | {} |",
                     percent(r.budget),
                     r.mean_observed,
                     optional_percent(r.fpr),
                     optional_percent(r.frr),
                     percent(r.coverage_failure),
                     percent(r.unresolved),
-                    number(r.unresolved_lo),
-                    number(r.unresolved_hi),
+                    interval(r.unresolved_lo, r.unresolved_hi, 1),
                     if r.sufficient { "yes" } else { "no" }
                 )?;
             }
             writeln!(out)?;
         }
+        super::pairs::write_markdown(&self.pairs_at, out)?;
         for note in &self.notes {
             writeln!(out, "> {note}")?;
         }
         Ok(())
     }
-}
-
-/// "15%", "20.6%": a fraction as a percentage with at most one decimal.
-pub fn percent(x: f64) -> String {
-    format!("{}%", trim_number((x * 1000.0).round() / 10.0))
-}
-
-/// A fraction as a percentage number with one decimal, for intervals ("17.2").
-fn number(x: f64) -> String {
-    format!("{:.1}", x * 100.0)
 }
 
 fn optional_percent(x: Option<f64>) -> String {
@@ -343,12 +352,4 @@ fn optional_percent(x: Option<f64>) -> String {
 
 fn optional(x: Option<f64>) -> String {
     x.map_or(String::new(), |v| v.to_string())
-}
-
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
 }

@@ -14,7 +14,7 @@ use crate::engine::settings::{
     BootstrapMode, BudgetMeasure, Fraction, OrderKind, Preset, ReplaySettings, Rule, Targets,
     Threshold, default_grid,
 };
-use crate::engine::{Policy, Replay};
+use crate::engine::{Policy, Replay, ReplayError};
 
 /// Threshold sets the `t` key cycles through (hundredths of a percentage point).
 pub const THRESHOLD_SETS: [&[u32]; 5] = [
@@ -227,23 +227,11 @@ pub struct Drill {
     pub tested: usize,
     pub baseline: usize,
     pub order: u32,
-    pub detail: Result<PairDetail, String>,
+    pub detail: Result<PairDetail, ReplayError>,
 }
 
 /// A pair-table row at the current budget and focused threshold.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PairRow {
-    pub pair: usize,
-    pub tested: String,
-    pub baseline: String,
-    pub shared: u32,
-    pub delta_full: f64,
-    pub completed_promote: bool,
-    pub promote: f64,
-    pub reject: f64,
-    pub abstain: f64,
-    pub wrong: f64,
-}
+pub use crate::report::pairs::PairRow;
 
 /// What the user or the worker asks for.
 #[derive(Clone)]
@@ -300,12 +288,12 @@ pub enum Action {
     CycleProxyProtocol,
     ProxyFinished {
         generation: u64,
-        outcome: Result<Arc<crate::proxy::ProxyCurve>, String>,
+        outcome: Result<Arc<crate::proxy::ProxyEvaluation>, crate::proxy::ProxyError>,
     },
     /// A replay arrived; `preview` marks the quick first pass (the full result follows).
     ReplayFinished {
         generation: u64,
-        outcome: Result<Arc<Replay>, String>,
+        outcome: Result<Arc<Replay>, ReplayError>,
         preview: bool,
     },
 }
@@ -351,7 +339,7 @@ pub struct App {
     /// The group filter's selector, while open.
     pub selector: Option<GroupSelector>,
     /// The proxy curve of the current settings (None until the worker sends it) or why it failed.
-    pub proxy: Option<Arc<crate::proxy::ProxyCurve>>,
+    pub proxy: Option<Arc<crate::proxy::ProxyEvaluation>>,
     pub proxy_error: Option<String>,
 }
 
@@ -508,31 +496,113 @@ impl App {
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         let mut effects = Vec::new();
         match action {
+            Action::ReplayFinished { .. } | Action::ProxyFinished { .. } => self.on_result(action),
+            Action::BudgetPrev
+            | Action::BudgetNext
+            | Action::BudgetFirst
+            | Action::BudgetLast
+            | Action::BudgetAt { .. }
+            | Action::ToggleAutoplay
+            | Action::Tick => self.on_budget(action),
+            Action::CycleThresholds
+            | Action::CycleGroupColumn
+            | Action::CycleOrder
+            | Action::CyclePreset
+            | Action::CycleRule
+            | Action::CycleTail
+            | Action::CycleOrders
+            | Action::CycleMeasure
+            | Action::ToggleBootstrap
+            | Action::ToggleCoverageGate
+            | Action::CycleProxyMethod
+            | Action::CycleProxyProtocol => self.on_switch(action, &mut effects),
+            Action::OpenGroupFilter
+            | Action::ToggleChoice
+            | Action::ChooseAll
+            | Action::ApplyChoice => self.on_group_selector(action, &mut effects),
+            Action::StartNameFilter
+            | Action::InputChar { .. }
+            | Action::InputBackspace
+            | Action::InputDone
+            | Action::InputCancel => self.on_text_input(action),
+            Action::ToggleChart
+            | Action::FocusThreshold { .. }
+            | Action::NextTab
+            | Action::CyclePairFilter
+            | Action::CycleSort
+            | Action::ReverseSort
+            | Action::SelectUp
+            | Action::SelectDown
+            | Action::PageUp
+            | Action::PageDown => self.on_table(action),
+            Action::OpenDrill
+            | Action::DrillPrevOrder
+            | Action::DrillNextOrder
+            | Action::CloseOverlay
+            | Action::ToggleHelp => self.on_overlay(action),
             Action::Quit => effects.push(Effect::Quit),
+            Action::Export => effects.push(Effect::Export),
+            Action::SaveSession => effects.push(Effect::SaveSession),
+        }
+        // The budget cursor moved or the rows changed: the drill-down follows the budget.
+        if let Some(drill) = &self.drill
+            && drill
+                .detail
+                .as_ref()
+                .is_ok_and(|d| (d.budget - self.budget_value()).abs() > 1e-12)
+        {
+            let order = drill.order;
+            self.open_drill(order);
+        }
+        self.refresh_rows_if_budget_changed();
+        effects
+    }
+
+    /// A replay or proxy result from the worker: shown only if it is for the newest settings.
+    fn on_result(&mut self, action: Action) {
+        match action {
+            // A result for an older setting is dropped (the wildcard): only the newest generation is shown.
             Action::ReplayFinished {
                 generation,
                 outcome,
                 preview,
-            } => {
-                // A result for an older setting is dropped: only the newest generation is shown.
-                if generation == self.generation {
-                    match outcome {
-                        Ok(result) => {
-                            self.preview = preview.then_some(result.prepared.settings.orders);
-                            self.result = Some(result);
-                            if !self.status.starts_with('✓') {
-                                self.status.clear();
-                            }
+            } if generation == self.generation => {
+                match outcome {
+                    Ok(result) => {
+                        self.preview = preview.then_some(result.prepared.settings.orders);
+                        self.result = Some(result);
+                        if !self.status.starts_with('✓') {
+                            self.status.clear();
                         }
-                        Err(error) => self.status = format!("✗ replay failed: {error}"),
                     }
-                    if !preview {
-                        self.result_generation = generation;
-                        self.progress = None;
-                    }
-                    self.refresh_rows();
+                    Err(error) => self.status = format!("✗ replay failed: {error}"),
                 }
+                if !preview {
+                    self.result_generation = generation;
+                    self.progress = None;
+                }
+                self.refresh_rows();
             }
+            Action::ProxyFinished {
+                generation,
+                outcome,
+            } if generation == self.generation => match outcome {
+                Ok(curve) => {
+                    self.proxy = Some(curve);
+                    self.proxy_error = None;
+                }
+                Err(error) => {
+                    self.proxy = None;
+                    self.proxy_error = Some(error.to_string());
+                }
+            },
+            _ => {}
+        }
+    }
+
+    /// The budget slider and the autoplay sweep: view only, never a new replay.
+    fn on_budget(&mut self, action: Action) {
+        match action {
             Action::BudgetPrev => self.view.budget = self.view.budget.saturating_sub(1),
             Action::BudgetNext => {
                 self.view.budget = (self.view.budget + 1).min(self.budgets().saturating_sub(1))
@@ -548,15 +618,20 @@ impl App {
                     self.view.budget = 0;
                 }
             }
-            Action::Tick => {
-                if self.autoplay {
-                    if self.view.budget + 1 >= self.budgets() {
-                        self.autoplay = false;
-                    } else {
-                        self.view.budget += 1;
-                    }
+            Action::Tick if self.autoplay => {
+                if self.view.budget + 1 >= self.budgets() {
+                    self.autoplay = false;
+                } else {
+                    self.view.budget += 1;
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// Setting switches: each changes the compute key and submits a new replay.
+    fn on_switch(&mut self, action: Action, effects: &mut Vec<Effect>) {
+        match action {
             Action::CycleThresholds => {
                 let position = THRESHOLD_SETS
                     .iter()
@@ -580,65 +655,6 @@ impl App {
                 self.compute.group_column = choices[(position + 1) % choices.len()].clone();
                 self.compute.group_filter.clear();
                 effects.push(self.recompute());
-            }
-            Action::OpenGroupFilter => match self
-                .compute
-                .group_column
-                .as_deref()
-                .and_then(|c| self.base.group_column(c))
-            {
-                Some(column) => {
-                    let chosen = column
-                        .labels
-                        .iter()
-                        .map(|l| {
-                            self.compute.group_filter.is_empty()
-                                || self.compute.group_filter.contains(l)
-                        })
-                        .collect();
-                    self.selector = Some(GroupSelector {
-                        labels: column.labels.clone(),
-                        chosen,
-                        cursor: 0,
-                    });
-                }
-                None => self.status = "no group column: choose one with g first".to_string(),
-            },
-            Action::ToggleChoice => {
-                if let Some(selector) = &mut self.selector {
-                    let cursor = selector.cursor;
-                    selector.chosen[cursor] = !selector.chosen[cursor];
-                }
-            }
-            Action::ChooseAll => {
-                if let Some(selector) = &mut self.selector {
-                    let all = selector.chosen.iter().all(|&c| c);
-                    selector.chosen.iter_mut().for_each(|c| *c = !all);
-                }
-            }
-            Action::ApplyChoice => {
-                if let Some(selector) = self.selector.take() {
-                    let chosen: Vec<String> = selector
-                        .labels
-                        .iter()
-                        .zip(&selector.chosen)
-                        .filter(|(_, c)| **c)
-                        .map(|(l, _)| l.clone())
-                        .collect();
-                    if chosen.is_empty() {
-                        self.status = "✗ choose at least one group (space toggles, a toggles all)"
-                            .to_string();
-                        self.selector = Some(selector);
-                    } else {
-                        // All groups chosen is no filter at all.
-                        self.compute.group_filter = if chosen.len() == selector.labels.len() {
-                            Vec::new()
-                        } else {
-                            chosen
-                        };
-                        effects.push(self.recompute());
-                    }
-                }
             }
             Action::CycleOrder => {
                 let current = self.compute.policy().order;
@@ -731,25 +747,6 @@ impl App {
                 self.compute.coverage_gate = Some(!self.compute.policy().coverage_gate);
                 effects.push(self.recompute());
             }
-            Action::ToggleChart => {
-                self.view.chart = match self.view.chart {
-                    ChartMode::Unresolved => ChartMode::Errors,
-                    ChartMode::Errors => ChartMode::Unresolved,
-                }
-            }
-            Action::FocusThreshold(index) => {
-                if index < self.compute.thresholds.len() {
-                    self.view.focus = index;
-                    self.refresh_rows();
-                }
-            }
-            Action::NextTab => {
-                self.view.tab = match self.view.tab {
-                    Tab::Main => Tab::Coverage,
-                    Tab::Coverage => Tab::Proxy,
-                    Tab::Proxy => Tab::Main,
-                }
-            }
             Action::CycleProxyMethod => {
                 let all = crate::proxy::Method::ALL;
                 let position = all
@@ -768,23 +765,79 @@ impl App {
                 self.compute.proxy_protocol = all[(position + 1) % all.len()];
                 effects.push(self.recompute());
             }
-            Action::ProxyFinished {
-                generation,
-                outcome,
-            } => {
-                if generation == self.generation {
-                    match outcome {
-                        Ok(curve) => {
-                            self.proxy = Some(curve);
-                            self.proxy_error = None;
-                        }
-                        Err(error) => {
-                            self.proxy = None;
-                            self.proxy_error = Some(error);
-                        }
+            _ => {}
+        }
+    }
+
+    /// The group filter's selector: open it, toggle groups, apply (a new replay on the kept groups).
+    fn on_group_selector(&mut self, action: Action, effects: &mut Vec<Effect>) {
+        match action {
+            Action::OpenGroupFilter => match self
+                .compute
+                .group_column
+                .as_deref()
+                .and_then(|c| self.base.group_column(c))
+            {
+                Some(column) => {
+                    let chosen = column
+                        .labels
+                        .iter()
+                        .map(|l| {
+                            self.compute.group_filter.is_empty()
+                                || self.compute.group_filter.contains(l)
+                        })
+                        .collect();
+                    self.selector = Some(GroupSelector {
+                        labels: column.labels.clone(),
+                        chosen,
+                        cursor: 0,
+                    });
+                }
+                None => self.status = "no group column: choose one with g first".to_string(),
+            },
+            Action::ToggleChoice => {
+                if let Some(selector) = &mut self.selector {
+                    let cursor = selector.cursor;
+                    selector.chosen[cursor] = !selector.chosen[cursor];
+                }
+            }
+            Action::ChooseAll => {
+                if let Some(selector) = &mut self.selector {
+                    let all = selector.chosen.iter().all(|&c| c);
+                    selector.chosen.iter_mut().for_each(|c| *c = !all);
+                }
+            }
+            Action::ApplyChoice => {
+                if let Some(selector) = self.selector.take() {
+                    let chosen: Vec<String> = selector
+                        .labels
+                        .iter()
+                        .zip(&selector.chosen)
+                        .filter(|(_, c)| **c)
+                        .map(|(l, _)| l.clone())
+                        .collect();
+                    if chosen.is_empty() {
+                        self.status = "✗ choose at least one group (space toggles, a toggles all)"
+                            .to_string();
+                        self.selector = Some(selector);
+                    } else {
+                        // All groups chosen is no filter at all.
+                        self.compute.group_filter = if chosen.len() == selector.labels.len() {
+                            Vec::new()
+                        } else {
+                            chosen
+                        };
+                        effects.push(self.recompute());
                     }
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// Typed text: the pair-name filter and the help filter.
+    fn on_text_input(&mut self, action: Action) {
+        match action {
             Action::StartNameFilter => self.input = Input::NameFilter,
             Action::InputChar(c) => match self.input {
                 Input::NameFilter => {
@@ -827,6 +880,30 @@ impl App {
                 }
                 self.input = Input::Keys;
             }
+            _ => {}
+        }
+    }
+
+    /// What the main views show: chart, focused threshold, tab, and the pair table's filter, sort and selection.
+    fn on_table(&mut self, action: Action) {
+        match action {
+            Action::ToggleChart => {
+                self.view.chart = match self.view.chart {
+                    ChartMode::Unresolved => ChartMode::Errors,
+                    ChartMode::Errors => ChartMode::Unresolved,
+                }
+            }
+            Action::FocusThreshold(index) if index < self.compute.thresholds.len() => {
+                self.view.focus = index;
+                self.refresh_rows();
+            }
+            Action::NextTab => {
+                self.view.tab = match self.view.tab {
+                    Tab::Main => Tab::Coverage,
+                    Tab::Coverage => Tab::Proxy,
+                    Tab::Proxy => Tab::Main,
+                }
+            }
             Action::CyclePairFilter => {
                 self.view.pair_filter = match self.view.pair_filter {
                     PairFilter::All => PairFilter::Wrong,
@@ -866,6 +943,13 @@ impl App {
                 self.view.selected =
                     (self.view.selected + 10).min(self.rows.len().saturating_sub(1))
             }
+            _ => {}
+        }
+    }
+
+    /// The drill-down and help overlays.
+    fn on_overlay(&mut self, action: Action) {
+        match action {
             Action::OpenDrill => self.open_drill(0),
             Action::DrillPrevOrder => {
                 if let Some(order) = self.drill.as_ref().map(|d| d.order) {
@@ -887,8 +971,6 @@ impl App {
                     self.drill = None;
                 }
             }
-            Action::Export => effects.push(Effect::Export),
-            Action::SaveSession => effects.push(Effect::SaveSession),
             Action::ToggleHelp => {
                 if self.help.is_some() {
                     self.help = None;
@@ -898,19 +980,8 @@ impl App {
                     self.input = Input::HelpFilter;
                 }
             }
+            _ => {}
         }
-        // The budget cursor moved or the rows changed: the drill-down follows the budget.
-        if let Some(drill) = &self.drill
-            && drill
-                .detail
-                .as_ref()
-                .is_ok_and(|d| (d.budget - self.budget_value()).abs() > 1e-12)
-        {
-            let order = drill.order;
-            self.open_drill(order);
-        }
-        self.refresh_rows_if_budget_changed();
-        effects
     }
 
     fn refresh_rows_if_budget_changed(&mut self) {
@@ -952,8 +1023,7 @@ impl App {
             baseline,
             order,
             budget,
-        )
-        .map_err(|e| e.to_string());
+        );
         self.drill = Some(Drill {
             tested,
             baseline,
@@ -974,29 +1044,9 @@ impl App {
             .view
             .focus
             .min(replay.prepared.settings.thresholds.len().saturating_sub(1));
-        let orders = f64::from(replay.prepared.settings.orders);
         let needle = self.view.name_filter.to_lowercase();
-        let mut rows: Vec<PairRow> = replay
-            .prepared
-            .pairs
-            .iter()
-            .enumerate()
-            .map(|(i, pair)| {
-                let counts = replay.pair_counts(i, focus, budget);
-                let (tested, baseline) = replay.prepared.names(pair);
-                PairRow {
-                    pair: i,
-                    tested: tested.to_string(),
-                    baseline: baseline.to_string(),
-                    shared: pair.n(),
-                    delta_full: pair.delta_full(),
-                    completed_promote: replay.completed[i][focus],
-                    promote: f64::from(counts.promote) / orders,
-                    reject: f64::from(counts.reject) / orders,
-                    abstain: f64::from(counts.abstain) / orders,
-                    wrong: f64::from(counts.wrong) / orders,
-                }
-            })
+        let mut rows: Vec<PairRow> = crate::report::pairs::pair_rows(&replay, focus, budget)
+            .into_iter()
             .filter(|row| {
                 needle.is_empty()
                     || row.tested.to_lowercase().contains(&needle)

@@ -62,6 +62,34 @@ impl Default for Config {
     }
 }
 
+/// Why a config or session file cannot be used; every message starts with the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{file}: cannot read the {what}: {source}")]
+    Read {
+        file: String,
+        what: &'static str,
+        source: std::io::Error,
+    },
+    #[error("{file}: cannot write the session: {source}")]
+    Write {
+        file: String,
+        source: std::io::Error,
+    },
+    /// Not TOML (config) or not JSON of a session; the parser's message.
+    #[error("{file}: {message}")]
+    Syntax { file: String, message: String },
+    /// A key whose value is not allowed.
+    #[error("{file}: key '{key}': {message}")]
+    Key {
+        file: String,
+        key: &'static str,
+        message: String,
+    },
+    #[error("{file}: session version {version} is not supported (expected 1)")]
+    SessionVersion { file: String, version: u32 },
+}
+
 /// Where the config is looked for when `--config` is not given.
 pub fn default_config_path() -> Option<PathBuf> {
     if let Some(xdg) = std::env::var_os("XDG_CONFIG_HOME").filter(|v| !v.is_empty()) {
@@ -72,7 +100,7 @@ pub fn default_config_path() -> Option<PathBuf> {
 }
 
 /// Loads the config: `explicit` must exist; the default location may be absent.
-pub fn load_config(explicit: Option<&Path>) -> Result<Config, String> {
+pub fn load_config(explicit: Option<&Path>) -> Result<Config, ConfigError> {
     let path = match explicit {
         Some(path) => path.to_path_buf(),
         None => match default_config_path() {
@@ -81,8 +109,11 @@ pub fn load_config(explicit: Option<&Path>) -> Result<Config, String> {
         },
     };
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| format!("{shown}: cannot read the config: {e}"))?;
+    let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Read {
+        file: shown.clone(),
+        what: "config",
+        source,
+    })?;
     parse_config(&text, &shown).map(|mut config| {
         config.source = Some(path);
         config
@@ -90,9 +121,18 @@ pub fn load_config(explicit: Option<&Path>) -> Result<Config, String> {
 }
 
 /// Parses and checks config text; messages start with `file` and name the key.
-pub fn parse_config(text: &str, file: &str) -> Result<Config, String> {
-    let raw: ConfigFile = toml::from_str(text)
-        .map_err(|e| format!("{file}: {}", e.to_string().trim().replace('\n', " ")))?;
+pub fn parse_config(text: &str, file: &str) -> Result<Config, ConfigError> {
+    let raw: ConfigFile = toml::from_str(text).map_err(|e| ConfigError::Syntax {
+        file: file.to_string(),
+        message: e.to_string().trim().replace('\n', " "),
+    })?;
+    let key = |key: &'static str| {
+        move |message: String| ConfigError::Key {
+            file: file.to_string(),
+            key,
+            message,
+        }
+    };
     let mut config = Config::default();
     if let Some(theme) = raw.theme {
         config.theme = match theme.as_str() {
@@ -100,46 +140,43 @@ pub fn parse_config(text: &str, file: &str) -> Result<Config, String> {
             "high-contrast" => ThemeName::HighContrast,
             "mono" => ThemeName::Mono,
             _ => {
-                return Err(format!(
-                    "{file}: key 'theme': '{theme}' is not one of default, high-contrast, mono"
-                ));
+                return Err(key("theme")(format!(
+                    "'{theme}' is not one of default, high-contrast, mono"
+                )));
             }
         };
     }
     if let Some(preset) = raw.preset {
-        config.preset = Preset::parse(&preset).map_err(|e| format!("{file}: key 'preset': {e}"))?;
+        config.preset = Preset::parse(&preset).map_err(|e| key("preset")(e.to_string()))?;
     }
     if let Some(thresholds) = raw.thresholds {
         let mut parsed = Vec::new();
         for value in thresholds {
             parsed.push(
                 Threshold::from_pp(value)
-                    .map_err(|e| format!("{file}: key 'thresholds': {e}"))?
+                    .map_err(|e| key("thresholds")(e.to_string()))?
                     .0,
             );
         }
         parsed.sort_unstable();
         parsed.dedup();
         if parsed.is_empty() {
-            return Err(format!(
-                "{file}: key 'thresholds': give at least one threshold"
-            ));
+            return Err(key("thresholds")("give at least one threshold".to_string()));
         }
         config.thresholds = parsed;
     }
     if let Some(orders) = raw.orders {
         if orders == 0 {
-            return Err(format!("{file}: key 'orders': must be at least 1"));
+            return Err(key("orders")("must be at least 1".to_string()));
         }
         config.orders = orders;
     }
     if let Some(bootstrap) = raw.bootstrap {
-        config.bootstrap_resamples = match BootstrapMode::parse(&bootstrap)
-            .map_err(|e| format!("{file}: key 'bootstrap': {e}"))?
-        {
-            BootstrapMode::Exact => 0,
-            BootstrapMode::Mc { resamples } => resamples,
-        };
+        config.bootstrap_resamples =
+            match BootstrapMode::parse(&bootstrap).map_err(|e| key("bootstrap")(e.to_string()))? {
+                BootstrapMode::Exact => 0,
+                BootstrapMode::Mc { resamples } => resamples,
+            };
     }
     if let Some(mouse) = raw.mouse {
         config.mouse = mouse;
@@ -159,24 +196,31 @@ pub struct Session {
     pub view: ViewKey,
 }
 
-pub fn save_session(session: &Session, path: &Path) -> Result<(), String> {
-    let text =
-        serde_json::to_string_pretty(session).map_err(|e| format!("{}: {e}", path.display()))?;
-    std::fs::write(path, text + "\n")
-        .map_err(|e| format!("{}: cannot write the session: {e}", path.display()))
+pub fn save_session(session: &Session, path: &Path) -> Result<(), ConfigError> {
+    let file = path.display().to_string();
+    let text = serde_json::to_string_pretty(session).map_err(|e| ConfigError::Syntax {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
+    std::fs::write(path, text + "\n").map_err(|source| ConfigError::Write { file, source })
 }
 
-pub fn load_session(path: &Path) -> Result<Session, String> {
+pub fn load_session(path: &Path) -> Result<Session, ConfigError> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{shown}: cannot read the session: {e}"))?;
-    let session: Session =
-        serde_json::from_str(&text).map_err(|e| format!("{shown}: not a pareval session: {e}"))?;
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        file: shown.clone(),
+        what: "session",
+        source,
+    })?;
+    let session: Session = serde_json::from_str(&text).map_err(|e| ConfigError::Syntax {
+        file: shown.clone(),
+        message: format!("not a pareval session: {e}"),
+    })?;
     if session.version != 1 {
-        return Err(format!(
-            "{shown}: session version {} is not supported (expected 1)",
-            session.version
-        ));
+        return Err(ConfigError::SessionVersion {
+            file: shown,
+            version: session.version,
+        });
     }
     Ok(session)
 }
@@ -204,19 +248,27 @@ mod tests {
     #[test]
     fn bad_configs_name_the_file_and_the_key() {
         assert_eq!(
-            parse_config("preset = \"fastest\"", "c.toml").unwrap_err(),
+            parse_config("preset = \"fastest\"", "c.toml")
+                .unwrap_err()
+                .to_string(),
             "c.toml: key 'preset': preset 'fastest' is not one of primary, forced-uniform, forced-group, paired-normal, neyman, serfling, cost-forced, cost-aware"
         );
         assert_eq!(
-            parse_config("thresholds = [120]", "c.toml").unwrap_err(),
+            parse_config("thresholds = [120]", "c.toml")
+                .unwrap_err()
+                .to_string(),
             "c.toml: key 'thresholds': threshold '120' must be in [0, 100) percentage points"
         );
-        let unknown = parse_config("colour = \"red\"", "c.toml").unwrap_err();
+        let unknown = parse_config("colour = \"red\"", "c.toml")
+            .unwrap_err()
+            .to_string();
         assert!(
             unknown.starts_with("c.toml: ") && unknown.contains("colour"),
             "{unknown}"
         );
-        let wrong_type = parse_config("orders = \"many\"", "c.toml").unwrap_err();
+        let wrong_type = parse_config("orders = \"many\"", "c.toml")
+            .unwrap_err()
+            .to_string();
         assert!(wrong_type.contains("orders"), "{wrong_type}");
     }
 }

@@ -1,167 +1,201 @@
-//! Export of the current view: the pair table (main view) or the group table (coverage view) at the
-//! current budget as CSV, the same plus the per-threshold summary and the settings as JSON and Markdown,
-//! and the curve chart as SVG. The contents are built from the app's state alone, so tests check them
-//! without a terminal; the runner writes them to the export folder.
+//! Export of the current view: CSV, JSON and Markdown rendered by `report/` from the same structs as
+//! the view's command-line twin, and the curve chart as SVG. The JSON of the main and coverage views is
+//! what `pareval replay … --pairs-at B --format json` prints for the same settings, and the proxy view's
+//! is what `pareval proxy … --format json` prints; [`Export::command`] is that command line. The
+//! contents are built from the app's state alone, so tests check them without a terminal; the runner
+//! writes them to the export folder.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
-
 use super::app::{App, Tab};
-use super::view::{Theme, chart_series, interval_text};
-use crate::engine::settings::trim_number;
-use crate::report::replay::percent;
+use super::view::{Theme, chart_series};
+use crate::format::{percent, trim_number};
+use crate::report::Render;
+use crate::report::pairs::{ReplayAt, write_groups_csv, write_pairs_csv};
+use crate::report::replay::ReplayReport;
 
-/// The four files of one export.
+/// The four files of one export, and the command line that prints its JSON.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Export {
     pub csv: String,
     pub json: String,
     pub markdown: String,
     pub svg: String,
+    /// The view's command-line twin (arguments after `pareval`), ending in `--format json`.
+    pub command: Vec<String>,
 }
 
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
+/// Why a view cannot be exported or written.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("nothing to export yet: the first replay has not finished")]
+    NoReplay,
+    #[error("nothing to export yet: the proxy results have not arrived")]
+    NoProxy,
+    #[error("{}: cannot create the export folder: {source}", path.display())]
+    CreateFolder {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{}: cannot write: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// Renders a report writer into a string (writing to a `Vec` cannot fail).
+fn render(write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> String {
+    let mut out = Vec::new();
+    let _ = write(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The label `pareval replay` gives the app's policy: the preset, "(modified)" when a switch overrides
+/// its order, rule or coverage gate (the twin command passes those as flags).
+fn preset_label(app: &App) -> String {
+    let key = &app.compute;
+    if key.order.is_some() || key.rule.is_some() || key.coverage_gate.is_some() {
+        format!("{} (modified)", key.preset.name())
     } else {
-        text.to_string()
+        key.preset.name().to_string()
     }
+}
+
+/// `--group-col` as the command line spells the app's group column.
+fn group_flag(app: &App) -> String {
+    app.compute
+        .group_column
+        .clone()
+        .unwrap_or_else(|| crate::dataset::ONE_GROUP.to_string())
+}
+
+fn grid_flag(app: &App) -> String {
+    app.compute
+        .grid
+        .iter()
+        .map(|&b| crate::engine::Fraction(b).to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `pareval replay` with the app's settings and `--pairs-at` its budget.
+fn replay_command(app: &App) -> Vec<String> {
+    let key = &app.compute;
+    let policy = key.policy();
+    let mut args: Vec<String> = vec!["replay".into()];
+    args.extend(app.files.iter().cloned());
+    args.extend(["--preset".into(), key.preset.name().into()]);
+    if key.order.is_some() {
+        args.extend(["--order".into(), policy.order.name().into()]);
+    }
+    if key.rule.is_some() {
+        args.extend(["--rule".into(), policy.rule.name().into()]);
+    }
+    if let Some(gate) = key.coverage_gate {
+        args.extend(["--coverage".into(), if gate { "on" } else { "off" }.into()]);
+    }
+    let thresholds: Vec<String> = key
+        .thresholds
+        .iter()
+        .map(|&t| trim_number(f64::from(t) / 100.0))
+        .collect();
+    args.extend([
+        "--thresholds".into(),
+        thresholds.join(","),
+        "--grid".into(),
+        grid_flag(app),
+        "--budget-by".into(),
+        key.measure.name().into(),
+        "--orders".into(),
+        key.orders.to_string(),
+        "--seed".into(),
+        key.seed.to_string(),
+        "--bootstrap".into(),
+        key.bootstrap().to_string(),
+        "--tail".into(),
+        policy.tail.to_string(),
+        "--group-col".into(),
+        group_flag(app),
+        "--pairs-at".into(),
+        trim_number(app.budget_value()),
+        "--format".into(),
+        "json".into(),
+    ]);
+    args
+}
+
+/// `pareval proxy` with the proxy view's method, protocol, grid and seed.
+fn proxy_command(app: &App) -> Vec<String> {
+    let key = &app.compute;
+    let mut args: Vec<String> = vec!["proxy".into()];
+    args.extend(app.files.iter().cloned());
+    args.extend([
+        "--method".into(),
+        key.proxy_method.name().into(),
+        "--protocol".into(),
+        key.proxy_protocol.name().into(),
+        "--budget".into(),
+        grid_flag(app),
+        "--seed".into(),
+        key.seed.to_string(),
+        "--group-col".into(),
+        group_flag(app),
+        "--format".into(),
+        "json".into(),
+    ]);
+    args
+}
+
+/// The heading of the Markdown export: the view, its policy and its command-line twin.
+fn markdown_heading(app: &App, command: &[String]) -> String {
+    let mut text = format!(
+        "## pareval view at budget {}\n\n{}\n\nThe same numbers from the command line: `pareval {}`\n\n",
+        percent(app.budget_value()),
+        app.policy_text(),
+        command.join(" ")
+    );
+    if !app.compute.group_filter.is_empty() {
+        let _ = writeln!(
+            text,
+            "Only the groups {} of the group column were kept (the explorer's group filter, which the command line does not have).\n",
+            app.compute.group_filter.join(", ")
+        );
+    }
+    text
 }
 
 /// Builds the export of what is on screen, or says why there is nothing yet.
-pub fn build(app: &App) -> Result<Export, String> {
-    let replay = app
-        .replay()
-        .ok_or("nothing to export yet: the first replay has not finished")?;
+pub fn build(app: &App) -> Result<Export, ExportError> {
+    let replay = app.replay().ok_or(ExportError::NoReplay)?;
     let budget = app.view.budget.min(replay.budgets().saturating_sub(1));
-    let summary: Vec<serde_json::Value> = replay
-        .metrics
-        .thresholds
-        .iter()
-        .filter_map(|t| t.rows.get(budget).map(|row| json!({ "threshold_pp": t.threshold_pp, "min_sufficient_budget": t.min_sufficient_budget, "row": row })))
-        .collect();
-    let settings = json!({
-        "files": app.files,
-        "policy": app.policy_text(),
-        "compute": app.compute,
-        "budget": app.budget_value(),
-        "focused_threshold_pp": app.compute.thresholds.get(app.view.focus).map(|&t| f64::from(t) / 100.0),
-    });
-    let (csv, table_json, table_markdown) = match app.view.tab {
-        Tab::Main => {
-            let mut csv = String::from(
-                "tested,baseline,shared,delta_full,completed,promote,reject,abstain,wrong\n",
-            );
-            let mut markdown = String::from(
-                "| tested | baseline | shared | Δ_full | completed | promote | reject | abstain | wrong |\n|---|---|---:|---:|---|---:|---:|---:|---:|\n",
-            );
-            for row in &app.rows {
-                let completed = if row.completed_promote {
-                    "promote"
-                } else {
-                    "reject"
-                };
-                let _ = writeln!(
-                    csv,
-                    "{},{},{},{},{completed},{},{},{},{}",
-                    csv_field(&row.tested),
-                    csv_field(&row.baseline),
-                    row.shared,
-                    row.delta_full,
-                    row.promote,
-                    row.reject,
-                    row.abstain,
-                    row.wrong
-                );
-                let _ = writeln!(
-                    markdown,
-                    "| {} | {} | {} | {} pp | {completed} | {} | {} | {} | {} |",
-                    row.tested,
-                    row.baseline,
-                    row.shared,
-                    trim_number((row.delta_full * 1000.0).round() / 10.0),
-                    percent(row.promote),
-                    percent(row.reject),
-                    percent(row.abstain),
-                    percent(row.wrong)
-                );
-            }
-            let rows: Vec<serde_json::Value> = app
-                .rows
-                .iter()
-                .map(|r| json!({ "tested": r.tested, "baseline": r.baseline, "shared": r.shared, "delta_full": r.delta_full, "completed": if r.completed_promote { "promote" } else { "reject" }, "promote": r.promote, "reject": r.reject, "abstain": r.abstain, "wrong": r.wrong }))
-                .collect();
-            (csv, json!({ "pairs": rows }), markdown)
-        }
-        Tab::Proxy => {
-            let mut csv = String::from("system,predicted,actual\n");
-            let mut markdown = String::from("| system | predicted | actual |\n|---|---:|---:|\n");
-            let mut rows = Vec::new();
-            if let Some(result) = app.proxy.as_ref().and_then(|c| c.results.get(budget)) {
-                for s in &result.systems {
-                    let _ = writeln!(csv, "{},{},{}", csv_field(&s.system), s.predicted, s.actual);
-                    let _ = writeln!(
-                        markdown,
-                        "| {} | {:.3} | {:.3} |",
-                        s.system, s.predicted, s.actual
-                    );
-                    rows.push(
-                        json!({ "system": s.system, "predicted": s.predicted, "actual": s.actual }),
-                    );
-                }
-            }
-            (
-                csv,
-                json!({ "proxy": { "method": app.compute.proxy_method.name(), "protocol": app.compute.proxy_protocol.name(), "systems": rows } }),
-                markdown,
-            )
-        }
-        Tab::Coverage => {
-            let mut csv = String::from("group,missed_share\n");
-            let mut markdown = String::from("| group | missed at this budget |\n|---|---:|\n");
-            let mut rows = Vec::new();
-            for (g, label) in replay.prepared.grouping.labels.iter().enumerate() {
-                let share = f64::from(replay.group_missing[g][budget])
-                    / f64::from(replay.group_cases[g].max(1));
-                let _ = writeln!(csv, "{},{share}", csv_field(label));
-                let _ = writeln!(markdown, "| {label} | {} |", percent(share));
-                rows.push(json!({ "group": label, "missed_share": share }));
-            }
-            (csv, json!({ "groups": rows }), markdown)
-        }
-    };
-    let document = json!({ "settings": settings, "summary": summary, "table": table_json });
-    let json = serde_json::to_string_pretty(&document).map_err(|e| e.to_string())? + "\n";
-    let mut markdown_doc = format!(
-        "## pareval view at budget {}\n\n{}\n\n",
-        percent(app.budget_value()),
-        app.policy_text()
-    );
-    markdown_doc.push_str("| threshold | FPR | FRR | coverage failure | unresolved | sufficient |\n|---:|---:|---:|---:|---:|---|\n");
-    for t in &replay.metrics.thresholds {
-        if let Some(r) = t.rows.get(budget) {
-            let _ = writeln!(
-                markdown_doc,
-                "| {} pp | {} | {} | {} | {} {} | {} |",
-                trim_number(t.threshold_pp),
-                r.fpr.map_or("-".into(), percent),
-                r.frr.map_or("-".into(), percent),
-                percent(r.coverage_failure),
-                percent(r.unresolved),
-                interval_text(r.unresolved_lo, r.unresolved_hi, 1),
-                if r.sufficient { "yes" } else { "no" }
-            );
-        }
+    let svg = svg_chart(app);
+    if app.view.tab == Tab::Proxy {
+        let report = app.proxy.as_deref().ok_or(ExportError::NoProxy)?;
+        let command = proxy_command(app);
+        return Ok(Export {
+            csv: render(|out| report.write_csv(out)),
+            json: render(|out| report.write_json(out)),
+            markdown: markdown_heading(app, &command) + &render(|out| report.write_markdown(out)),
+            svg,
+            command,
+        });
     }
-    markdown_doc.push('\n');
-    markdown_doc.push_str(&table_markdown);
+    let labelled = [(preset_label(app), replay)];
+    let report = ReplayReport::new(&labelled).with_pairs_at(&labelled, budget);
+    let at: &[ReplayAt] = &report.pairs_at;
+    let csv = match app.view.tab {
+        Tab::Coverage => render(|out| write_groups_csv(at, out)),
+        _ => render(|out| write_pairs_csv(at, out)),
+    };
+    let command = replay_command(app);
     Ok(Export {
         csv,
-        json,
-        markdown: markdown_doc,
-        svg: svg_chart(app),
+        json: render(|out| report.write_json(out)),
+        markdown: markdown_heading(app, &command) + &render(|out| report.write_markdown(out)),
+        svg,
+        command,
     })
 }
 
@@ -262,9 +296,11 @@ fn escape(text: &str) -> String {
 }
 
 /// Writes an export next to each other as `<stem>.csv/.json/.md/.svg` in `dir`; returns the paths.
-pub fn write(export: &Export, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, String> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| format!("{}: cannot create the export folder: {e}", dir.display()))?;
+pub fn write(export: &Export, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, ExportError> {
+    std::fs::create_dir_all(dir).map_err(|source| ExportError::CreateFolder {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut written = Vec::new();
     for (ext, text) in [
         ("csv", &export.csv),
@@ -273,8 +309,10 @@ pub fn write(export: &Export, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, St
         ("svg", &export.svg),
     ] {
         let path = dir.join(format!("{stem}.{ext}"));
-        std::fs::write(&path, text)
-            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        std::fs::write(&path, text).map_err(|source| ExportError::Write {
+            path: path.clone(),
+            source,
+        })?;
         written.push(path);
     }
     Ok(written)

@@ -92,14 +92,31 @@ impl Drop for TerminalGuard {
     }
 }
 
+/// Why the explorer could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum TuiError {
+    #[error(
+        "the explorer needs an interactive terminal; for output to a file or pipe use `pareval info`, `pareval replay` or `pareval pair`"
+    )]
+    NotATerminal,
+    #[error("cannot start the replay thread")]
+    NoWorker,
+    /// The terminal refused an operation (`what` says which).
+    #[error("cannot {what}: {source}")]
+    Terminal {
+        what: &'static str,
+        source: io::Error,
+    },
+}
+
+fn terminal_error(what: &'static str) -> impl Fn(io::Error) -> TuiError {
+    move |source| TuiError::Terminal { what, source }
+}
+
 /// Runs the explorer until the user quits.
-pub fn run(options: ExploreOptions) -> Result<(), String> {
+pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
-        return Err(
-            "the explorer needs an interactive terminal; for output to a file or pipe use \
-                    `pareval info`, `pareval replay` or `pareval pair`"
-                .to_string(),
-        );
+        return Err(TuiError::NotATerminal);
     }
     let theme = theme(&options.config);
     let (mut app, first) = build_app(&options);
@@ -109,15 +126,15 @@ pub fn run(options: ExploreOptions) -> Result<(), String> {
         let _ = worker_sender.send(Event::Worker(event));
     });
     if !worker.is_running() {
-        return Err("cannot start the replay thread".to_string());
+        return Err(TuiError::NoWorker);
     }
-    let mut terminal = ratatui::try_init().map_err(|e| format!("cannot open the terminal: {e}"))?;
+    let mut terminal = ratatui::try_init().map_err(terminal_error("open the terminal"))?;
     let _guard = TerminalGuard {
         mouse: options.mouse,
     };
     if options.mouse {
         crossterm::execute!(io::stdout(), event::EnableMouseCapture)
-            .map_err(|e| format!("cannot enable the mouse: {e}"))?;
+            .map_err(terminal_error("enable the mouse"))?;
     }
     let stop = Arc::new(AtomicBool::new(false));
     let input = {
@@ -207,7 +224,7 @@ pub fn run(options: ExploreOptions) -> Result<(), String> {
                 slider_area = slider_rect(frame.area());
                 view::draw(frame, &app, theme);
             })
-            .map_err(|e| format!("cannot draw: {e}"))?;
+            .map_err(terminal_error("draw"))?;
         let timeout = if app.autoplay {
             AUTOPLAY_BEAT.saturating_sub(last_beat.elapsed())
         } else {

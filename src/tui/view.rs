@@ -17,8 +17,7 @@ use super::keys::{BINDINGS, FOOTER};
 use crate::engine::coverage::CoverageStatus;
 use crate::engine::metrics::BudgetRow;
 use crate::engine::rules::Action;
-use crate::engine::settings::trim_number;
-use crate::report::replay::percent;
+use crate::format::{interval, percent, pp, trim_number};
 
 /// The smallest terminal the layout fits.
 pub const MIN_WIDTH: u16 = 80;
@@ -89,10 +88,6 @@ fn glyph(action: Action) -> &'static str {
         Action::Abstain => "○",
         Action::Continue => "…",
     }
-}
-
-fn pp(x: f64) -> String {
-    format!("{} pp", trim_number((x * 1000.0).round() / 10.0))
 }
 
 /// Draws the whole screen.
@@ -235,15 +230,6 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         Paragraph::new(vec![first, Line::from(second)]).wrap(Wrap { trim: true }),
         area,
     );
-}
-
-/// "[lo, hi]" in percent with `decimals`, or "[…]" in a preview, which has no interval yet.
-pub fn interval_text(lo: f64, hi: f64, decimals: usize) -> String {
-    if lo.is_nan() || hi.is_nan() {
-        "[…]".to_string()
-    } else {
-        format!("[{:.decimals$}, {:.decimals$}]", lo * 100.0, hi * 100.0)
-    }
 }
 
 /// `text` cut to at most `max` characters by dropping its start behind an ellipsis.
@@ -512,7 +498,7 @@ fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
                     Cell::from(format!(
                         "{} {}",
                         percent(r.unresolved),
-                        interval_text(r.unresolved_lo, r.unresolved_hi, 0)
+                        interval(r.unresolved_lo, r.unresolved_hi, 0)
                     )),
                     Cell::from(verdict),
                 ])
@@ -577,7 +563,7 @@ fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         .rows
         .iter()
         .map(|row| {
-            let completed = if row.completed_promote {
+            let completed = if row.completed == crate::report::pairs::Completed::Promote {
                 "▲ promote"
             } else {
                 "▼ reject"
@@ -663,11 +649,9 @@ fn draw_coverage(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         );
         return;
     };
-    let labels = &replay.prepared.grouping.labels;
     let n_tasks = app.dataset.n_tasks() as u32;
-    let k = (u64::from(app.compute.grid.get(app.view.budget).copied().unwrap_or(0))
-        * u64::from(n_tasks))
-    .div_ceil(10_000) as u32;
+    let k = crate::engine::Fraction(app.compute.grid.get(app.view.budget).copied().unwrap_or(0))
+        .tasks_of(n_tasks);
     let sizes: Vec<u32> = match app
         .compute
         .group_column
@@ -678,17 +662,18 @@ fn draw_coverage(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         None => vec![n_tasks],
     };
     let budgets = replay.budgets();
-    let rows: Vec<Row> = labels
+    let at_budget = crate::report::pairs::group_rows(replay, app.view.budget.min(budgets - 1));
+    let strips: Vec<Vec<crate::report::pairs::GroupRow>> = (0..budgets)
+        .map(|b| crate::report::pairs::group_rows(replay, b))
+        .collect();
+    let rows: Vec<Row> = at_budget
         .iter()
         .enumerate()
-        .map(|(g, label)| {
-            let cases = replay.group_cases[g].max(1);
-            let missing = f64::from(replay.group_missing[g][app.view.budget.min(budgets - 1)])
-                / f64::from(cases);
+        .map(|(g, row)| {
+            let label = &row.group;
+            let missing = row.missed_share;
             let size = sizes.get(g).copied().unwrap_or(0);
-            let strip: String = (0..budgets)
-                .map(|b| shade(f64::from(replay.group_missing[g][b]) / f64::from(cases)))
-                .collect();
+            let strip: String = strips.iter().map(|at| shade(at[g].missed_share)).collect();
             let rate = if missing > 0.05 {
                 Span::styled(format!("✗ {}", percent(missing)), theme.bad())
             } else {
@@ -767,7 +752,8 @@ fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         }
         (Some(curve), None) => curve
             .results
-            .get(app.view.budget.min(curve.results.len().saturating_sub(1))),
+            .get(app.view.budget.min(curve.results.len().saturating_sub(1)))
+            .map(|row| &row.result),
         (None, None) => None,
     };
     let Some(result) = result else {
@@ -806,7 +792,7 @@ fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         Line::from(format!(
             "{} of {} tasks ({}) · ρ {} · τ-b {} · R² {} · MAE {:.1} pp · pairs ordered right {}",
             result.size,
-            app.proxy.as_ref().map_or(0, |c| c.n_tasks),
+            app.proxy.as_ref().map_or(0, |c| c.tasks),
             percent(result.task_share),
             result.spearman.map_or("-".into(), |v| format!("{v:.3}")),
             result.kendall.map_or("-".into(), |v| format!("{v:.3}")),

@@ -10,7 +10,7 @@ use std::thread::JoinHandle;
 
 use crate::dataset::Dataset;
 use crate::engine::kept_orders::OrderCache;
-use crate::engine::replay::{Caches, extends, replay_cached, replay_extend, replay_preview};
+use crate::engine::replay::{Caches, ReplayOptions, extends, replay};
 use crate::engine::rules::TailCache;
 use crate::engine::{Control, Replay, ReplaySettings};
 
@@ -32,13 +32,13 @@ pub enum WorkerEvent {
     /// `preview`: computed with [`PREVIEW_ORDERS`] orders; the full result of this generation follows.
     Finished {
         generation: u64,
-        outcome: Result<Arc<Replay>, String>,
+        outcome: Result<Arc<Replay>, crate::engine::ReplayError>,
         preview: bool,
     },
     /// The proxy curve of a generation, after its full replay.
     ProxyFinished {
         generation: u64,
-        outcome: Result<Arc<crate::proxy::ProxyCurve>, String>,
+        outcome: Result<Arc<crate::proxy::ProxyEvaluation>, crate::proxy::ProxyError>,
     },
 }
 
@@ -182,16 +182,15 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
         for (settings, preview) in passes {
             let mut outcome = Err(crate::engine::ReplayError::Cancelled);
             in_pool(&mut || {
-                outcome = match &shown {
-                    Some(earlier) => {
-                        replay_extend(&job.dataset, &settings, &control, caches.clone(), earlier)
-                    }
-                    // A preview skips the unresolved interval; the full pass computes it.
-                    None if preview => {
-                        replay_preview(&job.dataset, &settings, &control, caches.clone())
-                    }
-                    None => replay_cached(&job.dataset, &settings, &control, caches.clone()),
+                // A preview skips the unresolved interval; the full pass computes it, walking only
+                // the orders the preview (or an earlier full result) did not.
+                let options = ReplayOptions {
+                    caches: caches.clone(),
+                    extend: shown.as_deref(),
+                    preview,
+                    records: None,
                 };
+                outcome = replay(&job.dataset, &settings, &control, options);
             });
             match outcome {
                 Err(crate::engine::ReplayError::Cancelled) => break,
@@ -210,7 +209,7 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
                 Err(error) => {
                     report(WorkerEvent::Finished {
                         generation: job.generation,
-                        outcome: Err(error.to_string()),
+                        outcome: Err(error),
                         preview: false,
                     });
                     break;
@@ -219,7 +218,7 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
             if !preview {
                 if let Some((method, protocol)) = job.proxy {
                     let cancelled = || control.cancel.load(Ordering::Relaxed);
-                    let mut curve = Err(String::new());
+                    let mut curve = Err(crate::proxy::ProxyError::Cancelled);
                     in_pool(&mut || {
                         curve = crate::proxy::proxy_curve(
                             &job.dataset,

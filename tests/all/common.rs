@@ -9,16 +9,29 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `../shared/data`, or `None` (with a printed notice) when it is absent, as on a fresh clone.
+/// Whether the tests run under CI (`CI=true`), where nothing they need may be missing.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+/// A test's requirement is missing: under CI that fails the test, elsewhere it prints a notice and the
+/// caller skips (a fresh clone has no `../shared`, a bare machine may have no tmux).
+pub fn missing(what: &str) {
+    assert!(
+        !in_ci(),
+        "{what} is missing, and under CI=true a missing requirement fails instead of skipping"
+    );
+    println!("notice: {what} is missing; skipping the test");
+}
+
+/// `../shared/data`, or `None` (with a printed notice) when it is absent, as on a fresh clone. Under
+/// `CI=true` an absent folder fails the calling test.
 pub fn shared_data() -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
     if root.is_dir() {
         Some(root)
     } else {
-        println!(
-            "notice: {} is absent; skipping the test on public records",
-            root.display()
-        );
+        missing(&format!("the public records folder {}", root.display()));
         None
     }
 }

@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use pareval::data::{LoadOptions, load};
 use pareval::dataset::Dataset;
-use pareval::engine::replay::{Caches, Replay, replay_extend, replay_with_records};
+use pareval::engine::ReplayOptions;
+use pareval::engine::replay::{Caches, Replay};
 use pareval::engine::settings::{
     BootstrapMode, BudgetMeasure, Fraction, Preset, ReplaySettings, Threshold, parse_grid,
 };
@@ -35,7 +36,15 @@ fn settings(preset: Preset, bootstrap: BootstrapMode, orders: u32) -> ReplaySett
 
 /// Everything a replay reports, as JSON (shortest round-trip floats: equal text means equal bits).
 fn fingerprint(dataset: &Dataset, settings: &ReplaySettings) -> String {
-    fingerprint_of(&replay(dataset, settings, &Control::default()).expect("replay"))
+    fingerprint_of(
+        &replay(
+            dataset,
+            settings,
+            &Control::default(),
+            ReplayOptions::default(),
+        )
+        .expect("replay"),
+    )
 }
 
 fn fingerprint_of(result: &Replay) -> String {
@@ -83,10 +92,15 @@ fn extending_a_replay_with_more_orders_gives_the_same_bits_as_replaying_them_all
                 ..full.clone()
             };
             let control = Control::default();
-            let whole = replay(&dataset, &full, &control).expect("replay");
-            let earlier = replay(&dataset, &fewer, &control).expect("replay");
-            let extended = replay_extend(&dataset, &full, &control, Caches::default(), &earlier)
-                .expect("extend");
+            let whole =
+                replay(&dataset, &full, &control, ReplayOptions::default()).expect("replay");
+            let earlier =
+                replay(&dataset, &fewer, &control, ReplayOptions::default()).expect("replay");
+            let extend = ReplayOptions {
+                extend: Some(&earlier),
+                ..ReplayOptions::default()
+            };
+            let extended = replay(&dataset, &full, &control, extend).expect("extend");
             assert_eq!(
                 extended.tallies,
                 whole.tallies,
@@ -106,10 +120,13 @@ fn extending_a_replay_with_more_orders_gives_the_same_bits_as_replaying_them_all
                 seed: 8,
                 ..full.clone()
             };
-            let fresh = replay(&dataset, &reseeded, &control).expect("replay");
-            let not_extended =
-                replay_extend(&dataset, &reseeded, &control, Caches::default(), &earlier)
-                    .expect("extend");
+            let fresh =
+                replay(&dataset, &reseeded, &control, ReplayOptions::default()).expect("replay");
+            let extend = ReplayOptions {
+                extend: Some(&earlier),
+                ..ReplayOptions::default()
+            };
+            let not_extended = replay(&dataset, &reseeded, &control, extend).expect("extend");
             assert_eq!(not_extended.tallies, fresh.tallies);
         }
     }
@@ -161,21 +178,26 @@ fn one_tail_cache_serves_every_threshold_set() {
             variants
                 .iter()
                 .map(|settings| {
-                    pareval::engine::replay::replay_cached(
-                        &dataset,
-                        settings,
-                        &Control::default(),
-                        Caches {
-                            tails: Some(cache.clone()),
-                            orders: None,
-                        },
-                    )
-                    .expect("replay")
+                    let caches = Caches {
+                        tails: Some(cache.clone()),
+                        orders: None,
+                    };
+                    let options = ReplayOptions {
+                        caches,
+                        ..ReplayOptions::default()
+                    };
+                    replay(&dataset, settings, &Control::default(), options).expect("replay")
                 })
                 .collect()
         });
         for (settings, shared) in variants.iter().zip(&shared) {
-            let fresh = replay(&dataset, settings, &Control::default()).expect("replay");
+            let fresh = replay(
+                &dataset,
+                settings,
+                &Control::default(),
+                ReplayOptions::default(),
+            )
+            .expect("replay");
             assert_eq!(
                 shared.tallies, fresh.tallies,
                 "{:?} {bootstrap}",
@@ -258,16 +280,15 @@ fn kept_orders_give_the_bits_of_freshly_drawn_orders() {
     for cap in [usize::MAX, 20_000] {
         let cache = Arc::new(OrderCache::with_cap(cap));
         for (step, (dataset, settings)) in sequence.iter().enumerate() {
-            let kept = pareval::engine::replay::replay_cached(
-                dataset,
-                settings,
-                &Control::default(),
-                Caches {
-                    tails: None,
-                    orders: Some(cache.clone()),
-                },
-            )
-            .expect("replay");
+            let caches = Caches {
+                tails: None,
+                orders: Some(cache.clone()),
+            };
+            let options = ReplayOptions {
+                caches,
+                ..ReplayOptions::default()
+            };
+            let kept = replay(dataset, settings, &Control::default(), options).expect("replay");
             assert_eq!(
                 fingerprint_of(&kept),
                 fingerprint(dataset, settings),
@@ -299,9 +320,22 @@ fn tallies_settled_by_bounds_equal_tallies_from_exact_tails() {
             settings.measure = measure;
             settings.thresholds = thresholds.into_iter().map(Threshold).collect();
             settings.policy.tail = Fraction(tail);
-            let with_records =
-                replay_with_records(&dataset, &settings, &Control::default(), |_| Ok(()))
-                    .expect("replay with records");
+            let mut count = 0;
+            let mut sink = |records: Vec<_>| {
+                count += records.len();
+                Ok(())
+            };
+            let options = ReplayOptions {
+                records: Some(&mut sink),
+                ..ReplayOptions::default()
+            };
+            let with_records = replay(&dataset, &settings, &Control::default(), options)
+                .expect("replay with records");
+            let cases = with_records.prepared.pairs.len()
+                * (settings.orders as usize)
+                * settings.grid.len()
+                * settings.thresholds.len();
+            assert_eq!(count, cases, "one record per case and threshold");
             assert_eq!(
                 fingerprint(&dataset, &settings),
                 fingerprint_of(&with_records),
@@ -352,6 +386,7 @@ fn swapping_tested_and_baseline_mirrors_the_completed_decision() {
         &dataset,
         &settings(Preset::ForcedUniform, BootstrapMode::Exact, 1),
         &Control::default(),
+        ReplayOptions::default(),
     )
     .expect("replay");
     let pairs = &result.prepared.pairs;
@@ -408,12 +443,14 @@ fn forced_uniform_fails_coverage_where_primary_never_does() {
         &dataset,
         &settings(Preset::ForcedUniform, BootstrapMode::Exact, 50),
         &Control::default(),
+        ReplayOptions::default(),
     )
     .expect("replay");
     let primary = replay(
         &dataset,
         &settings(Preset::Primary, BootstrapMode::Exact, 50),
         &Control::default(),
+        ReplayOptions::default(),
     )
     .expect("replay");
     let failures = |r: &pareval::engine::Replay| -> Vec<u32> {
@@ -442,7 +479,7 @@ fn a_cancelled_replay_stops_promptly() {
     let worker = {
         let (dataset, control) = (dataset.clone(), control.clone());
         std::thread::spawn(move || {
-            let result = replay(&dataset, &settings, &control);
+            let result = replay(&dataset, &settings, &control, ReplayOptions::default());
             (result.err(), Instant::now())
         })
     };
@@ -462,27 +499,48 @@ fn a_cancelled_replay_stops_promptly() {
 fn settings_errors_name_the_setting() {
     let dataset = load_path(sample("app_use.csv"));
     let mut bad = settings(Preset::CostAware, BootstrapMode::Exact, 5);
-    let error = replay(&dataset, &bad, &Control::default())
-        .err()
-        .expect("no cost");
+    let error = replay(
+        &dataset,
+        &bad,
+        &Control::default(),
+        ReplayOptions::default(),
+    )
+    .err()
+    .expect("no cost");
     assert_eq!(
         error.to_string(),
         "order 'cost' needs a cost_usd column, and the records have none"
     );
     bad = settings(Preset::Primary, BootstrapMode::Exact, 5);
     bad.group_column = Some("repo".into());
-    let error = replay(&dataset, &bad, &Control::default())
-        .err()
-        .expect("bad group");
+    let error = replay(
+        &dataset,
+        &bad,
+        &Control::default(),
+        ReplayOptions::default(),
+    )
+    .err()
+    .expect("bad group");
     assert_eq!(
         error.to_string(),
-        "group column 'repo' is not a candidate; candidates: group"
+        "group column 'repo' is not a candidate; candidates: group, or none for one group"
     );
+    assert!(matches!(
+        error,
+        ReplayError::Settings(pareval::engine::settings::SettingError::UnknownGroupColumn(
+            _
+        ))
+    ));
     bad.group_column = None;
     bad.measure = pareval::engine::BudgetMeasure::Seconds;
-    let error = replay(&dataset, &bad, &Control::default())
-        .err()
-        .expect("no seconds");
+    let error = replay(
+        &dataset,
+        &bad,
+        &Control::default(),
+        ReplayOptions::default(),
+    )
+    .err()
+    .expect("no seconds");
     assert_eq!(
         error.to_string(),
         "budget measure 'seconds' needs a seconds column, and the records have none"
@@ -507,8 +565,13 @@ fn every_public_record_replays() {
         }
         let mut settings = settings(Preset::Primary, BootstrapMode::Exact, 5);
         settings.group_column = dataset.group_column("group").map(|c| c.name.clone());
-        let result = replay(&dataset, &settings, &Control::default())
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let result = replay(
+            &dataset,
+            &settings,
+            &Control::default(),
+            ReplayOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(!result.metrics.thresholds[0].rows.is_empty());
     }
 }

@@ -129,21 +129,27 @@ fn column_mapping_renames_columns() {
 
 #[test]
 fn column_mapping_rejects_bad_items() {
-    assert!(
-        ColumnMap::parse(&["system".into()])
-            .unwrap_err()
-            .contains("TARGET=SOURCE")
+    use pareval::data::MappingProblem;
+    let problem = |items: &[&str]| {
+        let items: Vec<String> = items.iter().map(|i| i.to_string()).collect();
+        ColumnMap::parse(&items).unwrap_err()
+    };
+    let not_a_pair = problem(&["system"]);
+    assert_eq!(not_a_pair.problem, MappingProblem::NotAPair);
+    assert!(not_a_pair.to_string().contains("TARGET=SOURCE"));
+    let unknown = problem(&["name=agent"]);
+    assert_eq!(
+        unknown.problem,
+        MappingProblem::UnknownTarget("name".to_string())
     );
     assert!(
-        ColumnMap::parse(&["name=agent".into()])
-            .unwrap_err()
+        unknown
+            .to_string()
             .contains("'name' is not a pareval column")
     );
-    assert!(
-        ColumnMap::parse(&["system=a".into(), "system=b".into()])
-            .unwrap_err()
-            .contains("mapped twice")
-    );
+    let twice = problem(&["system=a", "system=b"]);
+    assert_eq!(twice.problem, MappingProblem::MappedTwice("system".into()));
+    assert!(twice.to_string().contains("mapped twice"));
 }
 
 #[test]

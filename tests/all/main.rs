@@ -1,6 +1,7 @@
 //! All integration tests build into this one binary (linking polars once instead of once per file).
 
 mod bad_input;
+mod by_hand;
 mod cli;
 mod common;
 mod e2e;

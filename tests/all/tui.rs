@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pareval::data::{LoadOptions, load};
-use pareval::engine::replay::replay_preview;
 use pareval::engine::{Control, replay};
 use pareval::tui::app::{Action, App, Effect};
 use pareval::tui::config::{Config, Session, load_session, save_session};
@@ -56,9 +55,13 @@ fn run_effects(app: &mut App, effects: Vec<Effect>) {
             settings,
         } = effect
         {
-            let outcome = replay(&app.dataset, &settings, &Control::default())
-                .map(Arc::new)
-                .map_err(|e| e.to_string());
+            let outcome = replay(
+                &app.dataset,
+                &settings,
+                &Control::default(),
+                pareval::engine::ReplayOptions::default(),
+            )
+            .map(Arc::new);
             let more = app.update(Action::ReplayFinished {
                 generation,
                 outcome,
@@ -94,6 +97,14 @@ fn snapshot(name: &str, text: &str) {
         "{}/tests/snapshots/{name}.txt",
         env!("CARGO_MANIFEST_DIR")
     ));
+    if !path.exists() {
+        // A missing snapshot is written for review, but it checks nothing: under CI it fails.
+        assert!(
+            !crate::common::in_ci(),
+            "snapshot {} is missing; under CI=true a missing snapshot fails (write it with PAREVAL_UPDATE_SNAPSHOTS=1 and commit it)",
+            path.display()
+        );
+    }
     if std::env::var_os("PAREVAL_UPDATE_SNAPSHOTS").is_some() || !path.exists() {
         std::fs::create_dir_all(path.parent().expect("dir")).expect("mkdir");
         std::fs::write(&path, text).expect("write snapshot");
@@ -393,9 +404,9 @@ fn a_stale_result_is_never_shown() {
             ..settings.clone()
         },
         &Control::default(),
+        pareval::engine::ReplayOptions::default(),
     )
-    .map(Arc::new)
-    .map_err(|e| e.to_string());
+    .map(Arc::new);
     app.update(Action::ReplayFinished {
         generation: stale_generation,
         outcome: late,
@@ -406,9 +417,13 @@ fn a_stale_result_is_never_shown() {
         app.result.as_ref().expect("old"),
         old.as_ref().expect("old")
     ));
-    let fresh = replay(&app.dataset, &settings, &Control::default())
-        .map(Arc::new)
-        .map_err(|e| e.to_string());
+    let fresh = replay(
+        &app.dataset,
+        &settings,
+        &Control::default(),
+        pareval::engine::ReplayOptions::default(),
+    )
+    .map(Arc::new);
     app.update(Action::ReplayFinished {
         generation,
         outcome: fresh,
@@ -443,17 +458,39 @@ fn export_session_and_config_round_trips() {
     let mut app = sample_app(10);
     act(&mut app, Action::BudgetNext);
     let export = pareval::tui::export::build(&app).expect("export");
-    assert_eq!(export.csv.lines().count(), 1 + 380);
-    assert!(
-        export.csv.starts_with(
-            "tested,baseline,shared,delta_full,completed,promote,reject,abstain,wrong\n"
-        )
-    );
+    // 380 directed pairs at each of the three thresholds.
+    assert_eq!(export.csv.lines().count(), 1 + 3 * 380);
+    assert!(export.csv.starts_with(
+        "preset,budget,threshold_pp,tested,baseline,shared,delta_full,completed,promote,reject,abstain,wrong\n"
+    ));
     let json: serde_json::Value = serde_json::from_str(&export.json).expect("json");
-    assert_eq!(json["settings"]["budget"], 0.3);
-    assert_eq!(json["table"]["pairs"].as_array().expect("pairs").len(), 380);
-    assert!(export.markdown.contains("| threshold | FPR | FRR |"));
+    assert_eq!(json["pairs_at"][0]["budget"], 0.3);
+    assert_eq!(
+        json["pairs_at"][0]["pairs"]
+            .as_array()
+            .expect("pairs")
+            .len(),
+        3 * 380
+    );
+    assert_eq!(json["results"].as_array().expect("results").len(), 3);
+    assert!(export.markdown.contains("| budget | tasks | FPR | FRR |"));
+    assert!(
+        export
+            .markdown
+            .contains("pareval replay sample_runs/swe_repair.csv")
+    );
     assert!(export.svg.starts_with("<svg") && export.svg.contains("<polyline"));
+    // The coverage view exports its group table.
+    act(&mut app, Action::NextTab);
+    let coverage = pareval::tui::export::build(&app).expect("export");
+    assert!(
+        coverage
+            .csv
+            .starts_with("preset,budget,group,missed,cases,missed_share\n")
+    );
+    assert_eq!(coverage.json, export.json);
+    act(&mut app, Action::NextTab);
+    act(&mut app, Action::NextTab);
 
     let dir = temp_dir("session");
     let path = dir.join("s.json");
@@ -469,14 +506,19 @@ fn export_session_and_config_round_trips() {
     assert!(
         load_session(&path)
             .unwrap_err()
+            .to_string()
             .contains("not a pareval session")
     );
 
     let config = dir.join("config.toml");
     std::fs::write(&config, "theme = \"sepia\"\n").expect("write");
     let error = pareval::tui::config::load_config(Some(&config)).unwrap_err();
-    assert_eq!(
+    assert!(matches!(
         error,
+        pareval::tui::config::ConfigError::Key { key: "theme", .. }
+    ));
+    assert_eq!(
+        error.to_string(),
         format!(
             "{}: key 'theme': 'sepia' is not one of default, high-contrast, mono",
             config.display()
@@ -550,9 +592,13 @@ fn worker_keeps_only_the_newest_of_a_burst() {
     }
     let newest = app.generation;
     let settings = app.compute.settings();
-    let result = replay(&dataset, &settings, &Control::default())
-        .map(Arc::new)
-        .map_err(|e| e.to_string());
+    let result = replay(
+        &dataset,
+        &settings,
+        &Control::default(),
+        pareval::engine::ReplayOptions::default(),
+    )
+    .map(Arc::new);
     app.update(Action::ReplayFinished {
         generation: newest - 1,
         outcome: result.clone(),
@@ -680,7 +726,13 @@ fn asking_for_more_orders_extends_the_last_full_result_without_a_preview() {
         1,
         "more orders of the same settings need no preview"
     );
-    let fresh = replay(&dataset, &settings(100), &Control::default()).expect("replay");
+    let fresh = replay(
+        &dataset,
+        &settings(100),
+        &Control::default(),
+        pareval::engine::ReplayOptions::default(),
+    )
+    .expect("replay");
     assert_eq!(more[0].1.tallies, fresh.tallies);
     assert_eq!(more[0].1.metrics, fresh.metrics);
 }
@@ -701,14 +753,11 @@ fn a_preview_is_shown_labelled_until_the_full_result_arrives() {
         orders: pareval::tui::worker::PREVIEW_ORDERS,
         ..settings.clone()
     };
-    let preview = replay_preview(
-        &dataset,
-        &preview_settings,
-        &Control::default(),
-        Default::default(),
-    )
-    .map(Arc::new)
-    .map_err(|e| e.to_string());
+    let options = pareval::engine::ReplayOptions {
+        preview: true,
+        ..Default::default()
+    };
+    let preview = replay(&dataset, &preview_settings, &Control::default(), options).map(Arc::new);
     app.update(Action::ReplayFinished {
         generation,
         outcome: preview,
@@ -724,9 +773,13 @@ fn a_preview_is_shown_labelled_until_the_full_result_arrives() {
     let export = pareval::tui::export::build(&app).expect("a preview exports");
     assert!(export.json.contains("\"unresolved_lo\": null"));
     assert!(export.markdown.contains("[…]"));
-    let full = replay(&dataset, &settings, &Control::default())
-        .map(Arc::new)
-        .map_err(|e| e.to_string());
+    let full = replay(
+        &dataset,
+        &settings,
+        &Control::default(),
+        pareval::engine::ReplayOptions::default(),
+    )
+    .map(Arc::new);
     app.update(Action::ReplayFinished {
         generation,
         outcome: full,
@@ -795,10 +848,13 @@ fn the_proxy_view_follows_the_slider_and_its_switches() {
             outcome,
         },
     );
-    assert_eq!(
-        app.proxy.as_ref().map(|c| c.method),
-        Some(pareval::proxy::Method::MidrangeK)
-    );
+    let method = |app: &App| {
+        app.proxy
+            .as_ref()
+            .and_then(|c| c.results.first())
+            .map(|r| r.result.method)
+    };
+    assert_eq!(method(&app), Some("midrange-k"));
     let generation = app.generation;
     let outcome = curve(&app);
     act(
@@ -808,10 +864,7 @@ fn the_proxy_view_follows_the_slider_and_its_switches() {
             outcome,
         },
     );
-    assert_eq!(
-        app.proxy.as_ref().map(|c| c.method),
-        Some(pareval::proxy::Method::EasiestK)
-    );
+    assert_eq!(method(&app), Some("easiest-k"));
     // A protocol the record cannot support says why.
     act(&mut app, Action::CycleProxyProtocol);
     act(&mut app, Action::CycleProxyProtocol);
@@ -827,4 +880,109 @@ fn the_proxy_view_follows_the_slider_and_its_switches() {
     assert!(
         render(&app, 120, 40).contains("✗ protocol 'loso' needs a 'scaffold' for every system")
     );
+}
+
+/// The explorer's proxy view and `pareval proxy --format json` are one computation: the worker's curve
+/// for a method, protocol and seed equals, value for value, the CLI's rows over the same budget grid.
+#[test]
+fn the_explorer_proxy_view_shows_the_numbers_of_the_proxy_command() {
+    let dataset = sample_dataset("swe_repair.csv");
+    let (worker, results) = worker_with_channel();
+    let mut compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 10);
+    compute.seed = 3;
+    for (generation, (method, protocol)) in [
+        (
+            pareval::proxy::Method::Random,
+            pareval::proxy::Protocol::Split,
+        ),
+        (
+            pareval::proxy::Method::StratifiedK,
+            pareval::proxy::Protocol::Loao,
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let generation = generation as u64 + 1;
+        worker.submit(Job {
+            generation,
+            dataset: dataset.clone(),
+            settings: compute.settings(),
+            proxy: Some((method, protocol)),
+        });
+        let curve = loop {
+            if let WorkerEvent::ProxyFinished {
+                generation: g,
+                outcome,
+            } = results
+                .recv_timeout(Duration::from_secs(120))
+                .expect("a proxy result")
+                && g == generation
+            {
+                break outcome.expect("proxy curve");
+            }
+        };
+        let output = crate::common::pareval(&[
+            "proxy",
+            &format!("{}/sample_runs/swe_repair.csv", env!("CARGO_MANIFEST_DIR")),
+            "--method",
+            method.name(),
+            "--protocol",
+            protocol.name(),
+            "--budget",
+            "0.05:0.95:0.05",
+            "--seed",
+            "3",
+            "--format",
+            "json",
+        ]);
+        assert!(
+            output.status.success(),
+            "{}",
+            crate::common::stderr(&output)
+        );
+        // Compared as text: equal text means equal bits (JSON floats are shortest round-trip).
+        let mut explorer = Vec::new();
+        pareval::report::Render::write_json(&*curve, &mut explorer).expect("curve as JSON");
+        assert_eq!(curve.results.len(), 19);
+        assert_eq!(
+            String::from_utf8_lossy(&explorer),
+            crate::common::stdout(&output),
+            "{} under {}",
+            method.name(),
+            protocol.name()
+        );
+    }
+}
+
+/// The explorer's JSON export of a view is what its command-line twin prints: the export names the
+/// command, and running it gives the same document, byte for byte.
+#[test]
+fn the_explorer_export_is_the_json_of_its_command_line_twin() {
+    let dataset = sample_dataset("swe_repair.csv");
+    let compute =
+        App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0, 500], 12);
+    let file = format!("{}/sample_runs/swe_repair.csv", env!("CARGO_MANIFEST_DIR"));
+    let (mut app, first) = App::new(dataset, vec![file], compute, None);
+    run_effects(&mut app, vec![first]);
+    act(&mut app, Action::BudgetNext);
+    // A switch that overrides the preset's coverage gate appears as a flag of the twin.
+    act(&mut app, Action::ToggleCoverageGate);
+    let export = pareval::tui::export::build(&app).expect("export");
+    assert!(
+        export.command.contains(&"--coverage".to_string()),
+        "{:?}",
+        export.command
+    );
+    let args: Vec<&str> = export.command.iter().map(String::as_str).collect();
+    let output = crate::common::pareval(&args);
+    assert!(
+        output.status.success(),
+        "{}",
+        crate::common::stderr(&output)
+    );
+    assert_eq!(crate::common::stdout(&output), export.json);
+    let json: serde_json::Value = serde_json::from_str(&export.json).expect("json");
+    assert_eq!(json["results"][0]["preset"], "primary (modified)");
+    assert_eq!(json["pairs_at"][0]["budget"], 0.3);
 }

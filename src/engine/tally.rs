@@ -1,0 +1,55 @@
+//! What a replay counts: decisions over orders per (pair, threshold, budget) and coverage gaps per
+//! (group, budget). Filled by `replay`, summarised by `metrics`.
+
+/// Counts over the orders of one (pair, threshold, budget), or summed over pairs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CaseCounts {
+    pub promote: u32,
+    pub reject: u32,
+    pub abstain: u32,
+    /// Promote or reject while coverage was not ok.
+    pub coverage_failure: u32,
+    /// Promote or reject against the completed-record decision.
+    pub wrong: u32,
+}
+
+impl CaseCounts {
+    pub fn cases(&self) -> u32 {
+        self.promote + self.reject + self.abstain
+    }
+
+    /// Adds another set of counts (summing over pairs).
+    pub fn add(&mut self, other: &CaseCounts) {
+        self.promote += other.promote;
+        self.reject += other.reject;
+        self.abstain += other.abstain;
+        self.coverage_failure += other.coverage_failure;
+        self.wrong += other.wrong;
+    }
+}
+
+/// What one pair contributes: counts per (threshold, budget) and coverage gaps per (group, budget).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairTally {
+    /// `counts[threshold * budgets + budget]`.
+    pub counts: Vec<CaseCounts>,
+    /// Orders at each budget whose prefix misses a local group's quota: `missing[group * budgets + budget]`.
+    pub missing: Vec<u32>,
+    /// Sum over orders of the observed prefix length at each budget.
+    pub observed: Vec<u64>,
+}
+
+impl PairTally {
+    /// Adds the tally of other orders of the same pair: every field is a count over orders.
+    pub fn add(&mut self, other: &PairTally) {
+        for (total, more) in self.counts.iter_mut().zip(&other.counts) {
+            total.add(more);
+        }
+        for (total, more) in self.missing.iter_mut().zip(&other.missing) {
+            *total += more;
+        }
+        for (total, more) in self.observed.iter_mut().zip(&other.observed) {
+            *total += more;
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! How numbers and fields are written in every output (reports, exports, the explorer, decision
+//! records): one place, so the CLI and the explorer print a figure the same way.
+
+/// Prints a number without trailing zeros ("0.05", "5", "12.5"), at most four decimals.
+pub fn trim_number(x: f64) -> String {
+    let text = format!("{x:.4}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".to_string()
+    } else {
+        text.to_string()
+    }
+}
+
+/// "15%", "20.6%": a fraction as a percentage with at most one decimal.
+pub fn percent(x: f64) -> String {
+    format!("{}%", trim_number((x * 1000.0).round() / 10.0))
+}
+
+/// "5 pp", "-2.5 pp": a difference of fractions in percentage points with at most one decimal.
+pub fn pp(x: f64) -> String {
+    format!("{} pp", trim_number((x * 1000.0).round() / 10.0))
+}
+
+/// An interval of fractions in percent with `decimals` decimals ("[17.2, 23.9]"), or "[…]" while it is
+/// not computed yet (NaN: an explorer preview skips it).
+pub fn interval(lo: f64, hi: f64, decimals: usize) -> String {
+    if lo.is_nan() || hi.is_nan() {
+        "[…]".to_string()
+    } else {
+        format!("[{:.decimals$}, {:.decimals$}]", lo * 100.0, hi * 100.0)
+    }
+}
+
+/// A CSV field, quoted (with doubled quotes) when it holds a comma, a quote or a line break.
+pub fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_and_fields_are_written_one_way() {
+        assert_eq!(trim_number(0.05), "0.05");
+        assert_eq!(trim_number(5.0), "5");
+        assert_eq!(trim_number(-0.00001), "0");
+        assert_eq!(percent(0.2064), "20.6%");
+        assert_eq!(percent(0.15), "15%");
+        assert_eq!(pp(-0.025), "-2.5 pp");
+        assert_eq!(interval(0.172, 0.2391, 1), "[17.2, 23.9]");
+        assert_eq!(interval(f64::NAN, 0.2, 1), "[…]");
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    }
+}

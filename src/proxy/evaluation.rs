@@ -1,0 +1,219 @@
+//! One proxy evaluation: methods under protocols at several subset sizes, with `random` averaged over
+//! seeds. This is the only computation behind both `pareval proxy` and the explorer's proxy view, so the
+//! two show the same numbers for the same method, protocol, budget and seed.
+
+use serde::Serialize;
+
+use super::{
+    Method, Protocol, ProxyError, ProxyMatrix, ProxyResult, evaluate, folds, greedy_paths,
+};
+use crate::engine::Fraction;
+
+/// How an evaluation runs. The defaults are `pareval proxy`'s and the explorer's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProxySettings {
+    /// Seeds `random` is averaged over: seed, seed + 1, …
+    pub seeds: u32,
+    /// Random 80/20 splits of the split protocol.
+    pub splits: u32,
+    /// Seed of splits and of random and stratified selection.
+    pub seed: u64,
+}
+
+impl Default for ProxySettings {
+    fn default() -> Self {
+        ProxySettings {
+            seeds: 10,
+            splits: 100,
+            seed: 0,
+        }
+    }
+}
+
+/// The subset sizes to evaluate.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SubsetSizes {
+    /// k = ⌈b·N⌉ (at least 1) for each budget b of N usable tasks.
+    Budgets(Vec<Fraction>),
+    /// One task count k, 1 ≤ k ≤ N.
+    Count(usize),
+}
+
+impl SubsetSizes {
+    /// (budget, k) for each size; a count outside 1..=N is an error.
+    fn resolve(&self, n_tasks: usize) -> Result<Vec<(Option<f64>, usize)>, ProxyError> {
+        match self {
+            SubsetSizes::Count(k) if *k == 0 || *k > n_tasks => Err(ProxyError::SizeOutOfRange {
+                size: *k,
+                tasks: n_tasks,
+            }),
+            SubsetSizes::Count(k) => Ok(vec![(None, *k)]),
+            SubsetSizes::Budgets(budgets) => Ok(budgets
+                .iter()
+                .map(|b| {
+                    let k = u32::try_from(n_tasks).map_or(n_tasks, |n| b.tasks_of(n) as usize);
+                    (Some(b.value()), k.max(1))
+                })
+                .collect()),
+        }
+    }
+}
+
+/// A result with the spread over seeds of the random method.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProxyRow {
+    #[serde(flatten)]
+    pub result: ProxyResult,
+    /// Seeds averaged (random method only; its per-system predictions are those of the first seed).
+    pub seeds: Option<u32>,
+    /// Standard deviation over seeds of Spearman and MAE (random method only).
+    pub spearman_sd: Option<f64>,
+    pub mae_pp_sd: Option<f64>,
+}
+
+/// Every row of one evaluation, with the size of the matrix it ran on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProxyEvaluation {
+    pub tasks: usize,
+    pub tasks_left_out: usize,
+    pub systems: usize,
+    pub results: Vec<ProxyRow>,
+}
+
+/// Runs every method under every protocol at every size, rows in the order protocol, size, method.
+/// `cancelled` is checked before each size.
+pub fn evaluate_protocols(
+    matrix: &ProxyMatrix,
+    methods: &[Method],
+    protocols: &[Protocol],
+    sizes: &SubsetSizes,
+    settings: &ProxySettings,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<ProxyEvaluation, ProxyError> {
+    if settings.seeds == 0 {
+        return Err(ProxyError::Zero("--seeds"));
+    }
+    if settings.splits == 0 {
+        return Err(ProxyError::Zero("--splits"));
+    }
+    let sizes = sizes.resolve(matrix.n_tasks)?;
+    let mut rows = Vec::new();
+    for &protocol in protocols {
+        let rounds = folds(matrix, protocol, settings.splits, settings.seed)?;
+        let largest = sizes.iter().map(|&(_, k)| k).max().unwrap_or(1);
+        let paths = methods
+            .contains(&Method::GreedyK)
+            .then(|| greedy_paths(matrix, &rounds, largest));
+        for &(budget, size) in &sizes {
+            if cancelled() {
+                return Err(ProxyError::Cancelled);
+            }
+            for &method in methods {
+                let row = if method == Method::Random {
+                    let runs: Vec<ProxyResult> = (0..settings.seeds)
+                        .map(|s| {
+                            let seed = settings.seed + u64::from(s);
+                            evaluate(matrix, method, protocol, size, budget, &rounds, seed, None)
+                        })
+                        .collect();
+                    average_over_seeds(runs, settings.seeds).ok_or(ProxyError::Zero("--seeds"))?
+                } else {
+                    ProxyRow {
+                        result: evaluate(
+                            matrix,
+                            method,
+                            protocol,
+                            size,
+                            budget,
+                            &rounds,
+                            settings.seed,
+                            paths.as_deref(),
+                        ),
+                        seeds: None,
+                        spearman_sd: None,
+                        mae_pp_sd: None,
+                    }
+                };
+                rows.push(row);
+            }
+        }
+    }
+    Ok(ProxyEvaluation {
+        tasks: matrix.n_tasks,
+        tasks_left_out: matrix.left_out,
+        systems: matrix.systems.len(),
+        results: rows,
+    })
+}
+
+/// Mean and population standard deviation of the values a metric has over seeds (None without any).
+pub(super) fn mean_and_sd(values: &[f64]) -> (Option<f64>, Option<f64>) {
+    if values.is_empty() {
+        return (None, None);
+    }
+    let mean = values.iter().sum::<f64>() / values.len() as f64;
+    let sd = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / values.len() as f64).sqrt();
+    (Some(mean), Some(sd))
+}
+
+/// The first seed's result with every metric replaced by its mean over seeds (metrics are averaged, not
+/// computed on an averaged prediction); None without runs.
+fn average_over_seeds(runs: Vec<ProxyResult>, seeds: u32) -> Option<ProxyRow> {
+    let over = |f: &dyn Fn(&ProxyResult) -> Option<f64>| {
+        mean_and_sd(&runs.iter().filter_map(f).collect::<Vec<_>>())
+    };
+    let (spearman, spearman_sd) = over(&|r| r.spearman);
+    let (mae, mae_pp_sd) = over(&|r| Some(r.mae_pp));
+    let kendall = over(&|r| r.kendall).0;
+    let r2 = over(&|r| r.r2).0;
+    let pair_accuracy = over(&|r| r.pair_accuracy).0;
+    let subset_mean_spearman = over(&|r| r.subset_mean_spearman).0;
+    let decision_agreement = (0..super::DECISION_THRESHOLDS_PP.len())
+        .map(|i| {
+            over(&|r| r.decision_agreement.get(i).copied())
+                .0
+                .unwrap_or(0.0)
+        })
+        .collect();
+    let mut result = runs.into_iter().next()?;
+    result.spearman = spearman;
+    result.mae_pp = mae.unwrap_or(0.0);
+    result.kendall = kendall;
+    result.r2 = r2;
+    result.pair_accuracy = pair_accuracy;
+    result.subset_mean_spearman = subset_mean_spearman;
+    result.decision_agreement = decision_agreement;
+    Some(ProxyRow {
+        result,
+        seeds: Some(seeds),
+        spearman_sd,
+        mae_pp_sd,
+    })
+}
+
+/// The explorer's proxy view: one method under one protocol at every budget of the grid, with the
+/// defaults of `pareval proxy` (so `pareval proxy --method M --protocol P --budget GRID --seed S` prints
+/// the same rows).
+pub fn proxy_curve(
+    dataset: &crate::dataset::Dataset,
+    group_column: Option<&str>,
+    method: Method,
+    protocol: Protocol,
+    grid: &[Fraction],
+    seed: u64,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<ProxyEvaluation, ProxyError> {
+    let matrix = ProxyMatrix::new(dataset, group_column)?;
+    let settings = ProxySettings {
+        seed,
+        ..ProxySettings::default()
+    };
+    evaluate_protocols(
+        &matrix,
+        &[method],
+        &[protocol],
+        &SubsetSizes::Budgets(grid.to_vec()),
+        &settings,
+        cancelled,
+    )
+}
