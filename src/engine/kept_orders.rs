@@ -235,6 +235,8 @@ mod tests {
             left_out: 0,
             quota_schedule: Vec::new(),
             tie_blocks: Vec::new(),
+            slots: Vec::new(),
+            tie_trees: Vec::new(),
             initial_slack: Vec::new(),
         }
     }

@@ -20,9 +20,12 @@ use super::streams::{Stream, StreamKey};
 /// Buffers reused from one order to the next, so that building an order allocates nothing.
 #[derive(Debug, Default)]
 pub struct OrderScratch {
-    members: Vec<Vec<u32>>,
+    /// Every group's members, one group after another (see [`Draws`]).
+    pool: Vec<u32>,
+    /// Where each group starts in the pool (and, last, where the pool ends), and where its next draw goes.
+    start: Vec<u32>,
+    next: Vec<u32>,
     rank: Vec<u32>,
-    taken: Vec<u64>,
     block: Vec<u32>,
     neyman: NeymanTree,
 }
@@ -113,53 +116,66 @@ fn stratified_order(
 ) {
     let n = u64::from(pair.n());
     let OrderScratch {
-        members,
+        pool,
+        start,
+        next,
         rank,
-        taken,
         block,
         ..
     } = scratch;
-    let mut draws = Draws::start(pair, rng, members, rank, taken);
-    let schedule = &pair.quota_schedule;
+    let mut draws = Draws::start(pair, rng, limit, pool, start, next, rank, out);
+    let (schedule, slots) = (&pair.quota_schedule, &pair.slots);
     let mut position = 0;
-    for &(block_start, block_end) in pair.tie_blocks.iter().chain(std::iter::once(&(
-        schedule.len() as u32,
-        schedule.len() as u32,
-    ))) {
+    let end = schedule.len() as u32;
+    'runs: for (run, &(block_start, block_end)) in pair
+        .tie_blocks
+        .iter()
+        .chain(std::iter::once(&(end, end)))
+        .enumerate()
+    {
         // Items before the next run the ranking settles are in their fixed order.
-        for &(_, g) in &schedule[position..block_start as usize] {
-            if out.len() >= limit {
-                return;
-            }
-            draws.next(g as usize, out);
+        if !draws.take_slots(slots[position..block_start as usize].iter().copied()) {
+            break 'runs;
         }
-        block.clear();
-        block.extend(
-            schedule[block_start as usize..block_end as usize]
-                .iter()
-                .map(|item| item.1),
-        );
-        while !block.is_empty() {
-            if out.len() >= limit {
-                return;
+        position = block_end as usize;
+        let run_slots = &slots[block_start as usize..block_end as usize];
+        if let Some(Some(tree)) = pair.tie_trees.get(run) {
+            let picks = tree.resolve(draws.rank).iter();
+            if !draws.take_slots(picks.map(|&i| run_slots[i as usize])) {
+                break 'runs;
             }
-            let k = out.len() as u64 + 1;
+            continue;
+        }
+        // No tree: scan the deficits at every pick. `block` holds positions within the run; a group
+        // not yet picked in the run has taken its slot's offset from its group's start.
+        let run_groups = &schedule[block_start as usize..block_end as usize];
+        block.clear();
+        block.extend(0..run_groups.len() as u32);
+        while !block.is_empty() {
+            if draws.full() {
+                break 'runs;
+            }
+            let k = draws.filled as u64 + 1;
             let mut best = 0;
             for candidate in 1..block.len() {
-                let (g, b) = (block[candidate] as usize, block[best] as usize);
-                let deficit = |x: usize| {
-                    (k * u64::from(pair.group_sizes[x])) as i128 - (draws.taken[x] * n) as i128
+                let (c, b) = (block[candidate] as usize, block[best] as usize);
+                let deficit = |i: usize| {
+                    let x = run_groups[i].1 as usize;
+                    let taken = u64::from(run_slots[i].0 - draws.start[x]);
+                    (k * u64::from(pair.group_sizes[x])) as i128 - (taken * n) as i128
                 };
-                let (dg, db) = (deficit(g), deficit(b));
-                if dg > db || (dg == db && rank[g] < rank[b]) {
+                let (g, h) = (run_groups[c].1 as usize, run_groups[b].1 as usize);
+                let (dg, db) = (deficit(c), deficit(b));
+                if dg > db || (dg == db && draws.rank[g] < draws.rank[h]) {
                     best = candidate;
                 }
             }
-            let g = block.swap_remove(best) as usize;
-            draws.next(g, out);
+            let i = block.swap_remove(best) as usize;
+            draws.take_slots(std::iter::once(run_slots[i]));
         }
-        position = block_end as usize;
     }
+    let filled = draws.finish(rng);
+    out.truncate(filled);
 }
 
 /// Where an earliest-deadline walk over groups stands before its k-th step.
@@ -484,71 +500,140 @@ fn neyman_order(
         scratch.neyman.plant(pair, &shares);
     }
     let OrderScratch {
-        members,
+        pool,
+        start,
+        next,
         rank,
-        taken,
         neyman: tree,
         ..
     } = scratch;
-    let mut draws = Draws::start(pair, rng, members, rank, taken);
+    let mut draws = Draws::start(pair, rng, limit, pool, start, next, rank, out);
     let mut segment = Some(0);
-    while let Some(current) = segment {
+    'segments: while let Some(current) = segment {
         for &g in &tree.segments[current].groups {
-            if out.len() >= limit {
-                return;
+            if draws.full() {
+                break 'segments;
             }
-            draws.next(g as usize, out);
+            draws.next(g as usize);
         }
-        if out.len() >= limit {
-            return;
+        if draws.full() {
+            break;
         }
-        segment = tree.next(pair, current, rank);
+        segment = tree.next(pair, current, draws.rank);
     }
+    let filled = draws.finish(rng);
+    out.truncate(filled);
 }
 
 /// The random draws of one deadline order: the group ranking first, then one lazy Fisher–Yates step per
 /// task over its group's remaining members, so a task is drawn only when the order reaches it.
+///
+/// Speed: the members of every group sit in one pool (group g from `start[g]` to `start[g + 1]`, its
+/// next draw at `next[g]`), the order is written into a slice of its final length, and the generator
+/// is a copy owned by the draws: with plain slices and a local generator the per-task step keeps its
+/// state in registers instead of reloading vector headers. The draws are those of one list per group.
 struct Draws<'a> {
-    rng: &'a mut Stream,
-    members: &'a mut Vec<Vec<u32>>,
-    taken: &'a mut Vec<u64>,
+    rng: Stream,
+    pool: &'a mut [u32],
+    start: &'a [u32],
+    next: &'a mut [u32],
+    rank: &'a [u32],
+    /// The order, filled from the front.
+    out: &'a mut [u32],
+    filled: usize,
 }
 
 impl<'a> Draws<'a> {
+    /// Draws the group ranking and makes room for `min(limit, N)` tasks in `out`.
+    #[allow(clippy::too_many_arguments)]
     fn start(
         pair: &PairData,
-        rng: &'a mut Stream,
-        members: &'a mut Vec<Vec<u32>>,
-        rank: &mut Vec<u32>,
-        taken: &'a mut Vec<u64>,
+        rng: &Stream,
+        limit: usize,
+        pool: &'a mut Vec<u32>,
+        start: &'a mut Vec<u32>,
+        next: &'a mut Vec<u32>,
+        rank: &'a mut Vec<u32>,
+        out: &'a mut Vec<u32>,
     ) -> Self {
+        let mut rng = rng.clone();
         let groups = pair.group_sizes.len();
         rank.clear();
         rank.extend(0..groups as u32);
         rng.shuffle(rank);
-        members.resize_with(groups, Vec::new);
-        for (list, source) in members.iter_mut().zip(&pair.members) {
-            list.clear();
-            list.extend_from_slice(source);
+        pool.clear();
+        start.clear();
+        for members in &pair.members {
+            start.push(pool.len() as u32);
+            pool.extend_from_slice(members);
         }
-        taken.clear();
-        taken.resize(groups, 0);
+        // One more start, the pool's end, so that group g ends where g + 1 starts.
+        start.push(pool.len() as u32);
+        next.clear();
+        next.extend_from_slice(&start[..groups]);
+        out.clear();
+        out.resize(limit.min(pool.len()), 0);
         Draws {
             rng,
-            members,
-            taken,
+            pool,
+            start,
+            next,
+            rank,
+            out,
+            filled: 0,
         }
     }
 
-    /// Appends the next task of group g.
+    /// Whether the order has all the tasks asked for.
     #[inline(always)]
-    fn next(&mut self, g: usize, out: &mut Vec<u32>) {
-        let list = &mut self.members[g];
-        let t = self.taken[g] as usize;
-        let pick = t + self.rng.below(list.len() - t);
-        list.swap(t, pick);
-        out.push(list[t]);
-        self.taken[g] += 1;
+    fn full(&self) -> bool {
+        self.filled >= self.out.len()
+    }
+
+    /// Appends the next task of group g (the caller checks [`Draws::full`] first).
+    #[inline(always)]
+    fn next(&mut self, g: usize) {
+        let t = self.next[g] as usize;
+        let end = self.start[g + 1] as usize;
+        let pick = t + self.rng.below(end - t);
+        // A swap of t and pick whose t side is never read again: t is behind next[g] from now on.
+        self.out[self.filled] = self.pool[pick];
+        self.pool[pick] = self.pool[t];
+        self.filled += 1;
+        self.next[g] += 1;
+    }
+
+    /// Draws the task of each slot (position, end of its group in the pool) in turn until the order is
+    /// full; false if it filled up. The same draws as [`Draws::next`] for the slots' groups (a slot is
+    /// the position `next` would hold), in a loop that keeps the generator and the fill position in
+    /// locals (registers) and carries no count from one draw to the next through memory.
+    #[inline(always)]
+    fn take_slots(&mut self, slots: impl Iterator<Item = (u32, u32)>) -> bool {
+        let mut rng = self.rng.clone();
+        let mut filled = self.filled;
+        let (pool, out) = (&mut *self.pool, &mut *self.out);
+        let mut complete = true;
+        for (t, end) in slots {
+            if filled >= out.len() {
+                complete = false;
+                break;
+            }
+            let t = t as usize;
+            let pick = t + rng.below(end as usize - t);
+            // A swap of t and pick whose t side is never read again: t is behind the group's next draw.
+            out[filled] = pool[pick];
+            pool[pick] = pool[t];
+            filled += 1;
+        }
+        self.rng = rng;
+        self.filled = filled;
+        complete
+    }
+
+    /// Hands the generator back, advanced by every draw, and returns the tasks drawn.
+    fn finish(self, rng: &mut Stream) -> usize {
+        *rng = self.rng;
+        self.filled
     }
 }
 
@@ -566,17 +651,29 @@ mod tests {
         rng: &mut Stream,
         out: &mut Vec<u32>,
     ) {
-        let (mut members, mut rank, mut taken) = (Vec::new(), Vec::new(), Vec::new());
-        let mut draws = Draws::start(pair, rng, &mut members, &mut rank, &mut taken);
+        let (mut pool, mut start, mut next, mut rank) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut draws = Draws::start(
+            pair,
+            rng,
+            usize::MAX,
+            &mut pool,
+            &mut start,
+            &mut next,
+            &mut rank,
+            out,
+        );
         let mut walk = DeadlineState::default();
         walk.reset(pair, shares.is_some());
         for k in 1..=u64::from(pair.n()) {
-            let Step::Group(g) = walk.choose(pair, k, shares, Some(&rank)) else {
+            let Step::Group(g) = walk.choose(pair, k, shares, Some(draws.rank)) else {
                 break;
             };
-            draws.next(g, out);
+            draws.next(g);
             walk.take(pair, k, g);
         }
+        let filled = draws.finish(rng);
+        out.truncate(filled);
     }
 
     fn pair_with_groups(sizes: &[u32]) -> PairData {
@@ -588,6 +685,8 @@ mod tests {
         let group_of_all = group_of.clone();
         let mut schedule = quota_schedule(sizes);
         let tie_blocks = settle_ties(&mut schedule, sizes);
+        let tie_trees = crate::engine::schedule::tie_trees(&schedule, &tie_blocks, sizes);
+        let slots = crate::engine::schedule::pool_slots(&schedule, sizes);
         PairData {
             tested: 0,
             baseline: 1,
@@ -603,6 +702,8 @@ mod tests {
             left_out: 0,
             quota_schedule: schedule,
             tie_blocks,
+            slots,
+            tie_trees,
             initial_slack: initial_slack(sizes),
             members: sizes
                 .iter()

@@ -65,6 +65,11 @@ pub struct PairData {
     /// Runs of equal due times in `quota_schedule` that the random ranking settles per order (the
     /// runs the deficits settle alone are already in order there; see `schedule::settle_ties`).
     pub tie_blocks: Vec<(u32, u32)>,
+    /// Where each item of `quota_schedule` draws in an order's pool of group members (see
+    /// [`super::schedule::pool_slots`]).
+    pub slots: Vec<(u32, u32)>,
+    /// How each run of `tie_blocks` resolves under any group ranking (None: scan its deficits per order).
+    pub tie_trees: Vec<Option<super::schedule::TieTree>>,
     /// The quota slack of every prefix before any task is taken (Neyman orders).
     pub initial_slack: Vec<i64>,
     /// Local task indices of each local group, in canonical order.
@@ -249,6 +254,8 @@ fn prepare_pair(
     };
     let mut quota_schedule = super::schedule::quota_schedule(&group_sizes);
     let tie_blocks = super::schedule::settle_ties(&mut quota_schedule, &group_sizes);
+    let tie_trees = super::schedule::tie_trees(&quota_schedule, &tie_blocks, &group_sizes);
+    let slots = super::schedule::pool_slots(&quota_schedule, &group_sizes);
     let initial_slack = super::schedule::initial_slack(&group_sizes);
     let mut members: Vec<Vec<u32>> = vec![Vec::new(); group_sizes.len()];
     for (i, &g) in group_of.iter().enumerate() {
@@ -269,6 +276,8 @@ fn prepare_pair(
         left_out,
         quota_schedule,
         tie_blocks,
+        slots,
+        tie_trees,
         initial_slack,
         members,
     }

@@ -113,3 +113,305 @@ pub fn quota_due(j: u32, size: u32, n: u32) -> u64 {
         (u64::from(j) * u64::from(n)).div_ceil(u64::from(size))
     }
 }
+
+/// Where each schedule item's task is drawn in an order's pool of group members (every group's members
+/// one group after another): (the position of the draw, the end of its group). A group's j-th item draws
+/// at its start + j − 1; each run of equal due times holds a group once, so the positions of a run's
+/// items hold whichever order the run is picked in.
+pub fn pool_slots(schedule: &[(u64, u32)], sizes: &[u32]) -> Vec<(u32, u32)> {
+    let mut start = Vec::with_capacity(sizes.len() + 1);
+    let mut total = 0;
+    for &size in sizes {
+        start.push(total);
+        total += size;
+    }
+    start.push(total);
+    let mut next = start.clone();
+    schedule
+        .iter()
+        .map(|&(_, g)| {
+            let g = g as usize;
+            let slot = (next[g], start[g + 1]);
+            next[g] += 1;
+            slot
+        })
+        .collect()
+}
+
+/// Decision trees with more nodes than this are not built: such a run is resolved per order by scanning
+/// its deficits (many groups of one size tie with each other in every order).
+const MAX_TIE_NODES: usize = 64;
+
+/// How one run of equal due times that the deficits do not settle resolves under any ranking of the
+/// groups: inner nodes compare two groups' ranks, leaves hold the run's positions (0 for the run's
+/// first schedule item) in pick order. Built once
+/// per pair by replaying the per-order resolution with each tie left open, so an order reads its pick
+/// order with a few rank comparisons instead of scanning the run's deficits at every pick.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TieTree {
+    nodes: Vec<TieNode>,
+    sequences: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TieNode {
+    /// Go to `less` when rank[a] < rank[b], else to `other`.
+    Compare {
+        a: u32,
+        b: u32,
+        less: u32,
+        other: u32,
+    },
+    /// The pick order is `sequences[start..end]`.
+    Leaf { start: u32, end: u32 },
+}
+
+impl TieTree {
+    /// The run's positions in pick order under the order's group ranking `rank`.
+    pub fn resolve(&self, rank: &[u32]) -> &[u32] {
+        let mut node = 0;
+        loop {
+            match self.nodes[node] {
+                TieNode::Compare { a, b, less, other } => {
+                    node = if rank[a as usize] < rank[b as usize] {
+                        less
+                    } else {
+                        other
+                    } as usize;
+                }
+                TieNode::Leaf { start, end } => {
+                    return &self.sequences[start as usize..end as usize];
+                }
+            }
+        }
+    }
+}
+
+/// A run's pick order, or the first rank comparison the known outcomes do not answer.
+enum Resolution {
+    Picks(Vec<u32>),
+    Open(u32, u32),
+}
+
+/// The per-order resolution of a run (as in `orders::stratified_order`): at each pick the group with
+/// the largest deficit k·n_g − c_g·N, ties to the smaller rank, with rank comparisons answered by
+/// `known` ((a, b, rank[a] < rank[b])).
+fn resolve_run(
+    groups: &[u32],
+    first_k: u64,
+    taken: &[u64],
+    sizes: &[u32],
+    n: u64,
+    known: &[(u32, u32, bool)],
+) -> Resolution {
+    let less = |a: u32, b: u32| {
+        known.iter().find_map(|&(x, y, x_less)| {
+            if (x, y) == (a, b) {
+                Some(x_less)
+            } else if (x, y) == (b, a) {
+                Some(!x_less)
+            } else {
+                None
+            }
+        })
+    };
+    let mut taken = taken.to_vec();
+    let mut block = groups.to_vec();
+    let mut picks = Vec::with_capacity(groups.len());
+    let mut k = first_k;
+    while !block.is_empty() {
+        let mut best = 0;
+        for candidate in 1..block.len() {
+            let (g, b) = (block[candidate], block[best]);
+            let deficit = |x: u32| {
+                (k * u64::from(sizes[x as usize])) as i128 - (taken[x as usize] * n) as i128
+            };
+            let (dg, db) = (deficit(g), deficit(b));
+            let better = if dg == db {
+                match less(g, b) {
+                    Some(answer) => answer,
+                    None => return Resolution::Open(g, b),
+                }
+            } else {
+                dg > db
+            };
+            if better {
+                best = candidate;
+            }
+        }
+        let g = block.swap_remove(best);
+        taken[g as usize] += 1;
+        picks.push(g);
+        k += 1;
+    }
+    Resolution::Picks(picks)
+}
+
+/// The decision tree of every run the ranking must settle (`runs`, from [`settle_ties`]), in the same
+/// order; `None` for a run whose tree would exceed [`MAX_TIE_NODES`].
+pub fn tie_trees(
+    schedule: &[(u64, u32)],
+    runs: &[(u32, u32)],
+    sizes: &[u32],
+) -> Vec<Option<TieTree>> {
+    let n = u64::from(sizes.iter().sum::<u32>());
+    let mut taken = vec![0u64; sizes.len()];
+    let mut position = 0;
+    runs.iter()
+        .map(|&(start, end)| {
+            // Each run holds a group at most once, so the counts taken before it do not depend on how
+            // earlier runs were ordered.
+            for &(_, g) in &schedule[position..start as usize] {
+                taken[g as usize] += 1;
+            }
+            let groups: Vec<u32> = schedule[start as usize..end as usize]
+                .iter()
+                .map(|item| item.1)
+                .collect();
+            let mut tree = TieTree::default();
+            let built = grow(
+                &mut tree,
+                &groups,
+                u64::from(start) + 1,
+                &taken,
+                sizes,
+                n,
+                &mut Vec::new(),
+            );
+            for &g in &groups {
+                taken[g as usize] += 1;
+            }
+            position = end as usize;
+            built.map(|_| tree)
+        })
+        .collect()
+}
+
+/// Adds the subtree under the comparisons `known` to `tree`; returns its node index, or None past the cap.
+fn grow(
+    tree: &mut TieTree,
+    groups: &[u32],
+    first_k: u64,
+    taken: &[u64],
+    sizes: &[u32],
+    n: u64,
+    known: &mut Vec<(u32, u32, bool)>,
+) -> Option<u32> {
+    if tree.nodes.len() >= MAX_TIE_NODES {
+        return None;
+    }
+    let index = tree.nodes.len() as u32;
+    match resolve_run(groups, first_k, taken, sizes, n, known) {
+        Resolution::Picks(picks) => {
+            let start = tree.sequences.len() as u32;
+            // Leaves hold positions within the run (each group stands there once), not group ids.
+            tree.sequences.extend(
+                picks
+                    .iter()
+                    .filter_map(|g| groups.iter().position(|x| x == g).map(|i| i as u32)),
+            );
+            tree.nodes.push(TieNode::Leaf {
+                start,
+                end: tree.sequences.len() as u32,
+            });
+        }
+        Resolution::Open(a, b) => {
+            tree.nodes.push(TieNode::Compare {
+                a,
+                b,
+                less: 0,
+                other: 0,
+            });
+            known.push((a, b, true));
+            let less = grow(tree, groups, first_k, taken, sizes, n, known);
+            known.pop();
+            known.push((a, b, false));
+            let other = grow(tree, groups, first_k, taken, sizes, n, known);
+            known.pop();
+            tree.nodes[index as usize] = TieNode::Compare {
+                a,
+                b,
+                less: less?,
+                other: other?,
+            };
+        }
+    }
+    Some(index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::streams::StreamKey;
+
+    /// Every run's tree gives the pick order of scanning the deficits with the ranking's answers.
+    #[test]
+    fn tie_trees_pick_as_the_deficit_scan_does_under_any_ranking() {
+        for sizes in [
+            vec![231u32, 75, 44, 34, 32, 22, 22, 19, 11, 6, 3, 1],
+            vec![6, 6, 6, 3],
+            vec![9, 9, 4, 4, 1],
+        ] {
+            let n = u64::from(sizes.iter().sum::<u32>());
+            let mut schedule = quota_schedule(&sizes);
+            let runs = settle_ties(&mut schedule, &sizes);
+            let trees = tie_trees(&schedule, &runs, &sizes);
+            assert!(trees.iter().any(Option::is_some), "{sizes:?}");
+            let mut taken = vec![0u64; sizes.len()];
+            let mut position = 0;
+            for (&(start, end), tree) in runs.iter().zip(&trees) {
+                for &(_, g) in &schedule[position..start as usize] {
+                    taken[g as usize] += 1;
+                }
+                let groups: Vec<u32> = schedule[start as usize..end as usize]
+                    .iter()
+                    .map(|item| item.1)
+                    .collect();
+                for seed in 0..50 {
+                    let mut rank: Vec<u32> = (0..sizes.len() as u32).collect();
+                    StreamKey::new(seed, "rank").rng().shuffle(&mut rank);
+                    let answers: Vec<(u32, u32, bool)> = (0..sizes.len() as u32)
+                        .flat_map(|a| (0..sizes.len() as u32).map(move |b| (a, b)))
+                        .map(|(a, b)| (a, b, rank[a as usize] < rank[b as usize]))
+                        .collect();
+                    let Resolution::Picks(scan) =
+                        resolve_run(&groups, u64::from(start) + 1, &taken, &sizes, n, &answers)
+                    else {
+                        panic!("every comparison is answered");
+                    };
+                    if let Some(tree) = tree {
+                        let picks: Vec<u32> = tree
+                            .resolve(&rank)
+                            .iter()
+                            .map(|&i| groups[i as usize])
+                            .collect();
+                        assert_eq!(picks, scan, "{sizes:?} run {start}..{end} seed {seed}");
+                    }
+                }
+                for &g in &groups {
+                    taken[g as usize] += 1;
+                }
+                position = end as usize;
+            }
+        }
+    }
+
+    #[test]
+    fn runs_of_many_equal_groups_are_left_to_the_scan() {
+        // Twelve groups of one size tie at every pick: the tree would need a node per ranking.
+        let sizes = [10u32; 12];
+        let mut schedule = quota_schedule(&sizes);
+        let runs = settle_ties(&mut schedule, &sizes);
+        let trees = tie_trees(&schedule, &runs, &sizes);
+        assert!(!runs.is_empty() && trees.iter().all(Option::is_none));
+    }
+
+    #[test]
+    fn pool_slots_count_each_group_from_its_start() {
+        let schedule = [(1, 0), (1, 1), (2, 0), (3, 0), (3, 1)];
+        assert_eq!(
+            pool_slots(&schedule, &[3, 2]),
+            [(0, 3), (3, 5), (1, 3), (2, 3), (4, 5)]
+        );
+    }
+}

@@ -42,6 +42,7 @@ impl StreamKey {
 }
 
 /// A seeded generator with the draws the engine needs.
+#[derive(Clone)]
 pub struct Stream(Xoshiro256PlusPlus);
 
 impl Stream {
