@@ -5,12 +5,14 @@
 //! projected with the pseudo-inverse from its scores on the subset alone), a ridge regression maps the
 //! embeddings to the target mean augmented with B bootstrap resamples of the target instances, and the
 //! two predictions are combined as λ·ŷ_L + (1 − λ)·ŷ_G. Every hyperparameter is a named setting; the
-//! defaults below are fixed values (the paper tunes λ and the split by held-out validation).
+//! defaults below are fixed values (the paper tunes λ and the split by held-out validation). Linear
+//! algebra (the eigen-decomposition behind the SVD basis, the small solves) is nalgebra's.
 
+use nalgebra::DMatrix;
 use serde::Serialize;
 
 use super::evaluation::mean_and_sd;
-use super::stats::{self, Ridge, spearman};
+use super::stats::{self, Ridge, solve_spd, spearman};
 use super::{ProxyError, ProxyEvaluation, ProxyMatrix, ProxyResult, ProxyRow, SystemPrediction};
 use crate::dataset::Dataset;
 use crate::engine::streams::StreamKey;
@@ -71,55 +73,17 @@ impl PaceData<'_> {
     }
 }
 
-/// Eigen-decomposition of a symmetric matrix (n × n, row-major) by cyclic Jacobi rotations: eigenvalues
-/// descending with their unit eigenvectors as columns of the returned matrix.
+/// Eigen-decomposition of a symmetric matrix (n × n, row-major): eigenvalues descending with their unit
+/// eigenvectors as columns of the returned matrix (row-major). Eigenvectors are defined up to sign (and,
+/// for equal eigenvalues, up to a rotation); nothing downstream depends on either (leverage squares them,
+/// the projection and ridge are invariant).
 pub fn symmetric_eigen(matrix: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut a = matrix.to_vec();
-    let mut vectors = vec![0.0; n * n];
-    for i in 0..n {
-        vectors[i * n + i] = 1.0;
-    }
-    for _ in 0..100 {
-        let off: f64 = (0..n)
-            .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
-            .map(|(i, j)| a[i * n + j].powi(2))
-            .sum();
-        if off < 1e-22 {
-            break;
-        }
-        for p in 0..n {
-            for q in p + 1..n {
-                let apq = a[p * n + q];
-                if apq.abs() < 1e-300 {
-                    continue;
-                }
-                let theta = (a[q * n + q] - a[p * n + p]) / (2.0 * apq);
-                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
-                let t = if theta == 0.0 { 1.0 } else { t };
-                let (c, s) = (1.0 / (t * t + 1.0).sqrt(), t / (t * t + 1.0).sqrt());
-                for k in 0..n {
-                    let (akp, akq) = (a[k * n + p], a[k * n + q]);
-                    a[k * n + p] = c * akp - s * akq;
-                    a[k * n + q] = s * akp + c * akq;
-                }
-                for k in 0..n {
-                    let (apk, aqk) = (a[p * n + k], a[q * n + k]);
-                    a[p * n + k] = c * apk - s * aqk;
-                    a[q * n + k] = s * apk + c * aqk;
-                }
-                for k in 0..n {
-                    let (vkp, vkq) = (vectors[k * n + p], vectors[k * n + q]);
-                    vectors[k * n + p] = c * vkp - s * vkq;
-                    vectors[k * n + q] = s * vkp + c * vkq;
-                }
-            }
-        }
-    }
+    let eigen = DMatrix::from_row_slice(n, n, matrix).symmetric_eigen();
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&x, &y| a[y * n + y].total_cmp(&a[x * n + x]));
-    let values = order.iter().map(|&i| a[i * n + i]).collect();
+    order.sort_by(|&x, &y| eigen.eigenvalues[y].total_cmp(&eigen.eigenvalues[x]));
+    let values = order.iter().map(|&i| eigen.eigenvalues[i]).collect();
     let sorted = (0..n * n)
-        .map(|index| vectors[(index / n) * n + order[index % n]])
+        .map(|index| eigen.eigenvectors[(index / n, order[index % n])])
         .collect();
     (values, sorted)
 }
@@ -177,46 +141,8 @@ fn project(v: &[Vec<f64>], columns: &[usize], scores: &[f64]) -> Vec<f64> {
         }
         rhs[a] = columns.iter().zip(scores).map(|(&j, &x)| v[a][j] * x).sum();
     }
-    solve(&normal, k, &rhs)
-}
-
-/// Solves a small linear system by Gaussian elimination with partial pivoting.
-fn solve(a: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
-    let mut m: Vec<f64> = Vec::with_capacity(n * (n + 1));
-    for i in 0..n {
-        m.extend_from_slice(&a[i * n..(i + 1) * n]);
-        m.push(b[i]);
-    }
-    let w = n + 1;
-    for col in 0..n {
-        let pivot = (col..n)
-            .max_by(|&x, &y| m[x * w + col].abs().total_cmp(&m[y * w + col].abs()))
-            .unwrap_or(col);
-        for k in 0..w {
-            m.swap(col * w + k, pivot * w + k);
-        }
-        let p = m[col * w + col];
-        if p.abs() < 1e-300 {
-            continue;
-        }
-        for row in 0..n {
-            if row != col {
-                let factor = m[row * w + col] / p;
-                for k in col..w {
-                    m[row * w + k] -= factor * m[col * w + k];
-                }
-            }
-        }
-    }
-    (0..n)
-        .map(|i| {
-            if m[i * w + i].abs() < 1e-300 {
-                0.0
-            } else {
-                m[i * w + n] / m[i * w + i]
-            }
-        })
-        .collect()
+    // Symmetric positive definite by the 1e-10 added to the diagonal.
+    solve_spd(&normal, k, &rhs)
 }
 
 /// The instances Pace evaluates for new models, fitted on `train`: (local, global), disjoint, together C.
@@ -624,7 +550,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn jacobi_recovers_a_known_decomposition() {
+    fn symmetric_eigen_recovers_a_known_decomposition() {
         // [[2, 1], [1, 2]] has eigenvalues 3 and 1 with eigenvectors (1, 1)/√2 and (1, −1)/√2.
         let (values, vectors) = symmetric_eigen(&[2.0, 1.0, 1.0, 2.0], 2);
         assert!((values[0] - 3.0).abs() < 1e-12 && (values[1] - 1.0).abs() < 1e-12);

@@ -1,6 +1,6 @@
 //! Numeric kernels of the proxy module on plain slices: average ranks, Spearman ρ, Kendall τ-b, R²,
 //! mean absolute error, pairwise ranking accuracy, and ridge regression with an intercept solved in its
-//! dual form (n × n with n training systems, however many tasks are selected).
+//! dual form (n × n with n training systems, however many tasks are selected; nalgebra's Cholesky).
 
 /// Average ranks (1-based; ties share the mean of their positions).
 pub fn ranks(values: &[f64]) -> Vec<f64> {
@@ -134,7 +134,7 @@ impl Ridge {
             gram[a * n + a] += alpha;
         }
         let targets: Vec<f64> = y.iter().map(|v| v - y_mean).collect();
-        let dual = solve_spd(&mut gram, n, &targets);
+        let dual = solve_spd(&gram, n, &targets);
         let beta = (0..k)
             .map(|j| (0..n).map(|i| centred[i * k + j] * dual[i]).sum())
             .collect();
@@ -156,42 +156,38 @@ impl Ridge {
     }
 }
 
-/// Solves A z = b for a symmetric positive definite A (n × n, overwritten) by Cholesky.
-fn solve_spd(a: &mut [f64], n: usize, b: &[f64]) -> Vec<f64> {
-    for j in 0..n {
-        let mut diagonal = a[j * n + j];
-        for p in 0..j {
-            diagonal -= a[j * n + p] * a[j * n + p];
-        }
-        let root = diagonal.max(1e-300).sqrt();
-        a[j * n + j] = root;
-        for i in j + 1..n {
-            let mut value = a[i * n + j];
-            for p in 0..j {
-                value -= a[i * n + p] * a[j * n + p];
-            }
-            a[i * n + j] = value / root;
-        }
-    }
-    let mut z = b.to_vec();
-    for i in 0..n {
-        for p in 0..i {
-            z[i] -= a[i * n + p] * z[p];
-        }
-        z[i] /= a[i * n + i];
-    }
-    for i in (0..n).rev() {
-        for p in i + 1..n {
-            z[i] -= a[p * n + i] * z[p];
-        }
-        z[i] /= a[i * n + i];
-    }
-    z
+/// Solves A z = b for a symmetric positive definite A (n × n, row-major) by Cholesky; by LU when rounding
+/// leaves A indefinite; zeros when it is singular.
+pub(super) fn solve_spd(a: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
+    let a = nalgebra::DMatrix::from_row_slice(n, n, a);
+    let b = nalgebra::DVector::from_column_slice(b);
+    let solution = match a.clone().cholesky() {
+        Some(cholesky) => Some(cholesky.solve(&b)),
+        None => a.lu().solve(&b),
+    };
+    solution.map_or_else(|| vec![0.0; n], |z| z.iter().copied().collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_solves_by_cholesky_then_lu_then_zeros() {
+        let close = |x: &[f64], y: &[f64]| x.iter().zip(y).all(|(a, b)| (a - b).abs() < 1e-12);
+        // Positive definite: 4x + 2y = 2, 2x + 3y = 1.
+        assert!(close(
+            &solve_spd(&[4.0, 2.0, 2.0, 3.0], 2, &[2.0, 1.0]),
+            &[0.5, 0.0]
+        ));
+        // Indefinite (Cholesky fails), solved by LU: y = 2, x = 3.
+        assert!(close(
+            &solve_spd(&[0.0, 1.0, 1.0, 0.0], 2, &[2.0, 3.0]),
+            &[3.0, 2.0]
+        ));
+        // Singular: no solution is claimed.
+        assert_eq!(solve_spd(&[1.0, 1.0, 1.0, 1.0], 2, &[1.0, 2.0]), [0.0, 0.0]);
+    }
 
     #[test]
     fn ranks_average_ties() {
