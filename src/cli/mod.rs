@@ -380,18 +380,20 @@ fn proxy_command(args: &ProxyArgs, out: &mut impl Write) -> Result<(), CliError>
         leave_one_model_out(&dataset, group.as_deref(), &question, &settings)?
     } else {
         let matrix = ProxyMatrix::new(&dataset, group.as_deref())?;
-        let methods = args
-            .method
-            .iter()
-            .map(|m| Method::parse(m.trim()))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| CliError::Input(format!("--method: {e}")))?;
-        let protocols = args
-            .protocol
-            .iter()
-            .map(|p| Protocol::parse(p.trim()))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| CliError::Input(format!("--protocol: {e}")))?;
+        // Each list item parsed, an error prefixed by its flag.
+        fn parse_list<T>(
+            items: &[String],
+            flag: &str,
+            parse: impl Fn(&str) -> Result<T, crate::proxy::ProxyError>,
+        ) -> Result<Vec<T>, CliError> {
+            items
+                .iter()
+                .map(|item| parse(item.trim()))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| CliError::Input(format!("{flag}: {e}")))
+        }
+        let methods = parse_list(&args.method, "--method", Method::parse)?;
+        let protocols = parse_list(&args.protocol, "--protocol", Protocol::parse)?;
         let sizes = match args.size {
             Some(k) => SubsetSizes::Count(k),
             None => SubsetSizes::Budgets(

@@ -247,6 +247,36 @@ fn resolve_run(
     Resolution::Picks(picks)
 }
 
+/// A run of equal due times with what is fixed before it: its groups in schedule order and the tasks
+/// taken from every group before it (each run holds a group at most once, so these counts do not
+/// depend on how earlier runs were ordered).
+struct RunStart {
+    start: u32,
+    groups: Vec<u32>,
+    taken: Vec<u64>,
+}
+
+fn run_starts(schedule: &[(u64, u32)], runs: &[(u32, u32)], groups: usize) -> Vec<RunStart> {
+    let mut taken = vec![0u64; groups];
+    let mut position = 0;
+    runs.iter()
+        .map(|&(start, end)| {
+            for &(_, g) in &schedule[position..start as usize] {
+                taken[g as usize] += 1;
+            }
+            position = start as usize;
+            RunStart {
+                start,
+                groups: schedule[start as usize..end as usize]
+                    .iter()
+                    .map(|item| item.1)
+                    .collect(),
+                taken: taken.clone(),
+            }
+        })
+        .collect()
+}
+
 /// The decision tree of every run the ranking must settle (`runs`, from [`settle_ties`]), in the same
 /// order; `None` for a run whose tree would exceed [`MAX_TIE_NODES`].
 pub fn tie_trees(
@@ -255,48 +285,29 @@ pub fn tie_trees(
     sizes: &[u32],
 ) -> Vec<Option<TieTree>> {
     let n = u64::from(sizes.iter().sum::<u32>());
-    let mut taken = vec![0u64; sizes.len()];
-    let mut position = 0;
-    runs.iter()
-        .map(|&(start, end)| {
-            // Each run holds a group at most once, so the counts taken before it do not depend on how
-            // earlier runs were ordered.
-            for &(_, g) in &schedule[position..start as usize] {
-                taken[g as usize] += 1;
-            }
-            let groups: Vec<u32> = schedule[start as usize..end as usize]
-                .iter()
-                .map(|item| item.1)
-                .collect();
+    run_starts(schedule, runs, sizes.len())
+        .into_iter()
+        .map(|run| {
             let mut tree = TieTree::default();
-            let built = grow(
-                &mut tree,
-                &groups,
-                u64::from(start) + 1,
-                &taken,
-                sizes,
-                n,
-                &mut Vec::new(),
-            );
-            for &g in &groups {
-                taken[g as usize] += 1;
-            }
-            position = end as usize;
-            built.map(|_| tree)
+            let first_k = u64::from(run.start) + 1;
+            let context = (first_k, run.taken.as_slice(), sizes, n);
+            grow(&mut tree, &run.groups, context, &mut Vec::new()).map(|_| tree)
         })
         .collect()
 }
+
+/// What a run's resolution needs besides its groups: the first pick's k, the counts taken before the
+/// run, the group sizes and N.
+type RunContext<'a> = (u64, &'a [u64], &'a [u32], u64);
 
 /// Adds the subtree under the comparisons `known` to `tree`; returns its node index, or None past the cap.
 fn grow(
     tree: &mut TieTree,
     groups: &[u32],
-    first_k: u64,
-    taken: &[u64],
-    sizes: &[u32],
-    n: u64,
+    context: RunContext<'_>,
     known: &mut Vec<(u32, u32, bool)>,
 ) -> Option<u32> {
+    let (first_k, taken, sizes, n) = context;
     if tree.nodes.len() >= MAX_TIE_NODES {
         return None;
     }
@@ -323,10 +334,10 @@ fn grow(
                 other: 0,
             });
             known.push((a, b, true));
-            let less = grow(tree, groups, first_k, taken, sizes, n, known);
+            let less = grow(tree, groups, context, known);
             known.pop();
             known.push((a, b, false));
-            let other = grow(tree, groups, first_k, taken, sizes, n, known);
+            let other = grow(tree, groups, context, known);
             known.pop();
             tree.nodes[index as usize] = TieNode::Compare {
                 a,
@@ -357,16 +368,7 @@ mod tests {
             let runs = settle_ties(&mut schedule, &sizes);
             let trees = tie_trees(&schedule, &runs, &sizes);
             assert!(trees.iter().any(Option::is_some), "{sizes:?}");
-            let mut taken = vec![0u64; sizes.len()];
-            let mut position = 0;
-            for (&(start, end), tree) in runs.iter().zip(&trees) {
-                for &(_, g) in &schedule[position..start as usize] {
-                    taken[g as usize] += 1;
-                }
-                let groups: Vec<u32> = schedule[start as usize..end as usize]
-                    .iter()
-                    .map(|item| item.1)
-                    .collect();
+            for (run, tree) in run_starts(&schedule, &runs, sizes.len()).iter().zip(&trees) {
                 for seed in 0..50 {
                     let mut rank: Vec<u32> = (0..sizes.len() as u32).collect();
                     StreamKey::new(seed, "rank").rng().shuffle(&mut rank);
@@ -374,8 +376,9 @@ mod tests {
                         .flat_map(|a| (0..sizes.len() as u32).map(move |b| (a, b)))
                         .map(|(a, b)| (a, b, rank[a as usize] < rank[b as usize]))
                         .collect();
+                    let first_k = u64::from(run.start) + 1;
                     let Resolution::Picks(scan) =
-                        resolve_run(&groups, u64::from(start) + 1, &taken, &sizes, n, &answers)
+                        resolve_run(&run.groups, first_k, &run.taken, &sizes, n, &answers)
                     else {
                         panic!("every comparison is answered");
                     };
@@ -383,15 +386,11 @@ mod tests {
                         let picks: Vec<u32> = tree
                             .resolve(&rank)
                             .iter()
-                            .map(|&i| groups[i as usize])
+                            .map(|&i| run.groups[i as usize])
                             .collect();
-                        assert_eq!(picks, scan, "{sizes:?} run {start}..{end} seed {seed}");
+                        assert_eq!(picks, scan, "{sizes:?} run at {} seed {seed}", run.start);
                     }
                 }
-                for &g in &groups {
-                    taken[g as usize] += 1;
-                }
-                position = end as usize;
             }
         }
     }

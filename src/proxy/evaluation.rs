@@ -88,7 +88,7 @@ pub fn evaluate_protocols(
     protocols: &[Protocol],
     sizes: &SubsetSizes,
     settings: &ProxySettings,
-    cancelled: &dyn Fn() -> bool,
+    cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Result<ProxyEvaluation, ProxyError> {
     if settings.seeds == 0 {
         return Err(ProxyError::Zero("--seeds"));
@@ -103,7 +103,8 @@ pub fn evaluate_protocols(
         let largest = sizes.iter().map(|&(_, k)| k).max().unwrap_or(1);
         let paths = methods
             .contains(&Method::GreedyK)
-            .then(|| greedy_paths(matrix, &rounds, largest));
+            .then(|| greedy_paths(matrix, &rounds, largest, cancelled))
+            .transpose()?;
         for &(budget, size) in &sizes {
             if cancelled() {
                 return Err(ProxyError::Cancelled);
@@ -201,7 +202,7 @@ pub fn proxy_curve(
     protocol: Protocol,
     grid: &[Fraction],
     seed: u64,
-    cancelled: &dyn Fn() -> bool,
+    cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Result<ProxyEvaluation, ProxyError> {
     let matrix = ProxyMatrix::new(dataset, group_column)?;
     let settings = ProxySettings {

@@ -528,21 +528,34 @@ pub struct ProxyResult {
 
 /// The greedy forward-selection path of every fold up to `size` tasks (folds in parallel). Paths are
 /// nested, so one path per fold serves every smaller subset size of a budget sweep.
+/// `cancelled` is checked before each path (a path of the split protocol's 100 rounds takes tens of
+/// milliseconds on SWE-bench), so a replaced explorer job stops within one path.
 pub fn greedy_paths(
     matrix: &ProxyMatrix,
     rounds: &[Vec<Fold>],
     size: usize,
-) -> Vec<Vec<Vec<usize>>> {
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<Vec<Vec<Vec<usize>>>, ProxyError> {
     use rayon::prelude::*;
-    rounds
-        .iter()
+    let paths: Vec<Vec<Vec<usize>>> = rounds
+        .par_iter()
         .map(|folds| {
             folds
                 .par_iter()
-                .map(|fold| greedy_path(matrix, &fold.train, size))
+                .map(|fold| {
+                    if cancelled() {
+                        Vec::new()
+                    } else {
+                        greedy_path(matrix, &fold.train, size)
+                    }
+                })
                 .collect()
         })
-        .collect()
+        .collect();
+    if cancelled() {
+        return Err(ProxyError::Cancelled);
+    }
+    Ok(paths)
 }
 
 /// Runs one method under one protocol at subset size `size`. `paths` (from [`greedy_paths`], at least
@@ -805,7 +818,7 @@ mod tests {
             train: train.to_vec(),
             test: vec![5],
         }]];
-        let paths = greedy_paths(&m, &rounds, 6);
+        let paths = greedy_paths(&m, &rounds, 6, &|| false).expect("paths");
         let with = evaluate(
             &m,
             Method::GreedyK,

@@ -96,11 +96,14 @@ fn extending_a_replay_with_more_orders_gives_the_same_bits_as_replaying_them_all
                 replay(&dataset, &full, &control, ReplayOptions::default()).expect("replay");
             let earlier =
                 replay(&dataset, &fewer, &control, ReplayOptions::default()).expect("replay");
-            let extend = ReplayOptions {
-                extend: Some(&earlier),
-                ..ReplayOptions::default()
+            let extending = |settings: &ReplaySettings| {
+                let extend = ReplayOptions {
+                    extend: Some(&earlier),
+                    ..ReplayOptions::default()
+                };
+                replay(&dataset, settings, &control, extend).expect("extend")
             };
-            let extended = replay(&dataset, &full, &control, extend).expect("extend");
+            let extended = extending(&full);
             assert_eq!(
                 extended.tallies,
                 whole.tallies,
@@ -122,11 +125,7 @@ fn extending_a_replay_with_more_orders_gives_the_same_bits_as_replaying_them_all
             };
             let fresh =
                 replay(&dataset, &reseeded, &control, ReplayOptions::default()).expect("replay");
-            let extend = ReplayOptions {
-                extend: Some(&earlier),
-                ..ReplayOptions::default()
-            };
-            let not_extended = replay(&dataset, &reseeded, &control, extend).expect("extend");
+            let not_extended = extending(&reseeded);
             assert_eq!(not_extended.tallies, fresh.tallies);
         }
     }

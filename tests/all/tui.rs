@@ -986,3 +986,32 @@ fn the_explorer_export_is_the_json_of_its_command_line_twin() {
     assert_eq!(json["results"][0]["preset"], "primary (modified)");
     assert_eq!(json["pairs_at"][0]["budget"], 0.3);
 }
+
+/// A replaced explorer job stops its proxy curve, also inside greedy-k's forward selections.
+#[test]
+fn a_cancelled_proxy_curve_says_so() {
+    let dataset = sample_dataset("swe_repair.csv");
+    let grid: Vec<pareval::engine::Fraction> = (1..=19)
+        .map(|i| pareval::engine::Fraction(i * 500))
+        .collect();
+    for method in [
+        pareval::proxy::Method::GreedyK,
+        pareval::proxy::Method::Random,
+    ] {
+        let outcome = pareval::proxy::proxy_curve(
+            &dataset,
+            Some("group"),
+            method,
+            pareval::proxy::Protocol::Split,
+            &grid,
+            0,
+            &|| true,
+        );
+        assert_eq!(
+            outcome.err(),
+            Some(pareval::proxy::ProxyError::Cancelled),
+            "{}",
+            method.name()
+        );
+    }
+}
