@@ -164,6 +164,8 @@ pub struct RuleContext {
     pub seed: u64,
     pub ln_fact: LnFactorial,
     pub tails: Arc<TailCache>,
+    /// The policy's tail cutoff with its logarithm, computed once rather than per decision.
+    cutoff: Cutoff,
 }
 
 impl RuleContext {
@@ -175,6 +177,7 @@ impl RuleContext {
         max_n: usize,
     ) -> Self {
         RuleContext {
+            cutoff: Cutoff::new(policy.tail.value()),
             policy,
             thresholds,
             scale,
@@ -371,7 +374,7 @@ impl RuleContext {
             (Some(counts), Some(scale)) => {
                 let packed = pack(counts);
                 let settle = detail == Detail::Actions && self.exact_bootstrap() && scale == 1;
-                let cutoff = Cutoff::new(self.policy.tail.value());
+                let cutoff = self.cutoff;
                 // The draw's moments, computed once per pattern and only if a bound is needed.
                 let mut draw: Option<Option<Draw>> = None;
                 let mut slots = std::mem::take(&mut local.slots);
@@ -499,7 +502,7 @@ impl RuleContext {
             Some(key) => Pattern::Packed(key),
             None => Pattern::Counts(counts.clone()),
         };
-        let cutoff = Cutoff::new(self.policy.tail.value());
+        let cutoff = self.cutoff;
         cuts.clear();
         cuts.extend(missing.iter().map(|&(m, _)| m));
         self.tails.get(&pattern, cuts, cached);
