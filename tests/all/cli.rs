@@ -237,3 +237,114 @@ fn info_on_a_real_record_reports_cost_and_groups() {
     assert_eq!(django["group"], "django/django");
     assert_eq!(django["tasks"], 231);
 }
+
+/// No silent fallbacks: an unknown group column, Pace counts of 0 and shares outside [0, 1] stop with
+/// exit code 2 and a message naming the flag; `none` means one group in every command.
+#[test]
+fn settings_that_cannot_be_used_are_refused_not_replaced() {
+    let swe = sample("swe_repair.csv");
+    let multi = sample("multi_bench.csv");
+    let refused: [(&[&str], &str); 7] = [
+        (
+            &["proxy", &swe, "--group-col", "repo"],
+            "--group-col: group column 'repo' is not a candidate; candidates: group, or none",
+        ),
+        (
+            &["replay", &swe, "--group-col", "repo", "--orders", "2"],
+            "--group-col: group column 'repo' is not a candidate",
+        ),
+        (
+            &["proxy", &multi, "--target", "x", "--pace-components", "0"],
+            "--pace-components must be at least 1",
+        ),
+        (
+            &["proxy", &multi, "--target", "x", "--pace-bootstrap", "0"],
+            "--pace-bootstrap must be at least 1",
+        ),
+        (
+            &["proxy", &multi, "--target", "x", "--pace-lambda", "1.5"],
+            "--pace-lambda '1.5' must be in [0, 1]",
+        ),
+        (
+            &["proxy", &swe, "--seeds", "0"],
+            "--seeds must be at least 1",
+        ),
+        (
+            &["replay", &swe, "--orders", "2", "--pairs-at", "0.33"],
+            "--pairs-at '0.33' is not a budget of the grid",
+        ),
+    ];
+    for (args, message) in refused {
+        let output = pareval(args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(message),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+    // `none` is one group: stratified-k runs unstratified, the replay has no group column.
+    let proxy = pareval(&[
+        "proxy",
+        &swe,
+        "--group-col",
+        "none",
+        "--method",
+        "stratified-k",
+    ]);
+    assert_eq!(proxy.status.code(), Some(0), "{}", stderr(&proxy));
+    let output = pareval(&[
+        "replay",
+        &swe,
+        "--group-col",
+        "none",
+        "--orders",
+        "2",
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(json["results"][0]["group_column"], serde_json::Value::Null);
+}
+
+/// `replay --pairs-at`: the pair table at one budget, in JSON and as the CSV.
+#[test]
+fn replay_reports_every_pair_at_a_budget_of_the_grid() {
+    let swe = sample("swe_repair.csv");
+    let args = [
+        "replay",
+        &swe,
+        "--orders",
+        "4",
+        "--thresholds",
+        "0,5",
+        "--pairs-at",
+        "0.25",
+    ];
+    let output = pareval(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let at = &json["pairs_at"][0];
+    assert_eq!(at["budget"], 0.25);
+    // 20 systems: 380 directed pairs at each of two thresholds; shares of 4 orders sum to 1.
+    let pairs = at["pairs"].as_array().expect("pairs");
+    assert_eq!(pairs.len(), 2 * 380);
+    for pair in pairs {
+        let share = |k: &str| pair[k].as_f64().expect("share");
+        assert!((share("promote") + share("reject") + share("abstain") - 1.0).abs() < 1e-12);
+        assert!((share("promote") * 4.0).fract() == 0.0);
+    }
+    assert_eq!(at["groups"].as_array().map(Vec::len), Some(12));
+    let csv = pareval(&[&args[..], &["--format", "csv"]].concat());
+    let text = stdout(&csv);
+    assert_eq!(text.lines().count(), 1 + 2 * 380);
+    assert!(text.starts_with("preset,budget,threshold_pp,tested,baseline,"));
+    // Without --pairs-at the JSON has no such field (the contract for scripts is unchanged).
+    let plain = pareval(&["replay", &swe, "--orders", "4", "--format", "json"]);
+    assert!(!stdout(&plain).contains("pairs_at"));
+}
