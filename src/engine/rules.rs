@@ -97,6 +97,24 @@ pub struct Decision {
     pub statistic: Statistic,
 }
 
+impl Decision {
+    /// A decision that carries only its action (for tallies that read nothing else): the reason is
+    /// `Supported` for promote and reject, `Evidence` otherwise, with no estimate or statistic.
+    pub fn bare(action: Action, coverage: CoverageStatus) -> Self {
+        Decision {
+            action,
+            reason: if action.is_final() {
+                Reason::Supported
+            } else {
+                Reason::Evidence
+            },
+            coverage,
+            estimate: f64::NAN,
+            statistic: Statistic::None,
+        }
+    }
+}
+
 /// Sums over an observed prefix, enough for every rule.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Observed {
@@ -688,7 +706,7 @@ enum Slot {
 }
 
 /// Packs three counts below 2²¹ into one integer (the 0/±1 case); `None` for other lattices.
-fn pack(counts: &LatticeCounts) -> Option<u64> {
+pub fn pack(counts: &LatticeCounts) -> Option<u64> {
     match counts.counts.as_slice() {
         [neg, zero, pos]
             if counts.scale == 1 && *neg < 1 << 21 && *zero < 1 << 21 && *pos < 1 << 21 =>

@@ -299,8 +299,9 @@ fn kept_orders_give_the_bits_of_freshly_drawn_orders() {
     }
 }
 
-/// A replay that tallies actions only settles most exact-bootstrap cases by bounds; one that writes
-/// decision records computes every tail. Both must count the same actions.
+/// A replay that tallies actions only settles most exact-bootstrap cases by bounds and remembers each
+/// count pattern's actions per pair; one that writes decision records computes every decision. Both
+/// must count the same actions (exact and mc, with the coverage gate on and off).
 #[test]
 fn tallies_settled_by_bounds_equal_tallies_from_exact_tails() {
     let mut cases = vec![(
@@ -313,9 +314,20 @@ fn tallies_settled_by_bounds_equal_tallies_from_exact_tails() {
         cases.push((real.clone(), BudgetMeasure::Cost, 8));
         cases.push((real, BudgetMeasure::Tasks, 8));
     }
+    let variants = [
+        (vec![0, 500, 1000], 500, BootstrapMode::Exact, true),
+        (vec![200, 1500], 1000, BootstrapMode::Exact, false),
+        (
+            vec![0, 500],
+            500,
+            BootstrapMode::Mc { resamples: 200 },
+            true,
+        ),
+    ];
     for (dataset, measure, orders) in cases {
-        for (thresholds, tail) in [(vec![0, 500, 1000], 500), (vec![200, 1500], 1000)] {
-            let mut settings = settings(Preset::Primary, BootstrapMode::Exact, orders);
+        for (thresholds, tail, bootstrap, gate) in variants.clone() {
+            let mut settings = settings(Preset::Primary, bootstrap, orders);
+            settings.policy.coverage_gate = gate;
             settings.measure = measure;
             settings.thresholds = thresholds.into_iter().map(Threshold).collect();
             settings.policy.tail = Fraction(tail);
