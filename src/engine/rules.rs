@@ -375,7 +375,7 @@ impl RuleContext {
     /// Per threshold, what decides it: the tails at the threshold's cut, or (with [`Detail::Actions`],
     /// for an exact bootstrap of 0/±1 differences) bounds that settle whether the deciding tail —
     /// R_promote above δ, R_reject otherwise — is within the cutoff. Looked up in the pair's recent
-    /// table first, then bounds, then the thread's map, then the shared cache, else computed.
+    /// table first, then bounds, then the front's map, then the shared cache, else computed.
     #[allow(clippy::too_many_arguments)]
     fn bootstrap_evidence(
         &self,
@@ -622,8 +622,9 @@ fn no_discordant_tasks(observed: &Observed, values: &[f64]) -> bool {
     }
 }
 
-/// A per-worker front for the shared [`TailCache`]: tails of 0/±1 count patterns (packed into one
-/// integer) per cut, looked up without a lock. Orders of one pair repeat the same patterns often, and
+/// A front for the shared [`TailCache`], held by one pair's tally at a time (the cache keeps them for
+/// later pairs): tails of 0/±1 count patterns (packed into one integer) per cut, looked up without a
+/// lock. Orders of one pair repeat the same patterns often, and
 /// an entry serves every threshold set whose cut it is.
 #[derive(Default)]
 pub struct LocalTails {

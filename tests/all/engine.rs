@@ -133,8 +133,8 @@ fn extending_a_replay_with_more_orders_gives_the_same_bits_as_replaying_them_all
 
 #[test]
 fn replays_in_one_thread_do_not_share_tails_across_settings() {
-    // Worker threads keep a front cache of bootstrap tails per tail cache; replays with other thresholds
-    // or another bootstrap mode must not read it.
+    // Each tail cache keeps lock-free fronts that later pairs and replays on the same cache take up;
+    // replays with other thresholds or another bootstrap mode must not read what they hold.
     let dataset = load_path(sample("swe_repair.csv"));
     let variants: Vec<ReplaySettings> = vec![
         ReplaySettings {
@@ -508,30 +508,26 @@ fn a_cancelled_replay_stops_promptly() {
 
 #[test]
 fn settings_errors_name_the_setting() {
+    let refused = |dataset: &Dataset, settings: &ReplaySettings, what: &str| {
+        replay(
+            dataset,
+            settings,
+            &Control::default(),
+            ReplayOptions::default(),
+        )
+        .err()
+        .expect(what)
+    };
     let dataset = load_path(sample("app_use.csv"));
     let mut bad = settings(Preset::CostAware, BootstrapMode::Exact, 5);
-    let error = replay(
-        &dataset,
-        &bad,
-        &Control::default(),
-        ReplayOptions::default(),
-    )
-    .err()
-    .expect("no cost");
+    let error = refused(&dataset, &bad, "no cost");
     assert_eq!(
         error.to_string(),
         "order 'cost' needs a cost_usd column, and the records have none"
     );
     bad = settings(Preset::Primary, BootstrapMode::Exact, 5);
     bad.group_column = Some("repo".into());
-    let error = replay(
-        &dataset,
-        &bad,
-        &Control::default(),
-        ReplayOptions::default(),
-    )
-    .err()
-    .expect("bad group");
+    let error = refused(&dataset, &bad, "bad group");
     assert_eq!(
         error.to_string(),
         "group column 'repo' is not a candidate; candidates: group, or none for one group"
@@ -544,14 +540,7 @@ fn settings_errors_name_the_setting() {
     ));
     bad.group_column = None;
     bad.measure = pareval::engine::BudgetMeasure::Seconds;
-    let error = replay(
-        &dataset,
-        &bad,
-        &Control::default(),
-        ReplayOptions::default(),
-    )
-    .err()
-    .expect("no seconds");
+    let error = refused(&dataset, &bad, "no seconds");
     assert_eq!(
         error.to_string(),
         "budget measure 'seconds' needs a seconds column, and the records have none"
