@@ -156,6 +156,12 @@ fn markdown_heading(app: &App, command: &[String]) -> String {
         app.policy_text(),
         command.join(" ")
     );
+    if let (Some(orders), Tab::Main | Tab::Coverage) = (app.preview, app.view.tab) {
+        let _ = writeln!(
+            text,
+            "This export is of a preview from {orders} orders, without the unresolved interval; the command gives the full result.\n"
+        );
+    }
     if !app.compute.group_filter.is_empty() {
         let _ = writeln!(
             text,

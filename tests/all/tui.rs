@@ -773,6 +773,7 @@ fn a_preview_is_shown_labelled_until_the_full_result_arrives() {
     let export = pareval::tui::export::build(&app).expect("a preview exports");
     assert!(export.json.contains("\"unresolved_lo\": null"));
     assert!(export.markdown.contains("[…]"));
+    assert!(export.markdown.contains("a preview from 20 orders"));
     let full = replay(
         &dataset,
         &settings,
