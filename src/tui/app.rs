@@ -86,6 +86,12 @@ fn default_proxy_protocol() -> crate::proxy::Protocol {
 }
 
 impl ComputeKey {
+    /// Whether a switch overrides the preset's order, rule or coverage gate (`pareval replay` labels
+    /// such a policy "PRESET (modified)").
+    pub fn modified(&self) -> bool {
+        self.order.is_some() || self.rule.is_some() || self.coverage_gate.is_some()
+    }
+
     pub fn bootstrap(&self) -> BootstrapMode {
         if self.bootstrap_resamples == 0 {
             BootstrapMode::Exact
@@ -484,10 +490,7 @@ impl App {
             self.compute.preset.name(),
             self.compute.policy().describe()
         );
-        if self.compute.order.is_some()
-            || self.compute.rule.is_some()
-            || self.compute.coverage_gate.is_some()
-        {
+        if self.compute.modified() {
             text.push_str(" (modified)");
         }
         text

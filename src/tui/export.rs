@@ -55,11 +55,11 @@ fn render(write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> String {
 /// The label `pareval replay` gives the app's policy: the preset, "(modified)" when a switch overrides
 /// its order, rule or coverage gate (the twin command passes those as flags).
 fn preset_label(app: &App) -> String {
-    let key = &app.compute;
-    if key.order.is_some() || key.rule.is_some() || key.coverage_gate.is_some() {
-        format!("{} (modified)", key.preset.name())
+    let name = app.compute.preset.name();
+    if app.compute.modified() {
+        format!("{name} (modified)")
     } else {
-        key.preset.name().to_string()
+        name.to_string()
     }
 }
 
