@@ -145,6 +145,14 @@ pub struct LoadArgs {
     /// cross-benchmark proxies from separate files).
     #[arg(long)]
     pub benchmark_per_file: bool,
+    /// Leave these columns out of the records (repeat or separate by commas), e.g. a scaffold column that
+    /// differs between a system's rows.
+    #[arg(long = "ignore-col", value_name = "COLUMN", value_delimiter = ',')]
+    pub ignore_columns: Vec<String>,
+    /// Columns that identify a system, starting with system: `system,scaffold` makes each scaffold of a
+    /// system its own system, named "system (scaffold)".
+    #[arg(long, value_name = "system,COLUMN,…", value_delimiter = ',')]
+    pub system_key: Vec<String>,
 }
 
 impl LoadArgs {
@@ -157,6 +165,8 @@ impl LoadArgs {
             min_system_coverage: self.min_system_coverage,
             min_shared: self.min_shared,
             benchmark_per_file: self.benchmark_per_file,
+            ignore_columns: self.ignore_columns.clone(),
+            system_key: self.system_key.clone(),
         })
     }
 }

@@ -27,6 +27,11 @@ pub struct LoadOptions {
     pub min_shared: usize,
     /// Files without a `benchmark` column hold one benchmark each, named after the file.
     pub benchmark_per_file: bool,
+    /// Columns left out of every file before anything is checked (`--ignore-col`).
+    pub ignore_columns: Vec<String>,
+    /// Columns that, after `system`, tell systems apart (`--system-key system,scaffold`): a system is
+    /// named "system (value, …)" by the values of these columns on its rows.
+    pub system_key: Vec<String>,
 }
 
 /// A file's name without its extensions (`gaia.csv.gz` → `gaia`), as its benchmark's name.
@@ -55,14 +60,18 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
             format!("--min-system-coverage '{fraction}' must be in [0, 1]"),
         ));
     }
+    for name in &options.ignore_columns {
+        if [columns::SYSTEM, columns::TASK, columns::OUTCOME].contains(&name.as_str()) {
+            return Err(LoadError::new(
+                "options",
+                format!("--ignore-col '{name}': a required column cannot be left out"),
+            ));
+        }
+    }
     let mut rows = Rows::default();
     for path in paths {
         let file_benchmark = options.benchmark_per_file.then(|| benchmark_name(path));
-        rows.add_table(
-            read_table(path)?,
-            &options.columns,
-            file_benchmark.as_deref(),
-        )?;
+        rows.add_table(read_table(path)?, options, file_benchmark.as_deref())?;
     }
     assemble(rows, options)
 }
@@ -344,7 +353,9 @@ fn system_infos(
         }
         bad.into_result(
             context,
-            &format!("a system's {label} must be the same on every row"),
+            &format!(
+                "a system's {label} must be the same on every row (to keep each {label} as its own system use --system-key system,{label}; to leave the column out, --ignore-col {label})"
+            ),
         )?;
         for (s, row) in first.iter().enumerate() {
             infos[s].set_text(

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 
 use polars::prelude::*;
 
-use super::columns::{self, Cell, ColumnMap, cell_text, for_each_cell};
+use super::assemble::LoadOptions;
+use super::columns::{self, Cell, cell_text, for_each_cell};
 use super::error::{LoadError, Offenders, Pos, quote};
 use super::read::RawTable;
 
@@ -112,11 +113,15 @@ impl Rows {
     pub fn add_table(
         &mut self,
         mut table: RawTable,
-        map: &ColumnMap,
+        options: &LoadOptions,
         file_benchmark: Option<&str>,
     ) -> Result<(), LoadError> {
         let file = table.file.clone();
-        map.apply(&mut table.frame, &file)?;
+        options.columns.apply(&mut table.frame, &file)?;
+        for name in &options.ignore_columns {
+            // A column this file lacks is simply not there to leave out.
+            let _ = table.frame.drop_in_place(name);
+        }
         let frame = &table.frame;
         for required in [columns::SYSTEM, columns::TASK, columns::OUTCOME] {
             if frame.get_column_index(required).is_none() {
@@ -133,7 +138,8 @@ impl Rows {
         let at = |row: usize| table.positions.at(row);
 
         let status = self.read_status(frame, &file, &at)?;
-        let systems = read_names(frame, columns::SYSTEM, &file, &at)?;
+        let mut systems = read_names(frame, columns::SYSTEM, &file, &at)?;
+        key_systems(&mut systems, frame, &options.system_key, &file)?;
         let tasks = read_names(frame, columns::TASK, &file, &at)?;
         let benchmarks = match (frame.column(columns::BENCHMARK), file_benchmark) {
             (Ok(column), _) => {
@@ -487,6 +493,46 @@ fn read_outcome(
         "column 'outcome' is empty (allowed only with status not_attempted)",
     )?;
     Ok(out)
+}
+
+/// Names each row's system by its `system` value and the values of the other key columns:
+/// "name (value, …)", the values a row lacks left out ("name" when it has none).
+fn key_systems(
+    systems: &mut [String],
+    frame: &DataFrame,
+    key: &[String],
+    file: &str,
+) -> Result<(), LoadError> {
+    let extra = match key {
+        [] => return Ok(()),
+        [first, extra @ ..] if first == columns::SYSTEM => extra,
+        _ => {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "--system-key '{}' must start with system (e.g. system,scaffold)",
+                    key.join(",")
+                ),
+            ));
+        }
+    };
+    let mut values = Vec::with_capacity(extra.len());
+    for name in extra {
+        let column = frame.column(name).map_err(|_| {
+            LoadError::new(
+                file,
+                format!("--system-key names column '{name}', which the file does not have"),
+            )
+        })?;
+        values.push(read_optional_text(column, file)?);
+    }
+    for (row, system) in systems.iter_mut().enumerate() {
+        let parts: Vec<&str> = values.iter().filter_map(|v| v[row].as_deref()).collect();
+        if !parts.is_empty() {
+            *system = format!("{system} ({})", parts.join(", "));
+        }
+    }
+    Ok(())
 }
 
 fn read_optional_text(column: &Column, file: &str) -> Result<Vec<Option<String>>, LoadError> {

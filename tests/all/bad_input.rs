@@ -74,7 +74,7 @@ const CASES: &[(&str, &str)] = &[
     ),
     (
         "scaffold_conflict.csv",
-        "a system's scaffold must be the same on every row: system 'A' has scaffold 'ReAct' on line 2 but 'PlanExec' on line 3",
+        "a system's scaffold must be the same on every row (to keep each scaffold as its own system use --system-key system,scaffold; to leave the column out, --ignore-col scaffold): system 'A' has scaffold 'ReAct' on line 2 but 'PlanExec' on line 3",
     ),
     ("empty.csv", "the file is empty"),
     (

@@ -348,3 +348,34 @@ fn replay_reports_every_pair_at_a_budget_of_the_grid() {
     let plain = pareval(&["replay", &swe, "--orders", "4", "--format", "json"]);
     assert!(!stdout(&plain).contains("pairs_at"));
 }
+
+/// `--system-key` and `--ignore-col` reach the loader from every command's options.
+#[test]
+fn system_key_and_ignore_col_are_loader_options_of_the_commands() {
+    let path = fixture("bad/scaffold_conflict.csv");
+    let path = path.to_string_lossy();
+    let refused = pareval(&["info", &path]);
+    assert_eq!(refused.status.code(), Some(2));
+    let keyed = pareval(&[
+        "info",
+        &path,
+        "--system-key",
+        "system,scaffold",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(keyed.status.code(), Some(0), "{}", stderr(&keyed));
+    let json: serde_json::Value = serde_json::from_slice(&keyed.stdout).expect("json");
+    assert_eq!(json["n_systems"], 2);
+    let ignored = pareval(&[
+        "info",
+        &path,
+        "--ignore-col",
+        "scaffold",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(ignored.status.code(), Some(0), "{}", stderr(&ignored));
+    let json: serde_json::Value = serde_json::from_slice(&ignored.stdout).expect("json");
+    assert_eq!(json["n_systems"], 1);
+}

@@ -337,3 +337,85 @@ fn benchmark_per_file_names_each_files_benchmark_after_the_file() {
         ["alpha", "beta"]
     );
 }
+
+/// A system whose scaffold differs between rows stops loading with a message naming both ways out;
+/// `--ignore-col scaffold` loads it without the column, `--system-key system,scaffold` as two systems.
+#[test]
+fn a_scaffold_that_differs_within_a_system_has_two_ways_out() {
+    let path = fixture("bad/scaffold_conflict.csv");
+    let error = load(std::slice::from_ref(&path), &LoadOptions::default()).expect_err("conflict");
+    assert!(
+        error.message.contains("--system-key system,scaffold"),
+        "{error}"
+    );
+    assert!(error.message.contains("--ignore-col scaffold"), "{error}");
+
+    let ignored = LoadOptions {
+        ignore_columns: vec!["scaffold".to_string()],
+        ..LoadOptions::default()
+    };
+    let dataset = load(std::slice::from_ref(&path), &ignored).expect("ignored");
+    assert_eq!(dataset.systems.len(), 1);
+    assert_eq!(dataset.systems[0].scaffold, None);
+    assert_eq!(dataset.n_tasks(), 2);
+
+    let keyed = LoadOptions {
+        system_key: vec!["system".to_string(), "scaffold".to_string()],
+        ..LoadOptions::default()
+    };
+    let dataset = load(std::slice::from_ref(&path), &keyed).expect("keyed");
+    let systems: Vec<(&str, Option<&str>)> = dataset
+        .systems
+        .iter()
+        .map(|s| (s.name.as_str(), s.scaffold.as_deref()))
+        .collect();
+    assert_eq!(
+        systems,
+        [
+            ("A (ReAct)", Some("ReAct")),
+            ("A (PlanExec)", Some("PlanExec"))
+        ]
+    );
+    // Each variant keeps its own outcome: t1 = 1 for ReAct, t2 = 0 for PlanExec.
+    assert_eq!(dataset.outcome(0, 0), Some(1.0));
+    assert_eq!(dataset.outcome(1, 1), Some(0.0));
+}
+
+#[test]
+fn ignored_and_key_columns_are_checked() {
+    let path = fixture("good/tiny.csv");
+    let message = |options: LoadOptions| {
+        load(std::slice::from_ref(&path), &options)
+            .expect_err("refused")
+            .to_string()
+    };
+    assert!(
+        message(LoadOptions {
+            ignore_columns: vec!["outcome".to_string()],
+            ..LoadOptions::default()
+        })
+        .contains("--ignore-col 'outcome': a required column cannot be left out")
+    );
+    assert!(
+        message(LoadOptions {
+            system_key: vec!["group".to_string()],
+            ..LoadOptions::default()
+        })
+        .contains("--system-key 'group' must start with system")
+    );
+    assert!(
+        message(LoadOptions {
+            system_key: vec!["system".to_string(), "scaffold".to_string()],
+            ..LoadOptions::default()
+        })
+        .contains("tiny.csv: --system-key names column 'scaffold', which the file does not have")
+    );
+    // Ignoring a column the file lacks changes nothing; ignoring `group` drops that group column.
+    let options = LoadOptions {
+        ignore_columns: vec!["group".to_string(), "not_there".to_string()],
+        ..LoadOptions::default()
+    };
+    let dataset = load(std::slice::from_ref(&path), &options).expect("load");
+    assert!(dataset.group_column("group").is_none());
+    assert_eq!(dataset.n_rows, 7);
+}
