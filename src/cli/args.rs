@@ -108,6 +108,24 @@ pub enum Command {
         limit; promote, reject or abstain at it. A fixed-horizon rule is valid only when read once, at its limit."
     )]
     Decide(DecideArgs),
+    /// Read a harness's result files and write the canonical record table.
+    #[command(
+        long_about = "Read the result files an evaluation harness wrote (tau-bench, tau2, terminal-bench)         and write the canonical record table (system, task, run, outcome, status, source, and group, cost_usd,         seconds where the files have them) to --out, in the format its extension names (.csv, .jsonl, .parquet, …).         The rows pass every check of the loader first. Errors the harness scored as failures keep their outcome         with status error."
+    )]
+    Import(ImportArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The native format: tau-bench, tau2, terminal-bench.
+    #[arg(value_name = "FORMAT")]
+    pub format: String,
+    /// Result files (a Terminal-Bench run folder is accepted for its results.json).
+    #[arg(value_name = "PATH", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Output file; the extension picks the format.
+    #[arg(long, short, value_name = "FILE")]
+    pub out: PathBuf,
 }
 
 /// How records are read; shared by every command that loads records.
@@ -145,6 +163,10 @@ pub struct LoadArgs {
     /// cross-benchmark proxies from separate files).
     #[arg(long)]
     pub benchmark_per_file: bool,
+    /// Read the files as a harness's native results: tau-bench, tau2, terminal-bench (default: canonical
+    /// records, or a native .json file recognised by its keys).
+    #[arg(long, value_name = "FORMAT")]
+    pub from: Option<String>,
     /// Leave these columns out of the records (repeat or separate by commas), e.g. a scaffold column that
     /// differs between a system's rows.
     #[arg(long = "ignore-col", value_name = "COLUMN", value_delimiter = ',')]
@@ -156,8 +178,15 @@ pub struct LoadArgs {
 }
 
 impl LoadArgs {
-    pub fn options(&self) -> Result<LoadOptions, crate::data::ColumnMapError> {
+    pub fn options(&self) -> Result<LoadOptions, super::CliError> {
+        let from = self
+            .from
+            .as_deref()
+            .map(crate::data::import::ImportFormat::parse)
+            .transpose()
+            .map_err(|e| super::CliError::Input(format!("--from: {e}")))?;
         Ok(LoadOptions {
+            from,
             columns: ColumnMap::parse(&self.columns)?,
             task_table: self.task_table.clone(),
             system_table: self.system_table.clone(),

@@ -115,6 +115,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Replay(args)) => replay_command(&args, out),
         Some(Command::Pair(args)) => pair_command(&args, out),
         Some(Command::Decide(args)) => decide_command(&args, out),
+        Some(Command::Import(args)) => import_command(&args, out),
         Some(Command::Proxy(args)) => proxy_command(&args, out),
         Some(Command::Explore(args)) => {
             let options = args.load.options()?;
@@ -409,6 +410,31 @@ fn proxy_command(args: &ProxyArgs, out: &mut impl Write) -> Result<(), CliError>
         evaluate_protocols(&matrix, &methods, &protocols, &sizes, &settings, &|| false)?
     };
     emit(&report, args.format, out)
+}
+
+fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let format = crate::data::import::ImportFormat::parse(&args.format).map_err(CliError::Input)?;
+    let options = LoadOptions {
+        from: Some(format),
+        ..LoadOptions::default()
+    };
+    // Every check of the loader first: what is written always loads.
+    let dataset = load(&args.files, &options)?;
+    let rows = crate::data::write::write_imported(&args.files, format, &args.out)?;
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    writeln!(
+        out,
+        "wrote {} ({}, {}) from {} to {}",
+        plural(rows, "row"),
+        plural(dataset.n_systems(), "system"),
+        plural(dataset.n_tasks(), "task"),
+        plural(args.files.len(), &format!("{} file", format.name())),
+        args.out.display()
+    )?;
+    for note in &dataset.notes {
+        writeln!(out, "note: {note}")?;
+    }
+    Ok(())
 }
 
 fn simulate_command(args: &SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {

@@ -29,6 +29,9 @@ pub struct LoadOptions {
     pub benchmark_per_file: bool,
     /// Columns left out of every file before anything is checked (`--ignore-col`).
     pub ignore_columns: Vec<String>,
+    /// Read every file as this native format (`--from`); None reads canonical records, or a native
+    /// file recognised by its keys.
+    pub from: Option<super::import::ImportFormat>,
     /// Columns that, after `system`, tell systems apart (`--system-key system,scaffold`): a system is
     /// named "system (value, …)" by the values of these columns on its rows.
     pub system_key: Vec<String>,
@@ -69,11 +72,34 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         }
     }
     let mut rows = Rows::default();
+    let mut notes = Vec::new();
     for path in paths {
         let file_benchmark = options.benchmark_per_file.then(|| benchmark_name(path));
-        rows.add_table(read_table(path)?, options, file_benchmark.as_deref())?;
+        let native = if options.from.is_some() || super::import::may_be_native(path) {
+            super::import::read_native(path, options.from)?
+        } else {
+            None
+        };
+        let table = match native {
+            Some((table, format, import_notes)) => {
+                notes.push(format!(
+                    "{}: read as {} {}",
+                    table.file,
+                    format.name(),
+                    if options.from.is_some() {
+                        "(--from)"
+                    } else {
+                        "(recognised by its keys)"
+                    }
+                ));
+                notes.extend(import_notes);
+                table
+            }
+            None => read_table(path)?,
+        };
+        rows.add_table(table, options, file_benchmark.as_deref())?;
     }
-    assemble(rows, options)
+    assemble(rows, options, notes)
 }
 
 /// The message context for checks across rows: the one file, or "input" when several were read.
@@ -85,12 +111,15 @@ fn context(rows: &Rows) -> String {
     }
 }
 
-fn assemble(rows: Rows, options: &LoadOptions) -> Result<Dataset, LoadError> {
+fn assemble(
+    rows: Rows,
+    options: &LoadOptions,
+    mut notes: Vec<String>,
+) -> Result<Dataset, LoadError> {
     let context = context(&rows);
     check_duplicates(&rows, &context)?;
     let n_sys = rows.systems.len();
     let n_tasks = rows.task_names.len();
-    let mut notes = Vec::new();
 
     let mut attributes: Vec<(String, Vec<Option<String>>)> = Vec::new();
     let mut unused_columns = Vec::new();

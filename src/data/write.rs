@@ -49,6 +49,26 @@ pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), WriteError>
         .map_err(|e| WriteError::new(&shown, format!("cannot write the file: {e}")))
 }
 
+/// Reads `files` as `format` and writes their canonical rows, one table, to `path`; returns the rows.
+pub fn write_imported(
+    files: &[std::path::PathBuf],
+    format: super::import::ImportFormat,
+    path: &Path,
+) -> Result<usize, WriteError> {
+    let out = path.display().to_string();
+    let mut rows = Vec::new();
+    for file in files {
+        let imported = super::import::import_file(file, format)
+            .map_err(|e| WriteError::new(&out, e.to_string()))?;
+        rows.extend(imported.rows);
+    }
+    // One table: a column some file lacks (cost, seconds, group) is empty on its rows.
+    let mut frame = super::import::canonical_frame(&rows)
+        .map_err(|e| WriteError::new(&out, format!("cannot build the records: {e}")))?;
+    write_frame(&mut frame, path)?;
+    Ok(frame.height())
+}
+
 /// Writes simulated records to `path` in the format its extension names; returns the rows written.
 pub fn write_simulated(
     records: &SimRecords,

@@ -6,6 +6,7 @@ mod cli;
 mod common;
 mod e2e;
 mod engine;
+mod import;
 mod loading;
 mod real_data;
 mod replay_cli;

@@ -1,0 +1,82 @@
+//! Lenient JSON for harness files: Python's `json.dump` writes `NaN`, `Infinity` and `-Infinity`
+//! tokens, which are not JSON. Outside strings they are read as null (missing), and counted so the
+//! loader can say how many it met; everything else must be strict JSON.
+
+use serde_json::Value;
+
+use crate::data::error::LoadError;
+
+/// Parses `bytes` as JSON with Python's non-finite tokens read as null; returns the value and the
+/// number of such tokens.
+pub fn parse_lenient(bytes: &[u8], file: &str) -> Result<(Value, usize), LoadError> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| LoadError::new(file, "the file is not UTF-8 text"))?;
+    let (cleaned, replaced) = replace_non_finite(text);
+    let value = serde_json::from_str(&cleaned).map_err(|e| {
+        LoadError::new(
+            file,
+            format!(
+                "not valid JSON: {e} (line {}, column {})",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    Ok((value, replaced))
+}
+
+/// `NaN`, `Infinity` and `-Infinity` outside strings replaced by `null`.
+fn replace_non_finite(text: &str) -> (String, usize) {
+    const TOKENS: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
+    let mut out = String::with_capacity(text.len());
+    let mut replaced = 0;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+        } else if let Some(token) = TOKENS.iter().find(|t| rest.starts_with(**t)) {
+            out.push_str("null");
+            replaced += 1;
+            rest = &rest[token.len()..];
+            continue;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    (out, replaced)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_non_finite_tokens_read_as_null_outside_strings() {
+        let (value, replaced) = parse_lenient(
+            br#"{"a": NaN, "b": [Infinity, -Infinity, 1.5], "c": "NaN stays text", "d": "x\"NaN"}"#,
+            "f.json",
+        )
+        .expect("lenient");
+        assert_eq!(replaced, 3);
+        assert_eq!(value["a"], Value::Null);
+        assert_eq!(value["b"], serde_json::json!([null, null, 1.5]));
+        assert_eq!(value["c"], "NaN stays text");
+        assert_eq!(value["d"], "x\"NaN");
+        let error =
+            parse_lenient(b"{\"a\": nan}", "f.json").expect_err("lowercase is not Python's");
+        assert!(
+            error.to_string().starts_with("f.json: not valid JSON"),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,276 @@
+//! Importers: the result files evaluation harnesses write (`shared/formats/NOTES.md` describes each),
+//! read into the canonical record table, which then goes through every check of the loader. An
+//! importer maps the native fields to `system, task, run, outcome, status` and, where the file has
+//! them, `group`, `cost_usd`, `seconds`; `source` says where each row came from, with the native run
+//! index when it differs from the 0-based `run`. Errors the harness scored as failures keep their
+//! outcome with status `error`, so `--exclude-errors` can tell them apart.
+//!
+//! Formats: `tau-bench` (v1 `EnvRunResult` arrays), `tau2` (`Results` with `simulations`) and
+//! `terminal-bench` (Terminal-Bench 1 `results.json`, with `run_metadata.json` beside it). A `.json`
+//! file, or a folder holding a Terminal-Bench `results.json`, is recognised by its keys when `--from`
+//! is not given.
+
+mod json;
+mod tau;
+mod terminal_bench;
+mod time;
+
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+use serde_json::Value;
+
+use super::error::LoadError;
+use super::read::{Positions, RawTable, sha256_hex};
+
+/// The native formats pareval imports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ImportFormat {
+    TauBench,
+    Tau2,
+    TerminalBench,
+}
+
+impl ImportFormat {
+    pub const ALL: [ImportFormat; 3] = [
+        ImportFormat::TauBench,
+        ImportFormat::Tau2,
+        ImportFormat::TerminalBench,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ImportFormat::TauBench => "tau-bench",
+            ImportFormat::Tau2 => "tau2",
+            ImportFormat::TerminalBench => "terminal-bench",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Self, String> {
+        ImportFormat::ALL
+            .into_iter()
+            .find(|f| f.name() == text)
+            .ok_or_else(|| {
+                format!(
+                    "format '{text}' is not one of {}",
+                    ImportFormat::ALL.map(ImportFormat::name).join(", ")
+                )
+            })
+    }
+
+    /// The format whose keys the parsed file has, if any (the canonical JSON array has `system`).
+    fn detect(value: &Value) -> Option<Self> {
+        match value {
+            Value::Array(items) => {
+                let first = items.first()?.as_object()?;
+                (first.contains_key("task_id")
+                    && first.contains_key("reward")
+                    && !first.contains_key("system"))
+                .then_some(ImportFormat::TauBench)
+            }
+            Value::Object(object) => {
+                if object.contains_key("simulations") && object.contains_key("info") {
+                    return Some(ImportFormat::Tau2);
+                }
+                let first = object.get("results")?.as_array()?.first()?.as_object()?;
+                (first.contains_key("trial_name") && first.contains_key("is_resolved"))
+                    .then_some(ImportFormat::TerminalBench)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Outcome status of one canonical row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowStatus {
+    Ok,
+    Error,
+}
+
+/// One canonical row as an importer builds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CanonicalRow {
+    pub system: String,
+    pub task: String,
+    pub run: u32,
+    pub outcome: f64,
+    pub status: RowStatus,
+    pub group: Option<String>,
+    pub cost_usd: Option<f64>,
+    pub seconds: Option<f64>,
+    /// Where the row came from: the format, the entry and the native run index.
+    pub source: String,
+}
+
+/// What an importer read from one file.
+pub struct Imported {
+    pub rows: Vec<CanonicalRow>,
+    /// What the loader should report (the system name's origin, tokens read as missing, …).
+    pub notes: Vec<String>,
+}
+
+/// The file an importer reads for `path`: Terminal-Bench accepts its run folder.
+fn native_file(path: &Path) -> PathBuf {
+    if path.is_dir() {
+        path.join("results.json")
+    } else {
+        path.to_path_buf()
+    }
+}
+
+/// Whether `path` may hold a native file: a `.json` file or a folder (never CSV, JSON Lines, Parquet).
+pub fn may_be_native(path: &Path) -> bool {
+    path.is_dir()
+        || path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+}
+
+/// One native file, parsed.
+struct Parsed {
+    file: String,
+    sha256: String,
+    format: ImportFormat,
+    imported: Imported,
+}
+
+/// Reads `path` as `format`, or as the format its keys show when `format` is None; `Ok(None)` when no
+/// format is given and none is recognised.
+fn parse_file(path: &Path, format: Option<ImportFormat>) -> Result<Option<Parsed>, LoadError> {
+    let file_path = native_file(path);
+    let file = file_path.display().to_string();
+    let bytes = std::fs::read(&file_path)
+        .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
+    let (value, non_finite) = match json::parse_lenient(&bytes, &file) {
+        Ok(parsed) => parsed,
+        // Without --from a file that is not JSON is not ours to judge: the canonical reader says why.
+        Err(_) if format.is_none() => return Ok(None),
+        Err(error) => return Err(error),
+    };
+    let Some(format) = format.or_else(|| ImportFormat::detect(&value)) else {
+        return Ok(None);
+    };
+    let mut imported = match format {
+        ImportFormat::TauBench => tau::tau_bench(&value, &file_path, &file)?,
+        ImportFormat::Tau2 => tau::tau2(&value, &file)?,
+        ImportFormat::TerminalBench => terminal_bench::results(&value, &file_path, &file)?,
+    };
+    if imported.rows.is_empty() {
+        return Err(LoadError::new(
+            &file,
+            format!("the {} file holds no results", format.name()),
+        ));
+    }
+    if non_finite > 0 {
+        imported.notes.push(format!(
+            "{file}: {non_finite} NaN/Infinity tokens read as missing values"
+        ));
+    }
+    Ok(Some(Parsed {
+        file,
+        sha256: sha256_hex(&bytes),
+        format,
+        imported,
+    }))
+}
+
+/// Reads one native file (or Terminal-Bench run folder) as `format`.
+pub fn import_file(path: &Path, format: ImportFormat) -> Result<Imported, LoadError> {
+    parse_file(path, Some(format))?
+        .map(|parsed| parsed.imported)
+        .ok_or_else(|| LoadError::new(path.display().to_string(), "nothing read"))
+}
+
+/// [`import_file`] as the loader's table (with the format and the notes), or `Ok(None)` when no
+/// format is given and none is recognised (the caller reads the file as canonical records).
+pub fn read_native(
+    path: &Path,
+    format: Option<ImportFormat>,
+) -> Result<Option<(RawTable, ImportFormat, Vec<String>)>, LoadError> {
+    let Some(parsed) = parse_file(path, format)? else {
+        return Ok(None);
+    };
+    let frame = canonical_frame(&parsed.imported.rows)
+        .map_err(|e| LoadError::new(&parsed.file, format!("cannot build the records: {e}")))?;
+    let table = RawTable {
+        file: parsed.file,
+        frame,
+        positions: Positions::Records,
+        sha256: parsed.sha256,
+    };
+    Ok(Some((table, parsed.format, parsed.imported.notes)))
+}
+
+/// One cell of a canonical row as text (None: empty).
+type Cell = dyn Fn(&CanonicalRow) -> Option<String>;
+
+/// The rows as a frame of text columns (as the loader reads text formats); optional columns only when
+/// some row has a value.
+pub fn canonical_frame(rows: &[CanonicalRow]) -> PolarsResult<DataFrame> {
+    let text = |f: &Cell| -> Vec<Option<String>> { rows.iter().map(f).collect() };
+    let mut columns = vec![
+        Column::new("system".into(), text(&|r| Some(r.system.clone()))),
+        Column::new("task".into(), text(&|r| Some(r.task.clone()))),
+        Column::new("run".into(), text(&|r| Some(r.run.to_string()))),
+        Column::new("outcome".into(), text(&|r| Some(r.outcome.to_string()))),
+        Column::new(
+            "status".into(),
+            text(&|r| {
+                Some(match r.status {
+                    RowStatus::Ok => "ok".to_string(),
+                    RowStatus::Error => "error".to_string(),
+                })
+            }),
+        ),
+        Column::new("source".into(), text(&|r| Some(r.source.clone()))),
+    ];
+    let optional: [(&str, &Cell); 3] = [
+        ("group", &|r| r.group.clone()),
+        ("cost_usd", &|r| r.cost_usd.map(|c| c.to_string())),
+        ("seconds", &|r| r.seconds.map(|s| s.to_string())),
+    ];
+    for (name, value) in optional {
+        let values = text(value);
+        if values.iter().any(Option::is_some) {
+            columns.push(Column::new(name.into(), values));
+        }
+    }
+    DataFrame::new_infer_height(columns)
+}
+
+/// A required field of entry `index` as text (numbers and strings both: ids are ints in some files).
+fn text_field(entry: &Value, key: &str, file: &str, index: usize) -> Result<String, LoadError> {
+    match entry.get(key) {
+        Some(Value::String(text)) => Ok(text.clone()),
+        Some(Value::Number(number)) => Ok(number.to_string()),
+        other => Err(LoadError::new(
+            file,
+            format!(
+                "entry {} has no usable '{key}' ({})",
+                index + 1,
+                other.map_or("missing".to_string(), |v| format!("found {v}"))
+            ),
+        )),
+    }
+}
+
+/// An optional number (null, absent or NaN: None); anything else that is not a number is an error.
+fn number_field(
+    entry: &Value,
+    key: &str,
+    file: &str,
+    index: usize,
+) -> Result<Option<f64>, LoadError> {
+    match entry.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(number)) => Ok(number.as_f64()),
+        Some(other) => Err(LoadError::new(
+            file,
+            format!(
+                "entry {}: '{key}' must be a number, found {other}",
+                index + 1
+            ),
+        )),
+    }
+}

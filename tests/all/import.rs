@@ -1,0 +1,244 @@
+//! Importers on the real harness files in `../shared/formats/`: `pareval import` and `pareval info
+//! --from` reproduce, for every tau-bench, tau2 and Terminal-Bench file there, the figures its
+//! `expected.json` entry states (read from that file, not copied here); and bad native input stops with
+//! exit code 2 naming the file and entry.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{pareval, shared_data, stderr, stdout, temp_dir};
+
+/// The canonical rows `pareval import` writes, as JSON objects.
+fn imported_rows(format: &str, file: &Path, out: &Path) -> Vec<Value> {
+    let output = pareval(&[
+        "import",
+        format,
+        &file.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    std::fs::read_to_string(out)
+        .expect("read the import")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect()
+}
+
+fn number(row: &Value, key: &str) -> Option<f64> {
+    row[key].as_str().and_then(|v| v.parse().ok())
+}
+
+#[test]
+fn imports_reproduce_the_expected_figures_of_every_real_file() {
+    let Some(data) = shared_data() else { return };
+    let formats = data.join("../formats");
+    let expected: Value = serde_json::from_slice(
+        &std::fs::read(formats.join("expected.json")).expect("expected.json"),
+    )
+    .expect("expected.json is JSON");
+    let dir = temp_dir("import");
+    let mut checked = 0;
+    for (key, want) in expected.as_object().expect("an object") {
+        let format = match key.split('/').next() {
+            Some("tau_bench") => "tau-bench",
+            Some("tau2_bench") => "tau2",
+            Some("terminal_bench") => "terminal-bench",
+            _ => continue,
+        };
+        let file = formats.join(key);
+        let out = dir.join(format!("{checked}.jsonl"));
+        let rows = imported_rows(format, &file, &out);
+        let count = |f: &dyn Fn(&Value) -> bool| rows.iter().filter(|r| f(r)).count() as u64;
+        let ok = |r: &Value| r["status"] == "ok";
+        let sum = |key: &str| rows.iter().filter_map(|r| number(r, key)).sum::<f64>();
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-6;
+        assert_eq!(
+            Some(rows.len() as u64),
+            want["rows"].as_u64(),
+            "{key}: rows"
+        );
+        let tasks: std::collections::BTreeSet<&str> =
+            rows.iter().filter_map(|r| r["task"].as_str()).collect();
+        assert_eq!(
+            Some(tasks.len() as u64),
+            want["tasks"].as_u64(),
+            "{key}: tasks"
+        );
+        let errors = count(&|r| r["status"] == "error");
+        for (field, value) in want.as_object().expect("an entry") {
+            match field.as_str() {
+                "outcome_1" => assert_eq!(
+                    Some(count(&|r| number(r, "outcome") == Some(1.0))),
+                    value.as_u64(),
+                    "{key}: {field}"
+                ),
+                "outcome_0_ok" => assert_eq!(
+                    Some(count(&|r| ok(r) && number(r, "outcome") == Some(0.0))),
+                    value.as_u64(),
+                    "{key}: {field}"
+                ),
+                "status_error" | "status_error(is_resolved null)" => {
+                    assert_eq!(Some(errors), value.as_u64(), "{key}: {field}")
+                }
+                "error_task_ids" => {
+                    let ids: Vec<String> = rows
+                        .iter()
+                        .filter(|r| r["status"] == "error")
+                        .filter_map(|r| r["task"].as_str().map(str::to_string))
+                        .collect();
+                    let want: Vec<String> = value
+                        .as_array()
+                        .expect("ids")
+                        .iter()
+                        .map(|v| v.to_string().trim_matches('"').to_string())
+                        .collect();
+                    assert_eq!(ids, want, "{key}: {field}");
+                }
+                "trial_values" | "trials" => {
+                    let runs: std::collections::BTreeSet<u64> = rows
+                        .iter()
+                        .filter_map(|r| r["run"].as_str()?.parse().ok())
+                        .collect();
+                    let want: std::collections::BTreeSet<u64> = value
+                        .as_array()
+                        .expect("runs")
+                        .iter()
+                        .filter_map(Value::as_u64)
+                        .collect();
+                    assert_eq!(runs, want, "{key}: {field}");
+                }
+                "runs(0-based)" => {
+                    for (run, n) in value.as_object().expect("runs") {
+                        let seen = count(&|r| r["run"].as_str() == Some(run.as_str()));
+                        assert_eq!(Some(seen), n.as_u64(), "{key}: run {run}");
+                    }
+                }
+                "system" => assert!(rows.iter().all(|r| r["system"] == *value), "{key}: system"),
+                "group" => assert!(rows.iter().all(|r| r["group"] == *value), "{key}: group"),
+                "sum_outcome" => assert!(
+                    close(sum("outcome"), value.as_f64().expect("sum")),
+                    "{key}: {field}"
+                ),
+                "mean_outcome" => assert!(
+                    close(
+                        sum("outcome") / rows.len() as f64,
+                        value.as_f64().expect("mean")
+                    ),
+                    "{key}: {field}"
+                ),
+                "sum_agent_cost_usd" => assert!(
+                    close(sum("cost_usd"), value.as_f64().expect("cost")),
+                    "{key}: {field}"
+                ),
+                "sum_seconds(duration)" | "sum_seconds" => assert!(
+                    (sum("seconds") - value.as_f64().expect("seconds")).abs() < 0.01,
+                    "{key}: {field} {} vs {value}",
+                    sum("seconds")
+                ),
+                "rows_with_seconds" => assert_eq!(
+                    Some(
+                        rows.iter()
+                            .filter(|r| number(r, "seconds").is_some())
+                            .count() as u64
+                    ),
+                    value.as_u64(),
+                    "{key}: {field}"
+                ),
+                _ => {}
+            }
+        }
+        // The loader reads the same file by its keys and reports the same rows and errors.
+        let info = pareval(&["info", &file.to_string_lossy(), "--format", "json"]);
+        assert_eq!(info.status.code(), Some(0), "{key}: {}", stderr(&info));
+        let info: Value = serde_json::from_slice(&info.stdout).expect("info JSON");
+        assert_eq!(Some(rows.len() as u64), info["n_rows"].as_u64(), "{key}");
+        let errored: u64 = info["systems"]
+            .as_array()
+            .expect("systems")
+            .iter()
+            .filter_map(|s| s["errored"].as_u64())
+            .sum();
+        assert_eq!(errored, errors, "{key}");
+        assert!(
+            info["notes"].as_array().expect("notes").iter().any(|n| n
+                .as_str()
+                .is_some_and(|n| n.contains(&format!("read as {format}")))),
+            "{key}: the detected format is named"
+        );
+        checked += 1;
+    }
+    assert_eq!(
+        checked, 7,
+        "two tau-bench, three tau2 and two Terminal-Bench files"
+    );
+}
+
+#[test]
+fn malformed_native_files_name_the_file_and_entry() {
+    let dir = temp_dir("import-bad");
+    let cases: [(&str, &str, &str); 5] = [
+        (
+            "tau-bench",
+            r#"[{"task_id": 1, "reward": 1.0, "trial": 0}, {"task_id": 2, "trial": 0}]"#,
+            "entry 2 has no reward",
+        ),
+        (
+            "tau-bench",
+            r#"{"task_id": 1}"#,
+            "a tau-bench file must hold a JSON array of results",
+        ),
+        (
+            "tau2",
+            r#"{"info": {"agent_info": {"implementation": "a"}}, "simulations": [{"task_id": "1", "trial": -1, "reward_info": {"reward": 1}}]}"#,
+            "simulation 1: trial '-1' is not a whole number ≥ 0",
+        ),
+        (
+            "terminal-bench",
+            r#"{"results": [{"trial_name": "t.1-of-1", "task_id": "t", "is_resolved": "yes"}]}"#,
+            "entry 1: is_resolved must be true, false or null",
+        ),
+        ("tau2", "[1, 2", "not valid JSON"),
+    ];
+    for (i, (format, text, message)) in cases.iter().enumerate() {
+        let path = dir.join(format!("bad{i}.json"));
+        std::fs::write(&path, text).expect("write");
+        let output = pareval(&["info", &path.to_string_lossy(), "--from", format]);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{format}: {}",
+            stderr(&output)
+        );
+        let said = stderr(&output);
+        assert!(
+            said.contains(&path.to_string_lossy().to_string()) && said.contains(message),
+            "{format}: {said}"
+        );
+    }
+    // Outcomes the loader refuses are refused in native files too, with the entry.
+    let path = dir.join("reward.json");
+    std::fs::write(&path, r#"[{"task_id": 1, "reward": 2.5, "trial": 0}]"#).expect("write");
+    let output = pareval(&["info", &path.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("outcome '2.5' on record 1"),
+        "{}",
+        stderr(&output)
+    );
+    // An unknown format is a usage error that lists the formats.
+    let output = pareval(&["info", &path.to_string_lossy(), "--from", "harbor"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("tau-bench, tau2, terminal-bench"));
+    // Canonical JSON arrays are still read as records.
+    let canonical = dir.join("canonical.json");
+    std::fs::write(
+        &canonical,
+        r#"[{"system": "a", "task": "t1", "outcome": 1}, {"system": "b", "task": "t1", "outcome": 0}]"#,
+    )
+    .expect("write");
+    let output = pareval(&["info", &canonical.to_string_lossy(), "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!stdout(&output).contains("read as"));
+}
