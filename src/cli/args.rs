@@ -117,7 +117,7 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// The native format: tau-bench, tau2, terminal-bench.
+    /// The native format: tau-bench, tau2, terminal-bench, openhands.
     #[arg(value_name = "FORMAT")]
     pub format: String,
     /// Result files (a Terminal-Bench run folder is accepted for its results.json).
@@ -163,7 +163,7 @@ pub struct LoadArgs {
     /// cross-benchmark proxies from separate files).
     #[arg(long)]
     pub benchmark_per_file: bool,
-    /// Read the files as a harness's native results: tau-bench, tau2, terminal-bench (default: canonical
+    /// Read the files as a harness's native results: tau-bench, tau2, terminal-bench, openhands (default: canonical
     /// records, or a native .json file recognised by its keys).
     #[arg(long, value_name = "FORMAT")]
     pub from: Option<String>,

@@ -242,3 +242,95 @@ fn malformed_native_files_name_the_file_and_entry() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(!stdout(&output).contains("read as"));
 }
+
+/// OpenHands `output.jsonl`: the public file is inference output only and is refused as such; the same
+/// file with graded reports merged in imports with the figures of expected.json (system, the errored
+/// instance, costs of 0.0 read as unknown, seconds from the history).
+#[test]
+fn openhands_output_needs_grades_and_then_reproduces_the_expected_figures() {
+    let Some(data) = shared_data() else { return };
+    let formats = data.join("../formats");
+    let expected: Value = serde_json::from_slice(
+        &std::fs::read(formats.join("expected.json")).expect("expected.json"),
+    )
+    .expect("expected.json is JSON");
+    let want = &expected["openhands/output.jsonl"];
+    let real = formats.join("openhands/output.jsonl");
+    let refused = pareval(&["info", &real.to_string_lossy()]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains("no line has a graded test_result.report"),
+        "{}",
+        stderr(&refused)
+    );
+
+    // Grade every line (resolved on the first only) as OpenHands' eval_infer would merge it.
+    let dir = temp_dir("openhands");
+    let graded: Vec<String> = std::fs::read_to_string(&real)
+        .expect("read")
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut value: Value = serde_json::from_str(line).expect("line");
+            value["test_result"]["report"] = serde_json::json!({
+                "empty_generation": false, "resolved": i == 0, "failed_apply_patch": false,
+                "error_eval": false, "test_timeout": false
+            });
+            value.to_string()
+        })
+        .collect();
+    let path = dir.join("output.jsonl");
+    std::fs::write(&path, graded.join("\n") + "\n").expect("write");
+    let rows = imported_rows("openhands", &path, &dir.join("rows.jsonl"));
+    assert_eq!(Some(rows.len() as u64), want["rows"].as_u64());
+    assert!(rows.iter().all(|r| r["system"] == want["system"]));
+    let errors: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["status"] == "error")
+        .filter_map(|r| r["task"].as_str())
+        .collect();
+    let want_errors: Vec<&str> = want["status_error"]
+        .as_array()
+        .expect("ids")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(errors, want_errors);
+    assert!(
+        rows.iter().all(|r| r["cost_usd"].is_null()),
+        "0.0 is not priced"
+    );
+    for (task, seconds) in want["seconds_from_history"].as_object().expect("seconds") {
+        let row = rows.iter().find(|r| r["task"] == *task).expect("row");
+        assert!(
+            (number(row, "seconds").expect("seconds") - seconds.as_f64().expect("s")).abs() < 1e-3,
+            "{task}"
+        );
+    }
+    assert!(rows.iter().all(|r| r["group"] == "ponylang/ponyc"));
+    assert_eq!(
+        rows.iter()
+            .filter(|r| number(r, "outcome") == Some(1.0))
+            .count(),
+        1
+    );
+    // Recognised by its first line, and an ungraded line is not attempted, not a failure.
+    let mut partly = graded.clone();
+    partly[2] = std::fs::read_to_string(&real)
+        .expect("read")
+        .lines()
+        .nth(2)
+        .expect("third line")
+        .to_string();
+    let path = dir.join("partly.jsonl");
+    std::fs::write(&path, partly.join("\n") + "\n").expect("write");
+    let info = pareval(&["info", &path.to_string_lossy(), "--format", "json"]);
+    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
+    let info: Value = serde_json::from_slice(&info.stdout).expect("json");
+    assert_eq!(info["systems"][0]["not_attempted"], 1);
+    assert!(
+        info["notes"]
+            .to_string()
+            .contains("read as openhands (recognised by its keys)")
+    );
+}

@@ -5,12 +5,14 @@
 //! index when it differs from the 0-based `run`. Errors the harness scored as failures keep their
 //! outcome with status `error`, so `--exclude-errors` can tell them apart.
 //!
-//! Formats: `tau-bench` (v1 `EnvRunResult` arrays), `tau2` (`Results` with `simulations`) and
-//! `terminal-bench` (Terminal-Bench 1 `results.json`, with `run_metadata.json` beside it). A `.json`
+//! Formats: `tau-bench` (v1 `EnvRunResult` arrays), `tau2` (`Results` with `simulations`),
+//! `terminal-bench` (Terminal-Bench 1 `results.json`, with `run_metadata.json` beside it) and
+//! `openhands` (V0/V1 `output.jsonl` with the graded `test_result.report`). A `.json` or `.jsonl`
 //! file, or a folder holding a Terminal-Bench `results.json`, is recognised by its keys when `--from`
-//! is not given.
+//! is not given (a `.jsonl` file by its first line, so canonical JSON Lines are parsed once).
 
 mod json;
+mod openhands;
 mod tau;
 mod terminal_bench;
 mod time;
@@ -29,13 +31,15 @@ pub enum ImportFormat {
     TauBench,
     Tau2,
     TerminalBench,
+    OpenHands,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 3] = [
+    pub const ALL: [ImportFormat; 4] = [
         ImportFormat::TauBench,
         ImportFormat::Tau2,
         ImportFormat::TerminalBench,
+        ImportFormat::OpenHands,
     ];
 
     pub fn name(self) -> &'static str {
@@ -43,6 +47,7 @@ impl ImportFormat {
             ImportFormat::TauBench => "tau-bench",
             ImportFormat::Tau2 => "tau2",
             ImportFormat::TerminalBench => "terminal-bench",
+            ImportFormat::OpenHands => "openhands",
         }
     }
 
@@ -56,6 +61,15 @@ impl ImportFormat {
                     ImportFormat::ALL.map(ImportFormat::name).join(", ")
                 )
             })
+    }
+
+    /// The format of a JSON Lines file whose first line is `first`, if any.
+    fn detect_line(first: &Value) -> Option<Self> {
+        let object = first.as_object()?;
+        (object.contains_key("instance_id")
+            && (object.contains_key("test_result") || object.contains_key("metadata"))
+            && !object.contains_key("system"))
+        .then_some(ImportFormat::OpenHands)
     }
 
     /// The format whose keys the parsed file has, if any (the canonical JSON array has `system`).
@@ -86,6 +100,8 @@ impl ImportFormat {
 pub enum RowStatus {
     Ok,
     Error,
+    /// Run but not graded, or never run: no outcome.
+    NotAttempted,
 }
 
 /// One canonical row as an importer builds it.
@@ -94,7 +110,8 @@ pub struct CanonicalRow {
     pub system: String,
     pub task: String,
     pub run: u32,
-    pub outcome: f64,
+    /// None only for a row not attempted.
+    pub outcome: Option<f64>,
     pub status: RowStatus,
     pub group: Option<String>,
     pub cost_usd: Option<f64>,
@@ -108,6 +125,8 @@ pub struct Imported {
     pub rows: Vec<CanonicalRow>,
     /// What the loader should report (the system name's origin, tokens read as missing, …).
     pub notes: Vec<String>,
+    /// The 1-based line of each row, for JSON Lines files (else rows are entries of the file).
+    pub lines: Option<Vec<u64>>,
 }
 
 /// The file an importer reads for `path`: Terminal-Bench accepts its run folder.
@@ -119,12 +138,48 @@ fn native_file(path: &Path) -> PathBuf {
     }
 }
 
-/// Whether `path` may hold a native file: a `.json` file or a folder (never CSV, JSON Lines, Parquet).
+/// Whether `path` may hold a native file: a `.json` or `.jsonl` file or a folder (never CSV or
+/// Parquet).
 pub fn may_be_native(path: &Path) -> bool {
-    path.is_dir()
-        || path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    path.is_dir() || is_json(path) || is_json_lines(path)
+}
+
+fn has_extension(path: &Path, extension: &str) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case(extension))
+}
+
+fn is_json(path: &Path) -> bool {
+    has_extension(path, "json")
+}
+
+fn is_json_lines(path: &Path) -> bool {
+    has_extension(path, "jsonl") || has_extension(path, "ndjson")
+}
+
+/// A JSON Lines file as (1-based line, value) pairs, Python's non-finite tokens read as null; the
+/// count of such tokens. With `first_only`, just the first non-empty line.
+fn parse_lines(
+    bytes: &[u8],
+    file: &str,
+    first_only: bool,
+) -> Result<(Vec<(u64, Value)>, usize), LoadError> {
+    let mut values = Vec::new();
+    let mut non_finite = 0;
+    for (index, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let line_number = index as u64 + 1;
+        let (value, replaced) = json::parse_lenient(line, file)
+            .map_err(|e| LoadError::new(file, format!("line {line_number}: {}", e.message)))?;
+        values.push((line_number, value));
+        non_finite += replaced;
+        if first_only {
+            break;
+        }
+    }
+    Ok((values, non_finite))
 }
 
 /// One native file, parsed.
@@ -142,19 +197,55 @@ fn parse_file(path: &Path, format: Option<ImportFormat>) -> Result<Option<Parsed
     let file = file_path.display().to_string();
     let bytes = std::fs::read(&file_path)
         .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
-    let (value, non_finite) = match json::parse_lenient(&bytes, &file) {
-        Ok(parsed) => parsed,
-        // Without --from a file that is not JSON is not ours to judge: the canonical reader says why.
-        Err(_) if format.is_none() => return Ok(None),
-        Err(error) => return Err(error),
-    };
-    let Some(format) = format.or_else(|| ImportFormat::detect(&value)) else {
-        return Ok(None);
-    };
-    let mut imported = match format {
-        ImportFormat::TauBench => tau::tau_bench(&value, &file_path, &file)?,
-        ImportFormat::Tau2 => tau::tau2(&value, &file)?,
-        ImportFormat::TerminalBench => terminal_bench::results(&value, &file_path, &file)?,
+    let (mut imported, format, non_finite) = if is_json_lines(&file_path) {
+        let format = match format {
+            Some(format) => format,
+            None => {
+                // Only the first line decides, so canonical JSON Lines are not parsed twice.
+                let first = match parse_lines(&bytes, &file, true) {
+                    Ok((lines, _)) => lines.into_iter().next().map(|(_, v)| v),
+                    Err(_) => None,
+                };
+                match first.as_ref().and_then(ImportFormat::detect_line) {
+                    Some(format) => format,
+                    None => return Ok(None),
+                }
+            }
+        };
+        let (lines, non_finite) = parse_lines(&bytes, &file, false)?;
+        let imported = match format {
+            ImportFormat::OpenHands => openhands::output(&lines, &file)?,
+            other => {
+                return Err(LoadError::new(
+                    &file,
+                    format!("{} results are JSON files, not JSON Lines", other.name()),
+                ));
+            }
+        };
+        (imported, format, non_finite)
+    } else {
+        let (value, non_finite) = match json::parse_lenient(&bytes, &file) {
+            Ok(parsed) => parsed,
+            // Without --from a file that is not JSON is not ours to judge: the canonical reader
+            // says why.
+            Err(_) if format.is_none() => return Ok(None),
+            Err(error) => return Err(error),
+        };
+        let Some(format) = format.or_else(|| ImportFormat::detect(&value)) else {
+            return Ok(None);
+        };
+        let imported = match format {
+            ImportFormat::TauBench => tau::tau_bench(&value, &file_path, &file)?,
+            ImportFormat::Tau2 => tau::tau2(&value, &file)?,
+            ImportFormat::TerminalBench => terminal_bench::results(&value, &file_path, &file)?,
+            ImportFormat::OpenHands => {
+                return Err(LoadError::new(
+                    &file,
+                    "OpenHands results are JSON Lines (output.jsonl), one instance per line",
+                ));
+            }
+        };
+        (imported, format, non_finite)
     };
     if imported.rows.is_empty() {
         return Err(LoadError::new(
@@ -193,10 +284,14 @@ pub fn read_native(
     };
     let frame = canonical_frame(&parsed.imported.rows)
         .map_err(|e| LoadError::new(&parsed.file, format!("cannot build the records: {e}")))?;
+    let positions = match parsed.imported.lines.clone() {
+        Some(lines) => Positions::Lines(lines),
+        None => Positions::Records,
+    };
     let table = RawTable {
         file: parsed.file,
         frame,
-        positions: Positions::Records,
+        positions,
         sha256: parsed.sha256,
     };
     Ok(Some((table, parsed.format, parsed.imported.notes)))
@@ -213,13 +308,17 @@ pub fn canonical_frame(rows: &[CanonicalRow]) -> PolarsResult<DataFrame> {
         Column::new("system".into(), text(&|r| Some(r.system.clone()))),
         Column::new("task".into(), text(&|r| Some(r.task.clone()))),
         Column::new("run".into(), text(&|r| Some(r.run.to_string()))),
-        Column::new("outcome".into(), text(&|r| Some(r.outcome.to_string()))),
+        Column::new(
+            "outcome".into(),
+            text(&|r| r.outcome.map(|o| o.to_string())),
+        ),
         Column::new(
             "status".into(),
             text(&|r| {
                 Some(match r.status {
                     RowStatus::Ok => "ok".to_string(),
                     RowStatus::Error => "error".to_string(),
+                    RowStatus::NotAttempted => "not_attempted".to_string(),
                 })
             }),
         ),

@@ -53,7 +53,7 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
             system: system.clone(),
             task,
             run: trial,
-            outcome,
+            outcome: Some(outcome),
             status: if error.is_some() {
                 RowStatus::Error
             } else {
@@ -70,6 +70,7 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
         notes: vec![format!(
             "{file}: tau-bench files name no system; '{system}' is taken from the file name"
         )],
+        lines: None,
     })
 }
 
@@ -129,7 +130,7 @@ pub fn tau2(value: &Value, file: &str) -> Result<Imported, LoadError> {
             task,
             run,
             // A simulation without a reward was not scored; the harness counts it as 0.
-            outcome: reward.unwrap_or(0.0),
+            outcome: Some(reward.unwrap_or(0.0)),
             status: if errored {
                 RowStatus::Error
             } else {
@@ -152,6 +153,7 @@ pub fn tau2(value: &Value, file: &str) -> Result<Imported, LoadError> {
     Ok(Imported {
         rows,
         notes: Vec::new(),
+        lines: None,
     })
 }
 

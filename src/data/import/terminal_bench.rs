@@ -104,7 +104,7 @@ pub fn results(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadE
             system: system.clone(),
             task,
             run,
-            outcome,
+            outcome: Some(outcome),
             status,
             group: None,
             cost_usd: None,
@@ -115,7 +115,11 @@ pub fn results(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadE
             ),
         });
     }
-    Ok(Imported { rows, notes })
+    Ok(Imported {
+        rows,
+        notes,
+        lines: None,
+    })
 }
 
 #[cfg(test)]

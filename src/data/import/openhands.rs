@@ -1,0 +1,171 @@
+//! OpenHands evaluation output (`output.jsonl`, V0 and V1), as described in `shared/formats/NOTES.md`
+//! §7. The outcome is the graded `test_result.report.resolved`; inference output without any report
+//! has no outcome and is refused, not read as failures.
+
+use serde_json::Value;
+
+use super::time::epoch_seconds;
+use super::{CanonicalRow, Imported, RowStatus, text_field};
+use crate::data::error::LoadError;
+
+/// The repository of a SWE-bench style id `<owner>__<repo>-<number>`: cut at the last `-`, `__` → `/`
+/// (NOTES §1c); None for ids of another shape.
+pub fn swebench_repo(id: &str) -> Option<String> {
+    let (head, number) = id.rsplit_once('-')?;
+    let (owner, repo) = head.split_once("__")?;
+    (!owner.is_empty() && !repo.is_empty() && number.chars().all(|c| c.is_ascii_digit()))
+        .then(|| format!("{owner}/{repo}"))
+}
+
+/// `metadata.agent_class / model` (V0 `llm_config.model`, V1 `llm.model`).
+fn system(metadata: Option<&Value>) -> Option<String> {
+    let metadata = metadata?;
+    let agent = metadata.get("agent_class").and_then(Value::as_str);
+    let model = ["llm_config", "llm"]
+        .iter()
+        .find_map(|key| metadata.get(*key)?.get("model")?.as_str());
+    match (agent, model) {
+        (Some(agent), Some(model)) => Some(format!("{agent} / {model}")),
+        (Some(name), None) | (None, Some(name)) => Some(name.to_string()),
+        (None, None) => None,
+    }
+}
+
+/// Wall time from the first to the last event timestamp (OpenHands records no duration).
+fn seconds(line: &Value) -> Option<f64> {
+    let times: Vec<f64> = line
+        .get("history")?
+        .as_array()?
+        .iter()
+        .filter_map(|event| event.get("timestamp")?.as_str().and_then(epoch_seconds))
+        .collect();
+    let first = times.iter().copied().reduce(f64::min)?;
+    let last = times.iter().copied().reduce(f64::max)?;
+    (times.len() >= 2).then_some(last - first)
+}
+
+pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError> {
+    let mut rows = Vec::with_capacity(lines.len());
+    let mut graded = 0;
+    let mut zero_cost = 0;
+    for (index, (line_number, line)) in lines.iter().enumerate() {
+        let at = |what: String| LoadError::new(file, format!("line {line_number}: {what}"));
+        let task = text_field(line, "instance_id", file, index)
+            .map_err(|_| at("no instance_id".to_string()))?;
+        let system = system(line.get("metadata"))
+            .ok_or_else(|| at("no metadata.agent_class or model to name the system".to_string()))?;
+        let report = line.get("test_result").and_then(|t| t.get("report"));
+        let error = line
+            .get("error")
+            .and_then(Value::as_str)
+            .filter(|e| !e.is_empty());
+        let flag = |key: &str| report.and_then(|r| r.get(key)).and_then(Value::as_bool);
+        let (outcome, status) = match (report, flag("resolved")) {
+            (Some(_), Some(resolved)) => {
+                graded += 1;
+                let errored = error.is_some() || flag("error_eval") == Some(true);
+                (
+                    Some(f64::from(u8::from(resolved))),
+                    if errored {
+                        RowStatus::Error
+                    } else {
+                        RowStatus::Ok
+                    },
+                )
+            }
+            (Some(_), None) => {
+                return Err(at(
+                    "test_result.report has no boolean 'resolved'".to_string()
+                ));
+            }
+            (None, _) => (None, RowStatus::NotAttempted),
+        };
+        // Cost 0.0 with no per-call costs means "not priced" (a proxy), not free.
+        let costs_listed = line
+            .get("metrics")
+            .and_then(|m| m.get("costs"))
+            .and_then(Value::as_array)
+            .is_some_and(|c| !c.is_empty());
+        let cost = line
+            .get("metrics")
+            .and_then(|m| m.get("accumulated_cost"))
+            .and_then(Value::as_f64)
+            .filter(|&c| c > 0.0 || costs_listed);
+        if cost.is_none() && line.get("metrics").is_some() {
+            zero_cost += 1;
+        }
+        let run = match line.get("attempt").and_then(Value::as_u64) {
+            Some(attempt) if attempt >= 1 => attempt as u32 - 1,
+            _ => 0,
+        };
+        rows.push(CanonicalRow {
+            system,
+            group: swebench_repo(&task),
+            task,
+            run,
+            outcome,
+            status,
+            cost_usd: cost,
+            seconds: seconds(line),
+            source: format!(
+                "openhands line {line_number}{}{}",
+                if outcome.is_none() {
+                    ", not graded"
+                } else {
+                    ""
+                },
+                error.map_or(String::new(), |e| format!(
+                    ", error: {}",
+                    e.chars().take(80).collect::<String>()
+                ))
+            ),
+        });
+    }
+    if graded == 0 {
+        return Err(LoadError::new(
+            file,
+            "no line has a graded test_result.report: this is inference output only; grade it first (for SWE-bench, OpenHands' eval_infer merges the report into output.jsonl) and import the graded file",
+        ));
+    }
+    let mut notes = Vec::new();
+    if graded < rows.len() {
+        notes.push(format!(
+            "{file}: {} of {} instances have no graded report and are not attempted",
+            rows.len() - graded,
+            rows.len()
+        ));
+    }
+    if zero_cost > 0 {
+        notes.push(format!(
+            "{file}: {zero_cost} instances report accumulated_cost 0 without per-call costs (not priced); their cost is unknown"
+        ));
+    }
+    Ok(Imported {
+        rows,
+        notes,
+        lines: Some(lines.iter().map(|(n, _)| *n).collect()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repositories_from_swebench_ids() {
+        assert_eq!(
+            swebench_repo("django__django-11099").as_deref(),
+            Some("django/django")
+        );
+        assert_eq!(
+            swebench_repo("scikit-learn__scikit-learn-10297").as_deref(),
+            Some("scikit-learn/scikit-learn")
+        );
+        assert_eq!(
+            swebench_repo("ponylang__ponyc-4595").as_deref(),
+            Some("ponylang/ponyc")
+        );
+        assert_eq!(swebench_repo("org/repo:pr-123"), None);
+        assert_eq!(swebench_repo("plain-task"), None);
+    }
+}
