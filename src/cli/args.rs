@@ -110,7 +110,11 @@ pub enum Command {
     Decide(DecideArgs),
     /// Read a harness's result files and write the canonical record table.
     #[command(
-        long_about = "Read the result files an evaluation harness wrote (tau-bench, tau2, terminal-bench)         and write the canonical record table (system, task, run, outcome, status, source, and group, cost_usd,         seconds where the files have them) to --out, in the format its extension names (.csv, .jsonl, .parquet, …).         The rows pass every check of the loader first. Errors the harness scored as failures keep their outcome         with status error."
+        long_about = "Read the result files an evaluation harness wrote (tau-bench, tau2, terminal-bench, \
+        openhands) and write the canonical record table (system, task, run, outcome, status, source, and group, \
+        cost_usd, seconds where the files have them) to --out, in the format its extension names (.csv, .jsonl, \
+        .parquet, …). The rows pass every check of the loader first. Errors the harness scored as failures keep \
+        their outcome with status error."
     )]
     Import(ImportArgs),
 }
@@ -163,8 +167,8 @@ pub struct LoadArgs {
     /// cross-benchmark proxies from separate files).
     #[arg(long)]
     pub benchmark_per_file: bool,
-    /// Read the files as a harness's native results: tau-bench, tau2, terminal-bench, openhands (default: canonical
-    /// records, or a native .json file recognised by its keys).
+    /// Read the files as a harness's native results: tau-bench, tau2, terminal-bench, openhands
+    /// (default: canonical records, or a native .json/.jsonl file recognised by its keys).
     #[arg(long, value_name = "FORMAT")]
     pub from: Option<String>,
     /// Leave these columns out of the records (repeat or separate by commas), e.g. a scaffold column that
