@@ -416,11 +416,13 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
     let format = crate::data::import::ImportFormat::parse(&args.format).map_err(CliError::Input)?;
     let options = LoadOptions {
         from: Some(format),
+        split: args.split.clone(),
         ..LoadOptions::default()
     };
     // Every check of the loader first: what is written always loads.
     let dataset = load(&args.files, &options)?;
-    let rows = crate::data::write::write_imported(&args.files, format, &args.out)?;
+    let rows =
+        crate::data::write::write_imported(&args.files, format, args.split.as_deref(), &args.out)?;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     writeln!(
         out,

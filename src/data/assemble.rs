@@ -32,6 +32,8 @@ pub struct LoadOptions {
     /// Read every file as this native format (`--from`); None reads canonical records, or a native
     /// file recognised by its keys.
     pub from: Option<super::import::ImportFormat>,
+    /// The SWE-bench split a leaderboard `results.json` is scored against (`lite`, `verified`).
+    pub split: Option<String>,
     /// Columns that, after `system`, tell systems apart (`--system-key system,scaffold`): a system is
     /// named "system (value, …)" by the values of these columns on its rows.
     pub system_key: Vec<String>,
@@ -76,7 +78,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
     for path in paths {
         let file_benchmark = options.benchmark_per_file.then(|| benchmark_name(path));
         let native = if options.from.is_some() || super::import::may_be_native(path) {
-            super::import::read_native(path, options.from)?
+            super::import::read_native(path, options.from, options.split.as_deref())?
         } else {
             None
         };

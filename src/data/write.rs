@@ -53,12 +53,13 @@ pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), WriteError>
 pub fn write_imported(
     files: &[std::path::PathBuf],
     format: super::import::ImportFormat,
+    split: Option<&str>,
     path: &Path,
 ) -> Result<usize, WriteError> {
     let out = path.display().to_string();
     let mut rows = Vec::new();
     for file in files {
-        let imported = super::import::import_file(file, format)
+        let imported = super::import::import_file(file, format, split)
             .map_err(|e| WriteError::new(&out, e.to_string()))?;
         rows.extend(imported.rows);
     }

@@ -7,12 +7,15 @@
 //!
 //! Formats: `tau-bench` (v1 `EnvRunResult` arrays), `tau2` (`Results` with `simulations`),
 //! `terminal-bench` (Terminal-Bench 1 `results.json`, with `run_metadata.json` beside it) and
-//! `openhands` (V0/V1 `output.jsonl` with the graded `test_result.report`). A `.json` or `.jsonl`
+//! `openhands` (V0/V1 `output.jsonl` with the graded `test_result.report`) and `swebench`
+//! (leaderboard `results.json`, v2 and pre-v2, against the split's instance list, and the harness's
+//! run report). A `.json` or `.jsonl`
 //! file, or a folder holding a Terminal-Bench `results.json`, is recognised by its keys when `--from`
 //! is not given (a `.jsonl` file by its first line, so canonical JSON Lines are parsed once).
 
 mod json;
 mod openhands;
+mod swebench;
 mod tau;
 mod terminal_bench;
 mod time;
@@ -32,10 +35,12 @@ pub enum ImportFormat {
     Tau2,
     TerminalBench,
     OpenHands,
+    SweBench,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 4] = [
+    pub const ALL: [ImportFormat; 5] = [
+        ImportFormat::SweBench,
         ImportFormat::TauBench,
         ImportFormat::Tau2,
         ImportFormat::TerminalBench,
@@ -48,6 +53,7 @@ impl ImportFormat {
             ImportFormat::Tau2 => "tau2",
             ImportFormat::TerminalBench => "terminal-bench",
             ImportFormat::OpenHands => "openhands",
+            ImportFormat::SweBench => "swebench",
         }
     }
 
@@ -85,6 +91,9 @@ impl ImportFormat {
             Value::Object(object) => {
                 if object.contains_key("simulations") && object.contains_key("info") {
                     return Some(ImportFormat::Tau2);
+                }
+                if swebench::looks_like(object) {
+                    return Some(ImportFormat::SweBench);
                 }
                 let first = object.get("results")?.as_array()?.first()?.as_object()?;
                 (first.contains_key("trial_name") && first.contains_key("is_resolved"))
@@ -192,7 +201,11 @@ struct Parsed {
 
 /// Reads `path` as `format`, or as the format its keys show when `format` is None; `Ok(None)` when no
 /// format is given and none is recognised.
-fn parse_file(path: &Path, format: Option<ImportFormat>) -> Result<Option<Parsed>, LoadError> {
+fn parse_file(
+    path: &Path,
+    format: Option<ImportFormat>,
+    split: Option<&str>,
+) -> Result<Option<Parsed>, LoadError> {
     let file_path = native_file(path);
     let file = file_path.display().to_string();
     let bytes = std::fs::read(&file_path)
@@ -238,6 +251,7 @@ fn parse_file(path: &Path, format: Option<ImportFormat>) -> Result<Option<Parsed
             ImportFormat::TauBench => tau::tau_bench(&value, &file_path, &file)?,
             ImportFormat::Tau2 => tau::tau2(&value, &file)?,
             ImportFormat::TerminalBench => terminal_bench::results(&value, &file_path, &file)?,
+            ImportFormat::SweBench => swebench::results(&value, &file_path, &file, split)?,
             ImportFormat::OpenHands => {
                 return Err(LoadError::new(
                     &file,
@@ -267,8 +281,12 @@ fn parse_file(path: &Path, format: Option<ImportFormat>) -> Result<Option<Parsed
 }
 
 /// Reads one native file (or Terminal-Bench run folder) as `format`.
-pub fn import_file(path: &Path, format: ImportFormat) -> Result<Imported, LoadError> {
-    parse_file(path, Some(format))?
+pub fn import_file(
+    path: &Path,
+    format: ImportFormat,
+    split: Option<&str>,
+) -> Result<Imported, LoadError> {
+    parse_file(path, Some(format), split)?
         .map(|parsed| parsed.imported)
         .ok_or_else(|| LoadError::new(path.display().to_string(), "nothing read"))
 }
@@ -278,8 +296,9 @@ pub fn import_file(path: &Path, format: ImportFormat) -> Result<Imported, LoadEr
 pub fn read_native(
     path: &Path,
     format: Option<ImportFormat>,
+    split: Option<&str>,
 ) -> Result<Option<(RawTable, ImportFormat, Vec<String>)>, LoadError> {
-    let Some(parsed) = parse_file(path, format)? else {
+    let Some(parsed) = parse_file(path, format, split)? else {
         return Ok(None);
     };
     let frame = canonical_frame(&parsed.imported.rows)

@@ -1,0 +1,413 @@
+//! SWE-bench results, as described in `shared/formats/NOTES.md` §1: a leaderboard submission's
+//! `results/results.json` (v2: `resolved`, `no_generation`, `no_logs`; pre-v2: ten stage lists, found
+//! by its `generated` key), whose unresolved instances are the split's instances in no list, and the
+//! harness's run report (`<model>.<run_id>.json` and renamed copies: `resolved_ids`, `error_ids`, …).
+//! The Lite and Verified instance lists ship in `assets/`; the split comes from `--split`, the
+//! submission's `metadata.yaml` or folder names, or the one split holding every listed id.
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::openhands::swebench_repo;
+use super::{CanonicalRow, Imported, RowStatus};
+use crate::data::error::LoadError;
+
+const LITE: &str = include_str!("../../../assets/swebench_lite_test_300.csv");
+const VERIFIED: &str = include_str!("../../../assets/swebench_verified_test_500.csv");
+
+/// The instance ids of a shipped split.
+fn split_ids(split: &str) -> Option<Vec<String>> {
+    let text = match split {
+        "lite" => LITE,
+        // A bash-only submission is scored against Verified.
+        "verified" | "bash-only" => VERIFIED,
+        _ => return None,
+    };
+    Some(
+        text.lines()
+            .skip(1)
+            .filter_map(|line| line.split(',').next())
+            .filter(|id| !id.is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
+/// An id list of the report (absent: empty); anything else is an error naming the key.
+fn ids(report: &Value, key: &str, file: &str) -> Result<Vec<String>, LoadError> {
+    match report.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| {
+                item.as_str().map(str::to_string).ok_or_else(|| {
+                    LoadError::new(
+                        file,
+                        format!("'{key}' must list instance ids, found {item}"),
+                    )
+                })
+            })
+            .collect(),
+        Some(other) => Err(LoadError::new(
+            file,
+            format!("'{key}' must be a list of instance ids, found {other}"),
+        )),
+    }
+}
+
+/// The submission folder: the file's folder, or its parent when that is `results` or
+/// `new_eval_results` (the leaderboard layouts).
+fn submission_folder(path: &Path) -> &Path {
+    let folder = path.parent().unwrap_or(Path::new("."));
+    match folder.file_name().and_then(|n| n.to_str()) {
+        Some("results" | "new_eval_results") => folder.parent().unwrap_or(folder),
+        _ => folder,
+    }
+}
+
+fn folder_name(folder: &Path) -> String {
+    folder
+        .canonicalize()
+        .ok()
+        .as_deref()
+        .unwrap_or(folder)
+        .file_name()
+        .map_or("swebench".to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+/// `info.name` of a `metadata.yaml`, block (`info:` then an indented `name:`) or flow
+/// (`info: {name: "…"}`) style; every other field is ignored.
+fn metadata_name(text: &str) -> Option<String> {
+    let unquote = |value: &str| {
+        value
+            .trim()
+            .trim_matches(|c| c == '"' || c == '\'')
+            .to_string()
+    };
+    let mut in_info = false;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("info:") {
+            let rest = rest.trim();
+            if let Some(flow) = rest.strip_prefix('{') {
+                let name = flow
+                    .split(',')
+                    .find_map(|part| part.trim().strip_prefix("name:"))?;
+                return Some(unquote(name.trim_end_matches('}')));
+            }
+            in_info = true;
+            continue;
+        }
+        if in_info {
+            if !line.starts_with([' ', '\t']) {
+                in_info = false;
+            } else if let Some(name) = line.trim().strip_prefix("name:") {
+                return Some(unquote(name)).filter(|n| !n.is_empty());
+            }
+        }
+    }
+    None
+}
+
+/// The split named by `--split`, the submission's metadata (its log URLs) or a folder on the path.
+fn named_split(path: &Path, split: Option<&str>, metadata: Option<&str>) -> Option<String> {
+    if let Some(split) = split {
+        return Some(split.to_string());
+    }
+    let known = ["lite", "verified", "bash-only"];
+    if let Some(text) = metadata {
+        for split in known {
+            if text.contains(&format!("/{split}/")) {
+                return Some(split.to_string());
+            }
+        }
+    }
+    path.ancestors()
+        .filter_map(|p| p.file_name()?.to_str())
+        .find_map(|name| known.iter().find(|k| name == **k).map(|k| k.to_string()))
+}
+
+/// The universe of a leaderboard results file: the named split's ids, else the one shipped split that
+/// holds every listed id.
+fn universe(
+    listed: &BTreeSet<String>,
+    named: Option<String>,
+    file: &str,
+    notes: &mut Vec<String>,
+) -> Result<Vec<String>, LoadError> {
+    let split = match named {
+        Some(split) => split,
+        None => {
+            let holding: Vec<&str> = ["lite", "verified"]
+                .into_iter()
+                .filter(|split| {
+                    let ids: HashSet<String> =
+                        split_ids(split).unwrap_or_default().into_iter().collect();
+                    listed.iter().all(|id| ids.contains(id))
+                })
+                .collect();
+            match holding.as_slice() {
+                [split] => {
+                    notes.push(format!(
+                        "{file}: every listed instance is in SWE-bench {split}, taken as the split (--split to choose)"
+                    ));
+                    split.to_string()
+                }
+                _ => {
+                    return Err(LoadError::new(
+                        file,
+                        "a leaderboard results.json lists only some instances; name the split they are scored against with --split lite or --split verified",
+                    ));
+                }
+            }
+        }
+    };
+    let ids = split_ids(&split).ok_or_else(|| {
+        LoadError::new(
+            file,
+            format!("--split '{split}' is not a shipped instance list (lite, verified, bash-only)"),
+        )
+    })?;
+    let known: HashSet<&String> = ids.iter().collect();
+    let outside: Vec<&String> = listed.iter().filter(|id| !known.contains(id)).collect();
+    if let Some(first) = outside.first() {
+        return Err(LoadError::new(
+            file,
+            format!(
+                "{} listed instances are not in the {split} split, e.g. '{first}'",
+                outside.len()
+            ),
+        ));
+    }
+    Ok(ids)
+}
+
+fn row(
+    system: &str,
+    id: &str,
+    run: u32,
+    outcome: Option<f64>,
+    status: RowStatus,
+    why: &str,
+) -> CanonicalRow {
+    CanonicalRow {
+        system: system.to_string(),
+        task: id.to_string(),
+        run,
+        outcome,
+        status,
+        group: swebench_repo(id),
+        cost_usd: None,
+        seconds: None,
+        source: format!("swebench {why}"),
+    }
+}
+
+/// Whether a parsed JSON object is a SWE-bench results file or run report.
+pub fn looks_like(object: &serde_json::Map<String, Value>) -> bool {
+    (object.contains_key("resolved")
+        && (object.contains_key("no_generation") || object.contains_key("no_logs")))
+        || (object.contains_key("resolved_ids") && object.contains_key("submitted_ids"))
+}
+
+pub fn results(
+    value: &Value,
+    path: &Path,
+    file: &str,
+    split: Option<&str>,
+) -> Result<Imported, LoadError> {
+    let object = value
+        .as_object()
+        .filter(|o| looks_like(o))
+        .ok_or_else(|| {
+            LoadError::new(
+                file,
+                "not a SWE-bench results.json (resolved, no_generation, no_logs) or run report (resolved_ids, submitted_ids)",
+            )
+        })?;
+    let mut notes = Vec::new();
+    let folder = submission_folder(path);
+    if object.contains_key("resolved_ids") {
+        return run_report(value, folder, file, notes);
+    }
+    let metadata = std::fs::read_to_string(folder.join("metadata.yaml"))
+        .or_else(|_| std::fs::read_to_string(folder.join("metadata.yml")))
+        .ok();
+    // The folder name, less a YYYYMMDD_ prefix and a -run-N suffix (the run).
+    let mut name = folder_name(folder);
+    if name.len() > 9 && name[..8].chars().all(|c| c.is_ascii_digit()) && &name[8..9] == "_" {
+        name = name[9..].to_string();
+    }
+    let mut run = 0;
+    if let Some((base, n)) = name.rsplit_once("-run-")
+        && let Ok(n) = n.parse::<u32>()
+        && n >= 1
+    {
+        run = n - 1;
+        name = base.to_string();
+    }
+    let system = match metadata.as_deref().and_then(metadata_name) {
+        Some(system) => system,
+        None => {
+            notes.push(format!(
+                "{file}: no metadata.yaml info.name beside the submission; the system is named after its folder, '{name}'"
+            ));
+            name
+        }
+    };
+    let resolved: HashSet<String> = ids(value, "resolved", file)?.into_iter().collect();
+    let mut listed: BTreeSet<String> = resolved.iter().cloned().collect();
+    let mut rows = Vec::new();
+    if object.contains_key("generated") {
+        // Pre-v2: stage lists; an environment or test failure that did not resolve is an error.
+        let mut failed: HashSet<String> = HashSet::new();
+        for key in [
+            "install_fail",
+            "reset_failed",
+            "test_errored",
+            "test_timeout",
+        ] {
+            failed.extend(ids(value, key, file)?);
+        }
+        for key in [
+            "no_generation",
+            "generated",
+            "with_logs",
+            "no_apply",
+            "applied",
+        ] {
+            listed.extend(ids(value, key, file)?);
+        }
+        listed.extend(failed.iter().cloned());
+        let named = named_split(path, split, metadata.as_deref());
+        for id in universe(&listed, named, file, &mut notes)? {
+            rows.push(if resolved.contains(&id) {
+                row(&system, &id, run, Some(1.0), RowStatus::Ok, "resolved")
+            } else if failed.contains(&id) {
+                row(
+                    &system,
+                    &id,
+                    run,
+                    Some(0.0),
+                    RowStatus::Error,
+                    "environment or test failure",
+                )
+            } else if listed.contains(&id) {
+                row(&system, &id, run, Some(0.0), RowStatus::Ok, "not resolved")
+            } else {
+                row(
+                    &system,
+                    &id,
+                    run,
+                    Some(0.0),
+                    RowStatus::Ok,
+                    "no prediction (in no list)",
+                )
+            });
+        }
+    } else {
+        let no_generation: HashSet<String> =
+            ids(value, "no_generation", file)?.into_iter().collect();
+        let no_logs: HashSet<String> = ids(value, "no_logs", file)?.into_iter().collect();
+        listed.extend(no_generation.iter().cloned());
+        listed.extend(no_logs.iter().cloned());
+        let named = named_split(path, split, metadata.as_deref());
+        for id in universe(&listed, named, file, &mut notes)? {
+            rows.push(if resolved.contains(&id) {
+                row(&system, &id, run, Some(1.0), RowStatus::Ok, "resolved")
+            } else if no_logs.contains(&id) {
+                row(
+                    &system,
+                    &id,
+                    run,
+                    Some(0.0),
+                    RowStatus::Error,
+                    "no logs (never evaluated)",
+                )
+            } else if no_generation.contains(&id) {
+                row(&system, &id, run, Some(0.0), RowStatus::Ok, "no generation")
+            } else {
+                row(&system, &id, run, Some(0.0), RowStatus::Ok, "unresolved")
+            });
+        }
+    }
+    Ok(Imported {
+        rows,
+        notes,
+        lines: None,
+    })
+}
+
+/// The harness's run report: the universe is every id it lists.
+fn run_report(
+    value: &Value,
+    folder: &Path,
+    file: &str,
+    mut notes: Vec<String>,
+) -> Result<Imported, LoadError> {
+    let system = folder_name(folder);
+    notes.push(format!(
+        "{file}: a SWE-bench run report stores no system name; it is named after its folder, '{system}'"
+    ));
+    let lists = [
+        ("resolved_ids", Some(1.0), RowStatus::Ok, "resolved"),
+        ("error_ids", Some(0.0), RowStatus::Error, "evaluation error"),
+        ("unresolved_ids", Some(0.0), RowStatus::Ok, "unresolved"),
+        ("empty_patch_ids", Some(0.0), RowStatus::Ok, "empty patch"),
+        (
+            "incomplete_ids",
+            None,
+            RowStatus::NotAttempted,
+            "no prediction",
+        ),
+        (
+            "submitted_ids",
+            Some(0.0),
+            RowStatus::Error,
+            "submitted, no result",
+        ),
+    ];
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut rows = Vec::new();
+    // The first list an id is in decides its row; ids follow the report's order within a list.
+    for (key, outcome, status, why) in lists {
+        for id in ids(value, key, file)? {
+            if seen.insert(id.clone()) {
+                rows.push(row(&system, &id, 0, outcome, status, why));
+            }
+        }
+    }
+    rows.sort_by(|a, b| a.task.cmp(&b.task));
+    Ok(Imported {
+        rows,
+        notes,
+        lines: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_names_in_block_and_flow_style() {
+        assert_eq!(
+            metadata_name("info:\n  name: ZhikunCode\n  site: x\ntags:\n  name: no\n").as_deref(),
+            Some("ZhikunCode")
+        );
+        assert_eq!(
+            metadata_name("info: {name: \"ToyAgent + model-z\", site: \"https://example.org\"}\n")
+                .as_deref(),
+            Some("ToyAgent + model-z")
+        );
+        assert_eq!(metadata_name("tags:\n  name: no\n"), None);
+    }
+
+    #[test]
+    fn shipped_splits_have_their_sizes() {
+        assert_eq!(split_ids("lite").map(|ids| ids.len()), Some(300));
+        assert_eq!(split_ids("verified").map(|ids| ids.len()), Some(500));
+        assert_eq!(split_ids("full"), None);
+    }
+}
