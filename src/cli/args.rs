@@ -110,7 +110,7 @@ pub enum Command {
     Decide(DecideArgs),
     /// Read a harness's result files and write the canonical record table.
     #[command(
-        long_about = "Read the result files an evaluation harness wrote (swebench, tau-bench, tau2, terminal-bench, \
+        long_about = "Read the result files an evaluation harness wrote (swebench, lm-eval, tau-bench, tau2, terminal-bench, \
         openhands) and write the canonical record table (system, task, run, outcome, status, source, and group, \
         cost_usd, seconds where the files have them) to --out, in the format its extension names (.csv, .jsonl, \
         .parquet, …). The rows pass every check of the loader first. Errors the harness scored as failures keep \
@@ -121,7 +121,7 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// The native format: swebench, tau-bench, tau2, terminal-bench, openhands.
+    /// The native format: swebench, lm-eval, tau-bench, tau2, terminal-bench, openhands.
     #[arg(value_name = "FORMAT")]
     pub format: String,
     /// Result files (a Terminal-Bench run folder is accepted for its results.json).
@@ -133,6 +133,9 @@ pub struct ImportArgs {
     /// For swebench: the split a leaderboard results.json is scored against (lite or verified).
     #[arg(long, value_name = "SPLIT")]
     pub split: Option<String>,
+    /// For lm-eval: the filter whose sample lines are read.
+    #[arg(long, value_name = "FILTER")]
+    pub filter: Option<String>,
 }
 
 /// How records are read; shared by every command that loads records.
@@ -170,7 +173,7 @@ pub struct LoadArgs {
     /// cross-benchmark proxies from separate files).
     #[arg(long)]
     pub benchmark_per_file: bool,
-    /// Read the files as a harness's native results: swebench, tau-bench, tau2, terminal-bench,
+    /// Read the files as a harness's native results: swebench, lm-eval, tau-bench, tau2, terminal-bench,
     /// openhands (default: canonical records, or a native .json/.jsonl file recognised by its keys).
     #[arg(long, value_name = "FORMAT")]
     pub from: Option<String>,
@@ -178,6 +181,9 @@ pub struct LoadArgs {
     /// from metadata.yaml, the folder names, or the one split holding every listed instance).
     #[arg(long, value_name = "SPLIT")]
     pub split: Option<String>,
+    /// The lm-eval filter whose sample lines are read (default: none when present, else the first).
+    #[arg(long, value_name = "FILTER")]
+    pub filter: Option<String>,
     /// Leave these columns out of the records (repeat or separate by commas), e.g. a scaffold column that
     /// differs between a system's rows.
     #[arg(long = "ignore-col", value_name = "COLUMN", value_delimiter = ',')]
@@ -199,6 +205,7 @@ impl LoadArgs {
         Ok(LoadOptions {
             from,
             split: self.split.clone(),
+            filter: self.filter.clone(),
             columns: ColumnMap::parse(&self.columns)?,
             task_table: self.task_table.clone(),
             system_table: self.system_table.clone(),

@@ -417,12 +417,16 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
     let options = LoadOptions {
         from: Some(format),
         split: args.split.clone(),
+        filter: args.filter.clone(),
         ..LoadOptions::default()
     };
     // Every check of the loader first: what is written always loads.
     let dataset = load(&args.files, &options)?;
-    let rows =
-        crate::data::write::write_imported(&args.files, format, args.split.as_deref(), &args.out)?;
+    let settings = crate::data::import::ImportSettings {
+        split: args.split.as_deref(),
+        filter: args.filter.as_deref(),
+    };
+    let rows = crate::data::write::write_imported(&args.files, format, &settings, &args.out)?;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     writeln!(
         out,

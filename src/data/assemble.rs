@@ -34,6 +34,8 @@ pub struct LoadOptions {
     pub from: Option<super::import::ImportFormat>,
     /// The SWE-bench split a leaderboard `results.json` is scored against (`lite`, `verified`).
     pub split: Option<String>,
+    /// The lm-eval filter whose lines are read (default `none`, else the first seen).
+    pub filter: Option<String>,
     /// Columns that, after `system`, tell systems apart (`--system-key system,scaffold`): a system is
     /// named "system (value, …)" by the values of these columns on its rows.
     pub system_key: Vec<String>,
@@ -78,7 +80,11 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
     for path in paths {
         let file_benchmark = options.benchmark_per_file.then(|| benchmark_name(path));
         let native = if options.from.is_some() || super::import::may_be_native(path) {
-            super::import::read_native(path, options.from, options.split.as_deref())?
+            let settings = super::import::ImportSettings {
+                split: options.split.as_deref(),
+                filter: options.filter.as_deref(),
+            };
+            super::import::read_native(path, options.from, &settings)?
         } else {
             None
         };

@@ -53,13 +53,13 @@ pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), WriteError>
 pub fn write_imported(
     files: &[std::path::PathBuf],
     format: super::import::ImportFormat,
-    split: Option<&str>,
+    settings: &super::import::ImportSettings<'_>,
     path: &Path,
 ) -> Result<usize, WriteError> {
     let out = path.display().to_string();
     let mut rows = Vec::new();
     for file in files {
-        let imported = super::import::import_file(file, format, split)
+        let imported = super::import::import_file(file, format, settings)
             .map_err(|e| WriteError::new(&out, e.to_string()))?;
         rows.extend(imported.rows);
     }

@@ -45,6 +45,7 @@ fn imports_reproduce_the_expected_figures_of_every_real_file() {
             Some(folder) if folder.starts_with("swebench_") && folder != "swebench_ids" => {
                 "swebench"
             }
+            Some("lm_eval") => "lm-eval",
             Some("tau_bench") => "tau-bench",
             Some("tau2_bench") => "tau2",
             Some("terminal_bench") => "terminal-bench",
@@ -57,11 +58,9 @@ fn imports_reproduce_the_expected_figures_of_every_real_file() {
         let ok = |r: &Value| r["status"] == "ok";
         let sum = |key: &str| rows.iter().filter_map(|r| number(r, key)).sum::<f64>();
         let close = |a: f64, b: f64| (a - b).abs() < 1e-6;
-        assert_eq!(
-            Some(rows.len() as u64),
-            want["rows"].as_u64(),
-            "{key}: rows"
-        );
+        // lm-eval entries count lines: one filter, so one row a line.
+        let want_rows = want["rows"].as_u64().or(want["lines"].as_u64());
+        assert_eq!(Some(rows.len() as u64), want_rows, "{key}: rows");
         let tasks: std::collections::BTreeSet<&str> =
             rows.iter().filter_map(|r| r["task"].as_str()).collect();
         if let Some(want_tasks) = want["tasks"].as_u64() {
@@ -165,7 +164,43 @@ fn imports_reproduce_the_expected_figures_of_every_real_file() {
                     }
                 }
                 "system" => assert!(rows.iter().all(|r| r["system"] == *value), "{key}: system"),
-                "group" => assert!(rows.iter().all(|r| r["group"] == *value), "{key}: group"),
+                "group" => {
+                    // lm-eval lists the parent groups; the row's group is the one that holds the task.
+                    let group = value.as_array().and_then(|g| g.first()).unwrap_or(value);
+                    assert!(rows.iter().all(|r| r["group"] == *group), "{key}: group")
+                }
+                "system(model_name)" => {
+                    assert!(rows.iter().all(|r| r["system"] == *value), "{key}: system")
+                }
+                "docs" => {
+                    let task = want["task"].as_str().expect("task");
+                    let docs: Vec<String> = value
+                        .as_array()
+                        .expect("docs")
+                        .iter()
+                        .map(|d| format!("{task}/{d}"))
+                        .collect();
+                    let seen: Vec<String> = rows
+                        .iter()
+                        .filter_map(|r| r["task"].as_str().map(str::to_string))
+                        .collect();
+                    assert_eq!(seen, docs, "{key}: docs");
+                }
+                "filters" | "metric" => {
+                    let names: Vec<String> = match value {
+                        Value::Array(items) => items
+                            .iter()
+                            .filter_map(|v| v.as_str().map(str::to_string))
+                            .collect(),
+                        other => vec![other.as_str().unwrap_or_default().to_string()],
+                    };
+                    assert!(
+                        rows.iter().all(|r| names
+                            .iter()
+                            .any(|n| r["source"].as_str().is_some_and(|s| s.contains(n.as_str())))),
+                        "{key}: {field}"
+                    );
+                }
                 "sum_outcome" => assert!(
                     close(sum("outcome"), value.as_f64().expect("sum")),
                     "{key}: {field}"
@@ -219,8 +254,8 @@ fn imports_reproduce_the_expected_figures_of_every_real_file() {
         checked += 1;
     }
     assert_eq!(
-        checked, 13,
-        "six SWE-bench, two tau-bench, three tau2 and two Terminal-Bench files"
+        checked, 21,
+        "six SWE-bench, eight lm-eval, two tau-bench, three tau2 and two Terminal-Bench files"
     );
 }
 
@@ -427,5 +462,49 @@ fn swebench_leaderboard_results_are_read_against_their_split() {
             .contains("1 listed instances are not in the lite split, e.g. 'nobody__nothing-1'"),
         "{}",
         stderr(&outside)
+    );
+}
+
+/// lm-eval: one line per doc and filter; one filter is read (the first seen without `none`, or
+/// `--filter`), and a metric that is not a score is refused with its line.
+#[test]
+fn lm_eval_reads_one_filter_and_refuses_non_scores() {
+    let dir = temp_dir("lm-eval");
+    let path = dir.join("samples_gsm8k_2025-01-01T00-00-00.jsonl");
+    let line = |doc: u32, filter: &str, score: &str| {
+        format!(
+            r#"{{"doc_id": {doc}, "doc": {{}}, "target": "2", "filtered_resps": ["2"], "filter": "{filter}", "metrics": ["exact_match"], "doc_hash": "aa", "exact_match": {score}}}"#
+        )
+    };
+    let text = [
+        line(0, "strict-match", "1.0"),
+        line(0, "flexible-extract", "1.0"),
+        line(1, "strict-match", "0.0"),
+        line(1, "flexible-extract", "1.0"),
+    ]
+    .join("\n");
+    std::fs::write(&path, text + "\n").expect("write");
+    let file = path.to_string_lossy().to_string();
+    let mean = |args: &[&str]| {
+        let output = pareval(&[&["info", &file, "--format", "json"][..], args].concat());
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let info: Value = serde_json::from_slice(&output.stdout).expect("json");
+        assert_eq!(info["n_rows"], 2, "one row a doc");
+        info["systems"][0]["mean_outcome"].as_f64().expect("mean")
+    };
+    assert_eq!(mean(&[]), 0.5, "strict-match, the first filter");
+    assert_eq!(mean(&["--filter", "flexible-extract"]), 1.0);
+    let bogus = pareval(&["info", &file, "--filter", "none"]);
+    assert_eq!(bogus.status.code(), Some(2));
+    assert!(stderr(&bogus).contains(
+        "--filter 'none' is not in the file; its filters: strict-match, flexible-extract"
+    ));
+    std::fs::write(&path, line(0, "none", "[0.1, 0.2]") + "\n").expect("write");
+    let corpus = pareval(&["info", &file]);
+    assert_eq!(corpus.status.code(), Some(2));
+    assert!(
+        stderr(&corpus).contains("line 1: metric 'exact_match' is [0.1,0.2], not a score"),
+        "{}",
+        stderr(&corpus)
     );
 }

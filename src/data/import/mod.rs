@@ -14,6 +14,7 @@
 //! is not given (a `.jsonl` file by its first line, so canonical JSON Lines are parsed once).
 
 mod json;
+mod lm_eval;
 mod openhands;
 mod swebench;
 mod tau;
@@ -36,11 +37,13 @@ pub enum ImportFormat {
     TerminalBench,
     OpenHands,
     SweBench,
+    LmEval,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 5] = [
+    pub const ALL: [ImportFormat; 6] = [
         ImportFormat::SweBench,
+        ImportFormat::LmEval,
         ImportFormat::TauBench,
         ImportFormat::Tau2,
         ImportFormat::TerminalBench,
@@ -54,6 +57,7 @@ impl ImportFormat {
             ImportFormat::TerminalBench => "terminal-bench",
             ImportFormat::OpenHands => "openhands",
             ImportFormat::SweBench => "swebench",
+            ImportFormat::LmEval => "lm-eval",
         }
     }
 
@@ -72,10 +76,17 @@ impl ImportFormat {
     /// The format of a JSON Lines file whose first line is `first`, if any.
     fn detect_line(first: &Value) -> Option<Self> {
         let object = first.as_object()?;
-        (object.contains_key("instance_id")
+        if object.contains_key("system") {
+            return None;
+        }
+        if object.contains_key("instance_id")
             && (object.contains_key("test_result") || object.contains_key("metadata"))
-            && !object.contains_key("system"))
-        .then_some(ImportFormat::OpenHands)
+        {
+            return Some(ImportFormat::OpenHands);
+        }
+        (object.contains_key("doc_id")
+            && (object.contains_key("filtered_resps") || object.contains_key("doc_hash")))
+        .then_some(ImportFormat::LmEval)
     }
 
     /// The format whose keys the parsed file has, if any (the canonical JSON array has `system`).
@@ -102,6 +113,13 @@ impl ImportFormat {
             _ => None,
         }
     }
+}
+
+/// Choices some formats need: the SWE-bench split of a leaderboard results.json, the lm-eval filter.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ImportSettings<'a> {
+    pub split: Option<&'a str>,
+    pub filter: Option<&'a str>,
 }
 
 /// Outcome status of one canonical row.
@@ -204,7 +222,7 @@ struct Parsed {
 fn parse_file(
     path: &Path,
     format: Option<ImportFormat>,
-    split: Option<&str>,
+    settings: &ImportSettings<'_>,
 ) -> Result<Option<Parsed>, LoadError> {
     let file_path = native_file(path);
     let file = file_path.display().to_string();
@@ -228,6 +246,7 @@ fn parse_file(
         let (lines, non_finite) = parse_lines(&bytes, &file, false)?;
         let imported = match format {
             ImportFormat::OpenHands => openhands::output(&lines, &file)?,
+            ImportFormat::LmEval => lm_eval::samples(&lines, &file_path, &file, settings.filter)?,
             other => {
                 return Err(LoadError::new(
                     &file,
@@ -251,11 +270,19 @@ fn parse_file(
             ImportFormat::TauBench => tau::tau_bench(&value, &file_path, &file)?,
             ImportFormat::Tau2 => tau::tau2(&value, &file)?,
             ImportFormat::TerminalBench => terminal_bench::results(&value, &file_path, &file)?,
-            ImportFormat::SweBench => swebench::results(&value, &file_path, &file, split)?,
-            ImportFormat::OpenHands => {
+            ImportFormat::SweBench => swebench::results(&value, &file_path, &file, settings.split)?,
+            ImportFormat::OpenHands | ImportFormat::LmEval => {
                 return Err(LoadError::new(
                     &file,
-                    "OpenHands results are JSON Lines (output.jsonl), one instance per line",
+                    format!(
+                        "{} results are JSON Lines ({}), one record per line",
+                        format.name(),
+                        if format == ImportFormat::OpenHands {
+                            "output.jsonl"
+                        } else {
+                            "samples_<task>_<date>.jsonl"
+                        }
+                    ),
                 ));
             }
         };
@@ -284,9 +311,9 @@ fn parse_file(
 pub fn import_file(
     path: &Path,
     format: ImportFormat,
-    split: Option<&str>,
+    settings: &ImportSettings<'_>,
 ) -> Result<Imported, LoadError> {
-    parse_file(path, Some(format), split)?
+    parse_file(path, Some(format), settings)?
         .map(|parsed| parsed.imported)
         .ok_or_else(|| LoadError::new(path.display().to_string(), "nothing read"))
 }
@@ -296,9 +323,9 @@ pub fn import_file(
 pub fn read_native(
     path: &Path,
     format: Option<ImportFormat>,
-    split: Option<&str>,
+    settings: &ImportSettings<'_>,
 ) -> Result<Option<(RawTable, ImportFormat, Vec<String>)>, LoadError> {
-    let Some(parsed) = parse_file(path, format, split)? else {
+    let Some(parsed) = parse_file(path, format, settings)? else {
         return Ok(None);
     };
     let frame = canonical_frame(&parsed.imported.rows)

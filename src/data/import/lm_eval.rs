@@ -1,0 +1,198 @@
+//! lm-evaluation-harness `--log_samples` output (`shared/formats/NOTES.md` §2): one
+//! `samples_<task>_<date>.jsonl` per task, with `results_<date>.json` beside it. A line holds one doc
+//! under one filter; one filter is read (`--filter`, default `none` when present, else the first
+//! seen), and its `acc` (else `exact_match`, else the line's first listed metric) is the outcome.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{CanonicalRow, Imported, RowStatus};
+use crate::data::error::LoadError;
+
+/// (task, date) of a samples file name `samples_<task>_<YYYY-MM-DDTHH-MM-SS[.ffffff]>.jsonl`.
+fn task_and_date(name: &str) -> Option<(&str, &str)> {
+    let stem = name.strip_prefix("samples_")?.strip_suffix(".jsonl")?;
+    let (task, date) = stem.rsplit_once('_')?;
+    let looks_like_date = date.len() >= 19
+        && date.as_bytes()[4] == b'-'
+        && date.as_bytes()[10] == b'T'
+        && date[..4].chars().all(|c| c.is_ascii_digit());
+    (looks_like_date && !task.is_empty()).then_some((task, date))
+}
+
+/// The metric read as the outcome of a line: `acc`, else `exact_match`, else the first listed one.
+fn metric_of(line: &Value) -> Option<String> {
+    ["acc", "exact_match"]
+        .iter()
+        .find(|m| line.get(**m).is_some())
+        .map(|m| m.to_string())
+        .or_else(|| {
+            line.get("metrics")?
+                .as_array()?
+                .first()?
+                .as_str()
+                .map(str::to_string)
+        })
+}
+
+pub fn samples(
+    lines: &[(u64, Value)],
+    path: &Path,
+    file: &str,
+    filter: Option<&str>,
+) -> Result<Imported, LoadError> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (task, date) = task_and_date(&name).ok_or_else(|| {
+        LoadError::new(
+            file,
+            "an lm-eval samples file is named samples_<task>_<date>.jsonl (the task comes from the name)",
+        )
+    })?;
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let results: Option<Value> = std::fs::read(folder.join(format!("results_{date}.json")))
+        .ok()
+        .and_then(|bytes| super::json::parse_lenient(&bytes, file).ok())
+        .map(|(value, _)| value);
+    let mut notes = Vec::new();
+    let system = match results
+        .as_ref()
+        .and_then(|r| r.get("model_name").and_then(Value::as_str))
+    {
+        Some(model) => model.to_string(),
+        None => {
+            let name = folder
+                .file_name()
+                .map_or("lm-eval".to_string(), |n| n.to_string_lossy().into_owned());
+            notes.push(format!(
+                "{file}: no results_{date}.json with a model_name beside it; the system is named after the folder, '{name}'"
+            ));
+            name
+        }
+    };
+    // The group: the parent group listing the task, else the task itself.
+    let group = results
+        .as_ref()
+        .and_then(|r| r.get("group_subtasks")?.as_object())
+        .and_then(|groups| {
+            groups.iter().find_map(|(group, tasks)| {
+                tasks
+                    .as_array()?
+                    .iter()
+                    .any(|t| t.as_str() == Some(task))
+                    .then(|| group.clone())
+            })
+        })
+        .unwrap_or_else(|| task.to_string());
+    let filters: Vec<&str> = {
+        let mut seen = Vec::new();
+        for (_, line) in lines {
+            let f = line.get("filter").and_then(Value::as_str).unwrap_or("none");
+            if !seen.contains(&f) {
+                seen.push(f);
+            }
+        }
+        seen
+    };
+    let chosen = match filter {
+        Some(f) if filters.contains(&f) => f.to_string(),
+        Some(f) => {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "--filter '{f}' is not in the file; its filters: {}",
+                    filters.join(", ")
+                ),
+            ));
+        }
+        None if filters.contains(&"none") => "none".to_string(),
+        None => filters
+            .first()
+            .map_or("none".to_string(), |f| f.to_string()),
+    };
+    if filters.len() > 1 {
+        notes.push(format!(
+            "{file}: filter '{chosen}' read of {} ({}); --filter chooses",
+            filters.len(),
+            filters.join(", ")
+        ));
+    }
+    let mut rows = Vec::new();
+    let mut numbers = Vec::new();
+    for (line_number, line) in lines {
+        if line.get("filter").and_then(Value::as_str).unwrap_or("none") != chosen {
+            continue;
+        }
+        let at = |what: String| LoadError::new(file, format!("line {line_number}: {what}"));
+        let doc = match line.get("doc_id") {
+            Some(Value::Number(n)) => n.to_string(),
+            Some(Value::String(s)) => s.clone(),
+            _ => return Err(at("no doc_id".to_string())),
+        };
+        let metric = metric_of(line).ok_or_else(|| at("no metric on the line".to_string()))?;
+        let outcome = match line.get(&metric) {
+            Some(Value::Bool(b)) => f64::from(u8::from(*b)),
+            Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
+            Some(Value::Null) | None => {
+                return Err(at(format!(
+                    "metric '{metric}' has no value (NaN or missing)"
+                )));
+            }
+            Some(other) => {
+                return Err(at(format!(
+                    "metric '{metric}' is {other}, not a score (corpus-level metrics have no per-doc score)"
+                )));
+            }
+        };
+        numbers.push(*line_number);
+        rows.push(CanonicalRow {
+            system: system.clone(),
+            task: format!("{task}/{doc}"),
+            run: 0,
+            outcome: Some(outcome),
+            status: RowStatus::Ok,
+            group: Some(group.clone()),
+            cost_usd: None,
+            seconds: None,
+            source: format!("lm-eval {task} doc {doc}, filter {chosen}, {metric}"),
+        });
+    }
+    if let Some(limited) = results
+        .as_ref()
+        .and_then(|r| r.get("n-samples")?.get(task))
+        .and_then(|n| Some((n.get("original")?.as_u64()?, n.get("effective")?.as_u64()?)))
+        .filter(|(original, effective)| effective < original)
+    {
+        notes.push(format!(
+            "{file}: {task} was run with --limit ({} of {} docs); the others are not in the records",
+            limited.1, limited.0
+        ));
+    }
+    Ok(Imported {
+        rows,
+        notes,
+        lines: Some(numbers),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tasks_and_dates_from_file_names() {
+        assert_eq!(
+            task_and_date("samples_mmlu_pro_plus_chemistry_2025-10-14T14-44-39.372006.jsonl"),
+            Some(("mmlu_pro_plus_chemistry", "2025-10-14T14-44-39.372006"))
+        );
+        assert_eq!(
+            task_and_date("samples_gsm8k_2025-09-09T13-31-53.431753.jsonl"),
+            Some(("gsm8k", "2025-09-09T13-31-53.431753"))
+        );
+        assert_eq!(task_and_date("output.jsonl"), None);
+        assert_eq!(task_and_date("samples_gsm8k_latest.jsonl"), None);
+    }
+}
