@@ -110,7 +110,7 @@ pub enum Command {
     Decide(DecideArgs),
     /// Read a harness's result files and write the canonical record table.
     #[command(
-        long_about = "Read the result files an evaluation harness wrote (swebench, lm-eval, tau-bench, tau2, terminal-bench, \
+        long_about = "Read the result files an evaluation harness wrote (swebench, inspect, lm-eval, tau-bench, tau2, terminal-bench, \
         openhands) and write the canonical record table (system, task, run, outcome, status, source, and group, \
         cost_usd, seconds where the files have them) to --out, in the format its extension names (.csv, .jsonl, \
         .parquet, …). The rows pass every check of the loader first. Errors the harness scored as failures keep \
@@ -121,7 +121,7 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// The native format: swebench, lm-eval, tau-bench, tau2, terminal-bench, openhands.
+    /// The native format: swebench, inspect, lm-eval, tau-bench, tau2, terminal-bench, openhands.
     #[arg(value_name = "FORMAT")]
     pub format: String,
     /// Result files (a Terminal-Bench run folder is accepted for its results.json).
@@ -136,6 +136,27 @@ pub struct ImportArgs {
     /// For lm-eval: the filter whose sample lines are read.
     #[arg(long, value_name = "FILTER")]
     pub filter: Option<String>,
+    /// For inspect: the scorer whose value is the outcome.
+    #[arg(long, value_name = "SCORER")]
+    pub scorer: Option<String>,
+    /// For inspect: a scorer's range MIN:MAX, mapped onto [0, 1].
+    #[arg(long, value_name = "MIN:MAX")]
+    pub score_scale: Option<String>,
+}
+
+/// `MIN:MAX` with MIN < MAX, both finite.
+pub fn parse_score_scale(text: &str) -> Result<(f64, f64), String> {
+    let bad = || format!("--score-scale '{text}' must be MIN:MAX with MIN < MAX (e.g. 0:10)");
+    let (low, high) = text.split_once(':').ok_or_else(bad)?;
+    let (low, high): (f64, f64) = (
+        low.trim().parse().map_err(|_| bad())?,
+        high.trim().parse().map_err(|_| bad())?,
+    );
+    if low.is_finite() && high.is_finite() && low < high {
+        Ok((low, high))
+    } else {
+        Err(bad())
+    }
 }
 
 /// How records are read; shared by every command that loads records.
@@ -173,8 +194,9 @@ pub struct LoadArgs {
     /// cross-benchmark proxies from separate files).
     #[arg(long)]
     pub benchmark_per_file: bool,
-    /// Read the files as a harness's native results: swebench, lm-eval, tau-bench, tau2, terminal-bench,
-    /// openhands (default: canonical records, or a native .json/.jsonl file recognised by its keys).
+    /// Read the files as a harness's native results: swebench, inspect, lm-eval, tau-bench, tau2,
+    /// terminal-bench, openhands (default: canonical records, or a native .json, .jsonl or .eval file
+    /// recognised by its keys).
     #[arg(long, value_name = "FORMAT")]
     pub from: Option<String>,
     /// The SWE-bench split a leaderboard results.json is scored against: lite or verified (default:
@@ -184,6 +206,13 @@ pub struct LoadArgs {
     /// The lm-eval filter whose sample lines are read (default: none when present, else the first).
     #[arg(long, value_name = "FILTER")]
     pub filter: Option<String>,
+    /// The Inspect scorer whose value is the outcome (default: the log's first scorer).
+    #[arg(long, value_name = "SCORER")]
+    pub scorer: Option<String>,
+    /// An Inspect scorer's range MIN:MAX, mapped onto [0, 1] (scores outside [0, 1] are refused
+    /// without it).
+    #[arg(long, value_name = "MIN:MAX")]
+    pub score_scale: Option<String>,
     /// Leave these columns out of the records (repeat or separate by commas), e.g. a scaffold column that
     /// differs between a system's rows.
     #[arg(long = "ignore-col", value_name = "COLUMN", value_delimiter = ',')]
@@ -206,6 +235,13 @@ impl LoadArgs {
             from,
             split: self.split.clone(),
             filter: self.filter.clone(),
+            scorer: self.scorer.clone(),
+            score_scale: self
+                .score_scale
+                .as_deref()
+                .map(parse_score_scale)
+                .transpose()
+                .map_err(super::CliError::Input)?,
             columns: ColumnMap::parse(&self.columns)?,
             task_table: self.task_table.clone(),
             system_table: self.system_table.clone(),

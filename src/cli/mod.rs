@@ -418,13 +418,22 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
         from: Some(format),
         split: args.split.clone(),
         filter: args.filter.clone(),
+        scorer: args.scorer.clone(),
+        score_scale: args
+            .score_scale
+            .as_deref()
+            .map(args::parse_score_scale)
+            .transpose()
+            .map_err(CliError::Input)?,
         ..LoadOptions::default()
     };
     // Every check of the loader first: what is written always loads.
     let dataset = load(&args.files, &options)?;
     let settings = crate::data::import::ImportSettings {
-        split: args.split.as_deref(),
-        filter: args.filter.as_deref(),
+        split: options.split.as_deref(),
+        filter: options.filter.as_deref(),
+        scorer: options.scorer.as_deref(),
+        score_scale: options.score_scale,
     };
     let rows = crate::data::write::write_imported(&args.files, format, &settings, &args.out)?;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });

@@ -36,6 +36,10 @@ pub struct LoadOptions {
     pub split: Option<String>,
     /// The lm-eval filter whose lines are read (default `none`, else the first seen).
     pub filter: Option<String>,
+    /// The Inspect scorer whose value is the outcome (default: the first).
+    pub scorer: Option<String>,
+    /// An Inspect scorer's range, mapped onto [0, 1] (`--score-scale MIN:MAX`).
+    pub score_scale: Option<(f64, f64)>,
     /// Columns that, after `system`, tell systems apart (`--system-key system,scaffold`): a system is
     /// named "system (value, …)" by the values of these columns on its rows.
     pub system_key: Vec<String>,
@@ -83,6 +87,8 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
             let settings = super::import::ImportSettings {
                 split: options.split.as_deref(),
                 filter: options.filter.as_deref(),
+                scorer: options.scorer.as_deref(),
+                score_scale: options.score_scale,
             };
             super::import::read_native(path, options.from, &settings)?
         } else {

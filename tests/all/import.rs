@@ -46,6 +46,7 @@ fn imports_reproduce_the_expected_figures_of_every_real_file() {
                 "swebench"
             }
             Some("lm_eval") => "lm-eval",
+            Some("inspect_eval" | "inspect_json") => "inspect",
             Some("tau_bench") => "tau-bench",
             Some("tau2_bench") => "tau2",
             Some("terminal_bench") => "terminal-bench",
@@ -63,7 +64,7 @@ fn imports_reproduce_the_expected_figures_of_every_real_file() {
         assert_eq!(Some(rows.len() as u64), want_rows, "{key}: rows");
         let tasks: std::collections::BTreeSet<&str> =
             rows.iter().filter_map(|r| r["task"].as_str()).collect();
-        if let Some(want_tasks) = want["tasks"].as_u64() {
+        if let Some(want_tasks) = want["tasks"].as_u64().or(want["distinct_ids"].as_u64()) {
             assert_eq!(tasks.len() as u64, want_tasks, "{key}: tasks");
         }
         // Pre-v2 SWE-bench: the zeros are split by why.
@@ -169,6 +170,55 @@ fn imports_reproduce_the_expected_figures_of_every_real_file() {
                     let group = value.as_array().and_then(|g| g.first()).unwrap_or(value);
                     assert!(rows.iter().all(|r| r["group"] == *group), "{key}: group")
                 }
+                "system(eval.model)" => {
+                    assert!(rows.iter().all(|r| r["system"] == *value), "{key}: system")
+                }
+                "task(eval.task)" => {
+                    assert!(rows.iter().all(|r| r["group"] == *value), "{key}: group")
+                }
+                "epochs" => {
+                    let runs: std::collections::BTreeSet<u64> = rows
+                        .iter()
+                        .filter_map(|r| r["run"].as_str()?.parse().ok())
+                        .collect();
+                    let want: std::collections::BTreeSet<u64> = value
+                        .as_array()
+                        .expect("epochs")
+                        .iter()
+                        .filter_map(|e| Some(e.as_u64()? - 1))
+                        .collect();
+                    assert_eq!(runs, want, "{key}: {field}");
+                }
+                "default_scorer(first key)" => assert!(
+                    rows.iter()
+                        .all(|r| r["source"].as_str().is_some_and(|s| s
+                            .ends_with(&format!("scorer {}", value.as_str().unwrap_or_default())))),
+                    "{key}: {field}"
+                ),
+                "errors" => assert_eq!(Some(errors), value.as_u64(), "{key}: {field}"),
+                "rows_with_total_time" => assert_eq!(
+                    Some(
+                        rows.iter()
+                            .filter(|r| number(r, "seconds").is_some())
+                            .count() as u64
+                    ),
+                    value.as_u64(),
+                    "{key}: {field}"
+                ),
+                "rows_with_cost" => assert_eq!(
+                    Some(
+                        rows.iter()
+                            .filter(|r| number(r, "cost_usd").is_some())
+                            .count() as u64
+                    ),
+                    value.as_u64(),
+                    "{key}: {field}"
+                ),
+                "not_attempted_vs_sample_ids" => assert_eq!(
+                    Some(count(&|r| r["status"] == "not_attempted")),
+                    value.as_u64(),
+                    "{key}: {field}"
+                ),
                 "system(model_name)" => {
                     assert!(rows.iter().all(|r| r["system"] == *value), "{key}: system")
                 }
@@ -254,8 +304,8 @@ fn imports_reproduce_the_expected_figures_of_every_real_file() {
         checked += 1;
     }
     assert_eq!(
-        checked, 21,
-        "six SWE-bench, eight lm-eval, two tau-bench, three tau2 and two Terminal-Bench files"
+        checked, 27,
+        "six SWE-bench, six Inspect, eight lm-eval, two tau-bench, three tau2 and two Terminal-Bench files"
     );
 }
 
@@ -507,4 +557,93 @@ fn lm_eval_reads_one_filter_and_refuses_non_scores() {
         "{}",
         stderr(&corpus)
     );
+}
+
+/// Inspect: the scorer is chosen with --scorer; a scorer outside [0, 1] is refused unless
+/// --score-scale maps its range; a truncated .eval archive and an unknown scorer exit 2.
+#[test]
+fn inspect_scorers_and_scales_are_chosen_not_guessed() {
+    let Some(data) = shared_data() else { return };
+    let bash = data.join("../formats/inspect_eval/bash_2.eval");
+    let file = bash.to_string_lossy().to_string();
+    let mean = |args: &[&str]| -> Result<f64, String> {
+        let output = pareval(&[&["info", &file, "--format", "json"][..], args].concat());
+        if output.status.code() != Some(0) {
+            return Err(stderr(&output));
+        }
+        let info: Value = serde_json::from_slice(&output.stdout).expect("json");
+        Ok(info["systems"][0]["mean_outcome"].as_f64().expect("mean"))
+    };
+    assert_eq!(
+        mean(&[]),
+        Ok(0.2),
+        "main_task_correctness, the first scorer"
+    );
+    let refused = mean(&["--scorer", "max_sus_scorer"]).expect_err("8 to 10 is not a score");
+    assert!(
+        refused.contains("must hold a number in [0, 1]"),
+        "{refused}"
+    );
+    // max_sus_scorer's values 8-10 on a 0-10 scale.
+    let scaled = mean(&["--scorer", "max_sus_scorer", "--score-scale", "0:10"]).expect("scaled");
+    assert!((0.8..=1.0).contains(&scaled), "{scaled}");
+    let unknown = mean(&["--scorer", "accuracy"]).expect_err("no such scorer");
+    assert!(
+        unknown.contains("--scorer 'accuracy' is not a scorer of the log; its scorers: "),
+        "{unknown}"
+    );
+    let bad_scale = mean(&["--score-scale", "10:0"]).expect_err("MIN < MAX");
+    assert!(
+        bad_scale.contains("--score-scale '10:0' must be MIN:MAX with MIN < MAX"),
+        "{bad_scale}"
+    );
+    // A truncated archive is refused, naming the file.
+    let dir = temp_dir("inspect");
+    let cut = dir.join("cut.eval");
+    let bytes = std::fs::read(&bash).expect("read");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).expect("write");
+    let output = pareval(&["info", &cut.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("cut.eval: not a readable .eval (zip) archive"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+/// `.eval` archives written with INSPECT_USE_ZSTD have zstd members: the same log re-packed with every
+/// member zstd-compressed reads the same.
+#[test]
+fn inspect_archives_with_zstd_members_read_the_same() {
+    use std::io::{Read, Write};
+    let Some(data) = shared_data() else { return };
+    let bash = data.join("../formats/inspect_eval/bash_2.eval");
+    let mut source = zip::ZipArchive::new(std::fs::File::open(&bash).expect("open")).expect("zip");
+    let dir = temp_dir("inspect-zstd");
+    let packed = dir.join("zstd.eval");
+    let mut writer = zip::ZipWriter::new(std::fs::File::create(&packed).expect("create"));
+    let options =
+        zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Zstd);
+    for index in 0..source.len() {
+        let mut member = source.by_index(index).expect("member");
+        let name = member.name().expect("member name").into_owned();
+        let mut bytes = Vec::new();
+        member.read_to_end(&mut bytes).expect("read member");
+        writer.start_file(name, options).expect("start");
+        writer.write_all(&bytes).expect("write member");
+    }
+    writer.finish().expect("finish");
+    let mean = |path: &std::path::Path| {
+        let output = pareval(&["info", &path.to_string_lossy(), "--format", "json"]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let info: Value = serde_json::from_slice(&output.stdout).expect("json");
+        (
+            info["n_rows"].clone(),
+            info["systems"][0]["mean_outcome"].clone(),
+        )
+    };
+    assert_eq!(mean(&packed), mean(&bash));
+    let mut check = zip::ZipArchive::new(std::fs::File::open(&packed).expect("open")).expect("zip");
+    let member = check.by_index(0).expect("member");
+    assert_eq!(member.compression(), zip::CompressionMethod::Zstd);
 }

@@ -5,14 +5,16 @@
 //! index when it differs from the 0-based `run`. Errors the harness scored as failures keep their
 //! outcome with status `error`, so `--exclude-errors` can tell them apart.
 //!
-//! Formats: `tau-bench` (v1 `EnvRunResult` arrays), `tau2` (`Results` with `simulations`),
-//! `terminal-bench` (Terminal-Bench 1 `results.json`, with `run_metadata.json` beside it) and
-//! `openhands` (V0/V1 `output.jsonl` with the graded `test_result.report`) and `swebench`
-//! (leaderboard `results.json`, v2 and pre-v2, against the split's instance list, and the harness's
-//! run report). A `.json` or `.jsonl`
-//! file, or a folder holding a Terminal-Bench `results.json`, is recognised by its keys when `--from`
-//! is not given (a `.jsonl` file by its first line, so canonical JSON Lines are parsed once).
+//! Formats: `swebench` (leaderboard `results.json`, v2 and pre-v2, against the split's instance
+//! list, and the harness's run report), `inspect` (`.eval` archives and `.json` logs), `lm-eval`
+//! (`samples_<task>_<date>.jsonl` with its results file), `tau-bench` (v1 `EnvRunResult` arrays),
+//! `tau2` (`Results` with `simulations`), `terminal-bench` (Terminal-Bench 1 `results.json`, with
+//! `run_metadata.json` beside it) and `openhands` (V0/V1 `output.jsonl` with the graded
+//! `test_result.report`). Without `--from` a `.json`, `.jsonl` or `.eval` file, or a folder holding a
+//! Terminal-Bench `results.json`, is recognised by its keys (a `.jsonl` file by its first line only, so
+//! canonical JSON Lines are parsed once).
 
+mod inspect;
 mod json;
 mod lm_eval;
 mod openhands;
@@ -38,11 +40,13 @@ pub enum ImportFormat {
     OpenHands,
     SweBench,
     LmEval,
+    Inspect,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 6] = [
+    pub const ALL: [ImportFormat; 7] = [
         ImportFormat::SweBench,
+        ImportFormat::Inspect,
         ImportFormat::LmEval,
         ImportFormat::TauBench,
         ImportFormat::Tau2,
@@ -58,6 +62,7 @@ impl ImportFormat {
             ImportFormat::OpenHands => "openhands",
             ImportFormat::SweBench => "swebench",
             ImportFormat::LmEval => "lm-eval",
+            ImportFormat::Inspect => "inspect",
         }
     }
 
@@ -106,6 +111,9 @@ impl ImportFormat {
                 if swebench::looks_like(object) {
                     return Some(ImportFormat::SweBench);
                 }
+                if object.contains_key("eval") && object.contains_key("samples") {
+                    return Some(ImportFormat::Inspect);
+                }
                 let first = object.get("results")?.as_array()?.first()?.as_object()?;
                 (first.contains_key("trial_name") && first.contains_key("is_resolved"))
                     .then_some(ImportFormat::TerminalBench)
@@ -120,6 +128,10 @@ impl ImportFormat {
 pub struct ImportSettings<'a> {
     pub split: Option<&'a str>,
     pub filter: Option<&'a str>,
+    /// The Inspect scorer whose value is the outcome (default: the first).
+    pub scorer: Option<&'a str>,
+    /// An Inspect scorer's range (MIN, MAX), mapped onto [0, 1].
+    pub score_scale: Option<(f64, f64)>,
 }
 
 /// Outcome status of one canonical row.
@@ -168,7 +180,7 @@ fn native_file(path: &Path) -> PathBuf {
 /// Whether `path` may hold a native file: a `.json` or `.jsonl` file or a folder (never CSV or
 /// Parquet).
 pub fn may_be_native(path: &Path) -> bool {
-    path.is_dir() || is_json(path) || is_json_lines(path)
+    path.is_dir() || is_json(path) || is_json_lines(path) || has_extension(path, "eval")
 }
 
 fn has_extension(path: &Path, extension: &str) -> bool {
@@ -228,7 +240,20 @@ fn parse_file(
     let file = file_path.display().to_string();
     let bytes = std::fs::read(&file_path)
         .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
-    let (mut imported, format, non_finite) = if is_json_lines(&file_path) {
+    let (mut imported, format, non_finite) = if has_extension(&file_path, "eval") {
+        if format.is_some_and(|f| f != ImportFormat::Inspect) {
+            return Err(LoadError::new(
+                &file,
+                "a .eval file is an Inspect log; read it with --from inspect",
+            ));
+        }
+        let log = inspect::eval_archive(&bytes, &file)?;
+        (
+            inspect::rows(&log, &file, settings)?,
+            ImportFormat::Inspect,
+            0,
+        )
+    } else if is_json_lines(&file_path) {
         let format = match format {
             Some(format) => format,
             None => {
@@ -271,6 +296,10 @@ fn parse_file(
             ImportFormat::Tau2 => tau::tau2(&value, &file)?,
             ImportFormat::TerminalBench => terminal_bench::results(&value, &file_path, &file)?,
             ImportFormat::SweBench => swebench::results(&value, &file_path, &file, settings.split)?,
+            ImportFormat::Inspect => {
+                let log = inspect::json_log(value);
+                inspect::rows(&log, &file, settings)?
+            }
             ImportFormat::OpenHands | ImportFormat::LmEval => {
                 return Err(LoadError::new(
                     &file,

@@ -1,0 +1,297 @@
+//! Inspect AI logs (`shared/formats/NOTES.md` §3): `.eval` zip archives (members DEFLATE or zstd;
+//! `header.json`, else `_journal/start.json`, and `samples/*.json`) and `.json` logs. One row per
+//! sample and epoch: the sample id is the task, epoch − 1 the run, `eval.model` the system, `eval.task`
+//! the group; the outcome is one scorer's value (`--scorer`, default the first scorer of the results,
+//! else of the first sample) by Inspect's own rule (C 1, P 0.5, I and N 0, numbers and booleans as
+//! they are), refused outside [0, 1] unless `--score-scale MIN:MAX` maps the scorer's range onto it.
+
+use std::io::{Cursor, Read};
+
+use serde_json::Value;
+
+use super::{CanonicalRow, ImportSettings, Imported, RowStatus};
+use crate::data::error::LoadError;
+
+/// The log's header (`eval`, `results`, `status`, …) and its samples.
+pub struct Log {
+    header: Value,
+    samples: Vec<Value>,
+}
+
+/// A `.json` log: one object with `samples`.
+pub fn json_log(value: Value) -> Log {
+    let samples = value
+        .get("samples")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Log {
+        header: value,
+        samples,
+    }
+}
+
+/// A `.eval` archive.
+pub fn eval_archive(bytes: &[u8], file: &str) -> Result<Log, LoadError> {
+    let mut archive = zip::ZipArchive::new(Cursor::new(bytes))
+        .map_err(|e| LoadError::new(file, format!("not a readable .eval (zip) archive: {e}")))?;
+    let names: Vec<String> = archive
+        .file_names()
+        .filter_map(Result::ok)
+        .filter(|n| n.starts_with("samples/") && n.ends_with(".json"))
+        .map(|n| n.into_owned())
+        .collect();
+    let mut member = |name: &str| -> Result<Option<Value>, LoadError> {
+        let mut entry = match archive.by_name(name) {
+            Ok(entry) => entry,
+            Err(zip::result::ZipError::FileNotFound) => return Ok(None),
+            Err(e) => return Err(LoadError::new(file, format!("member {name}: {e}"))),
+        };
+        let mut text = Vec::new();
+        entry
+            .read_to_end(&mut text)
+            .map_err(|e| LoadError::new(file, format!("member {name} cannot be read: {e}")))?;
+        let (value, _) = super::json::parse_lenient(&text, &format!("{file}:{name}"))?;
+        Ok(Some(value))
+    };
+    // A finished log has header.json; a crashed or running one only its journal start.
+    let header = match member("header.json")? {
+        Some(header) => header,
+        None => member("_journal/start.json")?.ok_or_else(|| {
+            LoadError::new(
+                file,
+                "the archive has neither header.json nor _journal/start.json (not an Inspect .eval log, or an unknown layout)",
+            )
+        })?,
+    };
+    let mut samples = Vec::with_capacity(names.len());
+    for name in names {
+        if let Some(sample) = member(&name)? {
+            samples.push(sample);
+        }
+    }
+    Ok(Log { header, samples })
+}
+
+/// Inspect's `value_to_float` for the values a converter may take; other values are refused.
+fn score(value: &Value) -> Result<Option<f64>, String> {
+    match value {
+        Value::Null => Ok(None),
+        Value::Bool(b) => Ok(Some(f64::from(u8::from(*b)))),
+        Value::Number(n) => Ok(n.as_f64()),
+        Value::String(text) => match text.trim() {
+            "C" => Ok(Some(1.0)),
+            "P" => Ok(Some(0.5)),
+            "I" | "N" => Ok(Some(0.0)),
+            other => match other.to_lowercase().as_str() {
+                "yes" | "true" => Ok(Some(1.0)),
+                "no" | "false" => Ok(Some(0.0)),
+                _ => other
+                    .parse::<f64>()
+                    .map(Some)
+                    .map_err(|_| format!("score '{other}' is not C, P, I, N, yes, no or a number")),
+            },
+        },
+        other => Err(format!("score {other} is a list or dict, not one value")),
+    }
+}
+
+fn id_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Imported, LoadError> {
+    let eval = log
+        .header
+        .get("eval")
+        .ok_or_else(|| LoadError::new(file, "an Inspect log needs 'eval'"))?;
+    let system = eval
+        .get("model")
+        .and_then(Value::as_str)
+        .ok_or_else(|| LoadError::new(file, "an Inspect log needs eval.model"))?
+        .to_string();
+    let group = eval.get("task").and_then(Value::as_str).map(str::to_string);
+    let scorer = match settings.scorer {
+        Some(scorer) => scorer.to_string(),
+        None => log
+            .header
+            .get("results")
+            .and_then(|r| r.get("scores")?.as_array()?.first()?.get("name")?.as_str())
+            .map(str::to_string)
+            .or_else(|| {
+                log.samples
+                    .iter()
+                    .find_map(|s| s.get("scores")?.as_object()?.keys().next().cloned())
+            })
+            .ok_or_else(|| {
+                LoadError::new(
+                    file,
+                    "no scorer in the log (no results and no sample scores)",
+                )
+            })?,
+    };
+    let mut rows = Vec::with_capacity(log.samples.len());
+    let mut seen: std::collections::HashSet<(String, u32)> = std::collections::HashSet::new();
+    let mut scorers: Vec<String> = Vec::new();
+    for (index, sample) in log.samples.iter().enumerate() {
+        let at = |what: String| LoadError::new(file, format!("sample {}: {what}", index + 1));
+        let id = sample
+            .get("id")
+            .and_then(id_text)
+            .ok_or_else(|| at("no id".to_string()))?;
+        let epoch = sample
+            .get("epoch")
+            .and_then(Value::as_u64)
+            .unwrap_or(1)
+            .max(1) as u32;
+        let scores = sample.get("scores").and_then(Value::as_object);
+        for name in scores.into_iter().flat_map(|s| s.keys()) {
+            if !scorers.contains(name) {
+                scorers.push(name.clone());
+            }
+        }
+        let value = scores
+            .and_then(|s| s.get(&scorer))
+            .map(|s| s.get("value").unwrap_or(&Value::Null));
+        let mut outcome = match value {
+            Some(value) => score(value).map_err(|e| at(format!("{scorer}: {e}")))?,
+            None => None,
+        };
+        if let (Some(v), Some((low, high))) = (outcome, settings.score_scale) {
+            outcome = Some((v - low) / (high - low));
+        }
+        let errored = sample.get("error").is_some_and(|e| !e.is_null());
+        let status = match (errored, outcome) {
+            (true, _) => RowStatus::Error,
+            (false, Some(_)) => RowStatus::Ok,
+            // Unscored (NaN) or no score from this scorer: excluded, as Inspect's metrics do.
+            (false, None) => RowStatus::NotAttempted,
+        };
+        // An errored sample without a score is scored 0, as Inspect's metrics count it.
+        if status == RowStatus::Error && outcome.is_none() {
+            outcome = Some(0.0);
+        }
+        let costs: Option<Vec<f64>> = sample
+            .get("model_usage")
+            .and_then(Value::as_object)
+            .filter(|usage| !usage.is_empty())
+            .map(|usage| {
+                usage
+                    .values()
+                    .map(|u| u.get("total_cost").and_then(Value::as_f64))
+                    .collect::<Option<Vec<f64>>>()
+            })
+            .unwrap_or(None);
+        seen.insert((id.clone(), epoch));
+        rows.push(CanonicalRow {
+            system: system.clone(),
+            task: id,
+            run: epoch - 1,
+            outcome,
+            status,
+            group: group.clone(),
+            cost_usd: costs.map(|c| c.iter().sum()),
+            seconds: sample.get("total_time").and_then(Value::as_f64),
+            source: format!(
+                "inspect sample {}, epoch {epoch}, scorer {scorer}{}",
+                index + 1,
+                if errored { ", error" } else { "" }
+            ),
+        });
+    }
+    if !scorers.is_empty() && !scorers.contains(&scorer) {
+        return Err(LoadError::new(
+            file,
+            format!(
+                "--scorer '{scorer}' is not a scorer of the log; its scorers: {}",
+                scorers.join(", ")
+            ),
+        ));
+    }
+    let mut notes = Vec::new();
+    if scorers.len() > 1 {
+        notes.push(format!(
+            "{file}: scorer '{scorer}' read of {} ({}); --scorer chooses",
+            scorers.len(),
+            scorers.join(", ")
+        ));
+    }
+    // Samples of the dataset with no sample record for some epoch were not attempted; ids whose type
+    // differs from the samples' (an R-written log) cannot be matched, so the check is skipped then.
+    let sample_ids: Vec<String> = eval
+        .get("dataset")
+        .and_then(|d| d.get("sample_ids"))
+        .and_then(Value::as_array)
+        .map(|ids| ids.iter().filter_map(id_text).collect())
+        .unwrap_or_default();
+    let epochs = eval
+        .get("config")
+        .and_then(|c| c.get("epochs"))
+        .and_then(Value::as_u64)
+        .map_or_else(
+            || seen.iter().map(|(_, e)| *e).max().unwrap_or(1),
+            |e| e as u32,
+        );
+    let matched = sample_ids
+        .iter()
+        .any(|id| seen.iter().any(|(s, _)| s == id));
+    if matched {
+        for id in &sample_ids {
+            for epoch in 1..=epochs {
+                if !seen.contains(&(id.clone(), epoch)) {
+                    rows.push(CanonicalRow {
+                        system: system.clone(),
+                        task: id.clone(),
+                        run: epoch - 1,
+                        outcome: None,
+                        status: RowStatus::NotAttempted,
+                        group: group.clone(),
+                        cost_usd: None,
+                        seconds: None,
+                        source: format!(
+                            "inspect dataset sample {id}, epoch {epoch}, no sample record"
+                        ),
+                    });
+                }
+            }
+        }
+    } else if !sample_ids.is_empty() {
+        notes.push(format!(
+            "{file}: eval.dataset.sample_ids do not match the samples' ids; samples not run cannot be listed"
+        ));
+    }
+    if let Some(status) = log.header.get("status").and_then(Value::as_str)
+        && status != "success"
+    {
+        notes.push(format!("{file}: the eval's status is '{status}'"));
+    }
+    Ok(Imported {
+        rows,
+        notes,
+        lines: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_follow_inspects_value_to_float() {
+        let s = |v: Value| score(&v);
+        assert_eq!(s(Value::from("C")), Ok(Some(1.0)));
+        assert_eq!(s(Value::from("P")), Ok(Some(0.5)));
+        assert_eq!(s(Value::from("N")), Ok(Some(0.0)));
+        assert_eq!(s(Value::from("Yes")), Ok(Some(1.0)));
+        assert_eq!(s(Value::from("0.25")), Ok(Some(0.25)));
+        assert_eq!(s(Value::from(true)), Ok(Some(1.0)));
+        assert_eq!(s(Value::from(8)), Ok(Some(8.0)));
+        assert_eq!(s(Value::Null), Ok(None));
+        assert!(s(Value::from("maybe")).is_err());
+        assert!(s(serde_json::json!([1, 2])).is_err());
+    }
+}
