@@ -312,7 +312,7 @@ fn imports_reproduce_the_expected_figures_of_every_real_file() {
 #[test]
 fn malformed_native_files_name_the_file_and_entry() {
     let dir = temp_dir("import-bad");
-    let cases: [(&str, &str, &str); 5] = [
+    let cases: [(&str, &str, &str); 6] = [
         (
             "tau-bench",
             r#"[{"task_id": 1, "reward": 1.0, "trial": 0}, {"task_id": 2, "trial": 0}]"#,
@@ -334,6 +334,11 @@ fn malformed_native_files_name_the_file_and_entry() {
             "entry 1: is_resolved must be true, false or null",
         ),
         ("tau2", "[1, 2", "not valid JSON"),
+        (
+            "swebench",
+            r#"{"schema_version": 3, "resolved_ids": ["a__b-1"], "submitted_ids": ["a__b-1"]}"#,
+            "run report schema_version 3 is newer than this importer knows (2)",
+        ),
     ];
     for (i, (format, text, message)) in cases.iter().enumerate() {
         let path = dir.join(format!("bad{i}.json"));

@@ -11,7 +11,12 @@ use crate::data::error::LoadError;
 pub fn parse_lenient(bytes: &[u8], file: &str) -> Result<(Value, usize), LoadError> {
     let text = std::str::from_utf8(bytes)
         .map_err(|_| LoadError::new(file, "the file is not UTF-8 text"))?;
-    let (cleaned, replaced) = replace_non_finite(text);
+    // Most files have no such token: then the text is parsed as it is, without a rewritten copy.
+    let (cleaned, replaced) = if text.contains("NaN") || text.contains("Infinity") {
+        replace_non_finite(text)
+    } else {
+        (std::borrow::Cow::Borrowed(text), 0)
+    };
     let value = serde_json::from_str(&cleaned).map_err(|e| {
         LoadError::new(
             file,
@@ -26,7 +31,7 @@ pub fn parse_lenient(bytes: &[u8], file: &str) -> Result<(Value, usize), LoadErr
 }
 
 /// `NaN`, `Infinity` and `-Infinity` outside strings replaced by `null`.
-fn replace_non_finite(text: &str) -> (String, usize) {
+fn replace_non_finite(text: &str) -> (std::borrow::Cow<'_, str>, usize) {
     const TOKENS: [&str; 3] = ["-Infinity", "Infinity", "NaN"];
     let mut out = String::with_capacity(text.len());
     let mut replaced = 0;
@@ -53,7 +58,7 @@ fn replace_non_finite(text: &str) -> (String, usize) {
         out.push(c);
         rest = &rest[c.len_utf8()..];
     }
-    (out, replaced)
+    (std::borrow::Cow::Owned(out), replaced)
 }
 
 #[cfg(test)]

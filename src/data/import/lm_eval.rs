@@ -36,146 +36,171 @@ fn metric_of(line: &Value) -> Option<String> {
         })
 }
 
-pub fn samples(
-    lines: &[(u64, Value)],
-    path: &Path,
-    file: &str,
-    filter: Option<&str>,
-) -> Result<Imported, LoadError> {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let (task, date) = task_and_date(&name).ok_or_else(|| {
-        LoadError::new(
-            file,
-            "an lm-eval samples file is named samples_<task>_<date>.jsonl (the task comes from the name)",
-        )
-    })?;
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let results: Option<Value> = std::fs::read(folder.join(format!("results_{date}.json")))
-        .ok()
-        .and_then(|bytes| super::json::parse_lenient(&bytes, file).ok())
-        .map(|(value, _)| value);
-    let mut notes = Vec::new();
-    let system = match results
-        .as_ref()
-        .and_then(|r| r.get("model_name").and_then(Value::as_str))
-    {
-        Some(model) => model.to_string(),
-        None => {
-            let name = folder
-                .file_name()
-                .map_or("lm-eval".to_string(), |n| n.to_string_lossy().into_owned());
-            notes.push(format!(
-                "{file}: no results_{date}.json with a model_name beside it; the system is named after the folder, '{name}'"
-            ));
-            name
-        }
-    };
-    // The group: the parent group listing the task, else the task itself.
-    let group = results
-        .as_ref()
-        .and_then(|r| r.get("group_subtasks")?.as_object())
-        .and_then(|groups| {
-            groups.iter().find_map(|(group, tasks)| {
-                tasks
-                    .as_array()?
-                    .iter()
-                    .any(|t| t.as_str() == Some(task))
-                    .then(|| group.clone())
-            })
-        })
-        .unwrap_or_else(|| task.to_string());
-    let filters: Vec<&str> = {
-        let mut seen = Vec::new();
-        for (_, line) in lines {
-            let f = line.get("filter").and_then(Value::as_str).unwrap_or("none");
-            if !seen.contains(&f) {
-                seen.push(f);
-            }
-        }
-        seen
-    };
-    let chosen = match filter {
-        Some(f) if filters.contains(&f) => f.to_string(),
-        Some(f) => {
-            return Err(LoadError::new(
-                file,
-                format!(
-                    "--filter '{f}' is not in the file; its filters: {}",
-                    filters.join(", ")
-                ),
-            ));
-        }
-        None if filters.contains(&"none") => "none".to_string(),
-        None => filters
-            .first()
-            .map_or("none".to_string(), |f| f.to_string()),
-    };
-    if filters.len() > 1 {
-        notes.push(format!(
-            "{file}: filter '{chosen}' read of {} ({}); --filter chooses",
-            filters.len(),
-            filters.join(", ")
-        ));
-    }
-    let mut rows = Vec::new();
-    let mut numbers = Vec::new();
-    for (line_number, line) in lines {
-        if line.get("filter").and_then(Value::as_str).unwrap_or("none") != chosen {
-            continue;
-        }
-        let at = |what: String| LoadError::new(file, format!("line {line_number}: {what}"));
+/// What one sample line contributes, kept instead of the line's whole JSON (docs and prompts are large).
+struct Line {
+    number: u64,
+    doc: String,
+    filter: String,
+    /// The metric and its score, or why the line has none.
+    score: Result<(String, f64), String>,
+}
+
+/// Reads sample lines one at a time (see [`super::for_each_line`]); [`Reader::finish`] builds the rows.
+#[derive(Default)]
+pub struct Reader {
+    lines: Vec<Line>,
+}
+
+impl Reader {
+    pub fn line(&mut self, number: u64, line: &Value) -> Result<(), String> {
         let doc = match line.get("doc_id") {
             Some(Value::Number(n)) => n.to_string(),
             Some(Value::String(s)) => s.clone(),
-            _ => return Err(at("no doc_id".to_string())),
+            _ => return Err("no doc_id".to_string()),
         };
-        let metric = metric_of(line).ok_or_else(|| at("no metric on the line".to_string()))?;
-        let outcome = match line.get(&metric) {
-            Some(Value::Bool(b)) => f64::from(u8::from(*b)),
-            Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
-            Some(Value::Null) | None => {
-                return Err(at(format!(
-                    "metric '{metric}' has no value (NaN or missing)"
-                )));
-            }
-            Some(other) => {
-                return Err(at(format!(
+        let filter = line
+            .get("filter")
+            .and_then(Value::as_str)
+            .unwrap_or("none")
+            .to_string();
+        let score = match metric_of(line) {
+            None => Err("no metric on the line".to_string()),
+            Some(metric) => match line.get(&metric) {
+                Some(Value::Bool(b)) => Ok((metric, f64::from(u8::from(*b)))),
+                Some(Value::Number(n)) => Ok((metric, n.as_f64().unwrap_or(f64::NAN))),
+                Some(Value::Null) | None => {
+                    Err(format!("metric '{metric}' has no value (NaN or missing)"))
+                }
+                Some(other) => Err(format!(
                     "metric '{metric}' is {other}, not a score (corpus-level metrics have no per-doc score)"
-                )));
+                )),
+            },
+        };
+        self.lines.push(Line {
+            number,
+            doc,
+            filter,
+            score,
+        });
+        Ok(())
+    }
+
+    pub fn finish(
+        self,
+        path: &Path,
+        file: &str,
+        filter: Option<&str>,
+    ) -> Result<Imported, LoadError> {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (task, date) = task_and_date(&name).ok_or_else(|| {
+            LoadError::new(
+                file,
+                "an lm-eval samples file is named samples_<task>_<date>.jsonl (the task comes from the name)",
+            )
+        })?;
+        let folder = path.parent().unwrap_or(Path::new("."));
+        let results: Option<Value> = std::fs::read(folder.join(format!("results_{date}.json")))
+            .ok()
+            .and_then(|bytes| super::json::parse_lenient(&bytes, file).ok())
+            .map(|(value, _)| value);
+        let mut notes = Vec::new();
+        let system = match results
+            .as_ref()
+            .and_then(|r| r.get("model_name").and_then(Value::as_str))
+        {
+            Some(model) => model.to_string(),
+            None => {
+                let name = folder
+                    .file_name()
+                    .map_or("lm-eval".to_string(), |n| n.to_string_lossy().into_owned());
+                notes.push(format!(
+                    "{file}: no results_{date}.json with a model_name beside it; the system is named after the folder, '{name}'"
+                ));
+                name
             }
         };
-        numbers.push(*line_number);
-        rows.push(CanonicalRow {
-            system: system.clone(),
-            task: format!("{task}/{doc}"),
-            run: 0,
-            outcome: Some(outcome),
-            status: RowStatus::Ok,
-            group: Some(group.clone()),
-            cost_usd: None,
-            seconds: None,
-            source: format!("lm-eval {task} doc {doc}, filter {chosen}, {metric}"),
-        });
+        // The group: the parent group listing the task, else the task itself.
+        let group = results
+            .as_ref()
+            .and_then(|r| r.get("group_subtasks")?.as_object())
+            .and_then(|groups| {
+                groups.iter().find_map(|(group, tasks)| {
+                    tasks
+                        .as_array()?
+                        .iter()
+                        .any(|t| t.as_str() == Some(task))
+                        .then(|| group.clone())
+                })
+            })
+            .unwrap_or_else(|| task.to_string());
+        let mut filters: Vec<&str> = Vec::new();
+        for line in &self.lines {
+            if !filters.contains(&line.filter.as_str()) {
+                filters.push(&line.filter);
+            }
+        }
+        let chosen = match filter {
+            Some(f) if filters.contains(&f) => f.to_string(),
+            Some(f) => {
+                return Err(LoadError::new(
+                    file,
+                    format!(
+                        "--filter '{f}' is not in the file; its filters: {}",
+                        filters.join(", ")
+                    ),
+                ));
+            }
+            None if filters.contains(&"none") => "none".to_string(),
+            None => filters
+                .first()
+                .map_or("none".to_string(), |f| f.to_string()),
+        };
+        if filters.len() > 1 {
+            notes.push(format!(
+                "{file}: filter '{chosen}' read of {} ({}); --filter chooses",
+                filters.len(),
+                filters.join(", ")
+            ));
+        }
+        let mut rows = Vec::new();
+        let mut numbers = Vec::new();
+        for line in self.lines.iter().filter(|l| l.filter == chosen) {
+            let (metric, outcome) = line
+                .score
+                .clone()
+                .map_err(|what| LoadError::new(file, format!("line {}: {what}", line.number)))?;
+            numbers.push(line.number);
+            rows.push(CanonicalRow {
+                system: system.clone(),
+                task: format!("{task}/{}", line.doc),
+                run: 0,
+                outcome: Some(outcome),
+                status: RowStatus::Ok,
+                group: Some(group.clone()),
+                cost_usd: None,
+                seconds: None,
+                source: format!("lm-eval {task} doc {}, filter {chosen}, {metric}", line.doc),
+            });
+        }
+        if let Some((original, effective)) = results
+            .as_ref()
+            .and_then(|r| r.get("n-samples")?.get(task))
+            .and_then(|n| Some((n.get("original")?.as_u64()?, n.get("effective")?.as_u64()?)))
+            .filter(|(original, effective)| effective < original)
+        {
+            notes.push(format!(
+                "{file}: {task} was run with --limit ({effective} of {original} docs); the others are not in the records"
+            ));
+        }
+        Ok(Imported {
+            rows,
+            notes,
+            lines: Some(numbers),
+        })
     }
-    if let Some(limited) = results
-        .as_ref()
-        .and_then(|r| r.get("n-samples")?.get(task))
-        .and_then(|n| Some((n.get("original")?.as_u64()?, n.get("effective")?.as_u64()?)))
-        .filter(|(original, effective)| effective < original)
-    {
-        notes.push(format!(
-            "{file}: {task} was run with --limit ({} of {} docs); the others are not in the records",
-            limited.1, limited.0
-        ));
-    }
-    Ok(Imported {
-        rows,
-        notes,
-        lines: Some(numbers),
-    })
 }
 
 #[cfg(test)]

@@ -196,29 +196,30 @@ fn is_json_lines(path: &Path) -> bool {
     has_extension(path, "jsonl") || has_extension(path, "ndjson")
 }
 
-/// A JSON Lines file as (1-based line, value) pairs, Python's non-finite tokens read as null; the
-/// count of such tokens. With `first_only`, just the first non-empty line.
-fn parse_lines(
+/// Calls `visit` with each non-empty line of a JSON Lines file (1-based number, value), Python's
+/// non-finite tokens read as null; returns the count of such tokens. With `first_only`, just the first.
+/// Values are visited one at a time, so a large file is never held as JSON values at once.
+fn for_each_line(
     bytes: &[u8],
     file: &str,
     first_only: bool,
-) -> Result<(Vec<(u64, Value)>, usize), LoadError> {
-    let mut values = Vec::new();
+    mut visit: impl FnMut(u64, Value) -> Result<(), String>,
+) -> Result<usize, LoadError> {
     let mut non_finite = 0;
     for (index, line) in bytes.split(|&b| b == b'\n').enumerate() {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         let line_number = index as u64 + 1;
-        let (value, replaced) = json::parse_lenient(line, file)
-            .map_err(|e| LoadError::new(file, format!("line {line_number}: {}", e.message)))?;
-        values.push((line_number, value));
+        let at = |what: String| LoadError::new(file, format!("line {line_number}: {what}"));
+        let (value, replaced) = json::parse_lenient(line, file).map_err(|e| at(e.message))?;
         non_finite += replaced;
+        visit(line_number, value).map_err(at)?;
         if first_only {
             break;
         }
     }
-    Ok((values, non_finite))
+    Ok(non_finite)
 }
 
 /// One native file, parsed.
@@ -258,20 +259,36 @@ fn parse_file(
             Some(format) => format,
             None => {
                 // Only the first line decides, so canonical JSON Lines are not parsed twice.
-                let first = match parse_lines(&bytes, &file, true) {
-                    Ok((lines, _)) => lines.into_iter().next().map(|(_, v)| v),
-                    Err(_) => None,
-                };
+                let mut first = None;
+                let _ = for_each_line(&bytes, &file, true, |_, value| {
+                    first = Some(value);
+                    Ok(())
+                });
                 match first.as_ref().and_then(ImportFormat::detect_line) {
                     Some(format) => format,
                     None => return Ok(None),
                 }
             }
         };
-        let (lines, non_finite) = parse_lines(&bytes, &file, false)?;
-        let imported = match format {
-            ImportFormat::OpenHands => openhands::output(&lines, &file)?,
-            ImportFormat::LmEval => lm_eval::samples(&lines, &file_path, &file, settings.filter)?,
+        let (imported, non_finite) = match format {
+            ImportFormat::OpenHands => {
+                let mut lines = Vec::new();
+                let non_finite = for_each_line(&bytes, &file, false, |number, value| {
+                    lines.push((number, value));
+                    Ok(())
+                })?;
+                (openhands::output(&lines, &file)?, non_finite)
+            }
+            ImportFormat::LmEval => {
+                let mut reader = lm_eval::Reader::default();
+                let non_finite = for_each_line(&bytes, &file, false, |number, value| {
+                    reader.line(number, &value)
+                })?;
+                (
+                    reader.finish(&file_path, &file, settings.filter)?,
+                    non_finite,
+                )
+            }
             other => {
                 return Err(LoadError::new(
                     &file,

@@ -14,6 +14,9 @@ use super::openhands::swebench_repo;
 use super::{CanonicalRow, Imported, RowStatus};
 use crate::data::error::LoadError;
 
+/// The newest `schema_version` of the harness's run report this importer reads.
+const KNOWN_REPORT_SCHEMA: u64 = 2;
+
 const LITE: &str = include_str!("../../../assets/swebench_lite_test_300.csv");
 const VERIFIED: &str = include_str!("../../../assets/swebench_verified_test_500.csv");
 
@@ -346,6 +349,17 @@ fn run_report(
     file: &str,
     mut notes: Vec<String>,
 ) -> Result<Imported, LoadError> {
+    // Older reports have no schema_version; a newer one may mean something else by its lists.
+    if let Some(version) = value.get("schema_version").and_then(Value::as_u64)
+        && version > KNOWN_REPORT_SCHEMA
+    {
+        return Err(LoadError::new(
+            file,
+            format!(
+                "run report schema_version {version} is newer than this importer knows ({KNOWN_REPORT_SCHEMA})"
+            ),
+        ));
+    }
     let system = folder_name(folder);
     notes.push(format!(
         "{file}: a SWE-bench run report stores no system name; it is named after its folder, '{system}'"
