@@ -283,10 +283,19 @@ fn imports_reproduce_the_expected_figures_of_every_real_file() {
                 _ => {}
             }
         }
-        // The loader reads the same file by its keys and reports the same rows and errors.
-        let info = pareval(&["info", &file.to_string_lossy(), "--format", "json"]);
+        // `info --from` reports the same rows and errors, and without --from the file is recognised
+        // by its keys.
+        let path = file.to_string_lossy();
+        let from = pareval(&["info", &path, "--from", format, "--format", "json"]);
+        assert_eq!(from.status.code(), Some(0), "{key}: {}", stderr(&from));
+        let from: Value = serde_json::from_slice(&from.stdout).expect("info JSON");
+        let info = pareval(&["info", &path, "--format", "json"]);
         assert_eq!(info.status.code(), Some(0), "{key}: {}", stderr(&info));
         let info: Value = serde_json::from_slice(&info.stdout).expect("info JSON");
+        assert_eq!(
+            from["systems"], info["systems"],
+            "{key}: the same either way"
+        );
         assert_eq!(Some(rows.len() as u64), info["n_rows"].as_u64(), "{key}");
         let errored: u64 = info["systems"]
             .as_array()
@@ -370,6 +379,23 @@ fn malformed_native_files_name_the_file_and_entry() {
     let output = pareval(&["info", &path.to_string_lossy(), "--from", "harbor"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("tau-bench, tau2, terminal-bench"));
+    // Python's NaN tokens read as missing values, counted in the notes.
+    let nan = dir.join("nan.json");
+    std::fs::write(
+        &nan,
+        r#"{"info": {"agent_info": {"implementation": "a", "llm": "m"}}, "simulations": [{"id": "s", "task_id": "1", "trial": 0, "agent_cost": NaN, "duration": 3.0, "reward_info": {"reward": 1.0}}, {"id": "t", "task_id": "2", "trial": 0, "agent_cost": 0.5, "duration": Infinity, "reward_info": {"reward": 0.0}}]}"#,
+    )
+    .expect("write");
+    let output = pareval(&["info", &nan.to_string_lossy(), "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let info: Value = serde_json::from_slice(&output.stdout).expect("json");
+    assert_eq!(info["cost_rows"], 1);
+    assert_eq!(info["seconds_rows"], 1);
+    assert!(
+        info["notes"]
+            .to_string()
+            .contains("2 NaN/Infinity tokens read as missing values")
+    );
     // Canonical JSON arrays are still read as records.
     let canonical = dir.join("canonical.json");
     std::fs::write(
