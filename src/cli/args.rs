@@ -130,18 +130,43 @@ pub struct ImportArgs {
     /// Output file; the extension picks the format.
     #[arg(long, short, value_name = "FILE")]
     pub out: PathBuf,
-    /// For swebench: the split a leaderboard results.json is scored against (lite or verified).
+    #[command(flatten)]
+    pub import: ImportFlags,
+}
+
+/// Choices some harness formats need; shared by `import` and every command that loads records.
+#[derive(Debug, Args)]
+pub struct ImportFlags {
+    /// The SWE-bench split a leaderboard results.json is scored against: lite or verified (default:
+    /// from metadata.yaml, the folder names, or the one split holding every listed instance).
     #[arg(long, value_name = "SPLIT")]
     pub split: Option<String>,
-    /// For lm-eval: the filter whose sample lines are read.
+    /// The lm-eval filter whose sample lines are read (default: none when present, else the first).
     #[arg(long, value_name = "FILTER")]
     pub filter: Option<String>,
-    /// For inspect: the scorer whose value is the outcome.
+    /// The Inspect scorer whose value is the outcome (default: the log's first scorer).
     #[arg(long, value_name = "SCORER")]
     pub scorer: Option<String>,
-    /// For inspect: a scorer's range MIN:MAX, mapped onto [0, 1].
+    /// An Inspect scorer's range MIN:MAX, mapped onto [0, 1] (scores outside [0, 1] are refused
+    /// without it).
     #[arg(long, value_name = "MIN:MAX")]
     pub score_scale: Option<String>,
+}
+
+impl ImportFlags {
+    /// Fills the import choices of `options`.
+    pub fn apply(&self, options: &mut LoadOptions) -> Result<(), super::CliError> {
+        options.split = self.split.clone();
+        options.filter = self.filter.clone();
+        options.scorer = self.scorer.clone();
+        options.score_scale = self
+            .score_scale
+            .as_deref()
+            .map(parse_score_scale)
+            .transpose()
+            .map_err(super::CliError::Input)?;
+        Ok(())
+    }
 }
 
 /// `MIN:MAX` with MIN < MAX, both finite.
@@ -199,20 +224,8 @@ pub struct LoadArgs {
     /// recognised by its keys).
     #[arg(long, value_name = "FORMAT")]
     pub from: Option<String>,
-    /// The SWE-bench split a leaderboard results.json is scored against: lite or verified (default:
-    /// from metadata.yaml, the folder names, or the one split holding every listed instance).
-    #[arg(long, value_name = "SPLIT")]
-    pub split: Option<String>,
-    /// The lm-eval filter whose sample lines are read (default: none when present, else the first).
-    #[arg(long, value_name = "FILTER")]
-    pub filter: Option<String>,
-    /// The Inspect scorer whose value is the outcome (default: the log's first scorer).
-    #[arg(long, value_name = "SCORER")]
-    pub scorer: Option<String>,
-    /// An Inspect scorer's range MIN:MAX, mapped onto [0, 1] (scores outside [0, 1] are refused
-    /// without it).
-    #[arg(long, value_name = "MIN:MAX")]
-    pub score_scale: Option<String>,
+    #[command(flatten)]
+    pub import: ImportFlags,
     /// Leave these columns out of the records (repeat or separate by commas), e.g. a scaffold column that
     /// differs between a system's rows.
     #[arg(long = "ignore-col", value_name = "COLUMN", value_delimiter = ',')]
@@ -231,17 +244,8 @@ impl LoadArgs {
             .map(crate::data::import::ImportFormat::parse)
             .transpose()
             .map_err(|e| super::CliError::Input(format!("--from: {e}")))?;
-        Ok(LoadOptions {
+        let mut options = LoadOptions {
             from,
-            split: self.split.clone(),
-            filter: self.filter.clone(),
-            scorer: self.scorer.clone(),
-            score_scale: self
-                .score_scale
-                .as_deref()
-                .map(parse_score_scale)
-                .transpose()
-                .map_err(super::CliError::Input)?,
             columns: ColumnMap::parse(&self.columns)?,
             task_table: self.task_table.clone(),
             system_table: self.system_table.clone(),
@@ -251,7 +255,10 @@ impl LoadArgs {
             benchmark_per_file: self.benchmark_per_file,
             ignore_columns: self.ignore_columns.clone(),
             system_key: self.system_key.clone(),
-        })
+            ..LoadOptions::default()
+        };
+        self.import.apply(&mut options)?;
+        Ok(options)
     }
 }
 

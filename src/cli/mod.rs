@@ -414,19 +414,11 @@ fn proxy_command(args: &ProxyArgs, out: &mut impl Write) -> Result<(), CliError>
 
 fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), CliError> {
     let format = crate::data::import::ImportFormat::parse(&args.format).map_err(CliError::Input)?;
-    let options = LoadOptions {
+    let mut options = LoadOptions {
         from: Some(format),
-        split: args.split.clone(),
-        filter: args.filter.clone(),
-        scorer: args.scorer.clone(),
-        score_scale: args
-            .score_scale
-            .as_deref()
-            .map(args::parse_score_scale)
-            .transpose()
-            .map_err(CliError::Input)?,
         ..LoadOptions::default()
     };
+    args.import.apply(&mut options)?;
     // Every check of the loader first: what is written always loads.
     let dataset = load(&args.files, &options)?;
     let settings = crate::data::import::ImportSettings {

@@ -269,11 +269,7 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     {
         notes.push(format!("{file}: the eval's status is '{status}'"));
     }
-    Ok(Imported {
-        rows,
-        notes,
-        lines: None,
-    })
+    Ok(Imported::entries(rows, notes))
 }
 
 #[cfg(test)]

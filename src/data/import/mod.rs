@@ -168,6 +168,17 @@ pub struct Imported {
     pub lines: Option<Vec<u64>>,
 }
 
+impl Imported {
+    /// Rows that are entries of a JSON file (placed by entry, not by line).
+    fn entries(rows: Vec<CanonicalRow>, notes: Vec<String>) -> Self {
+        Imported {
+            rows,
+            notes,
+            lines: None,
+        }
+    }
+}
+
 /// The file an importer reads for `path`: Terminal-Bench accepts its run folder.
 fn native_file(path: &Path) -> PathBuf {
     if path.is_dir() {

@@ -261,8 +261,9 @@ pub fn results(
     };
     let resolved: HashSet<String> = ids(value, "resolved", file)?.into_iter().collect();
     let mut listed: BTreeSet<String> = resolved.iter().cloned().collect();
-    let mut rows = Vec::new();
-    if object.contains_key("generated") {
+    // Each instance of the split: its outcome, status and why.
+    type Verdict = (f64, RowStatus, &'static str);
+    let classify: Box<dyn Fn(&str) -> Verdict> = if object.contains_key("generated") {
         // Pre-v2: stage lists; an environment or test failure that did not resolve is an error.
         let mut failed: HashSet<String> = HashSet::new();
         for key in [
@@ -283,63 +284,46 @@ pub fn results(
             listed.extend(ids(value, key, file)?);
         }
         listed.extend(failed.iter().cloned());
-        let named = named_split(path, split, metadata.as_deref());
-        for id in universe(&listed, named, file, &mut notes)? {
-            rows.push(if resolved.contains(&id) {
-                row(&system, &id, run, Some(1.0), RowStatus::Ok, "resolved")
-            } else if failed.contains(&id) {
-                row(
-                    &system,
-                    &id,
-                    run,
-                    Some(0.0),
-                    RowStatus::Error,
-                    "environment or test failure",
-                )
-            } else if listed.contains(&id) {
-                row(&system, &id, run, Some(0.0), RowStatus::Ok, "not resolved")
+        // `listed` is needed again for the universe below; the closure keeps a copy.
+        let listed = listed.clone();
+        Box::new(move |id| {
+            if resolved.contains(id) {
+                (1.0, RowStatus::Ok, "resolved")
+            } else if failed.contains(id) {
+                (0.0, RowStatus::Error, "environment or test failure")
+            } else if listed.contains(id) {
+                (0.0, RowStatus::Ok, "not resolved")
             } else {
-                row(
-                    &system,
-                    &id,
-                    run,
-                    Some(0.0),
-                    RowStatus::Ok,
-                    "no prediction (in no list)",
-                )
-            });
-        }
+                (0.0, RowStatus::Ok, "no prediction (in no list)")
+            }
+        })
     } else {
         let no_generation: HashSet<String> =
             ids(value, "no_generation", file)?.into_iter().collect();
         let no_logs: HashSet<String> = ids(value, "no_logs", file)?.into_iter().collect();
         listed.extend(no_generation.iter().cloned());
         listed.extend(no_logs.iter().cloned());
-        let named = named_split(path, split, metadata.as_deref());
-        for id in universe(&listed, named, file, &mut notes)? {
-            rows.push(if resolved.contains(&id) {
-                row(&system, &id, run, Some(1.0), RowStatus::Ok, "resolved")
-            } else if no_logs.contains(&id) {
-                row(
-                    &system,
-                    &id,
-                    run,
-                    Some(0.0),
-                    RowStatus::Error,
-                    "no logs (never evaluated)",
-                )
-            } else if no_generation.contains(&id) {
-                row(&system, &id, run, Some(0.0), RowStatus::Ok, "no generation")
+        Box::new(move |id| {
+            if resolved.contains(id) {
+                (1.0, RowStatus::Ok, "resolved")
+            } else if no_logs.contains(id) {
+                (0.0, RowStatus::Error, "no logs (never evaluated)")
+            } else if no_generation.contains(id) {
+                (0.0, RowStatus::Ok, "no generation")
             } else {
-                row(&system, &id, run, Some(0.0), RowStatus::Ok, "unresolved")
-            });
-        }
-    }
-    Ok(Imported {
-        rows,
-        notes,
-        lines: None,
-    })
+                (0.0, RowStatus::Ok, "unresolved")
+            }
+        })
+    };
+    let named = named_split(path, split, metadata.as_deref());
+    let rows = universe(&listed, named, file, &mut notes)?
+        .iter()
+        .map(|id| {
+            let (outcome, status, why) = classify(id);
+            row(&system, id, run, Some(outcome), status, why)
+        })
+        .collect();
+    Ok(Imported::entries(rows, notes))
 }
 
 /// The harness's run report: the universe is every id it lists.
@@ -393,11 +377,7 @@ fn run_report(
         }
     }
     rows.sort_by(|a, b| a.task.cmp(&b.task));
-    Ok(Imported {
-        rows,
-        notes,
-        lines: None,
-    })
+    Ok(Imported::entries(rows, notes))
 }
 
 #[cfg(test)]

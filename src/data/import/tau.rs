@@ -150,11 +150,7 @@ pub fn tau2(value: &Value, file: &str) -> Result<Imported, LoadError> {
             ),
         });
     }
-    Ok(Imported {
-        rows,
-        notes: Vec::new(),
-        lines: None,
-    })
+    Ok(Imported::entries(rows, Vec::new()))
 }
 
 #[cfg(test)]

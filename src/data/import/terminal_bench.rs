@@ -115,11 +115,7 @@ pub fn results(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadE
             ),
         });
     }
-    Ok(Imported {
-        rows,
-        notes,
-        lines: None,
-    })
+    Ok(Imported::entries(rows, notes))
 }
 
 #[cfg(test)]
