@@ -315,6 +315,10 @@ pub struct PolicyArgs {
     /// Override the preset's coverage gate.
     #[arg(long, value_name = "on|off")]
     pub coverage: Option<String>,
+    /// The bootstrap with no discordant task: abstain (default) or literal (the plain bootstrap, which
+    /// then rejects for thresholds ≥ 0).
+    #[arg(long, value_name = "abstain|literal", default_value = "abstain")]
+    pub degenerate: String,
     /// Thresholds in percentage points.
     #[arg(long, value_name = "PP,…", default_value = "0,5,10")]
     pub thresholds: String,
@@ -491,6 +495,10 @@ pub struct DecideArgs {
     /// Override the preset's coverage gate.
     #[arg(long, value_name = "on|off")]
     pub coverage: Option<String>,
+    /// The bootstrap with no discordant task: abstain (default) or literal (the plain bootstrap, which
+    /// then rejects for thresholds ≥ 0).
+    #[arg(long, value_name = "abstain|literal", default_value = "abstain")]
+    pub degenerate: String,
     /// Thresholds in percentage points (one record each).
     #[arg(long, value_name = "PP,…", default_value = "0")]
     pub thresholds: String,

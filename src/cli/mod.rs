@@ -301,6 +301,7 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
         &mut policy,
         args.rule.as_deref(),
         args.coverage.as_deref(),
+        &args.degenerate,
         bootstrap,
     )?;
     let budget = Fraction::parse(&args.budget, "--budget")?;

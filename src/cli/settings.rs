@@ -4,8 +4,8 @@ use super::CliError;
 use super::args::PolicyArgs;
 use crate::dataset::Dataset;
 use crate::engine::settings::{
-    BootstrapMode, BudgetMeasure, Fraction, OrderKind, Preset, ReplaySettings, Rule, SettingError,
-    Targets, parse_grid, parse_thresholds,
+    BootstrapMode, BudgetMeasure, Degenerate, Fraction, OrderKind, Preset, ReplaySettings, Rule,
+    SettingError, Targets, parse_grid, parse_thresholds,
 };
 
 /// The settings of one replay and the label it is reported under.
@@ -24,9 +24,12 @@ pub fn apply_overrides(
     policy: &mut crate::engine::Policy,
     rule: Option<&str>,
     coverage: Option<&str>,
+    degenerate: &str,
     bootstrap: BootstrapMode,
 ) -> Result<bool, CliError> {
     let mut changed = false;
+    policy.degenerate = Degenerate::parse(degenerate).map_err(flag("--degenerate"))?;
+    changed |= policy.degenerate != Degenerate::default();
     if let Some(rule) = rule {
         policy.rule = Rule::parse(rule, bootstrap).map_err(flag("--rule"))?;
         changed = true;
@@ -85,6 +88,7 @@ pub fn replay_settings(
             &mut policy,
             args.rule.as_deref(),
             args.coverage.as_deref(),
+            &args.degenerate,
             bootstrap,
         )? || order.is_some();
         let settings = ReplaySettings {

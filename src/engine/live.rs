@@ -192,6 +192,7 @@ mod tests {
                 coverage_gate: true,
                 rule: Rule::Bootstrap(BootstrapMode::Exact),
                 tail: Fraction(500),
+                degenerate: Default::default(),
             },
             thresholds: vec![Threshold(0)],
             seed: 0,

@@ -53,6 +53,8 @@ pub struct DecisionRecord {
     /// Resamples B for `mc` (null for `exact` and other rules).
     pub bootstrap_resamples: Option<u32>,
     pub coverage_gate: bool,
+    /// The bootstrap with no discordant task: abstain or literal (SPEC §6).
+    pub degenerate: &'static str,
     pub order: &'static str,
     /// Order index r (null for a live decision).
     pub order_index: Option<u32>,
@@ -172,6 +174,7 @@ impl RecordContext<'_> {
             bootstrap_mode,
             bootstrap_resamples,
             coverage_gate: self.policy.coverage_gate,
+            degenerate: self.policy.degenerate.name(),
             order: self.policy.order.name(),
             order_index: case.order_index,
             seed: self.seed,

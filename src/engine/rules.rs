@@ -17,7 +17,7 @@ use super::bootstrap::{
 use super::bounds::{self, Cutoff, Draw};
 use super::coverage::CoverageStatus;
 use super::pair::cut;
-use super::settings::{BootstrapMode, EPSILON, Policy, Rule, Threshold};
+use super::settings::{BootstrapMode, Degenerate, EPSILON, Policy, Rule, Threshold};
 use super::stats::{LnFactorial, normal_cdf};
 use super::streams::StreamKey;
 
@@ -319,9 +319,13 @@ impl RuleContext {
                     });
                 }
             }
-            Rule::Bootstrap(_) if no_discordant_tasks(observed, values) => {
+            Rule::Bootstrap(_)
+                if self.policy.degenerate == Degenerate::Abstain
+                    && no_discordant_tasks(observed, values) =>
+            {
                 // Every resample would equal 0 and both tails would be 0 or 1: a point mass is no evidence
-                // of precision, so the bootstrap abstains here as paired-normal does (SPEC §6, se = 0).
+                // of precision, so the bootstrap abstains here as paired-normal does (SPEC §6, se = 0);
+                // `literal` lets the plain bootstrap decide.
                 out.extend(
                     self.thresholds
                         .iter()
@@ -897,6 +901,7 @@ mod tests {
             coverage_gate: true,
             rule,
             tail: Fraction(tail),
+            degenerate: Degenerate::Abstain,
         };
         RuleContext::new(
             policy,
@@ -1028,6 +1033,19 @@ mod tests {
                 CoverageStatus::Ok,
             );
             assert_eq!(decisions[0].action, Action::Reject);
+        }
+    }
+
+    #[test]
+    fn a_literal_bootstrap_rejects_when_nothing_is_discordant() {
+        // The plain bootstrap's resamples all equal 0: R_reject = P*(Δ* > δ) = 0 for δ ≥ 0.
+        for mode in [BootstrapMode::Exact, BootstrapMode::Mc { resamples: 200 }] {
+            let mut literal = context(Rule::Bootstrap(mode), 500, &[0, 500, 1000]);
+            literal.policy.degenerate = Degenerate::Literal;
+            let decisions = decide(&literal, &observed(&[0; 40], 100), CoverageStatus::Ok);
+            for d in &decisions {
+                assert_eq!(d.action, Action::Reject, "{mode}");
+            }
         }
     }
 

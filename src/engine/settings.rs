@@ -314,6 +314,40 @@ impl Rule {
     }
 }
 
+/// What the bootstrap does when no observed task is discordant (every difference 0; SPEC §6): its
+/// resample distribution is one point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Degenerate {
+    /// Abstain: a point mass is no evidence of precision (as paired-normal's se = 0).
+    #[default]
+    Abstain,
+    /// The plain bootstrap, which then rejects for δ ≥ 0, as a literal reading of the paper does.
+    Literal,
+}
+
+impl Degenerate {
+    pub const ALL: [Degenerate; 2] = [Degenerate::Abstain, Degenerate::Literal];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Degenerate::Abstain => "abstain",
+            Degenerate::Literal => "literal",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Self, SettingError> {
+        Degenerate::ALL
+            .into_iter()
+            .find(|d| d.name() == text)
+            .ok_or_else(|| SettingError::UnknownName {
+                what: "degenerate",
+                text: text.to_string(),
+                choices: Degenerate::ALL.map(Degenerate::name).join(", "),
+            })
+    }
+}
+
 /// A decision policy fixed before any outcome is seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Policy {
@@ -322,12 +356,19 @@ pub struct Policy {
     pub rule: Rule,
     /// Tail cutoff a.
     pub tail: Fraction,
+    /// The bootstrap with no discordant task.
+    pub degenerate: Degenerate,
 }
 
 impl Policy {
     /// The policy in words, for headers and records.
     pub fn describe(&self) -> String {
         let rule = match self.rule {
+            // The default (abstain) is not spelled out, so the usual headers stay as they were.
+            Rule::Bootstrap(mode) if self.degenerate == Degenerate::Literal => format!(
+                "bootstrap ({mode}, a = {}, literal with no discordant task)",
+                self.tail
+            ),
             Rule::Bootstrap(mode) => format!("bootstrap ({mode}, a = {})", self.tail),
             Rule::PairedNormal => format!("paired-normal (a = {})", self.tail),
             Rule::Serfling => format!("serfling (a = {})", self.tail),
@@ -408,6 +449,7 @@ impl Preset {
             coverage_gate,
             rule,
             tail,
+            degenerate: Degenerate::Abstain,
         }
     }
 }
@@ -668,7 +710,8 @@ mod tests {
                 order: OrderKind::Stratified,
                 coverage_gate: true,
                 rule: Rule::Bootstrap(mc),
-                tail: a
+                tail: a,
+                degenerate: Degenerate::Abstain,
             }
         );
         assert_eq!(

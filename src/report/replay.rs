@@ -33,6 +33,8 @@ pub struct ResultBlock {
     pub order: String,
     pub coverage_gate: bool,
     pub rule: String,
+    /// The bootstrap with no discordant task: abstain or literal.
+    pub degenerate: String,
     pub tail: f64,
     pub bootstrap: Option<String>,
     pub budget_measure: String,
@@ -106,6 +108,7 @@ impl ReplayReport {
                     order: policy.order.name().to_string(),
                     coverage_gate: policy.coverage_gate,
                     rule: policy.rule.name().to_string(),
+                    degenerate: policy.degenerate.name().to_string(),
                     tail: policy.tail.value(),
                     bootstrap: bootstrap.clone(),
                     budget_measure: settings.measure.name().to_string(),

@@ -56,6 +56,9 @@ pub struct ComputeKey {
     pub order: Option<OrderKind>,
     pub rule: Option<RuleChoice>,
     pub coverage_gate: Option<bool>,
+    /// The bootstrap with no discordant task (sessions written before it existed read `abstain`).
+    #[serde(default)]
+    pub degenerate: crate::engine::settings::Degenerate,
     /// Thresholds in hundredths of a percentage point.
     pub thresholds: Vec<u32>,
     pub group_column: Option<String>,
@@ -89,7 +92,10 @@ impl ComputeKey {
     /// Whether a switch overrides the preset's order, rule or coverage gate (`pareval replay` labels
     /// such a policy "PRESET (modified)").
     pub fn modified(&self) -> bool {
-        self.order.is_some() || self.rule.is_some() || self.coverage_gate.is_some()
+        self.order.is_some()
+            || self.rule.is_some()
+            || self.coverage_gate.is_some()
+            || self.degenerate != Default::default()
     }
 
     pub fn bootstrap(&self) -> BootstrapMode {
@@ -119,6 +125,7 @@ impl ComputeKey {
         if let Some(gate) = self.coverage_gate {
             policy.coverage_gate = gate;
         }
+        policy.degenerate = self.degenerate;
         policy
     }
 
@@ -407,6 +414,7 @@ impl App {
             order: None,
             rule: None,
             coverage_gate: None,
+            degenerate: Default::default(),
             thresholds,
             group_column: dataset.group_column("group").map(|c| c.name.clone()),
             group_filter: Vec::new(),

@@ -96,6 +96,9 @@ fn replay_command(app: &App) -> Vec<String> {
     if let Some(gate) = key.coverage_gate {
         args.extend(["--coverage".into(), if gate { "on" } else { "off" }.into()]);
     }
+    if key.degenerate != Default::default() {
+        args.extend(["--degenerate".into(), key.degenerate.name().into()]);
+    }
     let thresholds: Vec<String> = key
         .thresholds
         .iter()

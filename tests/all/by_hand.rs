@@ -48,6 +48,7 @@ fn rows(coverage_gate: bool, rule: Rule) -> Vec<BudgetRow> {
             coverage_gate,
             rule,
             tail: Fraction(500),
+            degenerate: Default::default(),
         },
         thresholds: vec![Threshold(0)],
         grid: vec![Fraction(2500), Fraction(5000), Fraction(7500)],

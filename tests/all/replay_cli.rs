@@ -492,3 +492,65 @@ fn pace_reads_benchmarks_from_separate_files() {
     );
     assert_eq!(json["systems"], 14);
 }
+
+/// `--degenerate`: the bootstrap with no discordant task abstains by default and, with `literal`,
+/// decides as the plain bootstrap does; the setting is in every result block and decision record.
+#[test]
+fn the_degenerate_setting_is_named_in_results_and_records() {
+    let sample = format!("{}/sample_runs/swe_repair.csv", env!("CARGO_MANIFEST_DIR"));
+    let dir = temp_dir("degenerate");
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let records = dir.join(format!("records{}.jsonl", extra.len()));
+        let records_path = records.to_string_lossy().to_string();
+        let mut args = vec![
+            "replay",
+            &sample,
+            "--orders",
+            "6",
+            "--thresholds",
+            "0",
+            "--bootstrap",
+            "exact",
+            "--format",
+            "json",
+            "--records",
+            &records_path,
+        ];
+        args.extend_from_slice(extra);
+        let output = pareval(&args);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let first = std::fs::read_to_string(&records).expect("records");
+        let record: serde_json::Value =
+            serde_json::from_str(first.lines().next().expect("a record")).expect("record JSON");
+        let mut report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+        report["first_record"] = record;
+        report
+    };
+    let plain = json(&[]);
+    let literal = json(&["--degenerate", "literal"]);
+    assert_eq!(plain["results"][0]["degenerate"], "abstain");
+    assert_eq!(plain["first_record"]["degenerate"], "abstain");
+    assert_eq!(literal["results"][0]["degenerate"], "literal");
+    assert_eq!(literal["first_record"]["degenerate"], "literal");
+    assert_eq!(literal["results"][0]["preset"], "primary (modified)");
+    // Small budgets meet all-tie prefixes: literal decides some of them, so it abstains less.
+    let abstain = |report: &serde_json::Value| -> u64 {
+        report["results"][0]["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .filter_map(|r| r["abstain"].as_u64())
+            .sum()
+    };
+    assert!(
+        abstain(&literal) < abstain(&plain),
+        "{} vs {}",
+        abstain(&literal),
+        abstain(&plain)
+    );
+    let bad = pareval(&["replay", &sample, "--degenerate", "maybe"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        stderr(&bad).contains("--degenerate: degenerate 'maybe' is not one of abstain, literal")
+    );
+}
