@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::bootstrap::{IntDistribution, exact_binary, exact_lattice};
 use super::coverage::CoverageStatus;
+use super::crosscheck::{CrossCheck, PairedTable};
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
 use super::replay::{Control, Prepared, ReplayError, tally_pair};
 use super::rules::{Action, Detail, LocalTails};
@@ -92,6 +93,9 @@ pub struct PairDetail {
     /// `rates[threshold][budget]` over all orders.
     pub rates: Vec<Vec<OrderRates>>,
     pub bootstrap: Option<BootstrapDistribution>,
+    /// Exact sign test and Newcombe interval on the tasks observed at (order_index, budget); `None`
+    /// when an outcome there is not 0 or 1, or no task is observed.
+    pub cross_check: Option<CrossCheck>,
     pub groups: Vec<GroupOutcomes>,
 }
 
@@ -141,6 +145,7 @@ pub fn pair_detail(
     let mut order_steps = Vec::new();
     let mut records = Vec::new();
     let mut bootstrap = None;
+    let mut observed_at_budget = 0;
     prep.walk(pair, &order, |b, snapshot| {
         prep.decide(
             pair,
@@ -176,6 +181,7 @@ pub fn pair_detail(
                 }));
             }
             bootstrap = bootstrap_distribution(&snapshot.observed, prep.scale);
+            observed_at_budget = snapshot.k as usize;
         }
     });
     let tally = tally_pair(&prep, pair, &Control::default()).ok_or(ReplayError::Cancelled)?;
@@ -198,6 +204,19 @@ pub fn pair_detail(
         })
         .collect();
     let groups = group_outcomes(dataset, &prep, pair);
+    // The walk observes a prefix of the order, so the cross-checks see exactly the rule's tasks.
+    let cross_check = PairedTable::of_binary(
+        order[..observed_at_budget.min(order.len())]
+            .iter()
+            .map(|&i| {
+                let task = pair.tasks[i as usize] as usize;
+                (
+                    dataset.outcome(pair.tested, task).unwrap_or(f64::NAN),
+                    dataset.outcome(pair.baseline, task).unwrap_or(f64::NAN),
+                )
+            }),
+    )
+    .and_then(CrossCheck::new);
     Ok(PairDetail {
         tested: tested_name.to_string(),
         baseline: baseline_name.to_string(),
@@ -216,6 +235,7 @@ pub fn pair_detail(
         order_steps,
         rates,
         bootstrap,
+        cross_check,
         groups,
     })
 }

@@ -6,6 +6,7 @@
 pub mod bootstrap;
 pub mod bounds;
 pub mod coverage;
+pub mod crosscheck;
 pub mod detail;
 pub mod kept_orders;
 pub mod live;

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use super::table::{Align, render};
 use crate::engine::detail::PairDetail;
 use crate::engine::rules::Action;
-use crate::format::{percent, pp, trim_number};
+use crate::format::{p_value, percent, pp, trim_number};
 
 fn glyph(action: Action) -> &'static str {
     match action {
@@ -116,6 +116,8 @@ pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io
             )?;
             writeln!(out, "    {}", record.reason)?;
         }
+        writeln!(out)?;
+        write_cross_check(detail, out)?;
     }
     writeln!(out)?;
     writeln!(out, "order {} at every budget", detail.order_index)?;
@@ -226,5 +228,48 @@ pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io
             2
         )
     )?;
+    Ok(())
+}
+
+/// The classical cross-checks beside the rule's decisions, one verdict line per threshold.
+fn write_cross_check(detail: &PairDetail, out: &mut impl Write) -> io::Result<()> {
+    let Some(check) = &detail.cross_check else {
+        return writeln!(
+            out,
+            "cross-check: none (needs observed tasks whose outcomes are all 0 or 1)"
+        );
+    };
+    let t = &check.table;
+    writeln!(
+        out,
+        "cross-check on the {} observed tasks: both {}, only tested {}, only baseline {}, neither {}",
+        check.tasks, t.both, t.only_tested, t.only_baseline, t.neither
+    )?;
+    writeln!(
+        out,
+        "  exact sign (McNemar) test, δ = 0: p = {} two-sided, {} one-sided (tested better)",
+        p_value(check.sign_test_p),
+        p_value(check.sign_test_p_tested_better)
+    )?;
+    writeln!(
+        out,
+        "  Newcombe {} interval for Δ: [{}, {}]",
+        percent(check.level),
+        pp(check.newcombe_low),
+        pp(check.newcombe_high)
+    )?;
+    for record in &detail.records {
+        let delta = record.threshold_pp / 100.0;
+        let classical = check.interval_verdict(delta);
+        let differs = check.differs_from(delta, record.action);
+        writeln!(
+            out,
+            "  {} pp: interval says {}, rule says {}{}",
+            trim_number(record.threshold_pp),
+            classical.name(),
+            record.action.name(),
+            if differs { "  ← they differ" } else { "" }
+        )?;
+    }
     Ok(())
 }

@@ -15,9 +15,11 @@ use ratatui::widgets::{
 use super::app::{App, ChartMode, Input, PairFilter, Tab};
 use super::keys::{BINDINGS, FOOTER};
 use crate::engine::coverage::CoverageStatus;
+use crate::engine::detail::PairDetail;
 use crate::engine::metrics::BudgetRow;
+use crate::engine::record::DecisionRecord;
 use crate::engine::rules::Action;
-use crate::format::{interval, percent, pp, trim_number};
+use crate::format::{interval, p_value, percent, pp, trim_number};
 
 /// The smallest terminal the layout fits.
 pub const MIN_WIDTH: u16 = 80;
@@ -961,7 +963,7 @@ fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
     let [top, middle, bottom] = Layout::vertical([
-        Constraint::Length(7),
+        Constraint::Length(8),
         Constraint::Min(6),
         Constraint::Length(detail.groups.len().min(8) as u16 + 2),
     ])
@@ -1035,6 +1037,7 @@ fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
                 "▲ promote  ▼ reject  ○ abstain, one mark per budget of the grid",
                 theme.dim(),
             )),
+            cross_check_line(detail, record, &theme),
         ];
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), top);
     }
@@ -1117,7 +1120,7 @@ fn draw_histogram(
     frame: &mut Frame,
     app: &App,
     theme: Theme,
-    detail: &crate::engine::detail::PairDetail,
+    detail: &PairDetail,
     focus: usize,
     area: Rect,
 ) {
@@ -1202,4 +1205,32 @@ fn draw_histogram(
         lines.push(Line::from(Span::styled(tails, theme.dim())));
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The classical cross-checks of the drill-down for the focused threshold, marked when they disagree
+/// with the rule.
+fn cross_check_line(detail: &PairDetail, record: &DecisionRecord, theme: &Theme) -> Line<'static> {
+    let Some(check) = &detail.cross_check else {
+        return Line::from(Span::styled(
+            "cross-check: none (outcomes here are not all 0 or 1)",
+            theme.dim(),
+        ));
+    };
+    let delta = record.threshold_pp / 100.0;
+    let text = format!(
+        "cross-check: sign test p = {} · Newcombe {} [{}, {}] → {}",
+        p_value(check.sign_test_p),
+        percent(check.level),
+        pp(check.newcombe_low),
+        pp(check.newcombe_high),
+        check.interval_verdict(delta).name()
+    );
+    if check.differs_from(delta, record.action) {
+        Line::from(vec![
+            Span::raw(text),
+            Span::styled("  ≠ rule", theme.warn()),
+        ])
+    } else {
+        Line::from(text)
+    }
 }

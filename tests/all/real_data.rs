@@ -128,3 +128,66 @@ fn terminal_bench_averages_five_runs_and_keeps_partial_seconds() {
     assert!(dataset.seconds.is_some());
     assert!(dataset.cost.is_none());
 }
+
+/// The cross-checks of `pair` on real records: they see exactly the rule's observed tasks on binary
+/// outcomes (the table's Δ̂ is the walk's estimate at that budget, and at b = 1 the table is the sum of
+/// the per-group outcomes), and Terminal-Bench's five-run averages get none.
+#[test]
+fn pair_cross_checks_use_the_rules_tasks_and_skip_graded_outcomes() {
+    use pareval::engine::detail::pair_detail;
+    use pareval::engine::settings::{Fraction, Preset, ReplaySettings};
+
+    let Some(root) = shared_data() else { return };
+    let settings = ReplaySettings::for_preset(Preset::Primary);
+    let taubench = load(
+        &[root.join("hal_taubench/records.csv")],
+        &LoadOptions::default(),
+    )
+    .expect("load");
+    for budget in ["0.25", "1"] {
+        let detail = pair_detail(
+            &taubench,
+            &settings,
+            0,
+            1,
+            3,
+            Fraction::parse(budget, "budget").expect("budget"),
+        )
+        .expect("detail");
+        let check = detail.cross_check.as_ref().expect("binary outcomes");
+        let record = &detail.records[0];
+        assert_eq!(check.tasks, record.observed);
+        let step = detail
+            .order_steps
+            .iter()
+            .find(|s| s.budget == detail.budget)
+            .expect("step");
+        assert!((check.estimate - step.estimate).abs() < 1e-12);
+        assert!(check.newcombe_low <= check.estimate && check.estimate <= check.newcombe_high);
+        if budget == "1" {
+            let sum = |f: fn(&pareval::engine::detail::GroupOutcomes) -> u32| {
+                detail.groups.iter().map(f).sum::<u32>()
+            };
+            assert_eq!(check.table.both, sum(|g| g.both));
+            assert_eq!(check.table.only_tested, sum(|g| g.only_tested));
+            assert_eq!(check.table.only_baseline, sum(|g| g.only_baseline));
+            assert_eq!(check.table.neither, sum(|g| g.neither));
+            assert!((check.estimate - detail.delta_full).abs() < 1e-12);
+        }
+    }
+    let terminal = load(
+        &[root.join("terminal_bench_core/records.csv")],
+        &LoadOptions::default(),
+    )
+    .expect("load");
+    let detail = pair_detail(
+        &terminal,
+        &settings,
+        0,
+        1,
+        0,
+        Fraction::parse("0.5", "budget").expect("budget"),
+    )
+    .expect("detail");
+    assert!(detail.cross_check.is_none());
+}

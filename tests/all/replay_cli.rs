@@ -203,6 +203,17 @@ fn pair_explains_one_case_in_text_and_json() {
         "{text}"
     );
     assert!(text.contains(&record["reason"].as_str().expect("reason").to_string()));
+    // The cross-checks sit beside the rule, on the same 15 observed tasks.
+    let check = &json["cross_check"];
+    assert_eq!(check["tasks"], 15);
+    let cells = ["both", "only_tested", "only_baseline", "neither"]
+        .map(|k| check[k].as_u64().expect("count"));
+    assert_eq!(cells.iter().sum::<u64>(), 15);
+    assert!(
+        text.contains("cross-check on the 15 observed tasks"),
+        "{text}"
+    );
+    assert!(text.contains("Newcombe 95% interval for Δ"), "{text}");
 
     let unknown = pareval(&[
         "pair",

@@ -317,6 +317,7 @@ fn drill_down_explains_the_selected_pair() {
     let screen = render(&app, 120, 40);
     assert!(screen.contains("order 0 of 10 ([ ])"));
     assert!(screen.contains("bootstrap distribution"));
+    assert!(screen.contains("cross-check: sign test p = "), "{screen}");
     snapshot("drill_down", &screen);
     act(&mut app, Action::DrillNextOrder);
     assert_eq!(app.drill.as_ref().map(|d| d.order), Some(1));
