@@ -414,7 +414,7 @@ fn proxy_command(args: &ProxyArgs, out: &mut impl Write) -> Result<(), CliError>
 }
 
 fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let format = crate::data::import::ImportFormat::parse(&args.format).map_err(CliError::Input)?;
+    let format = crate::data::import::ImportFormat::parse(&args.format)?;
     let mut options = LoadOptions {
         from: Some(format),
         ..LoadOptions::default()

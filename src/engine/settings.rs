@@ -171,14 +171,7 @@ impl OrderKind {
     }
 
     pub fn parse(text: &str) -> Result<Self, SettingError> {
-        OrderKind::ALL
-            .into_iter()
-            .find(|o| o.name() == text)
-            .ok_or_else(|| SettingError::UnknownName {
-                what: "order",
-                text: text.to_string(),
-                choices: OrderKind::ALL.map(OrderKind::name).join(", "),
-            })
+        parse_name(text, "order", &OrderKind::ALL, OrderKind::name)
     }
 
     /// Whether prefixes are random samples of the shared tasks, as the bootstrap and the finite-population
@@ -226,14 +219,12 @@ impl BudgetMeasure {
     }
 
     pub fn parse(text: &str) -> Result<Self, SettingError> {
-        BudgetMeasure::ALL
-            .into_iter()
-            .find(|m| m.name() == text)
-            .ok_or_else(|| SettingError::UnknownName {
-                what: "budget measure",
-                text: text.to_string(),
-                choices: BudgetMeasure::ALL.map(BudgetMeasure::name).join(", "),
-            })
+        parse_name(
+            text,
+            "budget measure",
+            &BudgetMeasure::ALL,
+            BudgetMeasure::name,
+        )
     }
 }
 
@@ -337,15 +328,30 @@ impl Degenerate {
     }
 
     pub fn parse(text: &str) -> Result<Self, SettingError> {
-        Degenerate::ALL
-            .into_iter()
-            .find(|d| d.name() == text)
-            .ok_or_else(|| SettingError::UnknownName {
-                what: "degenerate",
-                text: text.to_string(),
-                choices: Degenerate::ALL.map(Degenerate::name).join(", "),
-            })
+        parse_name(text, "degenerate", &Degenerate::ALL, Degenerate::name)
     }
+}
+
+/// The one of `choices` called `text`, or an error that lists them all: how every named setting is read.
+pub fn parse_name<T: Copy>(
+    text: &str,
+    what: &'static str,
+    choices: &[T],
+    name: fn(T) -> &'static str,
+) -> Result<T, SettingError> {
+    choices
+        .iter()
+        .copied()
+        .find(|&choice| name(choice) == text)
+        .ok_or_else(|| SettingError::UnknownName {
+            what,
+            text: text.to_string(),
+            choices: choices
+                .iter()
+                .map(|&choice| name(choice))
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
 }
 
 /// A decision policy fixed before any outcome is seen.
@@ -422,14 +428,7 @@ impl Preset {
     }
 
     pub fn parse(text: &str) -> Result<Self, SettingError> {
-        Preset::ALL
-            .into_iter()
-            .find(|p| p.name() == text)
-            .ok_or_else(|| SettingError::UnknownName {
-                what: "preset",
-                text: text.to_string(),
-                choices: Preset::ALL.map(Preset::name).join(", "),
-            })
+        parse_name(text, "preset", &Preset::ALL, Preset::name)
     }
 
     /// The preset's policy with the given bootstrap mode and tail cutoff.

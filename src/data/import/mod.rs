@@ -30,6 +30,7 @@ use serde_json::Value;
 
 use super::error::LoadError;
 use super::read::{Positions, RawTable, sha256_hex};
+use crate::engine::settings::{SettingError, parse_name};
 
 /// The native formats pareval imports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -66,16 +67,8 @@ impl ImportFormat {
         }
     }
 
-    pub fn parse(text: &str) -> Result<Self, String> {
-        ImportFormat::ALL
-            .into_iter()
-            .find(|f| f.name() == text)
-            .ok_or_else(|| {
-                format!(
-                    "format '{text}' is not one of {}",
-                    ImportFormat::ALL.map(ImportFormat::name).join(", ")
-                )
-            })
+    pub fn parse(text: &str) -> Result<Self, SettingError> {
+        parse_name(text, "format", &ImportFormat::ALL, ImportFormat::name)
     }
 
     /// The format of a JSON Lines file whose first line is `first`, if any.
