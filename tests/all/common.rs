@@ -52,6 +52,13 @@ pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// Asserts that a run was refused as bad input: exit code 2 and `needle` in its message.
+pub fn assert_refused(output: &Output, needle: &str) {
+    let message = stderr(output);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    assert!(message.contains(needle), "{message}");
+}
+
 /// A fresh temporary folder for one test.
 pub fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("pareval-test-{}-{name}", std::process::id()));

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{pareval, shared_data, stderr, stdout, temp_dir};
+use crate::common::{assert_refused, pareval, shared_data, stderr, stdout, temp_dir};
 
 /// The canonical rows `pareval import` writes, as JSON objects.
 fn imported_rows(format: &str, file: &Path, out: &Path) -> Vec<Value> {
@@ -30,14 +30,17 @@ fn number(row: &Value, key: &str) -> Option<f64> {
     row[key].as_str().and_then(|v| v.parse().ok())
 }
 
+/// `shared/formats/expected.json`: the figures an importer must reproduce, per file.
+fn expected_figures(formats: &std::path::Path) -> Value {
+    serde_json::from_slice(&std::fs::read(formats.join("expected.json")).expect("expected.json"))
+        .expect("expected.json is JSON")
+}
+
 #[test]
 fn imports_reproduce_the_expected_figures_of_every_real_file() {
     let Some(data) = shared_data() else { return };
     let formats = data.join("../formats");
-    let expected: Value = serde_json::from_slice(
-        &std::fs::read(formats.join("expected.json")).expect("expected.json"),
-    )
-    .expect("expected.json is JSON");
+    let expected = expected_figures(&formats);
     let dir = temp_dir("import");
     let mut checked = 0;
     for (key, want) in expected.as_object().expect("an object") {
@@ -369,16 +372,10 @@ fn malformed_native_files_name_the_file_and_entry() {
     let path = dir.join("reward.json");
     std::fs::write(&path, r#"[{"task_id": 1, "reward": 2.5, "trial": 0}]"#).expect("write");
     let output = pareval(&["info", &path.to_string_lossy()]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("outcome '2.5' on record 1"),
-        "{}",
-        stderr(&output)
-    );
+    assert_refused(&output, "outcome '2.5' on record 1");
     // An unknown format is a usage error that lists the formats.
     let output = pareval(&["info", &path.to_string_lossy(), "--from", "harbor"]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("tau-bench, tau2, terminal-bench"));
+    assert_refused(&output, "tau-bench, tau2, terminal-bench");
     // Python's NaN tokens read as missing values, counted in the notes.
     let nan = dir.join("nan.json");
     std::fs::write(
@@ -415,19 +412,11 @@ fn malformed_native_files_name_the_file_and_entry() {
 fn openhands_output_needs_grades_and_then_reproduces_the_expected_figures() {
     let Some(data) = shared_data() else { return };
     let formats = data.join("../formats");
-    let expected: Value = serde_json::from_slice(
-        &std::fs::read(formats.join("expected.json")).expect("expected.json"),
-    )
-    .expect("expected.json is JSON");
+    let expected = expected_figures(&formats);
     let want = &expected["openhands/output.jsonl"];
     let real = formats.join("openhands/output.jsonl");
     let refused = pareval(&["info", &real.to_string_lossy()]);
-    assert_eq!(refused.status.code(), Some(2));
-    assert!(
-        stderr(&refused).contains("no line has a graded test_result.report"),
-        "{}",
-        stderr(&refused)
-    );
+    assert_refused(&refused, "no line has a graded test_result.report");
 
     // Grade every line (resolved on the first only) as OpenHands' eval_infer would merge it.
     let dir = temp_dir("openhands");
@@ -514,8 +503,7 @@ fn swebench_leaderboard_results_are_read_against_their_split() {
     .expect("write");
     let file = path.to_string_lossy().to_string();
     let ambiguous = pareval(&["info", &file]);
-    assert_eq!(ambiguous.status.code(), Some(2));
-    assert!(stderr(&ambiguous).contains("--split lite or --split verified"));
+    assert_refused(&ambiguous, "--split lite or --split verified");
     for (split, rows) in [("lite", 300), ("verified", 500)] {
         let output = pareval(&["info", &file, "--split", split, "--format", "json"]);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
@@ -528,8 +516,7 @@ fn swebench_leaderboard_results_are_read_against_their_split() {
         );
     }
     let unknown = pareval(&["info", &file, "--split", "full"]);
-    assert_eq!(unknown.status.code(), Some(2));
-    assert!(stderr(&unknown).contains("--split 'full' is not a shipped instance list"));
+    assert_refused(&unknown, "--split 'full' is not a shipped instance list");
     // An id outside the named split is refused, naming it.
     std::fs::write(
         &path,
@@ -537,12 +524,9 @@ fn swebench_leaderboard_results_are_read_against_their_split() {
     )
     .expect("write");
     let outside = pareval(&["info", &file, "--split", "lite"]);
-    assert_eq!(outside.status.code(), Some(2));
-    assert!(
-        stderr(&outside)
-            .contains("1 listed instances are not in the lite split, e.g. 'nobody__nothing-1'"),
-        "{}",
-        stderr(&outside)
+    assert_refused(
+        &outside,
+        "1 listed instances are not in the lite split, e.g. 'nobody__nothing-1'",
     );
 }
 
@@ -576,17 +560,15 @@ fn lm_eval_reads_one_filter_and_refuses_non_scores() {
     assert_eq!(mean(&[]), 0.5, "strict-match, the first filter");
     assert_eq!(mean(&["--filter", "flexible-extract"]), 1.0);
     let bogus = pareval(&["info", &file, "--filter", "none"]);
-    assert_eq!(bogus.status.code(), Some(2));
-    assert!(stderr(&bogus).contains(
-        "--filter 'none' is not in the file; its filters: strict-match, flexible-extract"
-    ));
+    assert_refused(
+        &bogus,
+        "--filter 'none' is not in the file; its filters: strict-match, flexible-extract",
+    );
     std::fs::write(&path, line(0, "none", "[0.1, 0.2]") + "\n").expect("write");
     let corpus = pareval(&["info", &file]);
-    assert_eq!(corpus.status.code(), Some(2));
-    assert!(
-        stderr(&corpus).contains("line 1: metric 'exact_match' is [0.1,0.2], not a score"),
-        "{}",
-        stderr(&corpus)
+    assert_refused(
+        &corpus,
+        "line 1: metric 'exact_match' is [0.1,0.2], not a score",
     );
 }
 
@@ -634,12 +616,7 @@ fn inspect_scorers_and_scales_are_chosen_not_guessed() {
     let bytes = std::fs::read(&bash).expect("read");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).expect("write");
     let output = pareval(&["info", &cut.to_string_lossy()]);
-    assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("cut.eval: not a readable .eval (zip) archive"),
-        "{}",
-        stderr(&output)
-    );
+    assert_refused(&output, "cut.eval: not a readable .eval (zip) archive");
 }
 
 /// `.eval` archives written with INSPECT_USE_ZSTD have zstd members: the same log re-packed with every

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::common::{pareval, shared_data, stderr, stdout, temp_dir};
+use crate::common::{assert_refused, pareval, shared_data, stderr, stdout, temp_dir};
 
 fn sample(name: &str) -> String {
     format!("{}/sample_runs/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -223,12 +223,7 @@ fn pair_explains_one_case_in_text_and_json() {
         "--baseline",
         baseline,
     ]);
-    assert_eq!(unknown.status.code(), Some(2));
-    assert!(
-        stderr(&unknown).contains("did you mean 'ReAct (atlas-1)'"),
-        "{}",
-        stderr(&unknown)
-    );
+    assert_refused(&unknown, "did you mean 'ReAct (atlas-1)'");
 }
 
 #[test]
@@ -560,8 +555,8 @@ fn the_degenerate_setting_is_named_in_results_and_records() {
         abstain(&plain)
     );
     let bad = pareval(&["replay", &sample, "--degenerate", "maybe"]);
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(
-        stderr(&bad).contains("--degenerate: degenerate 'maybe' is not one of abstain, literal")
+    assert_refused(
+        &bad,
+        "--degenerate: degenerate 'maybe' is not one of abstain, literal",
     );
 }
