@@ -298,7 +298,9 @@ pub enum OutputFormat {
 #[derive(Debug, Args)]
 pub struct PolicyArgs {
     /// Policy preset(s): primary, forced-uniform, forced-group, paired-normal, neyman, serfling, cost-forced,
-    /// cost-aware. Several (comma-separated or repeated) are replayed side by side.
+    /// cost-aware, anytime (uniform order, anytime rule, watched after every task) and peeking (primary
+    /// watched sequentially at the grid's budgets: the invalid negative control). Several
+    /// (comma-separated or repeated) are replayed side by side.
     #[arg(
         long,
         value_name = "NAME",
@@ -309,9 +311,12 @@ pub struct PolicyArgs {
     /// Override the preset's task order: uniform, stratified, neyman, cost, pair-cost, file.
     #[arg(long, value_name = "ORDER")]
     pub order: Option<String>,
-    /// Override the preset's rule: bootstrap, paired-normal, serfling, forced.
+    /// Override the preset's rule: bootstrap, paired-normal, serfling, forced, anytime.
     #[arg(long, value_name = "RULE")]
     pub rule: Option<String>,
+    /// The anytime rule's bet cap c: no task can cost more than this share of the wealth.
+    #[arg(long, value_name = "C", default_value = "0.5")]
+    pub bet_cap: String,
     /// Override the preset's coverage gate.
     #[arg(long, value_name = "on|off")]
     pub coverage: Option<String>,
@@ -319,6 +324,13 @@ pub struct PolicyArgs {
     /// then rejects for thresholds ≥ 0).
     #[arg(long, value_name = "abstain|literal", default_value = "abstain")]
     pub degenerate: String,
+    /// Override the preset's monitoring: per-look (each budget a separate stopping point fixed in
+    /// advance) or sequential (watched at every look, first decision kept).
+    #[arg(long, value_name = "per-look|sequential")]
+    pub monitor: Option<String>,
+    /// Where a sequential monitor looks: every (after every task) or grid (at the grid's budgets).
+    #[arg(long, value_name = "every|grid")]
+    pub looks: Option<String>,
     /// Thresholds in percentage points.
     #[arg(long, value_name = "PP,…", default_value = "0,5,10")]
     pub thresholds: String,
@@ -489,9 +501,12 @@ pub struct DecideArgs {
     /// Policy preset (its order is the live run's own; only the coverage gate and rule apply).
     #[arg(long, value_name = "NAME", default_value = "primary")]
     pub preset: String,
-    /// Override the preset's rule: bootstrap, paired-normal, serfling, forced.
+    /// Override the preset's rule: bootstrap, paired-normal, serfling, forced, anytime.
     #[arg(long, value_name = "RULE")]
     pub rule: Option<String>,
+    /// The anytime rule's bet cap c: no task can cost more than this share of the wealth.
+    #[arg(long, value_name = "C", default_value = "0.5")]
+    pub bet_cap: String,
     /// Override the preset's coverage gate.
     #[arg(long, value_name = "on|off")]
     pub coverage: Option<String>,

@@ -297,13 +297,15 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
     let bootstrap = BootstrapMode::parse(&args.bootstrap)?;
     let tail = Fraction::parse(&args.tail, "--tail")?;
     let mut policy = Preset::parse(&args.preset)?.policy(bootstrap, tail);
-    settings::apply_overrides(
-        &mut policy,
-        args.rule.as_deref(),
-        args.coverage.as_deref(),
-        &args.degenerate,
-        bootstrap,
-    )?;
+    let flags = settings::RuleOverrides {
+        rule: args.rule.as_deref(),
+        coverage: args.coverage.as_deref(),
+        degenerate: &args.degenerate,
+        bet_cap: &args.bet_cap,
+        monitor: None,
+        looks: None,
+    };
+    settings::apply_overrides(&mut policy, &flags, bootstrap)?;
     let budget = Fraction::parse(&args.budget, "--budget")?;
     if budget.0 == 0 {
         return Err(CliError::Input("--budget must be above 0".to_string()));

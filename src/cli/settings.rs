@@ -4,8 +4,8 @@ use super::CliError;
 use super::args::PolicyArgs;
 use crate::dataset::Dataset;
 use crate::engine::settings::{
-    BootstrapMode, BudgetMeasure, Degenerate, Fraction, OrderKind, Preset, ReplaySettings, Rule,
-    SettingError, Targets, parse_grid, parse_thresholds,
+    BootstrapMode, BudgetMeasure, Degenerate, Fraction, Looks, Monitor, OrderKind, Preset,
+    ReplaySettings, Rule, SettingError, Targets, parse_grid, parse_thresholds,
 };
 
 /// The settings of one replay and the label it is reported under.
@@ -19,22 +19,50 @@ pub fn flag(name: &'static str) -> impl Fn(SettingError) -> CliError {
     move |error| CliError::Input(format!("{name}: {error}"))
 }
 
-/// Applies `--rule` and `--coverage` overrides to a policy.
+/// The rule flags shared by the commands that take a policy.
+pub struct RuleOverrides<'a> {
+    pub rule: Option<&'a str>,
+    pub coverage: Option<&'a str>,
+    pub degenerate: &'a str,
+    pub bet_cap: &'a str,
+    pub monitor: Option<&'a str>,
+    pub looks: Option<&'a str>,
+}
+
+/// Applies the rule, coverage, degenerate, bet-cap and monitoring overrides to a policy; true when
+/// the policy differs from its preset's.
 pub fn apply_overrides(
     policy: &mut crate::engine::Policy,
-    rule: Option<&str>,
-    coverage: Option<&str>,
-    degenerate: &str,
+    flags: &RuleOverrides<'_>,
     bootstrap: BootstrapMode,
 ) -> Result<bool, CliError> {
     let mut changed = false;
-    policy.degenerate = Degenerate::parse(degenerate).map_err(flag("--degenerate"))?;
+    policy.degenerate = Degenerate::parse(flags.degenerate).map_err(flag("--degenerate"))?;
     changed |= policy.degenerate != Degenerate::default();
-    if let Some(rule) = rule {
+    if let Some(rule) = flags.rule {
         policy.rule = Rule::parse(rule, bootstrap).map_err(flag("--rule"))?;
         changed = true;
     }
-    match coverage {
+    let cap = Fraction::parse(flags.bet_cap, "--bet-cap")?;
+    if let Rule::Anytime { cap: current } = &mut policy.rule {
+        if cap.0 == 0 || cap.0 >= crate::engine::settings::FRACTION_UNITS {
+            return Err(CliError::Input(format!(
+                "--bet-cap '{}' must be in (0, 1)",
+                flags.bet_cap
+            )));
+        }
+        changed |= *current != cap;
+        *current = cap;
+    }
+    if let Some(monitor) = flags.monitor {
+        policy.monitor = Monitor::parse(monitor).map_err(flag("--monitor"))?;
+        changed = true;
+    }
+    if let Some(looks) = flags.looks {
+        policy.looks = Looks::parse(looks).map_err(flag("--looks"))?;
+        changed = true;
+    }
+    match flags.coverage {
         None => {}
         Some("on") => {
             policy.coverage_gate = true;
@@ -84,13 +112,15 @@ pub fn replay_settings(
         if let Some(order) = order {
             policy.order = order;
         }
-        let overridden = apply_overrides(
-            &mut policy,
-            args.rule.as_deref(),
-            args.coverage.as_deref(),
-            &args.degenerate,
-            bootstrap,
-        )? || order.is_some();
+        let flags = RuleOverrides {
+            rule: args.rule.as_deref(),
+            coverage: args.coverage.as_deref(),
+            degenerate: &args.degenerate,
+            bet_cap: &args.bet_cap,
+            monitor: args.monitor.as_deref(),
+            looks: args.looks.as_deref(),
+        };
+        let overridden = apply_overrides(&mut policy, &flags, bootstrap)? || order.is_some();
         let settings = ReplaySettings {
             policy,
             thresholds: thresholds.clone(),

@@ -159,6 +159,28 @@ fn flatten(record: &DecisionRecord) -> Vec<(&'static str, Cell)> {
             None,
         ),
         Statistic::Serfling { t } => ("serfling", None, None, None, None, None, Some(t)),
+        // The anytime p-values fill the p columns; the wealths have their own.
+        Statistic::Anytime {
+            p_promote,
+            p_reject,
+            ..
+        } => (
+            "anytime",
+            None,
+            None,
+            None,
+            Some(p_promote),
+            Some(p_reject),
+            None,
+        ),
+    };
+    let (wealth_promote, wealth_reject) = match record.statistic {
+        Statistic::Anytime {
+            wealth_promote,
+            wealth_reject,
+            ..
+        } => (Some(wealth_promote), Some(wealth_reject)),
+        _ => (None, None),
     };
     let text = |s: &str| Cell::Text(Some(s.to_string()));
     vec![
@@ -176,6 +198,12 @@ fn flatten(record: &DecisionRecord) -> Vec<(&'static str, Cell)> {
             Cell::Int(record.bootstrap_resamples.map(i64::from)),
         ),
         ("coverage_gate", Cell::Bool(Some(record.coverage_gate))),
+        ("degenerate", text(record.degenerate)),
+        ("bet_cap", Cell::Number(record.bet_cap)),
+        ("monitor", text(record.monitor)),
+        ("looks", text(record.looks)),
+        ("validity", text(record.validity)),
+        ("decided_at", Cell::Int(record.decided_at.map(i64::from))),
         ("order", text(record.order)),
         ("order_index", Cell::Int(record.order_index.map(i64::from))),
         ("seed", Cell::Int(Some(record.seed as i64))),
@@ -197,6 +225,8 @@ fn flatten(record: &DecisionRecord) -> Vec<(&'static str, Cell)> {
         ("p_promote", Cell::Number(p_promote)),
         ("p_reject", Cell::Number(p_reject)),
         ("t", Cell::Number(t)),
+        ("wealth_promote", Cell::Number(wealth_promote)),
+        ("wealth_reject", Cell::Number(wealth_reject)),
         ("action", text(record.action.name())),
         (
             "reason_code",

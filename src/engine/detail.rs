@@ -8,8 +8,9 @@ use serde::Serialize;
 use super::bootstrap::{IntDistribution, exact_binary, exact_lattice};
 use super::coverage::CoverageStatus;
 use super::crosscheck::{CrossCheck, PairedTable};
+use super::monitor::MonitorScratch;
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
-use super::replay::{Control, Prepared, ReplayError, tally_pair};
+use super::replay::{Control, Prepared, ReplayError, Snapshot, tally_pair};
 use super::rules::{Action, Detail, LocalTails};
 use super::settings::{Fraction, ReplaySettings};
 use super::stats::LnFactorial;
@@ -140,50 +141,59 @@ pub fn pair_detail(
     let (tested_name, baseline_name) = prep.names(pair);
     let mut order = Vec::new();
     prep.order(pair, order_index, &mut order);
-    let mut decisions = Vec::new();
     let mut local = LocalTails::default();
     let mut order_steps = Vec::new();
     let mut records = Vec::new();
     let mut bootstrap = None;
     let mut observed_at_budget = 0;
-    prep.walk(pair, &order, |b, snapshot| {
+    let decide = |look, snapshot: &Snapshot, out: &mut Vec<_>| {
         prep.decide(
             pair,
             order_index,
-            b,
+            look,
             snapshot,
             Detail::Full,
             &mut local,
-            &mut decisions,
+            out,
         );
-        order_steps.push(OrderStep {
-            budget: settings.grid[b].value(),
-            observed: snapshot.k,
-            coverage: snapshot.coverage,
-            estimate: snapshot.observed.estimate(prep.scale),
-            actions: decisions.iter().map(|d| d.action).collect(),
-        });
-        if b == budget_index {
-            for (t, decision) in decisions.iter().enumerate() {
-                records.push(context.record(&RecordCase {
-                    tested: tested_name,
-                    baseline: baseline_name,
-                    threshold: settings.thresholds[t],
-                    order_index: Some(order_index),
-                    budget: budget.value(),
-                    observed: snapshot.k,
-                    total: pair.n(),
-                    group_counts: &snapshot.group_counts,
-                    group_sizes: &pair.group_sizes,
-                    group_labels: &pair.group_labels,
-                    decision: *decision,
-                    completed: Some((completed_promotes[t], pair.delta_full())),
-                }));
+    };
+    let mut scratch = MonitorScratch::default();
+    prep.decide_along(
+        pair,
+        &order,
+        &mut scratch,
+        decide,
+        |b, snapshot, standing| {
+            order_steps.push(OrderStep {
+                budget: settings.grid[b].value(),
+                observed: snapshot.k,
+                coverage: snapshot.coverage,
+                estimate: snapshot.observed.estimate(prep.scale),
+                actions: standing.decisions.iter().map(|d| d.action).collect(),
+            });
+            if b == budget_index {
+                for (t, decision) in standing.decisions.iter().enumerate() {
+                    records.push(context.record(&RecordCase {
+                        tested: tested_name,
+                        baseline: baseline_name,
+                        threshold: settings.thresholds[t],
+                        order_index: Some(order_index),
+                        budget: budget.value(),
+                        observed: snapshot.k,
+                        total: pair.n(),
+                        group_counts: &snapshot.group_counts,
+                        group_sizes: &pair.group_sizes,
+                        group_labels: &pair.group_labels,
+                        decision: *decision,
+                        decided_at: standing.decided_at[t],
+                        completed: Some((completed_promotes[t], pair.delta_full())),
+                    }));
+                }
+                bootstrap = bootstrap_distribution(&snapshot.observed, prep.scale);
+                observed_at_budget = snapshot.k as usize;
             }
-            bootstrap = bootstrap_distribution(&snapshot.observed, prep.scale);
-            observed_at_budget = snapshot.k as usize;
-        }
-    });
+        },
+    );
     let tally = tally_pair(&prep, pair, &Control::default()).ok_or(ReplayError::Cancelled)?;
     let budgets = settings.grid.len();
     let share = |x: u32| f64::from(x) / f64::from(settings.orders);

@@ -3,6 +3,7 @@
 //! decision record per threshold: continue before the limit; promote, reject or abstain at it. A
 //! fixed-horizon rule is valid only when read once, at its limit; the record says so.
 
+use super::anytime::AnytimeState;
 use super::bootstrap::LatticeCounts;
 use super::coverage;
 use super::pair::MAX_LATTICE;
@@ -108,8 +109,18 @@ pub fn decide_live(
         settings.seed,
         n as usize,
     );
+    if settings.policy.rule.is_anytime() {
+        // The anytime rule reads the outcomes in the plan's order, which is the order they were run in
+        // when the harness follows the plan.
+        let mut state = AnytimeState::default();
+        state.reset(total, &settings.thresholds);
+        for &d in &values {
+            state.observe(d, &rules.bets);
+        }
+        observed.sequence = Some(state);
+    }
     let mut decisions = Vec::new();
-    if n < limit {
+    if n < limit && !settings.policy.rule.is_anytime() {
         let estimate = observed.estimate(scale);
         decisions.extend(settings.thresholds.iter().map(|_| Decision {
             action: Action::Continue,
@@ -134,6 +145,14 @@ pub fn decide_live(
             &mut LocalTails::default(),
             &mut decisions,
         );
+        if settings.policy.rule.is_anytime() {
+            // Valid at any moment: without a decision yet the run goes on.
+            for decision in &mut decisions {
+                if !decision.action.is_final() {
+                    decision.action = Action::Continue;
+                }
+            }
+        }
     }
     let context = RecordContext {
         policy: settings.policy,
@@ -158,10 +177,11 @@ pub fn decide_live(
                 group_sizes: &sizes,
                 group_labels: &present,
                 decision: *decision,
+                decided_at: None,
                 completed: None,
             });
             record.order = "live";
-            if decision.action == Action::Continue {
+            if decision.reason == Reason::BeforeLimit {
                 record.reason = format!(
                     "{} of {limit} tasks observed before the budget limit; {}",
                     n, record.reason
@@ -193,6 +213,8 @@ mod tests {
                 rule: Rule::Bootstrap(BootstrapMode::Exact),
                 tail: Fraction(500),
                 degenerate: Default::default(),
+                monitor: Default::default(),
+                looks: Default::default(),
             },
             thresholds: vec![Threshold(0)],
             seed: 0,

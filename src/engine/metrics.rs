@@ -44,6 +44,13 @@ pub struct BudgetRow {
     pub mean_observed: f64,
     pub sufficient: bool,
     pub errors_and_coverage_met: bool,
+    /// Cases that had shown a wrong promote or reject by this budget (SPEC §9: under sequential
+    /// monitoring the kept decision; per-look, the decision at this or any earlier budget).
+    #[serde(default)]
+    pub ever_wrong_cases: u32,
+    /// `ever_wrong_cases` over cases.
+    #[serde(default)]
+    pub ever_wrong: f64,
 }
 
 /// All budgets of one threshold.
@@ -169,6 +176,8 @@ pub fn summarise(
                         sufficient: errors_and_coverage_met
                             && unresolved <= targets.eta.value() + 1e-12,
                         errors_and_coverage_met,
+                        ever_wrong_cases: total.ever_wrong,
+                        ever_wrong: ratio(total.ever_wrong, cases).unwrap_or(0.0),
                     }
                 })
                 .collect();

@@ -3,6 +3,7 @@
 //! worker calls in the background; it is deterministic for given settings and seed on any thread count,
 //! and cancellable through [`replay::Control`].
 
+pub mod anytime;
 pub mod bootstrap;
 pub mod bounds;
 pub mod coverage;
@@ -11,6 +12,7 @@ pub mod detail;
 pub mod kept_orders;
 pub mod live;
 pub mod metrics;
+pub mod monitor;
 pub mod orders;
 pub mod pair;
 pub mod record;

@@ -55,6 +55,16 @@ pub struct DecisionRecord {
     pub coverage_gate: bool,
     /// The bootstrap with no discordant task: abstain or literal (SPEC §6).
     pub degenerate: &'static str,
+    /// The anytime rule's bet cap c (null for other rules).
+    pub bet_cap: Option<f64>,
+    /// `per-look` or `sequential`, and where a sequential monitor looks (`every` or `grid`; SPEC §9).
+    pub monitor: &'static str,
+    pub looks: &'static str,
+    /// What the decision's error guarantee rests on ([`Policy::validity`]).
+    pub validity: &'static str,
+    /// Under sequential monitoring, the observed count at which the kept decision was made (null when
+    /// none was made yet, and per-look).
+    pub decided_at: Option<u32>,
     pub order: &'static str,
     /// Order index r (null for a live decision).
     pub order_index: Option<u32>,
@@ -120,6 +130,8 @@ pub struct RecordCase<'a> {
     pub group_sizes: &'a [u32],
     pub group_labels: &'a [u32],
     pub decision: Decision,
+    /// The observed count at which a sequential monitor made the decision (None per-look).
+    pub decided_at: Option<u32>,
     /// The completed-record decision (true = promote) and Δ_full, in replay.
     pub completed: Option<(bool, f64)>,
 }
@@ -175,6 +187,14 @@ impl RecordContext<'_> {
             bootstrap_resamples,
             coverage_gate: self.policy.coverage_gate,
             degenerate: self.policy.degenerate.name(),
+            bet_cap: match self.policy.rule {
+                Rule::Anytime { cap } => Some(cap.value()),
+                _ => None,
+            },
+            monitor: self.policy.monitor.name(),
+            looks: self.policy.looks.name(),
+            validity: self.policy.validity(),
+            decided_at: case.decided_at,
             order: self.policy.order.name(),
             order_index: case.order_index,
             seed: self.seed,
@@ -251,15 +271,15 @@ pub fn reason_text(
                 _ => format!("coverage missing: {}", missing.join("; ")),
             }
         }
+        Reason::Certain => format!(
+            "{}: {margin}, and whatever the unseen tasks hold the completed record decides the same",
+            decision.action.name()
+        ),
         Reason::NoVariance => format!(
             "{margin}, but the observed differences do not vary, so the rule has no measure of precision"
         ),
         Reason::Supported | Reason::Evidence => {
-            let verdict = match decision.action {
-                Action::Promote => "promote",
-                Action::Reject => "reject",
-                _ => "abstain",
-            };
+            let verdict = decision.action.name();
             let detail = match decision.statistic {
                 Statistic::None => String::new(),
                 Statistic::Bootstrap {
@@ -300,6 +320,28 @@ pub fn reason_text(
                         pp(se),
                         prob(p),
                         if p <= policy.tail.value() { "≤" } else { ">" }
+                    )
+                }
+                Statistic::Anytime {
+                    wealth_promote,
+                    wealth_reject,
+                    p_promote,
+                    p_reject,
+                } => {
+                    let barrier = 1.0 / policy.tail.value();
+                    let (name, wealth, p) = if decision.action == Action::Reject
+                        || (decision.action != Action::Promote && !above)
+                    {
+                        ("K⁻", wealth_reject, p_reject)
+                    } else {
+                        ("K⁺", wealth_promote, p_promote)
+                    };
+                    format!(
+                        "; wealth {name} = {} ({} 1/a = {}), anytime p = {}",
+                        trim_number(wealth),
+                        if wealth >= barrier { "≥" } else { "<" },
+                        trim_number(barrier),
+                        prob(p)
                     )
                 }
                 Statistic::Serfling { t } => format!(

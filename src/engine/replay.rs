@@ -17,6 +17,7 @@ use super::bootstrap::LatticeCounts;
 use super::coverage::{self, CoverageStatus};
 use super::kept_orders::{OrderCache, PairOrders};
 use super::metrics::{Metrics, summarise};
+use super::monitor::MonitorScratch;
 use super::orders::{OrderKey, OrderScratch, build_order, build_order_with};
 use super::pair::{Grouping, PairData, lattice_scale, prepare_pairs};
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
@@ -284,15 +285,108 @@ impl Prepared {
         }
     }
 
-    /// The random stream key of a bootstrap off the lattice for one case.
-    pub fn case_key(&self, pair: &PairData, order: u32, budget: usize) -> StreamKey {
+    /// Walks one order a task at a time (a sequential monitor's looks, the anytime wealths): after every
+    /// task, `visit(budgets, snapshot)` with the budgets of the grid whose prefix ends there (usually
+    /// none). Coverage is computed at budgets only; between them `snapshot.coverage` is stale and a
+    /// visitor that needs it calls [`Prepared::coverage_now`]. Under the anytime rule the snapshot's
+    /// `observed.sequence` holds the wealths.
+    pub fn walk_each_with(
+        &self,
+        pair: &PairData,
+        order: &[u32],
+        scratch: &mut WalkScratch,
+        mut visit: impl FnMut(std::ops::Range<usize>, &mut Snapshot),
+    ) {
+        let WalkScratch {
+            snapshot,
+            sizes,
+            running,
+            ..
+        } = scratch;
+        self.fill_prefix_sizes(pair, order, running, sizes);
+        snapshot.reset(pair.n(), pair.group_sizes.len(), self.scale);
+        let anytime = self.settings.policy.rule.is_anytime();
+        if anytime {
+            let mut state = snapshot.spare_sequence.take().unwrap_or_default();
+            state.reset(pair.n(), &self.settings.thresholds);
+            snapshot.observed.sequence = Some(state);
+        }
+        snapshot
+            .running
+            .reset(pair.group_sizes.len(), &pair.quota_schedule);
+        let last = sizes.last().map_or(0, |&k| k as usize).min(order.len());
+        let mut next_budget = 0;
+        let budgets_here = |snapshot: &mut Snapshot, next_budget: &mut usize| {
+            let start = *next_budget;
+            while *next_budget < sizes.len() && sizes[*next_budget] == snapshot.k {
+                *next_budget += 1;
+            }
+            if *next_budget > start {
+                snapshot.coverage = snapshot.running.status(snapshot.k);
+                snapshot.quotas.clear();
+                snapshot.quotas.extend_from_slice(snapshot.running.quotas());
+            }
+            start..*next_budget
+        };
+        let budgets = budgets_here(snapshot, &mut next_budget);
+        if !budgets.is_empty() {
+            visit(budgets, snapshot);
+        }
+        let keep_values = self.scale.is_none();
+        for &i in &order[..last] {
+            let i = i as usize;
+            let observed = &mut snapshot.observed;
+            if let (Some(counts), Some(scale)) = (&mut observed.counts, self.scale) {
+                let units = pair.units[i];
+                counts.counts[(units + i64::from(scale)) as usize] += 1;
+                observed.sum_units += units;
+                observed.sum_sq_units += units * units;
+            }
+            let d = pair.diffs[i];
+            if keep_values {
+                observed.sum += d;
+                observed.sum_sq += d * d;
+                snapshot.values.push(d);
+            }
+            if let Some(state) = &mut observed.sequence {
+                state.observe(d, &self.rules.bets);
+            }
+            observed.n += 1;
+            let group = pair.group_of[i];
+            snapshot.group_counts[group as usize] += 1;
+            snapshot.k += 1;
+            snapshot.running.advance(
+                snapshot.k,
+                group,
+                &snapshot.group_counts,
+                &pair.quota_schedule,
+            );
+            let budgets = budgets_here(snapshot, &mut next_budget);
+            visit(budgets, snapshot);
+        }
+        if anytime {
+            snapshot.spare_sequence = snapshot.observed.sequence.take();
+        }
+    }
+
+    /// The coverage status of a snapshot's prefix during [`Prepared::walk_each_with`], in O(1).
+    pub fn coverage_now(&self, snapshot: &Snapshot) -> CoverageStatus {
+        snapshot.running.status(snapshot.k)
+    }
+
+    /// The random stream key of a bootstrap off the lattice for one case at a look.
+    pub fn case_key(&self, pair: &PairData, order: u32, look: Look) -> StreamKey {
         let (tested, baseline) = self.names(pair);
-        StreamKey::new(self.settings.seed, "bootstrap-case")
+        let key = StreamKey::new(self.settings.seed, "bootstrap-case")
             .str(tested)
             .str(baseline)
             .str(self.settings.policy.order.name())
-            .u64(u64::from(order))
-            .u64(budget as u64)
+            .u64(u64::from(order));
+        match look {
+            Look::Budget(budget) => key.u64(budget as u64),
+            // A look between budgets (a sequential monitor looking after every task) has its own stream.
+            Look::Task(k) => key.str("task").u64(u64::from(k)),
+        }
     }
 
     /// Decisions at one snapshot, for every threshold.
@@ -301,7 +395,7 @@ impl Prepared {
         &self,
         pair: &PairData,
         order: u32,
-        budget: usize,
+        look: Look,
         snapshot: &Snapshot,
         detail: Detail,
         local: &mut LocalTails,
@@ -311,12 +405,20 @@ impl Prepared {
             &snapshot.observed,
             snapshot.coverage,
             &snapshot.values,
-            || self.case_key(pair, order, budget),
+            || self.case_key(pair, order, look),
             detail,
             local,
             out,
         );
     }
+}
+
+/// Where along an order a decision is taken: at a budget of the grid (its index), or after the k-th
+/// task between budgets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Look {
+    Budget(usize),
+    Task(u32),
 }
 
 /// The state of an observed prefix.
@@ -330,6 +432,10 @@ pub struct Snapshot {
     pub coverage: CoverageStatus,
     /// The observed differences in order (kept only off the lattice, where the bootstrap needs them).
     pub values: Vec<f64>,
+    /// The anytime state's buffers between orders.
+    spare_sequence: Option<super::anytime::AnytimeState>,
+    /// Coverage kept up to date task by task (only by [`Prepared::walk_each_with`]).
+    running: coverage::RunningCoverage,
 }
 
 impl Default for Snapshot {
@@ -341,6 +447,8 @@ impl Default for Snapshot {
             quotas: Vec::new(),
             coverage: CoverageStatus::Ok,
             values: Vec::new(),
+            spare_sequence: None,
+            running: Default::default(),
         }
     }
 }
@@ -439,7 +547,6 @@ fn tally_pair_records(
         observed: vec![0; budgets],
     };
     let mut order = Vec::with_capacity(pair.tasks.len());
-    let mut decisions = Vec::with_capacity(thresholds);
     let mut order_scratch = OrderScratch::default();
     // Under the tasks measure no budget looks past the last grid prefix, so orders stop there; the prefix
     // is the same as the full order's (orders draw their tasks one at a time). Kept orders are whole, so
@@ -452,7 +559,9 @@ fn tally_pair_records(
             .map_or(pair.tasks.len(), |b| b.tasks_of(pair.n()) as usize),
         _ => pair.tasks.len(),
     };
-    let mut walk_scratch = WalkScratch::default();
+    let mut scratch = MonitorScratch::default();
+    // Whether each threshold has shown a wrong decision at a budget so far in this order.
+    let mut shown_wrong: Vec<bool> = Vec::with_capacity(thresholds);
     // Records carry each decision's statistic; tallies read only the action.
     let detail = if records.is_some() {
         Detail::Full
@@ -482,64 +591,77 @@ fn tally_pair_records(
                 cache.keep(kept, r, &order);
             }
         }
-        prep.walk_with(pair, &order, &mut walk_scratch, |b, snapshot| {
-            tally.observed[b] += u64::from(snapshot.k);
-            for (g, (&c, &required)) in snapshot
-                .group_counts
-                .iter()
-                .zip(&snapshot.quotas)
-                .enumerate()
-            {
-                if c < required {
-                    tally.missing[g * budgets + b] += 1;
-                }
-            }
+        shown_wrong.clear();
+        shown_wrong.resize(thresholds, false);
+        let decide = |look: Look, snapshot: &Snapshot, out: &mut Vec<Decision>| {
             let remembered = actions.recall(snapshot);
             match remembered {
-                Some(bits) => {
-                    ActionMemo::unpack(bits, thresholds, &mut decisions, snapshot.coverage)
-                }
+                Some(bits) => ActionMemo::unpack(bits, thresholds, out, snapshot.coverage),
                 None => {
-                    prep.decide(pair, r, b, snapshot, detail, &mut local, &mut decisions);
-                    actions.keep(snapshot, &decisions);
+                    prep.decide(pair, r, look, snapshot, detail, &mut local, out);
+                    actions.keep(snapshot, out);
                 }
             }
-            if let Some(context) = records {
-                let (tested, baseline) = prep.names(pair);
-                for (t, decision) in decisions.iter().enumerate() {
-                    built.push(context.record(&RecordCase {
-                        tested,
-                        baseline,
-                        threshold: prep.settings.thresholds[t],
-                        order_index: Some(r),
-                        budget: prep.settings.grid[b].value(),
-                        observed: snapshot.k,
-                        total: pair.n(),
-                        group_counts: &snapshot.group_counts,
-                        group_sizes: &pair.group_sizes,
-                        group_labels: &pair.group_labels,
-                        decision: *decision,
-                        completed: Some((completed[t], pair.delta_full())),
-                    }));
-                }
-            }
-            for (t, decision) in decisions.iter().enumerate() {
-                let counts = &mut tally.counts[t * budgets + b];
-                match decision.action {
-                    Action::Promote => counts.promote += 1,
-                    Action::Reject => counts.reject += 1,
-                    Action::Abstain | Action::Continue => counts.abstain += 1,
-                }
-                if decision.action.is_final() {
-                    if snapshot.coverage != CoverageStatus::Ok {
-                        counts.coverage_failure += 1;
-                    }
-                    if (decision.action == Action::Promote) != completed[t] {
-                        counts.wrong += 1;
+        };
+        prep.decide_along(
+            pair,
+            &order,
+            &mut scratch,
+            decide,
+            |b, snapshot, standing| {
+                tally.observed[b] += u64::from(snapshot.k);
+                for (g, (&c, &required)) in snapshot
+                    .group_counts
+                    .iter()
+                    .zip(&snapshot.quotas)
+                    .enumerate()
+                {
+                    if c < required {
+                        tally.missing[g * budgets + b] += 1;
                     }
                 }
-            }
-        });
+                if let Some(context) = records {
+                    let (tested, baseline) = prep.names(pair);
+                    for (t, decision) in standing.decisions.iter().enumerate() {
+                        built.push(context.record(&RecordCase {
+                            tested,
+                            baseline,
+                            threshold: prep.settings.thresholds[t],
+                            order_index: Some(r),
+                            budget: prep.settings.grid[b].value(),
+                            observed: snapshot.k,
+                            total: pair.n(),
+                            group_counts: &snapshot.group_counts,
+                            group_sizes: &pair.group_sizes,
+                            group_labels: &pair.group_labels,
+                            decision: *decision,
+                            decided_at: standing.decided_at[t],
+                            completed: Some((completed[t], pair.delta_full())),
+                        }));
+                    }
+                }
+                for (t, decision) in standing.decisions.iter().enumerate() {
+                    let counts = &mut tally.counts[t * budgets + b];
+                    match decision.action {
+                        Action::Promote => counts.promote += 1,
+                        Action::Reject => counts.reject += 1,
+                        Action::Abstain | Action::Continue => counts.abstain += 1,
+                    }
+                    if decision.action.is_final() {
+                        if decision.coverage != CoverageStatus::Ok {
+                            counts.coverage_failure += 1;
+                        }
+                        if (decision.action == Action::Promote) != completed[t] {
+                            counts.wrong += 1;
+                            shown_wrong[t] = true;
+                        }
+                    }
+                    if shown_wrong[t] {
+                        counts.ever_wrong += 1;
+                    }
+                }
+            },
+        );
     }
     control.pairs_done.fetch_add(1, Ordering::Relaxed);
     prep.rules.tails.put_front(local);

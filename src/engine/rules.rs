@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
+use super::anytime::{AnytimeState, Bets};
 use super::bootstrap::{
     LatticeCounts, Tails, exact_binary_tails, exact_lattice, mc_lattice, mc_values,
 };
@@ -62,6 +63,8 @@ pub enum Reason {
     Evidence,
     /// The rule's condition for the action held.
     Supported,
+    /// The observed outcomes settle the completed decision whatever the unseen tasks hold (anytime rule).
+    Certain,
 }
 
 /// The rule's own statistic for one case.
@@ -84,6 +87,13 @@ pub enum Statistic {
     /// The finite-population half-width t.
     Serfling {
         t: f64,
+    },
+    /// Both wealths of the anytime rule and their anytime p-values.
+    Anytime {
+        wealth_promote: f64,
+        wealth_reject: f64,
+        p_promote: f64,
+        p_reject: f64,
     },
 }
 
@@ -129,6 +139,8 @@ pub struct Observed {
     /// Σ D and Σ D² (kept only off the lattice).
     pub sum: f64,
     pub sum_sq: f64,
+    /// The anytime rule's wealths along the order (kept only under that rule, which needs the order).
+    pub sequence: Option<AnytimeState>,
 }
 
 impl Observed {
@@ -184,6 +196,8 @@ pub struct RuleContext {
     pub tails: Arc<TailCache>,
     /// The policy's tail cutoff with its logarithm, computed once rather than per decision.
     cutoff: Cutoff,
+    /// The anytime rule's bets (unused by the other rules).
+    pub bets: Bets,
 }
 
 impl RuleContext {
@@ -194,8 +208,13 @@ impl RuleContext {
         seed: u64,
         max_n: usize,
     ) -> Self {
+        let cap = match policy.rule {
+            Rule::Anytime { cap } => cap.value(),
+            _ => Rule::DEFAULT_CAP.value(),
+        };
         RuleContext {
             cutoff: Cutoff::new(policy.tail.value()),
+            bets: Bets::new(policy.tail.value(), cap, max_n),
             policy,
             thresholds,
             scale,
@@ -251,6 +270,31 @@ impl RuleContext {
         }
         let a = self.policy.tail.value();
         match self.policy.rule {
+            Rule::Anytime { .. } => {
+                // The wealths were built along the order by whoever walked it; without them there is
+                // no evidence at all.
+                for t in 0..self.thresholds.len() {
+                    out.push(match &observed.sequence {
+                        Some(state) => {
+                            let (action, reason) = state.verdict(t);
+                            let w = state.wealths(t);
+                            Decision {
+                                action,
+                                reason,
+                                coverage,
+                                estimate,
+                                statistic: Statistic::Anytime {
+                                    wealth_promote: w.promote,
+                                    wealth_reject: w.reject,
+                                    p_promote: w.p_promote,
+                                    p_reject: w.p_reject,
+                                },
+                            }
+                        }
+                        None => fixed(Action::Abstain, Reason::Evidence),
+                    });
+                }
+            }
             Rule::Forced => {
                 for &threshold in &self.thresholds {
                     let action = if observed.above(threshold, self.scale) {
@@ -892,6 +936,7 @@ mod tests {
             sum_sq_units: values.iter().map(|v| v * v).sum(),
             sum: 0.0,
             sum_sq: 0.0,
+            sequence: None,
         }
     }
 
@@ -902,6 +947,8 @@ mod tests {
             rule,
             tail: Fraction(tail),
             degenerate: Degenerate::Abstain,
+            monitor: Default::default(),
+            looks: Default::default(),
         };
         RuleContext::new(
             policy,

@@ -266,13 +266,18 @@ impl fmt::Display for BootstrapMode {
     }
 }
 
-/// Decision rules (SPEC §6).
+/// Decision rules (SPEC §6, §9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Rule {
     Bootstrap(BootstrapMode),
     PairedNormal,
     Serfling,
     Forced,
+    /// The betting confidence sequence of SPEC §9, valid at every look; `cap` is c, the largest share
+    /// of wealth one task can lose.
+    Anytime {
+        cap: Fraction,
+    },
 }
 
 impl Rule {
@@ -282,8 +287,12 @@ impl Rule {
             Rule::PairedNormal => "paired-normal",
             Rule::Serfling => "serfling",
             Rule::Forced => "forced",
+            Rule::Anytime { .. } => "anytime",
         }
     }
+
+    /// The anytime rule's default bet cap c = 1/2 (SPEC §9).
+    pub const DEFAULT_CAP: Fraction = Fraction(5000);
 
     pub fn parse(text: &str, bootstrap: BootstrapMode) -> Result<Self, SettingError> {
         match text {
@@ -291,10 +300,13 @@ impl Rule {
             "paired-normal" => Ok(Rule::PairedNormal),
             "serfling" => Ok(Rule::Serfling),
             "forced" => Ok(Rule::Forced),
+            "anytime" => Ok(Rule::Anytime {
+                cap: Rule::DEFAULT_CAP,
+            }),
             _ => Err(SettingError::UnknownName {
                 what: "rule",
                 text: text.to_string(),
-                choices: "bootstrap, paired-normal, serfling, forced".to_string(),
+                choices: "bootstrap, paired-normal, serfling, forced, anytime".to_string(),
             }),
         }
     }
@@ -302,6 +314,64 @@ impl Rule {
     /// Whether the tail cutoff a plays a part.
     pub fn uses_tail(self) -> bool {
         !matches!(self, Rule::Forced)
+    }
+
+    /// Whether the rule stays valid however often it is read (SPEC §9); the others are fixed-horizon
+    /// rules, valid only when read once at their limit.
+    pub fn is_anytime(self) -> bool {
+        matches!(self, Rule::Anytime { .. })
+    }
+}
+
+/// How the budgets of a replay are read (SPEC §9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Monitor {
+    /// Each budget is a separate stopping point fixed in advance (the paper's table).
+    #[default]
+    PerLook,
+    /// The run is watched at every look and stops at the first promote or reject, which is kept.
+    Sequential,
+}
+
+impl Monitor {
+    pub const ALL: [Monitor; 2] = [Monitor::PerLook, Monitor::Sequential];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Monitor::PerLook => "per-look",
+            Monitor::Sequential => "sequential",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Self, SettingError> {
+        parse_name(text, "monitor", &Monitor::ALL, Monitor::name)
+    }
+}
+
+/// Where a sequential monitor looks (SPEC §9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Looks {
+    /// After every observed task.
+    Every,
+    /// At the budgets of the grid only.
+    #[default]
+    Grid,
+}
+
+impl Looks {
+    pub const ALL: [Looks; 2] = [Looks::Every, Looks::Grid];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Looks::Every => "every",
+            Looks::Grid => "grid",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Self, SettingError> {
+        parse_name(text, "looks", &Looks::ALL, Looks::name)
     }
 }
 
@@ -364,9 +434,60 @@ pub struct Policy {
     pub tail: Fraction,
     /// The bootstrap with no discordant task.
     pub degenerate: Degenerate,
+    /// Per-look snapshots or a watched run, and where it is watched.
+    pub monitor: Monitor,
+    pub looks: Looks,
 }
 
 impl Policy {
+    /// A fixed-horizon rule watched sequentially: the naive-peeking negative control of SPEC §9.
+    pub fn is_naive_peeking(&self) -> bool {
+        self.monitor == Monitor::Sequential && !self.rule.is_anytime()
+    }
+
+    /// What a decision's error guarantee rests on, in the words records carry.
+    pub fn validity(&self) -> &'static str {
+        if self.rule.is_anytime() {
+            if self.order == OrderKind::Uniform {
+                "anytime-valid"
+            } else {
+                "descriptive (the anytime guarantee needs a uniform order)"
+            }
+        } else if self.monitor == Monitor::Sequential {
+            "naive peeking (invalid)"
+        } else if self.order.is_random_sample() {
+            "valid when read once, at the budget"
+        } else {
+            "descriptive (the order is not a random sample)"
+        }
+    }
+
+    /// Whether the walk must visit every task: the anytime wealths take every outcome, and a watcher
+    /// who looks after every task needs a look there.
+    pub fn walks_every_task(&self) -> bool {
+        self.rule.is_anytime()
+            || (self.monitor == Monitor::Sequential && self.looks == Looks::Every)
+    }
+
+    /// The monitoring in words ("" for the default per-look reading).
+    pub fn describe_monitor(&self) -> String {
+        match self.monitor {
+            Monitor::PerLook => String::new(),
+            Monitor::Sequential => format!(
+                "watched sequentially ({}), first decision kept{}",
+                match self.looks {
+                    Looks::Every => "a look after every task",
+                    Looks::Grid => "a look at every budget",
+                },
+                if self.is_naive_peeking() {
+                    "; naive peeking (invalid)"
+                } else {
+                    ""
+                }
+            ),
+        }
+    }
+
     /// The policy in words, for headers and records.
     pub fn describe(&self) -> String {
         let rule = match self.rule {
@@ -379,11 +500,14 @@ impl Policy {
             Rule::PairedNormal => format!("paired-normal (a = {})", self.tail),
             Rule::Serfling => format!("serfling (a = {})", self.tail),
             Rule::Forced => "forced".to_string(),
+            Rule::Anytime { cap } => format!("anytime (a = {}, bet cap c = {cap})", self.tail),
         };
+        let monitor = self.describe_monitor();
         format!(
-            "{} order, coverage gate {}, {rule}",
+            "{} order, coverage gate {}, {rule}{}{monitor}",
             self.order.name(),
-            if self.coverage_gate { "on" } else { "off" }
+            if self.coverage_gate { "on" } else { "off" },
+            if monitor.is_empty() { "" } else { ", " }
         )
     }
 }
@@ -400,10 +524,12 @@ pub enum Preset {
     Serfling,
     CostForced,
     CostAware,
+    Anytime,
+    Peeking,
 }
 
 impl Preset {
-    pub const ALL: [Preset; 8] = [
+    pub const ALL: [Preset; 10] = [
         Preset::Primary,
         Preset::ForcedUniform,
         Preset::ForcedGroup,
@@ -412,6 +538,8 @@ impl Preset {
         Preset::Serfling,
         Preset::CostForced,
         Preset::CostAware,
+        Preset::Anytime,
+        Preset::Peeking,
     ];
 
     pub fn name(self) -> &'static str {
@@ -424,6 +552,8 @@ impl Preset {
             Preset::Serfling => "serfling",
             Preset::CostForced => "cost-forced",
             Preset::CostAware => "cost-aware",
+            Preset::Anytime => "anytime",
+            Preset::Peeking => "peeking",
         }
     }
 
@@ -442,6 +572,20 @@ impl Preset {
             Preset::Serfling => (OrderKind::Stratified, true, Rule::Serfling),
             Preset::CostForced => (OrderKind::Cost, false, Rule::Forced),
             Preset::CostAware => (OrderKind::Cost, true, Rule::Bootstrap(bootstrap)),
+            Preset::Anytime => (
+                OrderKind::Uniform,
+                true,
+                Rule::Anytime {
+                    cap: Rule::DEFAULT_CAP,
+                },
+            ),
+            Preset::Peeking => (OrderKind::Stratified, true, Rule::Bootstrap(bootstrap)),
+        };
+        let (monitor, looks) = match self {
+            Preset::Anytime => (Monitor::Sequential, Looks::Every),
+            // The primary policy watched at each of the grid's budgets: the negative control.
+            Preset::Peeking => (Monitor::Sequential, Looks::Grid),
+            _ => (Monitor::PerLook, Looks::Grid),
         };
         Policy {
             order,
@@ -449,6 +593,8 @@ impl Preset {
             rule,
             tail,
             degenerate: Degenerate::Abstain,
+            monitor,
+            looks,
         }
     }
 }
@@ -544,6 +690,15 @@ impl ReplaySettings {
             return Err(SettingError::OutOfRange {
                 what: "tail cutoff".to_string(),
                 value: self.policy.tail.to_string(),
+                allowed: "must be in (0, 1)",
+            });
+        }
+        if let Rule::Anytime { cap } = self.policy.rule
+            && (cap.0 == 0 || cap.0 >= FRACTION_UNITS)
+        {
+            return Err(SettingError::OutOfRange {
+                what: "bet cap".to_string(),
+                value: cap.to_string(),
                 allowed: "must be in (0, 1)",
             });
         }
@@ -711,8 +866,24 @@ mod tests {
                 rule: Rule::Bootstrap(mc),
                 tail: a,
                 degenerate: Degenerate::Abstain,
+                monitor: Monitor::PerLook,
+                looks: Looks::Grid,
             }
         );
+        let anytime = Preset::Anytime.policy(mc, a);
+        assert_eq!(
+            (
+                anytime.order,
+                anytime.coverage_gate,
+                anytime.monitor,
+                anytime.looks
+            ),
+            (OrderKind::Uniform, true, Monitor::Sequential, Looks::Every)
+        );
+        assert!(anytime.rule.is_anytime() && !anytime.is_naive_peeking());
+        let peeking = Preset::Peeking.policy(mc, a);
+        assert!(peeking.is_naive_peeking());
+        assert_eq!(peeking.rule, Rule::Bootstrap(mc));
         assert_eq!(
             Preset::ForcedUniform.policy(mc, a).order,
             OrderKind::Uniform

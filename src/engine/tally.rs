@@ -11,6 +11,9 @@ pub struct CaseCounts {
     pub coverage_failure: u32,
     /// Promote or reject against the completed-record decision.
     pub wrong: u32,
+    /// Orders that had shown a wrong promote or reject at this budget or an earlier one (SPEC §9's
+    /// ever-wrong; under sequential monitoring the kept decision, per-look any earlier budget's).
+    pub ever_wrong: u32,
 }
 
 impl CaseCounts {
@@ -25,6 +28,7 @@ impl CaseCounts {
         self.abstain += other.abstain;
         self.coverage_failure += other.coverage_failure;
         self.wrong += other.wrong;
+        self.ever_wrong += other.ever_wrong;
     }
 }
 

@@ -2,8 +2,8 @@
 //! compact summary per preset and threshold, then the per-budget table), CSV, JSON and Markdown. All four
 //! are rendered from one [`ReplayReport`], so they carry the same numbers. JSON field names are a contract
 //! with scripts: `results[]` with `preset`, `threshold_pp`, `orders`, `pairs`, `min_sufficient_budget`
-//! and `rows[]` with `budget`, `fpr`, `frr`, `coverage_failure`, `unresolved`, `unresolved_lo`,
-//! `unresolved_hi`, `sufficient`.
+//! `monitor`, `looks`, `validity` and `rows[]` with `budget`, `fpr`, `frr`, `ever_wrong`,
+//! `coverage_failure`, `unresolved`, `unresolved_lo`, `unresolved_hi`, `sufficient`.
 
 use std::io::{self, Write};
 
@@ -14,7 +14,7 @@ use super::pairs::ReplayAt;
 use super::table::{Align, render};
 use crate::engine::Replay;
 use crate::engine::metrics::BudgetRow;
-use crate::engine::settings::{BootstrapMode, Rule};
+use crate::engine::settings::{BootstrapMode, Monitor, OrderKind, Rule};
 use crate::format::{csv_field, interval, percent, trim_number};
 
 #[derive(Debug, Clone, Serialize)]
@@ -35,6 +35,18 @@ pub struct ResultBlock {
     pub rule: String,
     /// The bootstrap with no discordant task: abstain or literal.
     pub degenerate: String,
+    /// `per-look` or `sequential` (SPEC §9), and where a sequential monitor looks (`every` or `grid`).
+    #[serde(default)]
+    pub monitor: String,
+    #[serde(default)]
+    pub looks: String,
+    /// What the error guarantee rests on: "valid when read once, at the budget", "anytime-valid",
+    /// "naive peeking (invalid)" or descriptive.
+    #[serde(default)]
+    pub validity: String,
+    /// The anytime rule's bet cap c (null for other rules).
+    #[serde(default)]
+    pub bet_cap: Option<f64>,
     pub tail: f64,
     pub bootstrap: Option<String>,
     pub budget_measure: String,
@@ -52,6 +64,13 @@ pub struct ResultBlock {
     pub min_sufficient_budget: Option<f64>,
     pub min_errors_coverage_budget: Option<f64>,
     pub rows: Vec<BudgetRow>,
+}
+
+impl ResultBlock {
+    /// Whether the block's policy was watched sequentially (its tables add the ever-wrong column).
+    pub fn is_sequential(&self) -> bool {
+        self.monitor == Monitor::Sequential.name()
+    }
 }
 
 impl ReplayReport {
@@ -93,6 +112,16 @@ impl ReplayReport {
                     notes.push(note);
                 }
             }
+            if policy.is_naive_peeking() {
+                notes.push(format!(
+                    "{label}: naive peeking (invalid): a fixed-horizon rule watched at every look and stopped at its first decision; its error rates are not controlled, which is what this negative control shows (ever-wrong column)"
+                ));
+            } else if policy.rule.is_anytime() && policy.order != OrderKind::Uniform {
+                notes.push(format!(
+                    "{label}: the anytime rule's guarantee holds under uniform orders; under the {} order its results are descriptive",
+                    policy.order.name()
+                ));
+            }
             let left_out: usize = prep.pairs.iter().map(|p| p.left_out).sum();
             if left_out > 0 {
                 notes.push(format!(
@@ -109,6 +138,13 @@ impl ReplayReport {
                     coverage_gate: policy.coverage_gate,
                     rule: policy.rule.name().to_string(),
                     degenerate: policy.degenerate.name().to_string(),
+                    monitor: policy.monitor.name().to_string(),
+                    looks: policy.looks.name().to_string(),
+                    validity: policy.validity().to_string(),
+                    bet_cap: match policy.rule {
+                        Rule::Anytime { cap } => Some(cap.value()),
+                        _ => None,
+                    },
                     tail: policy.tail.value(),
                     bootstrap: bootstrap.clone(),
                     budget_measure: settings.measure.name().to_string(),
@@ -191,13 +227,13 @@ impl Render for ReplayReport {
         }
         writeln!(
             out,
-            "preset,threshold_pp,budget,orders,pairs,cases,fpr,frr,coverage_failure,unresolved,unresolved_lo,unresolved_hi,accuracy,promote_rate,reject_rate,mean_observed,sufficient,errors_and_coverage_met"
+            "preset,threshold_pp,budget,orders,pairs,cases,fpr,frr,coverage_failure,unresolved,unresolved_lo,unresolved_hi,accuracy,promote_rate,reject_rate,mean_observed,sufficient,errors_and_coverage_met,monitor,ever_wrong"
         )?;
         for block in &self.results {
             for row in &block.rows {
                 writeln!(
                     out,
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                     csv_field(&block.preset),
                     trim_number(block.threshold_pp),
                     trim_number(row.budget),
@@ -215,7 +251,9 @@ impl Render for ReplayReport {
                     row.reject_rate,
                     row.mean_observed,
                     row.sufficient,
-                    row.errors_and_coverage_met
+                    row.errors_and_coverage_met,
+                    block.monitor,
+                    row.ever_wrong
                 )?;
             }
         }
@@ -251,15 +289,22 @@ impl Render for ReplayReport {
             }
             writeln!(out)?;
             writeln!(out, "  {}", Self::summary_line(block))?;
+            // Under sequential monitoring the ever-wrong share is the figure that tells valid from invalid.
+            let sequential = block.is_sequential();
             let rows: Vec<Vec<String>> = block
                 .rows
                 .iter()
                 .map(|r| {
-                    vec![
+                    let mut cells = vec![
                         percent(r.budget),
                         format!("{:.1}", r.mean_observed),
                         optional_percent(r.fpr),
                         optional_percent(r.frr),
+                    ];
+                    if sequential {
+                        cells.push(percent(r.ever_wrong));
+                    }
+                    cells.extend([
                         percent(r.coverage_failure),
                         percent(r.unresolved),
                         interval(r.unresolved_lo, r.unresolved_hi, 1),
@@ -268,29 +313,18 @@ impl Render for ReplayReport {
                         } else {
                             "✗ no".to_string()
                         },
-                    ]
+                    ]);
+                    cells
                 })
                 .collect();
-            let header = [
-                "budget",
-                "tasks",
-                "FPR",
-                "FRR",
-                "cov.fail",
-                "unresolved",
-                "95% interval",
-                "sufficient",
-            ];
-            let align = [
-                Align::Right,
-                Align::Right,
-                Align::Right,
-                Align::Right,
-                Align::Right,
-                Align::Right,
-                Align::Left,
-                Align::Left,
-            ];
+            let mut header = vec!["budget", "tasks", "FPR", "FRR"];
+            let mut align = vec![Align::Right; 4];
+            if sequential {
+                header.push("ever-wrong");
+                align.push(Align::Right);
+            }
+            header.extend(["cov.fail", "unresolved", "95% interval", "sufficient"]);
+            align.extend([Align::Right, Align::Right, Align::Left, Align::Left]);
             write!(out, "{}", render(&header, &align, &rows, width, 4))?;
         }
         super::pairs::write_text(&self.pairs_at, out, width)?;
@@ -320,19 +354,30 @@ impl Render for ReplayReport {
             writeln!(out)?;
             writeln!(out, "{}", Self::summary_line(block))?;
             writeln!(out)?;
+            let sequential = block.is_sequential();
             writeln!(
                 out,
-                "| budget | tasks | FPR | FRR | coverage failure | unresolved | 95% interval | sufficient |"
+                "| budget | tasks | FPR | FRR |{} coverage failure | unresolved | 95% interval | sufficient |",
+                if sequential { " ever-wrong |" } else { "" }
             )?;
-            writeln!(out, "|---:|---:|---:|---:|---:|---:|---|---|")?;
+            writeln!(
+                out,
+                "|---:|---:|---:|---:|{}---:|---:|---|---|",
+                if sequential { "---:|" } else { "" }
+            )?;
             for r in &block.rows {
                 writeln!(
                     out,
-                    "| {} | {:.1} | {} | {} | {} | {} | {} | {} |",
+                    "| {} | {:.1} | {} | {} |{} {} | {} | {} | {} |",
                     percent(r.budget),
                     r.mean_observed,
                     optional_percent(r.fpr),
                     optional_percent(r.frr),
+                    if sequential {
+                        format!(" {} |", percent(r.ever_wrong))
+                    } else {
+                        String::new()
+                    },
                     percent(r.coverage_failure),
                     percent(r.unresolved),
                     interval(r.unresolved_lo, r.unresolved_hi, 1),

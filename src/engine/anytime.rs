@@ -1,0 +1,371 @@
+//! The anytime-valid rule of SPEC §9: a betting confidence sequence for a finite population sampled
+//! without replacement (Waudby-Smith & Ramdas). One promote wealth and one reject wealth per threshold,
+//! updated once per observed task in O(1); bets use past outcomes only, so the wealth of a null that
+//! holds is a nonnegative supermartingale and crosses 1/a with probability at most a (Ville), however
+//! often it is looked at. The certainty shortcut decides as soon as the observed sum settles the
+//! completed decision whatever the remaining tasks hold.
+
+use serde::Serialize;
+
+use super::rules::{Action, Reason};
+use super::settings::{EPSILON, Threshold};
+
+/// The bets' fixed settings: the tail cutoff a and the cap c on each factor's loss.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bets {
+    /// 1/a: the wealth at which a test rejects its null.
+    pub barrier: f64,
+    /// c: no factor falls below 1 − c.
+    pub cap: f64,
+    /// 2·ln(1/a) / ln(1 + i) for i = 1, 2, …: the variance-adaptive bet at the i-th task is
+    /// sqrt(this / (1/4 + Σ (D_j − D̄_j)²)); tabled because a logarithm per task would cost as much as
+    /// the rest of the update.
+    adaptive: Vec<f64>,
+    /// 1/k for k = 0, 1, …, max_n (1/0 unused): two divisions per task become multiplications.
+    reciprocal: Vec<f64>,
+}
+
+impl Bets {
+    /// Bets for orders of up to `max_n` tasks (longer ones compute the factor as they go).
+    pub fn new(tail: f64, cap: f64, max_n: usize) -> Self {
+        let two_ln_inv_a = 2.0 * (1.0 / tail).ln();
+        Bets {
+            barrier: 1.0 / tail,
+            cap,
+            adaptive: (1..=max_n)
+                .map(|i| adaptive_factor(two_ln_inv_a, i as f64))
+                .collect(),
+            reciprocal: (0..=max_n).map(|k| 1.0 / k as f64).collect(),
+        }
+    }
+
+    fn reciprocal(&self, k: u32) -> f64 {
+        match self.reciprocal.get(k as usize) {
+            Some(&r) => r,
+            None => 1.0 / f64::from(k),
+        }
+    }
+
+    fn adaptive_at(&self, i: u32) -> f64 {
+        match self.adaptive.get(i as usize - 1) {
+            Some(&factor) => factor,
+            None => adaptive_factor(2.0 * self.barrier.ln(), f64::from(i)),
+        }
+    }
+}
+
+fn adaptive_factor(two_ln_inv_a: f64, i: f64) -> f64 {
+    two_ln_inv_a / i.ln_1p()
+}
+
+/// The statistic of an anytime decision, for records and the drill-down.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Wealths {
+    /// K⁺_t, the wealth against H0: Δ ≤ δ, and K⁻_t, against H0: Δ > δ.
+    pub promote: f64,
+    pub reject: f64,
+    /// Anytime p-values min(1, 1 / max_{s ≤ t} K_s).
+    pub p_promote: f64,
+    pub p_reject: f64,
+}
+
+/// One threshold's two tests along an order.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Tests {
+    /// N·δ, the null's total, and N·(δ + ε), which a completed sum must exceed to promote.
+    null_total: f64,
+    certain_above: f64,
+    promote: f64,
+    reject: f64,
+    max_promote: f64,
+    max_reject: f64,
+    /// The observed count at which each wealth first reached 1/a.
+    promote_crossed: Option<u32>,
+    reject_crossed: Option<u32>,
+}
+
+/// The state of the rule along one order of one pair, for every threshold.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AnytimeState {
+    total: u32,
+    /// Observed tasks t, S_t, the running mean D̄_t and Σ_{j ≤ t} (D_j − D̄_j)².
+    observed: u32,
+    sum: f64,
+    mean: f64,
+    squares: f64,
+    tests: Vec<Tests>,
+    /// Tests that have not crossed yet.
+    open: usize,
+}
+
+impl AnytimeState {
+    /// Starts a new order of a pair with `total` shared tasks (reusing the buffers).
+    pub fn reset(&mut self, total: u32, thresholds: &[Threshold]) {
+        self.total = total;
+        self.observed = 0;
+        self.sum = 0.0;
+        self.mean = 0.0;
+        self.squares = 0.0;
+        self.tests.clear();
+        self.tests.extend(thresholds.iter().map(|t| Tests {
+            null_total: f64::from(total) * t.delta(),
+            certain_above: f64::from(total) * (t.delta() + EPSILON),
+            promote: 1.0,
+            reject: 1.0,
+            max_promote: 1.0,
+            max_reject: 1.0,
+            promote_crossed: None,
+            reject_crossed: None,
+        }));
+        self.open = self.tests.len();
+    }
+
+    pub fn observed(&self) -> u32 {
+        self.observed
+    }
+
+    /// The bet size shared by both tests and every threshold at the next task i = t + 1: the
+    /// variance-adaptive term sqrt(2·ln(1/a) / (σ̂²_{i−1} · i · ln(1 + i))), from D_1 … D_t only.
+    fn adaptive_bet(&self, bets: &Bets) -> f64 {
+        // σ̂²_{i−1} · i = 1/4 + Σ_{j<i} (D_j − D̄_j)², so λ = sqrt(2·ln(1/a) / (that · ln(1 + i))).
+        (bets.adaptive_at(self.observed + 1) / (0.25 + self.squares)).sqrt()
+    }
+
+    /// Whether some threshold's verdict is promote or reject now (a look can keep a decision).
+    pub fn any_final(&self) -> bool {
+        self.open < self.tests.len() || (0..self.tests.len()).any(|t| self.verdict(t).0.is_final())
+    }
+
+    /// Observes the next difference D ∈ [−1, 1]: every wealth takes one factor whose bet was fixed
+    /// before D was seen, then the running sums take D.
+    #[inline]
+    pub fn observe(&mut self, d: f64, bets: &Bets) {
+        if self.observed >= self.total {
+            return;
+        }
+        let next = self.observed + 1;
+        let open = self.open > 0;
+        if open {
+            self.bet(d, bets);
+        }
+        self.observed = next;
+        self.sum += d;
+        // The spread feeds only the bets of open tests; once every test has crossed it is not needed.
+        if open {
+            let mean = self.sum * bets.reciprocal(next);
+            self.mean = mean;
+            self.squares += (d - mean) * (d - mean);
+        }
+    }
+
+    /// Multiplies the wealths of the tests still open by their factor for the next difference `d`.
+    fn bet(&mut self, d: f64, bets: &Bets) {
+        let adaptive = self.adaptive_bet(bets);
+        // m_i(δ) = (N·δ − S_{i−1}) / (N − i + 1): the mean of the next difference under the null Δ = δ.
+        let remaining = bets.reciprocal(self.total - self.observed);
+        let next = self.observed + 1;
+        // λ = min(adaptive, c / (1 ± m)), divided out only when the cap binds.
+        let capped = |scale: f64| {
+            if adaptive * scale <= bets.cap {
+                adaptive
+            } else {
+                bets.cap / scale
+            }
+        };
+        for test in &mut self.tests {
+            // A test that has crossed keeps its verdict (the p-value is a running minimum), so its wealth
+            // stays where it crossed and the work goes to the tests still open.
+            if test.promote_crossed.is_some() || test.reject_crossed.is_some() {
+                continue;
+            }
+            let m = (test.null_total - self.sum) * remaining;
+            let (up, down) = if m.abs() >= 1.0 {
+                (0.0, 0.0)
+            } else {
+                (capped(1.0 + m), capped(1.0 - m))
+            };
+            test.promote *= 1.0 + up * (d - m);
+            test.reject *= 1.0 - down * (d - m);
+            if test.promote > test.max_promote {
+                test.max_promote = test.promote;
+                if test.promote >= bets.barrier {
+                    test.promote_crossed = Some(next);
+                    self.open -= 1;
+                    continue;
+                }
+            }
+            if test.reject > test.max_reject {
+                test.max_reject = test.reject;
+                if test.reject >= bets.barrier {
+                    test.reject_crossed = Some(next);
+                    self.open -= 1;
+                }
+            }
+        }
+    }
+
+    /// The rule's verdict for threshold `t` on what has been observed: certain when the observed sum
+    /// settles the completed decision, else a crossing of 1/a (the earlier one if both crossed), else
+    /// abstain for want of evidence.
+    pub fn verdict(&self, t: usize) -> (Action, Reason) {
+        let test = &self.tests[t];
+        // (S_t ∓ (N − t)) / N against δ + ε, multiplied out.
+        let unseen = f64::from(self.total - self.observed);
+        if self.observed > 0 {
+            if self.sum - unseen > test.certain_above {
+                return (Action::Promote, Reason::Certain);
+            }
+            if self.sum + unseen <= test.certain_above {
+                return (Action::Reject, Reason::Certain);
+            }
+        }
+        match (test.promote_crossed, test.reject_crossed) {
+            (Some(up), Some(down)) if down < up => (Action::Reject, Reason::Supported),
+            (Some(_), _) => (Action::Promote, Reason::Supported),
+            (None, Some(_)) => (Action::Reject, Reason::Supported),
+            (None, None) => (Action::Abstain, Reason::Evidence),
+        }
+    }
+
+    /// Both wealths of threshold `t` and their anytime p-values.
+    pub fn wealths(&self, t: usize) -> Wealths {
+        let test = &self.tests[t];
+        Wealths {
+            promote: test.promote,
+            reject: test.reject,
+            p_promote: (1.0 / test.max_promote).min(1.0),
+            p_reject: (1.0 / test.max_reject).min(1.0),
+        }
+    }
+
+    /// The running estimate S_t / t (0 before any task).
+    pub fn estimate(&self) -> f64 {
+        if self.observed == 0 {
+            0.0
+        } else {
+            self.sum / f64::from(self.observed)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::streams::StreamKey;
+
+    fn run(diffs: &[f64], thresholds: &[Threshold], bets: &Bets) -> AnytimeState {
+        let mut state = AnytimeState::default();
+        state.reset(diffs.len() as u32, thresholds);
+        for &d in diffs {
+            state.observe(d, bets);
+        }
+        state
+    }
+
+    /// The factor a task multiplies the promote wealth by, given the tasks before it.
+    fn promote_factor(past: &[f64], d: f64, total: u32, bets: &Bets) -> f64 {
+        let mut state = AnytimeState::default();
+        state.reset(total, &[Threshold(0)]);
+        for &x in past {
+            state.observe(x, bets);
+        }
+        let before = state.wealths(0).promote;
+        state.observe(d, bets);
+        state.wealths(0).promote / before
+    }
+
+    #[test]
+    fn bets_are_fixed_before_the_outcome_they_bet_on() {
+        // A predictable bet makes each factor affine in the new outcome: 1 + λ(D − m) with λ and m from
+        // the past. A bet that used the current outcome (in σ̂² or in m) would bend this line.
+        let bets = Bets::new(0.05, 0.5, 1000);
+        let past = [1.0, 0.0, -1.0, 1.0, 1.0, 0.0];
+        let f: Vec<f64> = [-1.0, 0.0, 1.0]
+            .iter()
+            .map(|&d| promote_factor(&past, d, 40, &bets))
+            .collect();
+        assert!(((f[2] - f[1]) - (f[1] - f[0])).abs() < 1e-12, "{f:?}");
+        assert!(
+            f[2] > f[1] && f[1] > f[0],
+            "a promote bet is positive: {f:?}"
+        );
+        // The factor never falls below 1 − c.
+        assert!(f[0] >= 1.0 - bets.cap - 1e-12);
+    }
+
+    #[test]
+    fn the_first_bet_uses_the_prior_variance_only() {
+        // i = 1: σ̂²_0 = 1/4, λ = min(c/(1+m), sqrt(2 ln 20 / (0.25 · ln 2))), m = (N·δ − 0)/N = δ.
+        let bets = Bets::new(0.05, 0.5, 1000);
+        let f = promote_factor(&[], 1.0, 10, &bets);
+        let adaptive = (2.0 * 20f64.ln() / (0.25 * 2f64.ln())).sqrt();
+        let lambda = adaptive.min(0.5 / (1.0 + 0.0));
+        assert!((f - (1.0 + lambda * 1.0)).abs() < 1e-12, "{f}");
+    }
+
+    #[test]
+    fn certainty_decides_once_the_rest_cannot_change_the_answer() {
+        // N = 10, δ = 0: after 6 wins S = 6 > the 4 unseen tasks, so Δ_full > 0 for sure.
+        let bets = Bets::new(0.05, 0.5, 1000);
+        let mut state = AnytimeState::default();
+        state.reset(10, &[Threshold(0)]);
+        for _ in 0..5 {
+            state.observe(1.0, &bets);
+        }
+        assert_ne!(state.verdict(0).1, Reason::Certain);
+        state.observe(1.0, &bets);
+        assert_eq!(state.verdict(0), (Action::Promote, Reason::Certain));
+        // Five losses and five unseen at δ = 0: (−5 + 5)/10 = 0 ≤ δ, so reject is certain.
+        let mut longer = AnytimeState::default();
+        longer.reset(10, &[Threshold(0)]);
+        for _ in 0..5 {
+            longer.observe(-1.0, &bets);
+        }
+        assert_eq!(longer.verdict(0), (Action::Reject, Reason::Certain));
+    }
+
+    /// A population of N differences with Σ D = N·δ exactly (Δ_full = δ, so "promote" is always wrong).
+    fn population_at(delta_units: i32, n: usize) -> Vec<f64> {
+        // 60% ties, the rest split so that wins − losses = n·δ.
+        let target = (n as i32 * delta_units) / 100;
+        let discordant = (n as i32 * 2) / 5;
+        let wins = (discordant + target) / 2;
+        let losses = discordant - wins;
+        let mut out = vec![0.0; n];
+        for x in out.iter_mut().take(wins as usize) {
+            *x = 1.0;
+        }
+        for x in out.iter_mut().skip(wins as usize).take(losses as usize) {
+            *x = -1.0;
+        }
+        assert_eq!(wins - losses, target);
+        out
+    }
+
+    #[test]
+    fn a_true_null_is_crossed_in_at_most_about_a_of_uniform_orders() {
+        // Δ_full = δ = 5 pp on 200 tasks: promote is wrong in every order. Ville bounds the share of orders
+        // in which the promote wealth ever reaches 20 by a = 0.05, watched after every task.
+        let bets = Bets::new(0.05, 0.5, 1000);
+        let population = population_at(5, 200);
+        let thresholds = [Threshold(500)];
+        let orders = 2000;
+        let mut crossed = 0;
+        let mut diffs = population.clone();
+        for r in 0..orders {
+            diffs.copy_from_slice(&population);
+            StreamKey::new(7, "anytime-validity")
+                .u64(r)
+                .rng()
+                .shuffle(&mut diffs);
+            let state = run(&diffs, &thresholds, &bets);
+            if state.tests[0].promote_crossed.is_some() {
+                crossed += 1;
+            }
+        }
+        let share = f64::from(crossed) / f64::from(orders as u32);
+        // a plus three Monte Carlo standard errors.
+        let bound = 0.05 + 3.0 * (0.05f64 * 0.95 / f64::from(orders as u32)).sqrt();
+        assert!(share <= bound, "ever crossed in {share} of orders");
+    }
+}

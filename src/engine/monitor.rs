@@ -1,0 +1,177 @@
+//! Monitoring (SPEC §9): which decision stands at each budget of one order. Per-look, every budget is a
+//! separate stopping point and the rule decides there. Sequential, the run is watched at every look
+//! (after every task, or at the grid's budgets) and the first promote or reject is kept for every later
+//! budget; until then the budget shows the rule's current non-final answer. The replay's tallies, its
+//! decision records and the pair drill-down all read their decisions from [`Prepared::decide_along`].
+
+use super::coverage::CoverageStatus;
+use super::pair::PairData;
+use super::replay::{Look, Prepared, Snapshot, WalkScratch};
+use super::rules::Decision;
+use super::settings::{Looks, Monitor};
+
+/// Buffers for one pair's orders.
+#[derive(Debug, Default)]
+pub struct MonitorScratch {
+    pub walk: WalkScratch,
+    current: Vec<Decision>,
+    standing: Vec<Decision>,
+    /// The kept decision of each threshold and the observed count it was made at.
+    kept: Vec<Option<(Decision, u32)>>,
+    decided_at: Vec<Option<u32>>,
+}
+
+/// What stands at one budget of one order, per threshold.
+pub struct Standing<'a> {
+    pub decisions: &'a [Decision],
+    /// Sequential monitoring: where each kept decision was made (None while none is, and per-look).
+    pub decided_at: &'a [Option<u32>],
+}
+
+impl Prepared {
+    /// Walks `order` of `pair` under the policy's monitoring and calls `visit(budget, snapshot,
+    /// standing)` at every budget of the grid. `decide(look, snapshot, out)` is the rule at one look
+    /// (the caller's, so that it can remember actions or ask for full statistics).
+    pub fn decide_along(
+        &self,
+        pair: &PairData,
+        order: &[u32],
+        scratch: &mut MonitorScratch,
+        mut decide: impl FnMut(Look, &Snapshot, &mut Vec<Decision>),
+        mut visit: impl FnMut(usize, &Snapshot, Standing<'_>),
+    ) {
+        let policy = self.settings.policy;
+        let thresholds = self.settings.thresholds.len();
+        let MonitorScratch {
+            walk,
+            current,
+            standing,
+            kept,
+            decided_at,
+        } = scratch;
+        kept.clear();
+        kept.resize(thresholds, None);
+        decided_at.clear();
+        decided_at.resize(thresholds, None);
+        let sequential = policy.monitor == Monitor::Sequential;
+        if !policy.walks_every_task() {
+            // Looks at the grid's budgets only: the chunked walk.
+            self.walk_with(pair, order, walk, |b, snapshot| {
+                let settled = sequential && kept.iter().all(Option::is_some);
+                if !settled {
+                    decide(Look::Budget(b), snapshot, current);
+                }
+                if sequential {
+                    keep_finals(kept, current, snapshot.k, settled);
+                    stand(kept, current, standing, decided_at, settled);
+                    visit(
+                        b,
+                        snapshot,
+                        Standing {
+                            decisions: standing,
+                            decided_at,
+                        },
+                    );
+                } else {
+                    visit(
+                        b,
+                        snapshot,
+                        Standing {
+                            decisions: current,
+                            decided_at,
+                        },
+                    );
+                }
+            });
+            return;
+        }
+        let every = policy.looks == Looks::Every;
+        self.walk_each_with(pair, order, walk, |budgets, snapshot| {
+            let at_budget = !budgets.is_empty();
+            let look = if at_budget {
+                Look::Budget(budgets.start)
+            } else {
+                Look::Task(snapshot.k)
+            };
+            if sequential && (every || at_budget) && kept.iter().any(Option::is_none) {
+                // Coverage is known at every task in O(1); a look where nothing could be kept (the gate is
+                // shut, or no anytime verdict is final yet) skips the rule.
+                snapshot.coverage = self.coverage_now(snapshot);
+                let shut = policy.coverage_gate && snapshot.coverage != CoverageStatus::Ok;
+                let open = snapshot
+                    .observed
+                    .sequence
+                    .as_ref()
+                    .is_none_or(|state| state.any_final());
+                if at_budget || (!shut && open) {
+                    decide(look, snapshot, current);
+                    keep_finals(kept, current, snapshot.k, false);
+                }
+            }
+            if !at_budget {
+                return;
+            }
+            for b in budgets {
+                if sequential {
+                    // The look above decided here unless every threshold was already kept.
+                    let settled = kept.iter().all(Option::is_some);
+                    stand(kept, current, standing, decided_at, settled);
+                    visit(
+                        b,
+                        snapshot,
+                        Standing {
+                            decisions: standing,
+                            decided_at,
+                        },
+                    );
+                } else {
+                    decide(Look::Budget(b), snapshot, current);
+                    visit(
+                        b,
+                        snapshot,
+                        Standing {
+                            decisions: current,
+                            decided_at,
+                        },
+                    );
+                }
+            }
+        });
+    }
+}
+
+/// Keeps each threshold's first promote or reject, made at observed count `k`.
+fn keep_finals(kept: &mut [Option<(Decision, u32)>], current: &[Decision], k: u32, settled: bool) {
+    if settled {
+        return;
+    }
+    for (slot, decision) in kept.iter_mut().zip(current) {
+        if slot.is_none() && decision.action.is_final() {
+            *slot = Some((*decision, k));
+        }
+    }
+}
+
+/// The decisions standing at a budget: the kept one, else the rule's current (non-final) answer.
+fn stand(
+    kept: &[Option<(Decision, u32)>],
+    current: &[Decision],
+    standing: &mut Vec<Decision>,
+    decided_at: &mut [Option<u32>],
+    settled: bool,
+) {
+    standing.clear();
+    for (t, slot) in kept.iter().enumerate() {
+        match slot {
+            Some((decision, at)) => {
+                standing.push(*decision);
+                decided_at[t] = Some(*at);
+            }
+            None => {
+                debug_assert!(!settled);
+                standing.push(current[t]);
+                decided_at[t] = None;
+            }
+        }
+    }
+}
