@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use crate::dataset::Dataset;
 use crate::engine::detail::{PairDetail, pair_detail};
 use crate::engine::settings::{
-    BootstrapMode, BudgetMeasure, Fraction, OrderKind, Preset, ReplaySettings, Rule, Targets,
-    Threshold, default_grid,
+    BootstrapMode, BudgetMeasure, Fraction, Looks, Monitor, OrderKind, Preset, ReplaySettings,
+    Rule, Targets, Threshold, default_grid,
 };
 use crate::engine::{Policy, Replay, ReplayError};
 
@@ -47,6 +47,7 @@ pub enum RuleChoice {
     PairedNormal,
     Serfling,
     Forced,
+    Anytime,
 }
 
 /// Everything that changes the computation. Equal keys give equal replays.
@@ -59,6 +60,9 @@ pub struct ComputeKey {
     /// The bootstrap with no discordant task (sessions written before it existed read `abstain`).
     #[serde(default)]
     pub degenerate: crate::engine::settings::Degenerate,
+    /// Monitoring that replaces the preset's (sessions written before it existed read none).
+    #[serde(default)]
+    pub monitor: Option<(Monitor, Looks)>,
     /// Thresholds in hundredths of a percentage point.
     pub thresholds: Vec<u32>,
     pub group_column: Option<String>,
@@ -96,6 +100,7 @@ impl ComputeKey {
             || self.rule.is_some()
             || self.coverage_gate.is_some()
             || self.degenerate != Default::default()
+            || self.monitor.is_some()
     }
 
     pub fn bootstrap(&self) -> BootstrapMode {
@@ -120,12 +125,19 @@ impl ComputeKey {
                 RuleChoice::PairedNormal => Rule::PairedNormal,
                 RuleChoice::Serfling => Rule::Serfling,
                 RuleChoice::Forced => Rule::Forced,
+                RuleChoice::Anytime => Rule::Anytime {
+                    cap: Rule::DEFAULT_CAP,
+                },
             };
         }
         if let Some(gate) = self.coverage_gate {
             policy.coverage_gate = gate;
         }
         policy.degenerate = self.degenerate;
+        if let Some((monitor, looks)) = self.monitor {
+            policy.monitor = monitor;
+            policy.looks = looks;
+        }
         policy
     }
 
@@ -269,6 +281,7 @@ pub enum Action {
     CycleOrder,
     CyclePreset,
     CycleRule,
+    CycleMonitor,
     CycleTail,
     CycleOrders,
     CycleMeasure,
@@ -415,6 +428,7 @@ impl App {
             rule: None,
             coverage_gate: None,
             degenerate: Default::default(),
+            monitor: None,
             thresholds,
             group_column: dataset.group_column("group").map(|c| c.name.clone()),
             group_filter: Vec::new(),
@@ -520,6 +534,7 @@ impl App {
             | Action::CycleOrder
             | Action::CyclePreset
             | Action::CycleRule
+            | Action::CycleMonitor
             | Action::CycleTail
             | Action::CycleOrders
             | Action::CycleMeasure
@@ -696,6 +711,7 @@ impl App {
                 self.compute.order = None;
                 self.compute.rule = None;
                 self.compute.coverage_gate = None;
+                self.compute.monitor = None;
                 effects.push(self.recompute());
             }
             Action::CycleRule => {
@@ -704,12 +720,14 @@ impl App {
                     Rule::PairedNormal => RuleChoice::PairedNormal,
                     Rule::Serfling => RuleChoice::Serfling,
                     Rule::Forced => RuleChoice::Forced,
+                    Rule::Anytime { .. } => RuleChoice::Anytime,
                 };
                 let all = [
                     RuleChoice::Bootstrap,
                     RuleChoice::PairedNormal,
                     RuleChoice::Serfling,
                     RuleChoice::Forced,
+                    RuleChoice::Anytime,
                 ];
                 let position = all.iter().position(|&r| r == current).unwrap_or(0);
                 self.compute.rule = Some(all[(position + 1) % all.len()]);
@@ -756,6 +774,17 @@ impl App {
             }
             Action::ToggleCoverageGate => {
                 self.compute.coverage_gate = Some(!self.compute.policy().coverage_gate);
+                effects.push(self.recompute());
+            }
+            Action::CycleMonitor => {
+                // per-look → watched at the grid's budgets → watched after every task → per-look.
+                let policy = self.compute.policy();
+                let next = match (policy.monitor, policy.looks) {
+                    (Monitor::PerLook, _) => (Monitor::Sequential, Looks::Grid),
+                    (Monitor::Sequential, Looks::Grid) => (Monitor::Sequential, Looks::Every),
+                    (Monitor::Sequential, Looks::Every) => (Monitor::PerLook, Looks::Grid),
+                };
+                self.compute.monitor = Some(next);
                 effects.push(self.recompute());
             }
             Action::CycleProxyMethod => {

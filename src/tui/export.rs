@@ -99,6 +99,14 @@ fn replay_command(app: &App) -> Vec<String> {
     if key.degenerate != Default::default() {
         args.extend(["--degenerate".into(), key.degenerate.name().into()]);
     }
+    if key.monitor.is_some() {
+        args.extend([
+            "--monitor".into(),
+            policy.monitor.name().into(),
+            "--looks".into(),
+            policy.looks.name().into(),
+        ]);
+    }
     let thresholds: Vec<String> = key
         .thresholds
         .iter()

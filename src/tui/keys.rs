@@ -57,6 +57,10 @@ pub const BINDINGS: &[Binding] = &[
         what: "coverage gate on / off",
     },
     Binding {
+        keys: "W",
+        what: "monitoring: per-look, watched at each budget, watched after every task",
+    },
+    Binding {
         keys: "a",
         what: "tail cutoff a (0.01, 0.02, 0.05, 0.10)",
     },
@@ -177,6 +181,7 @@ pub fn action_for(
         KeyCode::Char('p') => Action::CyclePreset,
         KeyCode::Char('r') => Action::CycleRule,
         KeyCode::Char('v') => Action::ToggleCoverageGate,
+        KeyCode::Char('W') => Action::CycleMonitor,
         KeyCode::Char('a') => Action::CycleTail,
         KeyCode::Char('n') => Action::CycleOrders,
         KeyCode::Char('m') => Action::CycleMeasure,

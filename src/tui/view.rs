@@ -470,7 +470,25 @@ fn draw_chart(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
 }
 
 fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
-    let block = Block::bordered().title(format!(" at budget {} ", percent(app.budget_value())));
+    let policy = app.compute.policy();
+    let sequential = policy.monitor == crate::engine::settings::Monitor::Sequential;
+    let watched = match (sequential, policy.is_naive_peeking(), policy.looks) {
+        (false, ..) => String::new(),
+        (true, true, _) => " · naive peeking (invalid)".to_string(),
+        (true, false, looks) => format!(" · watched at {} looks", looks.name()),
+    };
+    let block = Block::bordered().title(Line::from(vec![
+        Span::raw(format!(" at budget {}", percent(app.budget_value()))),
+        Span::styled(
+            watched,
+            if policy.is_naive_peeking() {
+                theme.warn()
+            } else {
+                theme.dim()
+            },
+        ),
+        Span::raw(" "),
+    ]));
     let Some(replay) = app.replay() else {
         frame.render_widget(
             Paragraph::new("waiting for the first replay…").block(block),
@@ -491,40 +509,58 @@ fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
                 Span::styled("✗ no", theme.bad())
             };
             let focus = if i == app.view.focus { "›" } else { " " };
+            let mut cells = vec![
+                Cell::from(format!("{focus}{} pp", trim_number(metrics.threshold_pp))),
+                Cell::from(r.fpr.map_or("-".to_string(), percent)),
+                Cell::from(r.frr.map_or("-".to_string(), percent)),
+            ];
+            if sequential {
+                cells.push(Cell::from(percent(r.ever_wrong)));
+            }
             Some(
-                Row::new(vec![
-                    Cell::from(format!("{focus}{} pp", trim_number(metrics.threshold_pp))),
-                    Cell::from(r.fpr.map_or("-".to_string(), percent)),
-                    Cell::from(r.frr.map_or("-".to_string(), percent)),
+                Row::new(cells.into_iter().chain([
                     Cell::from(percent(r.coverage_failure)),
-                    Cell::from(format!(
-                        "{} {}",
-                        percent(r.unresolved),
-                        interval(r.unresolved_lo, r.unresolved_hi, 0)
-                    )),
+                    // Watched runs give the ever-wrong column the interval's room.
+                    Cell::from(if sequential {
+                        percent(r.unresolved)
+                    } else {
+                        format!(
+                            "{} {}",
+                            percent(r.unresolved),
+                            interval(r.unresolved_lo, r.unresolved_hi, 0)
+                        )
+                    }),
                     Cell::from(verdict),
-                ])
+                ]))
                 .style(stale(app, theme)),
             )
         })
         .collect();
-    let widths = [
+    let mut widths = vec![
         Constraint::Length(6),
         Constraint::Length(5),
         Constraint::Length(5),
-        Constraint::Length(5),
-        Constraint::Length(17),
-        Constraint::Length(5),
     ];
-    let header = Row::new(vec![
-        "thr",
-        "FPR",
-        "FRR",
+    let mut header = vec!["thr", "FPR", "FRR"];
+    if sequential {
+        widths.push(Constraint::Length(5));
+        header.push("ever✗");
+    }
+    widths.extend([
+        Constraint::Length(5),
+        Constraint::Length(if sequential { 10 } else { 17 }),
+        Constraint::Length(5),
+    ]);
+    header.extend([
         "cov.",
-        "unresolved [95%]",
+        if sequential {
+            "unresolved"
+        } else {
+            "unresolved [95%]"
+        },
         "suff.",
-    ])
-    .style(theme.dim());
+    ]);
+    let header = Row::new(header).style(theme.dim());
     frame.render_widget(Table::new(rows, widths).header(header).block(block), area);
 }
 
