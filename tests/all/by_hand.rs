@@ -49,6 +49,8 @@ fn rows(coverage_gate: bool, rule: Rule) -> Vec<BudgetRow> {
             rule,
             tail: Fraction(500),
             degenerate: Default::default(),
+            monitor: Default::default(),
+            looks: Default::default(),
         },
         thresholds: vec![Threshold(0)],
         grid: vec![Fraction(2500), Fraction(5000), Fraction(7500)],

@@ -48,14 +48,23 @@ fn fingerprint(dataset: &Dataset, settings: &ReplaySettings) -> String {
 }
 
 fn fingerprint_of(result: &Replay) -> String {
-    type Counts = (u32, u32, u32, u32, u32);
+    type Counts = (u32, u32, u32, u32, u32, u32);
     let counts: Vec<Vec<Counts>> = result
         .tallies
         .iter()
         .map(|t| {
             t.counts
                 .iter()
-                .map(|c| (c.promote, c.reject, c.abstain, c.coverage_failure, c.wrong))
+                .map(|c| {
+                    (
+                        c.promote,
+                        c.reject,
+                        c.abstain,
+                        c.coverage_failure,
+                        c.wrong,
+                        c.ever_wrong,
+                    )
+                })
                 .collect()
         })
         .collect();
@@ -78,6 +87,13 @@ fn same_bits_on_one_and_eight_threads() {
         let one = in_pool(1, || fingerprint(&dataset, &settings));
         let eight = in_pool(8, || fingerprint(&dataset, &settings));
         assert_eq!(one, eight, "{bootstrap}");
+    }
+    // Sequential monitoring: the anytime wealths and the kept decisions.
+    for preset in [Preset::Anytime, Preset::Peeking] {
+        let settings = settings(preset, BootstrapMode::Mc { resamples: 200 }, 20);
+        let one = in_pool(1, || fingerprint(&dataset, &settings));
+        let eight = in_pool(8, || fingerprint(&dataset, &settings));
+        assert_eq!(one, eight, "{}", preset.name());
     }
 }
 

@@ -8,6 +8,7 @@ mod e2e;
 mod engine;
 mod import;
 mod loading;
+mod monitoring;
 mod real_data;
 mod replay_cli;
 mod tui;

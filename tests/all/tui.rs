@@ -177,7 +177,18 @@ fn every_switch_redraws_with_its_setting() {
         (
             Action::CycleRule,
             "switch_rule",
-            "uniform order, coverage gate off, bootstrap",
+            "uniform order, coverage gate off, anytime (a = 0.05, bet cap c = 0.5)",
+        ),
+        (
+            Action::CycleMonitor,
+            "switch_monitor",
+            "watched at grid looks",
+        ),
+        // The bootstrap watched at every budget: the negative control, labelled in the summary.
+        (
+            Action::CycleRule,
+            "switch_rule_peeking",
+            "naive peeking (invalid)",
         ),
         (Action::CycleTail, "switch_tail", "a = 0.1"),
         (Action::CycleOrders, "switch_orders", "50 orders"),
