@@ -101,15 +101,21 @@ pub struct AnytimeState {
 impl AnytimeState {
     /// Starts a new order of a pair with `total` shared tasks (reusing the buffers).
     pub fn reset(&mut self, total: u32, thresholds: &[Threshold]) {
+        self.reset_nulls(total, thresholds.iter().map(|t| t.delta()));
+    }
+
+    /// [`AnytimeState::reset`] with one pair of tests per null value μ (any value in [−1, 1], where
+    /// thresholds are ≥ 0): the confidence band tests a whole grid of them.
+    fn reset_nulls(&mut self, total: u32, nulls: impl Iterator<Item = f64>) {
         self.total = total;
         self.observed = 0;
         self.sum = 0.0;
         self.mean = 0.0;
         self.squares = 0.0;
         self.tests.clear();
-        self.tests.extend(thresholds.iter().map(|t| Tests {
-            null_total: f64::from(total) * t.delta(),
-            certain_above: f64::from(total) * (t.delta() + EPSILON),
+        self.tests.extend(nulls.map(|delta| Tests {
+            null_total: f64::from(total) * delta,
+            certain_above: f64::from(total) * (delta + EPSILON),
             promote: 1.0,
             reject: 1.0,
             max_promote: 1.0,
@@ -248,6 +254,53 @@ impl AnytimeState {
     }
 }
 
+/// The anytime confidence band for Δ along an order: after each observed task t, the estimate S_t/t
+/// and the bounds [lower, upper] no null of which the tests have rejected yet (on a grid of nulls
+/// `step` apart), narrowed by what the observed sum alone settles. Promote at δ happens when the
+/// lower bound passes δ, reject when the upper bound falls to it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Band {
+    pub estimate: Vec<f64>,
+    pub lower: Vec<f64>,
+    pub upper: Vec<f64>,
+}
+
+pub fn confidence_band(diffs: &[f64], total: u32, bets: &Bets, step: f64) -> Band {
+    let steps = (2.0 / step).round() as usize;
+    let nulls: Vec<f64> = (0..=steps).map(|i| -1.0 + i as f64 * step).collect();
+    let mut state = AnytimeState::default();
+    state.reset_nulls(total, nulls.iter().copied());
+    let mut band = Band {
+        estimate: Vec::with_capacity(diffs.len()),
+        lower: Vec::with_capacity(diffs.len()),
+        upper: Vec::with_capacity(diffs.len()),
+    };
+    let n = f64::from(total);
+    for &d in diffs {
+        state.observe(d, bets);
+        let unseen = f64::from(total - state.observed);
+        // Rejected "Δ ≤ μ" for every μ up to the largest crossed; rejected "Δ > μ" from the smallest.
+        let lower = state
+            .tests
+            .iter()
+            .zip(&nulls)
+            .filter(|(test, _)| test.promote_crossed.is_some())
+            .map(|(_, &mu)| mu)
+            .fold(-1.0, f64::max);
+        let upper = state
+            .tests
+            .iter()
+            .zip(&nulls)
+            .filter(|(test, _)| test.reject_crossed.is_some())
+            .map(|(_, &mu)| mu)
+            .fold(1.0, f64::min);
+        band.estimate.push(state.estimate());
+        band.lower.push(lower.max((state.sum - unseen) / n));
+        band.upper.push(upper.min((state.sum + unseen) / n));
+    }
+    band
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -367,5 +420,36 @@ mod tests {
         // a plus three Monte Carlo standard errors.
         let bound = 0.05 + 3.0 * (0.05f64 * 0.95 / f64::from(orders as u32)).sqrt();
         assert!(share <= bound, "ever crossed in {share} of orders");
+    }
+
+    #[test]
+    fn the_band_holds_the_estimate_and_narrows_to_the_truth() {
+        let bets = Bets::new(0.05, 0.5, 1000);
+        let population = population_at(10, 300);
+        let mut diffs = population.clone();
+        StreamKey::new(5, "band").rng().shuffle(&mut diffs);
+        let band = confidence_band(&diffs, 300, &bets, 0.005);
+        assert_eq!(band.estimate.len(), 300);
+        for t in 0..300 {
+            assert!(band.lower[t] <= band.upper[t] + 1e-12, "t {t}");
+        }
+        // At the end every task is seen: the band is the completed difference itself.
+        let truth = population.iter().sum::<f64>() / 300.0;
+        assert!((band.lower[299] - truth).abs() < 1e-12 && (band.upper[299] - truth).abs() < 1e-12);
+        // It only narrows, and the promote test at 0 crossing means the lower bound passed 0.
+        assert!(band.lower.windows(2).all(|w| w[0] <= w[1] + 1e-12));
+        assert!(band.upper.windows(2).all(|w| w[0] + 1e-12 >= w[1]));
+        let mut state = AnytimeState::default();
+        state.reset(300, &[Threshold(0)]);
+        for (t, &d) in diffs.iter().enumerate() {
+            state.observe(d, &bets);
+            if state.tests[0].promote_crossed == Some(t as u32 + 1) {
+                assert!(
+                    band.lower[t] >= 0.0,
+                    "crossed at {t} with lower {}",
+                    band.lower[t]
+                );
+            }
+        }
     }
 }

@@ -78,37 +78,39 @@ pub struct RunningCoverage {
 
 impl RunningCoverage {
     /// The empty prefix of a pair whose groups have `groups` members: every quota is 1 (r_g ≥ 1).
-    pub fn reset(&mut self, groups: usize, schedule: &[(u64, u32)]) {
+    /// `due_by[k]` counts the schedule's items due at or before k.
+    pub fn reset(&mut self, groups: usize, due_by: &[u32]) {
         self.quotas.clear();
         self.quotas.resize(groups, 1);
         self.missing = groups as u32;
         self.required_total = groups as u64;
         // The first task of every group is due at 1 and is already in the quota of 1.
-        self.cursor = schedule.partition_point(|item| item.0 <= 1);
+        self.cursor = due_by.get(1).map_or(0, |&c| c as usize);
     }
 
     /// The prefix grows to `k` tasks, the last of group `group`; `counts` already include it.
     #[inline]
-    pub fn advance(&mut self, k: u32, group: u32, counts: &[u32], schedule: &[(u64, u32)]) {
-        while let Some(&(due, g)) = schedule.get(self.cursor) {
-            if due > u64::from(k) {
-                break;
-            }
+    pub fn advance(
+        &mut self,
+        k: u32,
+        group: u32,
+        counts: &[u32],
+        schedule: &[(u64, u32)],
+        due_by: &[u32],
+    ) {
+        let end = due_by[k as usize] as usize;
+        for &(_, g) in &schedule[self.cursor.min(end)..end] {
             let g = g as usize;
-            // The group's count before this task: it falls short of the raised quota when it met the old one
-            // exactly.
+            // The group's count before this task: it falls short of the raised quota when it met the old
+            // one exactly.
             let before = counts[g] - u32::from(g as u32 == group);
-            if before == self.quotas[g] {
-                self.missing += 1;
-            }
+            self.missing += u32::from(before == self.quotas[g]);
             self.quotas[g] += 1;
-            self.required_total += 1;
-            self.cursor += 1;
         }
+        self.required_total += end.saturating_sub(self.cursor) as u64;
+        self.cursor = self.cursor.max(end);
         let g = group as usize;
-        if counts[g] == self.quotas[g] {
-            self.missing -= 1;
-        }
+        self.missing -= u32::from(counts[g] == self.quotas[g]);
     }
 
     #[inline]
@@ -187,14 +189,17 @@ mod tests {
                     .u64(r)
                     .rng()
                     .shuffle(&mut tasks);
+                let due_by: Vec<u32> = (0..=u64::from(n))
+                    .map(|k| schedule.partition_point(|item| item.0 <= k) as u32)
+                    .collect();
                 let mut running = RunningCoverage::default();
-                running.reset(sizes.len(), &schedule);
+                running.reset(sizes.len(), &due_by);
                 let mut counts = vec![0u32; sizes.len()];
                 assert_eq!(running.status(0), status(0, &counts, &sizes, n));
                 for (k, &g) in tasks.iter().enumerate() {
                     counts[g as usize] += 1;
                     let k = k as u32 + 1;
-                    running.advance(k, g, &counts, &schedule);
+                    running.advance(k, g, &counts, &schedule, &due_by);
                     assert_eq!(
                         running.status(k),
                         status(k, &counts, &sizes, n),

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use super::anytime::{Band, confidence_band};
 use super::bootstrap::{IntDistribution, exact_binary, exact_lattice};
 use super::coverage::CoverageStatus;
 use super::crosscheck::{CrossCheck, PairedTable};
@@ -97,6 +98,9 @@ pub struct PairDetail {
     /// Exact sign test and Newcombe interval on the tasks observed at (order_index, budget); `None`
     /// when an outcome there is not 0 or 1, or no task is observed.
     pub cross_check: Option<CrossCheck>,
+    /// Under the anytime rule: the estimate with its anytime confidence band after each task observed
+    /// at (order_index, budget), for the drill-down's chart.
+    pub band: Option<Band>,
     pub groups: Vec<GroupOutcomes>,
 }
 
@@ -189,7 +193,10 @@ pub fn pair_detail(
                         completed: Some((completed_promotes[t], pair.delta_full())),
                     }));
                 }
-                bootstrap = bootstrap_distribution(&snapshot.observed, prep.scale);
+                // The anytime rule has no resampling distribution (its walk keeps no count pattern).
+                if !settings.policy.rule.is_anytime() {
+                    bootstrap = bootstrap_distribution(&snapshot.observed, prep.scale);
+                }
                 observed_at_budget = snapshot.k as usize;
             }
         },
@@ -215,17 +222,22 @@ pub fn pair_detail(
         .collect();
     let groups = group_outcomes(dataset, &prep, pair);
     // The walk observes a prefix of the order, so the cross-checks see exactly the rule's tasks.
-    let cross_check = PairedTable::of_binary(
-        order[..observed_at_budget.min(order.len())]
+    let observed_order = &order[..observed_at_budget.min(order.len())];
+    let band = settings.policy.rule.is_anytime().then(|| {
+        let diffs: Vec<f64> = observed_order
             .iter()
-            .map(|&i| {
-                let task = pair.tasks[i as usize] as usize;
-                (
-                    dataset.outcome(pair.tested, task).unwrap_or(f64::NAN),
-                    dataset.outcome(pair.baseline, task).unwrap_or(f64::NAN),
-                )
-            }),
-    )
+            .map(|&i| pair.diffs[i as usize])
+            .collect();
+        // Nulls 0.25 pp apart: finer than any threshold a user types, 801 tests per task.
+        confidence_band(&diffs, pair.n(), &prep.rules.bets, 0.0025)
+    });
+    let cross_check = PairedTable::of_binary(observed_order.iter().map(|&i| {
+        let task = pair.tasks[i as usize] as usize;
+        (
+            dataset.outcome(pair.tested, task).unwrap_or(f64::NAN),
+            dataset.outcome(pair.baseline, task).unwrap_or(f64::NAN),
+        )
+    }))
     .and_then(CrossCheck::new);
     Ok(PairDetail {
         tested: tested_name.to_string(),
@@ -246,6 +258,7 @@ pub fn pair_detail(
         rates,
         bootstrap,
         cross_check,
+        band,
         groups,
     })
 }

@@ -234,6 +234,7 @@ mod tests {
             cost_key: (0..n).map(f64::from).collect(),
             left_out: 0,
             quota_schedule: Vec::new(),
+            due_by: Vec::new(),
             tie_blocks: Vec::new(),
             slots: Vec::new(),
             tie_trees: Vec::new(),

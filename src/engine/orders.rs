@@ -700,6 +700,7 @@ mod tests {
             resource: Vec::new(),
             cost_key: (0..n).map(|i| (n - i) as f64).collect(),
             left_out: 0,
+            due_by: Vec::new(),
             quota_schedule: schedule,
             tie_blocks,
             slots,

@@ -62,6 +62,9 @@ pub struct PairData {
     /// Quota due times of every (group, j-th task) pair, sorted by due time: the skeleton of every
     /// stratified order of this pair (see `orders`).
     pub quota_schedule: Vec<(u64, u32)>,
+    /// `due_by[k]`: how many items of `quota_schedule` are due at or before k (k = 0..=N), so that a
+    /// walk raises the quotas of prefix k from one slice without searching.
+    pub due_by: Vec<u32>,
     /// Runs of equal due times in `quota_schedule` that the random ranking settles per order (the
     /// runs the deficits settle alone are already in order there; see `schedule::settle_ties`).
     pub tie_blocks: Vec<(u32, u32)>,
@@ -256,6 +259,9 @@ fn prepare_pair(
     let tie_blocks = super::schedule::settle_ties(&mut quota_schedule, &group_sizes);
     let tie_trees = super::schedule::tie_trees(&quota_schedule, &tie_blocks, &group_sizes);
     let slots = super::schedule::pool_slots(&quota_schedule, &group_sizes);
+    let due_by: Vec<u32> = (0..=group_of.len() as u64)
+        .map(|k| quota_schedule.partition_point(|item| item.0 <= k) as u32)
+        .collect();
     let initial_slack = super::schedule::initial_slack(&group_sizes);
     let mut members: Vec<Vec<u32>> = vec![Vec::new(); group_sizes.len()];
     for (i, &g) in group_of.iter().enumerate() {
@@ -275,6 +281,7 @@ fn prepare_pair(
         cost_key,
         left_out,
         quota_schedule,
+        due_by,
         tie_blocks,
         slots,
         tie_trees,

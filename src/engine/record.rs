@@ -223,6 +223,15 @@ impl RecordContext<'_> {
     }
 }
 
+/// A wealth to three figures or so (they range from 1e-30 to 1e30 along long orders).
+fn wealth_text(x: f64) -> String {
+    if (0.01..1000.0).contains(&x) {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.2e}")
+    }
+}
+
 fn prob(x: f64) -> String {
     if x != 0.0 && x < 1e-4 {
         format!("{x:.1e}")
@@ -338,7 +347,7 @@ pub fn reason_text(
                     };
                     format!(
                         "; wealth {name} = {} ({} 1/a = {}), anytime p = {}",
-                        trim_number(wealth),
+                        wealth_text(wealth),
                         if wealth >= barrier { "≥" } else { "<" },
                         trim_number(barrier),
                         prob(p)

@@ -311,9 +311,7 @@ impl Prepared {
             state.reset(pair.n(), &self.settings.thresholds);
             snapshot.observed.sequence = Some(state);
         }
-        snapshot
-            .running
-            .reset(pair.group_sizes.len(), &pair.quota_schedule);
+        snapshot.running.reset(pair.group_sizes.len(), &pair.due_by);
         let last = sizes.last().map_or(0, |&k| k as usize).min(order.len());
         let mut next_budget = 0;
         let budgets_here = |snapshot: &mut Snapshot, next_budget: &mut usize| {
@@ -332,20 +330,27 @@ impl Prepared {
         if !budgets.is_empty() {
             visit(budgets, snapshot);
         }
-        let keep_values = self.scale.is_none();
+        // The anytime rule reads its wealths and the estimate only: the count pattern and the values,
+        // which the bootstrap needs, are left empty (and the drill-down shows no bootstrap for it).
+        let keep_pattern = !anytime;
+        let keep_values = self.scale.is_none() && keep_pattern;
         for &i in &order[..last] {
             let i = i as usize;
             let observed = &mut snapshot.observed;
-            if let (Some(counts), Some(scale)) = (&mut observed.counts, self.scale) {
+            if let Some(scale) = self.scale {
                 let units = pair.units[i];
-                counts.counts[(units + i64::from(scale)) as usize] += 1;
                 observed.sum_units += units;
-                observed.sum_sq_units += units * units;
+                if keep_pattern && let Some(counts) = &mut observed.counts {
+                    counts.counts[(units + i64::from(scale)) as usize] += 1;
+                    observed.sum_sq_units += units * units;
+                }
             }
             let d = pair.diffs[i];
-            if keep_values {
+            if self.scale.is_none() {
                 observed.sum += d;
                 observed.sum_sq += d * d;
+            }
+            if keep_values {
                 snapshot.values.push(d);
             }
             if let Some(state) = &mut observed.sequence {
@@ -360,6 +365,7 @@ impl Prepared {
                 group,
                 &snapshot.group_counts,
                 &pair.quota_schedule,
+                &pair.due_by,
             );
             let budgets = budgets_here(snapshot, &mut next_budget);
             visit(budgets, snapshot);

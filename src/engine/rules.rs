@@ -253,11 +253,16 @@ impl RuleContext {
             statistic: Statistic::None,
         };
         if self.policy.coverage_gate && coverage != CoverageStatus::Ok {
-            out.extend(
-                self.thresholds
-                    .iter()
-                    .map(|_| fixed(Action::Abstain, Reason::Coverage)),
-            );
+            // The anytime wealths are shown even while the gate holds the decision back.
+            out.extend((0..self.thresholds.len()).map(|t| {
+                Decision {
+                    statistic: observed
+                        .sequence
+                        .as_ref()
+                        .map_or(Statistic::None, |state| anytime_statistic(state, t)),
+                    ..fixed(Action::Abstain, Reason::Coverage)
+                }
+            }));
             return;
         }
         if observed.n == 0 {
@@ -277,18 +282,12 @@ impl RuleContext {
                     out.push(match &observed.sequence {
                         Some(state) => {
                             let (action, reason) = state.verdict(t);
-                            let w = state.wealths(t);
                             Decision {
                                 action,
                                 reason,
                                 coverage,
                                 estimate,
-                                statistic: Statistic::Anytime {
-                                    wealth_promote: w.promote,
-                                    wealth_reject: w.reject,
-                                    p_promote: w.p_promote,
-                                    p_reject: w.p_reject,
-                                },
+                                statistic: anytime_statistic(state, t),
                             }
                         }
                         None => fixed(Action::Abstain, Reason::Evidence),
@@ -652,6 +651,17 @@ impl RuleContext {
 /// The one-sided rule shared by the bootstrap and paired-normal: promote when the estimate is above δ
 /// and the promote-side tail is within the cutoff, reject when it is not above and the reject-side tail
 /// is, abstain otherwise.
+/// The anytime rule's wealths and p-values for threshold `t`.
+fn anytime_statistic(state: &AnytimeState, t: usize) -> Statistic {
+    let w = state.wealths(t);
+    Statistic::Anytime {
+        wealth_promote: w.promote,
+        wealth_reject: w.reject,
+        p_promote: w.p_promote,
+        p_reject: w.p_reject,
+    }
+}
+
 fn one_sided(above: bool, promote_tail: f64, reject_tail: f64, cutoff: f64) -> (Action, Reason) {
     if above && promote_tail <= cutoff {
         (Action::Promote, Reason::Supported)

@@ -55,6 +55,13 @@ pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io
                 .tail
                 .map_or(String::new(), |a| format!(" (a = {})", trim_number(a)))
         )?;
+        if record.monitor != "per-look" {
+            writeln!(
+                out,
+                "monitor   {} ({} looks), first decision kept; {}",
+                record.monitor, record.looks, record.validity
+            )?;
+        }
         writeln!(out)?;
         writeln!(
             out,
@@ -115,6 +122,11 @@ pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io
                 glyph(record.action)
             )?;
             writeln!(out, "    {}", record.reason)?;
+            if let Some(at) = record.decided_at
+                && at < record.observed
+            {
+                writeln!(out, "    decided after {at} tasks and kept since")?;
+            }
         }
         writeln!(out)?;
         write_cross_check(detail, out)?;

@@ -26,10 +26,12 @@ pub fn render(
     }
     let rest: usize = widths[1..].iter().map(|w| w + 2).sum::<usize>() + indent;
     if rest + widths[0] > width {
+        // Shortened, never widened: a narrow first column stays as it is when the rest is too wide.
         widths[0] = width
             .saturating_sub(rest)
             .max(header[0].chars().count())
-            .max(8);
+            .max(8)
+            .min(widths[0]);
     }
     let mut out = String::new();
     let mut line = |cells: &[String]| {

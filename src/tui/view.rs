@@ -14,6 +14,7 @@ use ratatui::widgets::{
 
 use super::app::{App, ChartMode, Input, PairFilter, Tab};
 use super::keys::{BINDINGS, FOOTER};
+use crate::engine::anytime::Band;
 use crate::engine::coverage::CoverageStatus;
 use crate::engine::detail::PairDetail;
 use crate::engine::metrics::BudgetRow;
@@ -1080,7 +1081,11 @@ fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     // The bootstrap distribution with the threshold marked.
     let [histogram, coverage] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(middle);
-    draw_histogram(frame, app, theme, detail, focus, histogram);
+    // The anytime rule has no bootstrap distribution: its evidence is the band along the order.
+    match &detail.band {
+        Some(band) => draw_band(frame, app, theme, detail, band, focus, histogram),
+        None => draw_histogram(frame, app, theme, detail, focus, histogram),
+    }
     if let Some(record) = detail.records.get(focus) {
         let rows: Vec<Row> = record
             .coverage_groups
@@ -1130,6 +1135,106 @@ fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         )
         .block(Block::bordered().title(" shared tasks by group (A = tested) "));
     frame.render_widget(table, bottom);
+}
+
+/// The chart series of the anytime band in percentage points against observed tasks: the estimate,
+/// the lower and upper bounds, the threshold δ, and a vertical mark where the kept decision was made.
+pub fn band_series(
+    band: &Band,
+    delta_pp: f64,
+    decided_at: Option<u32>,
+) -> Vec<(&'static str, Vec<(f64, f64)>)> {
+    let along = |values: &[f64]| -> Vec<(f64, f64)> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(t, &v)| ((t + 1) as f64, 100.0 * v))
+            .collect()
+    };
+    let end = band.estimate.len().max(1) as f64;
+    let mut series = vec![
+        ("upper", along(&band.upper)),
+        ("lower", along(&band.lower)),
+        ("estimate", along(&band.estimate)),
+        ("δ", vec![(1.0, delta_pp), (end, delta_pp)]),
+    ];
+    if let Some(at) = decided_at {
+        series.push((
+            "decided",
+            vec![(f64::from(at), -100.0), (f64::from(at), 100.0)],
+        ));
+    }
+    series
+}
+
+#[allow(clippy::too_many_arguments)] // the frame, the app's theme and the drill-down's parts
+fn draw_band(
+    frame: &mut Frame,
+    app: &App,
+    theme: Theme,
+    detail: &PairDetail,
+    band: &Band,
+    focus: usize,
+    area: Rect,
+) {
+    let record = detail.records.get(focus);
+    let delta_pp = app
+        .compute
+        .thresholds
+        .get(focus)
+        .map_or(0.0, |&t| f64::from(t) / 100.0);
+    let decided_at = record.and_then(|r| r.decided_at);
+    let series = band_series(band, delta_pp, decided_at);
+    // The y range: the band after its first few tasks (the first bounds are the whole [−100, 100]).
+    let settled = band.estimate.len() / 10;
+    let (mut low, mut high) = (delta_pp, delta_pp);
+    for (&lo, &hi) in band.lower.iter().zip(&band.upper).skip(settled) {
+        low = low.min(100.0 * lo);
+        high = high.max(100.0 * hi);
+    }
+    let (low, high) = ((low - 2.0).floor(), (high + 2.0).ceil());
+    let styles = [
+        theme.dim(),
+        theme.dim(),
+        theme.accent(),
+        theme.warn(),
+        theme.good(),
+    ];
+    let datasets: Vec<Dataset> = series
+        .iter()
+        .zip(styles)
+        .map(|((name, points), style)| {
+            Dataset::default()
+                .name(*name)
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(style)
+                .data(points)
+        })
+        .collect();
+    let end = band.estimate.len().max(1) as f64;
+    let title = match (record, decided_at) {
+        (Some(record), Some(at)) => format!(
+            " anytime band for Δ (pp) · {} after {at} tasks ",
+            record.action.name()
+        ),
+        _ => " anytime band for Δ (pp) vs observed tasks · no decision yet ".to_string(),
+    };
+    let chart = Chart::new(datasets)
+        .block(Block::bordered().title(title))
+        .x_axis(
+            Axis::default()
+                .bounds([1.0, end])
+                .style(theme.dim())
+                .labels(vec!["1".to_string(), format!("{}", band.estimate.len())]),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([low, high])
+                .style(theme.dim())
+                .labels(vec![trim_number(low), trim_number(high)]),
+        );
+    frame.render_widget(chart, area);
 }
 
 /// Bins of the bootstrap distribution for a histogram `width` columns wide: (Δ̂* at bin start, mass).

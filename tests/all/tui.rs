@@ -1028,3 +1028,43 @@ fn a_cancelled_proxy_curve_says_so() {
         );
     }
 }
+
+#[test]
+fn the_anytime_drill_down_charts_the_band_and_the_look_that_decided() {
+    let dataset = sample_dataset("swe_repair.csv");
+    let mut compute = App::default_compute(
+        &dataset,
+        pareval::engine::Preset::Anytime,
+        vec![0, 500, 1000],
+        10,
+    );
+    compute.group_column = None;
+    let (mut app, first) = App::new(
+        dataset,
+        vec!["sample_runs/swe_repair.csv".into()],
+        compute,
+        None,
+    );
+    run_effects(&mut app, vec![first]);
+    act(&mut app, Action::BudgetLast);
+    // The pair with the fewest unresolved orders at the last budget: sort by abstain, reversed.
+    act(&mut app, Action::ReverseSort);
+    act(&mut app, Action::OpenDrill);
+    let detail = app
+        .drill
+        .as_ref()
+        .and_then(|d| d.detail.as_ref().ok())
+        .expect("detail");
+    let band = detail.band.as_ref().expect("an anytime band");
+    let record = &detail.records[0];
+    assert_eq!(band.estimate.len() as u32, record.observed);
+    let screen = render(&app, 120, 40);
+    assert!(screen.contains("anytime band for Δ (pp)"), "{screen}");
+    if let Some(at) = record.decided_at {
+        assert!(screen.contains(&format!("after {at} tasks")), "{screen}");
+        let series = pareval::tui::view::band_series(band, 0.0, Some(at));
+        let mark = &series.last().expect("mark").1;
+        assert_eq!(mark[0].0, f64::from(at));
+    }
+    snapshot("drill_down_anytime", &screen);
+}
