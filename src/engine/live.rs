@@ -181,6 +181,15 @@ pub fn decide_live(
                 completed: None,
             });
             record.order = "live";
+            // The order is the plan's, whatever the preset's order kind says.
+            if settings.policy.rule.is_anytime() {
+                record.monitor = "sequential";
+                record.looks = "every";
+                record.validity = "anytime-valid if the plan's order is a uniform random order";
+            } else {
+                record.monitor = "per-look";
+                record.validity = "valid when read once, at the budget limit";
+            }
             if decision.reason == Reason::BeforeLimit {
                 record.reason = format!(
                     "{} of {limit} tasks observed before the budget limit; {}",

@@ -272,6 +272,35 @@ fn decide_continues_then_decides_and_refuses_unplanned_tasks() {
         2
     );
 
+    // The anytime rule has no limit to wait for: it reads the outcomes in plan order and decides once a
+    // wealth crosses 1/a (12 wins and 4 ties of 16 against 0 pp); at 50 pp the evidence is not there yet.
+    let anytime = pareval(&[
+        "decide",
+        &outcomes.to_string_lossy(),
+        "--plan",
+        &plan.to_string_lossy(),
+        "--tested",
+        "new",
+        "--baseline",
+        "old",
+        "--budget",
+        "0.9",
+        "--rule",
+        "anytime",
+        "--thresholds",
+        "0,50",
+    ]);
+    assert_eq!(anytime.status.code(), Some(0), "{}", stderr(&anytime));
+    let records: Vec<serde_json::Value> = stdout(&anytime)
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("json"))
+        .collect();
+    assert_eq!(records[0]["action"], "promote", "{}", records[0]["reason"]);
+    assert_eq!(records[0]["statistic"]["kind"], "anytime");
+    assert!(records[0]["statistic"]["p_promote"].as_f64().expect("p") <= 0.05);
+    assert_eq!(records[1]["action"], "continue", "{}", records[1]["reason"]);
+    assert_eq!(records[1]["monitor"], "sequential");
+
     std::fs::write(&outcomes, text + "new,t99,1\nold,t99,0\n").expect("outcomes");
     let output = pareval(&[
         "decide",
