@@ -331,6 +331,13 @@ pub struct PolicyArgs {
     /// Where a sequential monitor looks: every (after every task) or grid (at the grid's budgets).
     #[arg(long, value_name = "every|grid")]
     pub looks: Option<String>,
+    /// Directed pairs decided together: pair (each alone), tested (a tested system against every
+    /// baseline) or all.
+    #[arg(long, value_name = "pair|tested|all", default_value = "pair")]
+    pub family: String,
+    /// Multiplicity adjustment over the family at each budget: none, bonferroni, holm, bh, e-bh.
+    #[arg(long, value_name = "METHOD", default_value = "none")]
+    pub adjust: String,
     /// Thresholds in percentage points.
     #[arg(long, value_name = "PP,…", default_value = "0,5,10")]
     pub thresholds: String,

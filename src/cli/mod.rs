@@ -304,6 +304,8 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
         bet_cap: &args.bet_cap,
         monitor: None,
         looks: None,
+        family: "pair",
+        adjust: "none",
     };
     settings::apply_overrides(&mut policy, &flags, bootstrap)?;
     let budget = Fraction::parse(&args.budget, "--budget")?;

@@ -4,8 +4,8 @@ use super::CliError;
 use super::args::PolicyArgs;
 use crate::dataset::Dataset;
 use crate::engine::settings::{
-    BootstrapMode, BudgetMeasure, Degenerate, Fraction, Looks, Monitor, OrderKind, Preset,
-    ReplaySettings, Rule, SettingError, Targets, parse_grid, parse_thresholds,
+    Adjust, BootstrapMode, BudgetMeasure, Degenerate, Family, Fraction, Looks, Monitor, OrderKind,
+    Preset, ReplaySettings, Rule, SettingError, Targets, parse_grid, parse_thresholds,
 };
 
 /// The settings of one replay and the label it is reported under.
@@ -27,6 +27,8 @@ pub struct RuleOverrides<'a> {
     pub bet_cap: &'a str,
     pub monitor: Option<&'a str>,
     pub looks: Option<&'a str>,
+    pub family: &'a str,
+    pub adjust: &'a str,
 }
 
 /// Applies the rule, coverage, degenerate, bet-cap and monitoring overrides to a policy; true when
@@ -58,6 +60,9 @@ pub fn apply_overrides(
         policy.monitor = Monitor::parse(monitor).map_err(flag("--monitor"))?;
         changed = true;
     }
+    policy.family = Family::parse(flags.family).map_err(flag("--family"))?;
+    policy.adjust = Adjust::parse(flags.adjust).map_err(flag("--adjust"))?;
+    changed |= policy.decides_families();
     if let Some(looks) = flags.looks {
         policy.looks = Looks::parse(looks).map_err(flag("--looks"))?;
         changed = true;
@@ -119,6 +124,8 @@ pub fn replay_settings(
             bet_cap: &args.bet_cap,
             monitor: args.monitor.as_deref(),
             looks: args.looks.as_deref(),
+            family: &args.family,
+            adjust: &args.adjust,
         };
         let overridden = apply_overrides(&mut policy, &flags, bootstrap)? || order.is_some();
         let settings = ReplaySettings {

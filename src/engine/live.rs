@@ -224,6 +224,8 @@ mod tests {
                 degenerate: Default::default(),
                 monitor: Default::default(),
                 looks: Default::default(),
+                family: Default::default(),
+                adjust: Default::default(),
             },
             thresholds: vec![Threshold(0)],
             seed: 0,

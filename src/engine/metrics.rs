@@ -6,6 +6,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::family::FamilyCounts;
 use super::settings::{Fraction, ReplaySettings, Threshold};
 use super::streams::StreamKey;
 use super::tally::{CaseCounts, PairTally};
@@ -51,6 +52,13 @@ pub struct BudgetRow {
     /// `ever_wrong_cases` over cases.
     #[serde(default)]
     pub ever_wrong: f64,
+    /// Family-wise error rate: families × orders with at least one wrong decision here (SPEC §9b; each
+    /// pair alone by default, where it is the share of wrong cases).
+    #[serde(default)]
+    pub fwer: f64,
+    /// Wrong decisions over decisions (null when nothing was decided).
+    #[serde(default)]
+    pub false_decision_rate: Option<f64>,
 }
 
 /// All budgets of one threshold.
@@ -80,6 +88,7 @@ pub fn summarise(
     settings: &ReplaySettings,
     completed: &[Vec<bool>],
     tallies: &[PairTally],
+    families: &FamilyCounts,
     intervals: bool,
 ) -> Metrics {
     let budgets = settings.grid.len();
@@ -178,6 +187,9 @@ pub fn summarise(
                         errors_and_coverage_met,
                         ever_wrong_cases: total.ever_wrong,
                         ever_wrong: ratio(total.ever_wrong, cases).unwrap_or(0.0),
+                        fwer: ratio(families.wrong[index], families.families * orders)
+                            .unwrap_or(0.0),
+                        false_decision_rate: ratio(total.wrong, decided),
                     }
                 })
                 .collect();

@@ -9,6 +9,7 @@ pub mod bounds;
 pub mod coverage;
 pub mod crosscheck;
 pub mod detail;
+pub mod family;
 pub mod kept_orders;
 pub mod live;
 pub mod metrics;

@@ -15,6 +15,7 @@ use rayon::prelude::*;
 
 use super::bootstrap::LatticeCounts;
 use super::coverage::{self, CoverageStatus};
+use super::family::FamilyCounts;
 use super::kept_orders::{OrderCache, PairOrders};
 use super::metrics::{Metrics, summarise};
 use super::monitor::MonitorScratch;
@@ -22,7 +23,7 @@ use super::orders::{OrderKey, OrderScratch, build_order, build_order_with};
 use super::pair::{Grouping, PairData, lattice_scale, prepare_pairs};
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
 use super::rules::{Action, Decision, Detail, LocalTails, Observed, RuleContext, TailCache};
-use super::settings::{BudgetMeasure, ReplaySettings, SettingError};
+use super::settings::{BudgetMeasure, Monitor, ReplaySettings, SettingError};
 use super::streams::StreamKey;
 use super::tally::{CaseCounts, PairTally};
 use crate::dataset::Dataset;
@@ -801,7 +802,21 @@ pub fn replay(
         preview,
         records,
     } = options;
-    let prepared = Prepared::with_cache(dataset, settings, caches)?;
+    let prepared = Prepared::with_cache(dataset, settings, caches.clone())?;
+    if settings.policy.decides_families() {
+        if records.is_some() {
+            return Err(ReplayError::Settings(SettingError::Inconsistent(
+                "decision records are written for pairs decided alone (--family pair --adjust none)",
+            )));
+        }
+        // The adjustment reads every budget's evidence of every pair: walk them per-look.
+        let mut per_look = settings.clone();
+        per_look.policy.monitor = Monitor::PerLook;
+        let walker = Prepared::with_cache(dataset, &per_look, caches)?;
+        let (tallies, families) = super::family::tally_families(&prepared, &walker, control)
+            .ok_or(ReplayError::Cancelled)?;
+        return finish(prepared, tallies, Some(families), !preview);
+    }
     let tallies = match records {
         Some(sink) => tally_with_records(dataset, &prepared, control, sink)?,
         None => {
@@ -809,7 +824,7 @@ pub fn replay(
             tally_orders(&prepared, control, earlier)?
         }
     };
-    finish(prepared, tallies, !preview)
+    finish(prepared, tallies, None, !preview)
 }
 
 /// Walks the orders that `earlier` (same settings, fewer orders) has not, adding its tallies; every
@@ -898,6 +913,7 @@ fn tally_with_records(
 fn finish(
     prepared: Prepared,
     tallies: Vec<PairTally>,
+    families: Option<FamilyCounts>,
     intervals: bool,
 ) -> Result<Replay, ReplayError> {
     let budgets = prepared.settings.grid.len();
@@ -925,7 +941,20 @@ fn finish(
             }
         }
     }
-    let metrics = summarise(&prepared.settings, &completed, &tallies, intervals);
+    // Each pair alone: a family's wrong decision is the pair's.
+    let families = families.unwrap_or_else(|| FamilyCounts {
+        families: tallies.len() as u32,
+        wrong: (0..prepared.settings.thresholds.len() * budgets)
+            .map(|index| tallies.iter().map(|t| t.counts[index].wrong).sum())
+            .collect(),
+    });
+    let metrics = summarise(
+        &prepared.settings,
+        &completed,
+        &tallies,
+        &families,
+        intervals,
+    );
     Ok(Replay {
         prepared,
         completed,

@@ -959,6 +959,8 @@ mod tests {
             degenerate: Degenerate::Abstain,
             monitor: Default::default(),
             looks: Default::default(),
+            family: Default::default(),
+            adjust: Default::default(),
         };
         RuleContext::new(
             policy,

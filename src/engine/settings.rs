@@ -323,6 +323,75 @@ impl Rule {
     }
 }
 
+/// Which directed pairs are decided together (SPEC §9b).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Family {
+    /// Each pair alone.
+    #[default]
+    Pair,
+    /// A tested system against every baseline it shares a task with.
+    Tested,
+    /// Every directed pair of the record.
+    All,
+}
+
+impl Family {
+    pub const ALL: [Family; 3] = [Family::Pair, Family::Tested, Family::All];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Pair => "pair",
+            Family::Tested => "tested",
+            Family::All => "all",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Self, SettingError> {
+        parse_name(text, "family", &Family::ALL, Family::name)
+    }
+}
+
+/// The multiplicity adjustment over a family at each look (SPEC §9b).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Adjust {
+    #[default]
+    None,
+    /// Each p-value against a/K.
+    Bonferroni,
+    /// Holm's step-down.
+    Holm,
+    /// Benjamini–Hochberg step-up.
+    Bh,
+    /// e-BH on the anytime rule's wealths.
+    EBh,
+}
+
+impl Adjust {
+    pub const ALL: [Adjust; 5] = [
+        Adjust::None,
+        Adjust::Bonferroni,
+        Adjust::Holm,
+        Adjust::Bh,
+        Adjust::EBh,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Adjust::None => "none",
+            Adjust::Bonferroni => "bonferroni",
+            Adjust::Holm => "holm",
+            Adjust::Bh => "bh",
+            Adjust::EBh => "e-bh",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<Self, SettingError> {
+        parse_name(text, "adjust", &Adjust::ALL, Adjust::name)
+    }
+}
+
 /// How the budgets of a replay are read (SPEC §9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -437,9 +506,18 @@ pub struct Policy {
     /// Per-look snapshots or a watched run, and where it is watched.
     pub monitor: Monitor,
     pub looks: Looks,
+    /// The pairs decided together and the adjustment over them.
+    pub family: Family,
+    pub adjust: Adjust,
 }
 
 impl Policy {
+    /// Whether decisions of one pair depend on other pairs (an adjusted family), or family-wise rates
+    /// are asked for: then the replay walks all pairs order by order.
+    pub fn decides_families(&self) -> bool {
+        self.family != Family::Pair || self.adjust != Adjust::None
+    }
+
     /// A fixed-horizon rule watched sequentially: the naive-peeking negative control of SPEC §9.
     pub fn is_naive_peeking(&self) -> bool {
         self.monitor == Monitor::Sequential && !self.rule.is_anytime()
@@ -503,8 +581,13 @@ impl Policy {
             Rule::Anytime { cap } => format!("anytime (a = {}, bet cap c = {cap})", self.tail),
         };
         let monitor = self.describe_monitor();
+        let family = match (self.family, self.adjust) {
+            (Family::Pair, Adjust::None) => String::new(),
+            (family, Adjust::None) => format!(", family {} (no adjustment)", family.name()),
+            (family, adjust) => format!(", family {} adjusted by {}", family.name(), adjust.name()),
+        };
         format!(
-            "{} order, coverage gate {}, {rule}{}{monitor}",
+            "{} order, coverage gate {}, {rule}{}{monitor}{family}",
             self.order.name(),
             if self.coverage_gate { "on" } else { "off" },
             if monitor.is_empty() { "" } else { ", " }
@@ -595,6 +678,8 @@ impl Preset {
             degenerate: Degenerate::Abstain,
             monitor,
             looks,
+            family: Family::Pair,
+            adjust: Adjust::None,
         }
     }
 }
@@ -701,6 +786,29 @@ impl ReplaySettings {
                 value: cap.to_string(),
                 allowed: "must be in (0, 1)",
             });
+        }
+        match (self.policy.adjust, self.policy.rule) {
+            (Adjust::None, _) => {}
+            (Adjust::EBh, rule) if !rule.is_anytime() => {
+                return Err(Inconsistent(
+                    "--adjust e-bh needs the anytime rule, whose wealths are its e-values",
+                ));
+            }
+            (_, Rule::Forced | Rule::Serfling) => {
+                return Err(Inconsistent(
+                    "--adjust needs a rule with p-values: bootstrap, paired-normal or anytime",
+                ));
+            }
+            _ => {}
+        }
+        if self.policy.decides_families()
+            && self.policy.monitor == Monitor::Sequential
+            && self.policy.looks == Looks::Every
+            && !self.policy.rule.is_anytime()
+        {
+            return Err(Inconsistent(
+                "a family is decided at the grid's budgets: use --looks grid with a fixed-horizon rule",
+            ));
         }
         if let Some(name) = &self.group_column {
             dataset.resolve_group_column(Some(name))?;
@@ -868,6 +976,8 @@ mod tests {
                 degenerate: Degenerate::Abstain,
                 monitor: Monitor::PerLook,
                 looks: Looks::Grid,
+                family: Family::Pair,
+                adjust: Adjust::None,
             }
         );
         let anytime = Preset::Anytime.policy(mc, a);

@@ -2,8 +2,9 @@
 //! compact summary per preset and threshold, then the per-budget table), CSV, JSON and Markdown. All four
 //! are rendered from one [`ReplayReport`], so they carry the same numbers. JSON field names are a contract
 //! with scripts: `results[]` with `preset`, `threshold_pp`, `orders`, `pairs`, `min_sufficient_budget`
-//! `monitor`, `looks`, `validity` and `rows[]` with `budget`, `fpr`, `frr`, `ever_wrong`,
-//! `coverage_failure`, `unresolved`, `unresolved_lo`, `unresolved_hi`, `sufficient`.
+//! `monitor`, `looks`, `validity`, `family`, `adjust` and `rows[]` with `budget`, `fpr`, `frr`,
+//! `ever_wrong`, `fwer`, `false_decision_rate`, `coverage_failure`, `unresolved`, `unresolved_lo`,
+//! `unresolved_hi`, `sufficient`.
 
 use std::io::{self, Write};
 
@@ -14,7 +15,7 @@ use super::pairs::ReplayAt;
 use super::table::{Align, render};
 use crate::engine::Replay;
 use crate::engine::metrics::BudgetRow;
-use crate::engine::settings::{BootstrapMode, Monitor, OrderKind, Rule};
+use crate::engine::settings::{Adjust, BootstrapMode, Family, Monitor, OrderKind, Rule};
 use crate::format::{csv_field, interval, percent, trim_number};
 
 #[derive(Debug, Clone, Serialize)]
@@ -47,6 +48,11 @@ pub struct ResultBlock {
     /// The anytime rule's bet cap c (null for other rules).
     #[serde(default)]
     pub bet_cap: Option<f64>,
+    /// The pairs decided together (`pair`, `tested`, `all`) and the adjustment over them (SPEC §9b).
+    #[serde(default)]
+    pub family: String,
+    #[serde(default)]
+    pub adjust: String,
     pub tail: f64,
     pub bootstrap: Option<String>,
     pub budget_measure: String,
@@ -70,6 +76,12 @@ impl ResultBlock {
     /// Whether the block's policy was watched sequentially (its tables add the ever-wrong column).
     pub fn is_sequential(&self) -> bool {
         self.monitor == Monitor::Sequential.name()
+    }
+
+    /// Whether pairs were decided in families (its tables add the family-wise error and the false
+    /// decision rate).
+    pub fn has_families(&self) -> bool {
+        self.family != Family::Pair.name() || self.adjust != Adjust::None.name()
     }
 }
 
@@ -145,6 +157,8 @@ impl ReplayReport {
                         Rule::Anytime { cap } => Some(cap.value()),
                         _ => None,
                     },
+                    family: policy.family.name().to_string(),
+                    adjust: policy.adjust.name().to_string(),
                     tail: policy.tail.value(),
                     bootstrap: bootstrap.clone(),
                     budget_measure: settings.measure.name().to_string(),
@@ -227,13 +241,13 @@ impl Render for ReplayReport {
         }
         writeln!(
             out,
-            "preset,threshold_pp,budget,orders,pairs,cases,fpr,frr,coverage_failure,unresolved,unresolved_lo,unresolved_hi,accuracy,promote_rate,reject_rate,mean_observed,sufficient,errors_and_coverage_met,monitor,ever_wrong"
+            "preset,threshold_pp,budget,orders,pairs,cases,fpr,frr,coverage_failure,unresolved,unresolved_lo,unresolved_hi,accuracy,promote_rate,reject_rate,mean_observed,sufficient,errors_and_coverage_met,monitor,ever_wrong,family,adjust,fwer,false_decision_rate"
         )?;
         for block in &self.results {
             for row in &block.rows {
                 writeln!(
                     out,
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                     csv_field(&block.preset),
                     trim_number(block.threshold_pp),
                     trim_number(row.budget),
@@ -253,7 +267,11 @@ impl Render for ReplayReport {
                     row.sufficient,
                     row.errors_and_coverage_met,
                     block.monitor,
-                    row.ever_wrong
+                    row.ever_wrong,
+                    block.family,
+                    block.adjust,
+                    row.fwer,
+                    optional(row.false_decision_rate)
                 )?;
             }
         }
@@ -291,6 +309,7 @@ impl Render for ReplayReport {
             writeln!(out, "  {}", Self::summary_line(block))?;
             // Under sequential monitoring the ever-wrong share is the figure that tells valid from invalid.
             let sequential = block.is_sequential();
+            let families = block.has_families();
             let rows: Vec<Vec<String>> = block
                 .rows
                 .iter()
@@ -303,6 +322,10 @@ impl Render for ReplayReport {
                     ];
                     if sequential {
                         cells.push(percent(r.ever_wrong));
+                    }
+                    if families {
+                        cells.push(percent(r.fwer));
+                        cells.push(optional_percent(r.false_decision_rate));
                     }
                     cells.extend([
                         percent(r.coverage_failure),
@@ -322,6 +345,10 @@ impl Render for ReplayReport {
             if sequential {
                 header.push("ever-wrong");
                 align.push(Align::Right);
+            }
+            if families {
+                header.extend(["FWER", "false dec."]);
+                align.extend([Align::Right, Align::Right]);
             }
             header.extend(["cov.fail", "unresolved", "95% interval", "sufficient"]);
             align.extend([Align::Right, Align::Right, Align::Left, Align::Left]);
@@ -355,26 +382,42 @@ impl Render for ReplayReport {
             writeln!(out, "{}", Self::summary_line(block))?;
             writeln!(out)?;
             let sequential = block.is_sequential();
+            let families = block.has_families();
             writeln!(
                 out,
-                "| budget | tasks | FPR | FRR |{} coverage failure | unresolved | 95% interval | sufficient |",
-                if sequential { " ever-wrong |" } else { "" }
+                "| budget | tasks | FPR | FRR |{}{} coverage failure | unresolved | 95% interval | sufficient |",
+                if sequential { " ever-wrong |" } else { "" },
+                if families {
+                    " FWER | false decisions |"
+                } else {
+                    ""
+                }
             )?;
             writeln!(
                 out,
-                "|---:|---:|---:|---:|{}---:|---:|---|---|",
-                if sequential { "---:|" } else { "" }
+                "|---:|---:|---:|---:|{}{}---:|---:|---|---|",
+                if sequential { "---:|" } else { "" },
+                if families { "---:|---:|" } else { "" }
             )?;
             for r in &block.rows {
                 writeln!(
                     out,
-                    "| {} | {:.1} | {} | {} |{} {} | {} | {} | {} |",
+                    "| {} | {:.1} | {} | {} |{}{} {} | {} | {} | {} |",
                     percent(r.budget),
                     r.mean_observed,
                     optional_percent(r.fpr),
                     optional_percent(r.frr),
                     if sequential {
                         format!(" {} |", percent(r.ever_wrong))
+                    } else {
+                        String::new()
+                    },
+                    if families {
+                        format!(
+                            " {} | {} |",
+                            percent(r.fwer),
+                            optional_percent(r.false_decision_rate)
+                        )
                     } else {
                         String::new()
                     },

@@ -11,8 +11,8 @@ use serde::{Deserialize, Serialize};
 use crate::dataset::Dataset;
 use crate::engine::detail::{PairDetail, pair_detail};
 use crate::engine::settings::{
-    BootstrapMode, BudgetMeasure, Fraction, Looks, Monitor, OrderKind, Preset, ReplaySettings,
-    Rule, Targets, Threshold, default_grid,
+    Adjust, BootstrapMode, BudgetMeasure, Family, Fraction, Looks, Monitor, OrderKind, Preset,
+    ReplaySettings, Rule, Targets, Threshold, default_grid,
 };
 use crate::engine::{Policy, Replay, ReplayError};
 
@@ -63,6 +63,11 @@ pub struct ComputeKey {
     /// Monitoring that replaces the preset's (sessions written before it existed read none).
     #[serde(default)]
     pub monitor: Option<(Monitor, Looks)>,
+    /// Pairs decided together and the adjustment over them (SPEC §9b).
+    #[serde(default)]
+    pub family: Family,
+    #[serde(default)]
+    pub adjust: Adjust,
     /// Thresholds in hundredths of a percentage point.
     pub thresholds: Vec<u32>,
     pub group_column: Option<String>,
@@ -93,6 +98,27 @@ fn default_proxy_protocol() -> crate::proxy::Protocol {
 }
 
 impl ComputeKey {
+    /// The adjustments the current rule can take: e-BH needs the anytime wealths, and forced and
+    /// Serfling give no p-value at all.
+    pub fn usable_adjustments(&self) -> Vec<Adjust> {
+        let rule = self.policy().rule;
+        Adjust::ALL
+            .into_iter()
+            .filter(|&a| match a {
+                Adjust::None => true,
+                Adjust::EBh => rule.is_anytime(),
+                _ => !matches!(rule, Rule::Forced | Rule::Serfling),
+            })
+            .collect()
+    }
+
+    /// After a change of rule or preset: an adjustment the new rule cannot take is dropped.
+    pub fn drop_unusable_adjust(&mut self) {
+        if !self.usable_adjustments().contains(&self.adjust) {
+            self.adjust = Adjust::None;
+        }
+    }
+
     /// Whether a switch overrides the preset's order, rule or coverage gate (`pareval replay` labels
     /// such a policy "PRESET (modified)").
     pub fn modified(&self) -> bool {
@@ -101,6 +127,8 @@ impl ComputeKey {
             || self.coverage_gate.is_some()
             || self.degenerate != Default::default()
             || self.monitor.is_some()
+            || self.family != Family::Pair
+            || self.adjust != Adjust::None
     }
 
     pub fn bootstrap(&self) -> BootstrapMode {
@@ -138,6 +166,8 @@ impl ComputeKey {
             policy.monitor = monitor;
             policy.looks = looks;
         }
+        policy.family = self.family;
+        policy.adjust = self.adjust;
         policy
     }
 
@@ -282,6 +312,8 @@ pub enum Action {
     CyclePreset,
     CycleRule,
     CycleMonitor,
+    CycleFamily,
+    CycleAdjust,
     CycleTail,
     CycleOrders,
     CycleMeasure,
@@ -429,6 +461,8 @@ impl App {
             coverage_gate: None,
             degenerate: Default::default(),
             monitor: None,
+            family: Family::Pair,
+            adjust: Adjust::None,
             thresholds,
             group_column: dataset.group_column("group").map(|c| c.name.clone()),
             group_filter: Vec::new(),
@@ -535,6 +569,8 @@ impl App {
             | Action::CyclePreset
             | Action::CycleRule
             | Action::CycleMonitor
+            | Action::CycleFamily
+            | Action::CycleAdjust
             | Action::CycleTail
             | Action::CycleOrders
             | Action::CycleMeasure
@@ -712,6 +748,7 @@ impl App {
                 self.compute.rule = None;
                 self.compute.coverage_gate = None;
                 self.compute.monitor = None;
+                self.compute.drop_unusable_adjust();
                 effects.push(self.recompute());
             }
             Action::CycleRule => {
@@ -731,6 +768,7 @@ impl App {
                 ];
                 let position = all.iter().position(|&r| r == current).unwrap_or(0);
                 self.compute.rule = Some(all[(position + 1) % all.len()]);
+                self.compute.drop_unusable_adjust();
                 effects.push(self.recompute());
             }
             Action::CycleTail => {
@@ -785,6 +823,18 @@ impl App {
                     (Monitor::Sequential, Looks::Every) => (Monitor::PerLook, Looks::Grid),
                 };
                 self.compute.monitor = Some(next);
+                effects.push(self.recompute());
+            }
+            Action::CycleFamily => {
+                let all = Family::ALL;
+                let position = all.iter().position(|&f| f == self.compute.family);
+                self.compute.family = all[position.map_or(0, |p| (p + 1) % all.len())];
+                effects.push(self.recompute());
+            }
+            Action::CycleAdjust => {
+                let available = self.compute.usable_adjustments();
+                let position = available.iter().position(|&a| a == self.compute.adjust);
+                self.compute.adjust = available[position.map_or(0, |p| (p + 1) % available.len())];
                 effects.push(self.recompute());
             }
             Action::CycleProxyMethod => {

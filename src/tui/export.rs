@@ -99,6 +99,12 @@ fn replay_command(app: &App) -> Vec<String> {
     if key.degenerate != Default::default() {
         args.extend(["--degenerate".into(), key.degenerate.name().into()]);
     }
+    if key.family != Default::default() {
+        args.extend(["--family".into(), key.family.name().into()]);
+    }
+    if key.adjust != Default::default() {
+        args.extend(["--adjust".into(), key.adjust.name().into()]);
+    }
     if key.monitor.is_some() {
         args.extend([
             "--monitor".into(),

@@ -61,6 +61,14 @@ pub const BINDINGS: &[Binding] = &[
         what: "monitoring: per-look, watched at each budget, watched after every task",
     },
     Binding {
+        keys: "F",
+        what: "family: each pair alone, a tested system against every baseline, all pairs",
+    },
+    Binding {
+        keys: "A",
+        what: "adjustment over the family: none, bonferroni, holm, bh, e-bh (anytime)",
+    },
+    Binding {
         keys: "a",
         what: "tail cutoff a (0.01, 0.02, 0.05, 0.10)",
     },
@@ -182,6 +190,8 @@ pub fn action_for(
         KeyCode::Char('r') => Action::CycleRule,
         KeyCode::Char('v') => Action::ToggleCoverageGate,
         KeyCode::Char('W') => Action::CycleMonitor,
+        KeyCode::Char('F') => Action::CycleFamily,
+        KeyCode::Char('A') => Action::CycleAdjust,
         KeyCode::Char('a') => Action::CycleTail,
         KeyCode::Char('n') => Action::CycleOrders,
         KeyCode::Char('m') => Action::CycleMeasure,

@@ -473,11 +473,19 @@ fn draw_chart(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
 fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let policy = app.compute.policy();
     let sequential = policy.monitor == crate::engine::settings::Monitor::Sequential;
-    let watched = match (sequential, policy.is_naive_peeking(), policy.looks) {
+    let families = policy.decides_families();
+    let mut watched = match (sequential, policy.is_naive_peeking(), policy.looks) {
         (false, ..) => String::new(),
         (true, true, _) => " · naive peeking (invalid)".to_string(),
         (true, false, looks) => format!(" · watched at {} looks", looks.name()),
     };
+    if families {
+        watched.push_str(&format!(
+            " · family {} · {}",
+            policy.family.name(),
+            policy.adjust.name()
+        ));
+    }
     let block = Block::bordered().title(Line::from(vec![
         Span::raw(format!(" at budget {}", percent(app.budget_value()))),
         Span::styled(
@@ -518,11 +526,14 @@ fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
             if sequential {
                 cells.push(Cell::from(percent(r.ever_wrong)));
             }
+            if families {
+                cells.push(Cell::from(percent(r.fwer)));
+            }
             Some(
                 Row::new(cells.into_iter().chain([
                     Cell::from(percent(r.coverage_failure)),
                     // Watched runs give the ever-wrong column the interval's room.
-                    Cell::from(if sequential {
+                    Cell::from(if sequential || families {
                         percent(r.unresolved)
                     } else {
                         format!(
@@ -547,14 +558,18 @@ fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         widths.push(Constraint::Length(5));
         header.push("ever✗");
     }
+    if families {
+        widths.push(Constraint::Length(5));
+        header.push("FWER");
+    }
     widths.extend([
         Constraint::Length(5),
-        Constraint::Length(if sequential { 10 } else { 17 }),
+        Constraint::Length(if sequential || families { 10 } else { 17 }),
         Constraint::Length(5),
     ]);
     header.extend([
         "cov.",
-        if sequential {
+        if sequential || families {
             "unresolved"
         } else {
             "unresolved [95%]"

@@ -51,6 +51,8 @@ fn rows(coverage_gate: bool, rule: Rule) -> Vec<BudgetRow> {
             degenerate: Default::default(),
             monitor: Default::default(),
             looks: Default::default(),
+            family: Default::default(),
+            adjust: Default::default(),
         },
         thresholds: vec![Threshold(0)],
         grid: vec![Fraction(2500), Fraction(5000), Fraction(7500)],

@@ -95,6 +95,13 @@ fn same_bits_on_one_and_eight_threads() {
         let eight = in_pool(8, || fingerprint(&dataset, &settings));
         assert_eq!(one, eight, "{}", preset.name());
     }
+    // Families: every pair walked order by order, adjusted together.
+    let mut settings = settings(Preset::Primary, BootstrapMode::Mc { resamples: 200 }, 20);
+    settings.policy.family = pareval::engine::settings::Family::All;
+    settings.policy.adjust = pareval::engine::settings::Adjust::Bh;
+    let one = in_pool(1, || fingerprint(&dataset, &settings));
+    let eight = in_pool(8, || fingerprint(&dataset, &settings));
+    assert_eq!(one, eight, "family all, bh");
 }
 
 #[test]

@@ -313,3 +313,138 @@ fn on_appworld_anytime_errs_less_than_peeking() {
         shares[1]
     );
 }
+
+/// (promote, reject, abstain, coverage failures, wrong) per pair, threshold and budget.
+type Counts = (u32, u32, u32, u32, u32);
+
+fn counts_of(result: &Replay) -> Vec<Vec<Counts>> {
+    result
+        .tallies
+        .iter()
+        .map(|t| {
+            t.counts
+                .iter()
+                .map(|c| (c.promote, c.reject, c.abstain, c.coverage_failure, c.wrong))
+                .collect()
+        })
+        .collect()
+}
+
+fn replay_with(dataset: &Dataset, settings: &ReplaySettings) -> Replay {
+    replay(
+        dataset,
+        settings,
+        &Control::default(),
+        ReplayOptions::default(),
+    )
+    .expect("replay")
+}
+
+#[test]
+fn families_decide_like_pairs_alone_until_they_are_adjusted() {
+    use pareval::engine::settings::{Adjust, Family};
+    let dataset = load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load");
+    let mut settings = ReplaySettings::for_preset(Preset::Primary);
+    settings.policy.rule = pareval::engine::Rule::Bootstrap(BootstrapMode::Exact);
+    settings.orders = 6;
+    let alone = replay_with(&dataset, &settings);
+    // A family that is not adjusted decides exactly as its pairs alone, and so does a family of one
+    // pair under Bonferroni (a/1 = a); only the family-wise error differs.
+    settings.policy.family = Family::Tested;
+    let tested = replay_with(&dataset, &settings);
+    assert_eq!(counts_of(&alone), counts_of(&tested));
+    settings.policy.family = Family::Pair;
+    settings.policy.adjust = Adjust::Bonferroni;
+    let one = replay_with(&dataset, &settings);
+    assert_eq!(counts_of(&alone), counts_of(&one));
+    // Watched at the grid's budgets, the family's kept decisions are the monitor's.
+    settings.policy.monitor = Monitor::Sequential;
+    let watched_one = replay_with(&dataset, &settings);
+    settings.policy.adjust = Adjust::None;
+    let watched = replay_with(&dataset, &settings);
+    assert_eq!(counts_of(&watched), counts_of(&watched_one));
+    assert_ne!(counts_of(&watched), counts_of(&alone));
+    settings.policy.monitor = Monitor::PerLook;
+    let row = |r: &Replay, b: usize| r.metrics.thresholds[0].rows[b].clone();
+    for b in 0..settings.grid.len() {
+        // Each pair alone: the family-wise error is the share of wrong cases.
+        let plain = row(&alone, b);
+        assert_eq!(
+            plain.fwer,
+            f64::from(plain.false_promotions + plain.false_rejections) / f64::from(plain.cases)
+        );
+        // A tested system's family errs whenever one of its pairs does, so at least as often.
+        assert!(row(&tested, b).fwer >= plain.fwer);
+    }
+    // Adjusting over every pair decides less and errs less often as a family.
+    settings.policy.family = Family::All;
+    settings.policy.adjust = Adjust::Holm;
+    let holm = replay_with(&dataset, &settings);
+    settings.policy.adjust = Adjust::None;
+    let none = replay_with(&dataset, &settings);
+    let mut fewer = 0;
+    for b in 0..settings.grid.len() {
+        let (h, n) = (row(&holm, b), row(&none, b));
+        assert!(h.promote + h.reject <= n.promote + n.reject, "budget {b}");
+        assert!(h.fwer <= n.fwer, "budget {b}: {} > {}", h.fwer, n.fwer);
+        fewer += usize::from(h.promote + h.reject < n.promote + n.reject);
+    }
+    assert!(fewer > 0);
+}
+
+#[test]
+fn adjustments_that_cannot_apply_are_refused() {
+    let path = sample("swe_repair.csv");
+    let path = path.to_str().expect("path");
+    assert_refused(
+        &pareval(&["replay", path, "--adjust", "e-bh"]),
+        "--adjust e-bh needs the anytime rule",
+    );
+    assert_refused(
+        &pareval(&[
+            "replay",
+            path,
+            "--preset",
+            "forced-uniform",
+            "--adjust",
+            "holm",
+        ]),
+        "--adjust needs a rule with p-values",
+    );
+    assert_refused(
+        &pareval(&["replay", path, "--family", "some"]),
+        "family 'some' is not one of pair, tested, all",
+    );
+    let dir = temp_dir("family-records");
+    let records = dir.join("records.jsonl");
+    assert_refused(
+        &pareval(&[
+            "replay",
+            path,
+            "--family",
+            "all",
+            "--adjust",
+            "bh",
+            "--records",
+            &records.to_string_lossy(),
+        ]),
+        "decision records are written for pairs decided alone",
+    );
+    let out = pareval(&[
+        "replay", path, "--preset", "anytime", "--family", "tested", "--adjust", "e-bh",
+        "--orders", "4", "--format", "json",
+    ]);
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    assert_eq!(json["results"][0]["family"], "tested");
+    assert_eq!(json["results"][0]["adjust"], "e-bh");
+    assert!(json["results"][0]["rows"][0]["fwer"].is_number());
+    let text = stdout(&pareval(&[
+        "replay", path, "--family", "all", "--adjust", "holm", "--orders", "4",
+    ]));
+    assert!(
+        text.contains("FWER") && text.contains("false dec."),
+        "{text}"
+    );
+    assert!(text.contains("family all adjusted by holm"), "{text}");
+}

@@ -1068,3 +1068,24 @@ fn the_anytime_drill_down_charts_the_band_and_the_look_that_decided() {
     }
     snapshot("drill_down_anytime", &screen);
 }
+
+#[test]
+fn family_switches_show_the_family_wise_error() {
+    let mut app = sample_app(10);
+    act(&mut app, Action::CycleFamily);
+    act(&mut app, Action::CycleFamily);
+    act(&mut app, Action::CycleAdjust);
+    assert!(!app.pending());
+    let screen = render(&app, 120, 40);
+    assert!(screen.contains("family all · bonferroni"), "{screen}");
+    assert!(screen.contains("FWER"), "{screen}");
+    assert!(screen.contains("(modified)"), "{screen}");
+    // A rule without p-values cannot be adjusted: cycling to forced drops the adjustment.
+    act(&mut app, Action::CycleRule);
+    act(&mut app, Action::CycleRule);
+    act(&mut app, Action::CycleRule);
+    assert_eq!(app.compute.policy().rule, pareval::engine::Rule::Forced);
+    assert_eq!(app.compute.adjust, pareval::engine::settings::Adjust::None);
+    assert!(!app.pending());
+    snapshot("switch_family", &render(&app, 120, 40));
+}

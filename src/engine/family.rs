@@ -1,0 +1,446 @@
+//! Several comparisons at once (SPEC §9b). A family is the set of directed pairs decided together:
+//! each pair alone, a tested system against every baseline, or every pair. At each budget of an order
+//! index r, the one-sided p-values of the family's pairs (each in the direction its evidence points to;
+//! the anytime p-value under the anytime rule, its wealth for e-BH) are adjusted together (Bonferroni,
+//! Holm, Benjamini–Hochberg, e-BH), and a pair decides only if its hypothesis is rejected. Under
+//! sequential monitoring the first adjusted decision is kept. Besides the usual per-pair tallies it
+//! counts the family-wise error: families × orders with at least one wrong decision at a budget.
+//!
+//! Pairs are walked in parallel one order index at a time; adjustment and tallies run in pair order, so
+//! the bits do not depend on the thread count.
+
+use std::sync::atomic::Ordering;
+
+use rayon::prelude::*;
+
+use super::coverage::CoverageStatus;
+use super::monitor::MonitorScratch;
+use super::pair::PairData;
+use super::replay::{Control, Prepared, Snapshot};
+use super::rules::{Action, Decision, Detail, LocalTails, Reason, Statistic};
+use super::settings::{Adjust, EPSILON, Family, Monitor, Threshold};
+use super::tally::{CaseCounts, PairTally};
+
+/// Family-wise counts per (threshold, budget): `wrong[threshold * budgets + budget]` families × orders
+/// with a wrong decision, out of `families` × orders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FamilyCounts {
+    pub families: u32,
+    pub wrong: Vec<u32>,
+}
+
+/// The families of a replay's pairs, as lists of pair indices in pair order.
+pub fn families(family: Family, pairs: &[PairData]) -> Vec<Vec<usize>> {
+    match family {
+        Family::Pair => (0..pairs.len()).map(|i| vec![i]).collect(),
+        Family::All => vec![(0..pairs.len()).collect()],
+        Family::Tested => {
+            let mut tested: Vec<usize> = pairs.iter().map(|p| p.tested).collect();
+            tested.sort_unstable();
+            tested.dedup();
+            tested
+                .iter()
+                .map(|&t| (0..pairs.len()).filter(|&i| pairs[i].tested == t).collect())
+                .collect()
+        }
+    }
+}
+
+/// One pair's evidence at one budget for one threshold.
+#[derive(Debug, Clone, Copy)]
+struct Evidence {
+    decision: Decision,
+    /// One-sided p-value in the direction `up` (promote) or not (reject); 1 when the rule could not
+    /// decide (coverage, no tasks, no spread); 0 when the outcome is certain.
+    p: f64,
+    /// The e-value of that direction (the anytime wealth), for e-BH.
+    e: f64,
+    up: bool,
+}
+
+impl Evidence {
+    fn of(decision: Decision, threshold: Threshold) -> Self {
+        let above = decision.estimate > threshold.delta() + EPSILON;
+        let none = Evidence {
+            decision,
+            p: 1.0,
+            e: 0.0,
+            up: above,
+        };
+        if decision.reason == Reason::Coverage {
+            return none;
+        }
+        match decision.statistic {
+            Statistic::Bootstrap {
+                r_promote,
+                r_reject,
+                ..
+            } => Evidence {
+                p: if above { r_promote } else { r_reject },
+                ..none
+            },
+            Statistic::PairedNormal {
+                p_promote,
+                p_reject,
+                ..
+            } => Evidence {
+                p: if above { p_promote } else { p_reject },
+                ..none
+            },
+            Statistic::Anytime { .. } if decision.reason == Reason::Certain => Evidence {
+                p: 0.0,
+                e: f64::INFINITY,
+                up: decision.action == Action::Promote,
+                ..none
+            },
+            Statistic::Anytime {
+                wealth_promote,
+                wealth_reject,
+                p_promote,
+                p_reject,
+            } => {
+                let up = p_promote < p_reject || (p_promote == p_reject && above);
+                Evidence {
+                    p: if up { p_promote } else { p_reject },
+                    e: if up { wealth_promote } else { wealth_reject },
+                    up,
+                    ..none
+                }
+            }
+            Statistic::None | Statistic::Serfling { .. } => none,
+        }
+    }
+
+    /// The decision once the family has (or has not) rejected this pair's hypothesis.
+    fn adjusted(&self, rejected: bool) -> Decision {
+        let (action, reason) = match (rejected, self.up) {
+            (true, up) => (
+                if up { Action::Promote } else { Action::Reject },
+                if self.decision.reason == Reason::Certain {
+                    Reason::Certain
+                } else {
+                    Reason::Supported
+                },
+            ),
+            (false, _) if self.decision.reason == Reason::Coverage => {
+                (Action::Abstain, Reason::Coverage)
+            }
+            (false, _) => (Action::Abstain, Reason::Evidence),
+        };
+        Decision {
+            action,
+            reason,
+            ..self.decision
+        }
+    }
+}
+
+/// Which of the family's hypotheses are rejected at tail cutoff `a`.
+fn rejections(adjust: Adjust, a: f64, evidence: &[Evidence], out: &mut Vec<bool>) {
+    let k = evidence.len();
+    out.clear();
+    out.resize(k, false);
+    let by = |key: &dyn Fn(&Evidence) -> f64| {
+        let mut ranked: Vec<usize> = (0..k).collect();
+        // Ties by position, so the ranking is the same on every run.
+        ranked.sort_by(|&x, &y| {
+            key(&evidence[x])
+                .total_cmp(&key(&evidence[y]))
+                .then(x.cmp(&y))
+        });
+        ranked
+    };
+    let kf = k as f64;
+    match adjust {
+        Adjust::None => {
+            for (rejected, ev) in out.iter_mut().zip(evidence) {
+                *rejected = ev.decision.action.is_final();
+            }
+        }
+        Adjust::Bonferroni => {
+            for (rejected, ev) in out.iter_mut().zip(evidence) {
+                *rejected = ev.p <= a / kf;
+            }
+        }
+        Adjust::Holm => {
+            for (j, &i) in by(&|ev| ev.p).iter().enumerate() {
+                if evidence[i].p > a / (kf - j as f64) {
+                    break;
+                }
+                out[i] = true;
+            }
+        }
+        Adjust::Bh => {
+            let ranked = by(&|ev| ev.p);
+            let last = (0..k)
+                .rev()
+                .find(|&j| evidence[ranked[j]].p <= (j + 1) as f64 * a / kf);
+            if let Some(last) = last {
+                for &i in &ranked[..=last] {
+                    out[i] = true;
+                }
+            }
+        }
+        Adjust::EBh => {
+            let ranked = by(&|ev| -ev.e);
+            let last = (0..k)
+                .rev()
+                .find(|&j| evidence[ranked[j]].e >= kf / (a * (j + 1) as f64));
+            if let Some(last) = last {
+                for &i in &ranked[..=last] {
+                    out[i] = true;
+                }
+            }
+        }
+    }
+}
+
+/// What one order of one pair contributes before adjustment.
+struct PairOrder {
+    /// `evidence[budget * thresholds + threshold]`.
+    evidence: Vec<Evidence>,
+    observed: Vec<u32>,
+    /// Budgets at which each local group misses its quota: `missing[group * budgets + budget]`.
+    missing: Vec<bool>,
+}
+
+fn walk_order(walker: &Prepared, pair: &PairData, r: u32, local: &mut LocalTails) -> PairOrder {
+    let budgets = walker.settings.grid.len();
+    let thresholds = &walker.settings.thresholds;
+    let mut order = Vec::new();
+    walker.order(pair, r, &mut order);
+    let mut out = PairOrder {
+        evidence: Vec::with_capacity(budgets * thresholds.len()),
+        observed: vec![0; budgets],
+        missing: vec![false; pair.group_sizes.len() * budgets],
+    };
+    let decide = |look, snapshot: &Snapshot, decisions: &mut Vec<Decision>| {
+        walker.decide(pair, r, look, snapshot, Detail::Full, local, decisions);
+    };
+    walker.decide_along(
+        pair,
+        &order,
+        &mut MonitorScratch::default(),
+        decide,
+        |b, snapshot, standing| {
+            out.observed[b] = snapshot.k;
+            for (g, (&c, &required)) in snapshot
+                .group_counts
+                .iter()
+                .zip(&snapshot.quotas)
+                .enumerate()
+            {
+                out.missing[g * budgets + b] = c < required;
+            }
+            out.evidence.extend(
+                standing
+                    .decisions
+                    .iter()
+                    .zip(thresholds)
+                    .map(|(d, &t)| Evidence::of(*d, t)),
+            );
+        },
+    );
+    out
+}
+
+/// Tallies every pair under the family's adjustment. `walker` is the replay's preparation read
+/// per-look (the adjustment needs every budget's evidence; `monitor` says whether the adjusted
+/// decisions are then kept). `None` when cancelled.
+pub(crate) fn tally_families(
+    prep: &Prepared,
+    walker: &Prepared,
+    control: &Control,
+) -> Option<(Vec<PairTally>, FamilyCounts)> {
+    let settings = &prep.settings;
+    let policy = settings.policy;
+    let budgets = settings.grid.len();
+    let thresholds = settings.thresholds.len();
+    let sequential = policy.monitor == Monitor::Sequential;
+    let families = families(policy.family, &prep.pairs);
+    let completed: Vec<Vec<bool>> = prep
+        .pairs
+        .iter()
+        .map(|p| {
+            settings
+                .thresholds
+                .iter()
+                .map(|&t| p.completed_promotes(t, prep.scale))
+                .collect()
+        })
+        .collect();
+    let mut tallies: Vec<PairTally> = prep
+        .pairs
+        .iter()
+        .map(|pair| PairTally {
+            counts: vec![CaseCounts::default(); thresholds * budgets],
+            missing: vec![0; pair.group_sizes.len() * budgets],
+            observed: vec![0; budgets],
+        })
+        .collect();
+    let mut family_counts = FamilyCounts {
+        families: families.len() as u32,
+        wrong: vec![0; thresholds * budgets],
+    };
+    let a = policy.tail.value();
+    let mut kept: Vec<Option<Decision>> = vec![None; prep.pairs.len() * thresholds];
+    let mut shown_wrong = vec![false; prep.pairs.len() * thresholds];
+    let mut standing: Vec<Decision> = Vec::new();
+    let mut members: Vec<Evidence> = Vec::new();
+    let mut rejected: Vec<bool> = Vec::new();
+    for r in 0..settings.orders {
+        if control.cancelled() {
+            return None;
+        }
+        let walked: Vec<PairOrder> = walker
+            .pairs
+            .par_iter()
+            .map(|pair| {
+                let mut local = walker.rules.tails.take_front();
+                let walked = walk_order(walker, pair, r, &mut local);
+                walker.rules.tails.put_front(local);
+                walked
+            })
+            .collect();
+        kept.fill(None);
+        shown_wrong.fill(false);
+        for (tally, one) in tallies.iter_mut().zip(&walked) {
+            for (total, &k) in tally.observed.iter_mut().zip(&one.observed) {
+                *total += u64::from(k);
+            }
+            for (total, &missing) in tally.missing.iter_mut().zip(&one.missing) {
+                *total += u32::from(missing);
+            }
+        }
+        for b in 0..budgets {
+            for t in 0..thresholds {
+                // The adjusted decision of every pair, family by family.
+                standing.clear();
+                // Every pair is in exactly one family, so every slot is set below.
+                standing.resize(
+                    prep.pairs.len(),
+                    Decision::bare(Action::Abstain, CoverageStatus::Ok),
+                );
+                for family in &families {
+                    members.clear();
+                    members.extend(
+                        family
+                            .iter()
+                            .map(|&i| walked[i].evidence[b * thresholds + t]),
+                    );
+                    rejections(policy.adjust, a, &members, &mut rejected);
+                    for ((&i, ev), &rejected) in family.iter().zip(&members).zip(&rejected) {
+                        let adjusted = if policy.adjust == Adjust::None {
+                            ev.decision
+                        } else {
+                            ev.adjusted(rejected)
+                        };
+                        let slot = &mut kept[i * thresholds + t];
+                        standing[i] = match slot {
+                            Some(decision) if sequential => *decision,
+                            _ => {
+                                if sequential && adjusted.action.is_final() {
+                                    *slot = Some(adjusted);
+                                }
+                                adjusted
+                            }
+                        };
+                    }
+                    let mut any_wrong = false;
+                    for &i in family {
+                        let decision = standing[i];
+                        let counts = &mut tallies[i].counts[t * budgets + b];
+                        match decision.action {
+                            Action::Promote => counts.promote += 1,
+                            Action::Reject => counts.reject += 1,
+                            Action::Abstain | Action::Continue => counts.abstain += 1,
+                        }
+                        if decision.action.is_final() {
+                            if decision.coverage != CoverageStatus::Ok {
+                                counts.coverage_failure += 1;
+                            }
+                            if (decision.action == Action::Promote) != completed[i][t] {
+                                counts.wrong += 1;
+                                shown_wrong[i * thresholds + t] = true;
+                                any_wrong = true;
+                            }
+                        }
+                        if shown_wrong[i * thresholds + t] {
+                            counts.ever_wrong += 1;
+                        }
+                    }
+                    family_counts.wrong[t * budgets + b] += u32::from(any_wrong);
+                }
+            }
+        }
+    }
+    control
+        .pairs_done
+        .fetch_add(prep.pairs.len(), Ordering::Relaxed);
+    Some((tallies, family_counts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn evidence(p: f64, e: f64) -> Evidence {
+        Evidence {
+            decision: Decision::bare(Action::Abstain, CoverageStatus::Ok),
+            p,
+            e,
+            up: true,
+        }
+    }
+
+    fn rejected(adjust: Adjust, ps: &[f64]) -> Vec<bool> {
+        let evidence: Vec<Evidence> = ps.iter().map(|&p| evidence(p, 1.0 / p)).collect();
+        let mut out = Vec::new();
+        rejections(adjust, 0.05, &evidence, &mut out);
+        out
+    }
+
+    #[test]
+    fn the_procedures_reject_what_the_textbook_examples_say() {
+        // Four p-values at a = 0.05: Bonferroni's cut 0.0125; Holm 0.0125, 0.0167, 0.025, 0.05 stepping
+        // down; BH 0.0125, 0.025, 0.0375, 0.05 stepping up.
+        let ps = [0.01, 0.04, 0.03, 0.005];
+        assert_eq!(
+            rejected(Adjust::Bonferroni, &ps),
+            [true, false, false, true]
+        );
+        assert_eq!(rejected(Adjust::Holm, &ps), [true, false, false, true]);
+        // BH: sorted 0.005, 0.01, 0.03, 0.04; the largest j with p_(j) ≤ j·0.0125 is j = 4 (0.04 ≤ 0.05).
+        assert_eq!(rejected(Adjust::Bh, &ps), [true, true, true, true]);
+        // Holm goes further than Bonferroni: with K = 3, 0.012 ≤ a/3 for both, but 0.02 passes only Holm's
+        // second cut a/2 = 0.025, not a/3 = 0.0167.
+        assert_eq!(
+            rejected(Adjust::Holm, &[0.012, 0.02, 0.9]),
+            [true, true, false]
+        );
+        assert_eq!(
+            rejected(Adjust::Bonferroni, &[0.012, 0.02, 0.9]),
+            [true, false, false]
+        );
+        // BH on 0.01, 0.03, 0.2: 0.03 ≤ 2·0.05/3 = 0.033, so both small ones, though 0.03 > a/3 alone;
+        // on 0.02, 0.04, 0.2 neither 0.04 ≤ 0.033 nor 0.02 ≤ 0.0167 holds: nothing.
+        assert_eq!(
+            rejected(Adjust::Bh, &[0.2, 0.01, 0.03]),
+            [false, true, true]
+        );
+        assert_eq!(
+            rejected(Adjust::Bh, &[0.2, 0.02, 0.04]),
+            [false, false, false]
+        );
+        // e-BH with e = 1/p: K = 3, the largest j with e_(j) ≥ 3/(0.05 j): e = 50, 25, 5 → j = 2 (25 ≥ 30? no),
+        // j = 1 (50 ≥ 60? no): nothing; with e = 100, 40: j = 2 (40 ≥ 30).
+        assert_eq!(
+            rejected(Adjust::EBh, &[0.02, 0.04, 0.2]),
+            [false, false, false]
+        );
+        assert_eq!(
+            rejected(Adjust::EBh, &[0.01, 0.025, 0.2]),
+            [true, true, false]
+        );
+    }
+}
