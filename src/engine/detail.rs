@@ -101,6 +101,9 @@ pub struct PairDetail {
     /// Under the anytime rule: the estimate with its anytime confidence band after each task observed
     /// at (order_index, budget), for the drill-down's chart.
     pub band: Option<Band>,
+    /// When the policy decides pairs in families: a note that this detail shows the pair alone (its
+    /// family's adjustment needs every other pair, and is in the replay's tables).
+    pub family_note: Option<String>,
     pub groups: Vec<GroupOutcomes>,
 }
 
@@ -125,6 +128,16 @@ pub fn pair_detail(
             orders: settings.orders,
         });
     }
+    // The pair alone: a family's adjustment needs every other pair (see `family_note`).
+    let family_note = settings.policy.decides_families().then(|| {
+        format!(
+            "shown alone; decided in family '{}' with adjustment '{}', which the replay's tables apply",
+            settings.policy.family.name(),
+            settings.policy.adjust.name()
+        )
+    });
+    settings.policy.family = Default::default();
+    settings.policy.adjust = Default::default();
     let prep = Prepared::new(dataset, &settings)?;
     let pair = prep
         .pairs
@@ -190,6 +203,7 @@ pub fn pair_detail(
                         group_labels: &pair.group_labels,
                         decision: *decision,
                         decided_at: standing.decided_at[t],
+                        family: None,
                         completed: Some((completed_promotes[t], pair.delta_full())),
                     }));
                 }
@@ -259,6 +273,7 @@ pub fn pair_detail(
         bootstrap,
         cross_check,
         band,
+        family_note,
         groups,
     })
 }

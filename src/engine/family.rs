@@ -16,7 +16,8 @@ use rayon::prelude::*;
 use super::coverage::CoverageStatus;
 use super::monitor::MonitorScratch;
 use super::pair::PairData;
-use super::replay::{Control, Prepared, Snapshot};
+use super::record::{DecisionRecord, FamilyVerdict, RecordCase, RecordContext};
+use super::replay::{Control, Prepared, RecordSink, ReplayError, Snapshot};
 use super::rules::{Action, Decision, Detail, LocalTails, Reason, Statistic};
 use super::settings::{Adjust, EPSILON, Family, Monitor, Threshold};
 use super::tally::{CaseCounts, PairTally};
@@ -202,9 +203,17 @@ struct PairOrder {
     observed: Vec<u32>,
     /// Budgets at which each local group misses its quota: `missing[group * budgets + budget]`.
     missing: Vec<bool>,
+    /// Observed tasks per local group at each budget (kept only for decision records).
+    group_counts: Vec<Vec<u32>>,
 }
 
-fn walk_order(walker: &Prepared, pair: &PairData, r: u32, local: &mut LocalTails) -> PairOrder {
+fn walk_order(
+    walker: &Prepared,
+    pair: &PairData,
+    r: u32,
+    local: &mut LocalTails,
+    keep_groups: bool,
+) -> PairOrder {
     let budgets = walker.settings.grid.len();
     let thresholds = &walker.settings.thresholds;
     let mut order = Vec::new();
@@ -213,6 +222,7 @@ fn walk_order(walker: &Prepared, pair: &PairData, r: u32, local: &mut LocalTails
         evidence: Vec::with_capacity(budgets * thresholds.len()),
         observed: vec![0; budgets],
         missing: vec![false; pair.group_sizes.len() * budgets],
+        group_counts: Vec::new(),
     };
     let decide = |look, snapshot: &Snapshot, decisions: &mut Vec<Decision>| {
         walker.decide(pair, r, look, snapshot, Detail::Full, local, decisions);
@@ -224,6 +234,9 @@ fn walk_order(walker: &Prepared, pair: &PairData, r: u32, local: &mut LocalTails
         decide,
         |b, snapshot, standing| {
             out.observed[b] = snapshot.k;
+            if keep_groups {
+                out.group_counts.push(snapshot.group_counts.clone());
+            }
             for (g, (&c, &required)) in snapshot
                 .group_counts
                 .iter()
@@ -247,11 +260,14 @@ fn walk_order(walker: &Prepared, pair: &PairData, r: u32, local: &mut LocalTails
 /// Tallies every pair under the family's adjustment. `walker` is the replay's preparation read
 /// per-look (the adjustment needs every budget's evidence; `monitor` says whether the adjusted
 /// decisions are then kept). `None` when cancelled.
+/// With `records`, every decision record goes to the sink, one order index at a time (pairs in pair
+/// order, then budgets, then thresholds), each with its family verdict.
 pub(crate) fn tally_families(
     prep: &Prepared,
     walker: &Prepared,
     control: &Control,
-) -> Option<(Vec<PairTally>, FamilyCounts)> {
+    mut records: Option<(&RecordContext<'_>, &mut RecordSink<'_>)>,
+) -> Result<(Vec<PairTally>, FamilyCounts), ReplayError> {
     let settings = &prep.settings;
     let policy = settings.policy;
     let budgets = settings.grid.len();
@@ -283,21 +299,23 @@ pub(crate) fn tally_families(
         wrong: vec![0; thresholds * budgets],
     };
     let a = policy.tail.value();
-    let mut kept: Vec<Option<Decision>> = vec![None; prep.pairs.len() * thresholds];
+    let mut kept: Vec<Option<(Decision, u32)>> = vec![None; prep.pairs.len() * thresholds];
+    let mut built: Vec<Vec<DecisionRecord>> = vec![Vec::new(); prep.pairs.len()];
+    let with_records = records.is_some();
     let mut shown_wrong = vec![false; prep.pairs.len() * thresholds];
     let mut standing: Vec<Decision> = Vec::new();
     let mut members: Vec<Evidence> = Vec::new();
     let mut rejected: Vec<bool> = Vec::new();
     for r in 0..settings.orders {
         if control.cancelled() {
-            return None;
+            return Err(ReplayError::Cancelled);
         }
         let walked: Vec<PairOrder> = walker
             .pairs
             .par_iter()
             .map(|pair| {
                 let mut local = walker.rules.tails.take_front();
-                let walked = walk_order(walker, pair, r, &mut local);
+                let walked = walk_order(walker, pair, r, &mut local, with_records);
                 walker.rules.tails.put_front(local);
                 walked
             })
@@ -336,15 +354,47 @@ pub(crate) fn tally_families(
                             ev.adjusted(rejected)
                         };
                         let slot = &mut kept[i * thresholds + t];
-                        standing[i] = match slot {
-                            Some(decision) if sequential => *decision,
+                        let k = walked[i].observed[b];
+                        let (decision, decided_at) = match slot {
+                            Some((decision, at)) if sequential => (*decision, Some(*at)),
                             _ => {
                                 if sequential && adjusted.action.is_final() {
-                                    *slot = Some(adjusted);
+                                    *slot = Some((adjusted, k));
+                                    (adjusted, Some(k))
+                                } else {
+                                    (adjusted, None)
                                 }
-                                adjusted
                             }
                         };
+                        standing[i] = decision;
+                        if let Some((context, _)) = &records {
+                            let pair = &prep.pairs[i];
+                            let (tested, baseline) = prep.names(pair);
+                            built[i].push(context.record(&RecordCase {
+                                tested,
+                                baseline,
+                                threshold: settings.thresholds[t],
+                                order_index: Some(r),
+                                budget: settings.grid[b].value(),
+                                observed: k,
+                                total: pair.n(),
+                                group_counts: &walked[i].group_counts[b],
+                                group_sizes: &pair.group_sizes,
+                                group_labels: &pair.group_labels,
+                                decision,
+                                decided_at,
+                                family: Some(FamilyVerdict {
+                                    size: family.len() as u32,
+                                    evidence: if policy.adjust == Adjust::EBh {
+                                        ev.e
+                                    } else {
+                                        ev.p
+                                    },
+                                    rejected,
+                                }),
+                                completed: Some((completed[i][t], pair.delta_full())),
+                            }));
+                        }
                     }
                     let mut any_wrong = false;
                     for &i in family {
@@ -373,11 +423,31 @@ pub(crate) fn tally_families(
                 }
             }
         }
+        if let Some((_, sink)) = &mut records {
+            // Pair by pair; each pair's records were built budget by budget, threshold by threshold.
+            let mut order_records = Vec::new();
+            for pair_records in &mut built {
+                pair_records.sort_by_key(|record| {
+                    (
+                        settings
+                            .grid
+                            .iter()
+                            .position(|g| g.value() == record.budget),
+                        settings
+                            .thresholds
+                            .iter()
+                            .position(|th| th.pp() == record.threshold_pp),
+                    )
+                });
+                order_records.append(pair_records);
+            }
+            sink(order_records).map_err(ReplayError::Output)?;
+        }
     }
     control
         .pairs_done
         .fetch_add(prep.pairs.len(), Ordering::Relaxed);
-    Some((tallies, family_counts))
+    Ok((tallies, family_counts))
 }
 
 #[cfg(test)]

@@ -178,6 +178,7 @@ pub fn decide_live(
                 group_labels: &present,
                 decision: *decision,
                 decided_at: None,
+                family: None,
                 completed: None,
             });
             record.order = "live";

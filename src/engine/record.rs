@@ -65,6 +65,13 @@ pub struct DecisionRecord {
     /// Under sequential monitoring, the observed count at which the kept decision was made (null when
     /// none was made yet, and per-look).
     pub decided_at: Option<u32>,
+    /// The pairs decided together and the adjustment over them (SPEC §9b).
+    pub family: &'static str,
+    pub adjust: &'static str,
+    /// For a pair decided in a family: the family's size K and the one-sided p-value (or, for e-BH, the
+    /// wealth) the adjustment read; null for a pair alone.
+    pub family_size: Option<u32>,
+    pub family_evidence: Option<f64>,
     pub order: &'static str,
     /// Order index r (null for a live decision).
     pub order_index: Option<u32>,
@@ -116,6 +123,14 @@ impl<'a> RecordContext<'a> {
     }
 }
 
+/// A pair's part in its family's adjustment at one budget.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FamilyVerdict {
+    pub size: u32,
+    pub evidence: f64,
+    pub rejected: bool,
+}
+
 /// What varies from one record to the next.
 pub struct RecordCase<'a> {
     pub tested: &'a str,
@@ -132,6 +147,9 @@ pub struct RecordCase<'a> {
     pub decision: Decision,
     /// The observed count at which a sequential monitor made the decision (None per-look).
     pub decided_at: Option<u32>,
+    /// In a family: its size K, the evidence the adjustment read, and whether it rejected this pair's
+    /// hypothesis at this budget.
+    pub family: Option<FamilyVerdict>,
     /// The completed-record decision (true = promote) and Δ_full, in replay.
     pub completed: Option<(bool, f64)>,
 }
@@ -195,6 +213,10 @@ impl RecordContext<'_> {
             looks: self.policy.looks.name(),
             validity: self.policy.validity(),
             decided_at: case.decided_at,
+            family: self.policy.family.name(),
+            adjust: self.policy.adjust.name(),
+            family_size: case.family.map(|f| f.size),
+            family_evidence: case.family.map(|f| f.evidence),
             order: self.policy.order.name(),
             order_index: case.order_index,
             seed: self.seed,
@@ -208,7 +230,24 @@ impl RecordContext<'_> {
                 case.threshold,
                 &case.decision,
                 &coverage_groups,
-            ),
+            ) + &case.family.map_or(String::new(), |f| {
+                format!(
+                    "; {} over a family of {}: {} (it read {} = {})",
+                    self.policy.adjust.name(),
+                    f.size,
+                    if f.rejected {
+                        "rejected"
+                    } else {
+                        "not rejected"
+                    },
+                    if self.policy.adjust == super::settings::Adjust::EBh {
+                        "the wealth"
+                    } else {
+                        "p"
+                    },
+                    prob(f.evidence)
+                )
+            }),
             coverage_groups,
             missing_groups,
             estimate: case.decision.estimate,

@@ -643,6 +643,7 @@ fn tally_pair_records(
                             group_labels: &pair.group_labels,
                             decision: *decision,
                             decided_at: standing.decided_at[t],
+                            family: None,
                             completed: Some((completed[t], pair.delta_full())),
                         }));
                     }
@@ -804,17 +805,15 @@ pub fn replay(
     } = options;
     let prepared = Prepared::with_cache(dataset, settings, caches.clone())?;
     if settings.policy.decides_families() {
-        if records.is_some() {
-            return Err(ReplayError::Settings(SettingError::Inconsistent(
-                "decision records are written for pairs decided alone (--family pair --adjust none)",
-            )));
-        }
         // The adjustment reads every budget's evidence of every pair: walk them per-look.
         let mut per_look = settings.clone();
         per_look.policy.monitor = Monitor::PerLook;
         let walker = Prepared::with_cache(dataset, &per_look, caches)?;
-        let (tallies, families) = super::family::tally_families(&prepared, &walker, control)
-            .ok_or(ReplayError::Cancelled)?;
+        let provenance = Provenance::new(&dataset.inputs);
+        let context = RecordContext::for_replay(settings, &provenance, &prepared.grouping.labels);
+        let records = records.map(|sink| (&context, sink));
+        let (tallies, families) =
+            super::family::tally_families(&prepared, &walker, control, records)?;
         return finish(prepared, tallies, Some(families), !preview);
     }
     let tallies = match records {

@@ -55,6 +55,9 @@ pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io
                 .tail
                 .map_or(String::new(), |a| format!(" (a = {})", trim_number(a)))
         )?;
+        if let Some(note) = &detail.family_note {
+            writeln!(out, "family    {note}")?;
+        }
         if record.monitor != "per-look" {
             writeln!(
                 out,

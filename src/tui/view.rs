@@ -1004,12 +1004,17 @@ fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     };
     let focus = app.view.focus.min(detail.records.len().saturating_sub(1));
     let title = format!(
-        " {} vs {} · order {} of {} ([ ]) · budget {} · Esc closes ",
+        " {} vs {} · order {} of {} ([ ]) · budget {}{} · Esc closes ",
         detail.tested,
         detail.baseline,
         detail.order_index,
         detail.orders,
-        percent(detail.budget)
+        percent(detail.budget),
+        if detail.family_note.is_some() {
+            " · the pair alone (no family adjustment)"
+        } else {
+            ""
+        }
     );
     let block = Block::bordered().title(title);
     let inner = block.inner(rect);

@@ -393,7 +393,7 @@ fn families_decide_like_pairs_alone_until_they_are_adjusted() {
 }
 
 #[test]
-fn adjustments_that_cannot_apply_are_refused() {
+fn adjustments_are_refused_where_they_cannot_apply_and_recorded_where_they_do() {
     let path = sample("swe_repair.csv");
     let path = path.to_str().expect("path");
     assert_refused(
@@ -415,21 +415,59 @@ fn adjustments_that_cannot_apply_are_refused() {
         &pareval(&["replay", path, "--family", "some"]),
         "family 'some' is not one of pair, tested, all",
     );
+    // Records of a family carry its size, the evidence the adjustment read and its verdict.
     let dir = temp_dir("family-records");
     let records = dir.join("records.jsonl");
-    assert_refused(
-        &pareval(&[
-            "replay",
-            path,
-            "--family",
-            "all",
-            "--adjust",
-            "bh",
-            "--records",
-            &records.to_string_lossy(),
-        ]),
-        "decision records are written for pairs decided alone",
-    );
+    let out = pareval(&[
+        "replay",
+        path,
+        "--family",
+        "all",
+        "--adjust",
+        "bh",
+        "--orders",
+        "2",
+        "--bootstrap",
+        "exact",
+        "--records",
+        &records.to_string_lossy(),
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let text = std::fs::read_to_string(&records).expect("records");
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("record"))
+        .collect();
+    let pairs = json["results"][0]["pairs"].as_u64().expect("pairs");
+    assert_eq!(lines.len() as u64, pairs * 2 * 19 * 3);
+    let promotes = lines
+        .iter()
+        .filter(|r| r["budget"] == 0.5 && r["threshold_pp"] == 0.0 && r["action"] == "promote")
+        .count();
+    let row = json["results"][0]["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .find(|row| row["budget"] == 0.5)
+        .expect("row at 50%");
+    assert_eq!(promotes as u64, row["promote"].as_u64().expect("promote"));
+    for record in &lines {
+        assert_eq!(
+            (&record["family"], &record["adjust"]),
+            (&"all".into(), &"bh".into())
+        );
+        assert_eq!(record["family_size"].as_u64(), Some(pairs));
+        assert!(record["family_evidence"].is_number());
+        assert!(
+            record["reason"]
+                .as_str()
+                .expect("reason")
+                .contains("bh over a family of")
+        );
+    }
     let out = pareval(&[
         "replay", path, "--preset", "anytime", "--family", "tested", "--adjust", "e-bh",
         "--orders", "4", "--format", "json",
