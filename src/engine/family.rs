@@ -398,26 +398,11 @@ pub(crate) fn tally_families(
                     }
                     let mut any_wrong = false;
                     for &i in family {
-                        let decision = standing[i];
-                        let counts = &mut tallies[i].counts[t * budgets + b];
-                        match decision.action {
-                            Action::Promote => counts.promote += 1,
-                            Action::Reject => counts.reject += 1,
-                            Action::Abstain | Action::Continue => counts.abstain += 1,
-                        }
-                        if decision.action.is_final() {
-                            if decision.coverage != CoverageStatus::Ok {
-                                counts.coverage_failure += 1;
-                            }
-                            if (decision.action == Action::Promote) != completed[i][t] {
-                                counts.wrong += 1;
-                                shown_wrong[i * thresholds + t] = true;
-                                any_wrong = true;
-                            }
-                        }
-                        if shown_wrong[i * thresholds + t] {
-                            counts.ever_wrong += 1;
-                        }
+                        any_wrong |= tallies[i].counts[t * budgets + b].count(
+                            &standing[i],
+                            completed[i][t],
+                            &mut shown_wrong[i * thresholds + t],
+                        );
                     }
                     family_counts.wrong[t * budgets + b] += u32::from(any_wrong);
                 }

@@ -649,24 +649,11 @@ fn tally_pair_records(
                     }
                 }
                 for (t, decision) in standing.decisions.iter().enumerate() {
-                    let counts = &mut tally.counts[t * budgets + b];
-                    match decision.action {
-                        Action::Promote => counts.promote += 1,
-                        Action::Reject => counts.reject += 1,
-                        Action::Abstain | Action::Continue => counts.abstain += 1,
-                    }
-                    if decision.action.is_final() {
-                        if decision.coverage != CoverageStatus::Ok {
-                            counts.coverage_failure += 1;
-                        }
-                        if (decision.action == Action::Promote) != completed[t] {
-                            counts.wrong += 1;
-                            shown_wrong[t] = true;
-                        }
-                    }
-                    if shown_wrong[t] {
-                        counts.ever_wrong += 1;
-                    }
+                    tally.counts[t * budgets + b].count(
+                        decision,
+                        completed[t],
+                        &mut shown_wrong[t],
+                    );
                 }
             },
         );

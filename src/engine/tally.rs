@@ -1,5 +1,8 @@
 //! What a replay counts: decisions over orders per (pair, threshold, budget) and coverage gaps per
-//! (group, budget). Filled by `replay`, summarised by `metrics`.
+//! (group, budget). Filled by `replay` and `family`, summarised by `metrics`.
+
+use super::coverage::CoverageStatus;
+use super::rules::{Action, Decision};
 
 /// Counts over the orders of one (pair, threshold, budget), or summed over pairs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -17,6 +20,37 @@ pub struct CaseCounts {
 }
 
 impl CaseCounts {
+    /// Counts the decision standing at this budget in one case (an order of a pair), whose completed
+    /// decision promotes or not; `shown_wrong` carries along the order whether a wrong decision has shown
+    /// at this budget or an earlier one. Returns whether this decision is wrong.
+    pub fn count(
+        &mut self,
+        decision: &Decision,
+        completed_promotes: bool,
+        shown_wrong: &mut bool,
+    ) -> bool {
+        match decision.action {
+            Action::Promote => self.promote += 1,
+            Action::Reject => self.reject += 1,
+            Action::Abstain | Action::Continue => self.abstain += 1,
+        }
+        let mut wrong = false;
+        if decision.action.is_final() {
+            if decision.coverage != CoverageStatus::Ok {
+                self.coverage_failure += 1;
+            }
+            wrong = (decision.action == Action::Promote) != completed_promotes;
+            if wrong {
+                self.wrong += 1;
+                *shown_wrong = true;
+            }
+        }
+        if *shown_wrong {
+            self.ever_wrong += 1;
+        }
+        wrong
+    }
+
     pub fn cases(&self) -> u32 {
         self.promote + self.reject + self.abstain
     }
