@@ -288,9 +288,9 @@ impl Prepared {
 
     /// Walks one order a task at a time (a sequential monitor's looks, the anytime wealths): after every
     /// task, `visit(budgets, snapshot)` with the budgets of the grid whose prefix ends there (usually
-    /// none). Coverage is computed at budgets only; between them `snapshot.coverage` is stale and a
-    /// visitor that needs it calls [`Prepared::coverage_now`]. Under the anytime rule the snapshot's
-    /// `observed.sequence` holds the wealths.
+    /// none). `snapshot.coverage` and the quotas are set at budgets; between them the coverage is kept
+    /// up to date in O(1) per task and a visitor that needs it calls [`Prepared::coverage_now`]. Under
+    /// the anytime rule the snapshot's `observed.sequence` holds the wealths.
     pub fn walk_each_with(
         &self,
         pair: &PairData,
