@@ -5,7 +5,8 @@
 //! - `format`: how numbers and CSV fields are written, everywhere.
 //! - `dataset`: the plain hand-off (systems × tasks matrices, groups, attributes); no polars.
 //! - `engine` (the replay, rules, orders, decision records) and `proxy` (proxy benchmarks): pure
-//!   computation over a `Dataset`; `simulate`: the synthetic-record model, as plain vectors.
+//!   computation over a `Dataset`; `early`: step-level trajectories and the features of their prefixes
+//!   (SPEC §11); `simulate`: the synthetic-record model, as plain vectors.
 //! - `data`: every file read or written, the only module that uses polars (records in, simulated
 //!   records and decision records out).
 //! - `report`: the structs behind every table, rendered as text, CSV, JSON and Markdown, shared by the
@@ -15,6 +16,7 @@
 pub mod cli;
 pub mod data;
 pub mod dataset;
+pub mod early;
 pub mod engine;
 pub mod format;
 pub mod proxy;

@@ -10,6 +10,7 @@ pub mod import;
 pub mod read;
 mod records;
 mod side;
+pub mod trajectories;
 pub mod write;
 
 pub use assemble::{LoadOptions, load};

@@ -11,4 +11,5 @@ mod loading;
 mod monitoring;
 mod real_data;
 mod replay_cli;
+mod trajectories;
 mod tui;

@@ -1,0 +1,530 @@
+//! Step-level records for early outcome prediction (SPEC §11): a steps table (`system, task, run, step`
+//! and optional `action, role, observation_chars, is_error, tokens_in, tokens_out, text, cost_usd,
+//! seconds`), an outcomes table (`system, task, run, outcome, steps`) and an optional systems table
+//! (`system` with `scaffold`, `model`), in any format `read` reads and with `--col` renames. Every check
+//! names the file, the column, the line and the value: steps not numbered 1 … T without gaps, duplicate
+//! steps, a trajectory with steps but no outcome (or the reverse), an outcome whose `steps` disagrees
+//! with the steps table, counts that are not numbers. Nothing is dropped or changed silently.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::columns::{Cell, ColumnMap, cell_text, column_list, for_each_cell};
+use super::error::{LoadError, Offenders, Pos, quote};
+use super::read::{RawTable, read_table};
+use super::records::Interner;
+use super::side::SideTable;
+use crate::dataset::InputFile;
+use crate::early::trajectories::{StepFields, SystemInfo};
+use crate::early::{Step, Trajectories, Trajectory};
+
+/// Columns of the steps table pareval knows (a `--col` target among them renames a step column).
+pub const STEP_COLUMNS: [&str; 13] = [
+    "system",
+    "task",
+    "run",
+    "step",
+    "action",
+    "role",
+    "observation_chars",
+    "is_error",
+    "tokens_in",
+    "tokens_out",
+    "text",
+    "cost_usd",
+    "seconds",
+];
+
+/// Columns of the outcomes table.
+pub const OUTCOME_COLUMNS: [&str; 5] = ["system", "task", "run", "outcome", "steps"];
+
+/// Reads and checks the steps and outcomes tables (and a systems table), into trajectories in the
+/// outcomes table's order.
+pub fn load_trajectories(
+    steps_path: &Path,
+    outcomes_path: &Path,
+    systems_path: Option<&Path>,
+    columns: &ColumnMap,
+) -> Result<Trajectories, LoadError> {
+    let mut steps_table = read_table(steps_path)?;
+    columns.apply_known(&mut steps_table.frame, &steps_table.file, &STEP_COLUMNS)?;
+    let mut outcomes_table = read_table(outcomes_path)?;
+    columns.apply_known(
+        &mut outcomes_table.frame,
+        &outcomes_table.file,
+        &OUTCOME_COLUMNS,
+    )?;
+    let mut systems = Interner::default();
+    let mut tasks = Interner::default();
+    let outcomes = read_outcomes(&outcomes_table, &mut systems, &mut tasks)?;
+    let (steps, fields) = read_steps(&steps_table, &mut systems, &mut tasks)?;
+    let trajectories = join(&steps_table, &outcomes_table, steps, outcomes)?;
+    let mut inputs = vec![input(&steps_table), input(&outcomes_table)];
+    let names = systems.names.clone();
+    let mut infos: Vec<SystemInfo> = names
+        .iter()
+        .map(|name| SystemInfo {
+            name: name.clone(),
+            ..SystemInfo::default()
+        })
+        .collect();
+    if let Some(path) = systems_path {
+        let table = read_table(path)?;
+        let side = SideTable::read(&table, "system")?;
+        let scaffold = side.column("scaffold");
+        let model = side.column("model");
+        for (row, key) in side.keys.iter().enumerate() {
+            if let Some(info) = infos.iter_mut().find(|info| &info.name == key) {
+                info.scaffold = scaffold.and_then(|c| c[row].clone());
+                info.model = model.and_then(|c| c[row].clone());
+            }
+        }
+        inputs.push(input(&table));
+    }
+    Ok(Trajectories {
+        systems: infos,
+        tasks: tasks.names.clone(),
+        trajectories,
+        fields,
+        inputs,
+    })
+}
+
+fn input(table: &RawTable) -> InputFile {
+    InputFile {
+        path: table.file.clone(),
+        rows: table.frame.height(),
+        sha256: table.sha256.clone(),
+    }
+}
+
+/// The key columns of a table (system, task, run), interned, with an error for empty cells.
+struct Keys {
+    system: Vec<u32>,
+    task: Vec<u32>,
+    run: Vec<String>,
+    positions: Vec<Pos>,
+}
+
+fn required<'a>(table: &'a RawTable, name: &str) -> Result<&'a polars::prelude::Column, LoadError> {
+    table.frame.column(name).map_err(|_| {
+        LoadError::new(
+            &table.file,
+            format!(
+                "missing required column '{name}' (columns found: {})",
+                column_list(&table.frame)
+            ),
+        )
+    })
+}
+
+fn read_keys(
+    table: &RawTable,
+    systems: &mut Interner,
+    tasks: &mut Interner,
+) -> Result<Keys, LoadError> {
+    let positions: Vec<Pos> = (0..table.frame.height())
+        .map(|row| table.positions.at(row))
+        .collect();
+    let mut texts: Vec<Vec<String>> = Vec::new();
+    for name in ["system", "task", "run"] {
+        let column = required(table, name)?;
+        let mut values = Vec::with_capacity(table.frame.height());
+        let mut empty = Offenders::default();
+        for_each_cell(column, &table.file, |row, cell| {
+            let text = match cell {
+                Cell::Null => String::new(),
+                other => cell_text(other),
+            };
+            if text.trim().is_empty() {
+                empty.push(|| positions[row].to_string());
+            }
+            values.push(text);
+        })?;
+        empty.into_result_on(&table.file, &format!("column '{name}' is empty"))?;
+        texts.push(values);
+    }
+    let run = texts.pop().unwrap_or_default();
+    let task = texts
+        .pop()
+        .unwrap_or_default()
+        .iter()
+        .map(|t| tasks.id(t))
+        .collect();
+    let system = texts
+        .pop()
+        .unwrap_or_default()
+        .iter()
+        .map(|s| systems.id(s))
+        .collect();
+    Ok(Keys {
+        system,
+        task,
+        run,
+        positions,
+    })
+}
+
+/// An optional number column: finite values ≥ 0 (`whole` asks for whole numbers), empty cells None.
+fn numbers(
+    table: &RawTable,
+    name: &str,
+    whole: bool,
+    positions: &[Pos],
+) -> Result<Option<Vec<Option<f64>>>, LoadError> {
+    let Ok(column) = table.frame.column(name) else {
+        return Ok(None);
+    };
+    let mut values = Vec::with_capacity(table.frame.height());
+    let mut bad = Offenders::default();
+    for_each_cell(column, &table.file, |row, cell| {
+        let value = match cell {
+            Cell::Null => None,
+            Cell::Text(text) if text.trim().is_empty() => None,
+            Cell::Text(text) => Some(text.trim().parse::<f64>().unwrap_or(f64::NAN)),
+            Cell::Number(x) => Some(x),
+            Cell::Bool(_) => Some(f64::NAN),
+        };
+        if let Some(x) = value
+            && (!x.is_finite() || x < 0.0 || (whole && x.fract() != 0.0))
+        {
+            bad.push(|| format!("{} on {}", quote(&cell_text(cell)), positions[row]));
+        }
+        values.push(value);
+    })?;
+    bad.into_result(
+        &table.file,
+        &format!(
+            "column '{name}' must hold {} ≥ 0",
+            if whole { "whole numbers" } else { "numbers" }
+        ),
+    )?;
+    Ok(Some(values))
+}
+
+fn texts(table: &RawTable, name: &str) -> Result<Option<Vec<Option<String>>>, LoadError> {
+    let Ok(column) = table.frame.column(name) else {
+        return Ok(None);
+    };
+    let mut values = Vec::with_capacity(table.frame.height());
+    for_each_cell(column, &table.file, |_, cell| {
+        values.push(match cell {
+            Cell::Null => None,
+            Cell::Text("") => None,
+            other => Some(cell_text(other)),
+        });
+    })?;
+    Ok(Some(values))
+}
+
+/// The error flag: 1/0, true/false, yes/no, or empty when the log does not tell.
+fn flags(
+    table: &RawTable,
+    name: &str,
+    positions: &[Pos],
+) -> Result<Option<Vec<Option<bool>>>, LoadError> {
+    let Ok(column) = table.frame.column(name) else {
+        return Ok(None);
+    };
+    let mut values = Vec::with_capacity(table.frame.height());
+    let mut bad = Offenders::default();
+    for_each_cell(column, &table.file, |row, cell| {
+        let value = match cell {
+            Cell::Null => Ok(None),
+            Cell::Bool(b) => Ok(Some(b)),
+            Cell::Number(x) if x == 0.0 || x == 1.0 => Ok(Some(x == 1.0)),
+            Cell::Text(text) => match text.trim().to_ascii_lowercase().as_str() {
+                "" => Ok(None),
+                "1" | "true" | "yes" => Ok(Some(true)),
+                "0" | "false" | "no" => Ok(Some(false)),
+                _ => Err(()),
+            },
+            Cell::Number(_) => Err(()),
+        };
+        match value {
+            Ok(v) => values.push(v),
+            Err(()) => {
+                bad.push(|| format!("{} on {}", quote(&cell_text(cell)), positions[row]));
+                values.push(None);
+            }
+        }
+    })?;
+    bad.into_result(
+        &table.file,
+        &format!("column '{name}' must be 1/0, true/false or empty"),
+    )?;
+    Ok(Some(values))
+}
+
+/// One outcomes row.
+struct OutcomeRow {
+    system: u32,
+    task: u32,
+    run: String,
+    outcome: f64,
+    steps: u32,
+    position: Pos,
+}
+
+fn read_outcomes(
+    table: &RawTable,
+    systems: &mut Interner,
+    tasks: &mut Interner,
+) -> Result<Vec<OutcomeRow>, LoadError> {
+    let keys = read_keys(table, systems, tasks)?;
+    required(table, "outcome")?;
+    required(table, "steps")?;
+    let outcome = numbers(table, "outcome", false, &keys.positions)?.unwrap_or_default();
+    let steps = numbers(table, "steps", true, &keys.positions)?.unwrap_or_default();
+    let mut bad = Offenders::default();
+    for (row, value) in outcome.iter().enumerate() {
+        match value {
+            Some(x) if *x <= 1.0 => {}
+            Some(x) => bad.push(|| format!("'{x}' on {}", keys.positions[row])),
+            None => bad.push(|| format!("<empty> on {}", keys.positions[row])),
+        }
+    }
+    bad.into_result(&table.file, "column 'outcome' must be in [0, 1]")?;
+    let mut empty = Offenders::default();
+    for (row, value) in steps.iter().enumerate() {
+        if value.is_none_or(|x| x < 1.0) {
+            empty.push(|| {
+                format!(
+                    "{} on {}",
+                    quote(&value.map_or("<empty>".to_string(), |x| x.to_string())),
+                    keys.positions[row]
+                )
+            });
+        }
+    }
+    empty.into_result(
+        &table.file,
+        "column 'steps' must give each trajectory's number of steps (≥ 1)",
+    )?;
+    let mut seen: HashMap<(u32, u32, &str), usize> = HashMap::new();
+    let mut duplicates = Offenders::default();
+    for row in 0..keys.run.len() {
+        let key = (keys.system[row], keys.task[row], keys.run[row].as_str());
+        if let Some(&first) = seen.get(&key) {
+            duplicates.push(|| {
+                format!(
+                    "run {} on {} and {}",
+                    quote(&keys.run[row]),
+                    keys.positions[first],
+                    keys.positions[row]
+                )
+            });
+        } else {
+            seen.insert(key, row);
+        }
+    }
+    duplicates.into_result(
+        &table.file,
+        "a trajectory (system, task, run) may have one outcome",
+    )?;
+    Ok((0..keys.run.len())
+        .map(|row| OutcomeRow {
+            system: keys.system[row],
+            task: keys.task[row],
+            run: keys.run[row].clone(),
+            outcome: outcome[row].unwrap_or(0.0),
+            steps: steps[row].unwrap_or(0.0) as u32,
+            position: keys.positions[row],
+        })
+        .collect())
+}
+
+/// The steps of each trajectory, keyed by (system, task, run): (step number, row, step).
+type StepsByTrajectory = HashMap<(u32, u32, String), Vec<(u32, usize, Step)>>;
+
+fn read_steps(
+    table: &RawTable,
+    systems: &mut Interner,
+    tasks: &mut Interner,
+) -> Result<(StepsByTrajectory, StepFields), LoadError> {
+    let keys = read_keys(table, systems, tasks)?;
+    required(table, "step")?;
+    let positions = &keys.positions;
+    let step = numbers(table, "step", true, positions)?.unwrap_or_default();
+    let mut empty = Offenders::default();
+    for (row, value) in step.iter().enumerate() {
+        if value.is_none_or(|x| x < 1.0) {
+            empty.push(|| {
+                format!(
+                    "{} on {}",
+                    quote(&value.map_or("<empty>".to_string(), |x| x.to_string())),
+                    positions[row]
+                )
+            });
+        }
+    }
+    empty.into_result(&table.file, "column 'step' must count from 1")?;
+    let action = texts(table, "action")?;
+    let role = texts(table, "role")?;
+    let text = texts(table, "text")?;
+    let observation = numbers(table, "observation_chars", true, positions)?;
+    let tokens_in = numbers(table, "tokens_in", true, positions)?;
+    let tokens_out = numbers(table, "tokens_out", true, positions)?;
+    let cost = numbers(table, "cost_usd", false, positions)?;
+    let seconds = numbers(table, "seconds", false, positions)?;
+    let is_error = flags(table, "is_error", positions)?;
+    let any = |column: &Option<Vec<Option<f64>>>| {
+        column
+            .as_ref()
+            .is_some_and(|c| c.iter().any(Option::is_some))
+    };
+    let fields = StepFields {
+        action: action
+            .as_ref()
+            .is_some_and(|c| c.iter().any(Option::is_some)),
+        observation_chars: any(&observation),
+        is_error: is_error
+            .as_ref()
+            .is_some_and(|c| c.iter().any(Option::is_some)),
+        tokens: any(&tokens_in) || any(&tokens_out),
+        text: text.as_ref().is_some_and(|c| c.iter().any(Option::is_some)),
+        cost: any(&cost),
+        seconds: any(&seconds),
+    };
+    let at = |column: &Option<Vec<Option<f64>>>, row: usize| column.as_ref().and_then(|c| c[row]);
+    let mut by_trajectory: StepsByTrajectory = HashMap::new();
+    for row in 0..keys.run.len() {
+        let step_value = Step {
+            action: action.as_ref().and_then(|c| c[row].clone()),
+            role: role.as_ref().and_then(|c| c[row].clone()),
+            observation_chars: at(&observation, row),
+            is_error: is_error.as_ref().and_then(|c| c[row]),
+            tokens_in: at(&tokens_in, row),
+            tokens_out: at(&tokens_out, row),
+            text: text.as_ref().and_then(|c| c[row].clone()),
+            cost_usd: at(&cost, row),
+            seconds: at(&seconds, row),
+        };
+        by_trajectory
+            .entry((keys.system[row], keys.task[row], keys.run[row].clone()))
+            .or_default()
+            .push((step[row].unwrap_or(0.0) as u32, row, step_value));
+    }
+    // Steps 1 … T in order, each once.
+    let mut duplicates = Offenders::default();
+    let mut gaps = Offenders::default();
+    let (system_names, task_names) = (&systems.names, &tasks.names);
+    let name = |key: &(u32, u32, String)| {
+        format!(
+            "({}, {}, run {})",
+            system_names[key.0 as usize], task_names[key.1 as usize], key.2
+        )
+    };
+    // Report in file order (by each trajectory's first row), so the first message names the first
+    // offending line.
+    let mut order: Vec<(usize, (u32, u32, String))> = by_trajectory
+        .iter()
+        .map(|(key, steps)| (steps.first().map_or(0, |s| s.1), key.clone()))
+        .collect();
+    order.sort_unstable();
+    for (_, key) in &order {
+        let Some(steps) = by_trajectory.get_mut(key) else {
+            continue;
+        };
+        steps.sort_by_key(|(number, row, _)| (*number, *row));
+        for pair in steps.windows(2) {
+            if pair[0].0 == pair[1].0 {
+                duplicates.push(|| {
+                    format!(
+                        "step {} of {} on {} and {}",
+                        pair[0].0,
+                        name(key),
+                        positions[pair[0].1],
+                        positions[pair[1].1]
+                    )
+                });
+            }
+        }
+        let mut expected = 1;
+        for (number, row, _) in steps.iter() {
+            if *number > expected {
+                gaps.push(|| {
+                    format!(
+                        "{} jumps to step {number} on {} (step {expected} is missing)",
+                        name(key),
+                        positions[*row]
+                    )
+                });
+                break;
+            }
+            expected = number + 1;
+        }
+    }
+    duplicates.into_result(&table.file, "a step may appear once per trajectory")?;
+    gaps.into_result(&table.file, "steps must be numbered 1 … T without gaps")?;
+    Ok((by_trajectory, fields))
+}
+
+/// Pairs every outcome with its steps; a trajectory on one side only, or a count that disagrees, is an
+/// error naming the row.
+fn join(
+    steps_table: &RawTable,
+    outcomes_table: &RawTable,
+    mut steps: StepsByTrajectory,
+    outcomes: Vec<OutcomeRow>,
+) -> Result<Vec<Trajectory>, LoadError> {
+    let mut without_steps = Offenders::default();
+    let mut disagree = Offenders::default();
+    let mut trajectories = Vec::with_capacity(outcomes.len());
+    for row in outcomes {
+        let key = (row.system, row.task, row.run.clone());
+        match steps.remove(&key) {
+            None => without_steps.push(|| format!("run {} on {}", quote(&row.run), row.position)),
+            Some(list) => {
+                if list.len() as u32 != row.steps {
+                    disagree.push(|| {
+                        format!(
+                            "{} says {} steps, the steps table has {} ({})",
+                            row.position,
+                            row.steps,
+                            list.len(),
+                            steps_table.file
+                        )
+                    });
+                }
+                trajectories.push(Trajectory {
+                    system: row.system,
+                    task: row.task,
+                    run: row.run,
+                    outcome: row.outcome,
+                    steps: list.into_iter().map(|(_, _, step)| step).collect(),
+                });
+            }
+        }
+    }
+    without_steps.into_result(
+        &outcomes_table.file,
+        &format!(
+            "trajectories with an outcome but no steps in {}",
+            steps_table.file
+        ),
+    )?;
+    disagree.into_result(
+        &outcomes_table.file,
+        "column 'steps' disagrees with the steps table",
+    )?;
+    if !steps.is_empty() {
+        let mut rows: Vec<usize> = steps
+            .values()
+            .filter_map(|list| list.iter().map(|s| s.1).min())
+            .collect();
+        rows.sort_unstable();
+        let mut orphans = Offenders::default();
+        for row in rows {
+            orphans.push(|| steps_table.positions.at(row).to_string());
+        }
+        orphans.into_result_on(
+            &steps_table.file,
+            &format!(
+                "trajectories with steps but no outcome in {}: the first step",
+                outcomes_table.file
+            ),
+        )?;
+    }
+    Ok(trajectories)
+}

@@ -1,0 +1,141 @@
+//! Step-level records (SPEC §11): the real BALROG and Terminal-Bench tables load with the counts their
+//! README gives, and every bad input names its file, line and value.
+
+use pareval::data::ColumnMap;
+use pareval::data::trajectories::load_trajectories;
+
+use crate::common::{fixture, shared_data};
+
+fn load(steps: &str, outcomes: &str) -> Result<pareval::early::Trajectories, String> {
+    load_trajectories(
+        &fixture(&format!("trajectories/{steps}")),
+        &fixture(&format!("trajectories/{outcomes}")),
+        None,
+        &ColumnMap::default(),
+    )
+    .map_err(|e| e.to_string())
+}
+
+#[test]
+fn a_small_record_loads_in_step_order_with_its_fields() {
+    let t = load("steps_ok.csv", "outcomes_ok.csv").expect("load");
+    assert_eq!(t.trajectories.len(), 3);
+    assert_eq!(t.steps(), 6);
+    assert_eq!(t.successes(), 1);
+    let first = &t.trajectories[0];
+    assert_eq!(first.len(), 3);
+    assert_eq!(first.steps[2].action.as_deref(), Some("pytest"));
+    assert_eq!(first.steps[2].is_error, Some(true));
+    assert_eq!(first.steps[1].observation_chars, Some(800.0));
+    assert_eq!(t.trajectories[1].steps[0].is_error, None);
+    assert!(t.fields.action && t.fields.is_error && t.fields.text && !t.fields.tokens);
+}
+
+#[test]
+fn bad_trajectory_tables_name_file_line_and_value() {
+    let dir = "tests/fixtures/trajectories";
+    let cases = [
+        (
+            "steps_gap.csv",
+            "outcomes_ok.csv",
+            format!(
+                "{dir}/steps_gap.csv: steps must be numbered 1 … T without gaps: (a, t1, run 0) jumps to step 3 on line 3 (step 2 is missing)"
+            ),
+        ),
+        (
+            "steps_duplicate.csv",
+            "outcomes_ok.csv",
+            format!(
+                "{dir}/steps_duplicate.csv: a step may appear once per trajectory: step 2 of (a, t1, run 0) on line 3 and line 4"
+            ),
+        ),
+        (
+            "steps_orphan.csv",
+            "outcomes_ok.csv",
+            format!(
+                "{dir}/steps_orphan.csv: trajectories with steps but no outcome in {dir}/outcomes_ok.csv: the first step on line 8"
+            ),
+        ),
+        (
+            "steps_bad_count.csv",
+            "outcomes_ok.csv",
+            format!(
+                "{dir}/steps_bad_count.csv: column 'observation_chars' must hold whole numbers ≥ 0: 'lots' on line 3"
+            ),
+        ),
+        (
+            "steps_ok.csv",
+            "outcomes_missing_steps.csv",
+            format!(
+                "{dir}/outcomes_missing_steps.csv: trajectories with an outcome but no steps in {dir}/steps_ok.csv: run '0' on line 5"
+            ),
+        ),
+        (
+            "steps_ok.csv",
+            "outcomes_wrong_count.csv",
+            format!(
+                "{dir}/outcomes_wrong_count.csv: column 'steps' disagrees with the steps table: line 3 says 5 steps, the steps table has 2 ({dir}/steps_ok.csv)"
+            ),
+        ),
+        (
+            "steps_ok.csv",
+            "outcomes_bad_steps.csv",
+            format!(
+                "{dir}/outcomes_bad_steps.csv: column 'steps' must hold whole numbers ≥ 0: 'three' on line 2"
+            ),
+        ),
+        (
+            "steps_ok.csv",
+            "outcomes_duplicate.csv",
+            format!(
+                "{dir}/outcomes_duplicate.csv: a trajectory (system, task, run) may have one outcome: run '0' on line 2 and line 5"
+            ),
+        ),
+    ];
+    for (steps, outcomes, expected) in cases {
+        let message = load(steps, outcomes).expect_err(steps);
+        // The fixture paths are absolute; compare from the repository-relative part on.
+        let shown = message.replace(&format!("{}/", env!("CARGO_MANIFEST_DIR")), "");
+        assert_eq!(shown, expected, "{steps} + {outcomes}");
+    }
+}
+
+#[test]
+fn the_public_trajectories_load_with_their_readme_counts() {
+    let Some(root) = shared_data() else { return };
+    let dir = root.join("trajectories");
+    let load_real = |name: &str| {
+        load_trajectories(
+            &dir.join(name).join("steps.csv"),
+            &dir.join(name).join("outcomes.csv"),
+            None,
+            &ColumnMap::default(),
+        )
+        .expect(name)
+    };
+    let balrog = load_real("balrog");
+    assert_eq!(
+        (
+            balrog.systems.len(),
+            balrog.tasks.len(),
+            balrog.trajectories.len()
+        ),
+        (15, 56, 3630)
+    );
+    assert_eq!((balrog.successes(), balrog.steps()), (1022, 271_313));
+    assert_eq!(
+        balrog.trajectories.iter().filter(|t| t.len() < 10).count(),
+        446
+    );
+    let terminal = load_real("terminal_bench");
+    assert_eq!(
+        (
+            terminal.systems.len(),
+            terminal.tasks.len(),
+            terminal.trajectories.len()
+        ),
+        (2, 78, 543)
+    );
+    assert_eq!((terminal.successes(), terminal.steps()), (216, 16_980));
+    assert!(!terminal.fields.tokens && terminal.fields.action);
+}
