@@ -139,3 +139,52 @@ fn the_public_trajectories_load_with_their_readme_counts() {
     assert_eq!((terminal.successes(), terminal.steps()), (216, 16_980));
     assert!(!terminal.fields.tokens && terminal.fields.action);
 }
+
+#[test]
+fn real_prefixes_never_read_past_step_k() {
+    use pareval::early::features::{FeatureSettings, Featurizer};
+    let Some(root) = shared_data() else { return };
+    for name in ["balrog", "terminal_bench"] {
+        let dir = root.join("trajectories").join(name);
+        let data = load_trajectories(
+            &dir.join("steps.csv"),
+            &dir.join("outcomes.csv"),
+            None,
+            &ColumnMap::default(),
+        )
+        .expect(name);
+        // Leave the first system out: fit on the others, featurize the held-out system.
+        let train: Vec<_> = data.trajectories.iter().filter(|t| t.system != 0).collect();
+        let held_out: Vec<_> = data.trajectories.iter().filter(|t| t.system == 0).collect();
+        let started = std::time::Instant::now();
+        let featurizer = Featurizer::fit(&train, FeatureSettings::default());
+        let fitted = started.elapsed();
+        let width = featurizer.names().len();
+        let mut prefixes = 0;
+        for (i, traj) in held_out.iter().enumerate() {
+            let all = featurizer.prefixes(&traj.steps);
+            prefixes += all.len();
+            assert!(
+                all.iter()
+                    .all(|v| v.len() == width && v.iter().all(|x| x.is_finite()))
+            );
+            // Cut a few real trajectories at every k: the same vector.
+            if i % 25 == 0 {
+                for (k, vector) in all.iter().enumerate() {
+                    assert_eq!(
+                        vector,
+                        &featurizer.prefix(&traj.steps[..=k], k + 1),
+                        "{name} k {k}"
+                    );
+                }
+            }
+        }
+        println!(
+            "{name}: {width} features; fit on {} trajectories in {:.2?}; {prefixes} held-out prefixes in {:.2?}",
+            train.len(),
+            fitted,
+            started.elapsed() - fitted
+        );
+        assert!(prefixes > 0);
+    }
+}
