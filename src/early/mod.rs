@@ -3,6 +3,8 @@
 //! protocols. Plain Rust over [`Trajectories`]; reading the tables is `data::trajectories`.
 
 pub mod features;
+pub mod metrics;
+pub mod model;
 pub mod trajectories;
 
 pub use trajectories::{Step, Trajectories, Trajectory};

@@ -188,3 +188,97 @@ fn real_prefixes_never_read_past_step_k() {
         assert!(prefixes > 0);
     }
 }
+
+fn load_public(name: &str) -> Option<pareval::early::Trajectories> {
+    let root = shared_data()?;
+    let dir = root.join("trajectories").join(name);
+    Some(
+        load_trajectories(
+            &dir.join("steps.csv"),
+            &dir.join("outcomes.csv"),
+            None,
+            &ColumnMap::default(),
+        )
+        .expect(name),
+    )
+}
+
+#[test]
+fn held_out_systems_are_predicted_well_above_chance() {
+    use pareval::early::features::{FeatureSettings, Featurizer};
+    use pareval::early::metrics::auc;
+    use pareval::early::model::{ModelSettings, OutcomeModels};
+    let Some(data) = load_public("balrog") else {
+        return;
+    };
+    // Leave the first system out; 30 trees keep the test short (the default is 100).
+    let train: Vec<_> = data.trajectories.iter().filter(|t| t.system != 0).collect();
+    let test: Vec<_> = data.trajectories.iter().filter(|t| t.system == 0).collect();
+    let featurizer = Featurizer::fit(&train, FeatureSettings::default());
+    let settings = ModelSettings {
+        iterations: 30,
+        ..ModelSettings::default()
+    };
+    let models = OutcomeModels::fit(featurizer, &train, settings).expect("models");
+    let width = models.featurizer.names().len();
+    let mut rows = Vec::new();
+    let mut success = Vec::new();
+    for traj in &test {
+        for vector in models.featurizer.prefixes(&traj.steps) {
+            rows.extend(vector);
+            success.push(traj.success());
+        }
+    }
+    let p_success = models.success.probabilities(&rows, width);
+    let p_failure = models.failure.probabilities(&rows, width);
+    let failed: Vec<bool> = success.iter().map(|s| !s).collect();
+    let (a_s, a_f) = (
+        auc(&p_success, &success).expect("both classes"),
+        auc(&p_failure, &failed).expect("both classes"),
+    );
+    println!("held-out AUC: success {a_s:.3}, failure {a_f:.3}");
+    assert!(a_s > 0.8 && a_f > 0.8, "success {a_s}, failure {a_f}");
+    assert!(
+        p_success
+            .iter()
+            .chain(&p_failure)
+            .all(|p| (0.0..=1.0).contains(p))
+    );
+}
+
+#[test]
+fn models_give_the_same_bits_on_one_and_four_threads() {
+    use pareval::early::features::{FeatureSettings, Featurizer};
+    use pareval::early::model::{ModelSettings, OutcomeModels};
+    let Some(data) = load_public("terminal_bench") else {
+        return;
+    };
+    let train: Vec<_> = data.trajectories.iter().filter(|t| t.system != 0).collect();
+    let test = data
+        .trajectories
+        .iter()
+        .find(|t| t.system == 0)
+        .expect("a test trajectory");
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool")
+            .install(|| {
+                let featurizer = Featurizer::fit(&train, FeatureSettings::default());
+                let settings = ModelSettings {
+                    iterations: 20,
+                    ..ModelSettings::default()
+                };
+                let models = OutcomeModels::fit(featurizer, &train, settings).expect("models");
+                let width = models.featurizer.names().len();
+                let rows: Vec<f64> = models.featurizer.prefixes(&test.steps).concat();
+                (
+                    models.success.probabilities(&rows, width),
+                    models.failure.probabilities(&rows, width),
+                    (models.success.platt.a, models.success.platt.b),
+                )
+            })
+    };
+    assert_eq!(run(1), run(4));
+}

@@ -1,0 +1,44 @@
+//! Metrics of early outcome prediction (SPEC §11). So far: the area under the ROC curve of a model's
+//! probabilities on test prefixes.
+
+/// AUC by the Mann–Whitney statistic, ties at their mid-rank; `None` without both classes.
+pub fn auc(scores: &[f64], positive: &[bool]) -> Option<f64> {
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
+    let (mut rank_sum, mut positives) = (0.0, 0.0);
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && scores[order[j + 1]] == scores[order[i]] {
+            j += 1;
+        }
+        let mid_rank = (i + j) as f64 / 2.0 + 1.0;
+        for &k in &order[i..=j] {
+            if positive[k] {
+                rank_sum += mid_rank;
+                positives += 1.0;
+            }
+        }
+        i = j + 1;
+    }
+    let negatives = scores.len() as f64 - positives;
+    (positives > 0.0 && negatives > 0.0)
+        .then(|| (rank_sum - positives * (positives + 1.0) / 2.0) / (positives * negatives))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auc_counts_ordered_pairs_and_half_ties() {
+        // Positives 0.9, 0.4; negatives 0.5, 0.1: pairs (0.9>0.5, 0.9>0.1, 0.4<0.5, 0.4>0.1) → 3/4.
+        assert_eq!(
+            auc(&[0.9, 0.4, 0.5, 0.1], &[true, true, false, false]),
+            Some(0.75)
+        );
+        // A tie between a positive and a negative counts one half.
+        assert_eq!(auc(&[0.5, 0.5], &[true, false]), Some(0.5));
+        assert_eq!(auc(&[0.2, 0.3], &[true, true]), None);
+    }
+}

@@ -1,0 +1,291 @@
+//! The classifiers of SPEC §11: a success model and a failure model, gradient-boosted trees
+//! (`forust-ml`) on the prefix features of one training fold, each with a Platt calibrator. Training
+//! leaves out trajectories shorter than `min_steps`, weighs every prefix 1/(T − 1) so that each
+//! trajectory has equal mass, and keeps 20% of the training trajectories (all prefixes of a trajectory
+//! on one side, chosen by a seeded hash) to fit the calibrators.
+
+use forust_ml::data::Matrix;
+use forust_ml::gradientbooster::GradientBooster;
+use forust_ml::objective::ObjectiveType;
+
+use super::features::Featurizer;
+use super::trajectories::Trajectory;
+use crate::engine::streams::StreamKey;
+
+/// How the trees are grown and the training set is built.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelSettings {
+    pub iterations: usize,
+    pub learning_rate: f32,
+    pub max_depth: usize,
+    /// Trajectories with fewer steps are not trained on (they are still predicted).
+    pub min_steps: usize,
+    /// Share of training trajectories held out for calibration.
+    pub calibration_share: f64,
+    pub seed: u64,
+}
+
+impl Default for ModelSettings {
+    fn default() -> Self {
+        ModelSettings {
+            iterations: 100,
+            learning_rate: 0.1,
+            max_depth: 6,
+            min_steps: 10,
+            calibration_share: 0.2,
+            seed: 0,
+        }
+    }
+}
+
+/// Why a model could not be trained.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    #[error("no training trajectory has {0} steps or more")]
+    NoTrainingData(usize),
+    #[error("the training trajectories all end the same way, so there is nothing to learn")]
+    OneOutcome,
+    #[error("gradient boosting failed: {0}")]
+    Boosting(String),
+}
+
+/// Platt scaling: P(y = 1 | s) = 1 / (1 + exp(−(a·s + b))) on a model's raw score s.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Platt {
+    pub a: f64,
+    pub b: f64,
+}
+
+impl Platt {
+    /// Fits a and b by Newton's method on the weighted log loss, with Platt's smoothed targets
+    /// ((N₊ + 1)/(N₊ + 2) for positives, 1/(N₋ + 2) for negatives) so that a separable sample does
+    /// not drive the slope to infinity.
+    pub fn fit(scores: &[f64], labels: &[bool], weights: &[f64]) -> Self {
+        let positives: f64 = labels
+            .iter()
+            .zip(weights)
+            .filter(|(l, _)| **l)
+            .map(|(_, w)| w)
+            .sum();
+        let negatives: f64 = weights.iter().sum::<f64>() - positives;
+        let hi = (positives + 1.0) / (positives + 2.0);
+        let lo = 1.0 / (negatives + 2.0);
+        let (mut a, mut b) = (1.0, 0.0);
+        for _ in 0..100 {
+            // Gradient and Hessian of Σ w·loss(a·s + b).
+            let (mut ga, mut gb, mut haa, mut hab, mut hbb) = (0.0, 0.0, 0.0, 0.0, 0.0);
+            for ((&s, &l), &w) in scores.iter().zip(labels).zip(weights) {
+                let target = if l { hi } else { lo };
+                let p = sigmoid(a * s + b);
+                let (d, h) = (w * (p - target), w * p * (1.0 - p));
+                ga += d * s;
+                gb += d;
+                haa += h * s * s;
+                hab += h * s;
+                hbb += h;
+            }
+            // A small ridge keeps the step defined when every score is equal.
+            let (haa, hbb) = (haa + 1e-12, hbb + 1e-12);
+            let det = haa * hbb - hab * hab;
+            if det.abs() < 1e-300 {
+                break;
+            }
+            let da = (hbb * ga - hab * gb) / det;
+            let db = (haa * gb - hab * ga) / det;
+            a -= da;
+            b -= db;
+            if da.abs() < 1e-12 && db.abs() < 1e-12 {
+                break;
+            }
+        }
+        Platt { a, b }
+    }
+
+    pub fn probability(&self, score: f64) -> f64 {
+        sigmoid(self.a * score + self.b)
+    }
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// One calibrated classifier.
+pub struct Calibrated {
+    booster: GradientBooster,
+    pub platt: Platt,
+}
+
+impl Calibrated {
+    /// Calibrated probabilities of the rows (row-major, `width` features each).
+    pub fn probabilities(&self, rows: &[f64], width: usize) -> Vec<f64> {
+        let n = rows.len() / width.max(1);
+        let columns = column_major(rows, n, width);
+        let matrix = Matrix::new(&columns, n, width);
+        self.booster
+            .predict(&matrix, false)
+            .into_iter()
+            .map(|s| self.platt.probability(s))
+            .collect()
+    }
+}
+
+fn column_major(rows: &[f64], n: usize, width: usize) -> Vec<f64> {
+    let mut out = vec![0.0; n * width];
+    for r in 0..n {
+        for c in 0..width {
+            out[c * n + r] = rows[r * width + c];
+        }
+    }
+    out
+}
+
+/// The success and failure models of one fold, and the featurizer they read.
+pub struct OutcomeModels {
+    pub featurizer: Featurizer,
+    pub success: Calibrated,
+    pub failure: Calibrated,
+}
+
+/// The prefixes of some trajectories as one row-major matrix, with each row's trajectory, label and
+/// weight 1/(T − 1).
+struct TrainingRows {
+    rows: Vec<f64>,
+    success: Vec<bool>,
+    weights: Vec<f64>,
+}
+
+fn training_rows(featurizer: &Featurizer, trajectories: &[&Trajectory]) -> TrainingRows {
+    let mut out = TrainingRows {
+        rows: Vec::new(),
+        success: Vec::new(),
+        weights: Vec::new(),
+    };
+    for traj in trajectories {
+        let weight = 1.0 / (traj.len() - 1) as f64;
+        for vector in featurizer.prefixes(&traj.steps) {
+            out.rows.extend(vector);
+            out.success.push(traj.success());
+            out.weights.push(weight);
+        }
+    }
+    out
+}
+
+impl OutcomeModels {
+    /// Trains both models on the training fold: the featurizer and the trees on 80% of the
+    /// trajectories (of at least `min_steps` steps), the calibrators on the other 20%.
+    pub fn fit(
+        featurizer: Featurizer,
+        train: &[&Trajectory],
+        settings: ModelSettings,
+    ) -> Result<Self, ModelError> {
+        let usable: Vec<&Trajectory> = train
+            .iter()
+            .copied()
+            .filter(|t| t.len() >= settings.min_steps.max(2))
+            .collect();
+        if usable.is_empty() {
+            return Err(ModelError::NoTrainingData(settings.min_steps));
+        }
+        if usable.iter().all(|t| t.success()) || !usable.iter().any(|t| t.success()) {
+            return Err(ModelError::OneOutcome);
+        }
+        // Calibration trajectories by a seeded hash of their identity, so the split is a function of
+        // the data and the seed, not of the input order.
+        let held = |t: &Trajectory| {
+            let draw = StreamKey::new(settings.seed, "calibration-split")
+                .u64(u64::from(t.system))
+                .u64(u64::from(t.task))
+                .str(&t.run)
+                .rng()
+                .next_u64();
+            crate::engine::stats::unit(draw) < settings.calibration_share
+        };
+        let (calibration, fit): (Vec<&Trajectory>, Vec<&Trajectory>) =
+            usable.iter().copied().partition(|t| held(t));
+        let width = featurizer.names().len();
+        let fit_rows = training_rows(&featurizer, &fit);
+        let calibration_rows = training_rows(&featurizer, &calibration);
+        let n = fit_rows.success.len();
+        let columns = column_major(&fit_rows.rows, n, width);
+        let matrix = Matrix::new(&columns, n, width);
+        let train_one = |positive: bool| -> Result<Calibrated, ModelError> {
+            let labels: Vec<f64> = fit_rows
+                .success
+                .iter()
+                .map(|&s| f64::from(u8::from(s == positive)))
+                .collect();
+            let mut booster = GradientBooster::default()
+                .set_objective_type(ObjectiveType::LogLoss)
+                .set_iterations(settings.iterations)
+                .set_learning_rate(settings.learning_rate)
+                .set_max_depth(settings.max_depth)
+                .set_seed(settings.seed);
+            booster
+                .fit(&matrix, &labels, &fit_rows.weights, None)
+                .map_err(|e| ModelError::Boosting(e.to_string()))?;
+            let mut model = Calibrated {
+                booster,
+                platt: Platt { a: 1.0, b: 0.0 },
+            };
+            if !calibration_rows.success.is_empty() {
+                let cal_n = calibration_rows.success.len();
+                let cal_columns = column_major(&calibration_rows.rows, cal_n, width);
+                let scores = model
+                    .booster
+                    .predict(&Matrix::new(&cal_columns, cal_n, width), false);
+                let labels: Vec<bool> = calibration_rows
+                    .success
+                    .iter()
+                    .map(|&s| s == positive)
+                    .collect();
+                model.platt = Platt::fit(&scores, &labels, &calibration_rows.weights);
+            }
+            Ok(model)
+        };
+        let success = train_one(true)?;
+        let failure = train_one(false)?;
+        Ok(OutcomeModels {
+            featurizer,
+            success,
+            failure,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn platt_recovers_a_known_logistic_curve() {
+        // Scores on a grid with P(y = 1 | s) = σ(2s − 1), as expected counts out of 1,000 per score.
+        let mut scores = Vec::new();
+        let mut labels = Vec::new();
+        let mut weights = Vec::new();
+        for i in 0..=40 {
+            let s = -2.0 + 0.1 * f64::from(i);
+            let p = sigmoid(2.0 * s - 1.0);
+            scores.extend([s, s]);
+            labels.extend([true, false]);
+            weights.extend([1000.0 * p, 1000.0 * (1.0 - p)]);
+        }
+        let platt = Platt::fit(&scores, &labels, &weights);
+        // The smoothed targets move the answer by about 1/N; N = 41,000.
+        assert!((platt.a - 2.0).abs() < 0.01, "{platt:?}");
+        assert!((platt.b + 1.0).abs() < 0.01, "{platt:?}");
+    }
+
+    #[test]
+    fn platt_stays_finite_on_a_separable_sample() {
+        let platt = Platt::fit(
+            &[-1.0, -0.5, 0.5, 1.0],
+            &[false, false, true, true],
+            &[1.0; 4],
+        );
+        assert!(platt.a.is_finite() && platt.b.is_finite());
+        assert!(platt.probability(1.0) < 1.0 && platt.probability(-1.0) > 0.0);
+        assert!(platt.probability(1.0) > 0.5 && platt.probability(-1.0) < 0.5);
+    }
+}
