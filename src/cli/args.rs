@@ -100,6 +100,15 @@ pub enum Command {
         or a temporal expanding window. Uses the tasks every system has an outcome for."
     )]
     Proxy(ProxyArgs),
+    /// Early outcome prediction inside a task: halt each run once its outcome is predictable.
+    #[command(
+        long_about = "Early outcome prediction inside a task (SPEC §11): from a steps table and an outcomes \
+        table, train a success and a failure model (gradient-boosted trees on prefix features, Platt-calibrated) \
+        on each fold of a protocol, halt each test trajectory at the first prefix where either model's probability \
+        reaches τ, and report coverage, accuracy, each model's precision and AUC, the steps eliminated and how \
+        the early leaderboard agrees with the full one, for every τ."
+    )]
+    Early(EarlyArgs),
     /// Decide a live run: one decision record from the outcomes of two systems so far.
     #[command(
         long_about = "The live service contract for fixed-horizon policies. Given the planned task list \
@@ -413,6 +422,48 @@ pub struct PairArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     pub format: TextOrJson,
+}
+
+#[derive(Debug, Args)]
+pub struct EarlyArgs {
+    /// The steps table: system, task, run, step and optional action, role, observation_chars,
+    /// is_error, tokens_in, tokens_out, text, cost_usd, seconds.
+    pub steps: PathBuf,
+    /// The outcomes table: system, task, run, outcome, steps.
+    pub outcomes: PathBuf,
+    /// A systems table (system, scaffold, model) for the loso and no-same-model protocols.
+    #[arg(long, value_name = "FILE")]
+    pub systems: Option<PathBuf>,
+    /// Rename columns: --col target=source (repeatable).
+    #[arg(long = "col", value_name = "TARGET=SOURCE")]
+    pub col: Vec<String>,
+    /// loao (leave one system out), loso (leave one scaffold out), no-same-model, task-folds. Default:
+    /// loao, or task-folds for a single system.
+    #[arg(long)]
+    pub protocol: Option<String>,
+    /// Halting thresholds τ (τ_s = τ_f), one or a list.
+    #[arg(
+        long,
+        value_name = "TAU,…",
+        default_value = "0.75,0.8,0.85,0.9,0.95,0.99"
+    )]
+    pub tau: String,
+    /// Trees per model.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    pub trees: usize,
+    /// Trajectories shorter than this are left out of training.
+    #[arg(long, value_name = "T", default_value_t = 10)]
+    pub min_steps: usize,
+    /// Switch feature families off: behavioral, actions, milestones, textual (comma-separated).
+    #[arg(long, value_name = "FAMILY,…", value_delimiter = ',')]
+    pub without: Vec<String>,
+    /// Pair-decision threshold for the leaderboard agreement, in percentage points.
+    #[arg(long, value_name = "PP", default_value_t = 0.0)]
+    pub delta: f64,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
 }
 
 #[derive(Debug, Args)]

@@ -117,6 +117,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Decide(args)) => decide_command(&args, out),
         Some(Command::Import(args)) => import_command(&args, out),
         Some(Command::Proxy(args)) => proxy_command(&args, out),
+        Some(Command::Early(args)) => early_command(&args, out),
         Some(Command::Explore(args)) => {
             let options = args.load.options()?;
             explore(&args.load.files, &options, &args.explore)
@@ -413,6 +414,77 @@ fn proxy_command(args: &ProxyArgs, out: &mut impl Write) -> Result<(), CliError>
             seed: args.seed,
         };
         evaluate_protocols(&matrix, &methods, &protocols, &sizes, &settings, &|| false)?
+    };
+    emit(&report, args.format, out)
+}
+
+fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), CliError> {
+    use crate::early::evaluate::{predict, sweep};
+    use crate::early::features::FeatureSettings;
+    use crate::early::model::ModelSettings;
+    use crate::early::protocol::Protocol;
+    let known: Vec<&str> = crate::data::trajectories::STEP_COLUMNS
+        .iter()
+        .chain(&crate::data::trajectories::OUTCOME_COLUMNS)
+        .copied()
+        .collect();
+    let columns = crate::data::ColumnMap::parse_with(&args.col, &known)?;
+    let data = crate::data::trajectories::load_trajectories(
+        &args.steps,
+        &args.outcomes,
+        args.systems.as_deref(),
+        &columns,
+    )?;
+    let protocol = match &args.protocol {
+        Some(name) => Protocol::parse(name).map_err(settings::flag("--protocol"))?,
+        None => Protocol::default_for(&data),
+    };
+    let mut taus = Vec::new();
+    for item in args.tau.split(',') {
+        let tau: f64 = item
+            .trim()
+            .parse()
+            .map_err(|_| CliError::Input(format!("--tau: '{}' is not a number", item.trim())))?;
+        if !(tau > 0.5 && tau <= 1.0) {
+            return Err(CliError::Input(format!(
+                "--tau: '{tau}' must be in (0.5, 1]"
+            )));
+        }
+        taus.push(tau);
+    }
+    let mut features = FeatureSettings {
+        seed: args.seed,
+        ..FeatureSettings::default()
+    };
+    for family in &args.without {
+        match family.trim() {
+            "behavioral" => features.behavioral = false,
+            "actions" => features.actions = false,
+            "milestones" => features.milestones = false,
+            "textual" => features.textual = false,
+            other => {
+                return Err(CliError::Input(format!(
+                    "--without: '{other}' is not one of behavioral, actions, milestones, textual"
+                )));
+            }
+        }
+    }
+    if args.trees == 0 {
+        return Err(CliError::Input("--trees must be at least 1".to_string()));
+    }
+    let model = ModelSettings {
+        iterations: args.trees,
+        min_steps: args.min_steps,
+        seed: args.seed,
+        ..ModelSettings::default()
+    };
+    let predictions =
+        predict(&data, protocol, features, model).map_err(|e| CliError::Input(e.to_string()))?;
+    let report = crate::report::early::EarlyReport {
+        trajectories: data.trajectories.len(),
+        systems: data.systems.len(),
+        results: sweep(&data, &predictions, protocol, &taus, args.delta / 100.0),
+        folds: predictions.folds,
     };
     emit(&report, args.format, out)
 }

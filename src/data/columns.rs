@@ -55,6 +55,11 @@ pub struct ColumnMap {
 impl ColumnMap {
     /// Parses `target=source` items, e.g. `system=agent_name`.
     pub fn parse(items: &[String]) -> Result<Self, ColumnMapError> {
+        Self::parse_with(items, &KNOWN)
+    }
+
+    /// [`ColumnMap::parse`] for tables with other known columns (the step-level tables).
+    pub fn parse_with(items: &[String], known: &[&str]) -> Result<Self, ColumnMapError> {
         let mut pairs: Vec<(String, String)> = Vec::new();
         for item in items {
             let bad = |problem| ColumnMapError {
@@ -65,7 +70,7 @@ impl ColumnMap {
                 return Err(bad(MappingProblem::NotAPair));
             };
             let (target, source) = (target.trim(), source.trim());
-            if !KNOWN.contains(&target) {
+            if !known.contains(&target) {
                 return Err(bad(MappingProblem::UnknownTarget(target.to_string())));
             }
             if source.is_empty() {

@@ -4,6 +4,7 @@
 //! `data::trajectories`. Not yet here: the τ sweep's metrics, `pareval early`, early outcomes in the
 //! replay and the explorer view (issue 10).
 
+pub mod evaluate;
 pub mod features;
 pub mod halting;
 pub mod metrics;

@@ -2,6 +2,7 @@
 //! (serialisable as JSON) and rendered as text from that struct, so both outputs carry the same numbers.
 //! Rendering writes to any `impl Write`, which lets tests print into a `Vec<u8>`.
 
+pub mod early;
 pub mod info;
 pub mod pair;
 pub mod pairs;

@@ -282,3 +282,61 @@ fn models_give_the_same_bits_on_one_and_four_threads() {
     };
     assert_eq!(run(1), run(4));
 }
+
+#[test]
+fn pareval_early_reports_every_tau_and_refuses_bad_input() {
+    use crate::common::{assert_refused, pareval, stdout};
+    let steps = fixture("trajectories/steps_gap.csv");
+    let outcomes = fixture("trajectories/outcomes_ok.csv");
+    assert_refused(
+        &pareval(&[
+            "early",
+            &steps.to_string_lossy(),
+            &outcomes.to_string_lossy(),
+        ]),
+        "steps must be numbered 1 … T without gaps",
+    );
+    let Some(root) = shared_data() else { return };
+    let dir = root.join("trajectories/terminal_bench");
+    let (steps, outcomes) = (dir.join("steps.csv"), dir.join("outcomes.csv"));
+    let (steps, outcomes) = (steps.to_string_lossy(), outcomes.to_string_lossy());
+    assert_refused(
+        &pareval(&["early", &steps, &outcomes, "--protocol", "loso"]),
+        "needs a 'scaffold' for every system",
+    );
+    assert_refused(
+        &pareval(&["early", &steps, &outcomes, "--tau", "0.3"]),
+        "--tau: '0.3' must be in (0.5, 1]",
+    );
+    let out = pareval(&[
+        "early", &steps, &outcomes, "--trees", "10", "--tau", "0.6,0.9", "--format", "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::common::stderr(&out)
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let results = json["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    for r in results {
+        assert_eq!(r["protocol"], "loao");
+        assert!(
+            r["coverage"]
+                .as_f64()
+                .is_some_and(|c| (0.0..=1.0).contains(&c))
+        );
+        assert!(r["tokens_in_saved"].is_null(), "no tokens in these logs");
+        assert_eq!(r["systems"].as_array().expect("systems").len(), 2);
+    }
+    // A lower τ halts at least as many trajectories.
+    assert!(results[0]["coverage"].as_f64() >= results[1]["coverage"].as_f64());
+    for format in ["text", "csv", "markdown"] {
+        let out = pareval(&[
+            "early", &steps, &outcomes, "--trees", "5", "--format", format,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{format}");
+        assert!(stdout(&out).contains("loao"), "{format}");
+    }
+}

@@ -1,0 +1,397 @@
+//! The EarlyEval evaluation (SPEC §11): for every fold of a protocol, fit the featurizer and both
+//! models on the training trajectories, predict every prefix of the test trajectories, then for every τ
+//! of the sweep apply the halting rule and measure coverage, accuracy, each model's precision, the
+//! steps (and tokens) eliminated, each system's resolve rate early against full, the agreement of the
+//! early leaderboard with the full one, and the AUC of both models on the test prefixes.
+
+use serde::Serialize;
+
+use super::features::{FeatureSettings, Featurizer};
+use super::halting::{Fired, Halt, Thresholds, halt};
+use super::metrics::auc;
+use super::model::{ModelError, ModelSettings, OutcomeModels};
+use super::protocol::{Protocol, ProtocolError, folds};
+use super::trajectories::Trajectories;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum EarlyError {
+    #[error(transparent)]
+    Protocol(#[from] ProtocolError),
+    #[error("fold '{fold}': {error}")]
+    Model { fold: String, error: ModelError },
+}
+
+/// One system's resolve rate on the full and on the early outcomes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SystemRates {
+    pub system: String,
+    pub full: f64,
+    pub early: f64,
+    pub delta_pp: f64,
+    pub trajectories: usize,
+    pub halted: usize,
+}
+
+/// The metrics at one τ.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TauResult {
+    pub protocol: &'static str,
+    pub tau: f64,
+    pub coverage: f64,
+    pub accuracy: Option<f64>,
+    pub success_precision: Option<f64>,
+    pub failure_precision: Option<f64>,
+    pub steps_saved: f64,
+    pub tokens_in_saved: Option<f64>,
+    pub tokens_out_saved: Option<f64>,
+    pub auc_success: Option<f64>,
+    pub auc_failure: Option<f64>,
+    pub spearman: Option<f64>,
+    pub kendall: Option<f64>,
+    pub exact_rank_share: f64,
+    pub mean_abs_delta_pp: f64,
+    pub max_abs_delta_pp: f64,
+    pub pair_agreement: Option<f64>,
+    pub systems: Vec<SystemRates>,
+}
+
+/// Each test trajectory's calibrated probabilities at its prefixes, pooled over folds.
+pub struct Predictions {
+    /// Indexed like `Trajectories::trajectories`; `None` for a trajectory no fold tested.
+    pub success: Vec<Option<Vec<f64>>>,
+    pub failure: Vec<Option<Vec<f64>>>,
+    /// Fold names, in order.
+    pub folds: Vec<String>,
+}
+
+/// Trains and predicts every fold of the protocol.
+pub fn predict(
+    data: &Trajectories,
+    protocol: Protocol,
+    features: FeatureSettings,
+    model: ModelSettings,
+) -> Result<Predictions, EarlyError> {
+    let n = data.trajectories.len();
+    let mut out = Predictions {
+        success: vec![None; n],
+        failure: vec![None; n],
+        folds: Vec::new(),
+    };
+    for fold in folds(data, protocol, model.seed)? {
+        let train: Vec<_> = fold.train.iter().map(|&i| &data.trajectories[i]).collect();
+        let featurizer = Featurizer::fit(&train, features);
+        let models =
+            OutcomeModels::fit(featurizer, &train, model).map_err(|error| EarlyError::Model {
+                fold: fold.name.clone(),
+                error,
+            })?;
+        let width = models.featurizer.names().len();
+        for &i in &fold.test {
+            let rows: Vec<f64> = models
+                .featurizer
+                .prefixes(&data.trajectories[i].steps)
+                .concat();
+            out.success[i] = Some(models.success.probabilities(&rows, width));
+            out.failure[i] = Some(models.failure.probabilities(&rows, width));
+        }
+        out.folds.push(fold.name);
+    }
+    Ok(out)
+}
+
+fn ratio(numerator: usize, denominator: usize) -> Option<f64> {
+    (denominator > 0).then(|| numerator as f64 / denominator as f64)
+}
+
+/// Average ranks (1-based, ties at their mean).
+fn ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut out = vec![0.0; values.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && values[order[j + 1]] == values[order[i]] {
+            j += 1;
+        }
+        for &k in &order[i..=j] {
+            out[k] = (i + j) as f64 / 2.0 + 1.0;
+        }
+        i = j + 1;
+    }
+    out
+}
+
+/// Spearman's ρ: the Pearson correlation of average ranks (None when either side is constant).
+pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
+    let (rx, ry) = (ranks(x), ranks(y));
+    let n = rx.len() as f64;
+    let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in rx.iter().zip(&ry) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
+}
+
+/// Kendall's τ-b, with ties on either side.
+pub fn kendall(x: &[f64], y: &[f64]) -> Option<f64> {
+    let (mut concordant, mut discordant, mut ties_x, mut ties_y) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    for i in 0..x.len() {
+        for j in i + 1..x.len() {
+            let (dx, dy) = (x[i] - x[j], y[i] - y[j]);
+            match (dx == 0.0, dy == 0.0) {
+                (true, true) => {}
+                (true, false) => ties_x += 1.0,
+                (false, true) => ties_y += 1.0,
+                _ if dx * dy > 0.0 => concordant += 1.0,
+                _ => discordant += 1.0,
+            }
+        }
+    }
+    let denominator =
+        ((concordant + discordant + ties_x) * (concordant + discordant + ties_y)).sqrt();
+    (denominator > 0.0).then(|| (concordant - discordant) / denominator)
+}
+
+/// The metrics at each τ from the pooled predictions; `delta` is the pair-decision threshold (a
+/// difference of resolve rates, 0.05 = 5 pp).
+pub fn sweep(
+    data: &Trajectories,
+    predictions: &Predictions,
+    protocol: Protocol,
+    taus: &[f64],
+    delta: f64,
+) -> Vec<TauResult> {
+    let tested: Vec<usize> = (0..data.trajectories.len())
+        .filter(|&i| predictions.success[i].is_some())
+        .collect();
+    // The AUC of each model over every test prefix does not depend on τ.
+    let (mut scores_s, mut scores_f, mut labels) = (Vec::new(), Vec::new(), Vec::new());
+    for &i in &tested {
+        let success = data.trajectories[i].success();
+        for (s, f) in predictions.success[i]
+            .iter()
+            .flatten()
+            .zip(predictions.failure[i].iter().flatten())
+        {
+            scores_s.push(*s);
+            scores_f.push(*f);
+            labels.push(success);
+        }
+    }
+    let failed: Vec<bool> = labels.iter().map(|l| !l).collect();
+    let (auc_success, auc_failure) = (auc(&scores_s, &labels), auc(&scores_f, &failed));
+    let tokens =
+        |pick: fn(&super::trajectories::Step) -> Option<f64>| data.fields.tokens.then_some(pick);
+    taus.iter()
+        .map(|&tau| {
+            let halts: Vec<(usize, Halt)> = tested
+                .iter()
+                .map(|&i| {
+                    let t = &data.trajectories[i];
+                    let empty = Vec::new();
+                    let (s, f) = (
+                        predictions.success[i].as_ref().unwrap_or(&empty),
+                        predictions.failure[i].as_ref().unwrap_or(&empty),
+                    );
+                    (i, halt(s, f, Thresholds::both(tau), t.len(), t.outcome))
+                })
+                .collect();
+            let halted: Vec<&(usize, Halt)> =
+                halts.iter().filter(|(_, h)| h.fired.is_some()).collect();
+            let correct = |fired: Option<Fired>| {
+                halted
+                    .iter()
+                    .filter(|(i, h)| {
+                        fired.is_none_or(|f| h.fired.map(|x| x.0) == Some(f))
+                            && (h.outcome >= 0.5) == data.trajectories[*i].success()
+                    })
+                    .count()
+            };
+            let fired = |f: Fired| {
+                halted
+                    .iter()
+                    .filter(|(_, h)| h.fired.map(|x| x.0) == Some(f))
+                    .count()
+            };
+            let total_steps: usize = halts.iter().map(|(i, _)| data.trajectories[*i].len()).sum();
+            let saved_steps: usize = halts
+                .iter()
+                .map(|(i, h)| data.trajectories[*i].len() - h.steps_run)
+                .sum();
+            let saved_share = |pick: fn(&super::trajectories::Step) -> Option<f64>| {
+                let (mut all, mut saved) = (0.0, 0.0);
+                for (i, h) in &halts {
+                    for (k, step) in data.trajectories[*i].steps.iter().enumerate() {
+                        let value = pick(step).unwrap_or(0.0);
+                        all += value;
+                        if k >= h.steps_run {
+                            saved += value;
+                        }
+                    }
+                }
+                (all > 0.0).then(|| saved / all)
+            };
+            let systems: Vec<SystemRates> = data
+                .systems
+                .iter()
+                .enumerate()
+                .filter_map(|(s, info)| {
+                    let own: Vec<&(usize, Halt)> = halts
+                        .iter()
+                        .filter(|(i, _)| data.trajectories[*i].system as usize == s)
+                        .collect();
+                    if own.is_empty() {
+                        return None;
+                    }
+                    let n = own.len() as f64;
+                    let full = own
+                        .iter()
+                        .filter(|(i, _)| data.trajectories[*i].success())
+                        .count() as f64
+                        / n;
+                    let early = own.iter().filter(|(_, h)| h.outcome >= 0.5).count() as f64 / n;
+                    Some(SystemRates {
+                        system: info.name.clone(),
+                        full,
+                        early,
+                        delta_pp: 100.0 * (early - full),
+                        trajectories: own.len(),
+                        halted: own.iter().filter(|(_, h)| h.fired.is_some()).count(),
+                    })
+                })
+                .collect();
+            let full: Vec<f64> = systems.iter().map(|s| s.full).collect();
+            let early: Vec<f64> = systems.iter().map(|s| s.early).collect();
+            let (rank_full, rank_early) = (ranks(&full), ranks(&early));
+            let same_rank = rank_full
+                .iter()
+                .zip(&rank_early)
+                .filter(|(a, b)| a == b)
+                .count();
+            let mut agree = 0;
+            let mut pairs = 0;
+            for a in 0..systems.len() {
+                for b in 0..systems.len() {
+                    if a != b {
+                        pairs += 1;
+                        agree += usize::from(
+                            (full[a] - full[b] > delta + 1e-9)
+                                == (early[a] - early[b] > delta + 1e-9),
+                        );
+                    }
+                }
+            }
+            let abs: Vec<f64> = systems.iter().map(|s| s.delta_pp.abs()).collect();
+            TauResult {
+                protocol: protocol.name(),
+                tau,
+                coverage: ratio(halted.len(), halts.len()).unwrap_or(0.0),
+                accuracy: ratio(correct(None), halted.len()),
+                success_precision: ratio(correct(Some(Fired::Success)), fired(Fired::Success)),
+                failure_precision: ratio(correct(Some(Fired::Failure)), fired(Fired::Failure)),
+                steps_saved: ratio(saved_steps, total_steps).unwrap_or(0.0),
+                tokens_in_saved: tokens(|s| s.tokens_in).and_then(saved_share),
+                tokens_out_saved: tokens(|s| s.tokens_out).and_then(saved_share),
+                auc_success,
+                auc_failure,
+                spearman: spearman(&full, &early),
+                kendall: kendall(&full, &early),
+                exact_rank_share: ratio(same_rank, systems.len()).unwrap_or(0.0),
+                mean_abs_delta_pp: if abs.is_empty() {
+                    0.0
+                } else {
+                    abs.iter().sum::<f64>() / abs.len() as f64
+                },
+                max_abs_delta_pp: abs.iter().copied().fold(0.0, f64::max),
+                pair_agreement: ratio(agree, pairs),
+                systems,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::early::trajectories::{Step, StepFields, SystemInfo, Trajectory};
+
+    #[test]
+    fn rank_correlations_match_hand_counts() {
+        assert_eq!(spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]), Some(1.0));
+        assert_eq!(spearman(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]), Some(-1.0));
+        // x = 1,2,3,4; y = 1,3,2,4: d² = 0+1+1+0 = 2, ρ = 1 − 6·2/(4·15) = 0.8.
+        assert!(
+            (spearman(&[1.0, 2.0, 3.0, 4.0], &[1.0, 3.0, 2.0, 4.0]).expect("rho") - 0.8).abs()
+                < 1e-12
+        );
+        // Same data: 5 concordant, 1 discordant of 6 pairs → τ = 4/6.
+        assert!(
+            (kendall(&[1.0, 2.0, 3.0, 4.0], &[1.0, 3.0, 2.0, 4.0]).expect("tau") - 4.0 / 6.0).abs()
+                < 1e-12
+        );
+        assert_eq!(spearman(&[1.0, 1.0], &[0.0, 1.0]), None);
+    }
+
+    /// Two systems, hand-made probabilities: the metrics worked out by hand.
+    #[test]
+    fn the_sweep_counts_a_tiny_case_by_hand() {
+        let traj = |system: u32, steps: usize, outcome: f64| Trajectory {
+            system,
+            task: 0,
+            run: format!("{system}-{steps}"),
+            outcome,
+            steps: vec![Step::default(); steps],
+        };
+        let data = Trajectories {
+            systems: vec![
+                SystemInfo {
+                    name: "a".into(),
+                    ..SystemInfo::default()
+                },
+                SystemInfo {
+                    name: "b".into(),
+                    ..SystemInfo::default()
+                },
+            ],
+            tasks: vec!["t".into()],
+            // a: success (10 steps), failure (10); b: failure (4).
+            trajectories: vec![traj(0, 10, 1.0), traj(0, 10, 0.0), traj(1, 4, 0.0)],
+            fields: StepFields::default(),
+            inputs: Vec::new(),
+        };
+        let mut success = vec![vec![0.5; 9], vec![0.5; 9], vec![0.2; 3]];
+        let mut failure = vec![vec![0.5; 9], vec![0.5; 9], vec![0.2; 3]];
+        // a's success halts correctly at k = 2; a's failure is called a success at k = 5 (wrong); b
+        // runs to the end.
+        success[0][1] = 0.95;
+        success[1][4] = 0.96;
+        failure[2][0] = 0.1;
+        let predictions = Predictions {
+            success: success.into_iter().map(Some).collect(),
+            failure: failure.into_iter().map(Some).collect(),
+            folds: vec!["all".into()],
+        };
+        let result = &sweep(&data, &predictions, Protocol::Loao, &[0.9], 0.0)[0];
+        assert_eq!(result.coverage, 2.0 / 3.0);
+        assert_eq!(result.accuracy, Some(0.5));
+        assert_eq!(result.success_precision, Some(0.5));
+        assert_eq!(result.failure_precision, None);
+        // Steps eliminated: (10 − 2) + (10 − 5) + 0 of 24.
+        assert_eq!(result.steps_saved, 13.0 / 24.0);
+        // a: full 1/2, early 2/2 → +50 pp; b: 0 → 0.
+        assert_eq!(result.systems[0].delta_pp, 50.0);
+        assert_eq!(result.systems[1].delta_pp, 0.0);
+        assert_eq!(
+            (result.mean_abs_delta_pp, result.max_abs_delta_pp),
+            (25.0, 50.0)
+        );
+        // Both orders agree: a above b on full and early, so both directed pairs agree.
+        assert_eq!(result.pair_agreement, Some(1.0));
+        assert_eq!(result.exact_rank_share, 1.0);
+        assert_eq!(result.tokens_in_saved, None);
+    }
+}
