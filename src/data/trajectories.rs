@@ -256,6 +256,28 @@ fn flags(
     Ok(Some(values))
 }
 
+/// Refuses empty cells and values below 1 of a whole-number column (a step number or a count).
+fn at_least_one(
+    values: &[Option<f64>],
+    positions: &[Pos],
+    file: &str,
+    problem: &str,
+) -> Result<(), LoadError> {
+    let mut bad = Offenders::default();
+    for (row, value) in values.iter().enumerate() {
+        if value.is_none_or(|x| x < 1.0) {
+            bad.push(|| {
+                format!(
+                    "{} on {}",
+                    quote(&value.map_or("<empty>".to_string(), |x| x.to_string())),
+                    positions[row]
+                )
+            });
+        }
+    }
+    bad.into_result(file, problem)
+}
+
 /// One outcomes row.
 struct OutcomeRow {
     system: u32,
@@ -285,19 +307,9 @@ fn read_outcomes(
         }
     }
     bad.into_result(&table.file, "column 'outcome' must be in [0, 1]")?;
-    let mut empty = Offenders::default();
-    for (row, value) in steps.iter().enumerate() {
-        if value.is_none_or(|x| x < 1.0) {
-            empty.push(|| {
-                format!(
-                    "{} on {}",
-                    quote(&value.map_or("<empty>".to_string(), |x| x.to_string())),
-                    keys.positions[row]
-                )
-            });
-        }
-    }
-    empty.into_result(
+    at_least_one(
+        &steps,
+        &keys.positions,
         &table.file,
         "column 'steps' must give each trajectory's number of steps (≥ 1)",
     )?;
@@ -346,19 +358,12 @@ fn read_steps(
     required(table, "step")?;
     let positions = &keys.positions;
     let step = numbers(table, "step", true, positions)?.unwrap_or_default();
-    let mut empty = Offenders::default();
-    for (row, value) in step.iter().enumerate() {
-        if value.is_none_or(|x| x < 1.0) {
-            empty.push(|| {
-                format!(
-                    "{} on {}",
-                    quote(&value.map_or("<empty>".to_string(), |x| x.to_string())),
-                    positions[row]
-                )
-            });
-        }
-    }
-    empty.into_result(&table.file, "column 'step' must count from 1")?;
+    at_least_one(
+        &step,
+        positions,
+        &table.file,
+        "column 'step' must count from 1",
+    )?;
     let action = texts(table, "action")?;
     let role = texts(table, "role")?;
     let text = texts(table, "text")?;

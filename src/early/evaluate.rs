@@ -12,6 +12,7 @@ use super::metrics::auc;
 use super::model::{ModelError, ModelSettings, OutcomeModels};
 use super::protocol::{Protocol, ProtocolError, folds};
 use super::trajectories::Trajectories;
+use crate::proxy::stats::{kendall_tau_b as kendall, ranks, spearman};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum EarlyError {
@@ -101,59 +102,6 @@ pub fn predict(
 
 fn ratio(numerator: usize, denominator: usize) -> Option<f64> {
     (denominator > 0).then(|| numerator as f64 / denominator as f64)
-}
-
-/// Average ranks (1-based, ties at their mean).
-fn ranks(values: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
-    let mut out = vec![0.0; values.len()];
-    let mut i = 0;
-    while i < order.len() {
-        let mut j = i;
-        while j + 1 < order.len() && values[order[j + 1]] == values[order[i]] {
-            j += 1;
-        }
-        for &k in &order[i..=j] {
-            out[k] = (i + j) as f64 / 2.0 + 1.0;
-        }
-        i = j + 1;
-    }
-    out
-}
-
-/// Spearman's ρ: the Pearson correlation of average ranks (None when either side is constant).
-pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
-    let (rx, ry) = (ranks(x), ranks(y));
-    let n = rx.len() as f64;
-    let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (a, b) in rx.iter().zip(&ry) {
-        sxy += (a - mx) * (b - my);
-        sxx += (a - mx) * (a - mx);
-        syy += (b - my) * (b - my);
-    }
-    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
-}
-
-/// Kendall's τ-b, with ties on either side.
-pub fn kendall(x: &[f64], y: &[f64]) -> Option<f64> {
-    let (mut concordant, mut discordant, mut ties_x, mut ties_y) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-    for i in 0..x.len() {
-        for j in i + 1..x.len() {
-            let (dx, dy) = (x[i] - x[j], y[i] - y[j]);
-            match (dx == 0.0, dy == 0.0) {
-                (true, true) => {}
-                (true, false) => ties_x += 1.0,
-                (false, true) => ties_y += 1.0,
-                _ if dx * dy > 0.0 => concordant += 1.0,
-                _ => discordant += 1.0,
-            }
-        }
-    }
-    let denominator =
-        ((concordant + discordant + ties_x) * (concordant + discordant + ties_y)).sqrt();
-    (denominator > 0.0).then(|| (concordant - discordant) / denominator)
 }
 
 /// The metrics at each τ from the pooled predictions; `delta` is the pair-decision threshold (a
@@ -320,7 +268,7 @@ mod tests {
     use crate::early::trajectories::{Step, StepFields, SystemInfo, Trajectory};
 
     #[test]
-    fn rank_correlations_match_hand_counts() {
+    fn the_proxy_rank_correlations_serve_here_too() {
         assert_eq!(spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]), Some(1.0));
         assert_eq!(spearman(&[1.0, 2.0, 3.0], &[3.0, 2.0, 1.0]), Some(-1.0));
         // x = 1,2,3,4; y = 1,3,2,4: d² = 0+1+1+0 = 2, ρ = 1 − 6·2/(4·15) = 0.8.

@@ -3,25 +3,15 @@
 
 /// AUC by the Mann–Whitney statistic, ties at their mid-rank; `None` without both classes.
 pub fn auc(scores: &[f64], positive: &[bool]) -> Option<f64> {
-    let mut order: Vec<usize> = (0..scores.len()).collect();
-    order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
-    let (mut rank_sum, mut positives) = (0.0, 0.0);
-    let mut i = 0;
-    while i < order.len() {
-        let mut j = i;
-        while j + 1 < order.len() && scores[order[j + 1]] == scores[order[i]] {
-            j += 1;
-        }
-        let mid_rank = (i + j) as f64 / 2.0 + 1.0;
-        for &k in &order[i..=j] {
-            if positive[k] {
-                rank_sum += mid_rank;
-                positives += 1.0;
-            }
-        }
-        i = j + 1;
-    }
+    let ranks = crate::proxy::stats::ranks(scores);
+    let positives = positive.iter().filter(|&&p| p).count() as f64;
     let negatives = scores.len() as f64 - positives;
+    let rank_sum: f64 = ranks
+        .iter()
+        .zip(positive)
+        .filter(|(_, p)| **p)
+        .map(|(r, _)| r)
+        .sum();
     (positives > 0.0 && negatives > 0.0)
         .then(|| (rank_sum - positives * (positives + 1.0) / 2.0) / (positives * negatives))
 }
