@@ -457,6 +457,10 @@ pub struct EarlyArgs {
     /// Switch feature families off: behavioral, actions, milestones, textual (comma-separated).
     #[arg(long, value_name = "FAMILY,…", value_delimiter = ',')]
     pub without: Vec<String>,
+    /// Write one row per tested trajectory and τ (halting step, model that fired, its probability,
+    /// predicted and true outcome, steps and tokens saved) to FILE (.csv, .jsonl, .parquet, …).
+    #[arg(long, value_name = "FILE")]
+    pub records: Option<PathBuf>,
     /// Pair-decision threshold for the leaderboard agreement, in percentage points.
     #[arg(long, value_name = "PP", default_value_t = 0.0)]
     pub delta: f64,

@@ -480,6 +480,10 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
     };
     let predictions =
         predict(&data, protocol, features, model).map_err(|e| CliError::Input(e.to_string()))?;
+    if let Some(path) = &args.records {
+        let records = crate::early::evaluate::halting_records(&data, &predictions, &taus);
+        crate::data::write::write_halting_records(&records, path)?;
+    }
     let report = crate::report::early::EarlyReport {
         trajectories: data.trajectories.len(),
         systems: data.systems.len(),

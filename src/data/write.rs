@@ -70,6 +70,54 @@ pub fn write_imported(
     Ok(frame.height())
 }
 
+/// Writes the per-trajectory halting records of `pareval early --records` in the format the extension
+/// names; returns the rows written.
+pub fn write_halting_records(
+    records: &[crate::early::evaluate::HaltRecord],
+    path: &Path,
+) -> Result<usize, WriteError> {
+    let text = |f: fn(&crate::early::evaluate::HaltRecord) -> String| {
+        records.iter().map(f).collect::<Vec<String>>()
+    };
+    let int = |f: fn(&crate::early::evaluate::HaltRecord) -> Option<usize>| {
+        records
+            .iter()
+            .map(|r| f(r).map(|v| v as i64))
+            .collect::<Vec<Option<i64>>>()
+    };
+    let number = |f: fn(&crate::early::evaluate::HaltRecord) -> Option<f64>| {
+        records.iter().map(f).collect::<Vec<Option<f64>>>()
+    };
+    let columns: Vec<Column> = vec![
+        Column::new("tau".into(), number(|r| Some(r.tau))),
+        Column::new("system".into(), text(|r| r.system.clone())),
+        Column::new("task".into(), text(|r| r.task.clone())),
+        Column::new("run".into(), text(|r| r.run.clone())),
+        Column::new("steps".into(), int(|r| Some(r.steps))),
+        Column::new("halted_at".into(), int(|r| r.halted_at)),
+        Column::new(
+            "model".into(),
+            records
+                .iter()
+                .map(|r| r.model.map(str::to_string))
+                .collect::<Vec<Option<String>>>(),
+        ),
+        Column::new("probability".into(), number(|r| r.probability)),
+        Column::new("predicted".into(), number(|r| Some(r.predicted))),
+        Column::new("outcome".into(), number(|r| Some(r.outcome))),
+        Column::new("steps_saved".into(), int(|r| Some(r.steps_saved))),
+        Column::new("tokens_saved".into(), number(|r| r.tokens_saved)),
+    ];
+    let mut frame = DataFrame::new_infer_height(columns).map_err(|e| {
+        WriteError::new(
+            path.display().to_string(),
+            format!("cannot build the records: {e}"),
+        )
+    })?;
+    write_frame(&mut frame, path)?;
+    Ok(frame.height())
+}
+
 /// Writes simulated records to `path` in the format its extension names; returns the rows written.
 pub fn write_simulated(
     records: &SimRecords,

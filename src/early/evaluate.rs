@@ -104,6 +104,67 @@ fn ratio(numerator: usize, denominator: usize) -> Option<f64> {
     (denominator > 0).then(|| numerator as f64 / denominator as f64)
 }
 
+/// One tested trajectory at one τ: where it halted, which model fired and what it was scored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HaltRecord {
+    pub tau: f64,
+    pub system: String,
+    pub task: String,
+    pub run: String,
+    pub steps: usize,
+    /// The prefix length where it halted (None: it ran to the end).
+    pub halted_at: Option<usize>,
+    /// `success` or `failure`, and that model's calibrated probability there.
+    pub model: Option<&'static str>,
+    pub probability: Option<f64>,
+    /// The early outcome (1/0 when halted, else the true one) and the true outcome.
+    pub predicted: f64,
+    pub outcome: f64,
+    pub steps_saved: usize,
+    /// Tokens of the steps not run (None when the logs have no tokens).
+    pub tokens_saved: Option<f64>,
+}
+
+/// Every tested trajectory's halting at every τ, τ by τ in trajectory order.
+pub fn halting_records(
+    data: &Trajectories,
+    predictions: &Predictions,
+    taus: &[f64],
+) -> Vec<HaltRecord> {
+    let mut out = Vec::new();
+    for &tau in taus {
+        for (i, t) in data.trajectories.iter().enumerate() {
+            let (Some(s), Some(f)) = (&predictions.success[i], &predictions.failure[i]) else {
+                continue;
+            };
+            let h = halt(s, f, Thresholds::both(tau), t.len(), t.outcome);
+            out.push(HaltRecord {
+                tau,
+                system: data.systems[t.system as usize].name.clone(),
+                task: data.tasks[t.task as usize].clone(),
+                run: t.run.clone(),
+                steps: t.len(),
+                halted_at: h.fired.map(|_| h.steps_run),
+                model: h.fired.map(|(m, _)| match m {
+                    Fired::Success => "success",
+                    Fired::Failure => "failure",
+                }),
+                probability: h.fired.map(|(_, p)| p),
+                predicted: h.outcome,
+                outcome: t.outcome,
+                steps_saved: t.len() - h.steps_run,
+                tokens_saved: data.fields.tokens.then(|| {
+                    t.steps[h.steps_run..]
+                        .iter()
+                        .map(|s| s.tokens_in.unwrap_or(0.0) + s.tokens_out.unwrap_or(0.0))
+                        .sum()
+                }),
+            });
+        }
+    }
+    out
+}
+
 /// The metrics at each τ from the pooled predictions; `delta` is the pair-decision threshold (a
 /// difference of resolve rates, 0.05 = 5 pp).
 pub fn sweep(

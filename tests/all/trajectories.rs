@@ -332,6 +332,48 @@ fn pareval_early_reports_every_tau_and_refuses_bad_input() {
     }
     // A lower τ halts at least as many trajectories.
     assert!(results[0]["coverage"].as_f64() >= results[1]["coverage"].as_f64());
+    // Per-trajectory records agree with the table: halted rows over trajectories is the coverage.
+    let dir = crate::common::temp_dir("early-records");
+    let records = dir.join("halts.jsonl");
+    let out = pareval(&[
+        "early",
+        &steps,
+        &outcomes,
+        "--trees",
+        "10",
+        "--tau",
+        "0.6",
+        "--records",
+        &records.to_string_lossy(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::common::stderr(&out)
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&records)
+        .expect("records")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    assert_eq!(rows.len(), 543);
+    let halted = rows.iter().filter(|r| !r["halted_at"].is_null()).count();
+    let coverage = json["results"][0]["coverage"].as_f64().expect("coverage");
+    assert!((halted as f64 / 543.0 - coverage).abs() < 1e-12);
+    for row in &rows {
+        let (steps, saved) = (
+            row["steps"].as_u64().expect("steps"),
+            row["steps_saved"].as_u64().expect("saved"),
+        );
+        match row["halted_at"].as_u64() {
+            Some(k) => assert_eq!(saved, steps - k),
+            None => assert_eq!((saved, &row["predicted"]), (0, &row["outcome"])),
+        }
+    }
     for format in ["text", "csv", "markdown"] {
         let out = pareval(&[
             "early", &steps, &outcomes, "--trees", "5", "--format", format,
