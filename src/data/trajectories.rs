@@ -165,6 +165,31 @@ fn read_keys(
     })
 }
 
+/// An optional column read cell by cell with `parse` (`Err` marks a bad value); absent → `None`. Bad
+/// values are reported together under `problem`, with their lines.
+fn optional_column<T>(
+    table: &RawTable,
+    name: &str,
+    positions: &[Pos],
+    problem: &str,
+    parse: impl Fn(Cell<'_>) -> Result<Option<T>, ()>,
+) -> Result<Option<Vec<Option<T>>>, LoadError> {
+    let Ok(column) = table.frame.column(name) else {
+        return Ok(None);
+    };
+    let mut values = Vec::with_capacity(table.frame.height());
+    let mut bad = Offenders::default();
+    for_each_cell(column, &table.file, |row, cell| match parse(cell) {
+        Ok(value) => values.push(value),
+        Err(()) => {
+            bad.push(|| format!("{} on {}", quote(&cell_text(cell)), positions[row]));
+            values.push(None);
+        }
+    })?;
+    bad.into_result(&table.file, problem)?;
+    Ok(Some(values))
+}
+
 /// An optional number column: finite values ≥ 0 (`whole` asks for whole numbers), empty cells None.
 fn numbers(
     table: &RawTable,
@@ -172,49 +197,36 @@ fn numbers(
     whole: bool,
     positions: &[Pos],
 ) -> Result<Option<Vec<Option<f64>>>, LoadError> {
-    let Ok(column) = table.frame.column(name) else {
-        return Ok(None);
-    };
-    let mut values = Vec::with_capacity(table.frame.height());
-    let mut bad = Offenders::default();
-    for_each_cell(column, &table.file, |row, cell| {
+    let problem = format!(
+        "column '{name}' must hold {} ≥ 0",
+        if whole { "whole numbers" } else { "numbers" }
+    );
+    optional_column(table, name, positions, &problem, |cell| {
         let value = match cell {
-            Cell::Null => None,
-            Cell::Text(text) if text.trim().is_empty() => None,
-            Cell::Text(text) => Some(text.trim().parse::<f64>().unwrap_or(f64::NAN)),
-            Cell::Number(x) => Some(x),
-            Cell::Bool(_) => Some(f64::NAN),
+            Cell::Null => return Ok(None),
+            Cell::Text(text) if text.trim().is_empty() => return Ok(None),
+            Cell::Text(text) => text.trim().parse::<f64>().map_err(|_| ())?,
+            Cell::Number(x) => x,
+            Cell::Bool(_) => return Err(()),
         };
-        if let Some(x) = value
-            && (!x.is_finite() || x < 0.0 || (whole && x.fract() != 0.0))
-        {
-            bad.push(|| format!("{} on {}", quote(&cell_text(cell)), positions[row]));
+        if !value.is_finite() || value < 0.0 || (whole && value.fract() != 0.0) {
+            return Err(());
         }
-        values.push(value);
-    })?;
-    bad.into_result(
-        &table.file,
-        &format!(
-            "column '{name}' must hold {} ≥ 0",
-            if whole { "whole numbers" } else { "numbers" }
-        ),
-    )?;
-    Ok(Some(values))
+        Ok(Some(value))
+    })
 }
 
-fn texts(table: &RawTable, name: &str) -> Result<Option<Vec<Option<String>>>, LoadError> {
-    let Ok(column) = table.frame.column(name) else {
-        return Ok(None);
-    };
-    let mut values = Vec::with_capacity(table.frame.height());
-    for_each_cell(column, &table.file, |_, cell| {
-        values.push(match cell {
-            Cell::Null => None,
-            Cell::Text("") => None,
+fn texts(
+    table: &RawTable,
+    name: &str,
+    positions: &[Pos],
+) -> Result<Option<Vec<Option<String>>>, LoadError> {
+    optional_column(table, name, positions, "", |cell| {
+        Ok(match cell {
+            Cell::Null | Cell::Text("") => None,
             other => Some(cell_text(other)),
-        });
-    })?;
-    Ok(Some(values))
+        })
+    })
 }
 
 /// The error flag: 1/0, true/false, yes/no, or empty when the log does not tell.
@@ -223,37 +235,19 @@ fn flags(
     name: &str,
     positions: &[Pos],
 ) -> Result<Option<Vec<Option<bool>>>, LoadError> {
-    let Ok(column) = table.frame.column(name) else {
-        return Ok(None);
-    };
-    let mut values = Vec::with_capacity(table.frame.height());
-    let mut bad = Offenders::default();
-    for_each_cell(column, &table.file, |row, cell| {
-        let value = match cell {
-            Cell::Null => Ok(None),
-            Cell::Bool(b) => Ok(Some(b)),
-            Cell::Number(x) if x == 0.0 || x == 1.0 => Ok(Some(x == 1.0)),
-            Cell::Text(text) => match text.trim().to_ascii_lowercase().as_str() {
-                "" => Ok(None),
-                "1" | "true" | "yes" => Ok(Some(true)),
-                "0" | "false" | "no" => Ok(Some(false)),
-                _ => Err(()),
-            },
-            Cell::Number(_) => Err(()),
-        };
-        match value {
-            Ok(v) => values.push(v),
-            Err(()) => {
-                bad.push(|| format!("{} on {}", quote(&cell_text(cell)), positions[row]));
-                values.push(None);
-            }
-        }
-    })?;
-    bad.into_result(
-        &table.file,
-        &format!("column '{name}' must be 1/0, true/false or empty"),
-    )?;
-    Ok(Some(values))
+    let problem = format!("column '{name}' must be 1/0, true/false or empty");
+    optional_column(table, name, positions, &problem, |cell| match cell {
+        Cell::Null => Ok(None),
+        Cell::Bool(b) => Ok(Some(b)),
+        Cell::Number(x) if x == 0.0 || x == 1.0 => Ok(Some(x == 1.0)),
+        Cell::Text(text) => match text.trim().to_ascii_lowercase().as_str() {
+            "" => Ok(None),
+            "1" | "true" | "yes" => Ok(Some(true)),
+            "0" | "false" | "no" => Ok(Some(false)),
+            _ => Err(()),
+        },
+        Cell::Number(_) => Err(()),
+    })
 }
 
 /// Refuses empty cells and values below 1 of a whole-number column (a step number or a count).
@@ -364,9 +358,9 @@ fn read_steps(
         &table.file,
         "column 'step' must count from 1",
     )?;
-    let action = texts(table, "action")?;
-    let role = texts(table, "role")?;
-    let text = texts(table, "text")?;
+    let action = texts(table, "action", positions)?;
+    let role = texts(table, "role", positions)?;
+    let text = texts(table, "text", positions)?;
     let observation = numbers(table, "observation_chars", true, positions)?;
     let tokens_in = numbers(table, "tokens_in", true, positions)?;
     let tokens_out = numbers(table, "tokens_out", true, positions)?;

@@ -278,19 +278,29 @@ fn truncated_svd_basis(
 
 /// The three textual blocks' documents for the prefix ending at step k (0-based `k - 1` = `last`).
 fn block_words(steps: &[Step], last: usize) -> [Vec<String>; 3] {
-    fn words(steps: &[Step], field: fn(&Step) -> Option<&str>) -> Vec<String> {
-        steps
-            .iter()
-            .filter_map(field)
-            .flat_map(|text| tokens(text).collect::<Vec<_>>())
-            .collect()
-    }
+    let [recent, text] = recent_words(steps, last);
+    [words(&steps[..=last], action_of), recent, text]
+}
+
+/// The last two blocks alone: the actions and the text of the last three steps up to `last`.
+fn recent_words(steps: &[Step], last: usize) -> [Vec<String>; 2] {
     let from = last.saturating_sub(2);
     [
-        words(&steps[..=last], |s| s.action.as_deref()),
-        words(&steps[from..=last], |s| s.action.as_deref()),
+        words(&steps[from..=last], action_of),
         words(&steps[from..=last], |s| s.text.as_deref()),
     ]
+}
+
+fn action_of(step: &Step) -> Option<&str> {
+    step.action.as_deref()
+}
+
+fn words(steps: &[Step], field: fn(&Step) -> Option<&str>) -> Vec<String> {
+    steps
+        .iter()
+        .filter_map(field)
+        .flat_map(|text| tokens(text).collect::<Vec<_>>())
+        .collect()
 }
 
 /// A fitted featurizer: what it learned on the training fold and which families it emits.
@@ -472,11 +482,13 @@ impl Featurizer {
                 out.push(f64::from(state.milestone_counts[m]));
             }
         }
-        if !self.blocks.is_empty() {
-            let words = block_words(steps, last);
-            for (block, words) in self.blocks.iter().zip(&words) {
-                block.project(words.iter().map(String::as_str), out);
-            }
+        if let [all, recent, text] = self.blocks.as_slice() {
+            // All actions so far come from the running state (one pass per trajectory, not one per
+            // prefix); the recent blocks are three steps long.
+            all.project(state.action_words.iter().map(String::as_str), out);
+            let [recent_words, text_words] = recent_words(steps, last);
+            recent.project(recent_words.iter().map(String::as_str), out);
+            text.project(text_words.iter().map(String::as_str), out);
         }
     }
 }
@@ -503,6 +515,8 @@ struct PrefixState {
     last_action: Option<String>,
     milestone_first: [Option<usize>; 4],
     milestone_counts: [u32; 4],
+    /// The words of every action so far (kept only when the textual family is on).
+    action_words: Vec<String>,
 }
 
 impl PrefixState {
@@ -544,6 +558,11 @@ impl PrefixState {
             self.current_run = 1;
         }
         self.longest_run = self.longest_run.max(self.current_run);
+        if featurizer.settings.textual
+            && let Some(action) = &step.action
+        {
+            self.action_words.extend(tokens(action));
+        }
         self.last_action = step.action.clone();
         if featurizer.settings.milestones {
             let haystack = format!(

@@ -62,26 +62,13 @@ impl Prepared {
                     decide(Look::Budget(b), snapshot, current);
                 }
                 if sequential {
-                    keep_finals(kept, current, snapshot.k, settled);
-                    stand(kept, current, standing, decided_at, settled);
-                    visit(
-                        b,
-                        snapshot,
-                        Standing {
-                            decisions: standing,
-                            decided_at,
-                        },
-                    );
-                } else {
-                    visit(
-                        b,
-                        snapshot,
-                        Standing {
-                            decisions: current,
-                            decided_at,
-                        },
-                    );
+                    keep_finals(kept, current, snapshot.k);
                 }
+                visit(
+                    b,
+                    snapshot,
+                    standing_at(sequential, kept, current, standing, decided_at),
+                );
             });
             return;
         }
@@ -105,46 +92,29 @@ impl Prepared {
                     .is_none_or(|state| state.any_final());
                 if at_budget || (!shut && open) {
                     decide(look, snapshot, current);
-                    keep_finals(kept, current, snapshot.k, false);
+                    keep_finals(kept, current, snapshot.k);
                 }
             }
             if !at_budget {
                 return;
             }
             for b in budgets {
-                if sequential {
-                    // The look above decided here unless every threshold was already kept.
-                    let settled = kept.iter().all(Option::is_some);
-                    stand(kept, current, standing, decided_at, settled);
-                    visit(
-                        b,
-                        snapshot,
-                        Standing {
-                            decisions: standing,
-                            decided_at,
-                        },
-                    );
-                } else {
+                // Sequential: the look above decided here unless every threshold was already kept.
+                if !sequential {
                     decide(Look::Budget(b), snapshot, current);
-                    visit(
-                        b,
-                        snapshot,
-                        Standing {
-                            decisions: current,
-                            decided_at,
-                        },
-                    );
                 }
+                visit(
+                    b,
+                    snapshot,
+                    standing_at(sequential, kept, current, standing, decided_at),
+                );
             }
         });
     }
 }
 
 /// Keeps each threshold's first promote or reject, made at observed count `k`.
-fn keep_finals(kept: &mut [Option<(Decision, u32)>], current: &[Decision], k: u32, settled: bool) {
-    if settled {
-        return;
-    }
+fn keep_finals(kept: &mut [Option<(Decision, u32)>], current: &[Decision], k: u32) {
     for (slot, decision) in kept.iter_mut().zip(current) {
         if slot.is_none() && decision.action.is_final() {
             *slot = Some((*decision, k));
@@ -152,26 +122,32 @@ fn keep_finals(kept: &mut [Option<(Decision, u32)>], current: &[Decision], k: u3
     }
 }
 
-/// The decisions standing at a budget: the kept one, else the rule's current (non-final) answer.
-fn stand(
+/// What stands at a budget: per-look, the rule's decisions there; sequential, the kept decision of each
+/// threshold, else the rule's current (non-final) answer.
+fn standing_at<'a>(
+    sequential: bool,
     kept: &[Option<(Decision, u32)>],
-    current: &[Decision],
-    standing: &mut Vec<Decision>,
-    decided_at: &mut [Option<u32>],
-    settled: bool,
-) {
+    current: &'a [Decision],
+    standing: &'a mut Vec<Decision>,
+    decided_at: &'a mut [Option<u32>],
+) -> Standing<'a> {
+    if !sequential {
+        return Standing {
+            decisions: current,
+            decided_at,
+        };
+    }
     standing.clear();
     for (t, slot) in kept.iter().enumerate() {
-        match slot {
-            Some((decision, at)) => {
-                standing.push(*decision);
-                decided_at[t] = Some(*at);
-            }
-            None => {
-                debug_assert!(!settled);
-                standing.push(current[t]);
-                decided_at[t] = None;
-            }
-        }
+        let (decision, at) = match slot {
+            Some((decision, at)) => (*decision, Some(*at)),
+            None => (current[t], None),
+        };
+        standing.push(decision);
+        decided_at[t] = at;
+    }
+    Standing {
+        decisions: standing,
+        decided_at,
     }
 }

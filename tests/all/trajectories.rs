@@ -102,18 +102,10 @@ fn bad_trajectory_tables_name_file_line_and_value() {
 
 #[test]
 fn the_public_trajectories_load_with_their_readme_counts() {
-    let Some(root) = shared_data() else { return };
-    let dir = root.join("trajectories");
-    let load_real = |name: &str| {
-        load_trajectories(
-            &dir.join(name).join("steps.csv"),
-            &dir.join(name).join("outcomes.csv"),
-            None,
-            &ColumnMap::default(),
-        )
-        .expect(name)
+    let (Some(balrog), Some(terminal)) = (load_public("balrog"), load_public("terminal_bench"))
+    else {
+        return;
     };
-    let balrog = load_real("balrog");
     assert_eq!(
         (
             balrog.systems.len(),
@@ -127,7 +119,6 @@ fn the_public_trajectories_load_with_their_readme_counts() {
         balrog.trajectories.iter().filter(|t| t.len() < 10).count(),
         446
     );
-    let terminal = load_real("terminal_bench");
     assert_eq!(
         (
             terminal.systems.len(),
@@ -143,16 +134,10 @@ fn the_public_trajectories_load_with_their_readme_counts() {
 #[test]
 fn real_prefixes_never_read_past_step_k() {
     use pareval::early::features::{FeatureSettings, Featurizer};
-    let Some(root) = shared_data() else { return };
     for name in ["balrog", "terminal_bench"] {
-        let dir = root.join("trajectories").join(name);
-        let data = load_trajectories(
-            &dir.join("steps.csv"),
-            &dir.join("outcomes.csv"),
-            None,
-            &ColumnMap::default(),
-        )
-        .expect(name);
+        let Some(data) = load_public(name) else {
+            return;
+        };
         // Leave the first system out: fit on the others, featurize the held-out system.
         let train: Vec<_> = data.trajectories.iter().filter(|t| t.system != 0).collect();
         let held_out: Vec<_> = data.trajectories.iter().filter(|t| t.system == 0).collect();
