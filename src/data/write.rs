@@ -108,6 +108,37 @@ pub fn write_halting_records(
         Column::new("steps_saved".into(), int(|r| Some(r.steps_saved))),
         Column::new("tokens_saved".into(), number(|r| r.tokens_saved)),
     ];
+    write_columns(columns, path)
+}
+
+/// Writes the per-prefix probabilities of `pareval early --predictions` in the format the extension
+/// names; returns the rows written.
+pub fn write_predictions(
+    rows: &[crate::early::evaluate::PredictionRow<'_>],
+    path: &Path,
+) -> Result<usize, WriteError> {
+    use crate::early::evaluate::PredictionRow;
+    let text =
+        |f: for<'r> fn(&'r PredictionRow<'_>) -> &'r str| rows.iter().map(f).collect::<Vec<&str>>();
+    let int =
+        |f: fn(&PredictionRow<'_>) -> usize| rows.iter().map(|r| f(r) as i64).collect::<Vec<i64>>();
+    let number = |f: fn(&PredictionRow<'_>) -> f64| rows.iter().map(f).collect::<Vec<f64>>();
+    let columns: Vec<Column> = vec![
+        Column::new("fold".into(), text(|r| r.fold)),
+        Column::new("system".into(), text(|r| r.system)),
+        Column::new("task".into(), text(|r| r.task)),
+        Column::new("run".into(), text(|r| r.run)),
+        Column::new("step".into(), int(|r| r.step)),
+        Column::new("steps".into(), int(|r| r.steps)),
+        Column::new("p_success".into(), number(|r| r.success)),
+        Column::new("p_failure".into(), number(|r| r.failure)),
+        Column::new("outcome".into(), number(|r| r.outcome)),
+    ];
+    write_columns(columns, path)
+}
+
+/// Builds a frame from equal-length columns and writes it to `path`; returns the rows written.
+fn write_columns(columns: Vec<Column>, path: &Path) -> Result<usize, WriteError> {
     let mut frame = DataFrame::new_infer_height(columns).map_err(|e| {
         WriteError::new(
             path.display().to_string(),

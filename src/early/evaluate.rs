@@ -4,6 +4,7 @@
 //! steps (and tokens) eliminated, each system's resolve rate early against full, the agreement of the
 //! early leaderboard with the full one, and the AUC of both models on the test prefixes.
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::features::{FeatureSettings, Featurizer};
@@ -63,6 +64,8 @@ pub struct Predictions {
     pub failure: Vec<Option<Vec<f64>>>,
     /// Fold names, in order.
     pub folds: Vec<String>,
+    /// The fold (index into `folds`) that tested each trajectory.
+    pub fold_of: Vec<Option<u32>>,
 }
 
 /// Trains and predicts every fold of the protocol.
@@ -77,6 +80,7 @@ pub fn predict(
         success: vec![None; n],
         failure: vec![None; n],
         folds: Vec::new(),
+        fold_of: vec![None; n],
     };
     for fold in folds(data, protocol, model.seed)? {
         let train: Vec<_> = fold.train.iter().map(|&i| &data.trajectories[i]).collect();
@@ -87,13 +91,26 @@ pub fn predict(
                 error,
             })?;
         let width = models.featurizer.names().len();
-        for &i in &fold.test {
-            let rows: Vec<f64> = models
-                .featurizer
-                .prefixes(&data.trajectories[i].steps)
-                .concat();
-            out.success[i] = Some(models.success.probabilities(&rows, width));
-            out.failure[i] = Some(models.failure.probabilities(&rows, width));
+        // Each test trajectory is scored on its own, so they run in parallel (gathered in order).
+        let scored: Vec<(Vec<f64>, Vec<f64>)> = fold
+            .test
+            .par_iter()
+            .map(|&i| {
+                let rows: Vec<f64> = models
+                    .featurizer
+                    .prefixes(&data.trajectories[i].steps)
+                    .concat();
+                (
+                    models.success.probabilities(&rows, width),
+                    models.failure.probabilities(&rows, width),
+                )
+            })
+            .collect();
+        let fold_index = out.folds.len() as u32;
+        for (&i, (success, failure)) in fold.test.iter().zip(scored) {
+            out.success[i] = Some(success);
+            out.failure[i] = Some(failure);
+            out.fold_of[i] = Some(fold_index);
         }
         out.folds.push(fold.name);
     }
@@ -123,6 +140,51 @@ pub struct HaltRecord {
     pub steps_saved: usize,
     /// Tokens of the steps not run (None when the logs have no tokens).
     pub tokens_saved: Option<f64>,
+}
+
+/// One prefix of one tested trajectory: both calibrated probabilities after `step` of `steps` steps.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PredictionRow<'a> {
+    pub fold: &'a str,
+    pub system: &'a str,
+    pub task: &'a str,
+    pub run: &'a str,
+    pub step: usize,
+    pub steps: usize,
+    pub success: f64,
+    pub failure: f64,
+    pub outcome: f64,
+}
+
+/// Every prefix of every tested trajectory, in trajectory order then step order.
+pub fn prediction_rows<'a>(
+    data: &'a Trajectories,
+    predictions: &'a Predictions,
+) -> Vec<PredictionRow<'a>> {
+    let mut out = Vec::new();
+    for (i, t) in data.trajectories.iter().enumerate() {
+        let (Some(s), Some(f), Some(fold)) = (
+            &predictions.success[i],
+            &predictions.failure[i],
+            predictions.fold_of[i],
+        ) else {
+            continue;
+        };
+        for (k, (&success, &failure)) in s.iter().zip(f).enumerate() {
+            out.push(PredictionRow {
+                fold: &predictions.folds[fold as usize],
+                system: &data.systems[t.system as usize].name,
+                task: &data.tasks[t.task as usize],
+                run: &t.run,
+                step: k + 1,
+                steps: t.len(),
+                success,
+                failure,
+                outcome: t.outcome,
+            });
+        }
+    }
+    out
 }
 
 /// Every tested trajectory's halting at every τ, τ by τ in trajectory order.
@@ -383,6 +445,7 @@ mod tests {
             success: success.into_iter().map(Some).collect(),
             failure: failure.into_iter().map(Some).collect(),
             folds: vec!["all".into()],
+            fold_of: vec![Some(0); 3],
         };
         let result = &sweep(&data, &predictions, Protocol::Loao, &[0.9], 0.0)[0];
         assert_eq!(result.coverage, 2.0 / 3.0);

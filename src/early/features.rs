@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use nalgebra::DMatrix;
+use rayon::prelude::*;
 
 use super::trajectories::{Step, Trajectory};
 use crate::engine::streams::StreamKey;
@@ -336,14 +337,20 @@ impl Featurizer {
                 .flat_map(|(t, traj)| (0..traj.len().saturating_sub(1)).map(move |k| (t, k)))
                 .collect();
             let stride = prefixes.len().div_ceil(TextBlock::DOCUMENTS).max(1);
+            let chosen: Vec<(usize, usize)> = prefixes.into_iter().step_by(stride).collect();
+            let words: Vec<[Vec<String>; 3]> = chosen
+                .par_iter()
+                .map(|&(t, k)| block_words(&train[t].steps, k))
+                .collect();
             let mut documents: [Vec<Vec<String>>; 3] = Default::default();
-            for &(t, k) in prefixes.iter().step_by(stride) {
-                for (docs, words) in documents.iter_mut().zip(block_words(&train[t].steps, k)) {
+            for blocks in words {
+                for (docs, words) in documents.iter_mut().zip(blocks) {
                     docs.push(words);
                 }
             }
+            // The three blocks are fitted in parallel; each is a function of its documents and seed.
             ["actions", "recent_actions", "recent_text"]
-                .iter()
+                .par_iter()
                 .zip(&documents)
                 .map(|(name, docs)| TextBlock::fit(docs, settings.svd_dims, settings.seed, name))
                 .collect()

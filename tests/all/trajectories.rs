@@ -268,6 +268,46 @@ fn models_give_the_same_bits_on_one_and_four_threads() {
     assert_eq!(run(1), run(4));
 }
 
+/// The whole evaluation (every fold's featurizer and models, every prediction, the τ sweep) gives
+/// the same bits on one and on four threads.
+#[test]
+fn the_whole_sweep_gives_the_same_bits_on_one_and_four_threads() {
+    use pareval::early::evaluate::{predict, sweep};
+    use pareval::early::features::FeatureSettings;
+    use pareval::early::model::ModelSettings;
+    use pareval::early::protocol::Protocol;
+    let Some(data) = load_public("terminal_bench") else {
+        return;
+    };
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool")
+            .install(|| {
+                let settings = ModelSettings {
+                    iterations: 10,
+                    ..ModelSettings::default()
+                };
+                let predictions =
+                    predict(&data, Protocol::Loao, FeatureSettings::default(), settings)
+                        .expect("predict");
+                let results = sweep(&data, &predictions, Protocol::Loao, &[0.6, 0.75], 0.0);
+                let bits = |p: &[Option<Vec<f64>>]| -> Vec<u64> {
+                    p.iter().flatten().flatten().map(|x| x.to_bits()).collect()
+                };
+                (
+                    bits(&predictions.success),
+                    bits(&predictions.failure),
+                    format!("{results:?}"),
+                )
+            })
+    };
+    let (one, four) = (run(1), run(4));
+    assert!(!one.0.is_empty());
+    assert_eq!(one, four);
+}
+
 #[test]
 fn pareval_early_reports_every_tau_and_refuses_bad_input() {
     use crate::common::{assert_refused, pareval, stdout};
@@ -320,6 +360,7 @@ fn pareval_early_reports_every_tau_and_refuses_bad_input() {
     // Per-trajectory records agree with the table: halted rows over trajectories is the coverage.
     let dir = crate::common::temp_dir("early-records");
     let records = dir.join("halts.jsonl");
+    let predictions = dir.join("predictions.jsonl");
     let out = pareval(&[
         "early",
         &steps,
@@ -330,6 +371,8 @@ fn pareval_early_reports_every_tau_and_refuses_bad_input() {
         "0.6",
         "--records",
         &records.to_string_lossy(),
+        "--predictions",
+        &predictions.to_string_lossy(),
         "--format",
         "json",
     ]);
@@ -357,6 +400,49 @@ fn pareval_early_reports_every_tau_and_refuses_bad_input() {
         match row["halted_at"].as_u64() {
             Some(k) => assert_eq!(saved, steps - k),
             None => assert_eq!((saved, &row["predicted"]), (0, &row["outcome"])),
+        }
+    }
+    // Per-step probabilities: one row per prefix k = 1 … T−1; the halting records are read off them
+    // (the first prefix where a model reaches τ halts, and nothing reaches τ in a trajectory that ran
+    // to the end).
+    let prefixes: Vec<serde_json::Value> = std::fs::read_to_string(&predictions)
+        .expect("predictions")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    let all_steps: u64 = rows
+        .iter()
+        .map(|r| r["steps"].as_u64().expect("steps"))
+        .sum();
+    assert_eq!(prefixes.len() as u64, all_steps - 543);
+    let key = |r: &serde_json::Value| format!("{}|{}|{}", r["system"], r["task"], r["run"]);
+    let mut by_trajectory: std::collections::HashMap<String, Vec<(f64, f64)>> =
+        std::collections::HashMap::new();
+    for p in &prefixes {
+        let list = by_trajectory.entry(key(p)).or_default();
+        assert_eq!(
+            p["step"].as_u64(),
+            Some(list.len() as u64 + 1),
+            "steps in order"
+        );
+        list.push((
+            p["p_success"].as_f64().expect("p"),
+            p["p_failure"].as_f64().expect("p"),
+        ));
+    }
+    for row in &rows {
+        let probabilities = by_trajectory.get(&key(row)).map_or(&[][..], Vec::as_slice);
+        let fires = |(s, f): &(f64, f64)| *s >= 0.6 || *f >= 0.6;
+        let first = probabilities.iter().position(fires);
+        assert_eq!(
+            first.map(|k| k as u64 + 1),
+            row["halted_at"].as_u64(),
+            "{}",
+            key(row)
+        );
+        if let Some(k) = first {
+            let (s, f) = probabilities[k];
+            assert_eq!(row["probability"].as_f64(), Some(s.max(f)));
         }
     }
     for format in ["text", "csv", "markdown"] {
