@@ -84,6 +84,25 @@ pub struct Dataset {
     pub unused_columns: Vec<String>,
     /// Things the loader did that a user should know about (filters, excluded runs, merged dates).
     pub notes: Vec<String>,
+    /// Set by `replay --early`: `outcome` then holds the early-stopped outcomes and this keeps the truth.
+    pub early: Option<EarlyOutcomes>,
+}
+
+/// Early-stopped outcomes fed to the replay (SPEC §11 "With replay"): the observed outcomes are the
+/// early ones (in `Dataset::outcome`), the truth stays the completed record's, and every cell keeps
+/// the steps its runs consumed and the steps the full runs took. Matrices are `systems × tasks`,
+/// run-averaged like `outcome`, NaN where the record has no cell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EarlyOutcomes {
+    /// The halting-records file and the τ read from it.
+    pub file: String,
+    pub tau: f64,
+    pub truth: Vec<f64>,
+    pub steps_run: Vec<f64>,
+    pub steps_full: Vec<f64>,
+    /// Trajectories matched, and those halted before their last step.
+    pub trajectories: usize,
+    pub halted: usize,
 }
 
 impl Dataset {
@@ -177,6 +196,12 @@ impl Dataset {
                 .collect(),
             cost: self.cost.as_deref().map(take),
             seconds: self.seconds.as_deref().map(take),
+            early: self.early.as_ref().map(|early| EarlyOutcomes {
+                truth: take(&early.truth),
+                steps_run: take(&early.steps_run),
+                steps_full: take(&early.steps_full),
+                ..early.clone()
+            }),
             group_columns: self
                 .group_columns
                 .iter()

@@ -388,6 +388,14 @@ pub struct ReplayArgs {
     pub load: LoadArgs,
     #[command(flatten)]
     pub policy: PolicyArgs,
+    /// Early-stopped outcomes: the halting records of `pareval early --records` for this record. The
+    /// observed outcomes become the early ones, the truth stays the record's, budgets may count steps
+    /// (--budget-by steps or pair-steps), and the savings are reported.
+    #[arg(long, value_name = "FILE")]
+    pub early: Option<PathBuf>,
+    /// The τ of the halting records to read (needed when the file holds several).
+    #[arg(long, value_name = "TAU", requires = "early")]
+    pub early_tau: Option<f64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
@@ -448,8 +456,8 @@ pub struct EarlyArgs {
         default_value = "0.75,0.8,0.85,0.9,0.95,0.99"
     )]
     pub tau: String,
-    /// Trees per model.
-    #[arg(long, value_name = "N", default_value_t = 100)]
+    /// Trees per model (on BALROG: 50 trees AUC 0.83 in about 100 s; 100 trees 0.835 in about 150 s).
+    #[arg(long, value_name = "N", default_value_t = 50)]
     pub trees: usize,
     /// Trajectories shorter than this are left out of training.
     #[arg(long, value_name = "T", default_value_t = 10)]
@@ -461,6 +469,10 @@ pub struct EarlyArgs {
     /// predicted and true outcome, steps and tokens saved) to FILE (.csv, .jsonl, .parquet, …).
     #[arg(long, value_name = "FILE")]
     pub records: Option<PathBuf>,
+    /// Write both calibrated probabilities at every prefix of every tested trajectory (fold, system,
+    /// task, run, step, steps, p_success, p_failure, outcome) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub predictions: Option<PathBuf>,
     /// Pair-decision threshold for the leaderboard agreement, in percentage points.
     #[arg(long, value_name = "PP", default_value_t = 0.0)]
     pub delta: f64,

@@ -139,7 +139,10 @@ fn info(args: &InfoArgs, out: &mut impl Write) -> Result<(), CliError> {
 
 fn replay_command(args: &ReplayArgs, out: &mut impl Write) -> Result<(), CliError> {
     let options = args.load.options()?;
-    let dataset = load(&args.load.files, &options)?;
+    let mut dataset = load(&args.load.files, &options)?;
+    if let Some(path) = &args.early {
+        crate::data::halts::apply_early(&mut dataset, path, args.early_tau)?;
+    }
     let named = settings::replay_settings(&args.policy, &dataset)?;
     let control = Control::default();
     let mut replays = Vec::new();
@@ -170,6 +173,10 @@ fn replay_command(args: &ReplayArgs, out: &mut impl Write) -> Result<(), CliErro
         .map(|(label, r)| (label.clone(), r))
         .collect();
     let mut report = ReplayReport::new(&labelled);
+    report.early = dataset
+        .early
+        .as_ref()
+        .map(crate::report::replay::EarlySource::of);
     if let Some(text) = &args.pairs_at {
         let budget = Fraction::parse(text, "--pairs-at")?;
         let grid = labelled
@@ -483,6 +490,10 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
     if let Some(path) = &args.records {
         let records = crate::early::evaluate::halting_records(&data, &predictions, &taus);
         crate::data::write::write_halting_records(&records, path)?;
+    }
+    if let Some(path) = &args.predictions {
+        let rows = crate::early::evaluate::prediction_rows(&data, &predictions);
+        crate::data::write::write_predictions(&rows, path)?;
     }
     let report = crate::report::early::EarlyReport {
         trajectories: data.trajectories.len(),

@@ -192,6 +192,7 @@ fn assemble(
         min_shared: options.min_shared,
         unused_columns,
         notes,
+        early: None,
     };
     if let Some(fraction) = options.min_system_coverage {
         drop_low_coverage(&mut dataset, fraction);

@@ -6,6 +6,7 @@
 mod assemble;
 mod columns;
 pub mod error;
+pub mod halts;
 pub mod import;
 pub mod read;
 mod records;

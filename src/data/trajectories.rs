@@ -99,14 +99,17 @@ fn input(table: &RawTable) -> InputFile {
 }
 
 /// The key columns of a table (system, task, run), interned, with an error for empty cells.
-struct Keys {
-    system: Vec<u32>,
-    task: Vec<u32>,
-    run: Vec<String>,
-    positions: Vec<Pos>,
+pub(super) struct Keys {
+    pub(super) system: Vec<u32>,
+    pub(super) task: Vec<u32>,
+    pub(super) run: Vec<String>,
+    pub(super) positions: Vec<Pos>,
 }
 
-fn required<'a>(table: &'a RawTable, name: &str) -> Result<&'a polars::prelude::Column, LoadError> {
+pub(super) fn required<'a>(
+    table: &'a RawTable,
+    name: &str,
+) -> Result<&'a polars::prelude::Column, LoadError> {
     table.frame.column(name).map_err(|_| {
         LoadError::new(
             &table.file,
@@ -118,7 +121,7 @@ fn required<'a>(table: &'a RawTable, name: &str) -> Result<&'a polars::prelude::
     })
 }
 
-fn read_keys(
+pub(super) fn read_keys(
     table: &RawTable,
     systems: &mut Interner,
     tasks: &mut Interner,
@@ -191,7 +194,7 @@ fn optional_column<T>(
 }
 
 /// An optional number column: finite values ≥ 0 (`whole` asks for whole numbers), empty cells None.
-fn numbers(
+pub(super) fn numbers(
     table: &RawTable,
     name: &str,
     whole: bool,

@@ -20,7 +20,7 @@ use super::record::{DecisionRecord, FamilyVerdict, RecordCase, RecordContext};
 use super::replay::{Control, Prepared, RecordSink, ReplayError, Snapshot};
 use super::rules::{Action, Decision, Detail, LocalTails, Reason, Statistic};
 use super::settings::{Adjust, EPSILON, Family, Monitor, Threshold};
-use super::tally::{CaseCounts, PairTally};
+use super::tally::{PairTally, StepSums};
 
 /// Family-wise counts per (threshold, budget): `wrong[threshold * budgets + budget]` families × orders
 /// with a wrong decision, out of `families` × orders.
@@ -201,6 +201,8 @@ struct PairOrder {
     /// `evidence[budget * thresholds + threshold]`.
     evidence: Vec<Evidence>,
     observed: Vec<u32>,
+    /// Steps consumed and in full by the observed prefix at each budget (zeros without early outcomes).
+    consumed: Vec<(f64, f64)>,
     /// Budgets at which each local group misses its quota: `missing[group * budgets + budget]`.
     missing: Vec<bool>,
     /// Observed tasks per local group at each budget (kept only for decision records).
@@ -221,9 +223,12 @@ fn walk_order(
     let mut out = PairOrder {
         evidence: Vec::with_capacity(budgets * thresholds.len()),
         observed: vec![0; budgets],
+        consumed: vec![(0.0, 0.0); budgets],
         missing: vec![false; pair.group_sizes.len() * budgets],
         group_counts: Vec::new(),
     };
+    let mut step_sums = StepSums::default();
+    step_sums.fill(pair, &order);
     let decide = |look, snapshot: &Snapshot, decisions: &mut Vec<Decision>| {
         walker.decide(pair, r, look, snapshot, Detail::Full, local, decisions);
     };
@@ -234,6 +239,7 @@ fn walk_order(
         decide,
         |b, snapshot, standing| {
             out.observed[b] = snapshot.k;
+            out.consumed[b] = step_sums.at(snapshot.k);
             if keep_groups {
                 out.group_counts.push(snapshot.group_counts.clone());
             }
@@ -288,11 +294,7 @@ pub(crate) fn tally_families(
     let mut tallies: Vec<PairTally> = prep
         .pairs
         .iter()
-        .map(|pair| PairTally {
-            counts: vec![CaseCounts::default(); thresholds * budgets],
-            missing: vec![0; pair.group_sizes.len() * budgets],
-            observed: vec![0; budgets],
-        })
+        .map(|pair| PairTally::new(pair, thresholds, budgets))
         .collect();
     let mut family_counts = FamilyCounts {
         families: families.len() as u32,
@@ -322,9 +324,9 @@ pub(crate) fn tally_families(
             .collect();
         kept.fill(None);
         shown_wrong.fill(false);
-        for (tally, one) in tallies.iter_mut().zip(&walked) {
-            for (total, &k) in tally.observed.iter_mut().zip(&one.observed) {
-                *total += u64::from(k);
+        for ((tally, one), pair) in tallies.iter_mut().zip(&walked).zip(&prep.pairs) {
+            for (b, &k) in one.observed.iter().enumerate() {
+                tally.see_prefix(pair, b, k, one.consumed[b]);
             }
             for (total, &missing) in tally.missing.iter_mut().zip(&one.missing) {
                 *total += u32::from(missing);

@@ -59,6 +59,16 @@ pub struct BudgetRow {
     /// Wrong decisions over decisions (null when nothing was decided).
     #[serde(default)]
     pub false_decision_rate: Option<f64>,
+    /// With early outcomes (`replay --early`, else null): the share of the shared tasks not run by this
+    /// budget, the share of steps not run inside the tasks that ran (their runs stopped early), and the
+    /// joint saving, the share of the full evaluation's steps not run (1 − steps consumed / steps of
+    /// every shared task run in full), all over cases.
+    #[serde(default)]
+    pub tasks_not_run: Option<f64>,
+    #[serde(default)]
+    pub steps_not_run_inside: Option<f64>,
+    #[serde(default)]
+    pub joint_saving: Option<f64>,
 }
 
 /// All budgets of one threshold.
@@ -134,10 +144,19 @@ pub fn summarise(
                         mut false_rejections,
                     ) = (0, 0, 0, 0);
                     let mut observed = 0u64;
+                    // Tasks, steps consumed, steps of those tasks in full, steps of all in full.
+                    let mut steps: Option<(u64, f64, f64, f64)> = None;
                     for (pair, tally) in tallies.iter().enumerate() {
                         let counts = tally.counts[index];
                         total.add(&counts);
                         observed += tally.observed[b];
+                        if let Some(s) = &tally.steps {
+                            let sums = steps.get_or_insert((0, 0.0, 0.0, 0.0));
+                            sums.0 += s.tasks[b];
+                            sums.1 += s.run[b];
+                            sums.2 += s.prefix_full[b];
+                            sums.3 += s.all_full[b];
+                        }
                         if completed[pair][t] {
                             promote_cases += counts.cases();
                             false_rejections += counts.wrong;
@@ -190,6 +209,14 @@ pub fn summarise(
                         fwer: ratio(families.wrong[index], families.families * orders)
                             .unwrap_or(0.0),
                         false_decision_rate: ratio(total.wrong, decided),
+                        tasks_not_run: steps.and_then(|(tasks, ..)| {
+                            (tasks > 0).then(|| 1.0 - observed as f64 / tasks as f64)
+                        }),
+                        steps_not_run_inside: steps.and_then(|(_, run, prefix, _)| {
+                            (prefix > 0.0).then(|| 1.0 - run / prefix)
+                        }),
+                        joint_saving: steps
+                            .and_then(|(_, run, _, all)| (all > 0.0).then(|| 1.0 - run / all)),
                     }
                 })
                 .collect();

@@ -14,11 +14,21 @@ pub const MAX_LATTICE: u32 = 64;
 /// The smallest L ≤ [`MAX_LATTICE`] such that every outcome times L is a whole number (L = 1 for 0/1
 /// outcomes, 5 for averages of five runs, 12 for a mix of 1–4 runs), or `None` for finer outcomes.
 pub fn lattice_scale(dataset: &Dataset) -> Option<u32> {
+    // With early outcomes, the truth must lie on the same lattice as what is observed.
+    let truth = dataset
+        .early
+        .as_ref()
+        .map_or(&[][..], |e| e.truth.as_slice());
     (1..=MAX_LATTICE).find(|&scale| {
-        dataset.outcome.iter().filter(|x| !x.is_nan()).all(|x| {
-            let scaled = x * f64::from(scale);
-            (scaled - scaled.round()).abs() < 1e-9
-        })
+        dataset
+            .outcome
+            .iter()
+            .chain(truth)
+            .filter(|x| !x.is_nan())
+            .all(|x| {
+                let scaled = x * f64::from(scale);
+                (scaled - scaled.round()).abs() < 1e-9
+            })
     })
 }
 
@@ -55,6 +65,14 @@ pub struct PairData {
     pub group_sd: Vec<f64>,
     /// The budget measure's amount per task; empty for the `tasks` measure.
     pub resource: Vec<f64>,
+    /// With early outcomes (`replay --early`): the completed record's D_i and D_i · scale, which the
+    /// truth is read from (`diffs` and `units` then hold the early ones); empty otherwise.
+    pub truth_diffs: Vec<f64>,
+    pub truth_units: Vec<i64>,
+    /// With early outcomes: the steps both systems' runs consumed on each task, and the steps their full
+    /// runs took; empty otherwise.
+    pub steps_run: Vec<f64>,
+    pub steps_full: Vec<f64>,
     /// The sort key of cost orders per task (NaN sorts last); empty for other orders.
     pub cost_key: Vec<f64>,
     /// Shared tasks left out because they lack the budget measure's field.
@@ -84,19 +102,29 @@ impl PairData {
         self.tasks.len() as u32
     }
 
+    /// The completed record's differences: the observed ones unless early outcomes stand in for them.
+    fn truth(&self) -> (&[f64], &[i64]) {
+        if self.truth_diffs.is_empty() {
+            (&self.diffs, &self.units)
+        } else {
+            (&self.truth_diffs, &self.truth_units)
+        }
+    }
+
     /// Δ_full, the mean difference on the completed shared record.
     pub fn delta_full(&self) -> f64 {
-        if self.diffs.is_empty() {
+        let (diffs, _) = self.truth();
+        if diffs.is_empty() {
             0.0
         } else {
-            self.diffs.iter().sum::<f64>() / self.diffs.len() as f64
+            diffs.iter().sum::<f64>() / diffs.len() as f64
         }
     }
 
     /// The completed-record decision: promote iff Δ_full > δ + ε.
     pub fn completed_promotes(&self, threshold: Threshold, scale: Option<u32>) -> bool {
         match scale {
-            Some(scale) => self.units.iter().sum::<i64>() > cut(self.n(), scale, threshold),
+            Some(scale) => self.truth().1.iter().sum::<i64>() > cut(self.n(), scale, threshold),
             None => self.delta_full() > threshold.delta() + EPSILON,
         }
     }
@@ -168,6 +196,8 @@ fn prepare_pair(
     let amount = |matrix: &Option<Vec<f64>>, s: usize, t: u32| {
         matrix.as_ref().map_or(f64::NAN, |m| m[cell(s, t)])
     };
+    let early = dataset.early.as_ref();
+    let steps_run = early.map(|e| e.steps_run.clone());
     let resource_of = |t: u32| -> Option<f64> {
         match settings.measure {
             BudgetMeasure::Tasks => None,
@@ -179,6 +209,8 @@ fn prepare_pair(
             BudgetMeasure::PairCost => {
                 Some(amount(&dataset.cost, a, t) + amount(&dataset.cost, b, t))
             }
+            BudgetMeasure::Steps => Some(amount(&steps_run, a, t)),
+            BudgetMeasure::PairSteps => Some(amount(&steps_run, a, t) + amount(&steps_run, b, t)),
         }
     };
     let mut tasks = Vec::new();
@@ -202,13 +234,32 @@ fn prepare_pair(
         .iter()
         .map(|&t| dataset.outcome[cell(a, t)] - dataset.outcome[cell(b, t)])
         .collect();
-    let units = match scale {
+    let on_lattice = |diffs: &[f64]| match scale {
         Some(scale) => diffs
             .iter()
             .map(|d| (d * f64::from(scale)).round() as i64)
             .collect(),
         None => Vec::new(),
     };
+    let units = on_lattice(&diffs);
+    let pair_sum = |matrix: &[f64]| -> Vec<f64> {
+        tasks
+            .iter()
+            .map(|&t| matrix[cell(a, t)] + matrix[cell(b, t)])
+            .collect()
+    };
+    let (truth_diffs, steps_run, steps_full) = match early {
+        Some(early) => (
+            tasks
+                .iter()
+                .map(|&t| early.truth[cell(a, t)] - early.truth[cell(b, t)])
+                .collect(),
+            pair_sum(&early.steps_run),
+            pair_sum(&early.steps_full),
+        ),
+        None => (Vec::new(), Vec::new(), Vec::new()),
+    };
+    let truth_units = on_lattice(&truth_diffs);
     let mut local_of_label: Vec<Option<u32>> = vec![None; grouping.labels.len()];
     let mut group_labels = Vec::new();
     let mut group_of = Vec::with_capacity(tasks.len());
@@ -278,6 +329,10 @@ fn prepare_pair(
         group_labels,
         group_sd,
         resource,
+        truth_diffs,
+        truth_units,
+        steps_run,
+        steps_full,
         cost_key,
         left_out,
         quota_schedule,

@@ -25,7 +25,7 @@ use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
 use super::rules::{Action, Decision, Detail, LocalTails, Observed, RuleContext, TailCache};
 use super::settings::{BudgetMeasure, Monitor, ReplaySettings, SettingError};
 use super::streams::StreamKey;
-use super::tally::{CaseCounts, PairTally};
+use super::tally::{CaseCounts, PairTally, StepSums};
 use crate::dataset::Dataset;
 use std::sync::Arc;
 
@@ -548,11 +548,8 @@ fn tally_pair_records(
         .iter()
         .map(|&t| pair.completed_promotes(t, prep.scale))
         .collect();
-    let mut tally = PairTally {
-        counts: vec![CaseCounts::default(); thresholds * budgets],
-        missing: vec![0; pair.group_sizes.len() * budgets],
-        observed: vec![0; budgets],
-    };
+    let mut tally = PairTally::new(pair, thresholds, budgets);
+    let mut step_sums = StepSums::default();
     let mut order = Vec::with_capacity(pair.tasks.len());
     let mut order_scratch = OrderScratch::default();
     // Under the tasks measure no budget looks past the last grid prefix, so orders stop there; the prefix
@@ -600,6 +597,7 @@ fn tally_pair_records(
         }
         shown_wrong.clear();
         shown_wrong.resize(thresholds, false);
+        step_sums.fill(pair, &order);
         let decide = |look: Look, snapshot: &Snapshot, out: &mut Vec<Decision>| {
             let remembered = actions.recall(snapshot);
             match remembered {
@@ -616,7 +614,7 @@ fn tally_pair_records(
             &mut scratch,
             decide,
             |b, snapshot, standing| {
-                tally.observed[b] += u64::from(snapshot.k);
+                tally.see_prefix(pair, b, snapshot.k, step_sums.at(snapshot.k));
                 for (g, (&c, &required)) in snapshot
                     .group_counts
                     .iter()

@@ -197,15 +197,21 @@ pub enum BudgetMeasure {
     PairSeconds,
     Cost,
     PairCost,
+    /// Steps the tested system's runs consumed (early-stopped runs count the steps they ran).
+    Steps,
+    /// Steps both systems' runs consumed.
+    PairSteps,
 }
 
 impl BudgetMeasure {
-    pub const ALL: [BudgetMeasure; 5] = [
+    pub const ALL: [BudgetMeasure; 7] = [
         BudgetMeasure::Tasks,
         BudgetMeasure::Seconds,
         BudgetMeasure::PairSeconds,
         BudgetMeasure::Cost,
         BudgetMeasure::PairCost,
+        BudgetMeasure::Steps,
+        BudgetMeasure::PairSteps,
     ];
 
     pub fn name(self) -> &'static str {
@@ -215,6 +221,8 @@ impl BudgetMeasure {
             BudgetMeasure::PairSeconds => "pair-seconds",
             BudgetMeasure::Cost => "cost",
             BudgetMeasure::PairCost => "pair-cost",
+            BudgetMeasure::Steps => "steps",
+            BudgetMeasure::PairSteps => "pair-steps",
         }
     }
 
@@ -813,6 +821,19 @@ impl ReplaySettings {
         if let Some(name) = &self.group_column {
             dataset.resolve_group_column(Some(name))?;
         }
+        if dataset.early.is_some()
+            && matches!(
+                self.measure,
+                BudgetMeasure::Cost
+                    | BudgetMeasure::PairCost
+                    | BudgetMeasure::Seconds
+                    | BudgetMeasure::PairSeconds
+            )
+        {
+            return Err(Inconsistent(
+                "with early outcomes a budget counts tasks or steps: the halting records do not say what cost or seconds the early-stopped runs consumed",
+            ));
+        }
         let cost_order = matches!(self.policy.order, OrderKind::Cost | OrderKind::PairCost);
         let needs_cost =
             cost_order || matches!(self.measure, BudgetMeasure::Cost | BudgetMeasure::PairCost);
@@ -834,6 +855,16 @@ impl ReplaySettings {
             return Err(SettingError::MissingColumn {
                 needed_by: format!("budget measure '{}'", self.measure.name()),
                 column: "seconds",
+            });
+        }
+        if matches!(
+            self.measure,
+            BudgetMeasure::Steps | BudgetMeasure::PairSteps
+        ) && dataset.early.is_none()
+        {
+            return Err(SettingError::MissingColumn {
+                needed_by: format!("budget measure '{}'", self.measure.name()),
+                column: "steps (of early-stopped runs: give --early FILE)",
             });
         }
         Ok(())

@@ -25,6 +25,40 @@ pub struct ReplayReport {
     /// Pairs and groups at one budget (`--pairs-at`, the explorer's exports); absent otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub pairs_at: Vec<ReplayAt>,
+    /// Where the early-stopped outcomes came from (`replay --early`); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub early: Option<EarlySource>,
+}
+
+/// The halting records a replay read its observed outcomes from.
+#[derive(Debug, Clone, Serialize)]
+pub struct EarlySource {
+    pub file: String,
+    pub tau: f64,
+    pub trajectories: usize,
+    pub halted: usize,
+}
+
+impl EarlySource {
+    pub fn of(early: &crate::dataset::EarlyOutcomes) -> Self {
+        EarlySource {
+            file: early.file.clone(),
+            tau: early.tau,
+            trajectories: early.trajectories,
+            halted: early.halted,
+        }
+    }
+
+    /// The line the text and Markdown reports open with.
+    fn describe(&self) -> String {
+        format!(
+            "observed outcomes: early-stopped at τ {} ({}: {} of {} trajectories halted before their last step); the truth is the completed record",
+            trim_number(self.tau),
+            self.file,
+            self.halted,
+            self.trajectories
+        )
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -76,6 +110,11 @@ impl ResultBlock {
     /// Whether the block's policy was watched sequentially (its tables add the ever-wrong column).
     pub fn is_sequential(&self) -> bool {
         self.monitor == Monitor::Sequential.name()
+    }
+
+    /// Whether observed outcomes were early-stopped ones (its tables add the savings).
+    pub fn has_early(&self) -> bool {
+        self.rows.iter().any(|r| r.joint_saving.is_some())
     }
 
     /// Whether pairs were decided in families (its tables add the family-wise error and the false
@@ -182,6 +221,7 @@ impl ReplayReport {
             results,
             notes,
             pairs_at: Vec::new(),
+            early: None,
         }
     }
 
@@ -241,13 +281,13 @@ impl Render for ReplayReport {
         }
         writeln!(
             out,
-            "preset,threshold_pp,budget,orders,pairs,cases,fpr,frr,coverage_failure,unresolved,unresolved_lo,unresolved_hi,accuracy,promote_rate,reject_rate,mean_observed,sufficient,errors_and_coverage_met,monitor,ever_wrong,family,adjust,fwer,false_decision_rate"
+            "preset,threshold_pp,budget,orders,pairs,cases,fpr,frr,coverage_failure,unresolved,unresolved_lo,unresolved_hi,accuracy,promote_rate,reject_rate,mean_observed,sufficient,errors_and_coverage_met,monitor,ever_wrong,family,adjust,fwer,false_decision_rate,tasks_not_run,steps_not_run_inside,joint_saving"
         )?;
         for block in &self.results {
             for row in &block.rows {
                 writeln!(
                     out,
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                     csv_field(&block.preset),
                     trim_number(block.threshold_pp),
                     trim_number(row.budget),
@@ -271,7 +311,10 @@ impl Render for ReplayReport {
                     block.family,
                     block.adjust,
                     row.fwer,
-                    optional(row.false_decision_rate)
+                    optional(row.false_decision_rate),
+                    optional(row.tasks_not_run),
+                    optional(row.steps_not_run_inside),
+                    optional(row.joint_saving)
                 )?;
             }
         }
@@ -279,6 +322,10 @@ impl Render for ReplayReport {
     }
 
     fn write_text<W: Write>(&self, out: &mut W, width: usize) -> io::Result<()> {
+        if let Some(early) = &self.early {
+            writeln!(out, "{}", early.describe())?;
+            writeln!(out)?;
+        }
         let mut previous: Option<&str> = None;
         for block in &self.results {
             if previous != Some(block.preset.as_str()) {
@@ -310,6 +357,7 @@ impl Render for ReplayReport {
             // Under sequential monitoring the ever-wrong share is the figure that tells valid from invalid.
             let sequential = block.is_sequential();
             let families = block.has_families();
+            let early = block.has_early();
             let rows: Vec<Vec<String>> = block
                 .rows
                 .iter()
@@ -326,6 +374,12 @@ impl Render for ReplayReport {
                     if families {
                         cells.push(percent(r.fwer));
                         cells.push(optional_percent(r.false_decision_rate));
+                    }
+                    if early {
+                        cells.extend(
+                            [r.tasks_not_run, r.steps_not_run_inside, r.joint_saving]
+                                .map(optional_percent),
+                        );
                     }
                     cells.extend([
                         percent(r.coverage_failure),
@@ -350,6 +404,10 @@ impl Render for ReplayReport {
                 header.extend(["FWER", "false dec."]);
                 align.extend([Align::Right, Align::Right]);
             }
+            if early {
+                header.extend(["tasks not run", "steps not run inside", "joint saving"]);
+                align.extend([Align::Right; 3]);
+            }
             header.extend(["cov.fail", "unresolved", "95% interval", "sufficient"]);
             align.extend([Align::Right, Align::Right, Align::Left, Align::Left]);
             write!(out, "{}", render(&header, &align, &rows, width, 4))?;
@@ -365,6 +423,10 @@ impl Render for ReplayReport {
     }
 
     fn write_markdown<W: Write>(&self, out: &mut W) -> io::Result<()> {
+        if let Some(early) = &self.early {
+            writeln!(out, "{}.", early.describe())?;
+            writeln!(out)?;
+        }
         for block in &self.results {
             writeln!(
                 out,
@@ -383,26 +445,33 @@ impl Render for ReplayReport {
             writeln!(out)?;
             let sequential = block.is_sequential();
             let families = block.has_families();
+            let early = block.has_early();
             writeln!(
                 out,
-                "| budget | tasks | FPR | FRR |{}{} coverage failure | unresolved | 95% interval | sufficient |",
+                "| budget | tasks | FPR | FRR |{}{}{} coverage failure | unresolved | 95% interval | sufficient |",
                 if sequential { " ever-wrong |" } else { "" },
                 if families {
                     " FWER | false decisions |"
+                } else {
+                    ""
+                },
+                if early {
+                    " tasks not run | steps not run inside | joint saving |"
                 } else {
                     ""
                 }
             )?;
             writeln!(
                 out,
-                "|---:|---:|---:|---:|{}{}---:|---:|---|---|",
+                "|---:|---:|---:|---:|{}{}{}---:|---:|---|---|",
                 if sequential { "---:|" } else { "" },
-                if families { "---:|---:|" } else { "" }
+                if families { "---:|---:|" } else { "" },
+                if early { "---:|---:|---:|" } else { "" }
             )?;
             for r in &block.rows {
                 writeln!(
                     out,
-                    "| {} | {:.1} | {} | {} |{}{} {} | {} | {} | {} |",
+                    "| {} | {:.1} | {} | {} |{}{}{} {} | {} | {} | {} |",
                     percent(r.budget),
                     r.mean_observed,
                     optional_percent(r.fpr),
@@ -418,6 +487,13 @@ impl Render for ReplayReport {
                             percent(r.fwer),
                             optional_percent(r.false_decision_rate)
                         )
+                    } else {
+                        String::new()
+                    },
+                    if early {
+                        [r.tasks_not_run, r.steps_not_run_inside, r.joint_saving]
+                            .map(|x| format!(" {} |", optional_percent(x)))
+                            .concat()
                     } else {
                         String::new()
                     },

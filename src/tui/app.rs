@@ -784,10 +784,16 @@ impl App {
                     .into_iter()
                     .filter(|m| match m {
                         BudgetMeasure::Tasks => true,
+                        // Early-stopped runs say what steps they consumed, not what cost or time.
                         BudgetMeasure::Seconds | BudgetMeasure::PairSeconds => {
-                            self.base.seconds.is_some()
+                            self.base.seconds.is_some() && self.base.early.is_none()
                         }
-                        BudgetMeasure::Cost | BudgetMeasure::PairCost => self.base.cost.is_some(),
+                        BudgetMeasure::Cost | BudgetMeasure::PairCost => {
+                            self.base.cost.is_some() && self.base.early.is_none()
+                        }
+                        BudgetMeasure::Steps | BudgetMeasure::PairSteps => {
+                            self.base.early.is_some()
+                        }
                     })
                     .collect();
                 if available.len() == 1 {

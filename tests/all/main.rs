@@ -5,6 +5,7 @@ mod by_hand;
 mod cli;
 mod common;
 mod e2e;
+mod early_replay;
 mod engine;
 mod import;
 mod loading;
