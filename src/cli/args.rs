@@ -46,6 +46,20 @@ pub struct ExploreFlags {
     /// Enable the mouse: click or drag the budget slider, scroll the pair table.
     #[arg(long)]
     pub mouse: bool,
+    /// Step-level trajectories for the early-outcome view (SPEC §11 steps table; with --outcomes).
+    /// Without record files, the outcomes table is also the record the other views replay.
+    #[arg(long, value_name = "FILE", requires = "outcomes")]
+    pub steps: Option<PathBuf>,
+    /// The trajectories' outcomes table (system, task, run, outcome, steps; with --steps).
+    #[arg(long, value_name = "FILE", requires = "steps")]
+    pub outcomes: Option<PathBuf>,
+    /// Protocol of the early-outcome view: loao, loso, no-same-model, task-folds (default as in
+    /// `pareval early`).
+    #[arg(long, value_name = "NAME", requires = "steps")]
+    pub early_protocol: Option<String>,
+    /// Trees per model in the early-outcome view.
+    #[arg(long, value_name = "N", default_value_t = 50, requires = "steps")]
+    pub early_trees: usize,
 }
 
 #[derive(Debug, Subcommand)]
@@ -54,7 +68,9 @@ pub enum Command {
     #[command(
         long_about = "Open records in the interactive explorer: scrub a budget slider, switch thresholds, \
         group columns, task orders and policies, and watch the unresolved-rate curves, per-pair decisions and \
-        coverage gaps redraw while a background worker replays. Press ? inside for the keys."
+        coverage gaps redraw while a background worker replays. With --steps and --outcomes it adds the \
+        early-outcome view (and, without record files, replays the outcomes table). Press ? inside for the keys.",
+        mut_arg("files", |a| a.required(false))
     )]
     Explore(ExploreArgs),
     /// Summarise records: systems, tasks, group columns, cost and time, directed pairs.

@@ -565,8 +565,15 @@ fn explore(
         .as_deref()
         .map(crate::tui::config::load_session)
         .transpose()?;
+    let early = match (&flags.steps, &flags.outcomes) {
+        (Some(steps), Some(outcomes)) => Some(early_job(steps, outcomes, flags)?),
+        _ => None,
+    };
     let files: Vec<PathBuf> = if !files.is_empty() {
         files.to_vec()
+    } else if let Some(outcomes) = &flags.outcomes {
+        // The trajectories' outcomes are a record too (system, task, run, outcome).
+        vec![outcomes.clone()]
     } else if let Some(session) = &session {
         session.files.iter().map(PathBuf::from).collect()
     } else {
@@ -580,6 +587,53 @@ fn explore(
         config,
         session,
         mouse,
+        early,
     })
     .map_err(CliError::from)
+}
+
+/// The explorer's early-outcome job: the trajectories loaded and checked up front (bad input stops
+/// the explorer from opening, with the same message as `pareval early`), trained in the background.
+fn early_job(
+    steps: &Path,
+    outcomes: &Path,
+    flags: &args::ExploreFlags,
+) -> Result<(crate::tui::early::EarlyJob, String), CliError> {
+    use crate::early::protocol::Protocol;
+    let data = crate::data::trajectories::load_trajectories(
+        steps,
+        outcomes,
+        None,
+        &crate::data::ColumnMap::default(),
+    )?;
+    let protocol = match &flags.early_protocol {
+        Some(name) => Protocol::parse(name).map_err(settings::flag("--early-protocol"))?,
+        None => Protocol::default_for(&data),
+    };
+    if flags.early_trees == 0 {
+        return Err(CliError::Input(
+            "--early-trees must be at least 1".to_string(),
+        ));
+    }
+    // The protocol's refusals (one system under loao, no scaffold under loso) before the screen opens.
+    crate::early::protocol::folds(&data, protocol, 0)
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    let describe = format!(
+        "{} trajectories of {} systems, {}, {} trees per model",
+        data.trajectories.len(),
+        data.systems.len(),
+        protocol.name(),
+        flags.early_trees
+    );
+    let job = crate::tui::early::EarlyJob {
+        data: std::sync::Arc::new(data),
+        protocol,
+        features: crate::early::features::FeatureSettings::default(),
+        model: crate::early::model::ModelSettings {
+            iterations: flags.early_trees,
+            ..crate::early::model::ModelSettings::default()
+        },
+        delta: 0.0,
+    };
+    Ok((job, describe))
 }

@@ -21,6 +21,8 @@ pub enum EarlyError {
     Protocol(#[from] ProtocolError),
     #[error("fold '{fold}': {error}")]
     Model { fold: String, error: ModelError },
+    #[error("stopped before every fold was trained")]
+    Stopped,
 }
 
 /// One system's resolve rate on the full and on the early outcomes.
@@ -75,6 +77,18 @@ pub fn predict(
     features: FeatureSettings,
     model: ModelSettings,
 ) -> Result<Predictions, EarlyError> {
+    predict_watched(data, protocol, features, model, &|_, _| true)
+}
+
+/// [`predict`], telling `watch(folds done, folds)` before each fold and after the last; it stops
+/// with [`EarlyError::Stopped`] when `watch` returns false (the explorer's training thread).
+pub fn predict_watched(
+    data: &Trajectories,
+    protocol: Protocol,
+    features: FeatureSettings,
+    model: ModelSettings,
+    watch: &dyn Fn(usize, usize) -> bool,
+) -> Result<Predictions, EarlyError> {
     let n = data.trajectories.len();
     let mut out = Predictions {
         success: vec![None; n],
@@ -82,7 +96,12 @@ pub fn predict(
         folds: Vec::new(),
         fold_of: vec![None; n],
     };
-    for fold in folds(data, protocol, model.seed)? {
+    let all = folds(data, protocol, model.seed)?;
+    let total = all.len();
+    for (done, fold) in all.into_iter().enumerate() {
+        if !watch(done, total) {
+            return Err(EarlyError::Stopped);
+        }
         let train: Vec<_> = fold.train.iter().map(|&i| &data.trajectories[i]).collect();
         let featurizer = Featurizer::fit(&train, features);
         let models =
@@ -114,6 +133,7 @@ pub fn predict(
         }
         out.folds.push(fold.name);
     }
+    watch(total, total);
     Ok(out)
 }
 

@@ -191,6 +191,8 @@ pub enum Tab {
     Main,
     Coverage,
     Proxy,
+    /// Early outcome prediction (only when the explorer was given step-level trajectories).
+    Early,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -344,6 +346,8 @@ pub enum Action {
     /// The proxy view: next selection method, next protocol; a proxy curve arrived.
     CycleProxyMethod,
     CycleProxyProtocol,
+    /// The early-outcome training thread reported.
+    Early(super::early::EarlyEvent),
     ProxyFinished {
         generation: u64,
         outcome: Result<Arc<crate::proxy::ProxyEvaluation>, crate::proxy::ProxyError>,
@@ -399,6 +403,8 @@ pub struct App {
     /// The proxy curve of the current settings (None until the worker sends it) or why it failed.
     pub proxy: Option<Arc<crate::proxy::ProxyEvaluation>>,
     pub proxy_error: Option<String>,
+    /// The early-outcome view, when the explorer was given trajectories (`--steps`, `--outcomes`).
+    pub early: Option<super::early::EarlyPanel>,
 }
 
 impl App {
@@ -441,6 +447,7 @@ impl App {
             selector: None,
             proxy: None,
             proxy_error: None,
+            early: None,
         };
         app.clamp_view();
         let effect = app.recompute();
@@ -552,9 +559,52 @@ impl App {
         text
     }
 
+    /// Adds the early-outcome view and shows it.
+    pub fn attach_early(&mut self, panel: super::early::EarlyPanel) {
+        self.early = Some(panel);
+        self.view.tab = Tab::Early;
+    }
+
+    /// In the early-outcome view, the slider, selection and drill-down keys act on it; returns the
+    /// action back when the view does not take it.
+    fn on_early(&mut self, action: Action) -> Option<Action> {
+        let overlay = self.help.is_some() || self.selector.is_some();
+        let Some(panel) = self.early.as_mut() else {
+            return Some(action);
+        };
+        if let Action::Early(event) = action {
+            panel.on_event(event);
+            return None;
+        }
+        if self.view.tab != Tab::Early || overlay {
+            return Some(action);
+        }
+        match action {
+            Action::BudgetPrev => panel.move_tau(-1),
+            Action::BudgetNext => panel.move_tau(1),
+            Action::BudgetFirst => panel.set_tau(0),
+            Action::BudgetLast => panel.set_tau(usize::MAX),
+            Action::BudgetAt(index) => panel.set_tau(index),
+            Action::SelectUp => panel.select(-1),
+            Action::SelectDown => panel.select(1),
+            Action::PageUp => panel.select(-10),
+            Action::PageDown => panel.select(10),
+            Action::OpenDrill => panel.open_drill(),
+            Action::DrillPrevOrder => panel.select(-1),
+            Action::DrillNextOrder => panel.select(1),
+            Action::CloseOverlay if panel.drill.is_some() => panel.drill = None,
+            other => return Some(other),
+        }
+        None
+    }
+
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         let mut effects = Vec::new();
+        let Some(action) = self.on_early(action) else {
+            return effects;
+        };
         match action {
+            Action::Early(_) => {}
             Action::ReplayFinished { .. } | Action::ProxyFinished { .. } => self.on_result(action),
             Action::BudgetPrev
             | Action::BudgetNext
@@ -997,7 +1047,8 @@ impl App {
                 self.view.tab = match self.view.tab {
                     Tab::Main => Tab::Coverage,
                     Tab::Coverage => Tab::Proxy,
-                    Tab::Proxy => Tab::Main,
+                    Tab::Proxy if self.early.is_some() => Tab::Early,
+                    Tab::Proxy | Tab::Early => Tab::Main,
                 }
             }
             Action::CyclePairFilter => {

@@ -90,7 +90,11 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: "Tab",
-        what: "main view / coverage gaps",
+        what: "main view / coverage gaps / proxies / early outcomes (with --steps)",
+    },
+    Binding {
+        keys: "early: ←→ ↑↓ Enter",
+        what: "τ slider, system row, one trajectory's probabilities by step",
     },
     Binding {
         keys: "↑ ↓  j k  PgUp PgDn",

@@ -6,6 +6,8 @@
 
 pub mod app;
 pub mod config;
+pub mod early;
+pub mod early_view;
 pub mod export;
 pub mod keys;
 pub mod view;
@@ -36,11 +38,14 @@ pub struct ExploreOptions {
     pub session: Option<Session>,
     /// Mouse support (opt-in).
     pub mouse: bool,
+    /// Trajectories to train the early-outcome view on (in the background), with its description.
+    pub early: Option<(early::EarlyJob, String)>,
 }
 
 enum Event {
     Terminal(TermEvent),
     Worker(WorkerEvent),
+    Early(early::EarlyEvent),
 }
 
 /// Autoplay advances one budget per beat: slow enough to read the screen on a projector.
@@ -137,6 +142,19 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
             .map_err(terminal_error("enable the mouse"))?;
     }
     let stop = Arc::new(AtomicBool::new(false));
+    if let Some((job, describe)) = &options.early {
+        app.attach_early(early::EarlyPanel::new(describe.clone()));
+        let early_sender = std::sync::Mutex::new(sender.clone());
+        // Detached: it checks `stop` between folds, and quitting never waits for a fold to finish.
+        let started = early::spawn(job.clone(), stop.clone(), move |event| {
+            if let Ok(sender) = early_sender.lock() {
+                let _ = sender.send(Event::Early(event));
+            }
+        });
+        if started.is_none() {
+            app.status = "✗ cannot start the early-outcome training thread".to_string();
+        }
+    }
     let input = {
         let (stop, sender) = (stop.clone(), sender.clone());
         std::thread::spawn(move || {
@@ -238,6 +256,7 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
                 mouse_action(&app, mouse, slider_area)
             }
             Ok(Event::Terminal(_)) => None,
+            Ok(Event::Early(event)) => Some(Action::Early(event)),
             Ok(Event::Worker(WorkerEvent::Finished {
                 generation,
                 outcome,

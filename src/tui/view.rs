@@ -116,11 +116,23 @@ pub fn draw(frame: &mut Frame, app: &App, theme: Theme) {
     ])
     .areas(area);
     draw_header(frame, app, theme, header);
-    draw_slider(frame, app, theme, slider);
-    match app.view.tab {
-        Tab::Main => draw_main(frame, app, theme, body),
-        Tab::Coverage => draw_coverage(frame, app, theme, body),
-        Tab::Proxy => draw_proxy(frame, app, theme, body),
+    match (app.view.tab, &app.early) {
+        (Tab::Early, Some(panel)) => {
+            super::early_view::draw_slider(frame, panel, theme, slider);
+            super::early_view::draw_body(frame, panel, theme, body);
+        }
+        (Tab::Main | Tab::Early, _) => {
+            draw_slider(frame, app, theme, slider);
+            draw_main(frame, app, theme, body);
+        }
+        (Tab::Coverage, _) => {
+            draw_slider(frame, app, theme, slider);
+            draw_coverage(frame, app, theme, body);
+        }
+        (Tab::Proxy, _) => {
+            draw_slider(frame, app, theme, slider);
+            draw_proxy(frame, app, theme, body);
+        }
     }
     draw_footer(frame, app, theme, footer);
     if app.drill.is_some() {
@@ -939,6 +951,8 @@ fn draw_footer(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
             theme.good()
         };
         Line::from(Span::styled(app.status.clone(), style))
+    } else if app.view.tab == Tab::Early && app.early.is_some() {
+        Line::from(Span::styled(super::early_view::EARLY_FOOTER, theme.dim()))
     } else {
         Line::from(Span::styled(FOOTER, theme.dim()))
     };

@@ -1089,3 +1089,164 @@ fn family_switches_show_the_family_wise_error() {
     assert!(!app.pending());
     snapshot("switch_family", &render(&app, 120, 40));
 }
+
+/// Two systems × 30 tasks of 15 steps whose actions give the outcome away after step 5.
+fn synthetic_trajectories() -> pareval::early::Trajectories {
+    use pareval::early::trajectories::{StepFields, SystemInfo};
+    use pareval::early::{Step, Trajectory};
+    let mut trajectories = Vec::new();
+    for system in 0..2u32 {
+        for task in 0..30u32 {
+            let success = (task + system) % 3 == 0;
+            let steps = (1..=15)
+                .map(|k| Step {
+                    action: Some(
+                        match (k > 5, success) {
+                            (false, _) => "ls",
+                            (true, true) => "pytest passed",
+                            (true, false) => "retry failed",
+                        }
+                        .to_string(),
+                    ),
+                    is_error: Some(k > 5 && !success),
+                    ..Step::default()
+                })
+                .collect();
+            trajectories.push(Trajectory {
+                system,
+                task,
+                run: "0".to_string(),
+                outcome: f64::from(u8::from(success)),
+                steps,
+            });
+        }
+    }
+    pareval::early::Trajectories {
+        systems: ["agent-a", "agent-b"]
+            .map(|name| SystemInfo {
+                name: name.to_string(),
+                ..SystemInfo::default()
+            })
+            .to_vec(),
+        tasks: (0..30).map(|t| format!("task-{t:02}")).collect(),
+        trajectories,
+        fields: StepFields {
+            action: true,
+            is_error: true,
+            ..StepFields::default()
+        },
+        inputs: Vec::new(),
+    }
+}
+
+#[test]
+fn the_early_view_trains_in_the_background_and_follows_the_tau_slider() {
+    use pareval::early::features::FeatureSettings;
+    use pareval::early::model::ModelSettings;
+    use pareval::early::protocol::Protocol;
+    use pareval::tui::app::Tab;
+    use pareval::tui::early::{EarlyEvent, EarlyJob, EarlyPanel, compute};
+    let mut app = sample_app(20);
+    app.attach_early(EarlyPanel::new("synthetic".to_string()));
+    assert_eq!(app.view.tab, Tab::Early);
+    act(
+        &mut app,
+        Action::Early(EarlyEvent::Progress { done: 1, total: 2 }),
+    );
+    let screen = render(&app, 120, 40);
+    assert!(screen.contains("training fold 2 of 2"), "{screen}");
+    assert!(screen.contains("[██████"), "{screen}");
+    let job = EarlyJob {
+        data: Arc::new(synthetic_trajectories()),
+        protocol: Protocol::Loao,
+        features: FeatureSettings::default(),
+        model: ModelSettings {
+            iterations: 10,
+            min_steps: 5,
+            ..ModelSettings::default()
+        },
+        delta: 0.0,
+    };
+    let folds = Mutex::new(Vec::new());
+    let result = compute(&job, &|done, total| {
+        folds.lock().expect("lock").push((done, total));
+        true
+    })
+    .expect("train");
+    assert_eq!(
+        folds.into_inner().expect("folds"),
+        vec![(0, 2), (1, 2), (2, 2)]
+    );
+    // Stopping between folds (the explorer quit) ends the job without a result.
+    assert!(compute(&job, &|done, _| done == 0).is_err());
+    act(
+        &mut app,
+        Action::Early(EarlyEvent::Finished(Ok(Arc::new(result)))),
+    );
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains("resolve rate per system at τ 0.95"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("agent-a") && screen.contains("agent-b"),
+        "{screen}"
+    );
+    // The slider moves τ, and the table and summary follow without any recomputation.
+    act(&mut app, Action::BudgetPrev);
+    let screen = render(&app, 120, 40);
+    assert!(screen.contains("τ 0.94"), "{screen}");
+    act(&mut app, Action::BudgetFirst);
+    let panel = app.early.as_ref().expect("panel");
+    assert_eq!(panel.tau_value(), 0.55);
+    // The outcome shows after step 5 of 15: at τ 0.55 nearly every trajectory halts early.
+    let current = panel.current().expect("metrics");
+    assert!(
+        current.coverage > 0.5 && current.steps_saved > 0.3,
+        "{current:?}"
+    );
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains(&format!(
+            "halted {}",
+            pareval::format::percent(current.coverage)
+        )),
+        "{screen}"
+    );
+    // The drill-down shows one trajectory's probabilities, the thresholds and the halting step.
+    act(&mut app, Action::SelectDown);
+    act(&mut app, Action::OpenDrill);
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains("calibrated probabilities by step"),
+        "{screen}"
+    );
+    assert!(screen.contains("agent-b ·"), "{screen}");
+    assert!(screen.contains("halted after step"), "{screen}");
+    act(&mut app, Action::DrillNextOrder);
+    assert_eq!(app.early.as_ref().and_then(|p| p.drill), Some(1));
+    act(&mut app, Action::CloseOverlay);
+    assert!(app.early.as_ref().is_some_and(|p| p.drill.is_none()));
+    // Tab goes round every view and back to this one; elsewhere the slider is the budget again.
+    act(&mut app, Action::NextTab);
+    assert_eq!(app.view.tab, Tab::Main);
+    let budget = app.view.budget;
+    act(&mut app, Action::BudgetNext);
+    assert_eq!(app.view.budget, budget + 1);
+    for _ in 0..3 {
+        act(&mut app, Action::NextTab);
+    }
+    assert_eq!(app.view.tab, Tab::Early);
+    // A failed training says why.
+    act(
+        &mut app,
+        Action::Early(EarlyEvent::Finished(Err(
+            "fold 'x': nothing to learn".to_string()
+        ))),
+    );
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains("✗ early outcome prediction failed: fold 'x'"),
+        "{screen}"
+    );
+}

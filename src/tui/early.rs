@@ -1,0 +1,240 @@
+//! The explorer's early-outcome view (SPEC §11): the job the training thread runs (every fold of the
+//! protocol, then the τ sweep on a fine grid), what it reports, and the view's state: the τ slider,
+//! the selected system, and the drill-down of one trajectory. Everything the view draws at a τ is
+//! computed once when training ends, so moving the slider only indexes into it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+
+use crate::early::evaluate::{Predictions, TauResult, predict_watched, sweep};
+use crate::early::features::FeatureSettings;
+use crate::early::halting::{Halt, Thresholds, halt};
+use crate::early::model::ModelSettings;
+use crate::early::protocol::Protocol;
+use crate::early::trajectories::Trajectories;
+
+/// The slider's τ: 0.55, 0.56, …, 0.99.
+pub fn tau_grid() -> Vec<f64> {
+    (55..=99).map(|i| f64::from(i) / 100.0).collect()
+}
+
+/// The slider starts at τ = 0.95, the SPEC's headline threshold.
+const START_TAU: f64 = 0.95;
+
+/// What to train.
+#[derive(Clone)]
+pub struct EarlyJob {
+    pub data: Arc<Trajectories>,
+    pub protocol: Protocol,
+    pub features: FeatureSettings,
+    pub model: ModelSettings,
+    /// The pair-decision threshold of the leaderboard agreement (0.05 = 5 pp).
+    pub delta: f64,
+}
+
+/// The trained predictions and the sweep over [`tau_grid`].
+pub struct EarlyResult {
+    pub data: Arc<Trajectories>,
+    pub protocol: Protocol,
+    pub trees: usize,
+    pub predictions: Predictions,
+    pub taus: Vec<f64>,
+    pub sweep: Vec<TauResult>,
+}
+
+/// What the training thread reports.
+#[derive(Clone)]
+pub enum EarlyEvent {
+    Progress { done: usize, total: usize },
+    Finished(Result<Arc<EarlyResult>, String>),
+}
+
+/// Trains every fold and sweeps τ; `watch(done, total)` hears each fold and may stop the job.
+pub fn compute(
+    job: &EarlyJob,
+    watch: &dyn Fn(usize, usize) -> bool,
+) -> Result<EarlyResult, String> {
+    let predictions = predict_watched(&job.data, job.protocol, job.features, job.model, watch)
+        .map_err(|e| e.to_string())?;
+    let taus = tau_grid();
+    let sweep = sweep(&job.data, &predictions, job.protocol, &taus, job.delta);
+    Ok(EarlyResult {
+        data: job.data.clone(),
+        protocol: job.protocol,
+        trees: job.model.iterations,
+        predictions,
+        taus,
+        sweep,
+    })
+}
+
+/// Runs the job on its own thread, reporting progress and the result; it stops between folds once
+/// `stop` is set (the explorer quit).
+pub fn spawn(
+    job: EarlyJob,
+    stop: Arc<AtomicBool>,
+    report: impl Fn(EarlyEvent) + Send + Sync + 'static,
+) -> Option<JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("pareval-early".to_string())
+        .spawn(move || {
+            let watch = |done: usize, total: usize| {
+                report(EarlyEvent::Progress { done, total });
+                !stop.load(Ordering::Relaxed)
+            };
+            let outcome = compute(&job, &watch).map(Arc::new);
+            if !stop.load(Ordering::Relaxed) {
+                report(EarlyEvent::Finished(outcome));
+            }
+        })
+        .ok()
+}
+
+/// Where training stands.
+pub enum EarlyStatus {
+    Training { done: usize, total: usize },
+    Ready(Arc<EarlyResult>),
+    Failed(String),
+}
+
+/// The view's state.
+pub struct EarlyPanel {
+    pub status: EarlyStatus,
+    /// Index into [`tau_grid`].
+    pub tau: usize,
+    /// The selected row of the per-system table.
+    pub selected: usize,
+    /// The drill-down: which of the selected system's tested trajectories is shown.
+    pub drill: Option<usize>,
+    /// What is trained, for the header (protocol, trees, files).
+    pub describe: String,
+}
+
+impl EarlyPanel {
+    pub fn new(describe: String) -> Self {
+        let grid = tau_grid();
+        EarlyPanel {
+            status: EarlyStatus::Training { done: 0, total: 0 },
+            tau: grid
+                .iter()
+                .position(|&t| (t - START_TAU).abs() < 1e-9)
+                .unwrap_or(0),
+            selected: 0,
+            drill: None,
+            describe,
+        }
+    }
+
+    pub fn on_event(&mut self, event: EarlyEvent) {
+        self.status = match event {
+            EarlyEvent::Progress { done, total } => match self.status {
+                EarlyStatus::Training { .. } => EarlyStatus::Training { done, total },
+                // A late progress report never hides a result.
+                _ => return,
+            },
+            EarlyEvent::Finished(Ok(result)) => EarlyStatus::Ready(result),
+            EarlyEvent::Finished(Err(error)) => EarlyStatus::Failed(error),
+        };
+    }
+
+    pub fn result(&self) -> Option<&EarlyResult> {
+        match &self.status {
+            EarlyStatus::Ready(result) => Some(result),
+            _ => None,
+        }
+    }
+
+    pub fn tau_value(&self) -> f64 {
+        tau_grid().get(self.tau).copied().unwrap_or(START_TAU)
+    }
+
+    /// The metrics at the slider's τ.
+    pub fn current(&self) -> Option<&TauResult> {
+        self.result().and_then(|r| r.sweep.get(self.tau))
+    }
+
+    /// Moves the τ cursor by `step` (clamped), or to an end.
+    pub fn move_tau(&mut self, step: isize) {
+        let last = tau_grid().len() as isize - 1;
+        self.tau = (self.tau as isize + step).clamp(0, last) as usize;
+    }
+
+    pub fn set_tau(&mut self, index: usize) {
+        self.tau = index.min(tau_grid().len() - 1);
+    }
+
+    fn systems(&self) -> usize {
+        self.current().map_or(0, |c| c.systems.len())
+    }
+
+    /// Up and down: the system row, or in the drill-down the trajectory.
+    pub fn select(&mut self, step: isize) {
+        match self.drill {
+            Some(index) => {
+                let count = self.drill_trajectories().len();
+                if count > 0 {
+                    self.drill = Some((index as isize + step).rem_euclid(count as isize) as usize);
+                }
+            }
+            None => {
+                let last = self.systems().saturating_sub(1) as isize;
+                self.selected = (self.selected as isize + step).clamp(0, last.max(0)) as usize;
+            }
+        }
+    }
+
+    pub fn open_drill(&mut self) {
+        if self.current().is_some() && !self.drill_trajectories().is_empty() {
+            self.drill = Some(0);
+        }
+    }
+
+    /// The tested trajectories of the selected system (indices into the trajectories), halted ones
+    /// first at the current τ so that the drill-down opens on a trajectory where something happened.
+    pub fn drill_trajectories(&self) -> Vec<usize> {
+        let (Some(result), Some(current)) = (self.result(), self.current()) else {
+            return Vec::new();
+        };
+        let Some(name) = current
+            .systems
+            .get(self.selected)
+            .map(|s| s.system.as_str())
+        else {
+            return Vec::new();
+        };
+        let tau = self.tau_value();
+        let mut list: Vec<(bool, usize)> = result
+            .data
+            .trajectories
+            .iter()
+            .enumerate()
+            .filter(|(i, t)| {
+                result.data.systems[t.system as usize].name == name
+                    && result.predictions.success[*i].is_some()
+            })
+            .map(|(i, _)| (halting(result, i, tau).fired.is_none(), i))
+            .collect();
+        list.sort();
+        list.into_iter().map(|(_, i)| i).collect()
+    }
+
+    /// The trajectory the drill-down shows.
+    pub fn drilled(&self) -> Option<usize> {
+        let index = self.drill?;
+        self.drill_trajectories().get(index).copied()
+    }
+}
+
+/// Where trajectory `i` halts at τ.
+pub fn halting(result: &EarlyResult, i: usize, tau: f64) -> Halt {
+    let t = &result.data.trajectories[i];
+    let empty = Vec::new();
+    halt(
+        result.predictions.success[i].as_ref().unwrap_or(&empty),
+        result.predictions.failure[i].as_ref().unwrap_or(&empty),
+        Thresholds::both(tau),
+        t.len(),
+        t.outcome,
+    )
+}

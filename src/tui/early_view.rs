@@ -1,0 +1,340 @@
+//! Drawing the early-outcome view: the τ slider, training progress, the steps-saved and accuracy
+//! curves against τ, the per-system table (full vs early resolve rate, Δ, halted) at the slider's τ,
+//! and the drill-down of one trajectory's success and failure probabilities step by step with both
+//! thresholds and the step where it halted. Everything is read from [`EarlyPanel`]; nothing is
+//! computed here beyond one trajectory's halting.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Axis, Block, Cell, Chart, Clear, Dataset, GraphType, Paragraph, Row, Table, TableState,
+};
+
+use super::early::{EarlyPanel, EarlyStatus, halting, tau_grid};
+use super::view::{Theme, slider_track};
+use crate::early::halting::Fired;
+use crate::format::percent;
+
+/// Keys of this view, shown in its footer.
+pub const EARLY_FOOTER: &str = "←→ τ  Home/End ends  ↑↓ system  Enter trajectory (↑↓ next)  Esc close  Tab view  ? help  q quit";
+
+/// The τ slider line and the summary at that τ.
+pub fn draw_slider(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Rect) {
+    let grid = tau_grid();
+    let track = slider_track(
+        grid.len(),
+        panel.tau,
+        None,
+        area.width.saturating_sub(16) as usize,
+    );
+    let first = Line::from(vec![
+        Span::styled(format!("τ {:>10.2} ", panel.tau_value()), theme.accent()),
+        Span::raw(track),
+    ]);
+    let second = match (&panel.status, panel.current()) {
+        (EarlyStatus::Ready(_), Some(c)) => format!(
+            "             halted {} · accuracy {} · steps saved {} · Spearman {} · pairs agree {}",
+            percent(c.coverage),
+            optional_percent(c.accuracy),
+            percent(c.steps_saved),
+            c.spearman.map_or("-".to_string(), |r| format!("{r:.3}")),
+            optional_percent(c.pair_agreement)
+        ),
+        (EarlyStatus::Training { done, total }, _) => {
+            format!("             training fold {} of {total} …", done + 1)
+        }
+        (EarlyStatus::Failed(error), _) => format!("             ✗ {error}"),
+        _ => String::new(),
+    };
+    frame.render_widget(
+        Paragraph::new(vec![first, Line::from(Span::styled(second, theme.dim()))]),
+        area,
+    );
+}
+
+fn optional_percent(x: Option<f64>) -> String {
+    x.map_or("-".to_string(), percent)
+}
+
+/// The body: curves on the left, the per-system table on the right (stacked on narrow terminals).
+pub fn draw_body(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Rect) {
+    let Some(result) = panel.result() else {
+        let text = match &panel.status {
+            EarlyStatus::Training { done, total } => {
+                let share = if *total == 0 {
+                    0.0
+                } else {
+                    *done as f64 / *total as f64
+                };
+                let width = usize::from(area.width.saturating_sub(10)).min(60);
+                let filled = (share * width as f64).round() as usize;
+                vec![
+                    Line::from(format!(
+                        "Training the success and failure models, fold {} of {total} ({})",
+                        (done + 1).min((*total).max(1)),
+                        panel.describe
+                    )),
+                    Line::from(format!(
+                        "[{}{}] {}",
+                        "█".repeat(filled),
+                        "·".repeat(width - filled),
+                        percent(share)
+                    )),
+                    Line::from(Span::styled(
+                        "The other views stay live meanwhile (Tab).",
+                        theme.dim(),
+                    )),
+                ]
+            }
+            EarlyStatus::Failed(error) => vec![Line::from(Span::styled(
+                format!("✗ early outcome prediction failed: {error}"),
+                theme.bad(),
+            ))],
+            EarlyStatus::Ready(_) => Vec::new(),
+        };
+        frame.render_widget(
+            Paragraph::new(text).block(Block::bordered().title(" early outcomes ")),
+            area,
+        );
+        return;
+    };
+    let [left, right] = if area.width >= 110 {
+        Layout::horizontal([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(area)
+    } else {
+        Layout::vertical([Constraint::Percentage(45), Constraint::Percentage(55)]).areas(area)
+    };
+    // Curves against τ (percent), with the slider's τ as a vertical line.
+    let taus = &result.taus;
+    let points = |pick: &dyn Fn(&crate::early::evaluate::TauResult) -> Option<f64>| {
+        taus.iter()
+            .zip(&result.sweep)
+            .filter_map(|(&t, r)| pick(r).map(|v| (t * 100.0, v * 100.0)))
+            .collect::<Vec<(f64, f64)>>()
+    };
+    let saved = points(&|r| Some(r.steps_saved));
+    let accuracy = points(&|r| r.accuracy);
+    let coverage = points(&|r| Some(r.coverage));
+    let x = panel.tau_value() * 100.0;
+    let cursor = vec![(x, 0.0), (x, 100.0)];
+    let (lo, hi) = (
+        taus.first().copied().unwrap_or(0.5) * 100.0,
+        taus.last().copied().unwrap_or(1.0) * 100.0,
+    );
+    let datasets = vec![
+        Dataset::default()
+            .name("steps saved")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(theme.good())
+            .data(&saved),
+        Dataset::default()
+            .name("accuracy of halts")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(theme.accent())
+            .data(&accuracy),
+        Dataset::default()
+            .name("halted")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(theme.warn())
+            .data(&coverage),
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(theme.dim())
+            .data(&cursor),
+    ];
+    let chart = Chart::new(datasets)
+        .block(Block::bordered().title(format!(
+            " vs τ · {} · AUC {} ",
+            result.protocol.name(),
+            result
+                .sweep
+                .first()
+                .and_then(|r| r.auc_success)
+                .map_or("-".to_string(), |a| format!("{a:.3}"))
+        )))
+        .x_axis(
+            Axis::default()
+                .bounds([lo, hi])
+                .style(theme.dim())
+                .labels(vec![
+                    format!("{:.2}", lo / 100.0),
+                    format!("{:.2}", hi / 100.0),
+                ]),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([0.0, 100.0])
+                .style(theme.dim())
+                .labels(vec!["0", "50", "100%"]),
+        );
+    frame.render_widget(chart, left);
+    draw_systems(frame, panel, theme, right);
+    if panel.drill.is_some() {
+        draw_trajectory(frame, panel, theme, area);
+    }
+}
+
+fn draw_systems(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Rect) {
+    let Some(current) = panel.current() else {
+        return;
+    };
+    let rows: Vec<Row> = current
+        .systems
+        .iter()
+        .map(|s| {
+            let delta_style = if s.delta_pp.abs() >= 5.0 {
+                theme.bad()
+            } else {
+                ratatui::style::Style::default()
+            };
+            Row::new(vec![
+                Cell::from(s.system.clone()),
+                Cell::from(percent(s.full)),
+                Cell::from(percent(s.early)),
+                Cell::from(Span::styled(format!("{:+.1}", s.delta_pp), delta_style)),
+                Cell::from(format!("{} of {}", s.halted, s.trajectories)),
+            ])
+        })
+        .collect();
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Min(20),
+            Constraint::Length(7),
+            Constraint::Length(7),
+            Constraint::Length(7),
+            Constraint::Length(12),
+        ],
+    )
+    .header(Row::new(vec!["system", "full", "early", "Δ pp", "halted"]).style(theme.dim()))
+    .row_highlight_style(theme.selected())
+    .block(Block::bordered().title(format!(
+        " resolve rate per system at τ {:.2} (Enter: a trajectory) ",
+        panel.tau_value()
+    )));
+    let mut state = TableState::default().with_selected(Some(panel.selected));
+    frame.render_stateful_widget(table, area, &mut state);
+}
+
+/// One trajectory: both probabilities at every prefix, the thresholds and where it halted.
+fn draw_trajectory(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Rect) {
+    let (Some(result), Some(i)) = (panel.result(), panel.drilled()) else {
+        return;
+    };
+    let t = &result.data.trajectories[i];
+    let tau = panel.tau_value();
+    let h = halting(result, i, tau);
+    let steps = |p: &Option<Vec<f64>>| -> Vec<(f64, f64)> {
+        p.iter()
+            .flatten()
+            .enumerate()
+            .map(|(k, &v)| ((k + 1) as f64, v * 100.0))
+            .collect()
+    };
+    let success = steps(&result.predictions.success[i]);
+    let failure = steps(&result.predictions.failure[i]);
+    let last = t.len().max(2) as f64;
+    let threshold = vec![(1.0, tau * 100.0), (last, tau * 100.0)];
+    let halted_at = h.fired.map(|_| h.steps_run as f64);
+    let marker: Vec<(f64, f64)> = halted_at
+        .map(|k| vec![(k, 0.0), (k, 100.0)])
+        .unwrap_or_default();
+    let mut datasets = vec![
+        Dataset::default()
+            .name("P(success)")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(theme.good())
+            .data(&success),
+        Dataset::default()
+            .name("P(failure)")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(theme.bad())
+            .data(&failure),
+        Dataset::default()
+            .name("τ (both)")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(theme.dim())
+            .data(&threshold),
+    ];
+    if !marker.is_empty() {
+        datasets.push(
+            Dataset::default()
+                .name("halt")
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(theme.warn())
+                .data(&marker),
+        );
+    }
+    let verdict = match h.fired {
+        Some((model, p)) => format!(
+            "halted after step {} of {} by the {} model (p {:.3}): scored {}, truly {}",
+            h.steps_run,
+            t.len(),
+            match model {
+                Fired::Success => "success",
+                Fired::Failure => "failure",
+            },
+            p,
+            if h.outcome >= 0.5 {
+                "success"
+            } else {
+                "failure"
+            },
+            if t.success() { "success" } else { "failure" }
+        ),
+        None => format!(
+            "ran all {} steps (no probability reached τ {tau:.2}): {}",
+            t.len(),
+            if t.success() { "success" } else { "failure" }
+        ),
+    };
+    let count = panel.drill_trajectories().len();
+    let rect = Rect {
+        x: area.x + 2,
+        y: area.y + 1,
+        width: area.width.saturating_sub(4),
+        height: area.height.saturating_sub(2),
+    };
+    frame.render_widget(Clear, rect);
+    let [head, body] = Layout::vertical([Constraint::Length(2), Constraint::Min(5)]).areas(rect);
+    frame.render_widget(
+        Paragraph::new(vec![
+            Line::from(Span::styled(
+                format!(
+                    " {} · {} · run {} ({} of {count}, ↑↓ next, Esc closes)",
+                    result.data.systems[t.system as usize].name,
+                    result.data.tasks[t.task as usize],
+                    t.run,
+                    panel.drill.map_or(0, |d| d + 1)
+                ),
+                theme.accent(),
+            )),
+            Line::from(format!(" {verdict}")),
+        ]),
+        head,
+    );
+    let chart = Chart::new(datasets)
+        .block(Block::bordered().title(" calibrated probabilities by step "))
+        .x_axis(
+            Axis::default()
+                .bounds([1.0, last])
+                .style(theme.dim())
+                .labels(vec!["1".to_string(), format!("{}", t.len())]),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([0.0, 100.0])
+                .style(theme.dim())
+                .labels(vec!["0", "50", "100%"]),
+        );
+    frame.render_widget(chart, body);
+}
