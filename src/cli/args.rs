@@ -381,7 +381,7 @@ pub struct PolicyArgs {
     /// Budget grid: a list (0.1,0.25,0.5) or a range START:STOP:STEP.
     #[arg(long, value_name = "GRID", default_value = "0.05:0.95:0.05")]
     pub grid: String,
-    /// What a budget counts: tasks, seconds, pair-seconds, cost, pair-cost.
+    /// What a budget counts: tasks, seconds, pair-seconds, cost, pair-cost, steps, pair-steps (steps with --early).
     #[arg(long, value_name = "MEASURE", default_value = "tasks")]
     pub budget_by: String,
     /// Group column for coverage and group-aware orders ("none" for one group). Default: `group` when present.

@@ -1,8 +1,8 @@
 //! Early outcome prediction inside a task (SPEC §11, EarlyEval): step-level trajectories with their
 //! outcomes, the features of every prefix, the calibrated success and failure models, the halting
-//! rule and the protocols' folds. Plain Rust over [`Trajectories`]; reading the tables is
-//! `data::trajectories`. Not yet here: the τ sweep's metrics, `pareval early`, early outcomes in the
-//! replay and the explorer view (issue 10).
+//! rule, the protocols' folds and the τ sweep's metrics. Plain Rust over [`Trajectories`]; reading the
+//! tables is `data::trajectories`, early outcomes in the replay are `data::halts`, the command's
+//! report is `report::early` and the explorer's view is `tui::early`.
 
 pub mod evaluate;
 pub mod features;

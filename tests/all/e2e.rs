@@ -195,6 +195,45 @@ fn the_explorer_runs_on_a_real_record() {
 }
 
 #[test]
+fn the_early_view_trains_on_real_trajectories_in_a_real_terminal() {
+    if !tmux_available() {
+        return;
+    }
+    let Some(root) = shared_data() else { return };
+    let dir = root
+        .join("trajectories/terminal_bench")
+        .canonicalize()
+        .expect("path");
+    let file = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    let (steps, outcomes) = (file("steps.csv"), file("outcomes.csv"));
+    let session = Session::start(
+        "early",
+        &[
+            "explore",
+            "--steps",
+            &steps,
+            "--outcomes",
+            &outcomes,
+            "--early-trees",
+            "10",
+        ],
+    );
+    // The outcomes table is the record of the other views; the early view opens first and trains.
+    session.wait_for("2 systems · 2 directed pairs · 78 tasks");
+    session.wait_for("resolve rate per system at τ 0.95");
+    session.keys("Home");
+    session.wait_for("resolve rate per system at τ 0.55");
+    session.keys("Enter");
+    session.wait_for("calibrated probabilities by step");
+    session.keys("Escape");
+    session.keys("Tab");
+    session.wait_for("directed pairs at 25%");
+    session.keys("q");
+    assert_eq!(session.wait_exit(), "EXIT=0");
+    assert_restored(&session);
+}
+
+#[test]
 fn a_bad_config_stops_before_the_terminal_is_touched() {
     if !tmux_available() {
         return;
