@@ -19,6 +19,7 @@ pub mod dataset;
 pub mod early;
 pub mod engine;
 pub mod format;
+pub mod plan;
 pub mod proxy;
 pub mod report;
 pub mod simulate;

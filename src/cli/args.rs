@@ -125,6 +125,16 @@ pub enum Command {
         the early leaderboard agrees with the full one, for every τ."
     )]
     Early(EarlyArgs),
+    /// Plan a live run: the seeded order in which a harness should run the tasks.
+    #[command(
+        long_about = "Draw the order in which a harness should run the tasks of a live evaluation, with the \
+        replay's own order builder: uniform, stratified (every prefix meets the groups' coverage quotas), neyman \
+        (shares by each group's spread in a --reference record) or cheap-first (by cost, then seconds; not a \
+        random sample). From a task list (a task column and optionally group, cost_usd, seconds) or a records \
+        file (its tasks are taken). --out writes position, task, group, cost and the settings; `decide` reads \
+        the file as its --plan (N, groups and order)."
+    )]
+    Plan(PlanArgs),
     /// Decide a live run: one decision record from the outcomes of two systems so far.
     #[command(
         long_about = "The live service contract for fixed-horizon policies. Given the planned task list \
@@ -566,6 +576,31 @@ pub struct ProxyArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The task list (task and optional group, cost_usd, seconds columns) or a records file.
+    #[arg(value_name = "FILE")]
+    pub tasks: PathBuf,
+    /// uniform, stratified, neyman (with --reference), cheap-first.
+    #[arg(long, value_name = "ORDER", default_value = "stratified")]
+    pub order: String,
+    /// Group column for the coverage quotas ("none" for one group). Default: `group` when present.
+    #[arg(long, value_name = "COLUMN")]
+    pub group_col: Option<String>,
+    /// A completed record whose per-group spread of outcomes sets neyman's shares.
+    #[arg(long, value_name = "FILE")]
+    pub reference: Option<PathBuf>,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Write the plan (.csv, .jsonl, .json, .parquet, …): position, task, group, cost_usd, seconds,
+    /// order, seed, group_column.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Output format of the summary.
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
 }
 
 #[derive(Debug, Args)]

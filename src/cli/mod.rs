@@ -114,6 +114,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Simulate(args)) => simulate_command(&args, out),
         Some(Command::Replay(args)) => replay_command(&args, out),
         Some(Command::Pair(args)) => pair_command(&args, out),
+        Some(Command::Plan(args)) => plan_command(&args, out),
         Some(Command::Decide(args)) => decide_command(&args, out),
         Some(Command::Import(args)) => import_command(&args, out),
         Some(Command::Proxy(args)) => proxy_command(&args, out),
@@ -502,6 +503,33 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
         folds: predictions.folds,
     };
     emit(&report, args.format, out)
+}
+
+fn plan_command(args: &args::PlanArgs, out: &mut impl Write) -> Result<(), CliError> {
+    use crate::plan::{PlanOrder, draw_plan};
+    let order = PlanOrder::parse(&args.order).map_err(|e| CliError::Input(e.to_string()))?;
+    let list = crate::data::task_list::load_task_list(&args.tasks, args.group_col.as_deref())?;
+    let reference = args
+        .reference
+        .as_ref()
+        .map(|path| load(std::slice::from_ref(path), &LoadOptions::default()))
+        .transpose()?;
+    let plan = draw_plan(&list, order, args.seed, reference.as_ref())
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    if let Some(path) = &args.out {
+        crate::data::write::write_plan(&plan, path)?;
+    }
+    match args.format {
+        args::TextOrJson::Json => {
+            let text = serde_json::to_string_pretty(&plan)
+                .map_err(|e| CliError::Input(format!("cannot encode the plan: {e}")))?;
+            writeln!(out, "{text}")?;
+        }
+        args::TextOrJson::Text => {
+            crate::report::plan::write_plan_text(&plan, args.out.as_deref(), out)?
+        }
+    }
+    Ok(())
 }
 
 fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), CliError> {

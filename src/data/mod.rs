@@ -11,6 +11,7 @@ pub mod import;
 pub mod read;
 mod records;
 mod side;
+pub mod task_list;
 pub mod trajectories;
 pub mod write;
 

@@ -93,6 +93,44 @@ impl SideTable {
             .map(|(_, v)| v.as_slice())
     }
 
+    /// Puts the rows in the order of a `position` column (1 … N, each once; a plan from `pareval
+    /// plan`), when there is one; otherwise the file's order stands.
+    pub fn sort_by_position(&mut self, file: &str) -> Result<(), LoadError> {
+        let Some(values) = self.column("position") else {
+            return Ok(());
+        };
+        let n = self.keys.len();
+        let mut at: Vec<Option<usize>> = vec![None; n];
+        let mut bad = Offenders::default();
+        for (row, value) in values.iter().enumerate() {
+            let parsed = value
+                .as_deref()
+                .and_then(|v| v.trim().parse::<usize>().ok())
+                .filter(|&p| (1..=n).contains(&p) && at[p - 1].is_none());
+            match parsed {
+                Some(p) => at[p - 1] = Some(row),
+                None => bad.push(|| {
+                    format!(
+                        "{} on {}",
+                        quote(value.as_deref().unwrap_or("<empty>")),
+                        self.positions[row]
+                    )
+                }),
+            }
+        }
+        bad.into_result(
+            file,
+            &format!("column 'position' must number the tasks 1 … {n}, each once"),
+        )?;
+        let order: Vec<usize> = at.into_iter().flatten().collect();
+        self.keys = order.iter().map(|&r| self.keys[r].clone()).collect();
+        self.positions = order.iter().map(|&r| self.positions[r]).collect();
+        for (_, column) in &mut self.columns {
+            *column = order.iter().map(|&r| column[r].clone()).collect();
+        }
+        Ok(())
+    }
+
     /// Every attribute column, in file order.
     pub fn attributes(&self) -> impl Iterator<Item = (&str, &[Option<String>])> {
         self.columns.iter().map(|(n, v)| (n.as_str(), v.as_slice()))
@@ -110,7 +148,8 @@ pub struct Plan {
 /// `group_column` (default `group` when present; "none" for one group).
 pub fn load_plan(path: &std::path::Path, group_column: Option<&str>) -> Result<Plan, LoadError> {
     let table = super::read::read_table(path)?;
-    let side = SideTable::read(&table, "task")?;
+    let mut side = SideTable::read(&table, "task")?;
+    side.sort_by_position(&table.file)?;
     let column_name = match group_column {
         Some("none") => None,
         Some(name) => Some(name),

@@ -137,6 +137,43 @@ pub fn write_predictions(
     write_columns(columns, path)
 }
 
+/// Writes a plan of `pareval plan --out` in the format the extension names; returns the rows written.
+pub fn write_plan(plan: &crate::plan::Plan, path: &Path) -> Result<usize, WriteError> {
+    let rows = &plan.tasks;
+    let n = rows.len();
+    let columns: Vec<Column> = vec![
+        Column::new(
+            "position".into(),
+            rows.iter().map(|r| r.position as i64).collect::<Vec<i64>>(),
+        ),
+        Column::new(
+            "task".into(),
+            rows.iter().map(|r| r.task.as_str()).collect::<Vec<&str>>(),
+        ),
+        Column::new(
+            "group".into(),
+            rows.iter().map(|r| r.group.as_str()).collect::<Vec<&str>>(),
+        ),
+        Column::new(
+            "cost_usd".into(),
+            rows.iter()
+                .map(|r| r.cost_usd)
+                .collect::<Vec<Option<f64>>>(),
+        ),
+        Column::new(
+            "seconds".into(),
+            rows.iter().map(|r| r.seconds).collect::<Vec<Option<f64>>>(),
+        ),
+        Column::new("order".into(), vec![plan.order.name(); n]),
+        Column::new("seed".into(), vec![plan.seed; n]),
+        Column::new(
+            "group_column".into(),
+            vec![plan.group_column.as_deref().unwrap_or("none"); n],
+        ),
+    ];
+    write_columns(columns, path)
+}
+
 /// Builds a frame from equal-length columns and writes it to `path`; returns the rows written.
 fn write_columns(columns: Vec<Column>, path: &Path) -> Result<usize, WriteError> {
     let mut frame = DataFrame::new_infer_height(columns).map_err(|e| {

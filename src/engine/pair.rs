@@ -260,29 +260,11 @@ fn prepare_pair(
         None => (Vec::new(), Vec::new(), Vec::new()),
     };
     let truth_units = on_lattice(&truth_diffs);
-    let mut local_of_label: Vec<Option<u32>> = vec![None; grouping.labels.len()];
-    let mut group_labels = Vec::new();
-    let mut group_of = Vec::with_capacity(tasks.len());
-    for &t in &tasks {
-        let label = grouping.of_task[t as usize];
-        let local = *local_of_label[label as usize].get_or_insert_with(|| {
-            group_labels.push(label);
-            group_labels.len() as u32 - 1
-        });
-        group_of.push(local);
-    }
-    // Local groups numbered by label order, so per-group tables list groups the same way in every pair.
-    let mut by_label: Vec<u32> = (0..group_labels.len() as u32).collect();
-    by_label.sort_by_key(|&g| group_labels[g as usize]);
-    let mut renumber = vec![0u32; group_labels.len()];
-    for (new, &old) in by_label.iter().enumerate() {
-        renumber[old as usize] = new as u32;
-    }
-    let group_of: Vec<u32> = group_of.iter().map(|&g| renumber[g as usize]).collect();
-    let group_labels: Vec<u32> = by_label
+    let labels: Vec<u32> = tasks
         .iter()
-        .map(|&old| group_labels[old as usize])
+        .map(|&t| grouping.of_task[t as usize])
         .collect();
+    let (group_of, group_labels) = local_groups(&labels, grouping.labels.len());
     let mut group_sizes = vec![0u32; group_labels.len()];
     let mut group_sum = vec![0.0; group_labels.len()];
     let mut group_sq = vec![0.0; group_labels.len()];
@@ -306,18 +288,7 @@ fn prepare_pair(
             .collect(),
         _ => Vec::new(),
     };
-    let mut quota_schedule = super::schedule::quota_schedule(&group_sizes);
-    let tie_blocks = super::schedule::settle_ties(&mut quota_schedule, &group_sizes);
-    let tie_trees = super::schedule::tie_trees(&quota_schedule, &tie_blocks, &group_sizes);
-    let slots = super::schedule::pool_slots(&quota_schedule, &group_sizes);
-    let due_by: Vec<u32> = (0..=group_of.len() as u64)
-        .map(|k| quota_schedule.partition_point(|item| item.0 <= k) as u32)
-        .collect();
-    let initial_slack = super::schedule::initial_slack(&group_sizes);
-    let mut members: Vec<Vec<u32>> = vec![Vec::new(); group_sizes.len()];
-    for (i, &g) in group_of.iter().enumerate() {
-        members[g as usize].push(i as u32);
-    }
+    let schedules = Schedules::of(&group_of, &group_sizes);
     PairData {
         tested: a,
         baseline: b,
@@ -335,12 +306,126 @@ fn prepare_pair(
         steps_full,
         cost_key,
         left_out,
-        quota_schedule,
-        due_by,
-        tie_blocks,
-        slots,
-        tie_trees,
-        initial_slack,
-        members,
+        quota_schedule: schedules.quota_schedule,
+        due_by: schedules.due_by,
+        tie_blocks: schedules.tie_blocks,
+        slots: schedules.slots,
+        tie_trees: schedules.tie_trees,
+        initial_slack: schedules.initial_slack,
+        members: schedules.members,
+    }
+}
+
+/// Local group numbering of a pair's tasks: each task's local group, numbered in label order (so that
+/// per-group tables list groups the same way in every pair), and the label of each local group.
+fn local_groups(labels: &[u32], n_labels: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut local_of_label: Vec<Option<u32>> = vec![None; n_labels];
+    let mut group_labels = Vec::new();
+    let mut group_of = Vec::with_capacity(labels.len());
+    for &label in labels {
+        let local = *local_of_label[label as usize].get_or_insert_with(|| {
+            group_labels.push(label);
+            group_labels.len() as u32 - 1
+        });
+        group_of.push(local);
+    }
+    let mut by_label: Vec<u32> = (0..group_labels.len() as u32).collect();
+    by_label.sort_by_key(|&g| group_labels[g as usize]);
+    let mut renumber = vec![0u32; group_labels.len()];
+    for (new, &old) in by_label.iter().enumerate() {
+        renumber[old as usize] = new as u32;
+    }
+    let group_of = group_of.iter().map(|&g| renumber[g as usize]).collect();
+    let group_labels = by_label
+        .iter()
+        .map(|&old| group_labels[old as usize])
+        .collect();
+    (group_of, group_labels)
+}
+
+/// What every stratified or Neyman order of a pair reads: the quota schedule and its helpers (see the
+/// fields of [`PairData`]), a function of the groups alone.
+struct Schedules {
+    quota_schedule: Vec<(u64, u32)>,
+    due_by: Vec<u32>,
+    tie_blocks: Vec<(u32, u32)>,
+    slots: Vec<(u32, u32)>,
+    tie_trees: Vec<Option<super::schedule::TieTree>>,
+    initial_slack: Vec<i64>,
+    members: Vec<Vec<u32>>,
+}
+
+impl Schedules {
+    fn of(group_of: &[u32], group_sizes: &[u32]) -> Self {
+        let mut quota_schedule = super::schedule::quota_schedule(group_sizes);
+        let tie_blocks = super::schedule::settle_ties(&mut quota_schedule, group_sizes);
+        let tie_trees = super::schedule::tie_trees(&quota_schedule, &tie_blocks, group_sizes);
+        let slots = super::schedule::pool_slots(&quota_schedule, group_sizes);
+        let due_by: Vec<u32> = (0..=group_of.len() as u64)
+            .map(|k| quota_schedule.partition_point(|item| item.0 <= k) as u32)
+            .collect();
+        let initial_slack = super::schedule::initial_slack(group_sizes);
+        let mut members: Vec<Vec<u32>> = vec![Vec::new(); group_sizes.len()];
+        for (i, &g) in group_of.iter().enumerate() {
+            members[g as usize].push(i as u32);
+        }
+        Schedules {
+            quota_schedule,
+            due_by,
+            tie_blocks,
+            slots,
+            tie_trees,
+            initial_slack,
+            members,
+        }
+    }
+}
+
+impl PairData {
+    /// The task list of a plan (`pareval plan`) as a pair, so that a plan is drawn by the same order
+    /// builder as the replay: `labels[i]` is task i's group label (of `n_labels`), `sd_by_label` the
+    /// spread Neyman orders allocate by (per label; zeros when absent), `cost_key` the cheap-first key.
+    /// It has no outcomes.
+    pub fn planned(
+        labels: &[u32],
+        n_labels: usize,
+        sd_by_label: Option<&[f64]>,
+        cost_key: Vec<f64>,
+    ) -> PairData {
+        let (group_of, group_labels) = local_groups(labels, n_labels);
+        let mut group_sizes = vec![0u32; group_labels.len()];
+        for &g in &group_of {
+            group_sizes[g as usize] += 1;
+        }
+        let group_sd = group_labels
+            .iter()
+            .map(|&label| sd_by_label.map_or(0.0, |sd| sd[label as usize]))
+            .collect();
+        let schedules = Schedules::of(&group_of, &group_sizes);
+        PairData {
+            tested: 0,
+            baseline: 0,
+            tasks: (0..labels.len() as u32).collect(),
+            diffs: vec![0.0; labels.len()],
+            units: Vec::new(),
+            group_of,
+            group_sizes,
+            group_labels,
+            group_sd,
+            resource: Vec::new(),
+            truth_diffs: Vec::new(),
+            truth_units: Vec::new(),
+            steps_run: Vec::new(),
+            steps_full: Vec::new(),
+            cost_key,
+            left_out: 0,
+            quota_schedule: schedules.quota_schedule,
+            due_by: schedules.due_by,
+            tie_blocks: schedules.tie_blocks,
+            slots: schedules.slots,
+            tie_trees: schedules.tie_trees,
+            initial_slack: schedules.initial_slack,
+            members: schedules.members,
+        }
     }
 }

@@ -6,6 +6,7 @@ pub mod early;
 pub mod info;
 pub mod pair;
 pub mod pairs;
+pub mod plan;
 pub mod proxy;
 pub mod replay;
 pub mod table;

@@ -10,6 +10,7 @@ mod engine;
 mod import;
 mod loading;
 mod monitoring;
+mod plan;
 mod real_data;
 mod replay_cli;
 mod trajectories;

@@ -1,0 +1,154 @@
+//! Task lists for `pareval plan`: a table with a `task` column and optional `group` (or another group
+//! column), `cost_usd` and `seconds` columns, one row per task; or a records file (it has `system` and
+//! `outcome` columns), whose tasks, group columns and mean cost and seconds per task are taken. A
+//! duplicate task, a missing group column or a cost that is not a number ≥ 0 is refused with the file,
+//! line and value.
+
+use std::path::Path;
+
+use super::error::{LoadError, Offenders, quote};
+use super::read::read_table;
+use super::side::SideTable;
+use crate::dataset::{Dataset, NO_GROUP, ONE_GROUP};
+
+/// The tasks to plan, in the file's order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskList {
+    pub file: String,
+    pub sha256: String,
+    pub tasks: Vec<String>,
+    /// The group column used (None: every task in one group) and each task's label index.
+    pub group_column: Option<String>,
+    pub labels: Vec<String>,
+    pub label_of: Vec<u32>,
+    /// Per task, NaN where unknown; None when the file has no such column.
+    pub cost: Option<Vec<f64>>,
+    pub seconds: Option<Vec<f64>>,
+    /// Whether the tasks were taken from a records file.
+    pub from_records: bool,
+}
+
+/// Reads a task list or takes the tasks of a records file; `group_column` as in the replay (absent:
+/// `group` when present; "none": one group).
+pub fn load_task_list(path: &Path, group_column: Option<&str>) -> Result<TaskList, LoadError> {
+    let table = read_table(path)?;
+    let has = |name: &str| table.frame.column(name).is_ok();
+    if has("system") && has("outcome") {
+        let dataset = super::load(&[path.to_path_buf()], &super::LoadOptions::default())?;
+        return from_records(&dataset, group_column, &table.file, &table.sha256);
+    }
+    let side = SideTable::read(&table, "task")?;
+    let column = match group_column {
+        Some(ONE_GROUP) => None,
+        Some(name) => Some(name.to_string()),
+        None => side.column("group").map(|_| "group".to_string()),
+    };
+    let values: Vec<Option<String>> = match &column {
+        Some(name) => side
+            .column(name)
+            .ok_or_else(|| {
+                LoadError::new(
+                    &table.file,
+                    format!(
+                        "the task list has no column '{name}' (use --group-col none for one group)"
+                    ),
+                )
+            })?
+            .to_vec(),
+        None => vec![None; side.keys.len()],
+    };
+    let (labels, label_of) = label_indices(&values);
+    let numbers = |name: &str| -> Result<Option<Vec<f64>>, LoadError> {
+        let Some(cells) = side.column(name) else {
+            return Ok(None);
+        };
+        let mut bad = Offenders::default();
+        let values = cells
+            .iter()
+            .enumerate()
+            .map(|(row, cell)| match cell {
+                None => f64::NAN,
+                Some(text) => match text.trim().parse::<f64>() {
+                    Ok(x) if x.is_finite() && x >= 0.0 => x,
+                    _ => {
+                        bad.push(|| format!("{} on {}", quote(text), side.positions[row]));
+                        f64::NAN
+                    }
+                },
+            })
+            .collect();
+        bad.into_result(
+            &table.file,
+            &format!("column '{name}' must hold numbers ≥ 0"),
+        )?;
+        Ok(Some(values))
+    };
+    Ok(TaskList {
+        file: table.file.clone(),
+        sha256: table.sha256.clone(),
+        tasks: side.keys.clone(),
+        group_column: column,
+        labels,
+        label_of,
+        cost: numbers("cost_usd")?,
+        seconds: numbers("seconds")?,
+        from_records: false,
+    })
+}
+
+/// Sorted labels (tasks without a value share [`NO_GROUP`]) and each row's label index.
+fn label_indices(values: &[Option<String>]) -> (Vec<String>, Vec<u32>) {
+    let text = |v: &Option<String>| v.clone().unwrap_or_else(|| NO_GROUP.to_string());
+    let mut labels: Vec<String> = values.iter().map(text).collect();
+    labels.sort();
+    labels.dedup();
+    let label_of = values
+        .iter()
+        .map(|v| labels.binary_search(&text(v)).unwrap_or(0) as u32)
+        .collect();
+    (labels, label_of)
+}
+
+fn from_records(
+    dataset: &Dataset,
+    group_column: Option<&str>,
+    file: &str,
+    sha256: &str,
+) -> Result<TaskList, LoadError> {
+    let column = dataset
+        .resolve_group_column(group_column)
+        .map_err(|e| LoadError::new(file, e.to_string()))?;
+    let (labels, label_of) = match column.as_deref().and_then(|c| dataset.group_column(c)) {
+        Some(c) => (c.labels.clone(), c.of_task.clone()),
+        None => (vec![NO_GROUP.to_string()], vec![0; dataset.n_tasks()]),
+    };
+    // A task's cost is the mean of the systems' run-averaged costs (what one more system would spend).
+    let per_task = |matrix: &Option<Vec<f64>>| {
+        matrix.as_ref().map(|m| {
+            (0..dataset.n_tasks())
+                .map(|t| {
+                    let known: Vec<f64> = (0..dataset.n_systems())
+                        .map(|s| m[s * dataset.n_tasks() + t])
+                        .filter(|x| !x.is_nan())
+                        .collect();
+                    if known.is_empty() {
+                        f64::NAN
+                    } else {
+                        known.iter().sum::<f64>() / known.len() as f64
+                    }
+                })
+                .collect()
+        })
+    };
+    Ok(TaskList {
+        file: file.to_string(),
+        sha256: sha256.to_string(),
+        tasks: dataset.tasks.clone(),
+        group_column: column,
+        labels,
+        label_of,
+        cost: per_task(&dataset.cost),
+        seconds: per_task(&dataset.seconds),
+        from_records: true,
+    })
+}

@@ -1,0 +1,271 @@
+//! `pareval plan`: seeded plans from task lists and records, the quotas every prefix meets, neyman
+//! from a reference record, cheap-first, bad input; and `decide --plan` reading a plan in position
+//! order whatever the row order of the file.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{assert_refused, pareval, stderr, stdout, temp_dir};
+
+fn sample(name: &str) -> String {
+    format!("{}/sample_runs/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// 40 tasks in three groups of 24, 12 and 4, with costs.
+fn task_list(dir: &Path) -> PathBuf {
+    let mut text = String::from("task,group,cost_usd\n");
+    for i in 0..40 {
+        let group = match i % 10 {
+            0..=5 => "big",
+            6..=8 => "mid",
+            _ => "small",
+        };
+        text.push_str(&format!("task-{i:02},{group},{}\n", (i * 7) % 13));
+    }
+    let path = dir.join("tasks.csv");
+    std::fs::write(&path, text).expect("write");
+    path
+}
+
+/// The plan file's rows as (position, task, group).
+fn read_plan(path: &Path) -> Vec<(usize, String, String)> {
+    std::fs::read_to_string(path)
+        .expect("plan")
+        .lines()
+        .skip(1)
+        .map(|line| {
+            let cells: Vec<&str> = line.split(',').collect();
+            (
+                cells[0].parse().expect("position"),
+                cells[1].to_string(),
+                cells[2].to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_stratified_plan_covers_every_group_at_every_prefix_and_is_seeded() {
+    let dir = temp_dir("plan-stratified");
+    let list = task_list(&dir);
+    let list = list.to_string_lossy();
+    let write = |seed: &str, name: &str| {
+        let path = dir.join(name);
+        let out = pareval(&[
+            "plan",
+            &list,
+            "--seed",
+            seed,
+            "--out",
+            &path.to_string_lossy(),
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            stdout(&out).contains("plan of 40 tasks"),
+            "{}",
+            stdout(&out)
+        );
+        path
+    };
+    let (first, again, other) = (
+        write("3", "a.csv"),
+        write("3", "b.csv"),
+        write("4", "c.csv"),
+    );
+    assert_eq!(
+        std::fs::read(&first).expect("a"),
+        std::fs::read(&again).expect("b")
+    );
+    let rows = read_plan(&first);
+    assert_ne!(rows, read_plan(&other), "another seed, another order");
+    assert_eq!(
+        rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+        (1..=40).collect::<Vec<_>>()
+    );
+    let mut tasks: Vec<&str> = rows.iter().map(|r| r.1.as_str()).collect();
+    tasks.sort();
+    tasks.dedup();
+    assert_eq!(tasks.len(), 40, "every task once");
+    // Every prefix where the quotas are feasible (they sum to at most k) meets them.
+    let groups = [("big", 24), ("mid", 12), ("small", 4)];
+    for k in 1..=40u32 {
+        let quota = |size| pareval::engine::coverage::quota(k, size, 40);
+        if groups.iter().map(|&(_, n)| quota(n)).sum::<u32>() > k {
+            continue;
+        }
+        for (group, size) in groups {
+            let have = rows[..k as usize].iter().filter(|r| r.2 == group).count() as u32;
+            assert!(
+                have >= quota(size),
+                "{group} at {k}: {have} < {}",
+                quota(size)
+            );
+        }
+    }
+}
+
+#[test]
+fn plans_from_records_neyman_and_cheap_first() {
+    let dir = temp_dir("plan-kinds");
+    let records = sample("swe_repair.csv");
+    // A records file: its tasks and group column are taken; JSON summary.
+    let out = pareval(&["plan", &records, "--order", "uniform", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let info = pareval(&["info", &records, "--format", "json"]);
+    let info: serde_json::Value = serde_json::from_str(&stdout(&info)).expect("info");
+    assert_eq!(
+        json["tasks"].as_array().map(Vec::len),
+        info["n_tasks"].as_u64().map(|n| n as usize)
+    );
+    assert_eq!(json["order"], "uniform");
+    assert_eq!(json["random_sample"], true);
+    // Neyman needs the reference record's spreads.
+    assert_refused(
+        &pareval(&["plan", &records, "--order", "neyman"]),
+        "--reference",
+    );
+    let out = pareval(&[
+        "plan",
+        &records,
+        "--order",
+        "neyman",
+        "--reference",
+        &records,
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("neyman spreads σ_g"),
+        "{}",
+        stdout(&out)
+    );
+    // Cheap-first: costs never fall along the plan, and the summary says it is not a random sample.
+    let list = task_list(&dir);
+    let path = dir.join("cheap.jsonl");
+    let out = pareval(&[
+        "plan",
+        &list.to_string_lossy(),
+        "--order",
+        "cheap-first",
+        "--out",
+        &path.to_string_lossy(),
+    ]);
+    assert!(
+        stdout(&out).contains("not a random sample"),
+        "{}",
+        stdout(&out)
+    );
+    let costs: Vec<f64> = std::fs::read_to_string(&path)
+        .expect("plan")
+        .lines()
+        .map(|l| {
+            let row: serde_json::Value = serde_json::from_str(l).expect("row");
+            row["cost_usd"].as_f64().expect("cost")
+        })
+        .collect();
+    assert_eq!(costs.len(), 40);
+    assert!(costs.windows(2).all(|w| w[0] <= w[1]), "{costs:?}");
+}
+
+#[test]
+fn bad_task_lists_are_refused() {
+    let dir = temp_dir("plan-bad");
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect("write");
+        path.to_string_lossy().into_owned()
+    };
+    let duplicate = write("dup.csv", "task,group\na,x\nb,x\na,y\n");
+    assert_refused(
+        &pareval(&["plan", &duplicate]),
+        "task 'a' on line 2 and line 4",
+    );
+    let cost = write("cost.csv", "task,cost_usd\na,1\nb,cheap\n");
+    assert_refused(&pareval(&["plan", &cost]), "'cheap' on line 3");
+    let plain = write("plain.csv", "task\na\nb\n");
+    assert_refused(
+        &pareval(&["plan", &plain, "--group-col", "repo"]),
+        "no column 'repo'",
+    );
+    assert_refused(
+        &pareval(&["plan", &plain, "--order", "sorted"]),
+        "'sorted' is not one of",
+    );
+    assert_refused(
+        &pareval(&["plan", &plain, "--order", "cheap-first"]),
+        "neither",
+    );
+}
+
+#[test]
+fn decide_reads_a_plan_in_position_order() {
+    let dir = temp_dir("plan-decide");
+    let records = sample("swe_repair.csv");
+    let plan = dir.join("plan.csv");
+    let out = pareval(&[
+        "plan",
+        &records,
+        "--out",
+        &plan.to_string_lossy(),
+        "--seed",
+        "5",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The same plan with its rows reversed: positions, not row order, give the order.
+    let text = std::fs::read_to_string(&plan).expect("plan");
+    let mut lines: Vec<&str> = text.lines().collect();
+    let header = lines.remove(0);
+    lines.reverse();
+    let reversed = dir.join("reversed.csv");
+    std::fs::write(&reversed, format!("{header}\n{}\n", lines.join("\n"))).expect("write");
+    let info = pareval(&["info", &records, "--format", "json"]);
+    let info: serde_json::Value = serde_json::from_str(&stdout(&info)).expect("info");
+    let system = |i: usize| {
+        info["systems"][i]["system"]
+            .as_str()
+            .expect("name")
+            .to_string()
+    };
+    let (tested, baseline) = (system(0), system(1));
+    let decide = |plan: &Path| {
+        let out = pareval(&[
+            "decide",
+            &records,
+            "--plan",
+            &plan.to_string_lossy(),
+            "--tested",
+            &tested,
+            "--baseline",
+            &baseline,
+            "--budget",
+            "0.5",
+            "--rule",
+            "anytime",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let record: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("record");
+        (
+            record["action"].clone(),
+            record["statistic"].clone(),
+            record["observed"].clone(),
+        )
+    };
+    assert_eq!(decide(&plan), decide(&reversed));
+    // A position column that does not number the tasks 1 … N is refused.
+    let broken = dir.join("broken.csv");
+    std::fs::write(&broken, text.replacen("\n1,", "\n7,", 1)).expect("write");
+    assert_refused(
+        &pareval(&[
+            "decide",
+            &records,
+            "--plan",
+            &broken.to_string_lossy(),
+            "--tested",
+            &tested,
+            "--baseline",
+            &baseline,
+            "--budget",
+            "0.5",
+        ]),
+        "column 'position' must number the tasks",
+    );
+}
