@@ -617,9 +617,22 @@ pub struct DecideArgs {
     /// The tested system (A).
     #[arg(long, value_name = "SYSTEM")]
     pub tested: String,
-    /// The baseline system (B).
-    #[arg(long, value_name = "SYSTEM")]
-    pub baseline: String,
+    /// The baseline system (B), or several (comma-separated or repeated): the tested system is then
+    /// decided against each of them as one family, adjusted with --adjust.
+    #[arg(
+        long,
+        value_name = "SYSTEM,…",
+        value_delimiter = ',',
+        required_unless_present = "family"
+    )]
+    pub baseline: Vec<String>,
+    /// `tested`: every other system of the outcome files is a baseline (one family).
+    #[arg(long, value_name = "tested")]
+    pub family: Option<String>,
+    /// Adjustment over the family of baselines at each look (SPEC §9b): none, bonferroni, holm, bh,
+    /// e-bh. Default: holm with several baselines.
+    #[arg(long, value_name = "METHOD")]
+    pub adjust: Option<String>,
     /// The budget limit as a fraction of the planned tasks.
     #[arg(long, value_name = "B")]
     pub budget: String,

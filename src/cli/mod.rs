@@ -267,16 +267,50 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
     let dataset = load(&args.files, &options)?;
     let plan = crate::data::load_plan(&args.plan, args.group_col.as_deref())?;
     let tested = system_index(&dataset, &args.tested, "--tested")?;
-    let baseline = system_index(&dataset, &args.baseline, "--baseline")?;
+    let baselines: Vec<usize> = match args.family.as_deref() {
+        Some("tested") if args.baseline.is_empty() => {
+            (0..dataset.n_systems()).filter(|&s| s != tested).collect()
+        }
+        Some("tested") => {
+            return Err(CliError::Input(
+                "--family tested takes every other system as a baseline: leave out --baseline"
+                    .to_string(),
+            ));
+        }
+        Some(other) => {
+            return Err(CliError::Input(format!(
+                "--family: '{other}' is not 'tested' (a live decision is one tested system against its baselines)"
+            )));
+        }
+        None => args
+            .baseline
+            .iter()
+            .map(|name| system_index(&dataset, name.trim(), "--baseline"))
+            .collect::<Result<_, _>>()?,
+    };
+    if baselines.is_empty() {
+        return Err(CliError::Input(
+            "no baseline: the outcome files hold only the tested system".to_string(),
+        ));
+    }
+    if baselines.contains(&tested) {
+        return Err(CliError::Input(format!(
+            "--baseline: '{}' is the tested system",
+            args.tested
+        )));
+    }
     let index: std::collections::HashMap<&str, usize> = plan
         .tasks
         .iter()
         .enumerate()
         .map(|(i, t)| (t.as_str(), i))
         .collect();
-    let mut outcomes = [vec![None; plan.tasks.len()], vec![None; plan.tasks.len()]];
+    let systems: Vec<usize> = std::iter::once(tested)
+        .chain(baselines.iter().copied())
+        .collect();
+    let mut outcomes = vec![vec![None; plan.tasks.len()]; systems.len()];
     let mut unplanned = Vec::new();
-    for (slot, system) in [tested, baseline].into_iter().enumerate() {
+    for (slot, &system) in systems.iter().enumerate() {
         for (t, name) in dataset.tasks.iter().enumerate() {
             let Some(value) = dataset.outcome(system, t) else {
                 continue;
@@ -306,6 +340,11 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
     let bootstrap = BootstrapMode::parse(&args.bootstrap)?;
     let tail = Fraction::parse(&args.tail, "--tail")?;
     let mut policy = Preset::parse(&args.preset)?.policy(bootstrap, tail);
+    let several = baselines.len() > 1;
+    let adjust = args
+        .adjust
+        .as_deref()
+        .unwrap_or(if several { "holm" } else { "none" });
     let flags = settings::RuleOverrides {
         rule: args.rule.as_deref(),
         coverage: args.coverage.as_deref(),
@@ -313,8 +352,8 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
         bet_cap: &args.bet_cap,
         monitor: None,
         looks: None,
-        family: "pair",
-        adjust: "none",
+        family: if several { "tested" } else { "pair" },
+        adjust,
     };
     settings::apply_overrides(&mut policy, &flags, bootstrap)?;
     let budget = Fraction::parse(&args.budget, "--budget")?;
@@ -334,14 +373,31 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
         sha256: plan.sha256.clone(),
     });
     let provenance = Provenance::new(&inputs);
-    let records = decide_live(
-        &plan.plan,
-        (&args.tested, &args.baseline),
-        &outcomes[0],
-        &outcomes[1],
-        &live,
-        &provenance,
-    );
+    let name = |s: usize| dataset.systems[s].name.as_str();
+    let records = if several {
+        let family: Vec<(&str, Vec<Option<f64>>)> = baselines
+            .iter()
+            .zip(&outcomes[1..])
+            .map(|(&b, o)| (name(b), o.clone()))
+            .collect();
+        crate::engine::live::decide_live_family(
+            &plan.plan,
+            name(tested),
+            &outcomes[0],
+            &family,
+            &live,
+            &provenance,
+        )
+    } else {
+        decide_live(
+            &plan.plan,
+            (name(tested), name(baselines[0])),
+            &outcomes[0],
+            &outcomes[1],
+            &live,
+            &provenance,
+        )
+    };
     match args.format {
         TextOrJson::Json => {
             for record in &records {
@@ -353,7 +409,12 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
             for record in &records {
                 writeln!(
                     out,
-                    "{} pp: {} ({} of {} planned tasks observed, coverage {})",
+                    "{}{} pp: {} ({} of {} planned tasks observed, coverage {})",
+                    if several {
+                        format!("vs {}, ", record.baseline)
+                    } else {
+                        String::new()
+                    },
                     crate::format::trim_number(record.threshold_pp),
                     record.action.name(),
                     record.observed,
@@ -361,6 +422,27 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
                     record.coverage.name()
                 )?;
                 writeln!(out, "  {}", record.reason)?;
+                if let crate::engine::rules::Statistic::Anytime {
+                    wealth_promote,
+                    wealth_reject,
+                    p_promote,
+                    p_reject,
+                } = record.statistic
+                {
+                    writeln!(
+                        out,
+                        "  wealth promote {wealth_promote:.3} (p {}), reject {wealth_reject:.3} (p {})",
+                        crate::format::p_value(p_promote),
+                        crate::format::p_value(p_reject)
+                    )?;
+                }
+                if record.action == crate::engine::rules::Action::Continue {
+                    writeln!(
+                        out,
+                        "  at most {} more tasks in the plan",
+                        record.total - record.observed
+                    )?;
+                }
             }
         }
     }

@@ -196,6 +196,37 @@ fn rejections(adjust: Adjust, a: f64, evidence: &[Evidence], out: &mut Vec<bool>
     }
 }
 
+/// The decisions of one family at one look for one threshold, adjusted together: each decision as
+/// the family leaves it, and its part in the adjustment (what a record shows). The live service's
+/// entry point (`decide` with several baselines); the replay adjusts inside its walk.
+pub fn adjust_decisions(
+    adjust: Adjust,
+    a: f64,
+    decisions: &[Decision],
+    threshold: Threshold,
+) -> Vec<(Decision, FamilyVerdict)> {
+    let evidence: Vec<Evidence> = decisions
+        .iter()
+        .map(|&d| Evidence::of(d, threshold))
+        .collect();
+    let mut rejected = Vec::new();
+    rejections(adjust, a, &evidence, &mut rejected);
+    evidence
+        .iter()
+        .zip(rejected)
+        .map(|(ev, rejected)| {
+            (
+                ev.adjusted(rejected),
+                FamilyVerdict {
+                    size: decisions.len() as u32,
+                    evidence: if adjust == Adjust::EBh { ev.e } else { ev.p },
+                    rejected,
+                },
+            )
+        })
+        .collect()
+}
+
 /// What one order of one pair contributes before adjustment.
 struct PairOrder {
     /// `evidence[budget * thresholds + threshold]`.

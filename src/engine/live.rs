@@ -6,8 +6,9 @@
 use super::anytime::AnytimeState;
 use super::bootstrap::LatticeCounts;
 use super::coverage;
+use super::family::adjust_decisions;
 use super::pair::MAX_LATTICE;
-use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
+use super::record::{DecisionRecord, FamilyVerdict, Provenance, RecordCase, RecordContext};
 use super::rules::{
     Action, Decision, Detail, LocalTails, Observed, Reason, RuleContext, Statistic,
 };
@@ -40,6 +41,85 @@ pub fn decide_live(
     settings: &LiveSettings,
     provenance: &Provenance,
 ) -> Vec<DecisionRecord> {
+    let case = live_case(plan, names, tested, baseline, settings);
+    live_records(plan, names, &case, None, settings, provenance)
+}
+
+/// A tested system against several baselines at once (SPEC §9b, family `tested`): each baseline's
+/// decisions, adjusted together per threshold with `settings.policy.adjust` at the tail cutoff; the
+/// records carry the family's size and the evidence each adjustment read. One record per (baseline,
+/// threshold), baseline by baseline.
+pub fn decide_live_family(
+    plan: &LivePlan,
+    tested_name: &str,
+    tested: &[Option<f64>],
+    baselines: &[(&str, Vec<Option<f64>>)],
+    settings: &LiveSettings,
+    provenance: &Provenance,
+) -> Vec<DecisionRecord> {
+    let mut cases: Vec<LiveCase> = baselines
+        .iter()
+        .map(|(name, outcomes)| live_case(plan, (tested_name, name), tested, outcomes, settings))
+        .collect();
+    let mut verdicts: Vec<Vec<FamilyVerdict>> = vec![Vec::new(); cases.len()];
+    let a = settings.policy.tail.value();
+    for (t, &threshold) in settings.thresholds.iter().enumerate() {
+        let decisions: Vec<Decision> = cases.iter().map(|c| c.decisions[t]).collect();
+        // Before a fixed-horizon limit nothing is decided, so there is nothing to adjust.
+        if decisions.iter().all(|d| d.reason == Reason::BeforeLimit) {
+            continue;
+        }
+        let adjusted = adjust_decisions(settings.policy.adjust, a, &decisions, threshold);
+        for (i, (decision, verdict)) in adjusted.into_iter().enumerate() {
+            cases[i].decisions[t] =
+                if settings.policy.rule.is_anytime() && !decision.action.is_final() {
+                    // Valid at any moment: without a decision yet the run goes on.
+                    Decision {
+                        action: Action::Continue,
+                        ..decision
+                    }
+                } else {
+                    decision
+                };
+            verdicts[i].push(verdict);
+        }
+    }
+    cases
+        .iter()
+        .zip(baselines)
+        .zip(&verdicts)
+        .flat_map(|((case, (name, _)), verdicts)| {
+            let family = (!verdicts.is_empty()).then_some(verdicts.as_slice());
+            live_records(
+                plan,
+                (tested_name, name),
+                case,
+                family,
+                settings,
+                provenance,
+            )
+        })
+        .collect()
+}
+
+/// One pair's state in a live run: its decisions per threshold and the counts its records show.
+struct LiveCase {
+    decisions: Vec<Decision>,
+    n: u32,
+    total: u32,
+    limit: u32,
+    counts: Vec<u32>,
+    sizes: Vec<u32>,
+    present: Vec<u32>,
+}
+
+fn live_case(
+    plan: &LivePlan,
+    names: (&str, &str),
+    tested: &[Option<f64>],
+    baseline: &[Option<f64>],
+    settings: &LiveSettings,
+) -> LiveCase {
     let total = plan.tasks.len() as u32;
     let limit = settings.budget.tasks_of(total);
     let observed_tasks: Vec<usize> = (0..plan.tasks.len())
@@ -154,6 +234,35 @@ pub fn decide_live(
             }
         }
     }
+    LiveCase {
+        decisions,
+        n,
+        total,
+        limit,
+        counts,
+        sizes,
+        present,
+    }
+}
+
+/// The records of one pair's decisions (with its part in the family's adjustment, per threshold).
+fn live_records(
+    plan: &LivePlan,
+    names: (&str, &str),
+    case: &LiveCase,
+    family: Option<&[FamilyVerdict]>,
+    settings: &LiveSettings,
+    provenance: &Provenance,
+) -> Vec<DecisionRecord> {
+    let LiveCase {
+        n,
+        total,
+        limit,
+        ref counts,
+        ref sizes,
+        ref present,
+        ..
+    } = *case;
     let context = RecordContext {
         policy: settings.policy,
         seed: settings.seed,
@@ -161,10 +270,11 @@ pub fn decide_live(
         provenance,
         group_labels: &plan.labels,
     };
-    decisions
+    case.decisions
         .iter()
         .zip(&settings.thresholds)
-        .map(|(decision, &threshold)| {
+        .enumerate()
+        .map(|(t, (decision, &threshold))| {
             let mut record = context.record(&RecordCase {
                 tested: names.0,
                 baseline: names.1,
@@ -173,12 +283,12 @@ pub fn decide_live(
                 budget: settings.budget.value(),
                 observed: n,
                 total,
-                group_counts: &counts,
-                group_sizes: &sizes,
-                group_labels: &present,
+                group_counts: counts,
+                group_sizes: sizes,
+                group_labels: present,
                 decision: *decision,
                 decided_at: None,
-                family: None,
+                family: family.and_then(|f| f.get(t).copied()),
                 completed: None,
             });
             record.order = "live";

@@ -269,3 +269,138 @@ fn decide_reads_a_plan_in_position_order() {
         "column 'position' must number the tasks",
     );
 }
+
+/// AppWorld's first 150 tasks of a stratified plan, as the outcomes so far of a live run.
+fn appworld_so_far(dir: &Path) -> Option<(String, String)> {
+    let root = crate::common::shared_data()?;
+    let records = root.join("hal_appworld/records.csv");
+    let plan = dir.join("plan.csv");
+    let out = pareval(&[
+        "plan",
+        &records.to_string_lossy(),
+        "--seed",
+        "3",
+        "--out",
+        &plan.to_string_lossy(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let first: std::collections::HashSet<String> = read_plan(&plan)
+        .into_iter()
+        .take(150)
+        .map(|r| r.1)
+        .collect();
+    let text = std::fs::read_to_string(&records).expect("records");
+    let mut lines = text.lines();
+    let header = lines.next().expect("header");
+    let task_column = header.split(',').position(|c| c == "task").expect("task");
+    let mut kept = vec![header.to_string()];
+    // The record has no quoted commas before the task column (checked by the count below).
+    kept.extend(
+        lines
+            .filter(|l| first.contains(l.split(',').nth(task_column).unwrap_or("")))
+            .map(str::to_string),
+    );
+    assert!(kept.len() > 150 * 10, "{} rows", kept.len());
+    let so_far = dir.join("so_far.csv");
+    std::fs::write(&so_far, kept.join("\n") + "\n").expect("write");
+    Some((
+        so_far.to_string_lossy().into_owned(),
+        plan.to_string_lossy().into_owned(),
+    ))
+}
+
+#[test]
+fn decide_adjusts_a_tested_system_against_several_baselines() {
+    let dir = temp_dir("decide-family");
+    let Some((so_far, plan)) = appworld_so_far(&dir) else {
+        return;
+    };
+    let tested = "FullCodeRefl (gpt-4o-2024-05-13)";
+    let baselines = [
+        "ReAct (gpt-4o-2024-05-13)",
+        "PlanExec (gpt-4o-2024-05-13)",
+        "IPFunCall (gpt-4o-2024-05-13)",
+    ];
+    let decide = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let mut args = vec![
+            "decide", &so_far, "--plan", &plan, "--tested", tested, "--budget", "1", "--rule",
+            "anytime",
+        ];
+        args.extend(extra);
+        let out = pareval(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("record"))
+            .collect()
+    };
+    let joined = baselines.join(",");
+    let unadjusted = decide(&["--baseline", &joined, "--adjust", "none"]);
+    let holm = decide(&["--baseline", &joined]);
+    assert_eq!((unadjusted.len(), holm.len()), (3, 3));
+    for (i, baseline) in baselines.iter().enumerate() {
+        // Unadjusted, each baseline decides as it would alone.
+        let alone = decide(&["--baseline", baseline]);
+        for field in ["action", "statistic", "observed", "estimate"] {
+            assert_eq!(unadjusted[i][field], alone[0][field], "{baseline} {field}");
+        }
+        assert_eq!(holm[i]["family"], "tested");
+        assert_eq!(holm[i]["adjust"], "holm");
+        assert_eq!(holm[i]["family_size"], 3);
+        // Holm decides a pair only if its own test would.
+        if holm[i]["action"] != "continue" {
+            assert_eq!(holm[i]["action"], alone[0]["action"]);
+        }
+    }
+    // At 150 of 585 tasks the ReAct baseline is rejected alone (wealth past 1/a = 20) but not under
+    // Holm over three (it needs p ≤ 0.05/3): the adjustment holds the run going.
+    assert_eq!(unadjusted[0]["action"], "reject", "{}", unadjusted[0]);
+    assert_eq!(holm[0]["action"], "continue", "{}", holm[0]);
+    // Every other system as a baseline.
+    let everyone = decide(&["--family", "tested", "--thresholds", "0,5"]);
+    assert_eq!(everyone.len(), 13 * 2);
+    let out = pareval(&[
+        "decide",
+        &so_far,
+        "--plan",
+        &plan,
+        "--tested",
+        tested,
+        "--baseline",
+        &joined,
+        "--budget",
+        "1",
+        "--rule",
+        "anytime",
+        "--format",
+        "text",
+    ]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("vs ReAct (gpt-4o-2024-05-13), 0 pp: continue"),
+        "{text}"
+    );
+    assert!(
+        text.contains("at most 435 more tasks in the plan"),
+        "{text}"
+    );
+    assert!(text.contains("holm over a family of 3"), "{text}");
+    // Refusals.
+    let refuse = |extra: &[&str], needle: &str| {
+        let mut args = vec![
+            "decide", &so_far, "--plan", &plan, "--tested", tested, "--budget", "1",
+        ];
+        args.extend(extra);
+        assert_refused(&pareval(&args), needle);
+    };
+    refuse(&["--family", "all"], "is not 'tested'");
+    refuse(
+        &["--family", "tested", "--baseline", baselines[0]],
+        "leave out --baseline",
+    );
+    refuse(&["--baseline", tested], "is the tested system");
+    refuse(
+        &["--baseline", &joined, "--adjust", "sometimes"],
+        "sometimes",
+    );
+}
