@@ -24,3 +24,4 @@ pub mod proxy;
 pub mod report;
 pub mod simulate;
 pub mod tui;
+pub mod watch;

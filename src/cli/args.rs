@@ -125,6 +125,16 @@ pub enum Command {
         the early leaderboard agrees with the full one, for every τ."
     )]
     Early(EarlyArgs),
+    /// Watch a live run: follow the outcome files and redraw the decisions as rows arrive.
+    #[command(
+        long_about = "The explorer's live mode. Follows outcome files while a harness writes them (appended \
+        CSV or JSON Lines rows, or a folder to which such files are added; polled twice a second, a partly \
+        written line waits for its newline, a truncated or replaced file is read again) and redraws, per \
+        baseline, the running estimate with its anytime band against δ, both wealths, the coverage so far \
+        and the action, with a notice when a pair decides. The decisions are `decide`'s on the same rows. \
+        --replay RECORDS plays a completed record through the same screen in plan order."
+    )]
+    Watch(WatchArgs),
     /// Plan a live run: the seeded order in which a harness should run the tasks.
     #[command(
         long_about = "Draw the order in which a harness should run the tasks of a live evaluation, with the \
@@ -608,7 +618,21 @@ pub struct DecideArgs {
     /// Outcome records so far (any loader format; other systems' rows are ignored).
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
-    /// The planned task list: a `task` column and optionally group columns.
+    #[command(flatten)]
+    pub live: LiveArgs,
+    /// The budget limit as a fraction of the planned tasks.
+    #[arg(long, value_name = "B")]
+    pub budget: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TextOrJson::Json)]
+    pub format: TextOrJson,
+}
+
+/// What `decide` and `watch` share: the plan, the systems compared and the rule.
+#[derive(Debug, Args)]
+pub struct LiveArgs {
+    /// The planned task list: a `task` column and optionally group columns (and `position`, as
+    /// `pareval plan` writes).
     #[arg(long, value_name = "FILE")]
     pub plan: PathBuf,
     /// Group column of the plan for the coverage rule ("none" for one group). Default: `group` when present.
@@ -633,13 +657,11 @@ pub struct DecideArgs {
     /// e-bh. Default: holm with several baselines.
     #[arg(long, value_name = "METHOD")]
     pub adjust: Option<String>,
-    /// The budget limit as a fraction of the planned tasks.
-    #[arg(long, value_name = "B")]
-    pub budget: String,
     /// Policy preset (its order is the live run's own; only the coverage gate and rule apply).
     #[arg(long, value_name = "NAME", default_value = "primary")]
     pub preset: String,
-    /// Override the preset's rule: bootstrap, paired-normal, serfling, forced, anytime.
+    /// Override the preset's rule: bootstrap, paired-normal, serfling, forced, anytime (watch: anytime
+    /// unless given).
     #[arg(long, value_name = "RULE")]
     pub rule: Option<String>,
     /// The anytime rule's bet cap c: no task can cost more than this share of the wealth.
@@ -667,9 +689,25 @@ pub struct DecideArgs {
     /// Read record columns from other names, e.g. --col system=agent_name.
     #[arg(long = "col", value_name = "TARGET=SOURCE")]
     pub columns: Vec<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = TextOrJson::Json)]
-    pub format: TextOrJson,
+}
+
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// Outcome files a harness is writing (.csv or .jsonl with system, task, outcome and optionally
+    /// run; rows are appended), or folders to which such files are added.
+    #[arg(value_name = "FILE|FOLDER", required_unless_present = "replay")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub live: LiveArgs,
+    /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks.
+    #[arg(long, value_name = "B", default_value = "1")]
+    pub budget: String,
+    /// Play a completed record through the screen in plan order instead (for demonstrations).
+    #[arg(long, value_name = "RECORDS", conflicts_with = "files")]
+    pub replay: Option<PathBuf>,
+    /// Replay speed: planned tasks per second (10x = ten tasks a second).
+    #[arg(long, value_name = "N[x]", default_value = "10x")]
+    pub speed: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -115,6 +115,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Replay(args)) => replay_command(&args, out),
         Some(Command::Pair(args)) => pair_command(&args, out),
         Some(Command::Plan(args)) => plan_command(&args, out),
+        Some(Command::Watch(args)) => watch_command(&args),
         Some(Command::Decide(args)) => decide_command(&args, out),
         Some(Command::Import(args)) => import_command(&args, out),
         Some(Command::Proxy(args)) => proxy_command(&args, out),
@@ -261,14 +262,14 @@ fn pair_command(args: &PairArgs, out: &mut impl Write) -> Result<(), CliError> {
 
 fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliError> {
     let options = LoadOptions {
-        columns: crate::data::ColumnMap::parse(&args.columns)?,
+        columns: crate::data::ColumnMap::parse(&args.live.columns)?,
         ..LoadOptions::default()
     };
     let dataset = load(&args.files, &options)?;
-    let plan = crate::data::load_plan(&args.plan, args.group_col.as_deref())?;
-    let tested = system_index(&dataset, &args.tested, "--tested")?;
-    let baselines: Vec<usize> = match args.family.as_deref() {
-        Some("tested") if args.baseline.is_empty() => {
+    let plan = crate::data::load_plan(&args.live.plan, args.live.group_col.as_deref())?;
+    let tested = system_index(&dataset, &args.live.tested, "--tested")?;
+    let baselines: Vec<usize> = match args.live.family.as_deref() {
+        Some("tested") if args.live.baseline.is_empty() => {
             (0..dataset.n_systems()).filter(|&s| s != tested).collect()
         }
         Some("tested") => {
@@ -283,6 +284,7 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
             )));
         }
         None => args
+            .live
             .baseline
             .iter()
             .map(|name| system_index(&dataset, name.trim(), "--baseline"))
@@ -296,7 +298,7 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
     if baselines.contains(&tested) {
         return Err(CliError::Input(format!(
             "--baseline: '{}' is the tested system",
-            args.tested
+            args.live.tested
         )));
     }
     let index: std::collections::HashMap<&str, usize> = plan
@@ -328,7 +330,7 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
         unplanned.truncate(5);
         return Err(CliError::Input(format!(
             "{}: tasks with outcomes are not in the plan: {}{}",
-            args.plan.display(),
+            args.live.plan.display(),
             unplanned.join(", "),
             if more > 0 {
                 format!(" (and {more} more)")
@@ -337,38 +339,11 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
             }
         )));
     }
-    let bootstrap = BootstrapMode::parse(&args.bootstrap)?;
-    let tail = Fraction::parse(&args.tail, "--tail")?;
-    let mut policy = Preset::parse(&args.preset)?.policy(bootstrap, tail);
     let several = baselines.len() > 1;
-    let adjust = args
-        .adjust
-        .as_deref()
-        .unwrap_or(if several { "holm" } else { "none" });
-    let flags = settings::RuleOverrides {
-        rule: args.rule.as_deref(),
-        coverage: args.coverage.as_deref(),
-        degenerate: &args.degenerate,
-        bet_cap: &args.bet_cap,
-        monitor: None,
-        looks: None,
-        family: if several { "tested" } else { "pair" },
-        adjust,
-    };
-    settings::apply_overrides(&mut policy, &flags, bootstrap)?;
-    let budget = Fraction::parse(&args.budget, "--budget")?;
-    if budget.0 == 0 {
-        return Err(CliError::Input("--budget must be above 0".to_string()));
-    }
-    let live = LiveSettings {
-        policy,
-        thresholds: parse_thresholds(&args.thresholds).map_err(settings::flag("--thresholds"))?,
-        seed: args.seed,
-        budget,
-    };
+    let live = live_settings(&args.live, &args.budget, several, None)?;
     let mut inputs = dataset.inputs.clone();
     inputs.push(crate::dataset::InputFile {
-        path: args.plan.display().to_string(),
+        path: args.live.plan.display().to_string(),
         rows: plan.tasks.len(),
         sha256: plan.sha256.clone(),
     });
@@ -447,6 +422,183 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
         }
     }
     Ok(())
+}
+
+/// The rule, thresholds and budget of a live decision (`decide`, `watch`); `several` baselines make a
+/// family (adjusted with holm unless --adjust says otherwise); `default_rule` applies when --rule is
+/// not given.
+fn live_settings(
+    live: &args::LiveArgs,
+    budget: &str,
+    several: bool,
+    default_rule: Option<&str>,
+) -> Result<LiveSettings, CliError> {
+    let bootstrap = BootstrapMode::parse(&live.bootstrap)?;
+    let tail = Fraction::parse(&live.tail, "--tail")?;
+    let mut policy = Preset::parse(&live.preset)?.policy(bootstrap, tail);
+    let adjust = live
+        .adjust
+        .as_deref()
+        .unwrap_or(if several { "holm" } else { "none" });
+    let flags = settings::RuleOverrides {
+        rule: live.rule.as_deref().or(default_rule),
+        coverage: live.coverage.as_deref(),
+        degenerate: &live.degenerate,
+        bet_cap: &live.bet_cap,
+        monitor: None,
+        looks: None,
+        family: if several { "tested" } else { "pair" },
+        adjust,
+    };
+    settings::apply_overrides(&mut policy, &flags, bootstrap)?;
+    let budget = Fraction::parse(budget, "--budget")?;
+    if budget.0 == 0 {
+        return Err(CliError::Input("--budget must be above 0".to_string()));
+    }
+    Ok(LiveSettings {
+        policy,
+        thresholds: parse_thresholds(&live.thresholds).map_err(settings::flag("--thresholds"))?,
+        seed: live.seed,
+        budget,
+    })
+}
+
+/// `pareval watch`: the live screen on followed files or a replayed record.
+fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
+    use crate::watch::state::{Baselines, WatchState};
+    let plan = crate::data::load_plan(&args.live.plan, args.live.group_col.as_deref())?;
+    let baselines = match (args.live.family.as_deref(), args.live.baseline.is_empty()) {
+        (Some("tested"), true) => Baselines::Everyone,
+        (Some("tested"), false) => {
+            return Err(CliError::Input(
+                "--family tested takes every other system as a baseline: leave out --baseline"
+                    .to_string(),
+            ));
+        }
+        (Some(other), _) => {
+            return Err(CliError::Input(format!(
+                "--family: '{other}' is not 'tested' (a live decision is one tested system against its baselines)"
+            )));
+        }
+        (None, _) => {
+            let names: Vec<String> = args
+                .live
+                .baseline
+                .iter()
+                .map(|b| b.trim().to_string())
+                .collect();
+            if names.contains(&args.live.tested) {
+                return Err(CliError::Input(format!(
+                    "--baseline: '{}' is the tested system",
+                    args.live.tested
+                )));
+            }
+            Baselines::Named(names)
+        }
+    };
+    let several = !matches!(&baselines, Baselines::Named(names) if names.len() == 1);
+    let settings = live_settings(&args.live, &args.budget, several, Some("anytime"))?;
+    let mut inputs = Vec::new();
+    inputs.push(crate::dataset::InputFile {
+        path: args.live.plan.display().to_string(),
+        rows: plan.tasks.len(),
+        sha256: plan.sha256.clone(),
+    });
+    let source = match &args.replay {
+        Some(path) => {
+            let options = LoadOptions {
+                columns: crate::data::ColumnMap::parse(&args.live.columns)?,
+                ..LoadOptions::default()
+            };
+            let dataset = load(std::slice::from_ref(path), &options)?;
+            inputs.extend(dataset.inputs.clone());
+            crate::watch::Source::Replay {
+                tasks: replay_rows(&dataset, &plan, path)?,
+                speed: parse_speed(&args.speed)?,
+                label: path.display().to_string(),
+            }
+        }
+        None => crate::watch::Source::Follow(args.files.clone()),
+    };
+    let provenance = Provenance::new(&inputs);
+    let fresh = || {
+        WatchState::new(
+            plan.plan.clone(),
+            args.live.tested.clone(),
+            baselines.clone(),
+            LiveSettings {
+                policy: settings.policy,
+                thresholds: settings.thresholds.clone(),
+                seed: settings.seed,
+                budget: settings.budget,
+            },
+            provenance.clone(),
+        )
+    };
+    crate::watch::run(source, &fresh).map_err(|e| match e {
+        crate::watch::WatchError::Input(message) => CliError::Input(message),
+        other => CliError::Input(other.to_string()),
+    })
+}
+
+/// A completed record's rows in plan order, one list per planned task (every system's run-averaged
+/// outcome); tasks outside the plan are refused as in `decide`.
+fn replay_rows(
+    dataset: &crate::dataset::Dataset,
+    plan: &crate::data::Plan,
+    path: &Path,
+) -> Result<Vec<Vec<crate::watch::follow::OutcomeRow>>, CliError> {
+    let index: std::collections::HashMap<&str, usize> = dataset
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i))
+        .collect();
+    let planned: std::collections::HashSet<&str> = plan.tasks.iter().map(String::as_str).collect();
+    let unplanned: Vec<&str> = dataset
+        .tasks
+        .iter()
+        .map(String::as_str)
+        .filter(|t| !planned.contains(t))
+        .take(5)
+        .collect();
+    if !unplanned.is_empty() {
+        return Err(CliError::Input(format!(
+            "{}: tasks of the record are not in the plan: {}",
+            path.display(),
+            unplanned.join(", ")
+        )));
+    }
+    Ok(plan
+        .tasks
+        .iter()
+        .map(|task| {
+            index.get(task.as_str()).map_or(Vec::new(), |&t| {
+                (0..dataset.n_systems())
+                    .filter_map(|s| {
+                        dataset
+                            .outcome(s, t)
+                            .map(|outcome| crate::watch::follow::OutcomeRow {
+                                system: dataset.systems[s].name.clone(),
+                                task: task.clone(),
+                                run: String::new(),
+                                outcome,
+                            })
+                    })
+                    .collect()
+            })
+        })
+        .collect())
+}
+
+/// `10x`, `10` or `0.5x`: planned tasks per second.
+fn parse_speed(text: &str) -> Result<f64, CliError> {
+    text.trim()
+        .trim_end_matches('x')
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .ok_or_else(|| CliError::Input(format!("--speed: '{text}' is not a speed like 10x")))
 }
 
 fn proxy_command(args: &ProxyArgs, out: &mut impl Write) -> Result<(), CliError> {

@@ -233,6 +233,213 @@ fn the_early_view_trains_on_real_trajectories_in_a_real_terminal() {
     assert_restored(&session);
 }
 
+/// AppWorld rows of two systems, grouped by task in the order of a stratified plan.
+fn appworld_in_plan_order(dir: &Path, systems: [&str; 2]) -> Option<(PathBuf, Vec<Vec<String>>)> {
+    let root = shared_data()?;
+    let records = root.join("hal_appworld/records.csv");
+    let plan = dir.join("plan.csv");
+    let out = Command::new(env!("CARGO_BIN_EXE_pareval"))
+        .args(["plan", &records.to_string_lossy(), "--seed", "3", "--out"])
+        .arg(&plan)
+        .output()
+        .expect("plan");
+    assert!(out.status.success());
+    let order: Vec<String> = std::fs::read_to_string(&plan)
+        .expect("plan")
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).expect("task").to_string())
+        .collect();
+    let text = std::fs::read_to_string(&records).expect("records");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).expect("column");
+    let (system, task, run, outcome) = (
+        column("system"),
+        column("task"),
+        column("run"),
+        column("outcome"),
+    );
+    let mut by_task: std::collections::HashMap<String, Vec<String>> = Default::default();
+    for line in lines {
+        // The columns read here come before any quoted field of this record.
+        let cells: Vec<&str> = line.split(',').collect();
+        if systems.contains(&cells[system]) {
+            by_task
+                .entry(cells[task].to_string())
+                .or_default()
+                .push(format!(
+                    "{},{},{},{}",
+                    cells[system], cells[task], cells[run], cells[outcome]
+                ));
+        }
+    }
+    let rows = order
+        .iter()
+        .map(|t| by_task.remove(t).unwrap_or_default())
+        .collect();
+    Some((plan, rows))
+}
+
+#[test]
+fn watch_follows_a_growing_file_and_decides_as_decide_does() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = temp_dir("watch-data");
+    let (tested, baseline) = (
+        "FullCodeRefl (gpt-4o-2024-05-13)",
+        "ReAct (gpt-4o-2024-05-13)",
+    );
+    let Some((plan, tasks)) = appworld_in_plan_order(&dir, [tested, baseline]) else {
+        return;
+    };
+    let live = dir.join("live.csv");
+    std::fs::write(&live, "system,task,run,outcome\n").expect("header");
+    let (live_text, plan_text) = (
+        live.to_string_lossy().into_owned(),
+        plan.to_string_lossy().into_owned(),
+    );
+    let session = Session::start(
+        "watch",
+        &[
+            "watch",
+            &live_text,
+            "--plan",
+            &plan_text,
+            "--tested",
+            tested,
+            "--baseline",
+            baseline,
+        ],
+    );
+    session.wait_for("0 rows read");
+    let append = |rows: &[Vec<String>]| {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&live)
+            .expect("open");
+        for task in rows {
+            for row in task {
+                writeln!(file, "{row}").expect("append");
+            }
+        }
+    };
+    // `decide` on the same prefix, as (observed, action).
+    let decide = |k: usize| {
+        let prefix = dir.join(format!("prefix-{k}.csv"));
+        let mut text = String::from("system,task,run,outcome\n");
+        for row in tasks[..k].iter().flatten() {
+            text.push_str(row);
+            text.push('\n');
+        }
+        std::fs::write(&prefix, text).expect("prefix");
+        let out = Command::new(env!("CARGO_BIN_EXE_pareval"))
+            .args(["decide", &prefix.to_string_lossy(), "--plan", &plan_text])
+            .args([
+                "--tested",
+                tested,
+                "--baseline",
+                baseline,
+                "--budget",
+                "1",
+                "--rule",
+                "anytime",
+            ])
+            .output()
+            .expect("decide");
+        let record: serde_json::Value = serde_json::from_slice(&out.stdout).expect("decide record");
+        (
+            record["observed"].as_u64().expect("observed"),
+            record["action"].as_str().expect("action").to_string(),
+        )
+    };
+    // A harness writing: chunks of tasks in plan order, then the screen is read at each count.
+    let mut written = 0;
+    for k in [30, 60, 89, 90] {
+        append(&tasks[written..k]);
+        written = k;
+        let screen = session.wait_for(&format!("{k} of 585"));
+        let row = screen
+            .lines()
+            .find(|l| l.contains(baseline) && l.contains(&format!("{k} of 585")))
+            .expect("the pair's row");
+        let (observed, action) = decide(k);
+        assert_eq!(observed, k as u64);
+        assert!(
+            row.contains(&action),
+            "decide says {action} at {k}; the screen shows:\n{screen}"
+        );
+    }
+    session.wait_for("at 0 pp: reject after 90 of 585 tasks");
+    // A bad row is shown with file and line, and the view keeps following.
+    let bad_line = 2 + tasks[..90].iter().map(Vec::len).sum::<usize>();
+    append(&[vec![format!(
+        "{tested},{},0,oops",
+        tasks[90][0].split(',').nth(1).expect("task")
+    )]]);
+    session.wait_for(&format!("line {bad_line}: outcome 'oops'"));
+    append(&tasks[90..100]);
+    session.wait_for("100 of 585");
+    session.keys("q");
+    assert_eq!(session.wait_exit(), "EXIT=0");
+    assert_restored(&session);
+}
+
+#[test]
+fn watch_replays_a_completed_record_with_pause_and_step() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = temp_dir("watch-replay");
+    let Some(root) = shared_data() else { return };
+    let records = root.join("hal_appworld/records.csv");
+    let plan = dir.join("plan.csv");
+    let out = Command::new(env!("CARGO_BIN_EXE_pareval"))
+        .args(["plan", &records.to_string_lossy(), "--seed", "3", "--out"])
+        .arg(&plan)
+        .output()
+        .expect("plan");
+    assert!(out.status.success());
+    let session = Session::start(
+        "replay",
+        &[
+            "watch",
+            "--replay",
+            &records.to_string_lossy(),
+            "--plan",
+            &plan.to_string_lossy(),
+            "--tested",
+            "FullCodeRefl (gpt-4o-2024-05-13)",
+            "--baseline",
+            "ReAct (gpt-4o-2024-05-13),PlanExec (gpt-4o-2024-05-13)",
+            "--speed",
+            "100x",
+        ],
+    );
+    session.wait_for("replaying");
+    session.wait_for("reject after");
+    session.keys("Space");
+    let paused = session.wait_for("paused");
+    let at = |screen: &str| {
+        screen
+            .split("task ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|n| n.parse::<usize>().ok())
+            .expect("task count")
+    };
+    let before = at(&paused);
+    session.keys("Right");
+    session.wait_for(&format!("task {} of 585", before + 1));
+    session.keys("r");
+    session.wait_for("task 0 of 585");
+    session.keys("q");
+    assert_eq!(session.wait_exit(), "EXIT=0");
+    assert_restored(&session);
+}
+
 #[test]
 fn a_bad_config_stops_before_the_terminal_is_touched() {
     if !tmux_available() {

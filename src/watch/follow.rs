@@ -1,0 +1,440 @@
+//! Following result files while a harness writes them (issue 12): a CSV or JSON Lines file that grows
+//! by appended rows, or a folder to which result files are added. Each poll reads only what is new; a
+//! partly written last line waits for its newline; a file that shrank or was replaced (another inode)
+//! is read again from the start, with a notice. Every complete line becomes an outcome row or, when it
+//! cannot be read, a problem naming the file, the line and the value; nothing is dropped silently.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// One outcome row read from a followed file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutcomeRow {
+    pub system: String,
+    pub task: String,
+    pub run: String,
+    pub outcome: f64,
+}
+
+/// What one poll found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// A row, with the file and line it came from.
+    Row {
+        file: String,
+        line: u64,
+        row: OutcomeRow,
+    },
+    /// A line that could not be read: file, line number, what is wrong.
+    Bad {
+        file: String,
+        line: u64,
+        message: String,
+    },
+    /// The file shrank or was replaced: everything it said before is withdrawn and it is read anew.
+    Reread { file: String },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Csv,
+    JsonLines,
+}
+
+fn kind_of(path: &Path) -> Option<Kind> {
+    let name = path.file_name()?.to_string_lossy().to_lowercase();
+    if name.ends_with(".csv") {
+        Some(Kind::Csv)
+    } else if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
+        Some(Kind::JsonLines)
+    } else {
+        None
+    }
+}
+
+/// One followed file.
+#[derive(Debug)]
+pub struct FileFollower {
+    path: PathBuf,
+    kind: Kind,
+    offset: u64,
+    identity: Option<(u64, u64)>,
+    /// Bytes after the last newline: a line still being written.
+    partial: Vec<u8>,
+    header: Option<Vec<String>>,
+    line: u64,
+}
+
+impl FileFollower {
+    pub fn new(path: &Path) -> Result<Self, String> {
+        let kind = kind_of(path).ok_or_else(|| {
+            format!(
+                "{}: watch follows .csv and .jsonl files (appended rows)",
+                path.display()
+            )
+        })?;
+        Ok(FileFollower {
+            path: path.to_path_buf(),
+            kind,
+            offset: 0,
+            identity: None,
+            partial: Vec::new(),
+            header: None,
+            line: 0,
+        })
+    }
+
+    pub fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// Reads what was appended since the last poll (nothing when the file is unchanged or absent).
+    pub fn poll(&mut self, out: &mut Vec<Event>) {
+        let Ok(meta) = std::fs::metadata(&self.path) else {
+            return;
+        };
+        let identity = file_identity(&meta);
+        let replaced = self.identity.is_some_and(|id| id != identity);
+        if replaced || meta.len() < self.offset {
+            out.push(Event::Reread { file: self.name() });
+            self.offset = 0;
+            self.partial.clear();
+            self.header = None;
+            self.line = 0;
+        }
+        self.identity = Some(identity);
+        if meta.len() == self.offset {
+            return;
+        }
+        let Ok(mut file) = std::fs::File::open(&self.path) else {
+            return;
+        };
+        if file.seek(SeekFrom::Start(self.offset)).is_err() {
+            return;
+        }
+        let mut bytes = Vec::new();
+        if file.read_to_end(&mut bytes).is_err() {
+            return;
+        }
+        self.offset += bytes.len() as u64;
+        self.partial.extend_from_slice(&bytes);
+        let Some(last_newline) = self.partial.iter().rposition(|&b| b == b'\n') else {
+            return;
+        };
+        let complete: Vec<u8> = self.partial.drain(..=last_newline).collect();
+        for raw in complete[..last_newline].split(|&b| b == b'\n') {
+            self.line += 1;
+            let text = String::from_utf8_lossy(raw);
+            let text = text.trim_end_matches('\r');
+            if text.trim().is_empty() {
+                continue;
+            }
+            self.read_line(text, out);
+        }
+    }
+
+    fn bad(&self, message: String) -> Event {
+        Event::Bad {
+            file: self.name(),
+            line: self.line,
+            message,
+        }
+    }
+
+    fn read_line(&mut self, text: &str, out: &mut Vec<Event>) {
+        match self.kind {
+            Kind::Csv => {
+                let cells = split_csv(text);
+                let Some(header) = &self.header else {
+                    let header: Vec<String> = cells.iter().map(|c| c.trim().to_string()).collect();
+                    let missing: Vec<&str> = ["system", "task", "outcome"]
+                        .into_iter()
+                        .filter(|c| !header.iter().any(|h| h == c))
+                        .collect();
+                    if !missing.is_empty() {
+                        out.push(self.bad(format!(
+                            "the header lacks {} (it has {})",
+                            missing.join(", "),
+                            header.join(", ")
+                        )));
+                    }
+                    self.header = Some(header);
+                    return;
+                };
+                if cells.len() != header.len() {
+                    out.push(self.bad(format!(
+                        "{} fields where the header has {}",
+                        cells.len(),
+                        header.len()
+                    )));
+                    return;
+                }
+                let field = |name: &str| {
+                    header
+                        .iter()
+                        .position(|h| h == name)
+                        .map(|i| cells[i].trim().to_string())
+                };
+                out.push(self.row(
+                    field("system"),
+                    field("task"),
+                    field("run"),
+                    field("outcome"),
+                ));
+            }
+            Kind::JsonLines => {
+                let value: serde_json::Value = match serde_json::from_str(text) {
+                    Ok(value) => value,
+                    Err(error) => {
+                        out.push(self.bad(format!("not a JSON object: {error}")));
+                        return;
+                    }
+                };
+                let field = |name: &str| match value.get(name) {
+                    Some(serde_json::Value::String(s)) => Some(s.clone()),
+                    Some(serde_json::Value::Null) | None => None,
+                    Some(other) => Some(other.to_string()),
+                };
+                out.push(self.row(
+                    field("system"),
+                    field("task"),
+                    field("run"),
+                    field("outcome"),
+                ));
+            }
+        }
+    }
+
+    fn row(
+        &self,
+        system: Option<String>,
+        task: Option<String>,
+        run: Option<String>,
+        outcome: Option<String>,
+    ) -> Event {
+        let (Some(system), Some(task)) = (
+            system.filter(|s| !s.is_empty()),
+            task.filter(|t| !t.is_empty()),
+        ) else {
+            return self.bad("system and task must not be empty".to_string());
+        };
+        let text = outcome.unwrap_or_default();
+        let value = match text.to_ascii_lowercase().as_str() {
+            "true" => Some(1.0),
+            "false" => Some(0.0),
+            other => other.parse::<f64>().ok(),
+        };
+        match value {
+            Some(outcome) if (0.0..=1.0).contains(&outcome) => Event::Row {
+                file: self.name(),
+                line: self.line,
+                row: OutcomeRow {
+                    system,
+                    task,
+                    run: run.unwrap_or_default(),
+                    outcome,
+                },
+            },
+            _ => self.bad(format!(
+                "outcome '{text}' of {system} on {task} is not a number in [0, 1]"
+            )),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn file_identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn file_identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    (
+        0,
+        meta.created()
+            .map_or(0, |t| t.elapsed().map_or(0, |d| d.as_secs())),
+    )
+}
+
+/// Splits one CSV line (RFC 4180 quoting, no newline inside a field).
+fn split_csv(line: &str) -> Vec<String> {
+    let mut cells = Vec::new();
+    let mut cell = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cell.push('"');
+                chars.next();
+            }
+            ('"', true) => quoted = false,
+            ('"', false) if cell.is_empty() => quoted = true,
+            (',', false) => cells.push(std::mem::take(&mut cell)),
+            (c, _) => cell.push(c),
+        }
+    }
+    cells.push(cell);
+    cells
+}
+
+/// Everything watched: files, and folders whose new .csv/.jsonl files are followed as they appear.
+pub struct Followed {
+    files: BTreeMap<PathBuf, FileFollower>,
+    folders: Vec<PathBuf>,
+}
+
+impl Followed {
+    /// Files must be .csv or .jsonl (they may not exist yet); folders must exist.
+    pub fn new(paths: &[PathBuf]) -> Result<Self, String> {
+        let mut followed = Followed {
+            files: BTreeMap::new(),
+            folders: Vec::new(),
+        };
+        for path in paths {
+            if path.is_dir() {
+                followed.folders.push(path.clone());
+            } else {
+                followed
+                    .files
+                    .insert(path.clone(), FileFollower::new(path)?);
+            }
+        }
+        Ok(followed)
+    }
+
+    /// The followed paths, for the header.
+    pub fn describe(&self) -> String {
+        self.folders
+            .iter()
+            .map(|f| format!("{}/", f.display()))
+            .chain(self.files.keys().map(|f| f.display().to_string()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// One poll of every file (and every folder's new files), in path order.
+    pub fn poll(&mut self) -> Vec<Event> {
+        for folder in &self.folders {
+            let Ok(entries) = std::fs::read_dir(folder) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if kind_of(&path).is_some()
+                    && !self.files.contains_key(&path)
+                    && let Ok(follower) = FileFollower::new(&path)
+                {
+                    self.files.insert(path, follower);
+                }
+            }
+        }
+        let mut events = Vec::new();
+        for follower in self.files.values_mut() {
+            follower.poll(&mut events);
+        }
+        events
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(events: &[Event]) -> Vec<(String, f64)> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Row { row, .. } => Some((row.task.clone(), row.outcome)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn appended_rows_are_read_once_and_a_partial_line_waits() {
+        let dir = std::env::temp_dir().join(format!("pareval-follow-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("out.csv");
+        std::fs::write(&path, "system,task,outcome\nA,t1,1\nA,t2,0").expect("write");
+        let mut follower = FileFollower::new(&path).expect("follower");
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        assert_eq!(rows(&events), [("t1".to_string(), 1.0)]);
+        // The rest of line 3 and a bad line 4.
+        let append = |text: &str| {
+            use std::io::Write;
+            let mut file = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .expect("open");
+            file.write_all(text.as_bytes()).expect("append");
+        };
+        append("\nA,t3,maybe\nA,\"t,4\",1\n");
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        assert_eq!(
+            rows(&events),
+            [("t2".to_string(), 0.0), ("t,4".to_string(), 1.0)]
+        );
+        assert!(events.contains(&Event::Bad {
+            file: path.display().to_string(),
+            line: 4,
+            message: "outcome 'maybe' of A on t3 is not a number in [0, 1]".to_string(),
+        }));
+        // Nothing new: nothing read.
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        assert!(events.is_empty());
+        // Truncated and rewritten: read again from the start, with a notice.
+        std::fs::write(&path, "system,task,outcome\nB,t9,1\n").expect("rewrite");
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        assert!(matches!(events[0], Event::Reread { .. }), "{events:?}");
+        assert_eq!(rows(&events), [("t9".to_string(), 1.0)]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn json_lines_and_booleans() {
+        let dir = std::env::temp_dir().join(format!("pareval-follow-j-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("out.jsonl");
+        std::fs::write(
+            &path,
+            "{\"system\":\"A\",\"task\":\"t1\",\"outcome\":true}\n{\"system\":\"A\",\"task\":\"t2\",\"outcome\":0.5,\"run\":2}\nnot json\n",
+        )
+        .expect("write");
+        let mut follower = FileFollower::new(&path).expect("follower");
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        assert_eq!(
+            rows(&events),
+            [("t1".to_string(), 1.0), ("t2".to_string(), 0.5)]
+        );
+        assert!(matches!(&events[2], Event::Bad { line: 3, .. }));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_folder_s_new_files_are_followed_as_they_appear() {
+        let dir = std::env::temp_dir().join(format!("pareval-follow-d-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let mut followed = Followed::new(std::slice::from_ref(&dir)).expect("followed");
+        assert!(followed.poll().is_empty());
+        std::fs::write(dir.join("a.csv"), "system,task,outcome\nA,t1,1\n").expect("a");
+        std::fs::write(dir.join("notes.txt"), "not a result file").expect("notes");
+        assert_eq!(rows(&followed.poll()), [("t1".to_string(), 1.0)]);
+        std::fs::write(
+            dir.join("b.jsonl"),
+            "{\"system\":\"B\",\"task\":\"t1\",\"outcome\":0}\n",
+        )
+        .expect("b");
+        assert_eq!(rows(&followed.poll()), [("t1".to_string(), 0.0)]);
+        assert!(followed.poll().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

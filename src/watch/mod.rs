@@ -1,0 +1,256 @@
+//! `pareval watch`: the explorer's live mode (issue 12). It follows outcome files while a harness
+//! writes them (`follow`), keeps the live decisions of the tested system against its baselines
+//! (`state`, the same function as `decide`), and draws them (`view`); `--replay` plays a completed
+//! record through the same screen in plan order (`replay`).
+
+pub mod follow;
+pub mod state;
+pub mod view;
+
+use std::io::{self, IsTerminal};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{self, Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
+
+use follow::{Event, Followed, OutcomeRow};
+use state::WatchState;
+
+/// How often followed files are looked at: a new row is on screen within about this long.
+pub const POLL: Duration = Duration::from_millis(500);
+
+/// Where rows come from.
+pub enum Source {
+    /// Files (or folders) a harness is writing.
+    Follow(Vec<PathBuf>),
+    /// A completed record played in plan order: one planned task (every system's outcome on it) per
+    /// beat, `speed` tasks a second.
+    Replay {
+        /// Rows of each planned task, in plan order.
+        tasks: Vec<Vec<OutcomeRow>>,
+        speed: f64,
+        label: String,
+    },
+}
+
+/// Why watching could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    #[error(
+        "watch needs an interactive terminal; for a one-off answer use `pareval decide` on the same files"
+    )]
+    NotATerminal,
+    #[error("{0}")]
+    Input(String),
+    #[error("cannot {what}: {source}")]
+    Terminal {
+        what: &'static str,
+        source: io::Error,
+    },
+}
+
+/// The replay's position and pace.
+struct Player {
+    tasks: Vec<Vec<OutcomeRow>>,
+    next: usize,
+    speed: f64,
+    paused: bool,
+    last: Instant,
+    label: String,
+}
+
+impl Player {
+    /// The rows of the next planned task, as events placed at their plan position.
+    fn step(&mut self) -> Vec<Event> {
+        let Some(rows) = self.tasks.get(self.next) else {
+            return Vec::new();
+        };
+        self.next += 1;
+        let position = self.next as u64;
+        rows.iter()
+            .map(|row| Event::Row {
+                file: self.label.clone(),
+                line: position,
+                row: row.clone(),
+            })
+            .collect()
+    }
+
+    fn due(&self) -> bool {
+        !self.paused
+            && self.next < self.tasks.len()
+            && self.last.elapsed().as_secs_f64() >= 1.0 / self.speed
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "replaying {} · task {} of {} · {}x{}",
+            self.label,
+            self.next,
+            self.tasks.len(),
+            crate::format::trim_number(self.speed),
+            if self.paused { " · paused" } else { "" }
+        )
+    }
+}
+
+/// Runs the live screen until q; `fresh` rebuilds the empty state (a replay's restart).
+pub fn run(source: Source, fresh: &dyn Fn() -> WatchState) -> Result<(), WatchError> {
+    if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
+        return Err(WatchError::NotATerminal);
+    }
+    let mut state = fresh();
+    let (mut followed, mut player) = match source {
+        Source::Follow(paths) => (
+            Some(Followed::new(&paths).map_err(WatchError::Input)?),
+            None,
+        ),
+        Source::Replay {
+            tasks,
+            speed,
+            label,
+        } => (
+            None,
+            Some(Player {
+                tasks,
+                next: 0,
+                speed,
+                paused: false,
+                last: Instant::now(),
+                label,
+            }),
+        ),
+    };
+    let follow_label = |followed: &Option<Followed>| {
+        followed
+            .as_ref()
+            .map_or(String::new(), |f| format!("following {}", f.describe()))
+    };
+    let mut terminal = ratatui::try_init().map_err(|source| WatchError::Terminal {
+        what: "open the terminal",
+        source,
+    })?;
+    // Restores the terminal on every exit path, including errors below.
+    struct Restore;
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            ratatui::restore();
+        }
+    }
+    let _restore = Restore;
+    let stop = Arc::new(AtomicBool::new(false));
+    let (keys, key_events) = mpsc::channel();
+    let input = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                match event::poll(Duration::from_millis(50)) {
+                    Ok(true) => match event::read() {
+                        Ok(TermEvent::Key(key)) if key.kind != KeyEventKind::Release => {
+                            if keys.send(key).is_err() {
+                                break;
+                            }
+                        }
+                        Ok(_) => {}
+                        Err(_) => break,
+                    },
+                    Ok(false) => {}
+                    Err(_) => break,
+                }
+            }
+        })
+    };
+    let mut selected = 0usize;
+    let mut last_poll = Instant::now() - POLL;
+    let mut dirty = true;
+    let keys_text_follow = "↑↓ pair  t threshold  q quit";
+    let keys_text_replay =
+        "space pause  → step  r restart  + - speed  ↑↓ pair  t threshold  q quit";
+    loop {
+        if let Some(followed) = &mut followed
+            && last_poll.elapsed() >= POLL
+        {
+            last_poll = Instant::now();
+            dirty |= state.apply(followed.poll());
+        }
+        if let Some(player) = &mut player
+            && player.due()
+        {
+            player.last = Instant::now();
+            let events = player.step();
+            dirty |= state.apply(events);
+        }
+        if dirty {
+            selected = selected.min(state.pairs.len().saturating_sub(1));
+            let source = match &player {
+                Some(player) => player.describe(),
+                None => follow_label(&followed),
+            };
+            let chrome = view::Frame2 {
+                source: &source,
+                keys: if player.is_some() {
+                    keys_text_replay
+                } else {
+                    keys_text_follow
+                },
+            };
+            terminal
+                .draw(|frame| view::draw(frame, &state, selected, &chrome))
+                .map_err(|source| WatchError::Terminal {
+                    what: "draw",
+                    source,
+                })?;
+            dirty = false;
+        }
+        let Ok(key) = key_events.recv_timeout(Duration::from_millis(50)) else {
+            continue;
+        };
+        dirty = true;
+        let ctrl_c =
+            key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('q') | KeyCode::Esc => break,
+            _ if ctrl_c => break,
+            KeyCode::Up | KeyCode::Char('k') => selected = selected.saturating_sub(1),
+            KeyCode::Down | KeyCode::Char('j') => selected += 1,
+            KeyCode::Char('t') => state.cycle_focus(),
+            KeyCode::Char(' ') => {
+                if let Some(player) = &mut player {
+                    player.paused = !player.paused;
+                    player.last = Instant::now();
+                }
+            }
+            KeyCode::Right | KeyCode::Char('.') => {
+                if let Some(player) = &mut player {
+                    player.paused = true;
+                    let events = player.step();
+                    state.apply(events);
+                }
+            }
+            KeyCode::Char('r') => {
+                if let Some(player) = &mut player {
+                    player.next = 0;
+                    player.last = Instant::now();
+                    state = fresh();
+                }
+            }
+            KeyCode::Char('+') => {
+                if let Some(player) = &mut player {
+                    player.speed = (player.speed * 2.0).min(1000.0);
+                }
+            }
+            KeyCode::Char('-') => {
+                if let Some(player) = &mut player {
+                    player.speed = (player.speed / 2.0).max(0.125);
+                }
+            }
+            _ => {}
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let _ = input.join();
+    Ok(())
+}

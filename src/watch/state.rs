@@ -1,0 +1,397 @@
+//! What `pareval watch` knows and shows: the outcome rows read so far (by file, so that a file read
+//! again replaces what it said), the run-averaged outcomes on the planned tasks, and per baseline the
+//! live decision records (the same `decide` function, so the screen and `decide` agree at every
+//! observed count), the running estimate with its anytime band and both wealths over the observed
+//! tasks in plan order, and a notice when a pair decides. Rows for unplanned tasks, duplicate runs and
+//! unreadable lines are reported with file and line and left out until fixed.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::follow::{Event, OutcomeRow};
+use crate::engine::anytime::{AnytimeState, Band, Bets, confidence_band};
+use crate::engine::live::{LivePlan, LiveSettings, decide_live, decide_live_family};
+use crate::engine::record::{DecisionRecord, Provenance};
+use crate::engine::settings::Rule;
+
+/// Which systems are compared.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Baselines {
+    /// These, in this order.
+    Named(Vec<String>),
+    /// Every other system seen in the files (family `tested`), by name.
+    Everyone,
+}
+
+/// One pair on screen.
+#[derive(Debug, Clone)]
+pub struct PairView {
+    pub baseline: String,
+    /// One record per threshold.
+    pub records: Vec<DecisionRecord>,
+    /// Estimate and anytime band after each observed task (plan order).
+    pub band: Band,
+    /// Both wealths of the focused threshold after each observed task.
+    pub wealth_promote: Vec<f64>,
+    pub wealth_reject: Vec<f64>,
+    /// D_i of the tasks both have observed, in plan order.
+    pub diffs: Vec<f64>,
+}
+
+/// A row as read, with where it came from.
+#[derive(Debug, Clone)]
+struct Placed {
+    row: OutcomeRow,
+    line: u64,
+}
+
+pub struct WatchState {
+    pub plan: LivePlan,
+    pub tested: String,
+    pub baselines: Baselines,
+    pub settings: LiveSettings,
+    provenance: Provenance,
+    /// The threshold the band and wealth curves follow.
+    pub focus: usize,
+    rows: BTreeMap<String, Vec<Placed>>,
+    pub pairs: Vec<PairView>,
+    /// Newest last: decisions and rereads.
+    pub notices: Vec<String>,
+    /// The latest problem with an input row (file, line, value), until a poll reads cleanly.
+    pub problem: Option<String>,
+    pub rows_read: usize,
+    plan_index: HashMap<String, usize>,
+}
+
+impl WatchState {
+    pub fn new(
+        plan: LivePlan,
+        tested: String,
+        baselines: Baselines,
+        settings: LiveSettings,
+        provenance: Provenance,
+    ) -> Self {
+        let plan_index = plan
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.clone(), i))
+            .collect();
+        let mut state = WatchState {
+            plan,
+            tested,
+            baselines,
+            settings,
+            provenance,
+            focus: 0,
+            rows: BTreeMap::new(),
+            pairs: Vec::new(),
+            notices: Vec::new(),
+            problem: None,
+            rows_read: 0,
+            plan_index,
+        };
+        state.recompute();
+        state
+    }
+
+    /// Takes one poll's events; returns whether anything on screen changed. A poll without a bad
+    /// line clears the last problem (it was fixed or is behind).
+    pub fn apply(&mut self, events: Vec<Event>) -> bool {
+        if events.is_empty() {
+            return false;
+        }
+        let mut clean = true;
+        for event in events {
+            match event {
+                Event::Row { file, line, row } => self
+                    .rows
+                    .entry(file)
+                    .or_default()
+                    .push(Placed { row, line }),
+                Event::Bad {
+                    file,
+                    line,
+                    message,
+                } => {
+                    clean = false;
+                    self.problem = Some(format!("✗ {file}, line {line}: {message} (skipped)"));
+                }
+                Event::Reread { file } => {
+                    self.rows.remove(&file);
+                    self.notices.push(format!(
+                        "{file} shrank or was replaced: read again from the start"
+                    ));
+                }
+            }
+        }
+        if clean {
+            self.problem = None;
+        }
+        self.recompute();
+        true
+    }
+
+    pub fn cycle_focus(&mut self) {
+        self.focus = (self.focus + 1) % self.settings.thresholds.len().max(1);
+        self.recompute_curves();
+    }
+
+    fn baseline_names(&self, seen: &HashSet<&str>) -> Vec<String> {
+        match &self.baselines {
+            Baselines::Named(names) => names.clone(),
+            Baselines::Everyone => {
+                let mut names: Vec<String> = seen
+                    .iter()
+                    .filter(|&&s| s != self.tested)
+                    .map(|s| s.to_string())
+                    .collect();
+                names.sort();
+                names
+            }
+        }
+    }
+
+    /// Run-averaged outcomes of `system` on the planned tasks, and the problems met on the way.
+    fn outcomes(&self, system: &str, problems: &mut Vec<String>) -> Vec<Option<f64>> {
+        let mut sums = vec![(0.0, 0u32); self.plan.tasks.len()];
+        let mut runs: HashSet<(&str, &str)> = HashSet::new();
+        for (file, rows) in &self.rows {
+            for placed in rows.iter().filter(|p| p.row.system == system) {
+                let row = &placed.row;
+                let Some(&i) = self.plan_index.get(&row.task) else {
+                    problems.push(format!(
+                        "✗ {file}, line {}: task '{}' is not in the plan (skipped)",
+                        placed.line, row.task
+                    ));
+                    continue;
+                };
+                if !runs.insert((row.task.as_str(), row.run.as_str())) {
+                    problems.push(format!(
+                        "✗ {file}, line {}: a second outcome for run '{}' of {} on {} (skipped)",
+                        placed.line, row.run, system, row.task
+                    ));
+                    continue;
+                }
+                sums[i].0 += row.outcome;
+                sums[i].1 += 1;
+            }
+        }
+        sums.into_iter()
+            .map(|(sum, n)| (n > 0).then(|| sum / f64::from(n)))
+            .collect()
+    }
+
+    fn recompute(&mut self) {
+        self.rows_read = self.rows.values().map(Vec::len).sum();
+        let seen: HashSet<&str> = self
+            .rows
+            .values()
+            .flatten()
+            .map(|p| p.row.system.as_str())
+            .collect();
+        let names = self.baseline_names(&seen);
+        let mut problems = Vec::new();
+        let tested = self.outcomes(&self.tested, &mut problems);
+        let baselines: Vec<(String, Vec<Option<f64>>)> = names
+            .iter()
+            .map(|name| (name.clone(), self.outcomes(name, &mut problems)))
+            .collect();
+        if let Some(problem) = problems.last() {
+            self.problem = Some(problem.clone());
+        }
+        let records: Vec<Vec<DecisionRecord>> = if baselines.len() > 1 {
+            let family: Vec<(&str, Vec<Option<f64>>)> = baselines
+                .iter()
+                .map(|(n, o)| (n.as_str(), o.clone()))
+                .collect();
+            let all = decide_live_family(
+                &self.plan,
+                &self.tested,
+                &tested,
+                &family,
+                &self.settings,
+                &self.provenance,
+            );
+            all.chunks(self.settings.thresholds.len().max(1))
+                .map(<[DecisionRecord]>::to_vec)
+                .collect()
+        } else {
+            baselines
+                .iter()
+                .map(|(name, outcomes)| {
+                    decide_live(
+                        &self.plan,
+                        (&self.tested, name),
+                        &tested,
+                        outcomes,
+                        &self.settings,
+                        &self.provenance,
+                    )
+                })
+                .collect()
+        };
+        // Notices for pairs whose action became final since the last poll.
+        for ((name, _), new) in baselines.iter().zip(&records) {
+            let old = self.pairs.iter().find(|p| &p.baseline == name);
+            for record in new {
+                let was_final = old.is_some_and(|p| {
+                    p.records
+                        .iter()
+                        .any(|r| r.threshold_pp == record.threshold_pp && r.action.is_final())
+                });
+                if record.action.is_final() && !was_final {
+                    self.notices.push(format!(
+                        "{} vs {} at {} pp: {} after {} of {} tasks",
+                        self.tested,
+                        name,
+                        crate::format::trim_number(record.threshold_pp),
+                        record.action.name(),
+                        record.observed,
+                        record.total
+                    ));
+                }
+            }
+        }
+        self.pairs = baselines
+            .into_iter()
+            .zip(records)
+            .map(|((baseline, outcomes), records)| PairView {
+                baseline,
+                records,
+                band: Band {
+                    estimate: Vec::new(),
+                    lower: Vec::new(),
+                    upper: Vec::new(),
+                },
+                wealth_promote: Vec::new(),
+                wealth_reject: Vec::new(),
+                diffs: diffs(&tested, &outcomes),
+            })
+            .collect();
+        self.recompute_curves();
+    }
+
+    fn recompute_curves(&mut self) {
+        let total = self.plan.tasks.len() as u32;
+        let cap = match self.settings.policy.rule {
+            Rule::Anytime { cap } => cap.value(),
+            _ => 0.5,
+        };
+        let bets = Bets::new(self.settings.policy.tail.value(), cap, total as usize);
+        let focus = self
+            .focus
+            .min(self.settings.thresholds.len().saturating_sub(1));
+        for pair in &mut self.pairs {
+            pair.band = confidence_band(&pair.diffs, total, &bets, 0.01);
+            let mut state = AnytimeState::default();
+            state.reset(total, &self.settings.thresholds);
+            pair.wealth_promote.clear();
+            pair.wealth_reject.clear();
+            for &d in &pair.diffs {
+                state.observe(d, &bets);
+                let w = state.wealths(focus);
+                pair.wealth_promote.push(w.promote);
+                pair.wealth_reject.push(w.reject);
+            }
+        }
+    }
+}
+
+/// D_i of the tasks both have observed, in plan order.
+fn diffs(tested: &[Option<f64>], baseline: &[Option<f64>]) -> Vec<f64> {
+    tested
+        .iter()
+        .zip(baseline)
+        .filter_map(|(a, b)| Some((*a)? - (*b)?))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::settings::{Fraction, Preset, Threshold};
+
+    fn state() -> WatchState {
+        let plan = LivePlan {
+            tasks: (0..10).map(|i| format!("t{i}")).collect(),
+            groups: vec![0; 10],
+            labels: vec!["all".into()],
+        };
+        let mut policy =
+            Preset::Primary.policy(crate::engine::settings::BootstrapMode::Exact, Fraction(500));
+        policy.rule = Rule::Anytime {
+            cap: Fraction(5000),
+        };
+        WatchState::new(
+            plan,
+            "A".into(),
+            Baselines::Named(vec!["B".into()]),
+            LiveSettings {
+                policy,
+                thresholds: vec![Threshold(0)],
+                seed: 0,
+                budget: Fraction(10_000),
+            },
+            Provenance {
+                files: Vec::new(),
+                program: "test".into(),
+            },
+        )
+    }
+
+    fn row(file: &str, line: u64, system: &str, task: &str, outcome: f64) -> Event {
+        Event::Row {
+            file: file.into(),
+            line,
+            row: OutcomeRow {
+                system: system.into(),
+                task: task.into(),
+                run: "0".into(),
+                outcome,
+            },
+        }
+    }
+
+    #[test]
+    fn rows_become_decisions_and_bad_rows_are_named() {
+        let mut state = state();
+        assert_eq!(state.pairs[0].records[0].observed, 0);
+        let mut events = Vec::new();
+        for t in 0..4 {
+            events.push(row("f.csv", 2 * t + 2, "A", &format!("t{t}"), 1.0));
+            events.push(row("f.csv", 2 * t + 3, "B", &format!("t{t}"), 0.0));
+        }
+        assert!(state.apply(events));
+        assert_eq!(state.pairs[0].records[0].observed, 4);
+        assert_eq!(state.pairs[0].diffs, [1.0; 4]);
+        assert_eq!(state.pairs[0].band.estimate.len(), 4);
+        assert_eq!(state.pairs[0].wealth_promote.len(), 4);
+        // An unplanned task and a second outcome for one run: named with file and line, left out.
+        state.apply(vec![row("f.csv", 10, "A", "elsewhere", 1.0)]);
+        assert_eq!(
+            state.problem.as_deref(),
+            Some("✗ f.csv, line 10: task 'elsewhere' is not in the plan (skipped)")
+        );
+        state.apply(vec![row("f.csv", 11, "B", "t0", 1.0)]);
+        assert!(
+            state
+                .problem
+                .as_deref()
+                .is_some_and(|p| p.contains("line 11: a second outcome"))
+        );
+        assert_eq!(state.pairs[0].records[0].observed, 4);
+        // Nothing new: nothing to redraw.
+        assert!(!state.apply(Vec::new()));
+        // The file is read again: what it said before is withdrawn.
+        state.apply(vec![Event::Reread {
+            file: "f.csv".into(),
+        }]);
+        assert_eq!(state.pairs[0].records[0].observed, 0);
+        assert!(
+            state
+                .notices
+                .last()
+                .is_some_and(|n| n.contains("read again"))
+        );
+    }
+}

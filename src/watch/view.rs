@@ -1,0 +1,328 @@
+//! Drawing `pareval watch`: the header (plan, tested system, rule, what is followed or replayed), one
+//! row per baseline at the focused threshold (observed count, estimate, anytime band, both wealths with
+//! their p-values, the action), the selected pair's estimate and band against δ over the observed
+//! tasks, its wealth curves against 1/a, its coverage so far, the latest notices and the status bar
+//! (a skipped input row names its file and line).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{
+    Axis, Block, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table, TableState,
+};
+
+use super::state::{PairView, WatchState};
+use crate::engine::rules::{Action, Statistic};
+use crate::format::{percent, pp};
+
+/// What the header says about the source, and the keys the footer lists.
+pub struct Frame2<'a> {
+    pub source: &'a str,
+    pub keys: &'a str,
+}
+
+fn action_style(action: Action) -> Style {
+    match action {
+        Action::Promote => Style::default()
+            .fg(Color::Green)
+            .add_modifier(Modifier::BOLD),
+        Action::Reject => Style::default().fg(Color::Red).add_modifier(Modifier::BOLD),
+        Action::Abstain => Style::default().fg(Color::Yellow),
+        Action::Continue => Style::default(),
+    }
+}
+
+pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Frame2<'_>) {
+    let area = frame.area();
+    let rows = state.pairs.len() as u16 + 3;
+    let [header, table, charts, coverage, notices, footer] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Length(rows.min(area.height / 3).max(4)),
+        Constraint::Min(8),
+        Constraint::Length(4),
+        Constraint::Length(3),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let threshold = state
+        .settings
+        .thresholds
+        .get(state.focus)
+        .map_or(0.0, |t| t.delta());
+    frame.render_widget(
+        Paragraph::new(vec![
+            Line::from(Span::styled(
+                format!(
+                    "pareval watch · {} vs {} baseline{} · plan of {} tasks · {} · δ {}",
+                    state.tested,
+                    state.pairs.len(),
+                    if state.pairs.len() == 1 { "" } else { "s" },
+                    state.plan.tasks.len(),
+                    state.settings.policy.describe(),
+                    pp(threshold)
+                ),
+                Style::default().add_modifier(Modifier::BOLD),
+            )),
+            Line::from(format!("{} · {} rows read", chrome.source, state.rows_read)),
+        ]),
+        header,
+    );
+    draw_table(frame, state, selected, table);
+    let pair = state.pairs.get(selected);
+    let [band, wealth] =
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(charts);
+    if let Some(pair) = pair {
+        draw_band(frame, state, pair, threshold, band);
+        draw_wealth(frame, state, pair, wealth);
+        draw_coverage(frame, state, pair, coverage);
+    } else {
+        frame.render_widget(
+            Paragraph::new("No baseline has outcomes yet: waiting for rows.")
+                .block(Block::bordered()),
+            charts,
+        );
+    }
+    let recent: Vec<Line> = state
+        .notices
+        .iter()
+        .rev()
+        .take(3)
+        .map(|n| Line::from(n.as_str()))
+        .collect();
+    frame.render_widget(Paragraph::new(recent), notices);
+    let status = match &state.problem {
+        Some(problem) => Line::from(Span::styled(
+            problem.as_str(),
+            Style::default().fg(Color::Red),
+        )),
+        None => Line::from(Span::styled(
+            chrome.keys,
+            Style::default().add_modifier(Modifier::DIM),
+        )),
+    };
+    frame.render_widget(Paragraph::new(status), footer);
+}
+
+fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect) {
+    let rows: Vec<Row> = state
+        .pairs
+        .iter()
+        .map(|pair| {
+            let Some(record) = pair.records.get(state.focus) else {
+                return Row::new(vec![Cell::from(pair.baseline.clone())]);
+            };
+            let (lo, hi) = (pair.band.lower.last(), pair.band.upper.last());
+            let band = match (lo, hi) {
+                (Some(lo), Some(hi)) => format!("[{}, {}]", pp(*lo), pp(*hi)),
+                _ => "-".to_string(),
+            };
+            let (wp, wr) = match record.statistic {
+                Statistic::Anytime {
+                    wealth_promote,
+                    wealth_reject,
+                    p_promote,
+                    p_reject,
+                } => (
+                    format!(
+                        "{wealth_promote:.2} (p {})",
+                        crate::format::p_value(p_promote)
+                    ),
+                    format!(
+                        "{wealth_reject:.2} (p {})",
+                        crate::format::p_value(p_reject)
+                    ),
+                ),
+                _ => ("-".to_string(), "-".to_string()),
+            };
+            Row::new(vec![
+                Cell::from(pair.baseline.clone()),
+                Cell::from(format!("{} of {}", record.observed, record.total)),
+                Cell::from(pp(record.estimate)),
+                Cell::from(band),
+                Cell::from(wp),
+                Cell::from(wr),
+                Cell::from(Span::styled(
+                    record.action.name(),
+                    action_style(record.action),
+                )),
+            ])
+        })
+        .collect();
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Min(18),
+            Constraint::Length(12),
+            Constraint::Length(9),
+            Constraint::Length(18),
+            Constraint::Length(17),
+            Constraint::Length(17),
+            Constraint::Length(9),
+        ],
+    )
+    .header(
+        Row::new(vec![
+            "baseline",
+            "observed",
+            "Δ̂",
+            "anytime band",
+            "wealth ↑",
+            "wealth ↓",
+            "action",
+        ])
+        .style(Style::default().add_modifier(Modifier::DIM)),
+    )
+    .row_highlight_style(Style::default().add_modifier(Modifier::REVERSED))
+    .block(Block::bordered().title(" decisions "));
+    let mut table_state = TableState::default().with_selected(Some(selected));
+    frame.render_stateful_widget(table, area, &mut table_state);
+}
+
+fn draw_band(frame: &mut Frame, state: &WatchState, pair: &PairView, threshold: f64, area: Rect) {
+    let points = |values: &[f64]| -> Vec<(f64, f64)> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| ((k + 1) as f64, v * 100.0))
+            .collect()
+    };
+    let (estimate, lower, upper) = (
+        points(&pair.band.estimate),
+        points(&pair.band.lower),
+        points(&pair.band.upper),
+    );
+    let n = (pair.diffs.len().max(2)) as f64;
+    let delta = vec![(1.0, threshold * 100.0), (n, threshold * 100.0)];
+    let lo = lower
+        .iter()
+        .map(|p| p.1)
+        .fold(threshold * 100.0, f64::min)
+        .max(-100.0)
+        - 5.0;
+    let hi = upper
+        .iter()
+        .map(|p| p.1)
+        .fold(threshold * 100.0, f64::max)
+        .min(100.0)
+        + 5.0;
+    let chart = Chart::new(vec![
+        Dataset::default()
+            .name("Δ̂")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(Color::Cyan))
+            .data(&estimate),
+        Dataset::default()
+            .name("band")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(Color::Gray))
+            .data(&lower),
+        Dataset::default()
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(Color::Gray))
+            .data(&upper),
+        Dataset::default()
+            .name("δ")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(Color::Yellow))
+            .data(&delta),
+    ])
+    .block(Block::bordered().title(format!(
+        " {} vs {}: estimate and anytime band (pp) ",
+        state.tested, pair.baseline
+    )))
+    .x_axis(Axis::default().bounds([1.0, n]).labels(vec![
+        "1".to_string(),
+        format!("{} observed", pair.diffs.len()),
+    ]))
+    .y_axis(
+        Axis::default()
+            .bounds([lo, hi])
+            .labels(vec![format!("{lo:.0}"), format!("{hi:.0}")]),
+    );
+    frame.render_widget(chart, area);
+}
+
+fn draw_wealth(frame: &mut Frame, state: &WatchState, pair: &PairView, area: Rect) {
+    // log10 of the wealths: the barrier 1/a is a horizontal line.
+    let log = |values: &[f64]| -> Vec<(f64, f64)> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(k, &w)| ((k + 1) as f64, w.max(1e-6).log10()))
+            .collect()
+    };
+    let (up, down) = (log(&pair.wealth_promote), log(&pair.wealth_reject));
+    let n = (pair.diffs.len().max(2)) as f64;
+    let barrier = (1.0 / state.settings.policy.tail.value()).log10();
+    let line = vec![(1.0, barrier), (n, barrier)];
+    let top = up.iter().chain(&down).map(|p| p.1).fold(barrier, f64::max) + 0.5;
+    let chart = Chart::new(vec![
+        Dataset::default()
+            .name("K⁺ promote")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(Color::Green))
+            .data(&up),
+        Dataset::default()
+            .name("K⁻ reject")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(Color::Red))
+            .data(&down),
+        Dataset::default()
+            .name("1/a")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(Style::default().fg(Color::Yellow))
+            .data(&line),
+    ])
+    .block(Block::bordered().title(" wealth (log10) "))
+    .x_axis(Axis::default().bounds([1.0, n]))
+    .y_axis(
+        Axis::default()
+            .bounds([-3.0, top])
+            .labels(vec!["0.001".to_string(), format!("{:.0}", 10f64.powf(top))]),
+    );
+    frame.render_widget(chart, area);
+}
+
+fn draw_coverage(frame: &mut Frame, state: &WatchState, pair: &PairView, area: Rect) {
+    let Some(record) = pair.records.get(state.focus) else {
+        return;
+    };
+    let groups = record
+        .coverage_groups
+        .iter()
+        .map(|g| {
+            format!(
+                "{} {}/{} (needs {})",
+                g.group, g.observed, g.total, g.required
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" · ");
+    frame.render_widget(
+        Paragraph::new(vec![
+            Line::from(format!(
+                "coverage {} · {} of {} planned tasks observed ({})",
+                record.coverage.name(),
+                record.observed,
+                record.total,
+                percent(f64::from(record.observed) / f64::from(record.total.max(1)))
+            )),
+            Line::from(groups),
+            Line::from(Span::styled(
+                record.reason.as_str(),
+                Style::default().add_modifier(Modifier::DIM),
+            )),
+        ])
+        .wrap(ratatui::widgets::Wrap { trim: true }),
+        area,
+    );
+}
