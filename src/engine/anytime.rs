@@ -39,6 +39,12 @@ impl Bets {
         }
     }
 
+    /// The same bets aimed at a stricter barrier 1/`tail` (a family of K adjusted at a/K needs its
+    /// wealths to reach K/a, so they keep betting until there rather than stopping at 1/a).
+    pub fn aimed_at(&self, tail: f64) -> Bets {
+        Bets::new(tail, self.cap, self.reciprocal.len().saturating_sub(1))
+    }
+
     fn reciprocal(&self, k: u32) -> f64 {
         match self.reciprocal.get(k as usize) {
             Some(&r) => r,

@@ -41,7 +41,7 @@ pub fn decide_live(
     settings: &LiveSettings,
     provenance: &Provenance,
 ) -> Vec<DecisionRecord> {
-    let case = live_case(plan, names, tested, baseline, settings);
+    let case = live_case(plan, names, tested, baseline, settings, 1);
     live_records(plan, names, &case, None, settings, provenance)
 }
 
@@ -59,7 +59,16 @@ pub fn decide_live_family(
 ) -> Vec<DecisionRecord> {
     let mut cases: Vec<LiveCase> = baselines
         .iter()
-        .map(|(name, outcomes)| live_case(plan, (tested_name, name), tested, outcomes, settings))
+        .map(|(name, outcomes)| {
+            live_case(
+                plan,
+                (tested_name, name),
+                tested,
+                outcomes,
+                settings,
+                baselines.len(),
+            )
+        })
         .collect();
     let mut verdicts: Vec<Vec<FamilyVerdict>> = vec![Vec::new(); cases.len()];
     let a = settings.policy.tail.value();
@@ -119,6 +128,7 @@ fn live_case(
     tested: &[Option<f64>],
     baseline: &[Option<f64>],
     settings: &LiveSettings,
+    family_size: usize,
 ) -> LiveCase {
     let total = plan.tasks.len() as u32;
     let limit = settings.budget.tasks_of(total);
@@ -188,7 +198,8 @@ fn live_case(
         scale,
         settings.seed,
         n as usize,
-    );
+    )
+    .for_families(family_size);
     if settings.policy.rule.is_anytime() {
         // The anytime rule reads the outcomes in the plan's order, which is the order they were run in
         // when the harness follows the plan.

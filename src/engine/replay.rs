@@ -117,7 +117,12 @@ impl Prepared {
             settings.seed,
             max_n,
         );
-        let mut rules = rules;
+        let largest_family = super::family::families(settings.policy.family, &pairs)
+            .iter()
+            .map(Vec::len)
+            .max()
+            .unwrap_or(1);
+        let mut rules = rules.for_families(largest_family);
         if let Some(tails) = caches.tails {
             rules.tails = tails;
         }

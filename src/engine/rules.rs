@@ -201,6 +201,17 @@ pub struct RuleContext {
 }
 
 impl RuleContext {
+    /// For pairs decided in families of up to `size` under an adjustment: the anytime tests bet
+    /// towards 1/(a/size), the barrier the strictest adjusted cutoff asks for, instead of stopping at
+    /// 1/a where an adjusted family could never reject them. Each wealth stays a valid e-process, so
+    /// its anytime p-value stays valid; unadjusted or single pairs keep 1/a.
+    pub fn for_families(mut self, size: usize) -> Self {
+        if size > 1 && self.policy.adjust != super::settings::Adjust::None {
+            self.bets = self.bets.aimed_at(self.policy.tail.value() / size as f64);
+        }
+        self
+    }
+
     pub fn new(
         policy: Policy,
         thresholds: Vec<Threshold>,

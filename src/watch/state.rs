@@ -277,7 +277,13 @@ impl WatchState {
             Rule::Anytime { cap } => cap.value(),
             _ => 0.5,
         };
-        let bets = Bets::new(self.settings.policy.tail.value(), cap, total as usize);
+        // The bets of the decisions: aimed at K/a when K baselines are adjusted together.
+        let tail = self.settings.policy.tail.value();
+        let mut bets = Bets::new(tail, cap, total as usize);
+        let family = self.pairs.len();
+        if family > 1 && self.settings.policy.adjust != crate::engine::settings::Adjust::None {
+            bets = bets.aimed_at(tail / family as f64);
+        }
         let focus = self
             .focus
             .min(self.settings.thresholds.len().saturating_sub(1));

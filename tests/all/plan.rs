@@ -352,10 +352,21 @@ fn decide_adjusts_a_tested_system_against_several_baselines() {
             assert_eq!(holm[i]["action"], alone[0]["action"]);
         }
     }
-    // At 150 of 585 tasks the ReAct baseline is rejected alone (wealth past 1/a = 20) but not under
-    // Holm over three (it needs p ≤ 0.05/3): the adjustment holds the run going.
+    // At 150 of 585 tasks the ReAct baseline is rejected alone: its wealth passed 1/a = 20 and
+    // stopped there. In the family of three its bets aim at 3/a instead (a wealth frozen at 1/a
+    // could never meet Holm's 0.05/3), so it goes on growing and Holm rejects with p ≤ 0.05/3.
+    let wealth = |r: &serde_json::Value| r["statistic"]["wealth_reject"].as_f64().expect("wealth");
     assert_eq!(unadjusted[0]["action"], "reject", "{}", unadjusted[0]);
-    assert_eq!(holm[0]["action"], "continue", "{}", holm[0]);
+    assert!(
+        (20.0..21.0).contains(&wealth(&unadjusted[0])),
+        "{}",
+        unadjusted[0]
+    );
+    assert_eq!(holm[0]["action"], "reject", "{}", holm[0]);
+    assert!(wealth(&holm[0]) >= 3.0 / 0.05, "{}", holm[0]);
+    assert!(holm[0]["family_evidence"].as_f64() <= Some(0.05 / 3.0));
+    // PlanExec is behind by less: not rejected alone, and not in the family.
+    assert_eq!(holm[1]["action"], "continue", "{}", holm[1]);
     // Every other system as a baseline.
     let everyone = decide(&["--family", "tested", "--thresholds", "0,5"]);
     assert_eq!(everyone.len(), 13 * 2);
@@ -377,7 +388,7 @@ fn decide_adjusts_a_tested_system_against_several_baselines() {
     ]);
     let text = stdout(&out);
     assert!(
-        text.contains("vs ReAct (gpt-4o-2024-05-13), 0 pp: continue"),
+        text.contains("vs ReAct (gpt-4o-2024-05-13), 0 pp: reject"),
         "{text}"
     );
     assert!(
