@@ -8,6 +8,14 @@ use super::columns::{Cell, cell_text, column_list, for_each_cell};
 use super::error::{LoadError, Offenders, Pos, quote};
 use super::read::RawTable;
 
+/// The groups of a task table: the group column used (None: one group), the sorted labels and each
+/// row's label index.
+pub struct TaskGroups {
+    pub column: Option<String>,
+    pub labels: Vec<String>,
+    pub label_of: Vec<u32>,
+}
+
 pub struct SideTable {
     pub keys: Vec<String>,
     pub positions: Vec<Pos>,
@@ -131,6 +139,54 @@ impl SideTable {
         Ok(())
     }
 
+    /// The task groups of a task table (a plan, a task list) under a group-column setting (absent:
+    /// `group` when there is one; "none": one group): the column used, the sorted labels (tasks without
+    /// a value share [`crate::dataset::NO_GROUP`]) and each row's label index. `what` names the table
+    /// in the error for a missing column.
+    pub fn groups(
+        &self,
+        group_column: Option<&str>,
+        table: &RawTable,
+        what: &str,
+    ) -> Result<TaskGroups, LoadError> {
+        let column = match group_column {
+            Some(crate::dataset::ONE_GROUP) => None,
+            Some(name) => Some(name.to_string()),
+            None => self.column("group").map(|_| "group".to_string()),
+        };
+        let values: Vec<Option<String>> = match &column {
+            Some(name) => self
+                .column(name)
+                .ok_or_else(|| {
+                    LoadError::new(
+                        &table.file,
+                        format!(
+                            "{what} has no column '{name}' (columns: {}; --group-col none for one group)",
+                            column_list(&table.frame)
+                        ),
+                    )
+                })?
+                .to_vec(),
+            None => vec![None; self.keys.len()],
+        };
+        let text = |v: &Option<String>| {
+            v.clone()
+                .unwrap_or_else(|| crate::dataset::NO_GROUP.to_string())
+        };
+        let mut labels: Vec<String> = values.iter().map(text).collect();
+        labels.sort();
+        labels.dedup();
+        let label_of = values
+            .iter()
+            .map(|v| labels.binary_search(&text(v)).unwrap_or(0) as u32)
+            .collect();
+        Ok(TaskGroups {
+            column,
+            labels,
+            label_of,
+        })
+    }
+
     /// Every attribute column, in file order.
     pub fn attributes(&self) -> impl Iterator<Item = (&str, &[Option<String>])> {
         self.columns.iter().map(|(n, v)| (n.as_str(), v.as_slice()))
@@ -150,51 +206,12 @@ pub fn load_plan(path: &std::path::Path, group_column: Option<&str>) -> Result<P
     let table = super::read::read_table(path)?;
     let mut side = SideTable::read(&table, "task")?;
     side.sort_by_position(&table.file)?;
-    let column_name = match group_column {
-        Some("none") => None,
-        Some(name) => Some(name),
-        None => side.column("group").map(|_| "group"),
-    };
-    let values: Vec<Option<String>> = match column_name {
-        Some(name) => side
-            .column(name)
-            .ok_or_else(|| {
-                LoadError::new(
-                    &table.file,
-                    format!(
-                        "the plan has no column '{name}' (columns: {})",
-                        column_list(&table.frame)
-                    ),
-                )
-            })?
-            .to_vec(),
-        None => vec![None; side.keys.len()],
-    };
-    let mut labels: Vec<String> = values
-        .iter()
-        .map(|v| {
-            v.clone()
-                .unwrap_or_else(|| crate::dataset::NO_GROUP.to_string())
-        })
-        .collect();
-    labels.sort();
-    labels.dedup();
-    let groups = values
-        .iter()
-        .map(|v| {
-            labels
-                .binary_search(
-                    &v.clone()
-                        .unwrap_or_else(|| crate::dataset::NO_GROUP.to_string()),
-                )
-                .unwrap_or(0) as u32
-        })
-        .collect();
+    let groups = side.groups(group_column, &table, "the plan")?;
     Ok(Plan {
         plan: crate::engine::live::LivePlan {
             tasks: side.keys.clone(),
-            groups,
-            labels,
+            groups: groups.label_of,
+            labels: groups.labels,
         },
         tasks: side.keys,
         sha256: table.sha256,

@@ -9,7 +9,7 @@ use std::path::Path;
 use super::error::{LoadError, Offenders, quote};
 use super::read::read_table;
 use super::side::SideTable;
-use crate::dataset::{Dataset, NO_GROUP, ONE_GROUP};
+use crate::dataset::{Dataset, NO_GROUP};
 
 /// The tasks to plan, in the file's order.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,26 +38,7 @@ pub fn load_task_list(path: &Path, group_column: Option<&str>) -> Result<TaskLis
         return from_records(&dataset, group_column, &table.file, &table.sha256);
     }
     let side = SideTable::read(&table, "task")?;
-    let column = match group_column {
-        Some(ONE_GROUP) => None,
-        Some(name) => Some(name.to_string()),
-        None => side.column("group").map(|_| "group".to_string()),
-    };
-    let values: Vec<Option<String>> = match &column {
-        Some(name) => side
-            .column(name)
-            .ok_or_else(|| {
-                LoadError::new(
-                    &table.file,
-                    format!(
-                        "the task list has no column '{name}' (use --group-col none for one group)"
-                    ),
-                )
-            })?
-            .to_vec(),
-        None => vec![None; side.keys.len()],
-    };
-    let (labels, label_of) = label_indices(&values);
+    let groups = side.groups(group_column, &table, "the task list")?;
     let numbers = |name: &str| -> Result<Option<Vec<f64>>, LoadError> {
         let Some(cells) = side.column(name) else {
             return Ok(None);
@@ -87,26 +68,13 @@ pub fn load_task_list(path: &Path, group_column: Option<&str>) -> Result<TaskLis
         file: table.file.clone(),
         sha256: table.sha256.clone(),
         tasks: side.keys.clone(),
-        group_column: column,
-        labels,
-        label_of,
+        group_column: groups.column,
+        labels: groups.labels,
+        label_of: groups.label_of,
         cost: numbers("cost_usd")?,
         seconds: numbers("seconds")?,
         from_records: false,
     })
-}
-
-/// Sorted labels (tasks without a value share [`NO_GROUP`]) and each row's label index.
-fn label_indices(values: &[Option<String>]) -> (Vec<String>, Vec<u32>) {
-    let text = |v: &Option<String>| v.clone().unwrap_or_else(|| NO_GROUP.to_string());
-    let mut labels: Vec<String> = values.iter().map(text).collect();
-    labels.sort();
-    labels.dedup();
-    let label_of = values
-        .iter()
-        .map(|v| labels.binary_search(&text(v)).unwrap_or(0) as u32)
-        .collect();
-    (labels, label_of)
 }
 
 fn from_records(

@@ -70,7 +70,9 @@ pub fn decide_live_family(
             )
         })
         .collect();
-    let mut verdicts: Vec<Vec<FamilyVerdict>> = vec![Vec::new(); cases.len()];
+    // Per baseline and threshold: its part in the adjustment (None where nothing was adjusted).
+    let mut verdicts: Vec<Vec<Option<FamilyVerdict>>> =
+        vec![vec![None; settings.thresholds.len()]; cases.len()];
     let a = settings.policy.tail.value();
     for (t, &threshold) in settings.thresholds.iter().enumerate() {
         let decisions: Vec<Decision> = cases.iter().map(|c| c.decisions[t]).collect();
@@ -90,7 +92,7 @@ pub fn decide_live_family(
                 } else {
                     decision
                 };
-            verdicts[i].push(verdict);
+            verdicts[i][t] = Some(verdict);
         }
     }
     cases
@@ -98,7 +100,7 @@ pub fn decide_live_family(
         .zip(baselines)
         .zip(&verdicts)
         .flat_map(|((case, (name, _)), verdicts)| {
-            let family = (!verdicts.is_empty()).then_some(verdicts.as_slice());
+            let family = Some(verdicts.as_slice());
             live_records(
                 plan,
                 (tested_name, name),
@@ -261,7 +263,7 @@ fn live_records(
     plan: &LivePlan,
     names: (&str, &str),
     case: &LiveCase,
-    family: Option<&[FamilyVerdict]>,
+    family: Option<&[Option<FamilyVerdict>]>,
     settings: &LiveSettings,
     provenance: &Provenance,
 ) -> Vec<DecisionRecord> {
@@ -299,7 +301,7 @@ fn live_records(
                 group_labels: present,
                 decision: *decision,
                 decided_at: None,
-                family: family.and_then(|f| f.get(t).copied()),
+                family: family.and_then(|f| f.get(t).copied().flatten()),
                 completed: None,
             });
             record.order = "live";
