@@ -65,7 +65,17 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Fra
                 ),
                 Style::default().add_modifier(Modifier::BOLD),
             )),
-            Line::from(format!("{} · {} rows read", chrome.source, state.rows_read)),
+            Line::from(format!(
+                "{} · {} rows read{}",
+                chrome.source,
+                state.rows_read,
+                // What the guarantee rests on: anytime-valid, or valid only when read once at the limit.
+                state
+                    .pairs
+                    .first()
+                    .and_then(|p| p.records.first())
+                    .map_or(String::new(), |r| format!(" · {}", r.validity))
+            )),
         ]),
         header,
     );
