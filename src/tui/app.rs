@@ -403,6 +403,8 @@ pub struct App {
     /// The proxy curve of the current settings (None until the worker sends it) or why it failed.
     pub proxy: Option<Arc<crate::proxy::ProxyEvaluation>>,
     pub proxy_error: Option<String>,
+    /// Directed pairs the current record has, for the header before the first replay arrives.
+    pub pairs_expected: usize,
     /// The early-outcome view, when the explorer was given trajectories (`--steps`, `--outcomes`).
     pub early: Option<super::early::EarlyPanel>,
 }
@@ -447,6 +449,7 @@ impl App {
             selector: None,
             proxy: None,
             proxy_error: None,
+            pairs_expected: 0,
             early: None,
         };
         app.clamp_view();
@@ -538,6 +541,7 @@ impl App {
             }
             _ => self.base.clone(),
         };
+        self.pairs_expected = self.dataset.directed_pairs().len();
         self.generation += 1;
         self.clamp_view();
         Effect::Submit {

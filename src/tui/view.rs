@@ -187,7 +187,9 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         }
         None => "none".to_string(),
     };
-    let pairs = app.replay().map_or(0, |r| r.prepared.pairs.len());
+    let pairs = app
+        .replay()
+        .map_or(app.pairs_expected, |r| r.prepared.pairs.len());
     let facts = format!(
         "{} systems · {} directed pairs · {} tasks · group {group}",
         data.n_systems(),
