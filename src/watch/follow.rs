@@ -38,16 +38,39 @@ pub enum Event {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
+    /// Canonical rows appended line by line.
     Csv,
     JsonLines,
+    /// A harness's own result file (or run folder), read whole by the importers once it stops
+    /// changing, and again whenever it changes.
+    Native,
 }
 
+/// How a path is followed: CSV rows; JSON Lines rows when the first line has `system`, `task` and
+/// `outcome` (else the file is a harness's own JSON Lines, e.g. OpenHands' output.jsonl); a harness
+/// result file (.json, .eval) or run folder; None for anything else.
 fn kind_of(path: &Path) -> Option<Kind> {
     let name = path.file_name()?.to_string_lossy().to_lowercase();
     if name.ends_with(".csv") {
         Some(Kind::Csv)
     } else if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
-        Some(Kind::JsonLines)
+        let first = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| text.lines().next().map(str::to_string));
+        let canonical = first.is_none_or(|line| {
+            serde_json::from_str::<serde_json::Value>(&line).is_ok_and(|v| {
+                ["system", "task", "outcome"]
+                    .iter()
+                    .all(|k| v.get(k).is_some())
+            })
+        });
+        Some(if canonical {
+            Kind::JsonLines
+        } else {
+            Kind::Native
+        })
+    } else if name.ends_with(".json") || name.ends_with(".eval") || path.is_dir() {
+        Some(Kind::Native)
     } else {
         None
     }
@@ -64,13 +87,16 @@ pub struct FileFollower {
     partial: Vec<u8>,
     header: Option<Vec<String>>,
     line: u64,
+    /// Native files: the (length, modified) last seen, and the one last read.
+    seen: Option<(u64, Option<std::time::SystemTime>)>,
+    read: Option<(u64, Option<std::time::SystemTime>)>,
 }
 
 impl FileFollower {
     pub fn new(path: &Path) -> Result<Self, String> {
         let kind = kind_of(path).ok_or_else(|| {
             format!(
-                "{}: watch follows .csv and .jsonl files (appended rows)",
+                "{}: watch follows .csv and .jsonl rows, harness result files (.json, .jsonl, .eval) and folders",
                 path.display()
             )
         })?;
@@ -82,6 +108,8 @@ impl FileFollower {
             partial: Vec::new(),
             header: None,
             line: 0,
+            seen: None,
+            read: None,
         })
     }
 
@@ -91,6 +119,10 @@ impl FileFollower {
 
     /// Reads what was appended since the last poll (nothing when the file is unchanged or absent).
     pub fn poll(&mut self, out: &mut Vec<Event>) {
+        if self.kind == Kind::Native {
+            self.poll_native(out);
+            return;
+        }
         let Ok(meta) = std::fs::metadata(&self.path) else {
             return;
         };
@@ -131,6 +163,64 @@ impl FileFollower {
                 continue;
             }
             self.read_line(text, out);
+        }
+    }
+
+    /// A harness's result file: read whole once it has stopped changing between two polls (a harness
+    /// may write it in several goes), again, with a notice, whenever it changes after that.
+    fn poll_native(&mut self, out: &mut Vec<Event>) {
+        let target = if self.path.is_dir() {
+            self.path.join("results.json")
+        } else {
+            self.path.clone()
+        };
+        let Ok(meta) = std::fs::metadata(&target) else {
+            return;
+        };
+        let stamp = (meta.len(), meta.modified().ok());
+        let stable = self.seen == Some(stamp);
+        self.seen = Some(stamp);
+        if !stable || self.read == Some(stamp) {
+            return;
+        }
+        if self.read.is_some() {
+            out.push(Event::Reread { file: self.name() });
+        }
+        self.read = Some(stamp);
+        match crate::data::import::import_recognised(&self.path) {
+            Ok(Some((_, imported))) => {
+                for (i, row) in imported.rows.into_iter().enumerate() {
+                    // Rows never attempted carry no outcome: nothing to observe yet.
+                    let Some(outcome) = row.outcome else {
+                        continue;
+                    };
+                    out.push(Event::Row {
+                        file: self.name(),
+                        line: imported
+                            .lines
+                            .as_ref()
+                            .and_then(|l| l.get(i).copied())
+                            .unwrap_or(i as u64 + 1),
+                        row: OutcomeRow {
+                            system: row.system,
+                            task: row.task,
+                            run: row.run.to_string(),
+                            outcome,
+                        },
+                    });
+                }
+            }
+            Ok(None) => out.push(Event::Bad {
+                file: self.name(),
+                line: 0,
+                message: "not a result file of a harness pareval reads (pareval import --help lists them)"
+                    .to_string(),
+            }),
+            Err(error) => out.push(Event::Bad {
+                file: self.name(),
+                line: 0,
+                message: error.to_string(),
+            }),
         }
     }
 
@@ -183,6 +273,8 @@ impl FileFollower {
                     field("outcome"),
                 ));
             }
+            // Native files are read whole (`poll_native`), never line by line.
+            Kind::Native => {}
             Kind::JsonLines => {
                 let value: serde_json::Value = match serde_json::from_str(text) {
                     Ok(value) => value,

@@ -415,3 +415,62 @@ fn decide_adjusts_a_tested_system_against_several_baselines() {
         "sometimes",
     );
 }
+
+/// `watch` on a folder: a harness's run folder copied in is read whole once it stops changing (its
+/// rows are the importer's), and read again, with a notice, when it changes.
+#[test]
+fn a_watched_folder_reads_a_harness_run_folder_added_to_it() {
+    use pareval::watch::follow::{Event, Followed};
+    let Some(root) = crate::common::shared_data() else {
+        return;
+    };
+    let source = root.join("../formats/terminal_bench/orchestrator_claude-4.1-opus/results.json");
+    if !source.exists() {
+        crate::common::missing(&format!("{}", source.display()));
+        return;
+    }
+    let dir = temp_dir("watch-folder");
+    let mut followed = Followed::new(std::slice::from_ref(&dir)).expect("followed");
+    assert!(followed.poll().is_empty());
+    let run = dir.join("orchestrator_claude-4.1-opus");
+    std::fs::create_dir_all(&run).expect("run folder");
+    std::fs::copy(&source, run.join("results.json")).expect("copy");
+    let rows = |events: &[Event]| {
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::Row { .. }))
+            .count()
+    };
+    // First seen: it may still be being written, so it waits one poll.
+    assert_eq!(rows(&followed.poll()), 0);
+    let events = followed.poll();
+    // `pareval import terminal-bench` writes 400 rows (80 tasks × 5 runs), every one with an outcome.
+    assert_eq!(
+        rows(&events),
+        400,
+        "{:?}",
+        events.iter().find(|e| !matches!(e, Event::Row { .. }))
+    );
+    assert!(followed.poll().is_empty(), "read once");
+    // Rewritten (a harness updating its results): read again from the start.
+    let text = std::fs::read_to_string(run.join("results.json")).expect("read");
+    std::fs::write(run.join("results.json"), format!("{text}\n")).expect("rewrite");
+    followed.poll();
+    let events = followed.poll();
+    assert!(
+        matches!(events.first(), Some(Event::Reread { .. })),
+        "{:?}",
+        events.first()
+    );
+    assert_eq!(rows(&events), 400);
+    // A JSON file no harness wrote is named, not skipped silently.
+    std::fs::write(dir.join("notes.json"), "{\"hello\": 1}").expect("notes");
+    followed.poll();
+    let events = followed.poll();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Bad { file, .. } if file.ends_with("notes.json"))),
+        "{events:?}"
+    );
+}

@@ -357,6 +357,14 @@ fn parse_file(
     }))
 }
 
+/// The canonical rows of a native result file (or Terminal-Bench run folder) in whatever format its
+/// keys show, with that format's name; `Ok(None)` when no format is recognised (`pareval watch`'s
+/// folders).
+pub fn import_recognised(path: &Path) -> Result<Option<(&'static str, Imported)>, LoadError> {
+    Ok(parse_file(path, None, &ImportSettings::default())?
+        .map(|parsed| (parsed.format.name(), parsed.imported)))
+}
+
 /// Reads one native file (or Terminal-Bench run folder) as `format`.
 pub fn import_file(
     path: &Path,
