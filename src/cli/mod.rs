@@ -498,12 +498,11 @@ fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
     };
     let several = !matches!(&baselines, Baselines::Named(names) if names.len() == 1);
     let settings = live_settings(&args.live, &args.budget, several, Some("anytime"))?;
-    let mut inputs = Vec::new();
-    inputs.push(crate::dataset::InputFile {
+    let mut inputs = vec![crate::dataset::InputFile {
         path: args.live.plan.display().to_string(),
         rows: plan.tasks.len(),
         sha256: plan.sha256.clone(),
-    });
+    }];
     let source = match &args.replay {
         Some(path) => {
             let options = LoadOptions {
@@ -526,12 +525,7 @@ fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
             plan.plan.clone(),
             args.live.tested.clone(),
             baselines.clone(),
-            LiveSettings {
-                policy: settings.policy,
-                thresholds: settings.thresholds.clone(),
-                seed: settings.seed,
-                budget: settings.budget,
-            },
+            settings.clone(),
             provenance.clone(),
         )
     };

@@ -64,10 +64,7 @@ pub fn write_imported(
         rows.extend(imported.rows);
     }
     // One table: a column some file lacks (cost, seconds, group) is empty on its rows.
-    let mut frame = super::import::canonical_frame(&rows)
-        .map_err(|e| WriteError::new(&out, format!("cannot build the records: {e}")))?;
-    write_frame(&mut frame, path)?;
-    Ok(frame.height())
+    write_built(super::import::canonical_frame(&rows), path)
 }
 
 /// Writes the per-trajectory halting records of `pareval early --records` in the format the extension
@@ -176,7 +173,12 @@ pub fn write_plan(plan: &crate::plan::Plan, path: &Path) -> Result<usize, WriteE
 
 /// Builds a frame from equal-length columns and writes it to `path`; returns the rows written.
 fn write_columns(columns: Vec<Column>, path: &Path) -> Result<usize, WriteError> {
-    let mut frame = DataFrame::new_infer_height(columns).map_err(|e| {
+    write_built(DataFrame::new_infer_height(columns), path)
+}
+
+/// Writes a frame just built to `path` (a failed build is reported for that file); returns the rows.
+fn write_built(frame: PolarsResult<DataFrame>, path: &Path) -> Result<usize, WriteError> {
+    let mut frame = frame.map_err(|e| {
         WriteError::new(
             path.display().to_string(),
             format!("cannot build the records: {e}"),
@@ -192,14 +194,7 @@ pub fn write_simulated(
     config: &SimConfig,
     path: &Path,
 ) -> Result<usize, WriteError> {
-    let mut frame = simulated_frame(records, config).map_err(|e| {
-        WriteError::new(
-            path.display().to_string(),
-            format!("cannot build the records: {e}"),
-        )
-    })?;
-    write_frame(&mut frame, path)?;
-    Ok(frame.height())
+    write_built(simulated_frame(records, config), path)
 }
 
 /// Simulated records as a frame with only the columns the config asked for.

@@ -25,6 +25,7 @@ pub struct LivePlan {
 }
 
 /// The fixed inputs of a live decision.
+#[derive(Debug, Clone)]
 pub struct LiveSettings {
     pub policy: Policy,
     pub thresholds: Vec<Threshold>,

@@ -189,7 +189,7 @@ pub fn run(source: Source, fresh: &dyn Fn() -> WatchState) -> Result<(), WatchEr
                 Some(player) => player.describe(),
                 None => follow_label(&followed),
             };
-            let chrome = view::Frame2 {
+            let chrome = view::Chrome {
                 source: &source,
                 keys: if player.is_some() {
                     keys_text_replay

@@ -151,30 +151,29 @@ impl WatchState {
         }
     }
 
-    /// Run-averaged outcomes of `system` on the planned tasks, and the problems met on the way.
-    fn outcomes(&self, system: &str, problems: &mut Vec<String>) -> Vec<Option<f64>> {
+    /// Run-averaged outcomes on the planned tasks of one system's rows (file by file, in line order),
+    /// and the problems met on the way.
+    fn outcomes(&self, rows: &[(&str, &Placed)], problems: &mut Vec<String>) -> Vec<Option<f64>> {
         let mut sums = vec![(0.0, 0u32); self.plan.tasks.len()];
         let mut runs: HashSet<(&str, &str)> = HashSet::new();
-        for (file, rows) in &self.rows {
-            for placed in rows.iter().filter(|p| p.row.system == system) {
-                let row = &placed.row;
-                let Some(&i) = self.plan_index.get(&row.task) else {
-                    problems.push(format!(
-                        "✗ {file}, line {}: task '{}' is not in the plan (skipped)",
-                        placed.line, row.task
-                    ));
-                    continue;
-                };
-                if !runs.insert((row.task.as_str(), row.run.as_str())) {
-                    problems.push(format!(
-                        "✗ {file}, line {}: a second outcome for run '{}' of {} on {} (skipped)",
-                        placed.line, row.run, system, row.task
-                    ));
-                    continue;
-                }
-                sums[i].0 += row.outcome;
-                sums[i].1 += 1;
+        for &(file, placed) in rows {
+            let row = &placed.row;
+            let Some(&i) = self.plan_index.get(&row.task) else {
+                problems.push(format!(
+                    "✗ {file}, line {}: task '{}' is not in the plan (skipped)",
+                    placed.line, row.task
+                ));
+                continue;
+            };
+            if !runs.insert((row.task.as_str(), row.run.as_str())) {
+                problems.push(format!(
+                    "✗ {file}, line {}: a second outcome for run '{}' of {} on {} (skipped)",
+                    placed.line, row.run, row.system, row.task
+                ));
+                continue;
             }
+            sums[i].0 += row.outcome;
+            sums[i].1 += 1;
         }
         sums.into_iter()
             .map(|(sum, n)| (n > 0).then(|| sum / f64::from(n)))
@@ -183,18 +182,24 @@ impl WatchState {
 
     fn recompute(&mut self) {
         self.rows_read = self.rows.values().map(Vec::len).sum();
-        let seen: HashSet<&str> = self
-            .rows
-            .values()
-            .flatten()
-            .map(|p| p.row.system.as_str())
-            .collect();
+        // Every row once, by system (a poll recomputes from all rows; one pass, not one per system).
+        let mut by_system: HashMap<&str, Vec<(&str, &Placed)>> = HashMap::new();
+        for (file, rows) in &self.rows {
+            for placed in rows {
+                by_system
+                    .entry(placed.row.system.as_str())
+                    .or_default()
+                    .push((file.as_str(), placed));
+            }
+        }
+        let seen: HashSet<&str> = by_system.keys().copied().collect();
         let names = self.baseline_names(&seen);
         let mut problems = Vec::new();
-        let tested = self.outcomes(&self.tested, &mut problems);
+        let rows_of = |name: &str| by_system.get(name).map_or(&[][..], Vec::as_slice);
+        let tested = self.outcomes(rows_of(&self.tested), &mut problems);
         let baselines: Vec<(String, Vec<Option<f64>>)> = names
             .iter()
-            .map(|name| (name.clone(), self.outcomes(name, &mut problems)))
+            .map(|name| (name.clone(), self.outcomes(rows_of(name), &mut problems)))
             .collect();
         if let Some(problem) = problems.last() {
             self.problem = Some(problem.clone());

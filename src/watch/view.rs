@@ -18,7 +18,7 @@ use crate::engine::rules::{Action, Statistic};
 use crate::format::{percent, pp};
 
 /// What the header says about the source, and the keys the footer lists.
-pub struct Frame2<'a> {
+pub struct Chrome<'a> {
     pub source: &'a str,
     pub keys: &'a str,
 }
@@ -34,7 +34,7 @@ fn action_style(action: Action) -> Style {
     }
 }
 
-pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Frame2<'_>) {
+pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chrome<'_>) {
     let area = frame.area();
     let rows = state.pairs.len() as u16 + 3;
     let [header, table, charts, coverage, notices, footer] = Layout::vertical([
