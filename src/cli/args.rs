@@ -343,7 +343,8 @@ pub enum OutputFormat {
 #[derive(Debug, Args)]
 pub struct PolicyArgs {
     /// Policy preset(s): primary, forced-uniform, forced-group, paired-normal, neyman, serfling, cost-forced,
-    /// cost-aware, anytime (uniform order, anytime rule, watched after every task) and peeking (primary
+    /// cost-aware, anytime (stratified order, the §9a anytime rule, watched after every task), anytime-uniform
+    /// (uniform order, the §9 anytime rule) and peeking (primary
     /// watched sequentially at the grid's budgets: the invalid negative control). Several
     /// (comma-separated or repeated) are replayed side by side.
     #[arg(
@@ -362,9 +363,20 @@ pub struct PolicyArgs {
     /// The anytime rule's bet cap c: no task can cost more than this share of the wealth.
     #[arg(long, value_name = "C", default_value = "0.5")]
     pub bet_cap: String,
+    /// The stratified anytime rule's (SPEC §9a) least bet scale c_min.
+    #[arg(long, value_name = "C", default_value = "0.1")]
+    pub bet_min: String,
+    /// The stratified anytime rule's (SPEC §9a) largest bet scale c_max.
+    #[arg(long, value_name = "C", default_value = "0.9")]
+    pub bet_max: String,
     /// Override the preset's coverage gate.
     #[arg(long, value_name = "on|off")]
     pub coverage: Option<String>,
+    /// The coverage share q (SPEC §9a): the gate asks for r_g = max(1, min(n_g, ⌊q·k·n_g/N⌋)) tasks of
+    /// each group; 1 is the paper's rule, below 1 lets a uniform plan's decisions through sooner (the
+    /// gate only delays decisions, so validity is unchanged).
+    #[arg(long, value_name = "Q", default_value = "1")]
+    pub coverage_share: String,
     /// The bootstrap with no discordant task: abstain (default) or literal (the plain bootstrap, which
     /// then rejects for thresholds ≥ 0).
     #[arg(long, value_name = "abstain|literal", default_value = "abstain")]
@@ -620,9 +632,10 @@ pub struct DecideArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub live: LiveArgs,
-    /// The budget limit as a fraction of the planned tasks.
+    /// The budget limit as a fraction of the planned tasks (needed by fixed-horizon rules; the
+    /// anytime rule has no horizon and reads the whole plan without it).
     #[arg(long, value_name = "B")]
-    pub budget: String,
+    pub budget: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Json)]
     pub format: TextOrJson,
@@ -667,9 +680,20 @@ pub struct LiveArgs {
     /// The anytime rule's bet cap c: no task can cost more than this share of the wealth.
     #[arg(long, value_name = "C", default_value = "0.5")]
     pub bet_cap: String,
+    /// The stratified anytime rule's (SPEC §9a) least bet scale c_min.
+    #[arg(long, value_name = "C", default_value = "0.1")]
+    pub bet_min: String,
+    /// The stratified anytime rule's (SPEC §9a) largest bet scale c_max.
+    #[arg(long, value_name = "C", default_value = "0.9")]
+    pub bet_max: String,
     /// Override the preset's coverage gate.
     #[arg(long, value_name = "on|off")]
     pub coverage: Option<String>,
+    /// The coverage share q (SPEC §9a): the gate asks for r_g = max(1, min(n_g, ⌊q·k·n_g/N⌋)) tasks of
+    /// each group; 1 is the paper's rule, below 1 lets a uniform plan's decisions through sooner (the
+    /// gate only delays decisions, so validity is unchanged).
+    #[arg(long, value_name = "Q", default_value = "1")]
+    pub coverage_share: String,
     /// The bootstrap with no discordant task: abstain (default) or literal (the plain bootstrap, which
     /// then rejects for thresholds ≥ 0).
     #[arg(long, value_name = "abstain|literal", default_value = "abstain")]

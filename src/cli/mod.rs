@@ -340,7 +340,7 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
         )));
     }
     let several = baselines.len() > 1;
-    let live = live_settings(&args.live, &args.budget, several, None)?;
+    let live = live_settings(&args.live, &plan, args.budget.as_deref(), several, None)?;
     let mut inputs = dataset.inputs.clone();
     inputs.push(crate::dataset::InputFile {
         path: args.live.plan.display().to_string(),
@@ -381,6 +381,20 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
             }
         }
         TextOrJson::Text => {
+            if let Some(first) = records.first() {
+                writeln!(
+                    out,
+                    "plan order {}{}; {}; {}",
+                    first.order,
+                    if plan.order_named {
+                        ""
+                    } else {
+                        " (the plan has no order column: its rows are the order)"
+                    },
+                    first.construction.unwrap_or(first.rule),
+                    first.validity
+                )?;
+            }
             for record in &records {
                 writeln!(
                     out,
@@ -397,19 +411,31 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
                     record.coverage.name()
                 )?;
                 writeln!(out, "  {}", record.reason)?;
-                if let crate::engine::rules::Statistic::Anytime {
-                    wealth_promote,
-                    wealth_reject,
-                    p_promote,
-                    p_reject,
-                } = record.statistic
-                {
-                    writeln!(
+                match record.statistic {
+                    crate::engine::rules::Statistic::Anytime {
+                        wealth_promote,
+                        wealth_reject,
+                        p_promote,
+                        p_reject,
+                    } => writeln!(
                         out,
                         "  wealth promote {wealth_promote:.3} (p {}), reject {wealth_reject:.3} (p {})",
                         crate::format::p_value(p_promote),
                         crate::format::p_value(p_reject)
-                    )?;
+                    )?,
+                    crate::engine::rules::Statistic::Stratified {
+                        log_promote,
+                        log_reject,
+                        p_promote,
+                        p_reject,
+                    } => writeln!(
+                        out,
+                        "  Λ promote {log_promote:.3} (p {}), reject {log_reject:.3} (p {}), against ln(1/a) = {:.3}",
+                        crate::format::p_value(p_promote),
+                        crate::format::p_value(p_reject),
+                        (1.0 / record.tail.unwrap_or(0.05)).ln()
+                    )?,
+                    _ => {}
                 }
                 if record.action == crate::engine::rules::Action::Continue {
                     writeln!(
@@ -426,16 +452,21 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
 
 /// The rule, thresholds and budget of a live decision (`decide`, `watch`); `several` baselines make a
 /// family (adjusted with holm unless --adjust says otherwise); `default_rule` applies when --rule is
-/// not given.
+/// not given. The order is the plan's own (its `order` column; `file` without one), never the
+/// preset's: it decides which anytime construction applies and what the guarantee rests on. An
+/// anytime rule has no horizon, so without `budget` it reads the whole plan; a fixed-horizon rule
+/// needs one.
 fn live_settings(
     live: &args::LiveArgs,
-    budget: &str,
+    plan: &crate::data::Plan,
+    budget: Option<&str>,
     several: bool,
     default_rule: Option<&str>,
 ) -> Result<LiveSettings, CliError> {
     let bootstrap = BootstrapMode::parse(&live.bootstrap)?;
     let tail = Fraction::parse(&live.tail, "--tail")?;
     let mut policy = Preset::parse(&live.preset)?.policy(bootstrap, tail);
+    policy.order = plan.order;
     let adjust = live
         .adjust
         .as_deref()
@@ -443,15 +474,27 @@ fn live_settings(
     let flags = settings::RuleOverrides {
         rule: live.rule.as_deref().or(default_rule),
         coverage: live.coverage.as_deref(),
+        coverage_share: &live.coverage_share,
         degenerate: &live.degenerate,
         bet_cap: &live.bet_cap,
+        bet_min: &live.bet_min,
+        bet_max: &live.bet_max,
         monitor: None,
         looks: None,
         family: if several { "tested" } else { "pair" },
         adjust,
     };
     settings::apply_overrides(&mut policy, &flags, bootstrap)?;
-    let budget = Fraction::parse(budget, "--budget")?;
+    let budget = match budget {
+        Some(text) => Fraction::parse(text, "--budget")?,
+        None if policy.rule.is_anytime() => Fraction::ONE,
+        None => {
+            return Err(CliError::Input(format!(
+                "--budget is needed: the {} rule is fixed-horizon, valid only when read once at its limit (the anytime rule needs none)",
+                policy.rule.name()
+            )));
+        }
+    };
     if budget.0 == 0 {
         return Err(CliError::Input("--budget must be above 0".to_string()));
     }
@@ -497,7 +540,13 @@ fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
         }
     };
     let several = !matches!(&baselines, Baselines::Named(names) if names.len() == 1);
-    let settings = live_settings(&args.live, &args.budget, several, Some("anytime"))?;
+    let settings = live_settings(
+        &args.live,
+        &plan,
+        Some(args.budget.as_str()),
+        several,
+        Some("anytime"),
+    )?;
     let mut inputs = vec![crate::dataset::InputFile {
         path: args.live.plan.display().to_string(),
         rows: plan.tasks.len(),

@@ -23,8 +23,11 @@ pub fn flag(name: &'static str) -> impl Fn(SettingError) -> CliError {
 pub struct RuleOverrides<'a> {
     pub rule: Option<&'a str>,
     pub coverage: Option<&'a str>,
+    pub coverage_share: &'a str,
     pub degenerate: &'a str,
     pub bet_cap: &'a str,
+    pub bet_min: &'a str,
+    pub bet_max: &'a str,
     pub monitor: Option<&'a str>,
     pub looks: Option<&'a str>,
     pub family: &'a str,
@@ -46,15 +49,31 @@ pub fn apply_overrides(
         changed = true;
     }
     let cap = Fraction::parse(flags.bet_cap, "--bet-cap")?;
-    if let Rule::Anytime { cap: current } = &mut policy.rule {
-        if cap.0 == 0 || cap.0 >= crate::engine::settings::FRACTION_UNITS {
+    let min = Fraction::parse(flags.bet_min, "--bet-min")?;
+    let max = Fraction::parse(flags.bet_max, "--bet-max")?;
+    if let Rule::Anytime {
+        cap: current,
+        bet_min,
+        bet_max,
+    } = &mut policy.rule
+    {
+        let open_unit = |f: Fraction| f.0 > 0 && f.0 < crate::engine::settings::FRACTION_UNITS;
+        if !open_unit(cap) {
             return Err(CliError::Input(format!(
                 "--bet-cap '{}' must be in (0, 1)",
                 flags.bet_cap
             )));
         }
-        changed |= *current != cap;
+        if !open_unit(min) || !open_unit(max) || min > max {
+            return Err(CliError::Input(format!(
+                "--bet-min '{}' and --bet-max '{}' must satisfy 0 < min <= max < 1",
+                flags.bet_min, flags.bet_max
+            )));
+        }
+        changed |= *current != cap || *bet_min != min || *bet_max != max;
         *current = cap;
+        *bet_min = min;
+        *bet_max = max;
     }
     if let Some(monitor) = flags.monitor {
         policy.monitor = Monitor::parse(monitor).map_err(flag("--monitor"))?;
@@ -67,6 +86,15 @@ pub fn apply_overrides(
         policy.looks = Looks::parse(looks).map_err(flag("--looks"))?;
         changed = true;
     }
+    let share = Fraction::parse(flags.coverage_share, "--coverage-share")?;
+    if share.0 == 0 || share > Fraction::ONE {
+        return Err(CliError::Input(format!(
+            "--coverage-share '{}' must be in (0, 1]",
+            flags.coverage_share
+        )));
+    }
+    changed |= share != policy.coverage_share;
+    policy.coverage_share = share;
     match flags.coverage {
         None => {}
         Some("on") => {
@@ -120,8 +148,11 @@ pub fn replay_settings(
         let flags = RuleOverrides {
             rule: args.rule.as_deref(),
             coverage: args.coverage.as_deref(),
+            coverage_share: &args.coverage_share,
             degenerate: &args.degenerate,
             bet_cap: &args.bet_cap,
+            bet_min: &args.bet_min,
+            bet_max: &args.bet_max,
             monitor: args.monitor.as_deref(),
             looks: args.looks.as_deref(),
             family: &args.family,

@@ -187,6 +187,39 @@ impl SideTable {
         })
     }
 
+    /// The one value a column holds on every row (a plan's `order` and `seed`), with the line of its
+    /// first row; None without the column. Rows that disagree, or a row left empty, are refused.
+    pub fn single_value(
+        &self,
+        file: &str,
+        name: &str,
+    ) -> Result<Option<(String, String)>, LoadError> {
+        let Some(values) = self.column(name) else {
+            return Ok(None);
+        };
+        let Some((first, line)) = values
+            .iter()
+            .zip(&self.positions)
+            .find_map(|(v, line)| v.clone().map(|v| (v, line.to_string())))
+        else {
+            return Ok(None);
+        };
+        for (value, at) in values.iter().zip(&self.positions) {
+            if value.as_deref() != Some(first.as_str()) {
+                return Err(LoadError::new(
+                    file,
+                    format!(
+                        "column '{name}' must hold one value for the whole plan: {} on {at}, {} on {}",
+                        quote(value.as_deref().unwrap_or("<empty>")),
+                        quote(&first),
+                        line
+                    ),
+                ));
+            }
+        }
+        Ok(Some((first, line)))
+    }
+
     /// Every attribute column, in file order.
     pub fn attributes(&self) -> impl Iterator<Item = (&str, &[Option<String>])> {
         self.columns.iter().map(|(n, v)| (n.as_str(), v.as_slice()))
@@ -198,6 +231,10 @@ pub struct Plan {
     pub plan: crate::engine::live::LivePlan,
     pub tasks: Vec<String>,
     pub sha256: String,
+    /// The order the plan was drawn in (its `order` column; `file` when it has none) and its seed.
+    pub order: crate::engine::OrderKind,
+    pub order_named: bool,
+    pub seed: Option<u64>,
 }
 
 /// Reads a plan: a `task` column (one row per planned task) and, for coverage, the group column
@@ -207,7 +244,43 @@ pub fn load_plan(path: &std::path::Path, group_column: Option<&str>) -> Result<P
     let mut side = SideTable::read(&table, "task")?;
     side.sort_by_position(&table.file)?;
     let groups = side.groups(group_column, &table, "the plan")?;
+    let order = side.single_value(&table.file, "order")?;
+    let (order, order_named) = match order {
+        None => (crate::engine::OrderKind::File, false),
+        Some((text, line)) => {
+            // `pareval plan` writes cheap-first for the replay's cost order.
+            let kind = match text.trim() {
+                "cheap-first" => Ok(crate::engine::OrderKind::Cost),
+                other => crate::engine::OrderKind::parse(other),
+            };
+            let kind = kind.map_err(|_| {
+                LoadError::new(
+                    &table.file,
+                    format!(
+                        "column 'order' on {line}: {} is not one of uniform, stratified, neyman, cheap-first, cost, pair-cost, file",
+                        quote(&text)
+                    ),
+                )
+            })?;
+            (kind, true)
+        }
+    };
+    let seed = match side.single_value(&table.file, "seed")? {
+        None => None,
+        Some((text, line)) => Some(text.trim().parse::<u64>().map_err(|_| {
+            LoadError::new(
+                &table.file,
+                format!(
+                    "column 'seed' on {line}: {} is not a whole number",
+                    quote(&text)
+                ),
+            )
+        })?),
+    };
     Ok(Plan {
+        order,
+        order_named,
+        seed,
         plan: crate::engine::live::LivePlan {
             tasks: side.keys.clone(),
             groups: groups.label_of,

@@ -275,6 +275,11 @@ fn flatten(record: &DecisionRecord) -> Vec<(&'static str, Cell)> {
             p_promote,
             p_reject,
             ..
+        }
+        | Statistic::Stratified {
+            p_promote,
+            p_reject,
+            ..
         } => (
             "anytime",
             None,
@@ -285,12 +290,17 @@ fn flatten(record: &DecisionRecord) -> Vec<(&'static str, Cell)> {
             None,
         ),
     };
-    let (wealth_promote, wealth_reject) = match record.statistic {
-        Statistic::Anytime {
-            wealth_promote,
-            wealth_reject,
+    // §9a's e-values exp(Λ) fill the wealth columns, and Λ has its own.
+    let (wealth_promote, wealth_reject) = match record.statistic.anytime_evidence() {
+        Some((up, down, _, _)) => (Some(up), Some(down)),
+        None => (None, None),
+    };
+    let (log_promote, log_reject) = match record.statistic {
+        Statistic::Stratified {
+            log_promote,
+            log_reject,
             ..
-        } => (Some(wealth_promote), Some(wealth_reject)),
+        } => (Some(log_promote), Some(log_reject)),
         _ => (None, None),
     };
     let text = |s: &str| Cell::Text(Some(s.to_string()));
@@ -309,11 +319,16 @@ fn flatten(record: &DecisionRecord) -> Vec<(&'static str, Cell)> {
             Cell::Int(record.bootstrap_resamples.map(i64::from)),
         ),
         ("coverage_gate", Cell::Bool(Some(record.coverage_gate))),
+        ("coverage_share", Cell::Number(Some(record.coverage_share))),
         ("degenerate", text(record.degenerate)),
         ("bet_cap", Cell::Number(record.bet_cap)),
         ("monitor", text(record.monitor)),
         ("looks", text(record.looks)),
         ("validity", text(record.validity)),
+        (
+            "construction",
+            Cell::Text(record.construction.map(str::to_string)),
+        ),
         ("decided_at", Cell::Int(record.decided_at.map(i64::from))),
         ("order", text(record.order)),
         ("order_index", Cell::Int(record.order_index.map(i64::from))),
@@ -337,6 +352,8 @@ fn flatten(record: &DecisionRecord) -> Vec<(&'static str, Cell)> {
         ("p_reject", Cell::Number(p_reject)),
         ("t", Cell::Number(t)),
         ("wealth_promote", Cell::Number(wealth_promote)),
+        ("lambda_promote", Cell::Number(log_promote)),
+        ("lambda_reject", Cell::Number(log_reject)),
         ("wealth_reject", Cell::Number(wealth_reject)),
         ("action", text(record.action.name())),
         (

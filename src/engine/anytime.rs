@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::rules::{Action, Reason};
+use super::decision::{Action, Reason};
 use super::settings::{EPSILON, Threshold};
 
 /// The bets' fixed settings: the tail cutoff a and the cap c on each factor's loss.
@@ -17,6 +17,12 @@ pub struct Bets {
     pub barrier: f64,
     /// c: no factor falls below 1 − c.
     pub cap: f64,
+    /// ln(1/a) of the policy's own a, kept when the bets are aimed at a family's stricter barrier: §9a
+    /// screens out looks whose statistic is surely below it (no p-value above a matters).
+    pub ln_screen: f64,
+    /// §9a's clip of the bet scale, [c_min, c_max] (0.1 and 0.9 unless set).
+    pub scale_min: f64,
+    pub scale_max: f64,
     /// 2·ln(1/a) / ln(1 + i) for i = 1, 2, …: the variance-adaptive bet at the i-th task is
     /// sqrt(this / (1/4 + Σ (D_j − D̄_j)²)); tabled because a logarithm per task would cost as much as
     /// the rest of the update.
@@ -31,7 +37,10 @@ impl Bets {
         let two_ln_inv_a = 2.0 * (1.0 / tail).ln();
         Bets {
             barrier: 1.0 / tail,
+            ln_screen: (1.0 / tail).ln(),
             cap,
+            scale_min: 0.1,
+            scale_max: 0.9,
             adaptive: (1..=max_n)
                 .map(|i| adaptive_factor(two_ln_inv_a, i as f64))
                 .collect(),
@@ -42,7 +51,17 @@ impl Bets {
     /// The same bets aimed at a stricter barrier 1/`tail` (a family of K adjusted at a/K needs its
     /// wealths to reach K/a, so they keep betting until there rather than stopping at 1/a).
     pub fn aimed_at(&self, tail: f64) -> Bets {
-        Bets::new(tail, self.cap, self.reciprocal.len().saturating_sub(1))
+        let mut aimed = Bets::new(tail, self.cap, self.reciprocal.len().saturating_sub(1))
+            .with_scale(self.scale_min, self.scale_max);
+        aimed.ln_screen = self.ln_screen;
+        aimed
+    }
+
+    /// The same bets with §9a's bet scale clipped to [min, max].
+    pub fn with_scale(mut self, min: f64, max: f64) -> Bets {
+        self.scale_min = min;
+        self.scale_max = max;
+        self
     }
 
     fn reciprocal(&self, k: u32) -> f64 {

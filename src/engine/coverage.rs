@@ -29,6 +29,20 @@ pub fn quota(k: u32, n_g: u32, n: u32) -> u32 {
     proportional.min(n_g).max(1)
 }
 
+/// The quota under a coverage share q = `share`/10,000 (SPEC §9a): max(1, min(n_g, ⌊q·k·n_g/N⌋)),
+/// in integers; a share of 10,000 is [`quota`].
+pub fn quota_share(k: u32, n_g: u32, n: u32, share: u32) -> u32 {
+    if share >= SHARE_UNITS {
+        return quota(k, n_g, n);
+    }
+    let proportional = (u64::from(k) * u64::from(n_g) * u64::from(share)
+        / (u64::from(n.max(1)) * u64::from(SHARE_UNITS))) as u32;
+    proportional.min(n_g).max(1)
+}
+
+/// The units of a coverage share (those of [`crate::engine::Fraction`]).
+pub const SHARE_UNITS: u32 = 10_000;
+
 /// The status for observed counts per group (`observed[g]` of `sizes[g]` tasks).
 pub fn status(k: u32, observed: &[u32], sizes: &[u32], n: u32) -> CoverageStatus {
     // Without a buffer of quotas: a sequential monitor asks at many looks.
@@ -36,6 +50,18 @@ pub fn status(k: u32, observed: &[u32], sizes: &[u32], n: u32) -> CoverageStatus
     let mut missing = false;
     for (&c, &n_g) in observed.iter().zip(sizes) {
         let r = quota(k, n_g, n);
+        required_total += u64::from(r);
+        missing |= c < r;
+    }
+    verdict(k, required_total, missing)
+}
+
+/// [`status`] under a coverage share (SPEC §9a), O(groups).
+pub fn status_share(k: u32, observed: &[u32], sizes: &[u32], n: u32, share: u32) -> CoverageStatus {
+    let mut required_total = 0u64;
+    let mut missing = false;
+    for (&c, &n_g) in observed.iter().zip(sizes) {
+        let r = quota_share(k, n_g, n, share);
         required_total += u64::from(r);
         missing |= c < r;
     }
@@ -145,6 +171,7 @@ pub fn table(
     sizes: &[u32],
     n: u32,
     labels: &[String],
+    share: u32,
 ) -> Vec<GroupCoverage> {
     observed
         .iter()
@@ -152,7 +179,7 @@ pub fn table(
         .zip(labels)
         .map(|((&c, &n_g), label)| GroupCoverage {
             group: label.clone(),
-            required: quota(k, n_g, n),
+            required: quota_share(k, n_g, n, share),
             observed: c,
             total: n_g,
         })

@@ -13,8 +13,10 @@ use super::monitor::MonitorScratch;
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
 use super::replay::{Control, Prepared, ReplayError, Snapshot, tally_pair};
 use super::rules::{Action, Detail, LocalTails};
+use super::settings::Construction;
 use super::settings::{Fraction, ReplaySettings};
 use super::stats::LnFactorial;
+use super::stratified::{StratifiedTrace, stratified_band, stratified_trace};
 use super::tally::CaseCounts;
 use crate::dataset::Dataset;
 
@@ -101,6 +103,9 @@ pub struct PairDetail {
     /// Under the anytime rule: the estimate with its anytime confidence band after each task observed
     /// at (order_index, budget), for the drill-down's chart.
     pub band: Option<Band>,
+    /// Under the stratified anytime rule (SPEC §9a): Λ of both tests along the order and the least
+    /// favourable allocation per group, at (order_index, budget).
+    pub stratified: Option<StratifiedTrace>,
     /// When the policy decides pairs in families: a note that this detail shows the pair alone (its
     /// family's adjustment needs every other pair, and is in the replay's tables).
     pub family_note: Option<String>,
@@ -237,13 +242,47 @@ pub fn pair_detail(
     let groups = group_outcomes(dataset, &prep, pair);
     // The walk observes a prefix of the order, so the cross-checks see exactly the rule's tasks.
     let observed_order = &order[..observed_at_budget.min(order.len())];
+    let diffs: Vec<f64> = observed_order
+        .iter()
+        .map(|&i| pair.diffs[i as usize])
+        .collect();
+    let groups_seen: Vec<u32> = observed_order
+        .iter()
+        .map(|&i| pair.group_of[i as usize])
+        .collect();
+    let stratified = settings.policy.construction() == Some(Construction::Stratified);
     let band = settings.policy.rule.is_anytime().then(|| {
-        let diffs: Vec<f64> = observed_order
+        if stratified {
+            // Nulls 1 pp apart: every null keeps its own minimiser over the groups.
+            stratified_band(
+                &diffs,
+                &groups_seen,
+                &pair.group_sizes,
+                prep.scale,
+                &prep.rules.bets,
+                0.01,
+            )
+        } else {
+            // Nulls 0.25 pp apart: finer than any threshold a user types, 801 tests per task.
+            confidence_band(&diffs, pair.n(), &prep.rules.bets, 0.0025)
+        }
+    });
+    let stratified = stratified.then(|| {
+        let labels: Vec<String> = pair
+            .group_labels
             .iter()
-            .map(|&i| pair.diffs[i as usize])
+            .map(|&l| prep.grouping.labels[l as usize].clone())
             .collect();
-        // Nulls 0.25 pp apart: finer than any threshold a user types, 801 tests per task.
-        confidence_band(&diffs, pair.n(), &prep.rules.bets, 0.0025)
+        let deltas: Vec<f64> = settings.thresholds.iter().map(|t| t.delta()).collect();
+        stratified_trace(
+            &diffs,
+            &groups_seen,
+            &pair.group_sizes,
+            &labels,
+            prep.scale,
+            &deltas,
+            &prep.rules.bets,
+        )
     });
     let cross_check = PairedTable::of_binary(observed_order.iter().map(|&i| {
         let task = pair.tasks[i as usize] as usize;
@@ -273,6 +312,7 @@ pub fn pair_detail(
         bootstrap,
         cross_check,
         band,
+        stratified,
         family_note,
         groups,
     })

@@ -88,18 +88,22 @@ impl Evidence {
                 p: if above { p_promote } else { p_reject },
                 ..none
             },
-            Statistic::Anytime { .. } if decision.reason == Reason::Certain => Evidence {
-                p: 0.0,
-                e: f64::INFINITY,
-                up: decision.action == Action::Promote,
-                ..none
-            },
-            Statistic::Anytime {
-                wealth_promote,
-                wealth_reject,
-                p_promote,
-                p_reject,
-            } => {
+            Statistic::Anytime { .. } | Statistic::Stratified { .. }
+                if decision.reason == Reason::Certain =>
+            {
+                Evidence {
+                    p: 0.0,
+                    e: f64::INFINITY,
+                    up: decision.action == Action::Promote,
+                    ..none
+                }
+            }
+            Statistic::Anytime { .. } | Statistic::Stratified { .. } => {
+                let Some((wealth_promote, wealth_reject, p_promote, p_reject)) =
+                    decision.statistic.anytime_evidence()
+                else {
+                    return none;
+                };
                 let up = p_promote < p_reject || (p_promote == p_reject && above);
                 Evidence {
                     p: if up { p_promote } else { p_reject },

@@ -3,7 +3,6 @@
 //! decision record per threshold: continue before the limit; promote, reject or abstain at it. A
 //! fixed-horizon rule is valid only when read once, at its limit; the record says so.
 
-use super::anytime::AnytimeState;
 use super::bootstrap::LatticeCounts;
 use super::coverage;
 use super::family::adjust_decisions;
@@ -12,6 +11,7 @@ use super::record::{DecisionRecord, FamilyVerdict, Provenance, RecordCase, Recor
 use super::rules::{
     Action, Decision, Detail, LocalTails, Observed, Reason, RuleContext, Statistic,
 };
+use super::sequence::Sequence;
 use super::settings::{Fraction, Policy, Threshold};
 use super::streams::StreamKey;
 
@@ -192,7 +192,7 @@ fn live_case(
     }
     let quotas: Vec<u32> = sizes
         .iter()
-        .map(|&size| coverage::quota(n, size, total))
+        .map(|&size| coverage::quota_share(n, size, total, settings.policy.coverage_share.0))
         .collect();
     let status = coverage::status_from_quotas(n, &counts, &quotas);
     let rules = RuleContext::new(
@@ -203,13 +203,12 @@ fn live_case(
         n as usize,
     )
     .for_families(family_size);
-    if settings.policy.rule.is_anytime() {
+    if let Some(construction) = settings.policy.construction() {
         // The anytime rule reads the outcomes in the plan's order, which is the order they were run in
         // when the harness follows the plan.
-        let mut state = AnytimeState::default();
-        state.reset(total, &settings.thresholds);
-        for &d in &values {
-            state.observe(d, &rules.bets);
+        let mut state = Sequence::start(construction, &sizes, scale, &settings.thresholds, None);
+        for (&d, &i) in values.iter().zip(&observed_tasks) {
+            state.observe(d, local_of(plan.groups[i]) as u32, &rules.bets);
         }
         observed.sequence = Some(state);
     }
@@ -305,15 +304,18 @@ fn live_records(
                 family: family.and_then(|f| f.get(t).copied().flatten()),
                 completed: None,
             });
-            record.order = "live";
-            // The order is the plan's, whatever the preset's order kind says.
+            // The policy's order is the plan's own (its `order` column, else `file`), so the record's
+            // order, construction and validity say what this run's guarantee rests on.
             if settings.policy.rule.is_anytime() {
                 record.monitor = "sequential";
                 record.looks = "every";
-                record.validity = "anytime-valid if the plan's order is a uniform random order";
             } else {
                 record.monitor = "per-look";
-                record.validity = "valid when read once, at the budget limit";
+                record.validity = if settings.policy.order.is_random_sample() {
+                    "valid when read once, at the budget limit"
+                } else {
+                    "descriptive (the plan's order is not a random sample)"
+                };
             }
             if decision.reason == Reason::BeforeLimit {
                 record.reason = format!(
@@ -351,6 +353,7 @@ mod tests {
                 looks: Default::default(),
                 family: Default::default(),
                 adjust: Default::default(),
+                coverage_share: Fraction::ONE,
             },
             thresholds: vec![Threshold(0)],
             seed: 0,
@@ -401,7 +404,7 @@ mod tests {
             "{}",
             at_limit[0].reason
         );
-        assert_eq!(at_limit[0].order, "live");
+        assert_eq!(at_limit[0].order, "stratified");
         assert_eq!(at_limit[0].total, 20);
     }
 

@@ -8,6 +8,7 @@ pub mod bootstrap;
 pub mod bounds;
 pub mod coverage;
 pub mod crosscheck;
+pub mod decision;
 pub mod detail;
 pub mod family;
 pub mod kept_orders;
@@ -20,8 +21,10 @@ pub mod record;
 pub mod replay;
 pub mod rules;
 pub mod schedule;
+pub mod sequence;
 pub mod settings;
 pub mod stats;
+pub mod stratified;
 pub mod streams;
 pub mod tally;
 

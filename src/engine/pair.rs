@@ -32,6 +32,16 @@ pub fn lattice_scale(dataset: &Dataset) -> Option<u32> {
     })
 }
 
+/// The smallest L ≤ [`MAX_LATTICE`] such that every value times L is a whole number, or `None`.
+pub fn lattice_of(values: &[f64]) -> Option<u32> {
+    (1..=MAX_LATTICE).find(|&scale| {
+        values.iter().filter(|x| !x.is_nan()).all(|x| {
+            let scaled = x * f64::from(scale);
+            (scaled - scaled.round()).abs() < 1e-9
+        })
+    })
+}
+
 /// The integer cut point of "estimate > δ" for n differences on the lattice 1/scale: the sum S of the
 /// lattice values satisfies S/(n·scale) > δ + ε exactly when S > cut.
 pub fn cut(n: u32, scale: u32, threshold: Threshold) -> i64 {

@@ -7,7 +7,9 @@ use serde::Serialize;
 
 use super::coverage::{CoverageStatus, GroupCoverage, table};
 use super::rules::{Action, Decision, Reason, Statistic};
-use super::settings::{BootstrapMode, EPSILON, Policy, ReplaySettings, Rule, Threshold};
+use super::settings::{
+    BootstrapMode, Construction, EPSILON, Policy, ReplaySettings, Rule, Threshold,
+};
 use crate::dataset::InputFile;
 use crate::format::{pp, trim_number};
 
@@ -53,10 +55,16 @@ pub struct DecisionRecord {
     /// Resamples B for `mc` (null for `exact` and other rules).
     pub bootstrap_resamples: Option<u32>,
     pub coverage_gate: bool,
+    /// The gate's coverage share q (1 = the paper's quotas; SPEC §9a).
+    pub coverage_share: f64,
     /// The bootstrap with no discordant task: abstain or literal (SPEC §6).
     pub degenerate: &'static str,
     /// The anytime rule's bet cap c (null for other rules).
     pub bet_cap: Option<f64>,
+    /// §9a's clip [c_min, c_max] of the bet scale (null unless the stratified construction runs).
+    pub bet_scale: Option<[f64; 2]>,
+    /// The anytime construction the order called for (SPEC §9a; null for fixed-horizon rules).
+    pub construction: Option<&'static str>,
     /// `per-look` or `sequential`, and where a sequential monitor looks (`every` or `grid`; SPEC §9).
     pub monitor: &'static str,
     pub looks: &'static str,
@@ -167,6 +175,7 @@ impl RecordContext<'_> {
             case.group_sizes,
             case.total,
             &labels,
+            self.policy.coverage_share.0,
         );
         let missing_groups: Vec<String> = coverage_groups
             .iter()
@@ -204,11 +213,21 @@ impl RecordContext<'_> {
             bootstrap_mode,
             bootstrap_resamples,
             coverage_gate: self.policy.coverage_gate,
+            coverage_share: self.policy.coverage_share.value(),
             degenerate: self.policy.degenerate.name(),
             bet_cap: match self.policy.rule {
-                Rule::Anytime { cap } => Some(cap.value()),
+                Rule::Anytime { cap, .. } => Some(cap.value()),
                 _ => None,
             },
+            bet_scale: match self.policy.rule {
+                Rule::Anytime {
+                    bet_min, bet_max, ..
+                } if self.policy.construction() == Some(Construction::Stratified) => {
+                    Some([bet_min.value(), bet_max.value()])
+                }
+                _ => None,
+            },
+            construction: self.policy.construction().map(Construction::name),
             monitor: self.policy.monitor.name(),
             looks: self.policy.looks.name(),
             validity: self.policy.validity(),
@@ -271,6 +290,17 @@ fn wealth_text(x: f64) -> String {
     }
 }
 
+/// Λ in words: −∞ when the null holds whatever the unseen tasks are, +∞ when it cannot hold.
+fn log_text(x: f64) -> String {
+    if x == f64::NEG_INFINITY {
+        "−∞".to_string()
+    } else if x == f64::INFINITY {
+        "+∞".to_string()
+    } else {
+        format!("{x:.3}")
+    }
+}
+
 fn prob(x: f64) -> String {
     if x != 0.0 && x < 1e-4 {
         format!("{x:.1e}")
@@ -310,13 +340,31 @@ pub fn reason_text(
                     )
                 })
                 .collect();
-            match decision.coverage {
+            let blocked = match decision.coverage {
                 CoverageStatus::Infeasible => format!(
                     "coverage infeasible: {} groups each need a task but only {} were observed",
                     coverage.len(),
                     coverage.iter().map(|g| g.observed).sum::<u32>()
                 ),
                 _ => format!("coverage missing: {}", missing.join("; ")),
+            };
+            // An anytime test that has crossed is held back by the gate alone: say so, and how to
+            // relax it (SPEC §9a's coverage share), since the evidence itself is in.
+            let crossed = decision
+                .statistic
+                .anytime_evidence()
+                .is_some_and(|(up, down, _, _)| up.max(down) >= 1.0 / policy.tail.value());
+            if crossed {
+                format!(
+                    "{blocked}; the anytime evidence has crossed its barrier, so coverage alone holds the decision back (--coverage-share q < 1 relaxes the quotas{})",
+                    if policy.order == super::settings::OrderKind::Uniform {
+                        "; a stratified plan meets them at every prefix"
+                    } else {
+                        ""
+                    }
+                )
+            } else {
+                blocked
             }
         }
         Reason::Certain => format!(
@@ -389,6 +437,28 @@ pub fn reason_text(
                         wealth_text(wealth),
                         if wealth >= barrier { "≥" } else { "<" },
                         trim_number(barrier),
+                        prob(p)
+                    )
+                }
+                Statistic::Stratified {
+                    log_promote,
+                    log_reject,
+                    p_promote,
+                    p_reject,
+                } => {
+                    let barrier = (1.0 / policy.tail.value()).ln();
+                    let (name, lambda, p) = if decision.action == Action::Reject
+                        || (decision.action != Action::Promote && !above)
+                    {
+                        ("Λ⁻", log_reject, p_reject)
+                    } else {
+                        ("Λ⁺", log_promote, p_promote)
+                    };
+                    format!(
+                        "; {name} = {} ({} ln(1/a) = {:.3}; least wealth over the groups' allocations), anytime p = {}",
+                        log_text(lambda),
+                        if lambda >= barrier { "≥" } else { "<" },
+                        barrier,
                         prob(p)
                     )
                 }

@@ -23,6 +23,7 @@ use super::orders::{OrderKey, OrderScratch, build_order, build_order_with};
 use super::pair::{Grouping, PairData, lattice_scale, prepare_pairs};
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
 use super::rules::{Action, Decision, Detail, LocalTails, Observed, RuleContext, TailCache};
+use super::sequence::Sequence;
 use super::settings::{BudgetMeasure, Monitor, ReplaySettings, SettingError};
 use super::streams::StreamKey;
 use super::tally::{CaseCounts, PairTally, StepSums};
@@ -214,6 +215,7 @@ impl Prepared {
         // Under the tasks measure every order of a pair stops at the same prefix lengths, so the quotas
         // r_g of each budget are computed once per pair rather than at every snapshot.
         let fixed_prefixes = self.settings.measure == BudgetMeasure::Tasks;
+        let share = self.settings.policy.coverage_share.0;
         let groups = pair.group_sizes.len();
         if fixed_prefixes && *quota_pair != Some((pair.tested, pair.baseline)) {
             quota_table.clear();
@@ -221,7 +223,7 @@ impl Prepared {
                 quota_table.extend(
                     pair.group_sizes
                         .iter()
-                        .map(|&size| coverage::quota(k, size, pair.n())),
+                        .map(|&size| coverage::quota_share(k, size, pair.n(), share)),
                 );
             }
             *quota_pair = Some((pair.tested, pair.baseline));
@@ -241,7 +243,7 @@ impl Prepared {
                     snapshot.quotas.extend(
                         pair.group_sizes
                             .iter()
-                            .map(|&size| coverage::quota(snapshot.k, size, pair.n())),
+                            .map(|&size| coverage::quota_share(snapshot.k, size, pair.n(), share)),
                     );
                 }
                 if let Some(counts) = &snapshot.observed.counts {
@@ -311,13 +313,24 @@ impl Prepared {
         } = scratch;
         self.fill_prefix_sizes(pair, order, running, sizes);
         snapshot.reset(pair.n(), pair.group_sizes.len(), self.scale);
-        let anytime = self.settings.policy.rule.is_anytime();
-        if anytime {
-            let mut state = snapshot.spare_sequence.take().unwrap_or_default();
-            state.reset(pair.n(), &self.settings.thresholds);
-            snapshot.observed.sequence = Some(state);
+        let construction = self.settings.policy.construction();
+        let anytime = construction.is_some();
+        if let Some(construction) = construction {
+            snapshot.observed.sequence = Some(Sequence::start(
+                construction,
+                &pair.group_sizes,
+                self.scale,
+                &self.settings.thresholds,
+                snapshot.spare_sequence.take(),
+            ));
         }
         snapshot.running.reset(pair.group_sizes.len(), &pair.due_by);
+        // Under a coverage share below 1 the running quotas (built on the full quotas) do not apply:
+        // the gate is computed from the counts at each look instead, O(groups).
+        let share = self.settings.policy.coverage_share.0;
+        snapshot.gate_share = (share < coverage::SHARE_UNITS).then_some((share, pair.n()));
+        snapshot.sizes.clear();
+        snapshot.sizes.extend_from_slice(&pair.group_sizes);
         let last = sizes.last().map_or(0, |&k| k as usize).min(order.len());
         let mut next_budget = 0;
         let budgets_here = |snapshot: &mut Snapshot, next_budget: &mut usize| {
@@ -326,9 +339,19 @@ impl Prepared {
                 *next_budget += 1;
             }
             if *next_budget > start {
-                snapshot.coverage = snapshot.running.status(snapshot.k);
+                snapshot.coverage = snapshot.gate_now();
                 snapshot.quotas.clear();
-                snapshot.quotas.extend_from_slice(snapshot.running.quotas());
+                match snapshot.gate_share {
+                    None => snapshot.quotas.extend_from_slice(snapshot.running.quotas()),
+                    Some((share, n)) => {
+                        let k = snapshot.k;
+                        let quotas = snapshot
+                            .sizes
+                            .iter()
+                            .map(|&size| coverage::quota_share(k, size, n, share));
+                        snapshot.quotas.extend(quotas);
+                    }
+                }
             }
             start..*next_budget
         };
@@ -359,11 +382,11 @@ impl Prepared {
             if keep_values {
                 snapshot.values.push(d);
             }
+            let group = pair.group_of[i];
             if let Some(state) = &mut observed.sequence {
-                state.observe(d, &self.rules.bets);
+                state.observe(d, group, &self.rules.bets);
             }
             observed.n += 1;
-            let group = pair.group_of[i];
             snapshot.group_counts[group as usize] += 1;
             snapshot.k += 1;
             snapshot.running.advance(
@@ -383,7 +406,7 @@ impl Prepared {
 
     /// The coverage status of a snapshot's prefix during [`Prepared::walk_each_with`], in O(1).
     pub fn coverage_now(&self, snapshot: &Snapshot) -> CoverageStatus {
-        snapshot.running.status(snapshot.k)
+        snapshot.gate_now()
     }
 
     /// The random stream key of a bootstrap off the lattice for one case at a look.
@@ -445,9 +468,12 @@ pub struct Snapshot {
     /// The observed differences in order (kept only off the lattice, where the bootstrap needs them).
     pub values: Vec<f64>,
     /// The anytime state's buffers between orders.
-    spare_sequence: Option<super::anytime::AnytimeState>,
+    spare_sequence: Option<Sequence>,
     /// Coverage kept up to date task by task (only by [`Prepared::walk_each_with`]).
     running: coverage::RunningCoverage,
+    /// A coverage share below 1 and N (the gate then reads the counts against `sizes` at each look).
+    gate_share: Option<(u32, u32)>,
+    sizes: Vec<u32>,
 }
 
 impl Default for Snapshot {
@@ -461,6 +487,20 @@ impl Default for Snapshot {
             values: Vec::new(),
             spare_sequence: None,
             running: Default::default(),
+            gate_share: None,
+            sizes: Vec::new(),
+        }
+    }
+}
+
+impl Snapshot {
+    /// The gate's coverage status of this prefix during a task-by-task walk.
+    fn gate_now(&self) -> CoverageStatus {
+        match self.gate_share {
+            None => self.running.status(self.k),
+            Some((share, n)) => {
+                coverage::status_share(self.k, &self.group_counts, &self.sizes, n, share)
+            }
         }
     }
 }

@@ -11,61 +11,18 @@ use std::sync::{Arc, Mutex};
 
 use serde::Serialize;
 
-use super::anytime::{AnytimeState, Bets};
+use super::anytime::Bets;
 use super::bootstrap::{
     LatticeCounts, Tails, exact_binary_tails, exact_lattice, mc_lattice, mc_values,
 };
 use super::bounds::{self, Cutoff, Draw};
 use super::coverage::CoverageStatus;
+pub use super::decision::{Action, Reason};
 use super::pair::cut;
+use super::sequence::Sequence;
 use super::settings::{BootstrapMode, Degenerate, EPSILON, Policy, Rule, Threshold};
 use super::stats::{LnFactorial, normal_cdf};
 use super::streams::StreamKey;
-
-/// What a policy reports for one case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Action {
-    Promote,
-    Reject,
-    Abstain,
-    Continue,
-}
-
-impl Action {
-    pub fn name(self) -> &'static str {
-        match self {
-            Action::Promote => "promote",
-            Action::Reject => "reject",
-            Action::Abstain => "abstain",
-            Action::Continue => "continue",
-        }
-    }
-
-    pub fn is_final(self) -> bool {
-        matches!(self, Action::Promote | Action::Reject)
-    }
-}
-
-/// Why the action was taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Reason {
-    /// Before the budget limit.
-    BeforeLimit,
-    /// The coverage gate is on and coverage is not ok.
-    Coverage,
-    /// Nothing observed yet.
-    NoTasks,
-    /// No spread in the observed differences (paired-normal's se = 0).
-    NoVariance,
-    /// The evidence did not clear the rule.
-    Evidence,
-    /// The rule's condition for the action held.
-    Supported,
-    /// The observed outcomes settle the completed decision whatever the unseen tasks hold (anytime rule).
-    Certain,
-}
 
 /// The rule's own statistic for one case.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -95,6 +52,36 @@ pub enum Statistic {
         p_promote: f64,
         p_reject: f64,
     },
+    /// The stratified anytime rule (SPEC §9a): Λ of both tests (ln of the least wealth over the
+    /// null's allocations to the groups) and their anytime p-values exp(−max Λ).
+    Stratified {
+        log_promote: f64,
+        log_reject: f64,
+        p_promote: f64,
+        p_reject: f64,
+    },
+}
+
+impl Statistic {
+    /// The e-values of an anytime statistic (the wealths, or exp(Λ)) with its anytime p-values:
+    /// (e promote, e reject, p promote, p reject).
+    pub fn anytime_evidence(&self) -> Option<(f64, f64, f64, f64)> {
+        match *self {
+            Statistic::Anytime {
+                wealth_promote,
+                wealth_reject,
+                p_promote,
+                p_reject,
+            } => Some((wealth_promote, wealth_reject, p_promote, p_reject)),
+            Statistic::Stratified {
+                log_promote,
+                log_reject,
+                p_promote,
+                p_reject,
+            } => Some((log_promote.exp(), log_reject.exp(), p_promote, p_reject)),
+            _ => None,
+        }
+    }
 }
 
 /// One decision.
@@ -140,7 +127,7 @@ pub struct Observed {
     pub sum: f64,
     pub sum_sq: f64,
     /// The anytime rule's wealths along the order (kept only under that rule, which needs the order).
-    pub sequence: Option<AnytimeState>,
+    pub sequence: Option<Sequence>,
 }
 
 impl Observed {
@@ -219,13 +206,9 @@ impl RuleContext {
         seed: u64,
         max_n: usize,
     ) -> Self {
-        let cap = match policy.rule {
-            Rule::Anytime { cap } => cap.value(),
-            _ => Rule::DEFAULT_CAP.value(),
-        };
         RuleContext {
             cutoff: Cutoff::new(policy.tail.value()),
-            bets: Bets::new(policy.tail.value(), cap, max_n),
+            bets: bets_of(&policy, max_n),
             policy,
             thresholds,
             scale,
@@ -270,7 +253,7 @@ impl RuleContext {
                     statistic: observed
                         .sequence
                         .as_ref()
-                        .map_or(Statistic::None, |state| anytime_statistic(state, t)),
+                        .map_or(Statistic::None, |state| anytime_statistic(state, t, detail)),
                     ..fixed(Action::Abstain, Reason::Coverage)
                 }
             }));
@@ -298,7 +281,7 @@ impl RuleContext {
                                 reason,
                                 coverage,
                                 estimate,
-                                statistic: anytime_statistic(state, t),
+                                statistic: anytime_statistic(state, t, detail),
                             }
                         }
                         None => fixed(Action::Abstain, Reason::Evidence),
@@ -659,20 +642,35 @@ impl RuleContext {
     }
 }
 
-/// The one-sided rule shared by the bootstrap and paired-normal: promote when the estimate is above δ
-/// and the promote-side tail is within the cutoff, reject when it is not above and the reject-side tail
-/// is, abstain otherwise.
-/// The anytime rule's wealths and p-values for threshold `t`.
-fn anytime_statistic(state: &AnytimeState, t: usize) -> Statistic {
-    let w = state.wealths(t);
-    Statistic::Anytime {
-        wealth_promote: w.promote,
-        wealth_reject: w.reject,
-        p_promote: w.p_promote,
-        p_reject: w.p_reject,
+/// The anytime rule's bets for a policy (defaults for the other rules, which do not read them).
+pub fn bets_of(policy: &Policy, max_n: usize) -> Bets {
+    let (cap, min, max) = match policy.rule {
+        Rule::Anytime {
+            cap,
+            bet_min,
+            bet_max,
+        } => (cap, bet_min, bet_max),
+        _ => (
+            Rule::DEFAULT_CAP,
+            Rule::DEFAULT_BET_MIN,
+            Rule::DEFAULT_BET_MAX,
+        ),
+    };
+    Bets::new(policy.tail.value(), cap.value(), max_n).with_scale(min.value(), max.value())
+}
+
+/// The anytime statistic for threshold `t`: exact for records; a caller that reads only actions
+/// may get §9a's screened bound (below ln(1/a), so no adjustment can reject on it).
+fn anytime_statistic(state: &Sequence, t: usize, detail: Detail) -> Statistic {
+    match detail {
+        Detail::Full => state.statistic(t),
+        Detail::Actions => state.statistic_as_kept(t),
     }
 }
 
+/// The one-sided rule shared by the bootstrap and paired-normal: promote when the estimate is above δ
+/// and the promote-side tail is within the cutoff, reject when it is not above and the reject-side tail
+/// is, abstain otherwise.
 fn one_sided(above: bool, promote_tail: f64, reject_tail: f64, cutoff: f64) -> (Action, Reason) {
     if above && promote_tail <= cutoff {
         (Action::Promote, Reason::Supported)
@@ -972,6 +970,7 @@ mod tests {
             looks: Default::default(),
             family: Default::default(),
             adjust: Default::default(),
+            coverage_share: Fraction::ONE,
         };
         RuleContext::new(
             policy,

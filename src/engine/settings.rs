@@ -97,6 +97,9 @@ impl fmt::Display for Threshold {
 pub struct Fraction(pub u32);
 
 impl Fraction {
+    /// The whole: a budget of every planned task.
+    pub const ONE: Fraction = Fraction(FRACTION_UNITS);
+
     pub fn parse(text: &str, what: &str) -> Result<Self, SettingError> {
         let value: f64 = text.trim().parse().map_err(|_| SettingError::NotANumber {
             what: what.to_string(),
@@ -281,11 +284,36 @@ pub enum Rule {
     PairedNormal,
     Serfling,
     Forced,
-    /// The betting confidence sequence of SPEC §9, valid at every look; `cap` is c, the largest share
-    /// of wealth one task can lose.
+    /// The anytime-valid rule: SPEC §9's betting confidence sequence for a uniform order, §9a's
+    /// stratified test for a stratified one ([`Policy::construction`]). `cap` is §9's c, the largest
+    /// share of wealth one task can lose; `bet_min` and `bet_max` clip §9a's bet scale.
     Anytime {
         cap: Fraction,
+        bet_min: Fraction,
+        bet_max: Fraction,
     },
+}
+
+/// Which anytime construction a policy's order calls for (SPEC §9a).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Construction {
+    /// §9 under a uniform order: anytime-valid.
+    Uniform,
+    /// §9a under a stratified order: anytime-valid.
+    Stratified,
+    /// §9 under any other order: runs, but its guarantee does not hold (descriptive).
+    Descriptive,
+}
+
+impl Construction {
+    pub fn name(self) -> &'static str {
+        match self {
+            Construction::Uniform => "§9 betting confidence sequence (uniform order)",
+            Construction::Stratified => "§9a stratified union-intersection test",
+            Construction::Descriptive => "§9 betting confidence sequence (descriptive)",
+        }
+    }
 }
 
 impl Rule {
@@ -301,6 +329,15 @@ impl Rule {
 
     /// The anytime rule's default bet cap c = 1/2 (SPEC §9).
     pub const DEFAULT_CAP: Fraction = Fraction(5000);
+    /// §9a's default clip of the bet scale, [0.1, 0.9].
+    pub const DEFAULT_BET_MIN: Fraction = Fraction(1000);
+    pub const DEFAULT_BET_MAX: Fraction = Fraction(9000);
+    /// The anytime rule with its default bets.
+    pub const ANYTIME: Rule = Rule::Anytime {
+        cap: Rule::DEFAULT_CAP,
+        bet_min: Rule::DEFAULT_BET_MIN,
+        bet_max: Rule::DEFAULT_BET_MAX,
+    };
 
     pub fn parse(text: &str, bootstrap: BootstrapMode) -> Result<Self, SettingError> {
         match text {
@@ -308,9 +345,7 @@ impl Rule {
             "paired-normal" => Ok(Rule::PairedNormal),
             "serfling" => Ok(Rule::Serfling),
             "forced" => Ok(Rule::Forced),
-            "anytime" => Ok(Rule::Anytime {
-                cap: Rule::DEFAULT_CAP,
-            }),
+            "anytime" => Ok(Rule::ANYTIME),
             _ => Err(SettingError::UnknownName {
                 what: "rule",
                 text: text.to_string(),
@@ -517,6 +552,8 @@ pub struct Policy {
     /// The pairs decided together and the adjustment over them.
     pub family: Family,
     pub adjust: Adjust,
+    /// q of SPEC §9a: the gate's quotas are r_g = max(1, min(n_g, ⌊q·k·n_g/N⌋)); 1 is the paper's rule.
+    pub coverage_share: Fraction,
 }
 
 impl Policy {
@@ -531,13 +568,27 @@ impl Policy {
         self.monitor == Monitor::Sequential && !self.rule.is_anytime()
     }
 
+    /// The anytime construction the order calls for (None for the fixed-horizon rules).
+    pub fn construction(&self) -> Option<Construction> {
+        if !self.rule.is_anytime() {
+            return None;
+        }
+        Some(match self.order {
+            OrderKind::Uniform => Construction::Uniform,
+            OrderKind::Stratified => Construction::Stratified,
+            _ => Construction::Descriptive,
+        })
+    }
+
     /// What a decision's error guarantee rests on, in the words records carry.
     pub fn validity(&self) -> &'static str {
-        if self.rule.is_anytime() {
-            if self.order == OrderKind::Uniform {
-                "anytime-valid"
-            } else {
-                "descriptive (the anytime guarantee needs a uniform order)"
+        if let Some(construction) = self.construction() {
+            match construction {
+                Construction::Uniform => "anytime-valid (uniform plan)",
+                Construction::Stratified => "anytime-valid (stratified plan)",
+                Construction::Descriptive => {
+                    "descriptive (the anytime guarantee needs a uniform or stratified order)"
+                }
             }
         } else if self.monitor == Monitor::Sequential {
             "naive peeking (invalid)"
@@ -586,7 +637,15 @@ impl Policy {
             Rule::PairedNormal => format!("paired-normal (a = {})", self.tail),
             Rule::Serfling => format!("serfling (a = {})", self.tail),
             Rule::Forced => "forced".to_string(),
-            Rule::Anytime { cap } => format!("anytime (a = {}, bet cap c = {cap})", self.tail),
+            Rule::Anytime {
+                bet_min, bet_max, ..
+            } if self.construction() == Some(Construction::Stratified) => format!(
+                "anytime §9a stratified (a = {}, bet scale in [{bet_min}, {bet_max}])",
+                self.tail
+            ),
+            Rule::Anytime { cap, .. } => {
+                format!("anytime (a = {}, bet cap c = {cap})", self.tail)
+            }
         };
         let monitor = self.describe_monitor();
         let family = match (self.family, self.adjust) {
@@ -597,7 +656,11 @@ impl Policy {
         format!(
             "{} order, coverage gate {}, {rule}{}{monitor}{family}",
             self.order.name(),
-            if self.coverage_gate { "on" } else { "off" },
+            match (self.coverage_gate, self.coverage_share) {
+                (false, _) => "off".to_string(),
+                (true, Fraction::ONE) => "on".to_string(),
+                (true, share) => format!("on (share {share})"),
+            },
             if monitor.is_empty() { "" } else { ", " }
         )
     }
@@ -616,11 +679,12 @@ pub enum Preset {
     CostForced,
     CostAware,
     Anytime,
+    AnytimeUniform,
     Peeking,
 }
 
 impl Preset {
-    pub const ALL: [Preset; 10] = [
+    pub const ALL: [Preset; 11] = [
         Preset::Primary,
         Preset::ForcedUniform,
         Preset::ForcedGroup,
@@ -630,6 +694,7 @@ impl Preset {
         Preset::CostForced,
         Preset::CostAware,
         Preset::Anytime,
+        Preset::AnytimeUniform,
         Preset::Peeking,
     ];
 
@@ -644,6 +709,7 @@ impl Preset {
             Preset::CostForced => "cost-forced",
             Preset::CostAware => "cost-aware",
             Preset::Anytime => "anytime",
+            Preset::AnytimeUniform => "anytime-uniform",
             Preset::Peeking => "peeking",
         }
     }
@@ -663,17 +729,13 @@ impl Preset {
             Preset::Serfling => (OrderKind::Stratified, true, Rule::Serfling),
             Preset::CostForced => (OrderKind::Cost, false, Rule::Forced),
             Preset::CostAware => (OrderKind::Cost, true, Rule::Bootstrap(bootstrap)),
-            Preset::Anytime => (
-                OrderKind::Uniform,
-                true,
-                Rule::Anytime {
-                    cap: Rule::DEFAULT_CAP,
-                },
-            ),
+            // SPEC §9a: the stratified order meets the quotas, and its own rule is anytime-valid.
+            Preset::Anytime => (OrderKind::Stratified, true, Rule::ANYTIME),
+            Preset::AnytimeUniform => (OrderKind::Uniform, true, Rule::ANYTIME),
             Preset::Peeking => (OrderKind::Stratified, true, Rule::Bootstrap(bootstrap)),
         };
         let (monitor, looks) = match self {
-            Preset::Anytime => (Monitor::Sequential, Looks::Every),
+            Preset::Anytime | Preset::AnytimeUniform => (Monitor::Sequential, Looks::Every),
             // The primary policy watched at each of the grid's budgets: the negative control.
             Preset::Peeking => (Monitor::Sequential, Looks::Grid),
             _ => (Monitor::PerLook, Looks::Grid),
@@ -688,6 +750,7 @@ impl Preset {
             looks,
             family: Family::Pair,
             adjust: Adjust::None,
+            coverage_share: Fraction::ONE,
         }
     }
 }
@@ -786,13 +849,24 @@ impl ReplaySettings {
                 allowed: "must be in (0, 1)",
             });
         }
-        if let Rule::Anytime { cap } = self.policy.rule
+        if let Rule::Anytime { cap, .. } = self.policy.rule
             && (cap.0 == 0 || cap.0 >= FRACTION_UNITS)
         {
             return Err(SettingError::OutOfRange {
                 what: "bet cap".to_string(),
                 value: cap.to_string(),
                 allowed: "must be in (0, 1)",
+            });
+        }
+        if let Rule::Anytime {
+            bet_min, bet_max, ..
+        } = self.policy.rule
+            && (bet_min.0 == 0 || bet_max.0 >= FRACTION_UNITS || bet_min > bet_max)
+        {
+            return Err(SettingError::OutOfRange {
+                what: "bet scale (--bet-min, --bet-max)".to_string(),
+                value: format!("{bet_min}..{bet_max}"),
+                allowed: "must satisfy 0 < min <= max < 1",
             });
         }
         match (self.policy.adjust, self.policy.rule) {
@@ -1009,6 +1083,7 @@ mod tests {
                 looks: Looks::Grid,
                 family: Family::Pair,
                 adjust: Adjust::None,
+                coverage_share: Fraction::ONE,
             }
         );
         let anytime = Preset::Anytime.policy(mc, a);
@@ -1019,9 +1094,20 @@ mod tests {
                 anytime.monitor,
                 anytime.looks
             ),
-            (OrderKind::Uniform, true, Monitor::Sequential, Looks::Every)
+            (
+                OrderKind::Stratified,
+                true,
+                Monitor::Sequential,
+                Looks::Every
+            )
         );
         assert!(anytime.rule.is_anytime() && !anytime.is_naive_peeking());
+        assert_eq!(anytime.construction(), Some(Construction::Stratified));
+        let uniform = Preset::AnytimeUniform.policy(mc, a);
+        assert_eq!(
+            (uniform.order, uniform.construction()),
+            (OrderKind::Uniform, Some(Construction::Uniform))
+        );
         let peeking = Preset::Peeking.policy(mc, a);
         assert!(peeking.is_naive_peeking());
         assert_eq!(peeking.rule, Rule::Bootstrap(mc));

@@ -23,6 +23,80 @@ pub fn write_json(detail: &PairDetail, out: &mut impl Write) -> io::Result<()> {
     writeln!(out)
 }
 
+/// §9a: per group what it has shown and the least favourable allocation of each threshold's nulls
+/// (the group means the minimiser gives it), so the groups a decision hinges on can be read.
+fn write_allocation(
+    detail: &PairDetail,
+    trace: &crate::engine::stratified::StratifiedTrace,
+    out: &mut impl Write,
+    width: usize,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "least favourable allocation per group (§9a, {}; Λ against ln(1/a) = {:.3}):",
+        trace.grid, trace.ln_barrier
+    )?;
+    let mut header = vec![
+        "group".to_string(),
+        "seen".to_string(),
+        "Δ̄ seen".to_string(),
+    ];
+    for t in &detail.thresholds_pp {
+        header.push(format!("{} pp null⁺", trim_number(*t)));
+        header.push(format!("{} pp null⁻", trim_number(*t)));
+    }
+    let cell = |rows: &[Vec<f64>], t: usize, g: usize| {
+        rows.get(t)
+            .and_then(|r| r.get(g))
+            .map_or("-".to_string(), |&v| pp(v))
+    };
+    let rows: Vec<Vec<String>> = trace
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(g, group)| {
+            let mut row = vec![
+                group.group.clone(),
+                format!("{}/{}", group.seen, group.size),
+                group.observed_mean.map_or("-".to_string(), pp),
+            ];
+            for t in 0..detail.thresholds_pp.len() {
+                row.push(cell(&trace.allocation_promote, t, g));
+                row.push(cell(&trace.allocation_reject, t, g));
+            }
+            row
+        })
+        .collect();
+    let mut align = vec![Align::Left, Align::Right, Align::Right];
+    align.extend(std::iter::repeat_n(
+        Align::Right,
+        2 * detail.thresholds_pp.len(),
+    ));
+    let header: Vec<&str> = header.iter().map(String::as_str).collect();
+    write!(out, "{}", render(&header, &align, &rows, width, 2))?;
+    for (t, threshold) in detail.thresholds_pp.iter().enumerate() {
+        let last = |rows: &[Vec<f64>]| rows.get(t).and_then(|r| r.last()).copied();
+        if let (Some(up), Some(down)) = (last(&trace.lambda_promote), last(&trace.lambda_reject)) {
+            writeln!(
+                out,
+                "  {} pp: Λ⁺ = {}, Λ⁻ = {}",
+                trim_number(*threshold),
+                lambda_text(up),
+                lambda_text(down)
+            )?;
+        }
+    }
+    writeln!(out)
+}
+
+fn lambda_text(x: f64) -> String {
+    if x.is_infinite() {
+        if x > 0.0 { "+∞" } else { "−∞" }.to_string()
+    } else {
+        format!("{x:.3}")
+    }
+}
+
 pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io::Result<()> {
     writeln!(out, "tested    {}", detail.tested)?;
     writeln!(out, "baseline  {}", detail.baseline)?;
@@ -57,6 +131,9 @@ pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io
         )?;
         if let Some(note) = &detail.family_note {
             writeln!(out, "family    {note}")?;
+        }
+        if let Some(construction) = record.construction {
+            writeln!(out, "anytime   {construction}; {}", record.validity)?;
         }
         if record.monitor != "per-look" {
             writeln!(
@@ -132,6 +209,9 @@ pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io
             }
         }
         writeln!(out)?;
+        if let Some(trace) = &detail.stratified {
+            write_allocation(detail, trace, out, width)?;
+        }
         write_cross_check(detail, out)?;
     }
     writeln!(out)?;

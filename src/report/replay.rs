@@ -193,7 +193,7 @@ impl ReplayReport {
                     looks: policy.looks.name().to_string(),
                     validity: policy.validity().to_string(),
                     bet_cap: match policy.rule {
-                        Rule::Anytime { cap } => Some(cap.value()),
+                        Rule::Anytime { cap, .. } => Some(cap.value()),
                         _ => None,
                     },
                     family: policy.family.name().to_string(),

@@ -153,9 +153,7 @@ impl ComputeKey {
                 RuleChoice::PairedNormal => Rule::PairedNormal,
                 RuleChoice::Serfling => Rule::Serfling,
                 RuleChoice::Forced => Rule::Forced,
-                RuleChoice::Anytime => Rule::Anytime {
-                    cap: Rule::DEFAULT_CAP,
-                },
+                RuleChoice::Anytime => Rule::ANYTIME,
             };
         }
         if let Some(gate) = self.coverage_gate {

@@ -251,7 +251,7 @@ mod tests {
             parse_config("preset = \"fastest\"", "c.toml")
                 .unwrap_err()
                 .to_string(),
-            "c.toml: key 'preset': preset 'fastest' is not one of primary, forced-uniform, forced-group, paired-normal, neyman, serfling, cost-forced, cost-aware, anytime, peeking"
+            "c.toml: key 'preset': preset 'fastest' is not one of primary, forced-uniform, forced-group, paired-normal, neyman, serfling, cost-forced, cost-aware, anytime, anytime-uniform, peeking"
         );
         assert_eq!(
             parse_config("thresholds = [120]", "c.toml")

@@ -1117,10 +1117,17 @@ fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     // The bootstrap distribution with the threshold marked.
     let [histogram, coverage] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(middle);
-    // The anytime rule has no bootstrap distribution: its evidence is the band along the order.
-    match &detail.band {
-        Some(band) => draw_band(frame, app, theme, detail, band, focus, histogram),
-        None => draw_histogram(frame, app, theme, detail, focus, histogram),
+    // The anytime rule has no bootstrap distribution: its evidence is the band along the order, and
+    // under §9a also Λ of both tests against ln(1/a).
+    match (&detail.band, &detail.stratified) {
+        (Some(band), Some(trace)) => {
+            let [left, right] =
+                Layout::horizontal([Constraint::Percentage(50); 2]).areas(histogram);
+            draw_band(frame, app, theme, detail, band, focus, left);
+            draw_lambda(frame, theme, trace, focus, right);
+        }
+        (Some(band), None) => draw_band(frame, app, theme, detail, band, focus, histogram),
+        _ => draw_histogram(frame, app, theme, detail, focus, histogram),
     }
     if let Some(record) = detail.records.get(focus) {
         let rows: Vec<Row> = record
@@ -1170,7 +1177,135 @@ fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
             .style(theme.dim()),
         )
         .block(Block::bordered().title(" shared tasks by group (A = tested) "));
-    frame.render_widget(table, bottom);
+    match &detail.stratified {
+        Some(trace) => {
+            let [shared, allocation] =
+                Layout::horizontal([Constraint::Percentage(50); 2]).areas(bottom);
+            frame.render_widget(table, shared);
+            draw_allocation(frame, theme, trace, focus, allocation);
+        }
+        None => frame.render_widget(table, bottom),
+    }
+}
+
+/// §9a's Λ⁺ and Λ⁻ of the focused threshold along the order, against the barrier ln(1/a).
+fn draw_lambda(
+    frame: &mut Frame,
+    theme: Theme,
+    trace: &crate::engine::stratified::StratifiedTrace,
+    focus: usize,
+    area: Rect,
+) {
+    let series = lambda_series(trace, focus);
+    let (mut low, mut high) = (-1.0f64, trace.ln_barrier + 1.0);
+    for (_, points) in &series {
+        for &(_, y) in points {
+            low = low.min(y);
+            high = high.max(y);
+        }
+    }
+    let styles = [theme.good(), theme.bad(), theme.warn()];
+    let datasets: Vec<Dataset> = series
+        .iter()
+        .zip(styles)
+        .map(|((name, points), style)| {
+            Dataset::default()
+                .name(*name)
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(style)
+                .data(points)
+        })
+        .collect();
+    let end = trace
+        .lambda_promote
+        .get(focus)
+        .map_or(1, |l| l.len().max(1)) as f64;
+    let chart = Chart::new(datasets)
+        .block(Block::bordered().title(" §9a Λ vs ln(1/a) "))
+        .x_axis(
+            Axis::default()
+                .bounds([1.0, end])
+                .style(theme.dim())
+                .labels(vec!["1".to_string(), trim_number(end)]),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([low.floor(), high.ceil()])
+                .style(theme.dim())
+                .labels(vec![trim_number(low.floor()), trim_number(high.ceil())]),
+        );
+    frame.render_widget(chart, area);
+}
+
+/// The chart series of §9a's Λ⁺ ("promote"), Λ⁻ ("reject") and the barrier against observed tasks;
+/// infinite values (a null that holds or cannot hold whatever is unseen) are left out.
+pub fn lambda_series(
+    trace: &crate::engine::stratified::StratifiedTrace,
+    focus: usize,
+) -> Vec<(&'static str, Vec<(f64, f64)>)> {
+    let along = |values: Option<&Vec<f64>>| -> Vec<(f64, f64)> {
+        values
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .filter(|(_, y)| y.is_finite())
+            .map(|(i, &y)| ((i + 1) as f64, y))
+            .collect()
+    };
+    let end = trace
+        .lambda_promote
+        .get(focus)
+        .map_or(1, |l| l.len().max(1)) as f64;
+    vec![
+        ("Λ⁺ promote", along(trace.lambda_promote.get(focus))),
+        ("Λ⁻ reject", along(trace.lambda_reject.get(focus))),
+        (
+            "ln(1/a)",
+            vec![(1.0, trace.ln_barrier), (end, trace.ln_barrier)],
+        ),
+    ]
+}
+
+/// Which groups a §9a decision hinges on: per group, what it has shown and the group means the least
+/// favourable allocation of each null gives it.
+fn draw_allocation(
+    frame: &mut Frame,
+    theme: Theme,
+    trace: &crate::engine::stratified::StratifiedTrace,
+    focus: usize,
+    area: Rect,
+) {
+    let at = |rows: &Vec<Vec<f64>>, g: usize| {
+        rows.get(focus)
+            .and_then(|r| r.get(g))
+            .map_or("-".to_string(), |&v| pp(v))
+    };
+    let rows: Vec<Row> = trace
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(g, group)| {
+            Row::new(vec![
+                Cell::from(group.group.clone()),
+                Cell::from(format!("{}/{}", group.seen, group.size)),
+                Cell::from(group.observed_mean.map_or("-".to_string(), pp)),
+                Cell::from(at(&trace.allocation_promote, g)),
+                Cell::from(at(&trace.allocation_reject, g)),
+            ])
+        })
+        .collect();
+    let widths = [
+        Constraint::Fill(1),
+        Constraint::Length(9),
+        Constraint::Length(8),
+        Constraint::Length(8),
+        Constraint::Length(8),
+    ];
+    let table = Table::new(rows, widths)
+        .header(Row::new(vec!["group", "seen", "Δ̄ seen", "null⁺", "null⁻"]).style(theme.dim()))
+        .block(Block::bordered().title(" least favourable Δ̄ per group (§9a) "));
+    frame.render_widget(table, area);
 }
 
 /// The chart series of the anytime band in percentage points against observed tasks: the estimate,

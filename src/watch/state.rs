@@ -8,10 +8,12 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::follow::{Event, OutcomeRow};
-use crate::engine::anytime::{AnytimeState, Band, Bets, confidence_band};
+use crate::engine::anytime::{Band, confidence_band};
 use crate::engine::live::{LivePlan, LiveSettings, decide_live, decide_live_family};
 use crate::engine::record::{DecisionRecord, Provenance};
-use crate::engine::settings::Rule;
+use crate::engine::sequence::Sequence;
+use crate::engine::settings::Construction;
+use crate::engine::stratified::stratified_band;
 
 /// Which systems are compared.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,8 +35,9 @@ pub struct PairView {
     /// Both wealths of the focused threshold after each observed task.
     pub wealth_promote: Vec<f64>,
     pub wealth_reject: Vec<f64>,
-    /// D_i of the tasks both have observed, in plan order.
+    /// D_i of the tasks both have observed, in plan order, and each one's group (label index).
     pub diffs: Vec<f64>,
+    pub groups: Vec<u32>,
 }
 
 /// A row as read, with where it came from.
@@ -271,20 +274,17 @@ impl WatchState {
                 wealth_promote: Vec::new(),
                 wealth_reject: Vec::new(),
                 diffs: diffs(&tested, &outcomes),
+                groups: observed_groups(&self.plan.groups, &tested, &outcomes),
             })
             .collect();
         self.recompute_curves();
     }
 
     fn recompute_curves(&mut self) {
-        let total = self.plan.tasks.len() as u32;
-        let cap = match self.settings.policy.rule {
-            Rule::Anytime { cap } => cap.value(),
-            _ => 0.5,
-        };
+        let total = self.plan.tasks.len();
         // The bets of the decisions: aimed at K/a when K baselines are adjusted together.
         let tail = self.settings.policy.tail.value();
-        let mut bets = Bets::new(tail, cap, total as usize);
+        let mut bets = crate::engine::rules::bets_of(&self.settings.policy, total);
         let family = self.pairs.len();
         if family > 1 && self.settings.policy.adjust != crate::engine::settings::Adjust::None {
             bets = bets.aimed_at(tail / family as f64);
@@ -292,20 +292,49 @@ impl WatchState {
         let focus = self
             .focus
             .min(self.settings.thresholds.len().saturating_sub(1));
+        let mut sizes = vec![0u32; self.plan.labels.len()];
+        for &g in &self.plan.groups {
+            sizes[g as usize] += 1;
+        }
+        let construction = self
+            .settings
+            .policy
+            .construction()
+            .unwrap_or(Construction::Uniform);
         for pair in &mut self.pairs {
-            pair.band = confidence_band(&pair.diffs, total, &bets, 0.01);
-            let mut state = AnytimeState::default();
-            state.reset(total, &self.settings.thresholds);
+            let scale = crate::engine::pair::lattice_of(&pair.diffs);
+            pair.band = match construction {
+                Construction::Stratified => {
+                    stratified_band(&pair.diffs, &pair.groups, &sizes, scale, &bets, 0.02)
+                }
+                _ => confidence_band(&pair.diffs, total as u32, &bets, 0.01),
+            };
+            let mut state =
+                Sequence::start(construction, &sizes, scale, &self.settings.thresholds, None);
             pair.wealth_promote.clear();
             pair.wealth_reject.clear();
-            for &d in &pair.diffs {
-                state.observe(d, &bets);
-                let w = state.wealths(focus);
-                pair.wealth_promote.push(w.promote);
-                pair.wealth_reject.push(w.reject);
+            for (&d, &g) in pair.diffs.iter().zip(&pair.groups) {
+                state.observe(d, g, &bets);
+                // §9's wealths, or §9a's exp(Λ): either is drawn against 1/a.
+                let (up, down, _, _) = state
+                    .statistic(focus)
+                    .anytime_evidence()
+                    .unwrap_or((1.0, 1.0, 1.0, 1.0));
+                pair.wealth_promote.push(up);
+                pair.wealth_reject.push(down);
             }
         }
     }
+}
+
+/// The group of each task both have observed, in plan order (as [`diffs`]).
+fn observed_groups(groups: &[u32], tested: &[Option<f64>], baseline: &[Option<f64>]) -> Vec<u32> {
+    groups
+        .iter()
+        .zip(tested.iter().zip(baseline))
+        .filter(|(_, (a, b))| a.is_some() && b.is_some())
+        .map(|(&g, _)| g)
+        .collect()
 }
 
 /// D_i of the tasks both have observed, in plan order.
@@ -330,9 +359,7 @@ mod tests {
         };
         let mut policy =
             Preset::Primary.policy(crate::engine::settings::BootstrapMode::Exact, Fraction(500));
-        policy.rule = Rule::Anytime {
-            cap: Fraction(5000),
-        };
+        policy.rule = crate::engine::settings::Rule::ANYTIME;
         WatchState::new(
             plan,
             "A".into(),

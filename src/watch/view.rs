@@ -14,7 +14,7 @@ use ratatui::widgets::{
 };
 
 use super::state::{PairView, WatchState};
-use crate::engine::rules::{Action, Statistic};
+use crate::engine::rules::Action;
 use crate::format::{percent, pp};
 
 /// What the header says about the source, and the keys the footer lists.
@@ -115,6 +115,15 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chr
     frame.render_widget(Paragraph::new(status), footer);
 }
 
+/// A wealth in a table cell: two decimals, or powers of ten when very large or small.
+fn wealth_cell(w: f64) -> String {
+    if (0.01..10_000.0).contains(&w) {
+        format!("{w:.2}")
+    } else {
+        format!("{w:.1e}")
+    }
+}
+
 fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect) {
     let rows: Vec<Row> = state
         .pairs
@@ -128,23 +137,21 @@ fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect
                 (Some(lo), Some(hi)) => format!("[{}, {}]", pp(*lo), pp(*hi)),
                 _ => "-".to_string(),
             };
-            let (wp, wr) = match record.statistic {
-                Statistic::Anytime {
-                    wealth_promote,
-                    wealth_reject,
-                    p_promote,
-                    p_reject,
-                } => (
+            // §9's wealths, or §9a's exp(Λ) (the least wealth over the groups' allocations).
+            let (wp, wr) = match record.statistic.anytime_evidence() {
+                Some((up, down, p_promote, p_reject)) => (
                     format!(
-                        "{wealth_promote:.2} (p {})",
+                        "{} (p {})",
+                        wealth_cell(up),
                         crate::format::p_value(p_promote)
                     ),
                     format!(
-                        "{wealth_reject:.2} (p {})",
+                        "{} (p {})",
+                        wealth_cell(down),
                         crate::format::p_value(p_reject)
                     ),
                 ),
-                _ => ("-".to_string(), "-".to_string()),
+                None => ("-".to_string(), "-".to_string()),
             };
             Row::new(vec![
                 Cell::from(pair.baseline.clone()),

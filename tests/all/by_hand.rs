@@ -53,6 +53,7 @@ fn rows(coverage_gate: bool, rule: Rule) -> Vec<BudgetRow> {
             looks: Default::default(),
             family: Default::default(),
             adjust: Default::default(),
+            coverage_share: Fraction::ONE,
         },
         thresholds: vec![Threshold(0)],
         grid: vec![Fraction(2500), Fraction(5000), Fraction(7500)],

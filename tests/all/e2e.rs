@@ -357,7 +357,9 @@ fn watch_follows_a_growing_file_and_decides_as_decide_does() {
     };
     // A harness writing: chunks of tasks in plan order, then the screen is read at each count.
     let mut written = 0;
-    for k in [30, 60, 89, 90] {
+    // The plan is stratified, so the §9a test decides (at 142; §9 under a uniform plan would be
+    // held back by the coverage gate).
+    for k in [30, 90, 141, 142] {
         append(&tasks[written..k]);
         written = k;
         let screen = session.wait_for(&format!("{k} of 585"));
@@ -372,16 +374,20 @@ fn watch_follows_a_growing_file_and_decides_as_decide_does() {
             "decide says {action} at {k}; the screen shows:\n{screen}"
         );
     }
-    session.wait_for("at 0 pp: reject after 90 of 585 tasks");
+    let screen = session.wait_for("at 0 pp: reject after 142 of 585 tasks");
+    assert!(
+        screen.contains("stratified order") && screen.contains("anytime-valid (stratified plan)"),
+        "{screen}"
+    );
     // A bad row is shown with file and line, and the view keeps following.
-    let bad_line = 2 + tasks[..90].iter().map(Vec::len).sum::<usize>();
+    let bad_line = 2 + tasks[..142].iter().map(Vec::len).sum::<usize>();
     append(&[vec![format!(
         "{tested},{},0,oops",
-        tasks[90][0].split(',').nth(1).expect("task")
+        tasks[142][0].split(',').nth(1).expect("task")
     )]]);
     session.wait_for(&format!("line {bad_line}: outcome 'oops'"));
-    append(&tasks[90..100]);
-    session.wait_for("100 of 585");
+    append(&tasks[142..152]);
+    session.wait_for("152 of 585");
     session.keys("q");
     assert_eq!(session.wait_exit(), "EXIT=0");
     assert_restored(&session);

@@ -13,5 +13,6 @@ mod monitoring;
 mod plan;
 mod real_data;
 mod replay_cli;
+mod stratified;
 mod trajectories;
 mod tui;

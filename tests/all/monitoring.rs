@@ -201,7 +201,8 @@ fn a_sequential_monitor_keeps_the_first_per_look_decision() {
 #[test]
 fn anytime_records_carry_both_wealths_and_the_anytime_p_values() {
     let dataset = load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load");
-    let mut settings = ReplaySettings::for_preset(Preset::Anytime);
+    // §9 (uniform orders); §9a's records are tested in stratified.rs.
+    let mut settings = ReplaySettings::for_preset(Preset::AnytimeUniform);
     settings.orders = 3;
     settings.group_column = None;
     let records = records_of(&dataset, &settings);
@@ -211,7 +212,7 @@ fn anytime_records_carry_both_wealths_and_the_anytime_p_values() {
             (record.rule, record.monitor, record.looks),
             ("anytime", "sequential", "every")
         );
-        assert_eq!(record.validity, "anytime-valid");
+        assert_eq!(record.validity, "anytime-valid (uniform plan)");
         assert_eq!(record.bet_cap, Some(0.5));
         let statistic = serde_json::to_value(record.statistic).expect("json");
         if record.action.is_final() {
@@ -243,7 +244,7 @@ fn the_cli_names_the_monitoring_and_refuses_bad_values() {
         "replay",
         path,
         "--preset",
-        "anytime,peeking",
+        "anytime-uniform,peeking",
         "--orders",
         "5",
         "--format",
@@ -254,7 +255,7 @@ fn the_cli_names_the_monitoring_and_refuses_bad_values() {
     let results = json["results"].as_array().expect("results");
     assert_eq!(results[0]["monitor"], "sequential");
     assert_eq!(results[0]["looks"], "every");
-    assert_eq!(results[0]["validity"], "anytime-valid");
+    assert_eq!(results[0]["validity"], "anytime-valid (uniform plan)");
     assert_eq!(results[0]["bet_cap"], 0.5);
     let peeking = results
         .iter()

@@ -263,7 +263,12 @@ fn decide_continues_then_decides_and_refuses_unplanned_tasks() {
     assert_eq!(early["total"], 40);
     let at_limit = run("0.4");
     assert_eq!(at_limit["action"], "promote", "{}", at_limit["reason"]);
-    assert_eq!(at_limit["order"], "live");
+    // A plan without an `order` column is its rows' own order: not a random sample, and said so.
+    assert_eq!(at_limit["order"], "file");
+    assert_eq!(
+        at_limit["validity"],
+        "descriptive (the plan's order is not a random sample)"
+    );
     assert_eq!(
         at_limit["provenance"]["files"]
             .as_array()

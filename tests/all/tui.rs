@@ -1034,7 +1034,7 @@ fn the_anytime_drill_down_charts_the_band_and_the_look_that_decided() {
     let dataset = sample_dataset("swe_repair.csv");
     let mut compute = App::default_compute(
         &dataset,
-        pareval::engine::Preset::Anytime,
+        pareval::engine::Preset::AnytimeUniform,
         vec![0, 500, 1000],
         10,
     );
