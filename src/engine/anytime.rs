@@ -131,7 +131,7 @@ impl AnytimeState {
 
     /// [`AnytimeState::reset`] with one pair of tests per null value μ (any value in [−1, 1], where
     /// thresholds are ≥ 0): the confidence band tests a whole grid of them.
-    fn reset_nulls(&mut self, total: u32, nulls: impl Iterator<Item = f64>) {
+    pub(crate) fn reset_nulls(&mut self, total: u32, nulls: impl Iterator<Item = f64>) {
         self.total = total;
         self.observed = 0;
         self.sum = 0.0;
@@ -291,39 +291,45 @@ pub struct Band {
 }
 
 pub fn confidence_band(diffs: &[f64], total: u32, bets: &Bets, step: f64) -> Band {
-    let steps = (2.0 / step).round() as usize;
-    let nulls: Vec<f64> = (0..=steps).map(|i| -1.0 + i as f64 * step).collect();
-    let mut state = AnytimeState::default();
-    state.reset_nulls(total, nulls.iter().copied());
-    let mut band = Band {
-        estimate: Vec::with_capacity(diffs.len()),
-        lower: Vec::with_capacity(diffs.len()),
-        upper: Vec::with_capacity(diffs.len()),
-    };
-    let n = f64::from(total);
+    let mut tracker = super::sequence::BandTracker::new(
+        super::settings::Construction::Uniform,
+        &[total],
+        None,
+        step,
+    );
     for &d in diffs {
-        state.observe(d, bets);
-        let unseen = f64::from(total - state.observed);
+        tracker.observe(d, 0, bets);
+    }
+    tracker.band
+}
+
+impl AnytimeState {
+    /// The band after the last observed task, for tests reset on the grid `nulls`: (estimate, lower,
+    /// upper), narrowed by what the observed sum alone settles.
+    pub(crate) fn band_point(&self, nulls: &[f64]) -> (f64, f64, f64) {
+        let unseen = f64::from(self.total - self.observed);
+        let n = f64::from(self.total.max(1));
         // Rejected "Δ ≤ μ" for every μ up to the largest crossed; rejected "Δ > μ" from the smallest.
-        let lower = state
+        let lower = self
             .tests
             .iter()
-            .zip(&nulls)
+            .zip(nulls)
             .filter(|(test, _)| test.promote_crossed.is_some())
             .map(|(_, &mu)| mu)
             .fold(-1.0, f64::max);
-        let upper = state
+        let upper = self
             .tests
             .iter()
-            .zip(&nulls)
+            .zip(nulls)
             .filter(|(test, _)| test.reject_crossed.is_some())
             .map(|(_, &mu)| mu)
             .fold(1.0, f64::min);
-        band.estimate.push(state.estimate());
-        band.lower.push(lower.max((state.sum - unseen) / n));
-        band.upper.push(upper.min((state.sum + unseen) / n));
+        (
+            self.estimate(),
+            lower.max((self.sum - unseen) / n),
+            upper.min((self.sum + unseen) / n),
+        )
     }
-    band
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! (or any non-stratified) order, §9a's stratified test for a stratified one. One type for the walkers
 //! (replay, decide, watch) so that each reads the construction its policy's order calls for.
 
-use super::anytime::{AnytimeState, Bets};
+use super::anytime::{AnytimeState, Band, Bets};
 use super::decision::{Action, Reason};
 use super::rules::Statistic;
 use super::settings::{Construction, Threshold};
@@ -24,6 +24,19 @@ impl Sequence {
         thresholds: &[Threshold],
         spare: Option<Sequence>,
     ) -> Sequence {
+        let nulls: Vec<f64> = thresholds.iter().map(|t| t.delta()).collect();
+        Sequence::start_nulls(construction, sizes, scale, &nulls, spare)
+    }
+
+    /// [`Sequence::start`] with one pair of tests per null value μ of Δ (any value in [−1, 1]; a band
+    /// tests a whole grid of them).
+    pub fn start_nulls(
+        construction: Construction,
+        sizes: &[u32],
+        scale: Option<u32>,
+        nulls: &[f64],
+        spare: Option<Sequence>,
+    ) -> Sequence {
         let total: u32 = sizes.iter().sum();
         match construction {
             Construction::Stratified => {
@@ -31,11 +44,7 @@ impl Sequence {
                     Some(Sequence::Stratified(state)) => state,
                     _ => StratifiedState::default(),
                 };
-                state.reset(
-                    sizes,
-                    Grid::for_scale(scale),
-                    thresholds.iter().map(|t| t.delta()),
-                );
+                state.reset(sizes, Grid::for_scale(scale), nulls.iter().copied());
                 Sequence::Stratified(state)
             }
             Construction::Uniform | Construction::Descriptive => {
@@ -43,10 +52,19 @@ impl Sequence {
                     Some(Sequence::Uniform(state)) => state,
                     _ => AnytimeState::default(),
                 };
-                state.reset(total, thresholds);
+                state.reset_nulls(total, nulls.iter().copied());
                 Sequence::Uniform(state)
             }
         }
+    }
+
+    /// The same sequence solved exactly at every look (§9a; §9 always is), for curves drawn along the
+    /// order.
+    pub fn traced(mut self) -> Sequence {
+        if let Sequence::Stratified(state) = &mut self {
+            state.trace_every_look();
+        }
+        self
     }
 
     /// The next difference D, of local group `group`.
@@ -125,5 +143,44 @@ impl Sequence {
                 }
             }
         }
+    }
+}
+
+/// The anytime confidence band for Δ grown one task at a time (a live screen extends it as outcomes
+/// arrive instead of recomputing it): tests on a grid of nulls `step` apart under the construction's
+/// rule, and after each task the estimate and the bounds no null of which has been rejected yet,
+/// narrowed by what the observed sum alone settles.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BandTracker {
+    state: Sequence,
+    nulls: Vec<f64>,
+    pub band: Band,
+}
+
+impl BandTracker {
+    pub fn new(construction: Construction, sizes: &[u32], scale: Option<u32>, step: f64) -> Self {
+        let steps = (2.0 / step).round() as usize;
+        let nulls: Vec<f64> = (0..=steps).map(|i| -1.0 + i as f64 * step).collect();
+        BandTracker {
+            state: Sequence::start_nulls(construction, sizes, scale, &nulls, None),
+            nulls,
+            band: Band {
+                estimate: Vec::new(),
+                lower: Vec::new(),
+                upper: Vec::new(),
+            },
+        }
+    }
+
+    /// The next difference D, of local group `group`.
+    pub fn observe(&mut self, d: f64, group: u32, bets: &Bets) {
+        self.state.observe(d, group, bets);
+        let (estimate, lower, upper) = match &self.state {
+            Sequence::Uniform(state) => state.band_point(&self.nulls),
+            Sequence::Stratified(state) => state.band_point(&self.nulls),
+        };
+        self.band.estimate.push(estimate);
+        self.band.lower.push(lower);
+        self.band.upper.push(upper);
     }
 }

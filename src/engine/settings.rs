@@ -644,7 +644,7 @@ impl Policy {
                 self.tail
             ),
             Rule::Anytime { cap, .. } => {
-                format!("anytime (a = {}, bet cap c = {cap})", self.tail)
+                format!("anytime §9 (a = {}, bet cap c = {cap})", self.tail)
             }
         };
         let monitor = self.describe_monitor();

@@ -313,7 +313,7 @@ pub struct StratifiedState {
     /// 1/j for j = 0 ..= the largest group's grid (1/0 unused), kept between orders.
     reciprocals: Vec<f64>,
     /// Whether looks far below ln(1/a) may skip the repair (see [`Test::solve`]); off for traces,
-    /// which show Λ itself at every look.
+    /// which show Λ itself at every look and go on past the decisions.
     screened: bool,
 }
 
@@ -384,6 +384,12 @@ impl StratifiedState {
         self.observed
     }
 
+    /// Solves every look exactly and goes on past the decisions (a trace or a live curve shows Λ
+    /// itself after every task); the decisions stay the first crossings.
+    pub fn trace_every_look(&mut self) {
+        self.screened = false;
+    }
+
     pub fn grid(&self) -> Option<Grid> {
         self.grid
     }
@@ -400,7 +406,8 @@ impl StratifiedState {
         if stratum.seen >= stratum.size {
             return;
         }
-        let open = self.open > 0;
+        // A trace (unscreened) keeps every table going after the decisions.
+        let open = self.open > 0 || !self.screened;
         let x = ((d + 1.0) / 2.0).clamp(0.0, 1.0);
         if open {
             stratum.observe(x, grid, bets, &self.reciprocals);
@@ -429,14 +436,23 @@ impl StratifiedState {
         };
         let next = self.observed;
         let unseen = f64::from(self.total - self.observed);
+        let trace = !self.screened;
         for level in &mut self.levels {
-            if level.decided() {
+            let was_decided = level.decided();
+            // A decided threshold's tests stop, except in a trace, which shows Λ and the allocation
+            // as they go on after the decision (the decision itself stays the first one).
+            if was_decided && !trace {
                 continue;
             }
-            if self.sum - unseen > level.certain_above || self.sum + unseen <= level.certain_above {
+            if !was_decided
+                && (self.sum - unseen > level.certain_above
+                    || self.sum + unseen <= level.certain_above)
+            {
                 level.settled = true;
                 self.open -= 1;
-                continue;
+                if !trace {
+                    continue;
+                }
             }
             for (side, test) in [&mut level.promote, &mut level.reject]
                 .into_iter()
@@ -454,6 +470,9 @@ impl StratifiedState {
                 if test.exact && test.lambda > test.max_lambda {
                     test.max_lambda = test.lambda;
                 }
+            }
+            if level.decided() {
+                continue;
             }
             // A crossing decides the threshold (promote first when both cross at one look, as the
             // uniform rule keeps the earlier, and at one look the promote side is read first).
@@ -513,11 +532,14 @@ impl StratifiedState {
                 f64::NEG_INFINITY,
             )
         };
+        let (promote, reject) = (exact(0, &level.promote), exact(1, &level.reject));
+        // This look's own minimum counts for the running maximum too (screened looks did not add
+        // theirs, which were below ln(1/a)).
         LogWealths {
-            promote: exact(0, &level.promote),
-            reject: exact(1, &level.reject),
-            p_promote: p(level.promote.max_lambda),
-            p_reject: p(level.reject.max_lambda),
+            promote,
+            reject,
+            p_promote: p(level.promote.max_lambda.max(promote)),
+            p_reject: p(level.reject.max_lambda.max(reject)),
         }
     }
 
@@ -535,7 +557,8 @@ impl StratifiedState {
     }
 
     /// The least favourable allocation of threshold `t`'s promote (or reject) null to the groups, as
-    /// each group's mean difference D̄_g (the minimiser of the last look; before any look, the start).
+    /// each group's mean difference D̄_g (the minimiser of the last look; before any look, the start;
+    /// NaN where Λ is ±∞, when the null holds or fails whatever the unseen tasks are).
     pub fn allocation(&self, t: usize, reject: bool) -> Vec<f64> {
         let Some(grid) = self.grid else {
             return Vec::new();
@@ -546,6 +569,10 @@ impl StratifiedState {
         } else {
             &level.promote
         };
+        if !test.lambda.is_finite() {
+            // The null holds, or cannot hold, whatever the unseen tasks are: no allocation to show.
+            return vec![f64::NAN; self.groups.len()];
+        }
         let m = f64::from(grid.per_task);
         self.groups
             .iter()
@@ -589,38 +616,44 @@ pub fn stratified_band(
     bets: &Bets,
     step: f64,
 ) -> super::anytime::Band {
-    let steps = (2.0 / step).round() as usize;
-    let nulls: Vec<f64> = (0..=steps).map(|i| -1.0 + i as f64 * step).collect();
-    let mut state = StratifiedState::default();
-    state.reset(sizes, Grid::for_scale(scale), nulls.iter().copied());
-    let mut band = super::anytime::Band {
-        estimate: Vec::with_capacity(diffs.len()),
-        lower: Vec::with_capacity(diffs.len()),
-        upper: Vec::with_capacity(diffs.len()),
-    };
-    let n = f64::from(state.total.max(1));
+    let mut tracker = super::sequence::BandTracker::new(
+        super::settings::Construction::Stratified,
+        sizes,
+        scale,
+        step,
+    );
     for (&d, &g) in diffs.iter().zip(groups) {
-        state.observe(d, g, bets);
-        let unseen = f64::from(state.total - state.observed);
-        let lower = state
+        tracker.observe(d, g, bets);
+    }
+    tracker.band
+}
+
+impl StratifiedState {
+    /// The band after the last observed task, for tests reset on the grid `nulls`: (estimate, lower,
+    /// upper), narrowed by what the observed sum alone settles.
+    pub(crate) fn band_point(&self, nulls: &[f64]) -> (f64, f64, f64) {
+        let unseen = f64::from(self.total - self.observed);
+        let n = f64::from(self.total.max(1));
+        let lower = self
             .levels
             .iter()
-            .zip(&nulls)
+            .zip(nulls)
             .filter(|(level, _)| level.promote.crossed.is_some())
             .map(|(_, &mu)| mu)
             .fold(-1.0, f64::max);
-        let upper = state
+        let upper = self
             .levels
             .iter()
-            .zip(&nulls)
+            .zip(nulls)
             .filter(|(level, _)| level.reject.crossed.is_some())
             .map(|(_, &mu)| mu)
             .fold(1.0, f64::min);
-        band.estimate.push(state.estimate());
-        band.lower.push(lower.max((state.sum - unseen) / n));
-        band.upper.push(upper.min((state.sum + unseen) / n));
+        (
+            self.estimate(),
+            lower.max((self.sum - unseen) / n),
+            upper.min((self.sum + unseen) / n),
+        )
     }
-    band
 }
 
 /// Why a §9a pair stands where it does: Λ of both tests after each observed task against ln(1/a),
@@ -663,7 +696,7 @@ pub fn stratified_trace(
     let grid = Grid::for_scale(scale);
     let mut state = StratifiedState::default();
     state.reset(sizes, grid, deltas.iter().copied());
-    state.screened = false;
+    state.trace_every_look();
     let mut lambda_promote = vec![Vec::with_capacity(diffs.len()); deltas.len()];
     let mut lambda_reject = vec![Vec::with_capacity(diffs.len()); deltas.len()];
     for (&d, &g) in diffs.iter().zip(groups) {

@@ -48,6 +48,7 @@ fn write_allocation(
     let cell = |rows: &[Vec<f64>], t: usize, g: usize| {
         rows.get(t)
             .and_then(|r| r.get(g))
+            .filter(|v| v.is_finite())
             .map_or("-".to_string(), |&v| pp(v))
     };
     let rows: Vec<Vec<String>> = trace

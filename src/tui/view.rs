@@ -1279,6 +1279,7 @@ fn draw_allocation(
     let at = |rows: &Vec<Vec<f64>>, g: usize| {
         rows.get(focus)
             .and_then(|r| r.get(g))
+            .filter(|v| v.is_finite())
             .map_or("-".to_string(), |&v| pp(v))
     };
     let rows: Vec<Row> = trace

@@ -8,12 +8,11 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::follow::{Event, OutcomeRow};
-use crate::engine::anytime::{Band, confidence_band};
+use crate::engine::anytime::Band;
 use crate::engine::live::{LivePlan, LiveSettings, decide_live, decide_live_family};
 use crate::engine::record::{DecisionRecord, Provenance};
-use crate::engine::sequence::Sequence;
+use crate::engine::sequence::{BandTracker, Sequence};
 use crate::engine::settings::Construction;
-use crate::engine::stratified::stratified_band;
 
 /// Which systems are compared.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,6 +62,8 @@ pub struct WatchState {
     pub problem: Option<String>,
     pub rows_read: usize,
     plan_index: HashMap<String, usize>,
+    /// Each baseline's curves, kept between polls.
+    curves: HashMap<String, Curves>,
 }
 
 impl WatchState {
@@ -92,6 +93,7 @@ impl WatchState {
             problem: None,
             rows_read: 0,
             plan_index,
+            curves: HashMap::new(),
         };
         state.recompute();
         state
@@ -280,6 +282,8 @@ impl WatchState {
         self.recompute_curves();
     }
 
+    /// The band and the wealth curves of every pair, grown from where the last poll left them when
+    /// the new observed tasks only extend the old ones in plan order (else drawn afresh).
     fn recompute_curves(&mut self) {
         let total = self.plan.tasks.len();
         // The bets of the decisions: aimed at K/a when K baselines are adjusted together.
@@ -301,29 +305,97 @@ impl WatchState {
             .policy
             .construction()
             .unwrap_or(Construction::Uniform);
+        let mut kept = std::mem::take(&mut self.curves);
         for pair in &mut self.pairs {
             let scale = crate::engine::pair::lattice_of(&pair.diffs);
-            pair.band = match construction {
-                Construction::Stratified => {
-                    stratified_band(&pair.diffs, &pair.groups, &sizes, scale, &bets, 0.02)
+            let key = (focus, family, scale);
+            let curves = match kept.remove(&pair.baseline) {
+                Some(curves)
+                    if curves.key == key && curves.extends_to(&pair.diffs, &pair.groups) =>
+                {
+                    curves
                 }
-                _ => confidence_band(&pair.diffs, total as u32, &bets, 0.01),
+                _ => {
+                    // §9a's band on nulls 2 pp apart (each null keeps its own minimiser), §9's 1 pp.
+                    let step = if construction == Construction::Stratified {
+                        0.02
+                    } else {
+                        0.01
+                    };
+                    Curves {
+                        key,
+                        seen: 0,
+                        band: BandTracker::new(construction, &sizes, scale, step),
+                        sequence: Sequence::start(
+                            construction,
+                            &sizes,
+                            scale,
+                            &self.settings.thresholds,
+                            None,
+                        )
+                        .traced(),
+                        diffs: Vec::new(),
+                        groups: Vec::new(),
+                        wealth_promote: Vec::new(),
+                        wealth_reject: Vec::new(),
+                    }
+                }
             };
-            let mut state =
-                Sequence::start(construction, &sizes, scale, &self.settings.thresholds, None);
-            pair.wealth_promote.clear();
-            pair.wealth_reject.clear();
-            for (&d, &g) in pair.diffs.iter().zip(&pair.groups) {
-                state.observe(d, g, &bets);
-                // §9's wealths, or §9a's exp(Λ): either is drawn against 1/a.
-                let (up, down, _, _) = state
-                    .statistic(focus)
-                    .anytime_evidence()
-                    .unwrap_or((1.0, 1.0, 1.0, 1.0));
-                pair.wealth_promote.push(up);
-                pair.wealth_reject.push(down);
-            }
+            let mut curves = curves;
+            curves.grow(&pair.diffs, &pair.groups, focus, &bets);
+            pair.band = curves.band.band.clone();
+            pair.wealth_promote.clone_from(&curves.wealth_promote);
+            pair.wealth_reject.clone_from(&curves.wealth_reject);
+            self.curves.insert(pair.baseline.clone(), curves);
         }
+    }
+}
+
+/// One pair's band and wealth curves over the tasks observed so far (plan order), with what they
+/// were drawn for (focused threshold, family size, lattice) so that a change redraws them.
+#[derive(Debug, Clone)]
+struct Curves {
+    key: (usize, usize, Option<u32>),
+    seen: usize,
+    band: BandTracker,
+    sequence: Sequence,
+    diffs: Vec<f64>,
+    groups: Vec<u32>,
+    wealth_promote: Vec<f64>,
+    wealth_reject: Vec<f64>,
+}
+
+impl Curves {
+    /// Whether the pair's observed tasks now start with the ones these curves were drawn on.
+    fn extends_to(&self, diffs: &[f64], groups: &[u32]) -> bool {
+        diffs.len() >= self.seen
+            && diffs[..self.seen] == self.diffs[..]
+            && groups[..self.seen] == self.groups[..]
+    }
+
+    /// Takes the tasks beyond those already drawn.
+    fn grow(
+        &mut self,
+        diffs: &[f64],
+        groups: &[u32],
+        focus: usize,
+        bets: &crate::engine::anytime::Bets,
+    ) {
+        for (&d, &g) in diffs[self.seen..].iter().zip(&groups[self.seen..]) {
+            self.band.observe(d, g, bets);
+            self.sequence.observe(d, g, bets);
+            // §9's wealths, or §9a's exp(Λ): either is drawn against 1/a.
+            let (up, down, _, _) = self
+                .sequence
+                .statistic(focus)
+                .anytime_evidence()
+                .unwrap_or((1.0, 1.0, 1.0, 1.0));
+            self.wealth_promote.push(up);
+            self.wealth_reject.push(down);
+        }
+        self.diffs.extend_from_slice(&diffs[self.seen..]);
+        self.groups.extend_from_slice(&groups[self.seen..]);
+        self.seen = diffs.len();
     }
 }
 

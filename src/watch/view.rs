@@ -279,15 +279,27 @@ fn draw_wealth(frame: &mut Frame, state: &WatchState, pair: &PairView, area: Rec
     let barrier = (1.0 / state.settings.policy.tail.value()).log10();
     let line = vec![(1.0, barrier), (n, barrier)];
     let top = up.iter().chain(&down).map(|p| p.1).fold(barrier, f64::max) + 0.5;
+    // Under §9a the curves are exp(Λ): the least wealth over the groups' allocations.
+    let stratified = state.settings.policy.construction()
+        == Some(crate::engine::settings::Construction::Stratified);
+    let (name_up, name_down, title) = if stratified {
+        (
+            "e^Λ⁺ promote",
+            "e^Λ⁻ reject",
+            " least wealth e^Λ, §9a (log10) ",
+        )
+    } else {
+        ("K⁺ promote", "K⁻ reject", " wealth (log10) ")
+    };
     let chart = Chart::new(vec![
         Dataset::default()
-            .name("K⁺ promote")
+            .name(name_up)
             .marker(Marker::Braille)
             .graph_type(GraphType::Line)
             .style(Style::default().fg(Color::Green))
             .data(&up),
         Dataset::default()
-            .name("K⁻ reject")
+            .name(name_down)
             .marker(Marker::Braille)
             .graph_type(GraphType::Line)
             .style(Style::default().fg(Color::Red))
@@ -299,7 +311,7 @@ fn draw_wealth(frame: &mut Frame, state: &WatchState, pair: &PairView, area: Rec
             .style(Style::default().fg(Color::Yellow))
             .data(&line),
     ])
-    .block(Block::bordered().title(" wealth (log10) "))
+    .block(Block::bordered().title(title))
     .x_axis(Axis::default().bounds([1.0, n]))
     .y_axis(
         Axis::default()

@@ -464,3 +464,124 @@ fn a_bad_config_stops_before_the_terminal_is_touched() {
     );
     assert_restored(&session);
 }
+
+/// A strong and a weak system on a 400-task list in 4 groups, rows in the plan's order.
+fn strong_and_weak_rows(plan: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(plan).expect("plan");
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let task = header.iter().position(|c| *c == "task").expect("task");
+    lines
+        .map(|l| l.split(',').nth(task).expect("task").to_string())
+        .enumerate()
+        .flat_map(|(i, t)| {
+            // 80% against 50%: a 30 pp difference.
+            let strong = u8::from(i % 5 != 0);
+            let weak = u8::from(i % 2 == 0);
+            [
+                format!("strong,{t},0,{strong}"),
+                format!("weak,{t},0,{weak}"),
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn watch_decides_on_a_drawn_stratified_plan_and_names_a_uniform_one() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = temp_dir("watch-plans");
+    let tasks = dir.join("tasks.csv");
+    let mut text = String::from("task,group\n");
+    for i in 0..400 {
+        text.push_str(&format!("t{i:03},g{}\n", i % 4));
+    }
+    std::fs::write(&tasks, text).expect("tasks");
+    let bin = env!("CARGO_BIN_EXE_pareval");
+    for order in ["stratified", "uniform"] {
+        let plan = dir.join(format!("plan-{order}.csv"));
+        let out = Command::new(bin)
+            .args([
+                "plan",
+                &tasks.to_string_lossy(),
+                "--order",
+                order,
+                "--seed",
+                "2",
+            ])
+            .args(["--out", &plan.to_string_lossy()])
+            .output()
+            .expect("plan");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let rows = strong_and_weak_rows(&plan);
+        let live = dir.join(format!("live-{order}.csv"));
+        std::fs::write(&live, "system,task,run,outcome\n").expect("header");
+        let (live_text, plan_text) = (
+            live.to_string_lossy().into_owned(),
+            plan.to_string_lossy().into_owned(),
+        );
+        let session = Session::start(
+            &format!("plans-{order}"),
+            &[
+                "watch",
+                &live_text,
+                "--plan",
+                &plan_text,
+                "--tested",
+                "strong",
+                "--baseline",
+                "weak",
+            ],
+        );
+        session.wait_for("0 rows read");
+        // The harness writes the first 200 tasks of 400, 20 at a time.
+        for chunk in rows[..400].chunks(40) {
+            use std::io::Write;
+            let mut file = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&live)
+                .expect("open");
+            for row in chunk {
+                writeln!(file, "{row}").expect("append");
+            }
+            drop(file);
+            std::thread::sleep(Duration::from_millis(150));
+        }
+        let screen = session.wait_for("200 of 400");
+        if order == "stratified" {
+            assert!(
+                screen.contains("stratified order")
+                    && screen.contains("§9a")
+                    && screen.contains("anytime-valid (stratified plan)"),
+                "{screen}"
+            );
+            // Decided well before the plan ends: the notice says after how many tasks.
+            let notice = screen
+                .lines()
+                .find(|l| l.contains("strong vs weak at 0 pp: promote after"))
+                .unwrap_or_else(|| panic!("no promote notice:\n{screen}"));
+            let after: u32 = notice
+                .split("promote after ")
+                .nth(1)
+                .and_then(|rest| rest.split(' ').next())
+                .and_then(|n| n.parse().ok())
+                .expect("a count");
+            assert!(after <= 200, "{notice}");
+        } else {
+            assert!(
+                screen.contains("uniform order")
+                    && screen.contains("anytime §9")
+                    && screen.contains("anytime-valid (uniform plan)"),
+                "{screen}"
+            );
+        }
+        session.keys("q");
+        assert_eq!(session.wait_exit(), "EXIT=0");
+        assert_restored(&session);
+    }
+}

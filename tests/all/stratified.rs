@@ -280,3 +280,81 @@ fn decide_reads_the_plan_order_and_says_what_the_guarantee_rests_on() {
         "{plain}"
     );
 }
+
+#[test]
+fn a_uniform_plan_held_back_by_coverage_says_so_and_a_coverage_share_lets_it_through() {
+    let dir = temp_dir("strat-uniform-plan");
+    let tasks = dir.join("tasks.csv");
+    let mut text = String::from("task,group\n");
+    for i in 0..400 {
+        text.push_str(&format!("t{i:03},g{}\n", i % 4));
+    }
+    std::fs::write(&tasks, text).expect("tasks");
+    let decide_at = |order: &str, k: usize, extra: &[&str]| -> String {
+        let plan = dir.join(format!("plan-{order}.csv"));
+        let out = pareval(&[
+            "plan",
+            tasks.to_str().unwrap(),
+            "--order",
+            order,
+            "--seed",
+            "2",
+            "--out",
+            plan.to_str().unwrap(),
+        ]);
+        assert!(out.status.success());
+        let plan_text = std::fs::read_to_string(&plan).expect("plan");
+        let mut rows = String::from("system,task,run,outcome\n");
+        for (i, line) in plan_text.lines().skip(1).take(k).enumerate() {
+            let task = line.split(',').nth(1).expect("task");
+            rows.push_str(&format!(
+                "strong,{task},0,{}\nweak,{task},0,{}\n",
+                u8::from(i % 5 != 0),
+                u8::from(i % 2 == 0)
+            ));
+        }
+        let rows_path = dir.join("rows.csv");
+        std::fs::write(&rows_path, rows).expect("rows");
+        let mut args = vec![
+            "decide",
+            rows_path.to_str().unwrap(),
+            "--plan",
+            plan.to_str().unwrap(),
+            "--tested",
+            "strong",
+            "--baseline",
+            "weak",
+            "--rule",
+            "anytime",
+            "--format",
+            "text",
+        ];
+        args.extend(extra);
+        stdout(&pareval(&args))
+    };
+    // A 30 pp difference: under the stratified plan §9a promotes within the first 50 tasks.
+    let stratified = decide_at("stratified", 50, &[]);
+    assert!(stratified.contains("0 pp: promote"), "{stratified}");
+    // Under the uniform plan §9's wealth has crossed by 100 tasks, but a group is short of its quota.
+    let uniform = decide_at("uniform", 100, &[]);
+    assert!(
+        uniform.contains("plan order uniform")
+            && uniform.contains("anytime-valid (uniform plan)")
+            && uniform.contains("0 pp: continue")
+            && uniform.contains("coverage alone holds the decision back")
+            && uniform.contains("--coverage-share"),
+        "{uniform}"
+    );
+    let shared = decide_at("uniform", 100, &["--coverage-share", "0.8"]);
+    assert!(shared.contains("0 pp: promote"), "{shared}");
+    // Shares outside (0, 1] are refused.
+    let zero = pareval(&["replay", "sample_runs/app_use.csv", "--coverage-share", "0"]);
+    crate::common::assert_refused(&zero, "--coverage-share '0' must be in (0, 1]");
+    let above = pareval(&[
+        "replay",
+        "sample_runs/app_use.csv",
+        "--coverage-share",
+        "1.5",
+    ]);
+    crate::common::assert_refused(&above, "--coverage-share");
+}

@@ -177,7 +177,7 @@ fn every_switch_redraws_with_its_setting() {
         (
             Action::CycleRule,
             "switch_rule",
-            "uniform order, coverage gate off, anytime (a = 0.05, bet cap c = 0.5)",
+            "uniform order, coverage gate off, anytime §9 (a = 0.05, bet cap c = 0.5)",
         ),
         (
             Action::CycleMonitor,
@@ -1027,6 +1027,58 @@ fn a_cancelled_proxy_curve_says_so() {
             method.name()
         );
     }
+}
+
+#[test]
+fn the_stratified_drill_down_charts_lambda_and_the_least_favourable_allocation() {
+    // Preset anytime: the stratified order and SPEC §9a over the sample's 12 groups.
+    let dataset = sample_dataset("swe_repair.csv");
+    let compute = App::default_compute(
+        &dataset,
+        pareval::engine::Preset::Anytime,
+        vec![0, 500, 1000],
+        10,
+    );
+    let (mut app, first) = App::new(
+        dataset,
+        vec!["sample_runs/swe_repair.csv".into()],
+        compute,
+        None,
+    );
+    run_effects(&mut app, vec![first]);
+    act(&mut app, Action::BudgetLast);
+    act(&mut app, Action::ReverseSort);
+    act(&mut app, Action::OpenDrill);
+    let detail = app
+        .drill
+        .as_ref()
+        .and_then(|d| d.detail.as_ref().ok())
+        .expect("detail");
+    let trace = detail.stratified.as_ref().expect("a §9a trace");
+    let record = &detail.records[0];
+    assert_eq!(record.validity, "anytime-valid (stratified plan)");
+    assert_eq!(trace.lambda_promote[0].len() as u32, record.observed);
+    assert_eq!(trace.groups.len(), 12);
+    assert!(trace.allocation_promote.iter().all(|a| a.len() == 12));
+    // The trace's last Λ is the record's.
+    let last = |v: &Vec<Vec<f64>>| *v[0].last().expect("a look");
+    if let pareval::engine::rules::Statistic::Stratified {
+        log_promote,
+        log_reject,
+        ..
+    } = record.statistic
+    {
+        if record.decided_at.is_none() {
+            assert!((last(&trace.lambda_promote) - log_promote).abs() < 1e-9);
+            assert!((last(&trace.lambda_reject) - log_reject).abs() < 1e-9);
+        }
+    } else {
+        panic!("a §9a statistic: {:?}", record.statistic);
+    }
+    let screen = render(&app, 120, 40);
+    assert!(screen.contains("§9a Λ vs ln(1/a)"), "{screen}");
+    assert!(screen.contains("least favourable"), "{screen}");
+    snapshot("drill_down_stratified", &screen);
 }
 
 #[test]

@@ -1,0 +1,126 @@
+//! Measures one look of a live run under the stratified anytime rule (SPEC §9a): `decide` on the
+//! outcomes so far, and `watch`'s whole refresh (the decisions, the §9a band and the Λ curves) after a
+//! poll, with 12 groups and 2,000 planned tasks (target ≤ 1 ms per look for `decide`). Used by
+//! `bench/run live`; not a test, because timing on a shared machine is not a pass/fail property.
+//!
+//! cargo run --release --example live_bench
+
+use std::time::Instant;
+
+use pareval::engine::live::{LivePlan, LiveSettings, decide_live};
+use pareval::engine::record::Provenance;
+use pareval::engine::settings::{BootstrapMode, Fraction, Preset, Threshold};
+use pareval::engine::streams::StreamKey;
+use pareval::watch::follow::{Event, OutcomeRow};
+use pareval::watch::state::{Baselines, WatchState};
+
+const TASKS: usize = 2000;
+const GROUPS: usize = 12;
+
+fn main() {
+    // Groups of unequal size (about 2:1 from the first to the last), tasks in a quota-meeting
+    // interleaving (largest proportional deficit first), as `pareval plan` would run them.
+    let sizes: Vec<usize> = {
+        let weights: Vec<usize> = (0..GROUPS).map(|g| 24 - g).collect();
+        let total: usize = weights.iter().sum();
+        let mut sizes: Vec<usize> = weights.iter().map(|w| w * TASKS / total).collect();
+        let short = TASKS - sizes.iter().sum::<usize>();
+        sizes[0] += short;
+        sizes
+    };
+    let mut taken = vec![0usize; GROUPS];
+    let mut groups = Vec::with_capacity(TASKS);
+    for k in 1..=TASKS {
+        let g = (0..GROUPS)
+            .filter(|&g| taken[g] < sizes[g])
+            .max_by_key(|&g| (k * sizes[g]) as i64 * 1000 / TASKS as i64 - taken[g] as i64 * 1000)
+            .expect("a group with tasks left");
+        taken[g] += 1;
+        groups.push(g as u32);
+    }
+    let plan = LivePlan {
+        tasks: (0..TASKS).map(|i| format!("t{i:04}")).collect(),
+        groups,
+        labels: (0..GROUPS).map(|g| format!("g{g:02}")).collect(),
+    };
+    // A strong (70%) and a weak (64%) system: close enough that neither test decides early.
+    let mut rng = StreamKey::new(1, "live-bench").rng();
+    let mut draw = |p: f64| {
+        f64::from(u8::from(
+            (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p,
+        ))
+    };
+    let strong: Vec<f64> = (0..TASKS).map(|_| draw(0.70)).collect();
+    let weak: Vec<f64> = (0..TASKS).map(|_| draw(0.64)).collect();
+    let mut policy = Preset::Anytime.policy(BootstrapMode::Exact, Fraction(500));
+    policy.order = pareval::engine::OrderKind::Stratified;
+    let settings = LiveSettings {
+        policy,
+        thresholds: vec![Threshold(0), Threshold(500), Threshold(1000)],
+        seed: 0,
+        budget: Fraction::ONE,
+    };
+    let provenance = Provenance::new(&[]);
+    println!(
+        "decide under §9a, {GROUPS} groups, {TASKS} planned tasks, thresholds 0/5/10 pp (target ≤ 1 ms per look)"
+    );
+    for observed in [250, 500, 1000, 2000] {
+        let prefix = |outcomes: &[f64]| -> Vec<Option<f64>> {
+            (0..TASKS)
+                .map(|i| (i < observed).then_some(outcomes[i]))
+                .collect()
+        };
+        let (tested, baseline) = (prefix(&strong), prefix(&weak));
+        let reps = 50;
+        let started = Instant::now();
+        let mut actions = String::new();
+        for _ in 0..reps {
+            let records = decide_live(
+                &plan,
+                ("strong", "weak"),
+                &tested,
+                &baseline,
+                &settings,
+                &provenance,
+            );
+            actions = records
+                .iter()
+                .map(|r| r.action.name())
+                .collect::<Vec<_>>()
+                .join("/");
+        }
+        let per_look = started.elapsed().as_secs_f64() * 1000.0 / f64::from(reps);
+        println!("  {observed:>4} observed: {per_look:.2} ms per look ({actions})");
+    }
+    // watch: one poll of 10 new tasks at 2,000 − 10 observed, then the whole refresh.
+    let rows = |upto: usize, from: usize| -> Vec<Event> {
+        (from..upto)
+            .flat_map(|i| {
+                [("strong", strong[i]), ("weak", weak[i])].map(|(system, outcome)| Event::Row {
+                    file: "live.csv".to_string(),
+                    line: i as u64 + 2,
+                    row: OutcomeRow {
+                        system: system.to_string(),
+                        task: plan.tasks[i].clone(),
+                        run: "0".to_string(),
+                        outcome,
+                    },
+                })
+            })
+            .collect()
+    };
+    let mut state = WatchState::new(
+        plan.clone(),
+        "strong".to_string(),
+        Baselines::Named(vec!["weak".to_string()]),
+        settings.clone(),
+        provenance.clone(),
+    );
+    state.apply(rows(TASKS - 10, 0));
+    let started = Instant::now();
+    state.apply(rows(TASKS, TASKS - 10));
+    println!(
+        "watch refresh after a poll at {TASKS} observed (decisions, §9a band on a 2 pp grid of nulls, Λ curves): {:.1} ms",
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+}
