@@ -28,7 +28,7 @@ fn main() {
         sizes[0] += short;
         sizes
     };
-    let mut taken = vec![0usize; GROUPS];
+    let mut taken = [0usize; GROUPS];
     let mut groups = Vec::with_capacity(TASKS);
     for k in 1..=TASKS {
         let g = (0..GROUPS)

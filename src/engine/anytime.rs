@@ -290,19 +290,6 @@ pub struct Band {
     pub upper: Vec<f64>,
 }
 
-pub fn confidence_band(diffs: &[f64], total: u32, bets: &Bets, step: f64) -> Band {
-    let mut tracker = super::sequence::BandTracker::new(
-        super::settings::Construction::Uniform,
-        &[total],
-        None,
-        step,
-    );
-    for &d in diffs {
-        tracker.observe(d, 0, bets);
-    }
-    tracker.band
-}
-
 impl AnytimeState {
     /// The band after the last observed task, for tests reset on the grid `nulls`: (estimate, lower,
     /// upper), narrowed by what the observed sum alone settles.
@@ -335,6 +322,7 @@ impl AnytimeState {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::sequence::confidence_band;
     use crate::engine::streams::StreamKey;
 
     fn run(diffs: &[f64], thresholds: &[Threshold], bets: &Bets) -> AnytimeState {

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use super::anytime::{Band, confidence_band};
+use super::anytime::Band;
 use super::bootstrap::{IntDistribution, exact_binary, exact_lattice};
 use super::coverage::CoverageStatus;
 use super::crosscheck::{CrossCheck, PairedTable};
@@ -13,10 +13,11 @@ use super::monitor::MonitorScratch;
 use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
 use super::replay::{Control, Prepared, ReplayError, Snapshot, tally_pair};
 use super::rules::{Action, Detail, LocalTails};
+use super::sequence::{confidence_band, stratified_band};
 use super::settings::Construction;
 use super::settings::{Fraction, ReplaySettings};
 use super::stats::LnFactorial;
-use super::stratified::{StratifiedTrace, stratified_band, stratified_trace};
+use super::stratified::{StratifiedTrace, stratified_trace};
 use super::tally::CaseCounts;
 use crate::dataset::Dataset;
 

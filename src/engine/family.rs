@@ -20,15 +20,7 @@ use super::record::{DecisionRecord, FamilyVerdict, RecordCase, RecordContext};
 use super::replay::{Control, Prepared, RecordSink, ReplayError, Snapshot};
 use super::rules::{Action, Decision, Detail, LocalTails, Reason, Statistic};
 use super::settings::{Adjust, EPSILON, Family, Monitor, Threshold};
-use super::tally::{PairTally, StepSums};
-
-/// Family-wise counts per (threshold, budget): `wrong[threshold * budgets + budget]` families × orders
-/// with a wrong decision, out of `families` × orders.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FamilyCounts {
-    pub families: u32,
-    pub wrong: Vec<u32>,
-}
+use super::tally::{FamilyCounts, PairTally, StepSums};
 
 /// The families of a replay's pairs, as lists of pair indices in pair order.
 pub fn families(family: Family, pairs: &[PairData]) -> Vec<Vec<usize>> {

@@ -6,10 +6,9 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::family::FamilyCounts;
 use super::settings::{Fraction, ReplaySettings, Threshold};
 use super::streams::StreamKey;
-use super::tally::{CaseCounts, PairTally};
+use super::tally::{CaseCounts, FamilyCounts, PairTally};
 
 /// Resamples of directed pairs behind the unresolved interval.
 pub const INTERVAL_RESAMPLES: usize = 2000;

@@ -15,7 +15,6 @@ use rayon::prelude::*;
 
 use super::bootstrap::LatticeCounts;
 use super::coverage::{self, CoverageStatus};
-use super::family::FamilyCounts;
 use super::kept_orders::{OrderCache, PairOrders};
 use super::metrics::{Metrics, summarise};
 use super::monitor::MonitorScratch;
@@ -26,7 +25,7 @@ use super::rules::{Action, Decision, Detail, LocalTails, Observed, RuleContext, 
 use super::sequence::Sequence;
 use super::settings::{BudgetMeasure, Monitor, ReplaySettings, SettingError};
 use super::streams::StreamKey;
-use super::tally::{CaseCounts, PairTally, StepSums};
+use super::tally::{CaseCounts, FamilyCounts, PairTally, StepSums};
 use crate::dataset::Dataset;
 use std::sync::Arc;
 

@@ -17,72 +17,12 @@ use super::bootstrap::{
 };
 use super::bounds::{self, Cutoff, Draw};
 use super::coverage::CoverageStatus;
-pub use super::decision::{Action, Reason};
+pub use super::decision::{Action, Reason, Statistic};
 use super::pair::cut;
 use super::sequence::Sequence;
 use super::settings::{BootstrapMode, Degenerate, EPSILON, Policy, Rule, Threshold};
 use super::stats::{LnFactorial, normal_cdf};
 use super::streams::StreamKey;
-
-/// The rule's own statistic for one case.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Statistic {
-    None,
-    /// R_promote = P*(Δ̂* ≤ δ), R_reject = P*(Δ̂* > δ).
-    Bootstrap {
-        r_promote: f64,
-        r_reject: f64,
-        exact: bool,
-    },
-    /// Φ(−(Δ̂−δ)/se) and Φ((Δ̂−δ)/se).
-    PairedNormal {
-        se: f64,
-        p_promote: f64,
-        p_reject: f64,
-    },
-    /// The finite-population half-width t.
-    Serfling {
-        t: f64,
-    },
-    /// Both wealths of the anytime rule and their anytime p-values.
-    Anytime {
-        wealth_promote: f64,
-        wealth_reject: f64,
-        p_promote: f64,
-        p_reject: f64,
-    },
-    /// The stratified anytime rule (SPEC §9a): Λ of both tests (ln of the least wealth over the
-    /// null's allocations to the groups) and their anytime p-values exp(−max Λ).
-    Stratified {
-        log_promote: f64,
-        log_reject: f64,
-        p_promote: f64,
-        p_reject: f64,
-    },
-}
-
-impl Statistic {
-    /// The e-values of an anytime statistic (the wealths, or exp(Λ)) with its anytime p-values:
-    /// (e promote, e reject, p promote, p reject).
-    pub fn anytime_evidence(&self) -> Option<(f64, f64, f64, f64)> {
-        match *self {
-            Statistic::Anytime {
-                wealth_promote,
-                wealth_reject,
-                p_promote,
-                p_reject,
-            } => Some((wealth_promote, wealth_reject, p_promote, p_reject)),
-            Statistic::Stratified {
-                log_promote,
-                log_reject,
-                p_promote,
-                p_reject,
-            } => Some((log_promote.exp(), log_reject.exp(), p_promote, p_reject)),
-            _ => None,
-        }
-    }
-}
 
 /// One decision.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

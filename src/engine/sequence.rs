@@ -3,8 +3,7 @@
 //! (replay, decide, watch) so that each reads the construction its policy's order calls for.
 
 use super::anytime::{AnytimeState, Band, Bets};
-use super::decision::{Action, Reason};
-use super::rules::Statistic;
+use super::decision::{Action, Reason, Statistic};
 use super::settings::{Construction, Threshold};
 use super::stratified::{Grid, StratifiedState};
 
@@ -183,4 +182,35 @@ impl BandTracker {
         self.band.lower.push(lower);
         self.band.upper.push(upper);
     }
+}
+
+/// §9's anytime confidence band for Δ along a uniform order: after each observed task, the estimate and
+/// the bounds no null of which (on a grid `step` apart) the tests have rejected yet, narrowed by what
+/// the observed sum alone settles. Promote at δ happens when the lower bound passes δ, reject when the
+/// upper bound falls to it.
+pub fn confidence_band(diffs: &[f64], total: u32, bets: &Bets, step: f64) -> Band {
+    let mut tracker = BandTracker::new(Construction::Uniform, &[total], None, step);
+    for &d in diffs {
+        tracker.observe(d, 0, bets);
+    }
+    tracker.band
+}
+
+/// §9a's anytime confidence band for Δ along a stratified order (the §9 band's counterpart): after
+/// each observed task, the estimate and the bounds no null of which (on a grid `step` apart) the tests
+/// have rejected yet, narrowed by what the observed sum alone settles. `groups[i]` is the local group
+/// of `diffs[i]`, `sizes` the groups' planned task counts.
+pub fn stratified_band(
+    diffs: &[f64],
+    groups: &[u32],
+    sizes: &[u32],
+    scale: Option<u32>,
+    bets: &Bets,
+    step: f64,
+) -> Band {
+    let mut tracker = BandTracker::new(Construction::Stratified, sizes, scale, step);
+    for (&d, &g) in diffs.iter().zip(groups) {
+        tracker.observe(d, g, bets);
+    }
+    tracker.band
 }

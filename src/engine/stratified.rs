@@ -604,30 +604,6 @@ impl StratifiedState {
     }
 }
 
-/// §9a's anytime confidence band for Δ along a stratified order (the §9 band's counterpart): after
-/// each observed task, the estimate and the bounds no null of which (on a grid `step` apart) the tests
-/// have rejected yet, narrowed by what the observed sum alone settles. `groups[i]` is the local group
-/// of `diffs[i]`, `sizes` the groups' planned task counts.
-pub fn stratified_band(
-    diffs: &[f64],
-    groups: &[u32],
-    sizes: &[u32],
-    scale: Option<u32>,
-    bets: &Bets,
-    step: f64,
-) -> super::anytime::Band {
-    let mut tracker = super::sequence::BandTracker::new(
-        super::settings::Construction::Stratified,
-        sizes,
-        scale,
-        step,
-    );
-    for (&d, &g) in diffs.iter().zip(groups) {
-        tracker.observe(d, g, bets);
-    }
-    tracker.band
-}
-
 impl StratifiedState {
     /// The band after the last observed task, for tests reset on the grid `nulls`: (estimate, lower,
     /// upper), narrowed by what the observed sum alone settles.

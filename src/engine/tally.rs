@@ -6,6 +6,15 @@ use super::coverage::CoverageStatus;
 use super::pair::PairData;
 use super::rules::{Action, Decision};
 
+/// Family-wise counts per (threshold, budget): `wrong[threshold * budgets + budget]` families × orders
+/// with a wrong decision, out of `families` × orders. Kept here, below the metrics, the replay and the
+/// families, so that none of them imports another for it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FamilyCounts {
+    pub families: u32,
+    pub wrong: Vec<u32>,
+}
+
 /// Counts over the orders of one (pair, threshold, budget), or summed over pairs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CaseCounts {
