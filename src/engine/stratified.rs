@@ -865,6 +865,32 @@ impl Test {
         self.repair(groups, bounds, sums, side, changed)
     }
 
+    /// The whole grid steps down from the top of every box and the fractional last one that bring
+    /// Σ_g k_g to the target; Err(−∞) when even the tops keep the mean at or below the null's level,
+    /// Err(+∞) when no allocation inside the boxes reaches it (the null cannot hold).
+    fn descent(&self, (lo_sum, hi_sum): (u64, u64)) -> Result<(u64, f64), f64> {
+        let descent = hi_sum as f64 - self.target;
+        if descent < 0.0 {
+            return Err(f64::NEG_INFINITY);
+        }
+        let full = descent.floor();
+        let fraction = descent - full;
+        let full = full as u64;
+        if full > hi_sum - lo_sum || (full == hi_sum - lo_sum && fraction > 0.0) {
+            return Err(f64::INFINITY);
+        }
+        Ok((full, fraction))
+    }
+
+    /// The grid steps the current point has taken down from the tops of the boxes.
+    fn taken(&self, bounds: &[(u32, u32)]) -> u64 {
+        self.point
+            .iter()
+            .zip(bounds)
+            .map(|(&k, &(_, hi))| u64::from(hi - k))
+            .sum()
+    }
+
     /// The screen's upper bound: the value of the previous minimiser when it is still feasible with
     /// the same number of steps (the changed group's point inside its new box), the fractional step
     /// taken in a group whose costs are fresh. Marks the changed group's costs stale.
@@ -872,27 +898,12 @@ impl Test {
         &mut self,
         groups: &[Stratum],
         bounds: &[(u32, u32)],
-        (lo_sum, hi_sum): (u64, u64),
+        sums: (u64, u64),
         side: usize,
         changed: usize,
     ) -> Option<f64> {
-        let descent = hi_sum as f64 - self.target;
-        if descent < 0.0 {
-            return None;
-        }
-        let full = descent.floor();
-        let fraction = descent - full;
-        let full = full as u64;
-        if full >= hi_sum - lo_sum {
-            return None;
-        }
-        let taken: u64 = self
-            .point
-            .iter()
-            .zip(bounds)
-            .map(|(&k, &(_, hi))| u64::from(hi - k))
-            .sum();
-        if taken != full {
+        let (full, fraction) = self.descent(sums).ok()?;
+        if full >= sums.1 - sums.0 || self.taken(bounds) != full {
             return None;
         }
         let mut step = f64::INFINITY;
@@ -922,33 +933,19 @@ impl Test {
         &mut self,
         groups: &[Stratum],
         bounds: &[(u32, u32)],
-        (lo_sum, hi_sum): (u64, u64),
+        sums: (u64, u64),
         side: usize,
         changed: usize,
     ) -> f64 {
         let (lo, hi) = bounds[changed];
         self.point[changed] = self.point[changed].clamp(lo, hi);
         self.refresh(changed, &groups[changed], bounds[changed], side);
-        let taken: u64 = self
-            .point
-            .iter()
-            .zip(bounds)
-            .map(|(&k, &(_, hi))| u64::from(hi - k))
-            .sum();
-        let descent = hi_sum as f64 - self.target;
         self.fractional = None;
-        if descent < 0.0 {
-            // Even the top of every box keeps the mean at or below the null's level.
-            return f64::NEG_INFINITY;
-        }
-        let full = descent.floor();
-        let fraction = descent - full;
-        let full = full as u64;
-        if full > hi_sum - lo_sum || (full == hi_sum - lo_sum && fraction > 0.0) {
-            // No allocation inside the boxes reaches the level: the null cannot hold.
-            return f64::INFINITY;
-        }
-        let mut taken = taken;
+        let (full, fraction) = match self.descent(sums) {
+            Ok(steps) => steps,
+            Err(certain) => return certain,
+        };
+        let mut taken = self.taken(bounds);
         while taken < full {
             let Some((g, _)) = self.cheapest() else {
                 return f64::INFINITY;

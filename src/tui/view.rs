@@ -1188,6 +1188,25 @@ fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     }
 }
 
+/// Named line series drawn in Braille, one style each in order.
+fn line_datasets<'a>(
+    series: &'a [(&'static str, Vec<(f64, f64)>)],
+    styles: &[Style],
+) -> Vec<Dataset<'a>> {
+    series
+        .iter()
+        .zip(styles)
+        .map(|((name, points), &style)| {
+            Dataset::default()
+                .name(*name)
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(style)
+                .data(points)
+        })
+        .collect()
+}
+
 /// §9a's Λ⁺ and Λ⁻ of the focused threshold along the order, against the barrier ln(1/a).
 fn draw_lambda(
     frame: &mut Frame,
@@ -1204,19 +1223,7 @@ fn draw_lambda(
             high = high.max(y);
         }
     }
-    let styles = [theme.good(), theme.bad(), theme.warn()];
-    let datasets: Vec<Dataset> = series
-        .iter()
-        .zip(styles)
-        .map(|((name, points), style)| {
-            Dataset::default()
-                .name(*name)
-                .marker(Marker::Braille)
-                .graph_type(GraphType::Line)
-                .style(style)
-                .data(points)
-        })
-        .collect();
+    let datasets = line_datasets(&series, &[theme.good(), theme.bad(), theme.warn()]);
     let end = trace
         .lambda_promote
         .get(focus)
@@ -1372,18 +1379,7 @@ fn draw_band(
         theme.warn(),
         theme.good(),
     ];
-    let datasets: Vec<Dataset> = series
-        .iter()
-        .zip(styles)
-        .map(|((name, points), style)| {
-            Dataset::default()
-                .name(*name)
-                .marker(Marker::Braille)
-                .graph_type(GraphType::Line)
-                .style(style)
-                .data(points)
-        })
-        .collect();
+    let datasets = line_datasets(&series, &styles);
     let end = band.estimate.len().max(1) as f64;
     let title = match (record, decided_at) {
         (Some(record), Some(at)) => format!(
