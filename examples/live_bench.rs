@@ -54,44 +54,57 @@ fn main() {
     let weak: Vec<f64> = (0..TASKS).map(|_| draw(0.64)).collect();
     let mut policy = Preset::Anytime.policy(BootstrapMode::Exact, Fraction(500));
     policy.order = pareval::engine::OrderKind::Stratified;
-    let settings = LiveSettings {
-        policy,
-        thresholds: vec![Threshold(0), Threshold(500), Threshold(1000)],
-        seed: 0,
-        budget: Fraction::ONE,
-    };
     let provenance = Provenance::new(&[]);
-    println!(
-        "decide under §9a, {GROUPS} groups, {TASKS} planned tasks, thresholds 0/5/10 pp (target ≤ 1 ms per look)"
-    );
-    for observed in [250, 500, 1000, 2000] {
-        let prefix = |outcomes: &[f64]| -> Vec<Option<f64>> {
-            (0..TASKS)
-                .map(|i| (i < observed).then_some(outcomes[i]))
-                .collect()
+    let mut settings = None;
+    for thresholds in [
+        vec![Threshold(0)],
+        vec![Threshold(0), Threshold(500), Threshold(1000)],
+    ] {
+        let live = LiveSettings {
+            policy,
+            thresholds,
+            seed: 0,
+            budget: Fraction::ONE,
         };
-        let (tested, baseline) = (prefix(&strong), prefix(&weak));
-        let reps = 50;
-        let started = Instant::now();
-        let mut actions = String::new();
-        for _ in 0..reps {
-            let records = decide_live(
-                &plan,
-                ("strong", "weak"),
-                &tested,
-                &baseline,
-                &settings,
-                &provenance,
-            );
-            actions = records
+        println!(
+            "decide under §9a, {GROUPS} groups, {TASKS} planned tasks, thresholds {} (target ≤ 1 ms per look)",
+            live.thresholds
                 .iter()
-                .map(|r| r.action.name())
+                .map(|t| format!("{} pp", t.pp()))
                 .collect::<Vec<_>>()
-                .join("/");
+                .join("/")
+        );
+        for observed in [250, 500, 1000, 2000] {
+            let prefix = |outcomes: &[f64]| -> Vec<Option<f64>> {
+                (0..TASKS)
+                    .map(|i| (i < observed).then_some(outcomes[i]))
+                    .collect()
+            };
+            let (tested, baseline) = (prefix(&strong), prefix(&weak));
+            let reps = 50;
+            let started = Instant::now();
+            let mut actions = String::new();
+            for _ in 0..reps {
+                let records = decide_live(
+                    &plan,
+                    ("strong", "weak"),
+                    &tested,
+                    &baseline,
+                    &live,
+                    &provenance,
+                );
+                actions = records
+                    .iter()
+                    .map(|r| r.action.name())
+                    .collect::<Vec<_>>()
+                    .join("/");
+            }
+            let per_look = started.elapsed().as_secs_f64() * 1000.0 / f64::from(reps);
+            println!("  {observed:>4} observed: {per_look:.2} ms per look ({actions})");
         }
-        let per_look = started.elapsed().as_secs_f64() * 1000.0 / f64::from(reps);
-        println!("  {observed:>4} observed: {per_look:.2} ms per look ({actions})");
+        settings = Some(live);
     }
+    let Some(settings) = settings else { return };
     // watch: one poll of 10 new tasks at 2,000 − 10 observed, then the whole refresh.
     let rows = |upto: usize, from: usize| -> Vec<Event> {
         (from..upto)
