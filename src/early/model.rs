@@ -42,8 +42,14 @@ impl Default for ModelSettings {
 /// Why a model could not be trained.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ModelError {
-    #[error("no training trajectory has {0} steps or more")]
-    NoTrainingData(usize),
+    #[error(
+        "no training trajectory has {min_steps} steps or more (the longest has {longest}): lower --min-steps, e.g. --min-steps {suggest}"
+    )]
+    NoTrainingData {
+        min_steps: usize,
+        longest: usize,
+        suggest: usize,
+    },
     #[error("the training trajectories all end the same way, so there is nothing to learn")]
     OneOutcome,
     #[error("gradient boosting failed: {0}")]
@@ -192,7 +198,13 @@ impl OutcomeModels {
             .filter(|t| t.len() >= settings.min_steps.max(2))
             .collect();
         if usable.is_empty() {
-            return Err(ModelError::NoTrainingData(settings.min_steps));
+            let longest = train.iter().map(|t| t.len()).max().unwrap_or(0);
+            return Err(ModelError::NoTrainingData {
+                min_steps: settings.min_steps,
+                longest,
+                // Two steps are the fewest a prefix model can learn from (one prefix, one outcome).
+                suggest: longest.max(2),
+            });
         }
         if usable.iter().all(|t| t.success()) || !usable.iter().any(|t| t.success()) {
             return Err(ModelError::OneOutcome);

@@ -453,3 +453,42 @@ fn pareval_early_reports_every_tau_and_refuses_bad_input() {
         assert!(stdout(&out).contains("loao"), "{format}");
     }
 }
+
+#[test]
+fn short_trajectories_name_the_min_steps_setting_that_trains_on_them() {
+    use crate::common::{assert_refused, pareval, temp_dir};
+    // MINT-style: at most 5 steps per trajectory, three systems, outcomes that depend on the actions.
+    let dir = temp_dir("early-short");
+    let mut steps = String::from("system,task,run,step,action,observation_chars,is_error,text\n");
+    let mut outcomes = String::from("system,task,run,outcome,steps\n");
+    for (s, system) in ["a", "b", "c"].iter().enumerate() {
+        for t in 0..30 {
+            let len = 2 + (t + s) % 4;
+            let success = (t * 7 + s * 3) % 3 != 0;
+            for k in 1..=len {
+                let action = if success && k == len { "submit" } else { "think" };
+                steps.push_str(&format!(
+                    "{system},t{t},0,{k},{action},{},{},step {k}\n",
+                    100 * k,
+                    u8::from(!success && k > 1)
+                ));
+            }
+            outcomes.push_str(&format!("{system},t{t},0,{},{len}\n", u8::from(success)));
+        }
+    }
+    let (steps_path, outcomes_path) = (dir.join("steps.csv"), dir.join("outcomes.csv"));
+    std::fs::write(&steps_path, steps).expect("steps");
+    std::fs::write(&outcomes_path, outcomes).expect("outcomes");
+    let (steps, outcomes) = (steps_path.to_string_lossy(), outcomes_path.to_string_lossy());
+    assert_refused(
+        &pareval(&["early", &steps, &outcomes, "--trees", "5"]),
+        "no training trajectory has 10 steps or more (the longest has 5): lower --min-steps, e.g. --min-steps 5",
+    );
+    let trained = pareval(&["early", &steps, &outcomes, "--trees", "5", "--min-steps", "2"]);
+    assert_eq!(
+        trained.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&trained.stderr)
+    );
+}
