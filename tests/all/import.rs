@@ -655,3 +655,40 @@ fn inspect_archives_with_zstd_members_read_the_same() {
     let member = check.by_index(0).expect("member");
     assert_eq!(member.compression(), zip::CompressionMethod::Zstd);
 }
+
+#[test]
+fn run_reports_in_one_folder_are_named_after_their_files() {
+    // Two harness run reports side by side (`<model>.<run_id>.json`, the model's '/' as '__'), as the
+    // harness writes them into one evaluations folder: two systems, not one named after the folder.
+    let Some(data) = shared_data() else { return };
+    let formats = data.join("../formats");
+    let dir = temp_dir("run-reports").join("evaluations");
+    std::fs::create_dir_all(&dir).expect("folder");
+    let reports = [
+        ("zhikuncode_20260525/results.json", "openai__gpt-4o.run1.json"),
+        ("tdad_exp011/baseline.eval.json", "anthropic__claude-3.5.run2.json"),
+    ];
+    let mut paths = Vec::new();
+    for (source, name) in reports {
+        let path = dir.join(name);
+        std::fs::copy(formats.join("swebench_harness_report").join(source), &path).expect("copy");
+        paths.push(path.to_string_lossy().into_owned());
+    }
+    let out = pareval(&["info", &paths[0], &paths[1], "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let json: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let mut systems: Vec<String> = json["systems"]
+        .as_array()
+        .expect("systems")
+        .iter()
+        .map(|s| s["system"].as_str().expect("name").to_string())
+        .collect();
+    systems.sort();
+    assert_eq!(systems, ["anthropic/claude-3.5.run2", "openai/gpt-4o.run1"]);
+    // A copy renamed to a bare word keeps its folder's name.
+    let renamed = formats.join("swebench_harness_report/zhikuncode_20260525/results.json");
+    let out = pareval(&["info", &renamed.to_string_lossy(), "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["systems"][0]["system"], "zhikuncode_20260525");
+}

@@ -70,6 +70,18 @@ fn submission_folder(path: &Path) -> &Path {
     }
 }
 
+/// The system of a run report named as the harness names it, `<model>.<run_id>.json` with the
+/// model's '/' written as '__' (two runs in one folder are two systems); None for a copy renamed to
+/// a bare word (`results.json`, `report.json`), which says nothing of the run.
+fn report_name(path: &Path) -> Option<String> {
+    let stem = path.file_name()?.to_str()?.strip_suffix(".json")?;
+    let (model, run_id) = stem.rsplit_once('.')?;
+    if model.is_empty() || run_id.is_empty() {
+        return None;
+    }
+    Some(format!("{}.{run_id}", model.replace("__", "/")))
+}
+
 fn folder_name(folder: &Path) -> String {
     folder
         .canonicalize()
@@ -232,7 +244,7 @@ pub fn results(
     let mut notes = Vec::new();
     let folder = submission_folder(path);
     if object.contains_key("resolved_ids") {
-        return run_report(value, folder, file, notes);
+        return run_report(value, path, folder, file, notes);
     }
     let metadata = std::fs::read_to_string(folder.join("metadata.yaml"))
         .or_else(|_| std::fs::read_to_string(folder.join("metadata.yml")))
@@ -329,6 +341,7 @@ pub fn results(
 /// The harness's run report: the universe is every id it lists.
 fn run_report(
     value: &Value,
+    path: &Path,
     folder: &Path,
     file: &str,
     mut notes: Vec<String>,
@@ -344,10 +357,21 @@ fn run_report(
             ),
         ));
     }
-    let system = folder_name(folder);
-    notes.push(format!(
-        "{file}: a SWE-bench run report stores no system name; it is named after its folder, '{system}'"
-    ));
+    let system = match report_name(path) {
+        Some(system) => {
+            notes.push(format!(
+                "{file}: a SWE-bench run report stores no system name; it is named after its file (<model>.<run_id>.json, '/' written as '__'), '{system}'"
+            ));
+            system
+        }
+        None => {
+            let system = folder_name(folder);
+            notes.push(format!(
+                "{file}: a SWE-bench run report stores no system name; it is named after its folder, '{system}'"
+            ));
+            system
+        }
+    };
     let lists = [
         ("resolved_ids", Some(1.0), RowStatus::Ok, "resolved"),
         ("error_ids", Some(0.0), RowStatus::Error, "evaluation error"),
