@@ -80,6 +80,126 @@ pub struct Prepared {
     pub rules: RuleContext,
     /// Task orders kept between replays, if any.
     pub orders: Option<Arc<OrderCache>>,
+    /// What the budget measure left out (SPEC §4: the count must be reported), None when nothing.
+    pub left_out: Option<LeftOut>,
+}
+
+/// Pairs and shared tasks a budget measure by seconds, cost or steps left out because the field is
+/// unknown there, and the systems that lack it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LeftOut {
+    /// The field the measure reads: "seconds", "cost" or "steps".
+    pub field: &'static str,
+    /// Directed pairs with no shared task left, so not compared at all.
+    pub pairs: usize,
+    /// Shared tasks left out of the pairs that stay.
+    pub pair_tasks: usize,
+    /// Systems with no value of the field on any task they have an outcome for, and the systems that
+    /// lack it on some (with how many tasks).
+    pub systems_without: Vec<String>,
+    pub systems_partly: Vec<(String, usize)>,
+}
+
+impl LeftOut {
+    /// The note the reports and the explorer show.
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.pairs > 0 {
+            parts.push(format!(
+                "{} directed pairs left out (no shared task with {})",
+                self.pairs, self.field
+            ));
+        }
+        if self.pair_tasks > 0 {
+            parts.push(format!(
+                "{} shared pair-tasks without {} left out of the pairs compared",
+                self.pair_tasks, self.field
+            ));
+        }
+        let mut lacking = Vec::new();
+        if !self.systems_without.is_empty() {
+            lacking.push(format!(
+                "no {} at all: {}",
+                self.field,
+                self.systems_without.join(", ")
+            ));
+        }
+        if !self.systems_partly.is_empty() {
+            let some: Vec<String> = self
+                .systems_partly
+                .iter()
+                .map(|(name, n)| format!("{name} ({n} tasks)"))
+                .collect();
+            lacking.push(format!(
+                "{} missing on some tasks: {}",
+                self.field,
+                some.join(", ")
+            ));
+        }
+        format!(
+            "budget by {}: {}{}",
+            self.field,
+            parts.join("; "),
+            if lacking.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", lacking.join("; "))
+            }
+        )
+    }
+}
+
+/// What a budget measure leaves out of the record, or None when it leaves out nothing.
+fn measure_left_out(
+    dataset: &Dataset,
+    settings: &ReplaySettings,
+    pairs: &[PairData],
+) -> Option<LeftOut> {
+    let (field, matrix) = match settings.measure {
+        BudgetMeasure::Tasks => return None,
+        BudgetMeasure::Seconds | BudgetMeasure::PairSeconds => {
+            ("seconds", dataset.seconds.as_ref())
+        }
+        BudgetMeasure::Cost | BudgetMeasure::PairCost => ("cost", dataset.cost.as_ref()),
+        BudgetMeasure::Steps | BudgetMeasure::PairSteps => {
+            ("steps", dataset.early.as_ref().map(|e| &e.steps_run))
+        }
+    };
+    let dropped = pairs
+        .iter()
+        .filter(|p| p.n() == 0 && p.left_out > 0)
+        .count();
+    let pair_tasks: usize = pairs.iter().filter(|p| p.n() > 0).map(|p| p.left_out).sum();
+    if dropped == 0 && pair_tasks == 0 {
+        return None;
+    }
+    let n_tasks = dataset.n_tasks();
+    let mut systems_without = Vec::new();
+    let mut systems_partly = Vec::new();
+    for (s, system) in dataset.systems.iter().enumerate() {
+        let (mut with_outcome, mut lacking) = (0, 0);
+        for t in 0..n_tasks {
+            if dataset.outcome[s * n_tasks + t].is_nan() {
+                continue;
+            }
+            with_outcome += 1;
+            if matrix.is_none_or(|m| m[s * n_tasks + t].is_nan()) {
+                lacking += 1;
+            }
+        }
+        if lacking > 0 && lacking == with_outcome {
+            systems_without.push(system.name.clone());
+        } else if lacking > 0 {
+            systems_partly.push((system.name.clone(), lacking));
+        }
+    }
+    Some(LeftOut {
+        field,
+        pairs: dropped,
+        pair_tasks,
+        systems_without,
+        systems_partly,
+    })
 }
 
 impl Prepared {
@@ -105,6 +225,7 @@ impl Prepared {
         pairs.sort_by(|x, y| {
             (&names[x.tested], &names[x.baseline]).cmp(&(&names[y.tested], &names[y.baseline]))
         });
+        let left_out = measure_left_out(dataset, settings, &pairs);
         pairs.retain(|p| p.n() > 0);
         if pairs.is_empty() {
             return Err(ReplayError::NoSharedTask);
@@ -134,6 +255,7 @@ impl Prepared {
             system_names: names,
             rules,
             orders: caches.orders,
+            left_out,
         })
     }
 

@@ -15,7 +15,7 @@ use super::pairs::ReplayAt;
 use super::table::{Align, render};
 use crate::engine::Replay;
 use crate::engine::metrics::BudgetRow;
-use crate::engine::settings::{Adjust, BootstrapMode, Family, Monitor, OrderKind, Rule};
+use crate::engine::settings::{Adjust, BootstrapMode, Construction, Family, Monitor, Rule};
 use crate::format::{csv_field, interval, percent, trim_number};
 
 #[derive(Debug, Clone, Serialize)]
@@ -167,19 +167,14 @@ impl ReplayReport {
                 notes.push(format!(
                     "{label}: naive peeking (invalid): a fixed-horizon rule watched at every look and stopped at its first decision; its error rates are not controlled, which is what this negative control shows (ever-wrong column)"
                 ));
-            } else if policy.rule.is_anytime() && policy.order != OrderKind::Uniform {
+            } else if policy.construction() == Some(Construction::Descriptive) {
                 notes.push(format!(
-                    "{label}: the anytime rule's guarantee holds under uniform orders; under the {} order its results are descriptive",
+                    "{label}: the anytime rule's guarantee holds under uniform (§9) and stratified (§9a) orders; under the {} order its results are descriptive",
                     policy.order.name()
                 ));
             }
-            let left_out: usize = prep.pairs.iter().map(|p| p.left_out).sum();
-            if left_out > 0 {
-                notes.push(format!(
-                    "{label}: {left_out} shared pair-tasks without {} were left out for the {} budget measure",
-                    if settings.measure.name().contains("cost") { "cost" } else { "seconds" },
-                    settings.measure.name()
-                ));
+            if let Some(left_out) = &prep.left_out {
+                notes.push(format!("{label}: {}", left_out.describe()));
             }
             for metrics in &replay.metrics.thresholds {
                 results.push(ResultBlock {

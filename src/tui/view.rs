@@ -190,8 +190,22 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let pairs = app
         .replay()
         .map_or(app.pairs_expected, |r| r.prepared.pairs.len());
+    // A budget measure that leaves pairs or tasks out says how many (SPEC §4).
+    let left_out = app
+        .replay()
+        .and_then(|r| r.prepared.left_out.as_ref())
+        .map_or(String::new(), |l| {
+            let mut parts = Vec::new();
+            if l.pairs > 0 {
+                parts.push(format!("{} pairs", l.pairs));
+            }
+            if l.pair_tasks > 0 {
+                parts.push(format!("{} pair-tasks", l.pair_tasks));
+            }
+            format!(" · {} left out (no {})", parts.join(", "), l.field)
+        });
     let facts = format!(
-        "{} systems · {} directed pairs · {} tasks · group {group}",
+        "{} systems · {} directed pairs{left_out} · {} tasks · group {group}",
         data.n_systems(),
         pairs,
         data.n_tasks()

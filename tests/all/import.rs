@@ -665,8 +665,14 @@ fn run_reports_in_one_folder_are_named_after_their_files() {
     let dir = temp_dir("run-reports").join("evaluations");
     std::fs::create_dir_all(&dir).expect("folder");
     let reports = [
-        ("zhikuncode_20260525/results.json", "openai__gpt-4o.run1.json"),
-        ("tdad_exp011/baseline.eval.json", "anthropic__claude-3.5.run2.json"),
+        (
+            "zhikuncode_20260525/results.json",
+            "openai__gpt-4o.run1.json",
+        ),
+        (
+            "tdad_exp011/baseline.eval.json",
+            "anthropic__claude-3.5.run2.json",
+        ),
     ];
     let mut paths = Vec::new();
     for (source, name) in reports {
@@ -675,7 +681,12 @@ fn run_reports_in_one_folder_are_named_after_their_files() {
         paths.push(path.to_string_lossy().into_owned());
     }
     let out = pareval(&["info", &paths[0], &paths[1], "--format", "json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     let json: serde_json::Value = serde_json::from_str(&text).expect("json");
     let mut systems: Vec<String> = json["systems"]

@@ -594,3 +594,39 @@ fn the_degenerate_setting_is_named_in_results_and_records() {
         "--degenerate: degenerate 'maybe' is not one of abstain, literal",
     );
 }
+
+#[test]
+fn a_budget_by_seconds_says_which_pairs_and_systems_it_left_out() {
+    // Terminal-Bench core: three of the 13 systems have no seconds, so 36 directed pairs (those three
+    // tested against the twelve others) have no shared task with the tested system's seconds.
+    let Some(root) = crate::common::shared_data() else {
+        return;
+    };
+    let path = root.join("terminal_bench_core/records.csv");
+    let path = path.to_string_lossy();
+    let json = pareval(&[
+        "replay", &path, "--budget-by", "seconds", "--orders", "5", "--format", "json",
+    ]);
+    assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(value["results"][0]["pairs"], 120);
+    let notes: Vec<&str> = value["notes"]
+        .as_array()
+        .expect("notes")
+        .iter()
+        .filter_map(|n| n.as_str())
+        .collect();
+    let note = notes
+        .iter()
+        .find(|n| n.contains("budget by seconds"))
+        .unwrap_or_else(|| panic!("no note on the left-out pairs: {notes:?}"));
+    assert!(note.contains("36 directed pairs left out"), "{note}");
+    assert!(note.contains("no seconds at all: 20250902_orchestrator_claude-4-sonnet"), "{note}");
+    let text = stdout(&pareval(&[
+        "replay", &path, "--budget-by", "seconds", "--orders", "5",
+    ]));
+    assert!(text.contains("note: primary: budget by seconds: 36 directed pairs left out"), "{text}");
+    // By tasks nothing is left out, and nothing is said.
+    let tasks = stdout(&pareval(&["replay", &path, "--orders", "5"]));
+    assert!(!tasks.contains("left out"), "{tasks}");
+}

@@ -466,7 +466,11 @@ fn short_trajectories_name_the_min_steps_setting_that_trains_on_them() {
             let len = 2 + (t + s) % 4;
             let success = (t * 7 + s * 3) % 3 != 0;
             for k in 1..=len {
-                let action = if success && k == len { "submit" } else { "think" };
+                let action = if success && k == len {
+                    "submit"
+                } else {
+                    "think"
+                };
                 steps.push_str(&format!(
                     "{system},t{t},0,{k},{action},{},{},step {k}\n",
                     100 * k,
@@ -479,12 +483,23 @@ fn short_trajectories_name_the_min_steps_setting_that_trains_on_them() {
     let (steps_path, outcomes_path) = (dir.join("steps.csv"), dir.join("outcomes.csv"));
     std::fs::write(&steps_path, steps).expect("steps");
     std::fs::write(&outcomes_path, outcomes).expect("outcomes");
-    let (steps, outcomes) = (steps_path.to_string_lossy(), outcomes_path.to_string_lossy());
+    let (steps, outcomes) = (
+        steps_path.to_string_lossy(),
+        outcomes_path.to_string_lossy(),
+    );
     assert_refused(
         &pareval(&["early", &steps, &outcomes, "--trees", "5"]),
         "no training trajectory has 10 steps or more (the longest has 5): lower --min-steps, e.g. --min-steps 5",
     );
-    let trained = pareval(&["early", &steps, &outcomes, "--trees", "5", "--min-steps", "2"]);
+    let trained = pareval(&[
+        "early",
+        &steps,
+        &outcomes,
+        "--trees",
+        "5",
+        "--min-steps",
+        "2",
+    ]);
     assert_eq!(
         trained.status.code(),
         Some(0),
