@@ -703,3 +703,38 @@ fn run_reports_in_one_folder_are_named_after_their_files() {
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(json["systems"][0]["system"], "zhikuncode_20260525");
 }
+
+#[test]
+fn lm_eval_finds_an_aggregate_file_named_after_the_output_path() {
+    // `--output_path run.json` makes lm-eval write `run_<date>.json`, not `results_<date>.json`,
+    // beside the samples files: the system and the subtasks' parent group still come from it.
+    let Some(data) = shared_data() else { return };
+    let source = data.join("../formats/lm_eval/eval_mmlu_pro_plus");
+    let dir = temp_dir("lm-eval-stem");
+    let date = "2025-10-14T15-11-56.507865";
+    let samples = format!("samples_mmlu_pro_plus_health_{date}.jsonl");
+    std::fs::copy(source.join(&samples), dir.join(&samples)).expect("samples");
+    std::fs::copy(
+        source.join(format!("results_{date}.json")),
+        dir.join(format!("my_eval_{date}.json")),
+    )
+    .expect("results");
+    let out = pareval(&["info", &dir.join(&samples).to_string_lossy(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["systems"][0]["system"], "/workspace/gemma-3-12b-it-base");
+    // The parent group listed in the aggregate's group_subtasks, not the task itself.
+    assert_eq!(json["groups"][0]["sizes"][0]["group"], "mmlu_pro_plus");
+    let text = json.to_string();
+    assert!(
+        text.contains(&format!("the aggregate results are my_eval_{date}.json")),
+        "{text}"
+    );
+    // Without any aggregate file the folder names the system, and the note says what was looked for.
+    std::fs::remove_file(dir.join(format!("my_eval_{date}.json"))).expect("remove");
+    let out = pareval(&["info", &dir.join(&samples).to_string_lossy(), "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_ne!(json["systems"][0]["system"], "/workspace/gemma-3-12b-it-base");
+    assert_eq!(json["groups"][0]["sizes"][0]["group"], "mmlu_pro_plus_health");
+    assert!(json.to_string().contains("nor <stem>_"), "{json}");
+}

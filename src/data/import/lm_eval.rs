@@ -10,6 +10,42 @@ use serde_json::Value;
 use super::{CanonicalRow, Imported, RowStatus};
 use crate::data::error::LoadError;
 
+/// The aggregate results file of a samples file's invocation, parsed: `results_<date>.json`, or,
+/// when lm-eval's `--output_path` ended in `.json`, `<stem>_<date>.json` (the samples files then sit in
+/// that file's folder), found by its date suffix; a note names the second kind.
+fn aggregate_file(folder: &Path, date: &str, file: &str, notes: &mut Vec<String>) -> Option<Value> {
+    let parse = |path: &Path| -> Option<Value> {
+        let bytes = std::fs::read(path).ok()?;
+        super::json::parse_lenient(&bytes, file)
+            .ok()
+            .map(|(value, _)| value)
+            .filter(|v| v.get("results").is_some() || v.get("model_name").is_some())
+    };
+    if let Some(value) = parse(&folder.join(format!("results_{date}.json"))) {
+        return Some(value);
+    }
+    let suffix = format!("_{date}.json");
+    let mut candidates: Vec<std::path::PathBuf> = std::fs::read_dir(folder)
+        .ok()?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.ends_with(&suffix) && !n.starts_with("samples_") && n.len() > suffix.len()
+            })
+        })
+        .collect();
+    // Sorted, so the same folder always gives the same file.
+    candidates.sort();
+    let (path, value) = candidates
+        .iter()
+        .find_map(|p| parse(p).map(|value| (p, value)))?;
+    notes.push(format!(
+        "{file}: the aggregate results are {} (lm-eval's --output_path ended in .json)",
+        path.file_name()?.to_string_lossy()
+    ));
+    Some(value)
+}
+
 /// (task, date) of a samples file name `samples_<task>_<YYYY-MM-DDTHH-MM-SS[.ffffff]>.jsonl`.
 fn task_and_date(name: &str) -> Option<(&str, &str)> {
     let stem = name.strip_prefix("samples_")?.strip_suffix(".jsonl")?;
@@ -102,11 +138,8 @@ impl Reader {
             )
         })?;
         let folder = path.parent().unwrap_or(Path::new("."));
-        let results: Option<Value> = std::fs::read(folder.join(format!("results_{date}.json")))
-            .ok()
-            .and_then(|bytes| super::json::parse_lenient(&bytes, file).ok())
-            .map(|(value, _)| value);
         let mut notes = Vec::new();
+        let results = aggregate_file(folder, date, file, &mut notes);
         let system = match results
             .as_ref()
             .and_then(|r| r.get("model_name").and_then(Value::as_str))
@@ -117,7 +150,7 @@ impl Reader {
                     .file_name()
                     .map_or("lm-eval".to_string(), |n| n.to_string_lossy().into_owned());
                 notes.push(format!(
-                    "{file}: no results_{date}.json with a model_name beside it; the system is named after the folder, '{name}'"
+                    "{file}: no results_{date}.json (nor <stem>_{date}.json) with a model_name beside it; the system is named after the folder, '{name}'"
                 ));
                 name
             }
