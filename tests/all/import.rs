@@ -738,3 +738,38 @@ fn lm_eval_finds_an_aggregate_file_named_after_the_output_path() {
     assert_eq!(json["groups"][0]["sizes"][0]["group"], "mmlu_pro_plus_health");
     assert!(json.to_string().contains("nor <stem>_"), "{json}");
 }
+
+#[test]
+fn swebench_counts_instead_of_lists_and_best_of_n_submissions_are_noted() {
+    let Some(data) = shared_data() else { return };
+    let source = data.join("../formats/swebench_experiments_v2");
+    let dir = temp_dir("swebench-older").join("20250101_agent");
+    std::fs::create_dir_all(dir.join("results")).expect("folder");
+    // An older results.json: no_generation and no_logs as counts; a best-of-2 submission.
+    let mut results: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(source.join("results/results.json")).expect("results"),
+    )
+    .expect("json");
+    results["no_generation"] = serde_json::json!(20);
+    results["no_logs"] = serde_json::json!(29);
+    std::fs::write(dir.join("results/results.json"), results.to_string()).expect("write");
+    let metadata = std::fs::read_to_string(source.join("metadata.yaml")).expect("metadata");
+    std::fs::write(
+        dir.join("metadata.yaml"),
+        metadata.replace("attempts: 1", "attempts: \"2\""),
+    )
+    .expect("write");
+    let path = dir.join("results/results.json");
+    let out = pareval(&["info", &path.to_string_lossy(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let notes = json["notes"].to_string();
+    assert!(
+        notes.contains("'no_generation' is a count (20), not a list of instance ids"),
+        "{notes}"
+    );
+    assert!(notes.contains("'no_logs' is a count (29)"), "{notes}");
+    assert!(notes.contains("attempts '2': a best-of-N"), "{notes}");
+    // The resolved list still decides every instance of the split.
+    assert_eq!(json["n_rows"], 300);
+}

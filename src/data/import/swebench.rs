@@ -94,6 +94,20 @@ fn folder_name(folder: &Path) -> String {
 
 /// `info.name` of a `metadata.yaml`, block (`info:` then an indented `name:`) or flow
 /// (`info: {name: "…"}`) style; every other field is ignored.
+/// `tags.system.attempts` of a metadata.yaml (a string in some files, a number in others; block or
+/// flow style), unquoted.
+fn metadata_attempts(text: &str) -> Option<String> {
+    text.lines().find_map(|line| {
+        let (_, rest) = line.split_once("attempts:")?;
+        let value = rest
+            .split([',', '}'])
+            .next()?
+            .trim()
+            .trim_matches(|c| c == '"' || c == '\'');
+        (!value.is_empty()).then(|| value.to_string())
+    })
+}
+
 fn metadata_name(text: &str) -> Option<String> {
     let unquote = |value: &str| {
         value
@@ -271,6 +285,13 @@ pub fn results(
             name
         }
     };
+    if let Some(attempts) = metadata.as_deref().and_then(metadata_attempts)
+        && attempts != "1"
+    {
+        notes.push(format!(
+            "{file}: metadata.yaml gives tags.system.attempts '{attempts}': a best-of-N (pass@k) submission, whose outcome per instance is the best of several attempts, not one run"
+        ));
+    }
     let resolved: HashSet<String> = ids(value, "resolved", file)?.into_iter().collect();
     let mut listed: BTreeSet<String> = resolved.iter().cloned().collect();
     // Each instance of the split: its outcome, status and why.
@@ -310,9 +331,23 @@ pub fn results(
             }
         })
     } else {
-        let no_generation: HashSet<String> =
-            ids(value, "no_generation", file)?.into_iter().collect();
-        let no_logs: HashSet<String> = ids(value, "no_logs", file)?.into_iter().collect();
+        // Older files wrote these two as counts: the instances cannot be told from unresolved ones.
+        let listed_or_counted = |key: &str, notes: &mut Vec<String>| {
+            match value.get(key).and_then(Value::as_u64) {
+                Some(count) => {
+                    notes.push(format!(
+                        "{file}: '{key}' is a count ({count}), not a list of instance ids; those {count} instances cannot be told apart and are read as unresolved (outcome 0, status ok)"
+                    ));
+                    Ok(Vec::new())
+                }
+                None => ids(value, key, file),
+            }
+        };
+        let no_generation: HashSet<String> = listed_or_counted("no_generation", &mut notes)?
+            .into_iter()
+            .collect();
+        let no_logs: HashSet<String> =
+            listed_or_counted("no_logs", &mut notes)?.into_iter().collect();
         listed.extend(no_generation.iter().cloned());
         listed.extend(no_logs.iter().cloned());
         Box::new(move |id| {
@@ -420,6 +455,19 @@ mod tests {
             Some("ToyAgent + model-z")
         );
         assert_eq!(metadata_name("tags:\n  name: no\n"), None);
+    }
+
+    #[test]
+    fn metadata_attempts_in_block_and_flow_style() {
+        assert_eq!(
+            metadata_attempts("tags:\n  system:\n    attempts: 1\n").as_deref(),
+            Some("1")
+        );
+        assert_eq!(
+            metadata_attempts("tags: {system: {attempts: \"2+\"}}\n").as_deref(),
+            Some("2+")
+        );
+        assert_eq!(metadata_attempts("info:\n  name: x\n"), None);
     }
 
     #[test]
