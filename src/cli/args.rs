@@ -196,6 +196,10 @@ pub struct ImportFlags {
     /// without it).
     #[arg(long, value_name = "MIN:MAX")]
     pub score_scale: Option<String>,
+    /// The system of every row of the files given, whatever they say (any format): for a harness
+    /// file that names its system wrongly or not at all.
+    #[arg(long, value_name = "NAME")]
+    pub system_name: Option<String>,
 }
 
 impl ImportFlags {
@@ -204,6 +208,7 @@ impl ImportFlags {
         options.split = self.split.clone();
         options.filter = self.filter.clone();
         options.scorer = self.scorer.clone();
+        options.system_name = self.system_name.clone();
         options.score_scale = self
             .score_scale
             .as_deref()

@@ -43,6 +43,8 @@ pub struct LoadOptions {
     /// Columns that, after `system`, tell systems apart (`--system-key system,scaffold`): a system is
     /// named "system (value, …)" by the values of these columns on its rows.
     pub system_key: Vec<String>,
+    /// The system of every row of the files given (`--system-name`), whatever they say.
+    pub system_name: Option<String>,
 }
 
 /// A file's name without its extensions (`gaia.csv.gz` → `gaia`), as its benchmark's name.
@@ -89,6 +91,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 filter: options.filter.as_deref(),
                 scorer: options.scorer.as_deref(),
                 score_scale: options.score_scale,
+                system_name: options.system_name.as_deref(),
             };
             super::import::read_native(path, options.from, &settings)?
         } else {
@@ -109,7 +112,16 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 notes.extend(import_notes);
                 table
             }
-            None => read_table(path)?,
+            None => {
+                let table = read_table(path)?;
+                if let Some(name) = &options.system_name {
+                    notes.push(format!(
+                        "{}: --system-name names every row's system '{name}'",
+                        table.file
+                    ));
+                }
+                table
+            }
         };
         rows.add_table(table, options, file_benchmark.as_deref())?;
     }

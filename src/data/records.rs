@@ -138,7 +138,13 @@ impl Rows {
         let at = |row: usize| table.positions.at(row);
 
         let status = self.read_status(frame, &file, &at)?;
-        let mut systems = read_names(frame, columns::SYSTEM, &file, &at)?;
+        let mut systems = match &options.system_name {
+            // `--system-name`: every row is that system, whatever the column says.
+            Some(name) if frame.get_column_index(columns::SYSTEM).is_some() => {
+                vec![name.clone(); height]
+            }
+            _ => read_names(frame, columns::SYSTEM, &file, &at)?,
+        };
         key_systems(&mut systems, frame, &options.system_key, &file)?;
         let tasks = read_names(frame, columns::TASK, &file, &at)?;
         let benchmarks = match (frame.column(columns::BENCHMARK), file_benchmark) {

@@ -719,10 +719,18 @@ fn lm_eval_finds_an_aggregate_file_named_after_the_output_path() {
         dir.join(format!("my_eval_{date}.json")),
     )
     .expect("results");
-    let out = pareval(&["info", &dir.join(&samples).to_string_lossy(), "--format", "json"]);
+    let out = pareval(&[
+        "info",
+        &dir.join(&samples).to_string_lossy(),
+        "--format",
+        "json",
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_eq!(json["systems"][0]["system"], "/workspace/gemma-3-12b-it-base");
+    assert_eq!(
+        json["systems"][0]["system"],
+        "/workspace/gemma-3-12b-it-base"
+    );
     // The parent group listed in the aggregate's group_subtasks, not the task itself.
     assert_eq!(json["groups"][0]["sizes"][0]["group"], "mmlu_pro_plus");
     let text = json.to_string();
@@ -732,10 +740,21 @@ fn lm_eval_finds_an_aggregate_file_named_after_the_output_path() {
     );
     // Without any aggregate file the folder names the system, and the note says what was looked for.
     std::fs::remove_file(dir.join(format!("my_eval_{date}.json"))).expect("remove");
-    let out = pareval(&["info", &dir.join(&samples).to_string_lossy(), "--format", "json"]);
+    let out = pareval(&[
+        "info",
+        &dir.join(&samples).to_string_lossy(),
+        "--format",
+        "json",
+    ]);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    assert_ne!(json["systems"][0]["system"], "/workspace/gemma-3-12b-it-base");
-    assert_eq!(json["groups"][0]["sizes"][0]["group"], "mmlu_pro_plus_health");
+    assert_ne!(
+        json["systems"][0]["system"],
+        "/workspace/gemma-3-12b-it-base"
+    );
+    assert_eq!(
+        json["groups"][0]["sizes"][0]["group"],
+        "mmlu_pro_plus_health"
+    );
     assert!(json.to_string().contains("nor <stem>_"), "{json}");
 }
 
@@ -772,4 +791,56 @@ fn swebench_counts_instead_of_lists_and_best_of_n_submissions_are_noted() {
     assert!(notes.contains("attempts '2': a best-of-N"), "{notes}");
     // The resolved list still decides every instance of the split.
     assert_eq!(json["n_rows"], 300);
+}
+
+#[test]
+fn leaderboard_folders_differing_in_the_date_keep_their_whole_names_and_system_name_sets_one() {
+    // Two submissions of one team in a split folder, without metadata.yaml: stripping the date
+    // prefix would give both the system 'agent' and their rows would collide.
+    let Some(data) = shared_data() else { return };
+    let source = data.join("../formats/swebench_experiments_v2/results/results.json");
+    let split = temp_dir("swebench-dated");
+    let mut files = Vec::new();
+    for folder in ["20240101_agent", "20240301_agent", "20240501_other"] {
+        let results = split.join(folder).join("results");
+        std::fs::create_dir_all(&results).expect("folder");
+        std::fs::copy(&source, results.join("results.json")).expect("copy");
+        files.push(results.join("results.json").to_string_lossy().into_owned());
+    }
+    let out = pareval(&["info", &files[0], &files[1], &files[2], "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let mut systems: Vec<String> = json["systems"]
+        .as_array()
+        .expect("systems")
+        .iter()
+        .map(|s| s["system"].as_str().expect("name").to_string())
+        .collect();
+    systems.sort();
+    // The lone 'other' keeps the short name.
+    assert_eq!(systems, ["20240101_agent", "20240301_agent", "other"]);
+    assert!(
+        json["notes"].to_string().contains("'agent' would also name 20240301_agent beside it"),
+        "{}",
+        json["notes"]
+    );
+    // --system-name names the system of the files given, native or canonical.
+    let out = pareval(&["info", &files[2], "--system-name", "Other Team v2", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["systems"][0]["system"], "Other Team v2");
+    assert!(json["notes"].to_string().contains("the file says 'other'"));
+    let csv = split.join("rows.csv");
+    std::fs::write(&csv, "system,task,outcome\nx,t1,1\nx,t2,0\n").expect("csv");
+    let out = pareval(&[
+        "info",
+        &csv.to_string_lossy(),
+        &files[2],
+        "--system-name",
+        "same",
+        "--format",
+        "json",
+    ]);
+    // Both files now name one system, whose rows on distinct tasks merge.
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["n_systems"], 1, "{json}");
 }

@@ -605,7 +605,14 @@ fn a_budget_by_seconds_says_which_pairs_and_systems_it_left_out() {
     let path = root.join("terminal_bench_core/records.csv");
     let path = path.to_string_lossy();
     let json = pareval(&[
-        "replay", &path, "--budget-by", "seconds", "--orders", "5", "--format", "json",
+        "replay",
+        &path,
+        "--budget-by",
+        "seconds",
+        "--orders",
+        "5",
+        "--format",
+        "json",
     ]);
     assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
     let value: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
@@ -621,11 +628,22 @@ fn a_budget_by_seconds_says_which_pairs_and_systems_it_left_out() {
         .find(|n| n.contains("budget by seconds"))
         .unwrap_or_else(|| panic!("no note on the left-out pairs: {notes:?}"));
     assert!(note.contains("36 directed pairs left out"), "{note}");
-    assert!(note.contains("no seconds at all: 20250902_orchestrator_claude-4-sonnet"), "{note}");
+    assert!(
+        note.contains("no seconds at all: 20250902_orchestrator_claude-4-sonnet"),
+        "{note}"
+    );
     let text = stdout(&pareval(&[
-        "replay", &path, "--budget-by", "seconds", "--orders", "5",
+        "replay",
+        &path,
+        "--budget-by",
+        "seconds",
+        "--orders",
+        "5",
     ]));
-    assert!(text.contains("note: primary: budget by seconds: 36 directed pairs left out"), "{text}");
+    assert!(
+        text.contains("note: primary: budget by seconds: 36 directed pairs left out"),
+        "{text}"
+    );
     // By tasks nothing is left out, and nothing is said.
     let tasks = stdout(&pareval(&["replay", &path, "--orders", "5"]));
     assert!(!tasks.contains("left out"), "{tasks}");

@@ -125,6 +125,8 @@ pub struct ImportSettings<'a> {
     pub scorer: Option<&'a str>,
     /// An Inspect scorer's range (MIN, MAX), mapped onto [0, 1].
     pub score_scale: Option<(f64, f64)>,
+    /// The system every row of the file belongs to (`--system-name`), whatever the file says.
+    pub system_name: Option<&'a str>,
 }
 
 /// Outcome status of one canonical row.
@@ -349,12 +351,32 @@ fn parse_file(
             "{file}: {non_finite} NaN/Infinity tokens read as missing values"
         ));
     }
+    if let Some(name) = settings.system_name {
+        rename_systems(&mut imported, name, &file);
+    }
     Ok(Some(Parsed {
         file,
         sha256: sha256_hex(&bytes),
         format,
         imported,
     }))
+}
+
+/// Every row's system becomes `name` (`--system-name`), with a note naming what the file said.
+fn rename_systems(imported: &mut Imported, name: &str, file: &str) {
+    let mut said: Vec<String> = imported.rows.iter().map(|r| r.system.clone()).collect();
+    said.sort();
+    said.dedup();
+    for row in &mut imported.rows {
+        row.system = name.to_string();
+    }
+    imported.notes.push(format!(
+        "{file}: --system-name names its system '{name}' (the file says {})",
+        said.iter()
+            .map(|s| format!("'{s}'"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
 }
 
 /// The canonical rows of a native result file (or Terminal-Bench run folder) in whatever format its

@@ -70,6 +70,48 @@ fn submission_folder(path: &Path) -> &Path {
     }
 }
 
+/// A folder name less its `YYYYMMDD_` date prefix.
+fn without_date(name: &str) -> &str {
+    if name.len() > 9 && name[..8].chars().all(|c| c.is_ascii_digit()) && &name[8..9] == "_" {
+        &name[9..]
+    } else {
+        name
+    }
+}
+
+/// A folder name less a `-run-N` suffix, and the run it names (N − 1; 0 without one).
+fn without_run(name: &str) -> (String, u32) {
+    if let Some((base, n)) = name.rsplit_once("-run-")
+        && let Ok(n) = n.parse::<u32>()
+        && n >= 1
+    {
+        return (base.to_string(), n - 1);
+    }
+    (name.to_string(), 0)
+}
+
+/// Another submission folder beside `folder` (other than a run of the same one) whose name, less
+/// its date and run, is also `name`.
+fn dated_sibling(folder: &Path, full: &str, name: &str) -> Option<String> {
+    if without_date(full) == full {
+        return None;
+    }
+    let parent = folder.canonicalize().ok()?.parent()?.to_path_buf();
+    let own = without_run(full).0;
+    let mut siblings: Vec<String> = std::fs::read_dir(&parent)
+        .ok()?
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.path().is_dir())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|other| {
+            let (dated, _) = without_run(other);
+            dated != own && without_date(&dated) == name
+        })
+        .collect();
+    siblings.sort();
+    siblings.into_iter().next()
+}
+
 /// The system of a run report named as the harness names it, `<model>.<run_id>.json` with the
 /// model's '/' written as '__' (two runs in one folder are two systems); None for a copy renamed to
 /// a bare word (`results.json`, `report.json`), which says nothing of the run.
@@ -264,25 +306,27 @@ pub fn results(
         .or_else(|_| std::fs::read_to_string(folder.join("metadata.yml")))
         .ok();
     // The folder name, less a YYYYMMDD_ prefix and a -run-N suffix (the run).
-    let mut name = folder_name(folder);
-    if name.len() > 9 && name[..8].chars().all(|c| c.is_ascii_digit()) && &name[8..9] == "_" {
-        name = name[9..].to_string();
-    }
-    let mut run = 0;
-    if let Some((base, n)) = name.rsplit_once("-run-")
-        && let Ok(n) = n.parse::<u32>()
-        && n >= 1
-    {
-        run = n - 1;
-        name = base.to_string();
-    }
+    let full = folder_name(folder);
+    let (dated, run) = without_run(&full);
+    let name = without_date(&dated).to_string();
     let system = match metadata.as_deref().and_then(metadata_name) {
         Some(system) => system,
         None => {
-            notes.push(format!(
-                "{file}: no metadata.yaml info.name beside the submission; the system is named after its folder, '{name}'"
-            ));
-            name
+            // Two submissions of one team differ only in the date: stripping it would merge them.
+            match dated_sibling(folder, &full, &name) {
+                Some(sibling) => {
+                    notes.push(format!(
+                        "{file}: no metadata.yaml info.name beside the submission, and '{name}' would also name {sibling} beside it; the system keeps the whole folder name, '{dated}' (--system-name sets another)"
+                    ));
+                    dated
+                }
+                None => {
+                    notes.push(format!(
+                        "{file}: no metadata.yaml info.name beside the submission; the system is named after its folder, '{name}'"
+                    ));
+                    name
+                }
+            }
         }
     };
     if let Some(attempts) = metadata.as_deref().and_then(metadata_attempts)
@@ -332,22 +376,24 @@ pub fn results(
         })
     } else {
         // Older files wrote these two as counts: the instances cannot be told from unresolved ones.
-        let listed_or_counted = |key: &str, notes: &mut Vec<String>| {
-            match value.get(key).and_then(Value::as_u64) {
-                Some(count) => {
-                    notes.push(format!(
+        let listed_or_counted = |key: &str, notes: &mut Vec<String>| match value
+            .get(key)
+            .and_then(Value::as_u64)
+        {
+            Some(count) => {
+                notes.push(format!(
                         "{file}: '{key}' is a count ({count}), not a list of instance ids; those {count} instances cannot be told apart and are read as unresolved (outcome 0, status ok)"
                     ));
-                    Ok(Vec::new())
-                }
-                None => ids(value, key, file),
+                Ok(Vec::new())
             }
+            None => ids(value, key, file),
         };
         let no_generation: HashSet<String> = listed_or_counted("no_generation", &mut notes)?
             .into_iter()
             .collect();
-        let no_logs: HashSet<String> =
-            listed_or_counted("no_logs", &mut notes)?.into_iter().collect();
+        let no_logs: HashSet<String> = listed_or_counted("no_logs", &mut notes)?
+            .into_iter()
+            .collect();
         listed.extend(no_generation.iter().cloned());
         listed.extend(no_logs.iter().cloned());
         Box::new(move |id| {
