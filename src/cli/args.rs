@@ -200,6 +200,10 @@ pub struct ImportFlags {
     /// file that names its system wrongly or not at all.
     #[arg(long, value_name = "NAME")]
     pub system_name: Option<String>,
+    /// The key of an Inspect score whose value is a dict (e.g. "Step Correctness"); without it such a
+    /// score is refused with its keys.
+    #[arg(long, value_name = "KEY")]
+    pub score_key: Option<String>,
 }
 
 impl ImportFlags {
@@ -209,6 +213,7 @@ impl ImportFlags {
         options.filter = self.filter.clone();
         options.scorer = self.scorer.clone();
         options.system_name = self.system_name.clone();
+        options.score_key = self.score_key.clone();
         options.score_scale = self
             .score_scale
             .as_deref()

@@ -824,6 +824,7 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
         scorer: options.scorer.as_deref(),
         score_scale: options.score_scale,
         system_name: options.system_name.as_deref(),
+        score_key: options.score_key.as_deref(),
     };
     let rows = crate::data::write::write_imported(&args.files, format, &settings, &args.out)?;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });

@@ -45,6 +45,8 @@ pub struct LoadOptions {
     pub system_key: Vec<String>,
     /// The system of every row of the files given (`--system-name`), whatever they say.
     pub system_name: Option<String>,
+    /// The key of an Inspect score that is a dict of values (`--score-key`).
+    pub score_key: Option<String>,
 }
 
 /// A file's name without its extensions (`gaia.csv.gz` → `gaia`), as its benchmark's name.
@@ -92,6 +94,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 scorer: options.scorer.as_deref(),
                 score_scale: options.score_scale,
                 system_name: options.system_name.as_deref(),
+                score_key: options.score_key.as_deref(),
             };
             super::import::read_native(path, options.from, &settings)?
         } else {

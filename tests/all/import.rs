@@ -594,7 +594,7 @@ fn inspect_scorers_and_scales_are_chosen_not_guessed() {
     );
     let refused = mean(&["--scorer", "max_sus_scorer"]).expect_err("8 to 10 is not a score");
     assert!(
-        refused.contains("must hold a number in [0, 1]"),
+        refused.contains("scorer 'max_sus_scorer' gave 8, outside [0, 1]; --score-scale MIN:MAX"),
         "{refused}"
     );
     // max_sus_scorer's values 8-10 on a 0-10 scale.
@@ -820,12 +820,21 @@ fn leaderboard_folders_differing_in_the_date_keep_their_whole_names_and_system_n
     // The lone 'other' keeps the short name.
     assert_eq!(systems, ["20240101_agent", "20240301_agent", "other"]);
     assert!(
-        json["notes"].to_string().contains("'agent' would also name 20240301_agent beside it"),
+        json["notes"]
+            .to_string()
+            .contains("'agent' would also name 20240301_agent beside it"),
         "{}",
         json["notes"]
     );
     // --system-name names the system of the files given, native or canonical.
-    let out = pareval(&["info", &files[2], "--system-name", "Other Team v2", "--format", "json"]);
+    let out = pareval(&[
+        "info",
+        &files[2],
+        "--system-name",
+        "Other Team v2",
+        "--format",
+        "json",
+    ]);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(json["systems"][0]["system"], "Other Team v2");
     assert!(json["notes"].to_string().contains("the file says 'other'"));
@@ -843,4 +852,95 @@ fn leaderboard_folders_differing_in_the_date_keep_their_whole_names_and_system_n
     // Both files now name one system, whose rows on distinct tasks merge.
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(json["n_systems"], 1, "{json}");
+}
+
+#[test]
+fn inspect_failed_runs_dict_scores_and_odd_values_are_read_or_named() {
+    let dir = temp_dir("inspect-edge");
+    let write = |name: &str, value: serde_json::Value| -> String {
+        let path = dir.join(name);
+        std::fs::write(&path, value.to_string()).expect("write");
+        path.to_string_lossy().into_owned()
+    };
+    // A run that failed before any scorer ran: two samples errored, the dataset has four.
+    let failed = write(
+        "failed.json",
+        serde_json::json!({
+            "status": "error",
+            "eval": {"model": "openai/gpt-4o", "task": "popularity",
+                     "dataset": {"sample_ids": [1, 2, 3, 4]}, "config": {"epochs": 1}},
+            "samples": [
+                {"id": 1, "epoch": 1, "error": {"message": "rate limit"}},
+                {"id": 2, "epoch": 1, "error": {"message": "timeout"}}
+            ]
+        }),
+    );
+    let out = pareval(&["info", &failed, "--from", "inspect", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let system = &json["systems"][0];
+    assert_eq!(
+        (system["errored"].as_u64(), system["not_attempted"].as_u64()),
+        (Some(2), Some(2)),
+        "{system}"
+    );
+    assert!(
+        json["notes"]
+            .to_string()
+            .contains("no scorer ran (the eval's status is 'error')")
+    );
+    // No scorer and no error: nothing to read, and the refusal says so.
+    let empty = write(
+        "empty.json",
+        serde_json::json!({"status": "started", "eval": {"model": "m", "task": "t"},
+                           "samples": [{"id": 1, "epoch": 1}]}),
+    );
+    assert_refused(
+        &pareval(&["info", &empty, "--from", "inspect"]),
+        "no scorer in the log (no results, no sample scores) and no errored sample",
+    );
+    // A dict-valued score: refused with its keys, read with --score-key.
+    let dict = write(
+        "dict.json",
+        serde_json::json!({"status": "success", "eval": {"model": "m", "task": "t"},
+            "samples": [{"id": 1, "epoch": 1, "scores": {"judge": {"value":
+                {"Problem Correctness": 1, "Step Correctness": 0.4}}}}]}),
+    );
+    assert_refused(
+        &pareval(&["info", &dict, "--from", "inspect"]),
+        "sample 1: scorer 'judge': the score is a dict of several values (keys: Problem Correctness, Step Correctness); --score-key KEY picks one",
+    );
+    let out = pareval(&[
+        "info",
+        &dict,
+        "--from",
+        "inspect",
+        "--score-key",
+        "Step Correctness",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["systems"][0]["mean_outcome"], 0.4);
+    // A score outside [0, 1] names the scorer and the way out.
+    let big = write(
+        "big.json",
+        serde_json::json!({"status": "success", "eval": {"model": "m", "task": "t"},
+            "samples": [{"id": 1, "epoch": 1, "scores": {"points": {"value": 8}}}]}),
+    );
+    assert_refused(
+        &pareval(&["info", &big, "--from", "inspect"]),
+        "sample 1: scorer 'points' gave 8, outside [0, 1]; --score-scale MIN:MAX",
+    );
+    // An early writer's one-element lists: said, rather than "needs eval.model".
+    let lists = write(
+        "lists.json",
+        serde_json::json!({"status": ["success"], "eval": {"model": ["m"], "task": ["t"]},
+            "samples": []}),
+    );
+    assert_refused(
+        &pareval(&["info", &lists, "--from", "inspect"]),
+        "eval.model is [\"m\"], not a model name (every scalar of this log is a one-element list",
+    );
 }

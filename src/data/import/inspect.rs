@@ -73,8 +73,25 @@ pub fn eval_archive(bytes: &[u8], file: &str) -> Result<Log, LoadError> {
     Ok(Log { header, samples })
 }
 
-/// Inspect's `value_to_float` for the values a converter may take; other values are refused.
-fn score(value: &Value) -> Result<Option<f64>, String> {
+/// Inspect's `value_to_float` for the values a converter may take; a dict's value is the one under
+/// `key` (`--score-key`); other values are refused.
+fn score(value: &Value, key: Option<&str>) -> Result<Option<f64>, String> {
+    if let Value::Object(values) = value {
+        let keys = || values.keys().cloned().collect::<Vec<_>>().join(", ");
+        return match key {
+            Some(key) => match values.get(key) {
+                Some(inner) => score(inner, None),
+                None => Err(format!(
+                    "the score is a dict without '{key}' (its keys: {})",
+                    keys()
+                )),
+            },
+            None => Err(format!(
+                "the score is a dict of several values (keys: {}); --score-key KEY picks one",
+                keys()
+            )),
+        };
+    }
     match value {
         Value::Null => Ok(None),
         Value::Bool(b) => Ok(Some(f64::from(u8::from(*b)))),
@@ -92,7 +109,7 @@ fn score(value: &Value) -> Result<Option<f64>, String> {
                     .map_err(|_| format!("score '{other}' is not C, P, I, N, yes, no or a number")),
             },
         },
-        other => Err(format!("score {other} is a list or dict, not one value")),
+        other => Err(format!("score {other} is a list, not one value")),
     }
 }
 
@@ -109,15 +126,28 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         .header
         .get("eval")
         .ok_or_else(|| LoadError::new(file, "an Inspect log needs 'eval'"))?;
-    let system = eval
-        .get("model")
-        .and_then(Value::as_str)
-        .ok_or_else(|| LoadError::new(file, "an Inspect log needs eval.model"))?
-        .to_string();
+    let system = match eval.get("model") {
+        Some(Value::String(model)) => model.clone(),
+        Some(other) => {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "eval.model is {other}, not a model name{}",
+                    if other.as_array().is_some_and(|a| a.len() == 1) {
+                        " (every scalar of this log is a one-element list, as an early writer stored them; --system-name names the system, but the log's other fields cannot be read either)"
+                    } else {
+                        ""
+                    }
+                ),
+            ));
+        }
+        None => return Err(LoadError::new(file, "an Inspect log needs eval.model")),
+    };
     let group = eval.get("task").and_then(Value::as_str).map(str::to_string);
+    let errored = |sample: &Value| sample.get("error").is_some_and(|e| !e.is_null());
     let scorer = match settings.scorer {
         Some(scorer) => scorer.to_string(),
-        None => log
+        None => match log
             .header
             .get("results")
             .and_then(|r| r.get("scores")?.as_array()?.first()?.get("name")?.as_str())
@@ -126,14 +156,20 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
                 log.samples
                     .iter()
                     .find_map(|s| s.get("scores")?.as_object()?.keys().next().cloned())
-            })
-            .ok_or_else(|| {
-                LoadError::new(
+            }) {
+            Some(scorer) => scorer,
+            // A failed or cancelled run may end before any scorer ran: its errored samples are
+            // still errors, and the rest of the dataset was not attempted.
+            None if log.samples.iter().any(errored) => String::new(),
+            None => {
+                return Err(LoadError::new(
                     file,
-                    "no scorer in the log (no results and no sample scores)",
-                )
-            })?,
+                    "no scorer in the log (no results, no sample scores) and no errored sample: nothing to read as outcomes",
+                ));
+            }
+        },
     };
+    let unscored = scorer.is_empty();
     let mut rows = Vec::with_capacity(log.samples.len());
     let mut seen: std::collections::HashSet<(String, u32)> = std::collections::HashSet::new();
     let mut scorers: Vec<String> = Vec::new();
@@ -158,13 +194,20 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             .and_then(|s| s.get(&scorer))
             .map(|s| s.get("value").unwrap_or(&Value::Null));
         let mut outcome = match value {
-            Some(value) => score(value).map_err(|e| at(format!("{scorer}: {e}")))?,
+            Some(value) => score(value, settings.score_key)
+                .map_err(|e| at(format!("scorer '{scorer}': {e}")))?,
             None => None,
         };
-        if let (Some(v), Some((low, high))) = (outcome, settings.score_scale) {
-            outcome = Some((v - low) / (high - low));
+        match (outcome, settings.score_scale) {
+            (Some(v), Some((low, high))) => outcome = Some((v - low) / (high - low)),
+            (Some(v), None) if !(0.0..=1.0).contains(&v) => {
+                return Err(at(format!(
+                    "scorer '{scorer}' gave {v}, outside [0, 1]; --score-scale MIN:MAX maps the scorer's range onto [0, 1]"
+                )));
+            }
+            _ => {}
         }
-        let errored = sample.get("error").is_some_and(|e| !e.is_null());
+        let errored = errored(sample);
         let status = match (errored, outcome) {
             (true, _) => RowStatus::Error,
             (false, Some(_)) => RowStatus::Ok,
@@ -197,8 +240,13 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             cost_usd: costs.map(|c| c.iter().sum()),
             seconds: sample.get("total_time").and_then(Value::as_f64),
             source: format!(
-                "inspect sample {}, epoch {epoch}, scorer {scorer}{}",
+                "inspect sample {}, epoch {epoch}, {}{}",
                 index + 1,
+                if unscored {
+                    "no scorer".to_string()
+                } else {
+                    format!("scorer {scorer}")
+                },
                 if errored { ", error" } else { "" }
             ),
         });
@@ -213,6 +261,16 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         ));
     }
     let mut notes = Vec::new();
+    if unscored {
+        let errors = rows.iter().filter(|r| r.status == RowStatus::Error).count();
+        notes.push(format!(
+            "{file}: no scorer ran (the eval's status is '{}'): {errors} errored samples are errors, the dataset's other samples not attempted",
+            log.header
+                .get("status")
+                .and_then(Value::as_str)
+                .unwrap_or("unknown")
+        ));
+    }
     if scorers.len() > 1 {
         notes.push(format!(
             "{file}: scorer '{scorer}' read of {} ({}); --scorer chooses",
@@ -278,7 +336,7 @@ mod tests {
 
     #[test]
     fn scores_follow_inspects_value_to_float() {
-        let s = |v: Value| score(&v);
+        let s = |v: Value| score(&v, None);
         assert_eq!(s(Value::from("C")), Ok(Some(1.0)));
         assert_eq!(s(Value::from("P")), Ok(Some(0.5)));
         assert_eq!(s(Value::from("N")), Ok(Some(0.0)));
@@ -289,5 +347,18 @@ mod tests {
         assert_eq!(s(Value::Null), Ok(None));
         assert!(s(Value::from("maybe")).is_err());
         assert!(s(serde_json::json!([1, 2])).is_err());
+        let dict = serde_json::json!({"Problem Correctness": 1, "Step Correctness": 0.4});
+        let message = score(&dict, None).unwrap_err();
+        assert!(
+            message.contains("keys: Problem Correctness, Step Correctness"),
+            "{message}"
+        );
+        assert!(message.contains("--score-key"), "{message}");
+        assert_eq!(score(&dict, Some("Step Correctness")), Ok(Some(0.4)));
+        assert!(
+            score(&dict, Some("Other"))
+                .unwrap_err()
+                .contains("without 'Other'")
+        );
     }
 }

@@ -127,6 +127,8 @@ pub struct ImportSettings<'a> {
     pub score_scale: Option<(f64, f64)>,
     /// The system every row of the file belongs to (`--system-name`), whatever the file says.
     pub system_name: Option<&'a str>,
+    /// The key of an Inspect score that is a dict of values (`--score-key`).
+    pub score_key: Option<&'a str>,
 }
 
 /// Outcome status of one canonical row.
