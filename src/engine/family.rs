@@ -20,7 +20,7 @@ use super::record::{DecisionRecord, FamilyVerdict, RecordCase, RecordContext};
 use super::replay::{Control, Prepared, RecordSink, ReplayError, Snapshot};
 use super::rules::{Action, Decision, Detail, LocalTails, Reason, Statistic};
 use super::settings::{Adjust, EPSILON, Family, Monitor, Threshold};
-use super::tally::{FamilyCounts, PairTally, StepSums};
+use super::tally::{Consumed, FamilyCounts, PairTally, StepSums};
 
 /// The families of a replay's pairs, as lists of pair indices in pair order.
 pub fn families(family: Family, pairs: &[PairData]) -> Vec<Vec<usize>> {
@@ -229,7 +229,7 @@ struct PairOrder {
     evidence: Vec<Evidence>,
     observed: Vec<u32>,
     /// Steps consumed and in full by the observed prefix at each budget (zeros without early outcomes).
-    consumed: Vec<(f64, f64)>,
+    consumed: Vec<Consumed>,
     /// Budgets at which each local group misses its quota: `missing[group * budgets + budget]`.
     missing: Vec<bool>,
     /// Observed tasks per local group at each budget (kept only for decision records).
@@ -250,7 +250,7 @@ fn walk_order(
     let mut out = PairOrder {
         evidence: Vec::with_capacity(budgets * thresholds.len()),
         observed: vec![0; budgets],
-        consumed: vec![(0.0, 0.0); budgets],
+        consumed: vec![Consumed::default(); budgets],
         missing: vec![false; pair.group_sizes.len() * budgets],
         group_counts: Vec::new(),
     };

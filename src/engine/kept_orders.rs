@@ -236,6 +236,8 @@ mod tests {
             steps_run: Vec::new(),
             steps_full: Vec::new(),
             cost_key: (0..n).map(f64::from).collect(),
+            tested_cost: Vec::new(),
+            tested_seconds: Vec::new(),
             left_out: 0,
             quota_schedule: Vec::new(),
             due_by: Vec::new(),

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::settings::{Fraction, ReplaySettings, Threshold};
 use super::streams::StreamKey;
-use super::tally::{CaseCounts, FamilyCounts, PairTally};
+use super::tally::{CaseCounts, FamilyCounts, PairTally, SHARE_UNITS};
 
 /// Resamples of directed pairs behind the unresolved interval.
 pub const INTERVAL_RESAMPLES: usize = 2000;
@@ -68,6 +68,12 @@ pub struct BudgetRow {
     pub steps_not_run_inside: Option<f64>,
     #[serde(default)]
     pub joint_saving: Option<f64>,
+    /// The mean share, over cases, of the tested system's cost (and seconds) over the pair's shared
+    /// tasks that the observed prefix spent; null where the record has none.
+    #[serde(default)]
+    pub cost_spent: Option<f64>,
+    #[serde(default)]
+    pub seconds_spent: Option<f64>,
 }
 
 /// All budgets of one threshold.
@@ -145,10 +151,16 @@ pub fn summarise(
                     let mut observed = 0u64;
                     // Tasks, steps consumed, steps of those tasks in full, steps of all in full.
                     let mut steps: Option<(u64, f64, f64, f64)> = None;
+                    let (mut cost, mut cost_cases, mut seconds, mut seconds_cases) =
+                        (0u64, 0u32, 0u64, 0u32);
                     for (pair, tally) in tallies.iter().enumerate() {
                         let counts = tally.counts[index];
                         total.add(&counts);
                         observed += tally.observed[b];
+                        cost += tally.spent.cost[b];
+                        cost_cases += tally.spent.cost_cases[b];
+                        seconds += tally.spent.seconds[b];
+                        seconds_cases += tally.spent.seconds_cases[b];
                         if let Some(s) = &tally.steps {
                             let sums = steps.get_or_insert((0, 0.0, 0.0, 0.0));
                             sums.0 += s.tasks[b];
@@ -216,6 +228,10 @@ pub fn summarise(
                         }),
                         joint_saving: steps
                             .and_then(|(_, run, _, all)| (all > 0.0).then(|| 1.0 - run / all)),
+                        cost_spent: (cost_cases > 0)
+                            .then(|| cost as f64 / SHARE_UNITS / f64::from(cost_cases)),
+                        seconds_spent: (seconds_cases > 0)
+                            .then(|| seconds as f64 / SHARE_UNITS / f64::from(seconds_cases)),
                     }
                 })
                 .collect();

@@ -703,6 +703,8 @@ mod tests {
             steps_run: Vec::new(),
             steps_full: Vec::new(),
             cost_key: (0..n).map(|i| (n - i) as f64).collect(),
+            tested_cost: Vec::new(),
+            tested_seconds: Vec::new(),
             left_out: 0,
             due_by: Vec::new(),
             quota_schedule: schedule,

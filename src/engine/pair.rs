@@ -85,6 +85,10 @@ pub struct PairData {
     pub steps_full: Vec<f64>,
     /// The sort key of cost orders per task (NaN sorts last); empty for other orders.
     pub cost_key: Vec<f64>,
+    /// The tested system's cost and seconds per shared task (NaN where unknown; empty when the record
+    /// has none), for the share of them a prefix spent.
+    pub tested_cost: Vec<f64>,
+    pub tested_seconds: Vec<f64>,
     /// Shared tasks left out because they lack the budget measure's field.
     pub left_out: usize,
     /// Quota due times of every (group, j-th task) pair, sorted by due time: the skeleton of every
@@ -298,6 +302,14 @@ fn prepare_pair(
             .collect(),
         _ => Vec::new(),
     };
+    let tested_amounts = |matrix: &Option<Vec<f64>>| match matrix {
+        Some(_) => tasks.iter().map(|&t| amount(matrix, a, t)).collect(),
+        None => Vec::new(),
+    };
+    let (tested_cost, tested_seconds) = (
+        tested_amounts(&dataset.cost),
+        tested_amounts(&dataset.seconds),
+    );
     let schedules = Schedules::of(&group_of, &group_sizes);
     PairData {
         tested: a,
@@ -315,6 +327,8 @@ fn prepare_pair(
         steps_run,
         steps_full,
         cost_key,
+        tested_cost,
+        tested_seconds,
         left_out,
         quota_schedule: schedules.quota_schedule,
         due_by: schedules.due_by,
@@ -428,6 +442,8 @@ impl PairData {
             steps_run: Vec::new(),
             steps_full: Vec::new(),
             cost_key,
+            tested_cost: Vec::new(),
+            tested_seconds: Vec::new(),
             left_out: 0,
             quota_schedule: schedules.quota_schedule,
             due_by: schedules.due_by,

@@ -90,40 +90,87 @@ pub struct StepTally {
     pub pair_full: f64,
 }
 
-/// Running sums of a pair's steps along one order (index k: the first k tasks).
+/// What the first k tasks of an order consumed: with early outcomes the steps their runs took and
+/// would have taken in full; where the record has them, the shares of the tested system's cost and
+/// seconds over the pair's shared tasks (over the tasks where they are known).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Consumed {
+    pub steps_run: f64,
+    pub steps_full: f64,
+    pub cost_share: Option<f64>,
+    pub seconds_share: Option<f64>,
+}
+
+/// Running sums of a pair's consumption along one order (index k: the first k tasks).
 #[derive(Debug, Clone, Default)]
 pub struct StepSums {
     run: Vec<f64>,
     full: Vec<f64>,
+    cost: Vec<f64>,
+    seconds: Vec<f64>,
+    cost_total: f64,
+    seconds_total: f64,
+}
+
+/// Cumulative sums of `values` along `order` (unknown values add nothing), and their total.
+fn running(values: &[f64], order: &[u32], out: &mut Vec<f64>) -> f64 {
+    out.clear();
+    if values.is_empty() {
+        return 0.0;
+    }
+    let known = |x: f64| if x.is_nan() { 0.0 } else { x };
+    let mut sum = 0.0;
+    out.push(0.0);
+    for &i in order {
+        sum += known(values[i as usize]);
+        out.push(sum);
+    }
+    values.iter().map(|&x| known(x)).sum()
 }
 
 impl StepSums {
-    /// The sums along `order`; left empty for a pair without early outcomes.
+    /// The sums along `order`; each left empty where the pair has nothing to count.
     pub fn fill(&mut self, pair: &PairData, order: &[u32]) {
-        self.run.clear();
-        self.full.clear();
-        if pair.steps_run.is_empty() {
-            return;
-        }
-        let (mut run, mut full) = (0.0, 0.0);
-        self.run.push(0.0);
-        self.full.push(0.0);
-        for &i in order {
-            run += pair.steps_run[i as usize];
-            full += pair.steps_full[i as usize];
-            self.run.push(run);
-            self.full.push(full);
-        }
+        running(&pair.steps_run, order, &mut self.run);
+        running(&pair.steps_full, order, &mut self.full);
+        self.cost_total = running(&pair.tested_cost, order, &mut self.cost);
+        self.seconds_total = running(&pair.tested_seconds, order, &mut self.seconds);
     }
 
-    /// Steps consumed and steps in full of the first `k` tasks (zeros without early outcomes).
-    pub fn at(&self, k: u32) -> (f64, f64) {
+    /// What the first `k` tasks consumed (zeros and None where nothing is counted).
+    pub fn at(&self, k: u32) -> Consumed {
         let k = k as usize;
-        (
-            self.run.get(k).copied().unwrap_or(0.0),
-            self.full.get(k).copied().unwrap_or(0.0),
-        )
+        let share = |sums: &[f64], total: f64| {
+            (total > 0.0)
+                .then(|| sums.get(k).map(|s| s / total))
+                .flatten()
+        };
+        Consumed {
+            steps_run: self.run.get(k).copied().unwrap_or(0.0),
+            steps_full: self.full.get(k).copied().unwrap_or(0.0),
+            cost_share: share(&self.cost, self.cost_total),
+            seconds_share: share(&self.seconds, self.seconds_total),
+        }
     }
+}
+
+/// Per budget, sums over orders of the shares of the tested system's cost and seconds its observed
+/// prefix spent (in units of 1e-9, so that sums are exact and do not depend on the order in which
+/// tallies of orders are added: extended replays and thread counts give the same bits), and how many
+/// cases had one.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SpentTally {
+    pub cost: Vec<u64>,
+    pub cost_cases: Vec<u32>,
+    pub seconds: Vec<u64>,
+    pub seconds_cases: Vec<u32>,
+}
+
+/// The units of [`SpentTally`]'s sums per whole share.
+pub const SHARE_UNITS: f64 = 1e9;
+
+fn share_units(share: f64) -> u64 {
+    (share.clamp(0.0, 1.0) * SHARE_UNITS).round() as u64
 }
 
 /// What one pair contributes: counts per (threshold, budget) and coverage gaps per (group, budget).
@@ -137,6 +184,8 @@ pub struct PairTally {
     pub observed: Vec<u64>,
     /// The steps consumed, with early outcomes.
     pub steps: Option<StepTally>,
+    /// The shares of the tested system's cost and seconds spent.
+    pub spent: SpentTally,
 }
 
 impl PairTally {
@@ -152,18 +201,31 @@ impl PairTally {
                 all_full: vec![0.0; budgets],
                 pair_full: pair.steps_full.iter().sum(),
             }),
+            spent: SpentTally {
+                cost: vec![0; budgets],
+                cost_cases: vec![0; budgets],
+                seconds: vec![0; budgets],
+                seconds_cases: vec![0; budgets],
+            },
         }
     }
 
-    /// Counts the prefix of `k` tasks one order observed at budget `b` (`consumed`: its steps run and
-    /// in full).
-    pub fn see_prefix(&mut self, pair: &PairData, b: usize, k: u32, consumed: (f64, f64)) {
+    /// Counts the prefix of `k` tasks one order observed at budget `b` (`consumed`: what it spent).
+    pub fn see_prefix(&mut self, pair: &PairData, b: usize, k: u32, consumed: Consumed) {
         self.observed[b] += u64::from(k);
         if let Some(steps) = &mut self.steps {
             steps.tasks[b] += u64::from(pair.n());
-            steps.run[b] += consumed.0;
-            steps.prefix_full[b] += consumed.1;
+            steps.run[b] += consumed.steps_run;
+            steps.prefix_full[b] += consumed.steps_full;
             steps.all_full[b] += steps.pair_full;
+        }
+        if let Some(share) = consumed.cost_share {
+            self.spent.cost[b] += share_units(share);
+            self.spent.cost_cases[b] += 1;
+        }
+        if let Some(share) = consumed.seconds_share {
+            self.spent.seconds[b] += share_units(share);
+            self.spent.seconds_cases[b] += 1;
         }
     }
 
@@ -185,6 +247,13 @@ impl PairTally {
                 steps.prefix_full[b] += more.prefix_full[b];
                 steps.all_full[b] += more.all_full[b];
             }
+        }
+        let (spent, more) = (&mut self.spent, &other.spent);
+        for b in 0..spent.cost.len() {
+            spent.cost[b] += more.cost[b];
+            spent.cost_cases[b] += more.cost_cases[b];
+            spent.seconds[b] += more.seconds[b];
+            spent.seconds_cases[b] += more.seconds_cases[b];
         }
     }
 }

@@ -106,10 +106,31 @@ pub struct ResultBlock {
     pub rows: Vec<BudgetRow>,
 }
 
+/// A spent-share column of the text table: its header and how a row gives its value.
+pub type SpentColumn = (&'static str, fn(&BudgetRow) -> Option<f64>);
+
 impl ResultBlock {
     /// Whether the block's policy was watched sequentially (its tables add the ever-wrong column).
     pub fn is_sequential(&self) -> bool {
         self.monitor == Monitor::Sequential.name()
+    }
+
+    /// The spent share the text table shows, when the budget is by cost or seconds or the order is
+    /// cheap-first and the record has the field: (header, the row's value).
+    pub fn spent_column(&self) -> Option<SpentColumn> {
+        let by_cost = self.budget_measure.contains("cost") || self.order.contains("cost");
+        let by_seconds = self.budget_measure.contains("seconds");
+        let column: SpentColumn = if by_cost {
+            ("cost spent", |r| r.cost_spent)
+        } else if by_seconds {
+            ("seconds spent", |r| r.seconds_spent)
+        } else {
+            return None;
+        };
+        self.rows
+            .iter()
+            .any(|r| column.1(r).is_some())
+            .then_some(column)
     }
 
     /// Whether observed outcomes were early-stopped ones (its tables add the savings).
@@ -276,13 +297,13 @@ impl Render for ReplayReport {
         }
         writeln!(
             out,
-            "preset,threshold_pp,budget,orders,pairs,cases,fpr,frr,coverage_failure,unresolved,unresolved_lo,unresolved_hi,accuracy,promote_rate,reject_rate,mean_observed,sufficient,errors_and_coverage_met,monitor,ever_wrong,family,adjust,fwer,false_decision_rate,tasks_not_run,steps_not_run_inside,joint_saving"
+            "preset,threshold_pp,budget,orders,pairs,cases,fpr,frr,coverage_failure,unresolved,unresolved_lo,unresolved_hi,accuracy,promote_rate,reject_rate,mean_observed,sufficient,errors_and_coverage_met,monitor,ever_wrong,family,adjust,fwer,false_decision_rate,tasks_not_run,steps_not_run_inside,joint_saving,cost_spent,seconds_spent"
         )?;
         for block in &self.results {
             for row in &block.rows {
                 writeln!(
                     out,
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                     csv_field(&block.preset),
                     trim_number(block.threshold_pp),
                     trim_number(row.budget),
@@ -309,7 +330,9 @@ impl Render for ReplayReport {
                     optional(row.false_decision_rate),
                     optional(row.tasks_not_run),
                     optional(row.steps_not_run_inside),
-                    optional(row.joint_saving)
+                    optional(row.joint_saving),
+                    optional(row.cost_spent),
+                    optional(row.seconds_spent)
                 )?;
             }
         }
@@ -353,16 +376,16 @@ impl Render for ReplayReport {
             let sequential = block.is_sequential();
             let families = block.has_families();
             let early = block.has_early();
+            let spent = block.spent_column();
             let rows: Vec<Vec<String>> = block
                 .rows
                 .iter()
                 .map(|r| {
-                    let mut cells = vec![
-                        percent(r.budget),
-                        format!("{:.1}", r.mean_observed),
-                        optional_percent(r.fpr),
-                        optional_percent(r.frr),
-                    ];
+                    let mut cells = vec![percent(r.budget), format!("{:.1}", r.mean_observed)];
+                    if let Some((_, value)) = spent {
+                        cells.push(optional_percent(value(r)));
+                    }
+                    cells.extend([optional_percent(r.fpr), optional_percent(r.frr)]);
                     if sequential {
                         cells.push(percent(r.ever_wrong));
                     }
@@ -389,8 +412,12 @@ impl Render for ReplayReport {
                     cells
                 })
                 .collect();
-            let mut header = vec!["budget", "tasks", "FPR", "FRR"];
-            let mut align = vec![Align::Right; 4];
+            let mut header = vec!["budget", "tasks"];
+            if let Some((name, _)) = spent {
+                header.push(name);
+            }
+            header.extend(["FPR", "FRR"]);
+            let mut align = vec![Align::Right; header.len()];
             if sequential {
                 header.push("ever-wrong");
                 align.push(Align::Right);

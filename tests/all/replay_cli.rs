@@ -648,3 +648,65 @@ fn a_budget_by_seconds_says_which_pairs_and_systems_it_left_out() {
     let tasks = stdout(&pareval(&["replay", &path, "--orders", "5"]));
     assert!(!tasks.contains("left out"), "{tasks}");
 }
+
+#[test]
+fn budget_rows_carry_the_share_of_the_tested_systems_cost_and_seconds_spent() {
+    let dir = crate::common::temp_dir("cost-spent");
+    let path = dir.join("records.csv");
+    // The tested system A's tasks cost 1, 2, 3 and 4 (seconds 10× that); B's cost nothing known.
+    let mut text = String::from("system,task,outcome,cost_usd,seconds\n");
+    for (i, cost) in [1.0, 2.0, 3.0, 4.0].iter().enumerate() {
+        text.push_str(&format!(
+            "A,t{i},1,{cost},{}\nB,t{i},{},,\n",
+            cost * 10.0,
+            i % 2
+        ));
+    }
+    std::fs::write(&path, text).expect("write");
+    let path = path.to_string_lossy();
+    let args = [
+        "replay",
+        &path,
+        "--order",
+        "cost",
+        "--rule",
+        "forced",
+        "--coverage",
+        "off",
+        "--grid",
+        "0.5,1",
+        "--orders",
+        "3",
+        "--thresholds",
+        "0",
+    ];
+    let json = pareval(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    // Pair A → B, cheap first: half the tasks are the two cheapest, 3 of A's 10; the pair B → A has
+    // no cost for its tested system, so it has no share and the mean is A → B's alone.
+    let rows = value["results"][0]["rows"].as_array().expect("rows");
+    let spent = |b: usize, key: &str| rows[b][key].as_f64().expect("share");
+    assert!((spent(0, "cost_spent") - 0.3).abs() < 1e-12, "{}", rows[0]);
+    assert!(
+        (spent(0, "seconds_spent") - 0.3).abs() < 1e-12,
+        "{}",
+        rows[0]
+    );
+    assert!((spent(1, "cost_spent") - 1.0).abs() < 1e-12, "{}", rows[1]);
+    let text = stdout(&pareval(&args));
+    assert!(text.contains("cost spent"), "{text}");
+    let csv = stdout(&pareval(&[&args[..], &["--format", "csv"]].concat()));
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap_or("")
+            .ends_with(",cost_spent,seconds_spent"),
+        "{csv}"
+    );
+    // Budgets by tasks in a random order: the share is in JSON, not in the text table.
+    let uniform = stdout(&pareval(&[
+        "replay", &path, "--order", "uniform", "--orders", "3",
+    ]));
+    assert!(!uniform.contains("cost spent"), "{uniform}");
+}
