@@ -122,22 +122,43 @@ impl Ridge {
         let centred: Vec<f64> = (0..n * k)
             .map(|index| x[index] - x_mean[index % k])
             .collect();
-        let mut gram = vec![0.0; n * n];
-        for a in 0..n {
-            for b in a..n {
-                let dot: f64 = (0..k)
-                    .map(|j| centred[a * k + j] * centred[b * k + j])
-                    .sum();
-                gram[a * n + b] = dot;
-                gram[b * n + a] = dot;
-            }
-            gram[a * n + a] += alpha;
-        }
         let targets: Vec<f64> = y.iter().map(|v| v - y_mean).collect();
-        let dual = solve_spd(&gram, n, &targets);
-        let beta = (0..k)
-            .map(|j| (0..n).map(|i| centred[i * k + j] * dual[i]).sum())
-            .collect();
+        // The same ridge solution two ways: β = (XᵀX + αI)⁻¹ Xᵀy (k × k) or Xᵀ (XXᵀ + αI)⁻¹ y (n × n);
+        // the smaller system is solved (Pace fits 5 components on thousands of replicate rows, where
+        // the n × n solve took minutes; subset proxies have more columns than training systems).
+        let beta = if k < n {
+            let mut normal = vec![0.0; k * k];
+            for a in 0..k {
+                for b in a..k {
+                    let dot: f64 = (0..n)
+                        .map(|i| centred[i * k + a] * centred[i * k + b])
+                        .sum();
+                    normal[a * k + b] = dot;
+                    normal[b * k + a] = dot;
+                }
+                normal[a * k + a] += alpha;
+            }
+            let rhs: Vec<f64> = (0..k)
+                .map(|j| (0..n).map(|i| centred[i * k + j] * targets[i]).sum())
+                .collect();
+            solve_spd(&normal, k, &rhs)
+        } else {
+            let mut gram = vec![0.0; n * n];
+            for a in 0..n {
+                for b in a..n {
+                    let dot: f64 = (0..k)
+                        .map(|j| centred[a * k + j] * centred[b * k + j])
+                        .sum();
+                    gram[a * n + b] = dot;
+                    gram[b * n + a] = dot;
+                }
+                gram[a * n + a] += alpha;
+            }
+            let dual = solve_spd(&gram, n, &targets);
+            (0..k)
+                .map(|j| (0..n).map(|i| centred[i * k + j] * dual[i]).sum())
+                .collect()
+        };
         Ridge {
             x_mean,
             y_mean,
@@ -171,6 +192,36 @@ pub(super) fn solve_spd(a: &[f64], n: usize, b: &[f64]) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_primal_and_the_dual_ridge_agree() {
+        // 30 rows × 4 columns (the primal is solved) and the same 4 rows × 30 columns transposed
+        // shapes (the dual), against the other form computed by hand here.
+        let mut rng = crate::engine::streams::StreamKey::new(9, "ridge-forms").rng();
+        let mut uniform = || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+        for (n, k) in [(30, 4), (4, 30), (12, 12)] {
+            let x: Vec<f64> = (0..n * k).map(|_| uniform()).collect();
+            let y: Vec<f64> = (0..n).map(|_| uniform()).collect();
+            let ridge = Ridge::fit(&x, n, k, &y, 0.7);
+            // The dual form, always.
+            let mean = |j: usize| (0..n).map(|i| x[i * k + j]).sum::<f64>() / n as f64;
+            let c: Vec<f64> = (0..n * k).map(|i| x[i] - mean(i % k)).collect();
+            let y_mean = y.iter().sum::<f64>() / n as f64;
+            let t: Vec<f64> = y.iter().map(|v| v - y_mean).collect();
+            let mut gram = vec![0.0; n * n];
+            for a in 0..n {
+                for b in 0..n {
+                    gram[a * n + b] = (0..k).map(|j| c[a * k + j] * c[b * k + j]).sum::<f64>()
+                        + if a == b { 0.7 } else { 0.0 };
+                }
+            }
+            let dual = solve_spd(&gram, n, &t);
+            for j in 0..k {
+                let beta: f64 = (0..n).map(|i| c[i * k + j] * dual[i]).sum();
+                assert!((beta - ridge.beta[j]).abs() < 1e-9, "{n}×{k} column {j}");
+            }
+        }
+    }
 
     #[test]
     fn small_solves_by_cholesky_then_lu_then_zeros() {
