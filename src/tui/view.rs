@@ -1052,7 +1052,8 @@ fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let [top, middle, bottom] = Layout::vertical([
         Constraint::Length(8),
         Constraint::Min(6),
-        Constraint::Length(detail.groups.len().min(8) as u16 + 2),
+        // Two borders and the header row besides the groups (with one less, the last group was cut).
+        Constraint::Length(detail.groups.len().min(8) as u16 + 3),
     ])
     .areas(inner);
     // Why: the record's reason, the margin and the coverage.
