@@ -117,7 +117,12 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chr
 
 /// A wealth in a table cell: two decimals, or powers of ten when very large or small.
 fn wealth_cell(w: f64) -> String {
-    if (0.01..10_000.0).contains(&w) {
+    // §9a's e^Λ is 0 or ∞ where a null holds or fails whatever the unseen tasks are.
+    if w == 0.0 {
+        "0".to_string()
+    } else if w.is_infinite() {
+        "∞".to_string()
+    } else if (0.01..10_000.0).contains(&w) {
         format!("{w:.2}")
     } else {
         format!("{w:.1e}")
@@ -271,7 +276,8 @@ fn draw_wealth(frame: &mut Frame, state: &WatchState, pair: &PairView, area: Rec
         values
             .iter()
             .enumerate()
-            .map(|(k, &w)| ((k + 1) as f64, w.max(1e-6).log10()))
+            // e^Λ = ∞ (the null cannot hold any more) is drawn at the top of the chart, not at ∞.
+            .map(|(k, &w)| ((k + 1) as f64, w.clamp(1e-6, 1e12).log10()))
             .collect()
     };
     let (up, down) = (log(&pair.wealth_promote), log(&pair.wealth_reject));
@@ -313,11 +319,10 @@ fn draw_wealth(frame: &mut Frame, state: &WatchState, pair: &PairView, area: Rec
     ])
     .block(Block::bordered().title(title))
     .x_axis(Axis::default().bounds([1.0, n]))
-    .y_axis(
-        Axis::default()
-            .bounds([-3.0, top])
-            .labels(vec!["0.001".to_string(), format!("{:.0}", 10f64.powf(top))]),
-    );
+    .y_axis(Axis::default().bounds([-3.0, top]).labels(vec![
+        "0.001".to_string(),
+        wealth_cell(10f64.powf(top).round()),
+    ]));
     frame.render_widget(chart, area);
 }
 
