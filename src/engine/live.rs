@@ -6,7 +6,6 @@
 use super::bootstrap::LatticeCounts;
 use super::coverage;
 use super::family::adjust_decisions;
-use super::pair::MAX_LATTICE;
 use super::record::{DecisionRecord, FamilyVerdict, Provenance, RecordCase, RecordContext};
 use super::rules::{
     Action, Decision, Detail, LocalTails, Observed, Reason, RuleContext, Statistic,
@@ -146,11 +145,7 @@ fn live_case(
         .iter()
         .flat_map(|&i| [tested[i].unwrap_or(0.0), baseline[i].unwrap_or(0.0)])
         .collect();
-    let scale = (1..=MAX_LATTICE).find(|&l| {
-        outcomes
-            .iter()
-            .all(|x| ((x * f64::from(l)) - (x * f64::from(l)).round()).abs() < 1e-9)
-    });
+    let scale = super::pair::lattice_of(&outcomes);
 
     // Local groups: every planned group, numbered by label.
     let mut present: Vec<u32> = plan.groups.clone();

@@ -19,23 +19,18 @@ pub fn lattice_scale(dataset: &Dataset) -> Option<u32> {
         .early
         .as_ref()
         .map_or(&[][..], |e| e.truth.as_slice());
-    (1..=MAX_LATTICE).find(|&scale| {
-        dataset
-            .outcome
-            .iter()
-            .chain(truth)
-            .filter(|x| !x.is_nan())
-            .all(|x| {
-                let scaled = x * f64::from(scale);
-                (scaled - scaled.round()).abs() < 1e-9
-            })
-    })
+    smallest_lattice(|| dataset.outcome.iter().chain(truth).copied())
 }
 
 /// The smallest L ≤ [`MAX_LATTICE`] such that every value times L is a whole number, or `None`.
 pub fn lattice_of(values: &[f64]) -> Option<u32> {
+    smallest_lattice(|| values.iter().copied())
+}
+
+/// The lattice test shared by both: NaN (a missing value) fits any lattice.
+fn smallest_lattice<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Option<u32> {
     (1..=MAX_LATTICE).find(|&scale| {
-        values.iter().filter(|x| !x.is_nan()).all(|x| {
+        values().filter(|x| !x.is_nan()).all(|x| {
             let scaled = x * f64::from(scale);
             (scaled - scaled.round()).abs() < 1e-9
         })

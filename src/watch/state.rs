@@ -326,11 +326,12 @@ impl WatchState {
                         key,
                         seen: 0,
                         band: BandTracker::new(construction, &sizes, scale, step),
+                        // The curves follow the focused threshold only.
                         sequence: Sequence::start(
                             construction,
                             &sizes,
                             scale,
-                            &self.settings.thresholds,
+                            &self.settings.thresholds[focus..=focus],
                             None,
                         )
                         .traced(),
@@ -342,7 +343,7 @@ impl WatchState {
                 }
             };
             let mut curves = curves;
-            curves.grow(&pair.diffs, &pair.groups, focus, &bets);
+            curves.grow(&pair.diffs, &pair.groups, &bets);
             pair.band = curves.band.band.clone();
             pair.wealth_promote.clone_from(&curves.wealth_promote);
             pair.wealth_reject.clone_from(&curves.wealth_reject);
@@ -374,20 +375,14 @@ impl Curves {
     }
 
     /// Takes the tasks beyond those already drawn.
-    fn grow(
-        &mut self,
-        diffs: &[f64],
-        groups: &[u32],
-        focus: usize,
-        bets: &crate::engine::anytime::Bets,
-    ) {
+    fn grow(&mut self, diffs: &[f64], groups: &[u32], bets: &crate::engine::anytime::Bets) {
         for (&d, &g) in diffs[self.seen..].iter().zip(&groups[self.seen..]) {
             self.band.observe(d, g, bets);
             self.sequence.observe(d, g, bets);
             // §9's wealths, or §9a's exp(Λ): either is drawn against 1/a.
             let (up, down, _, _) = self
                 .sequence
-                .statistic(focus)
+                .statistic(0)
                 .anytime_evidence()
                 .unwrap_or((1.0, 1.0, 1.0, 1.0));
             self.wealth_promote.push(up);
