@@ -125,6 +125,15 @@ pub enum Command {
         the early leaderboard agrees with the full one, for every τ."
     )]
     Early(EarlyArgs),
+    /// Score running trajectories with a saved early predictor: halt success, halt failure or continue.
+    #[command(
+        long_about = "Score trajectories that are still running with a predictor saved by `pareval early … \
+        --save-model FILE`: for every (system, task, run) in the steps files, both calibrated probabilities after \
+        its last step so far and the action (halt success, halt failure or continue; a trajectory halts at the \
+        first step where a probability reaches its threshold). --follow keeps reading the files as a harness \
+        appends steps and prints each new action once."
+    )]
+    Halt(HaltArgs),
     /// Watch a live run: follow the outcome files and redraw the decisions as rows arrive.
     #[command(
         long_about = "The explorer's live mode. Follows outcome files while a harness writes them (appended \
@@ -536,8 +545,66 @@ pub struct EarlyArgs {
     pub delta: f64,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
+    /// Also choose τ_s and τ_f separately on each fold's training side (an inner split grouped as the
+    /// protocol groups) as the smallest thresholds whose halts reach precision P there, and report what
+    /// they achieve on the test folds; one P or a list. With --save-model, the saved thresholds are
+    /// chosen the same way on all trajectories, for the first P.
+    #[arg(long, value_name = "P,…", value_delimiter = ',')]
+    pub target_precision: Vec<f64>,
+    /// Train on every trajectory and save the predictor (features, both models, calibrators,
+    /// thresholds, the inner split's operating curves, the training data's hashes) to FILE, for
+    /// `pareval halt` and `watch --early`.
+    #[arg(long, value_name = "FILE")]
+    pub save_model: Option<PathBuf>,
+    /// With --save-model: the τ saved for both models when no --target-precision is given.
+    #[arg(
+        long,
+        value_name = "TAU",
+        default_value_t = 0.95,
+        requires = "save_model"
+    )]
+    pub save_tau: f64,
+    /// With --save-model: skip the protocol's sweep and only train and save.
+    #[arg(long, requires = "save_model")]
+    pub no_sweep: bool,
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HaltFormat {
+    Text,
+    Jsonl,
+    Csv,
+}
+
+#[derive(Debug, Args)]
+pub struct HaltArgs {
+    /// A predictor saved by `pareval early … --save-model FILE`.
+    pub model: PathBuf,
+    /// Steps tables of running trajectories (system, task, run, step and the step columns the model
+    /// was trained with); with --follow, .csv or .jsonl files a harness appends to.
+    #[arg(required = true)]
+    pub steps: Vec<PathBuf>,
+    /// Halt when either probability reaches τ (both models), instead of the saved thresholds.
+    #[arg(long, value_name = "TAU", conflicts_with = "target_precision")]
+    pub tau: Option<f64>,
+    /// Choose τ_s and τ_f from the saved inner split as the smallest thresholds whose halts reached
+    /// precision P there (a model that never reached it never halts).
+    #[arg(long, value_name = "P")]
+    pub target_precision: Option<f64>,
+    /// Keep reading the files as steps are appended, and print each trajectory's action when it is
+    /// first seen and when it halts (Ctrl-C stops).
+    #[arg(long)]
+    pub follow: bool,
+    /// With --follow: stop after this many seconds without a new line (for scripts).
+    #[arg(long, value_name = "SECONDS", requires = "follow")]
+    pub idle_exit: Option<f64>,
+    /// Rename columns: --col target=source (repeatable).
+    #[arg(long = "col", value_name = "TARGET=SOURCE")]
+    pub col: Vec<String>,
+    #[arg(long, value_enum, default_value_t = HaltFormat::Text)]
+    pub format: HaltFormat,
 }
 
 #[derive(Debug, Args)]
@@ -742,6 +809,13 @@ pub struct WatchArgs {
     /// Replay speed: planned tasks per second (10x = ten tasks a second).
     #[arg(long, value_name = "N[x]", default_value = "10x")]
     pub speed: String,
+    /// A saved early predictor (`pareval early … --save-model FILE`): show the runs it could halt
+    /// now and the joint saving so far, from the steps files of --steps.
+    #[arg(long, value_name = "MODEL", requires = "steps")]
+    pub early: Option<PathBuf>,
+    /// Steps files the harness appends to (.csv or .jsonl, one or more), for --early.
+    #[arg(long, value_name = "FILE", requires = "early", num_args = 1..)]
+    pub steps: Vec<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

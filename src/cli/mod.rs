@@ -3,6 +3,7 @@
 //! tests can capture it; a closed pipe (e.g. `pareval info … | head`) counts as success.
 
 pub mod args;
+mod halt;
 mod settings;
 
 use std::io::{self, Write};
@@ -120,6 +121,7 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Import(args)) => import_command(&args, out),
         Some(Command::Proxy(args)) => proxy_command(&args, out),
         Some(Command::Early(args)) => early_command(&args, out),
+        Some(Command::Halt(args)) => halt::halt_command(&args, out),
         Some(Command::Explore(args)) => {
             let options = args.load.options()?;
             explore(&args.load.files, &options, &args.explore)
@@ -569,14 +571,32 @@ fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
         None => crate::watch::Source::Follow(args.files.clone()),
     };
     let provenance = Provenance::new(&inputs);
+    // One --col list serves the outcome files and the steps files.
+    let known: Vec<&str> = crate::data::KNOWN_COLUMNS
+        .iter()
+        .chain(&crate::data::trajectories::STEP_COLUMNS)
+        .copied()
+        .collect();
+    let step_columns = crate::data::ColumnMap::parse_with(&args.live.columns, &known)?;
+    let early = |model: &Path| {
+        crate::watch::early::EarlyWatch::new(model, &args.steps, step_columns.clone())
+    };
+    // Checked before the screen opens: a model that does not load is a plain error, exit 2.
+    if let Some(model) = &args.early {
+        early(model).map_err(CliError::Input)?;
+    }
     let fresh = || {
-        WatchState::new(
+        let state = WatchState::new(
             plan.plan.clone(),
             args.live.tested.clone(),
             baselines.clone(),
             settings.clone(),
             provenance.clone(),
-        )
+        );
+        match args.early.as_deref().map(early) {
+            Some(Ok(panel)) => state.with_early(panel),
+            _ => state,
+        }
     };
     crate::watch::run(source, &fresh).map_err(|e| match e {
         crate::watch::WatchError::Input(message) => CliError::Input(message),
@@ -704,7 +724,7 @@ fn proxy_command(args: &ProxyArgs, out: &mut impl Write) -> Result<(), CliError>
 }
 
 fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), CliError> {
-    use crate::early::evaluate::{predict, sweep};
+    use crate::early::evaluate::sweep;
     use crate::early::features::FeatureSettings;
     use crate::early::model::ModelSettings;
     use crate::early::protocol::Protocol;
@@ -763,8 +783,52 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
         seed: args.seed,
         ..ModelSettings::default()
     };
-    let predictions =
-        predict(&data, protocol, features, model).map_err(|e| CliError::Input(e.to_string()))?;
+    if let Some(p) = args
+        .target_precision
+        .iter()
+        .find(|p| !(**p > 0.0 && **p <= 1.0))
+    {
+        return Err(CliError::Input(format!(
+            "--target-precision: '{p}' must be in (0, 1]"
+        )));
+    }
+    if !(args.save_tau > 0.5 && args.save_tau <= 1.0) {
+        return Err(CliError::Input(format!(
+            "--save-tau: '{}' must be in (0.5, 1]",
+            args.save_tau
+        )));
+    }
+    let save =
+        |out: &mut dyn Write| -> Result<Option<crate::report::early::SavedSummary>, CliError> {
+            let Some(path) = &args.save_model else {
+                return Ok(None);
+            };
+            let summary = save_model(&data, protocol, features, model, args, path)?;
+            if args.no_sweep {
+                match args.format {
+                    args::OutputFormat::Json => {
+                        serde_json::to_writer_pretty(&mut *out, &summary)
+                            .map_err(io::Error::from)?;
+                        writeln!(out)?;
+                    }
+                    _ => summary.write_text(&mut *out)?,
+                }
+            }
+            Ok(Some(summary))
+        };
+    if args.no_sweep {
+        save(out)?;
+        return Ok(());
+    }
+    let predictions = crate::early::evaluate::predict_watched(
+        &data,
+        protocol,
+        features,
+        model,
+        !args.target_precision.is_empty(),
+        &|_, _| true,
+    )
+    .map_err(|e| CliError::Input(e.to_string()))?;
     if let Some(path) = &args.records {
         let records = crate::early::evaluate::halting_records(&data, &predictions, &taus);
         crate::data::write::write_halting_records(&records, path)?;
@@ -773,13 +837,53 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
         let rows = crate::early::evaluate::prediction_rows(&data, &predictions);
         crate::data::write::write_predictions(&rows, path)?;
     }
+    let target = args
+        .target_precision
+        .iter()
+        .filter_map(|&p| crate::early::evaluate::target_result(&data, &predictions, protocol, p))
+        .collect();
     let report = crate::report::early::EarlyReport {
         trajectories: data.trajectories.len(),
         systems: data.systems.len(),
         results: sweep(&data, &predictions, protocol, &taus, args.delta / 100.0),
         folds: predictions.folds,
+        target,
+        saved: save(&mut std::io::sink())?,
     };
     emit(&report, args.format, out)
+}
+
+/// Trains the predictor on every trajectory and writes it (`early --save-model`).
+fn save_model(
+    data: &crate::early::Trajectories,
+    protocol: crate::early::protocol::Protocol,
+    features: crate::early::features::FeatureSettings,
+    model: crate::early::model::ModelSettings,
+    args: &args::EarlyArgs,
+    path: &std::path::Path,
+) -> Result<crate::report::early::SavedSummary, CliError> {
+    use crate::early::saved::{Predictor, ThresholdChoice};
+    let choice = match args.target_precision.first() {
+        Some(&p) => ThresholdChoice::TargetPrecision(p),
+        None => ThresholdChoice::Tau(args.save_tau),
+    };
+    let predictor = Predictor::train(data, protocol, features, model, choice)
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    let text = predictor.to_json().map_err(CliError::Input)?;
+    std::fs::write(path, &text)
+        .map_err(|e| CliError::Input(format!("{}: cannot write the model: {e}", path.display())))?;
+    let info = &predictor.info;
+    Ok(crate::report::early::SavedSummary {
+        path: path.display().to_string(),
+        bytes: text.len(),
+        trajectories: info.training.trajectories,
+        trained_on: info.training.trained_on,
+        tau_success: info.thresholds.success,
+        tau_failure: info.thresholds.failure,
+        target_precision: info.thresholds.target_precision,
+        inner_grouping: info.inner.grouping.name(),
+        inner_folds: info.inner.folds,
+    })
 }
 
 fn plan_command(args: &args::PlanArgs, out: &mut impl Write) -> Result<(), CliError> {

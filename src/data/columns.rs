@@ -119,6 +119,15 @@ impl ColumnMap {
         Ok(())
     }
 
+    /// The column a reader should look up for pareval's column `target`: its `--col` source, or the
+    /// name itself.
+    pub fn source_of<'a>(&'a self, target: &'a str) -> &'a str {
+        self.pairs
+            .iter()
+            .find(|(t, _)| t == target)
+            .map_or(target, |(_, source)| source.as_str())
+    }
+
     /// Renames, in a side table, the mapped columns among `targets` whose source column is present;
     /// side tables may already use pareval's names, so an absent source is not an error here.
     pub fn apply_known(

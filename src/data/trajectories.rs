@@ -15,6 +15,7 @@ use super::read::{RawTable, read_table};
 use super::records::Interner;
 use super::side::SideTable;
 use crate::dataset::InputFile;
+use crate::early::running::RunKey;
 use crate::early::trajectories::{StepFields, SystemInfo};
 use crate::early::{Step, Trajectories, Trajectory};
 
@@ -88,6 +89,129 @@ pub fn load_trajectories(
         fields,
         inputs,
     })
+}
+
+/// A steps table without outcomes (the trajectories of a run still going), checked as
+/// [`load_trajectories`] checks steps: numbered 1 … T per trajectory, each once.
+pub struct StepsFile {
+    /// Each trajectory and its steps so far, in the order of its first row.
+    pub trajectories: Vec<(RunKey, Vec<Step>)>,
+    /// The optional step columns the file has (whether or not they hold values).
+    pub columns: StepFields,
+    pub input: InputFile,
+}
+
+/// The step columns a set of column names carries.
+pub fn step_columns(names: &[&str]) -> StepFields {
+    let has = |name: &str| names.contains(&name);
+    StepFields {
+        action: has("action"),
+        observation_chars: has("observation_chars"),
+        is_error: has("is_error"),
+        tokens: has("tokens_in") || has("tokens_out"),
+        text: has("text"),
+        cost: has("cost_usd"),
+        seconds: has("seconds"),
+    }
+}
+
+pub fn load_steps(path: &Path, columns: &ColumnMap) -> Result<StepsFile, LoadError> {
+    let mut table = read_table(path)?;
+    columns.apply_known(&mut table.frame, &table.file, &STEP_COLUMNS)?;
+    let mut systems = Interner::default();
+    let mut tasks = Interner::default();
+    let (by_trajectory, _) = read_steps(&table, &mut systems, &mut tasks)?;
+    let mut trajectories: Vec<(usize, RunKey, Vec<Step>)> = by_trajectory
+        .into_iter()
+        .map(|((system, task, run), steps)| {
+            let first = steps.iter().map(|s| s.1).min().unwrap_or(0);
+            let key = RunKey {
+                system: systems.names[system as usize].clone(),
+                task: tasks.names[task as usize].clone(),
+                run,
+            };
+            (first, key, steps.into_iter().map(|(_, _, s)| s).collect())
+        })
+        .collect();
+    trajectories.sort_unstable_by_key(|t| t.0);
+    let names: Vec<&str> = table
+        .frame
+        .get_column_names()
+        .into_iter()
+        .map(|n| n.as_str())
+        .collect();
+    Ok(StepsFile {
+        columns: step_columns(&names),
+        trajectories: trajectories
+            .into_iter()
+            .map(|(_, key, steps)| (key, steps))
+            .collect(),
+        input: input(&table),
+    })
+}
+
+/// One step of a followed steps file (a CSV row or JSON object by column name): its trajectory, its
+/// number and the step, with the loader's rules for each value (the message names the column and
+/// the value; the caller adds file and line).
+pub fn step_from_fields(
+    get: &dyn Fn(&str) -> Option<String>,
+) -> Result<(RunKey, usize, Step), String> {
+    let key = |name: &str| {
+        get(name)
+            .filter(|v| !v.trim().is_empty())
+            .ok_or_else(|| format!("column '{name}' is empty"))
+    };
+    let (system, task, run) = (key("system")?, key("task")?, key("run")?);
+    let number = |name: &str, whole: bool| -> Result<Option<f64>, String> {
+        let Some(text) = get(name).filter(|t| !t.trim().is_empty()) else {
+            return Ok(None);
+        };
+        match text.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() && x >= 0.0 && (!whole || x.fract() == 0.0) => Ok(Some(x)),
+            _ => Err(format!(
+                "column '{name}' must hold {} ≥ 0, not '{text}'",
+                if whole { "whole numbers" } else { "numbers" }
+            )),
+        }
+    };
+    let step = match number("step", true)? {
+        Some(x) if x >= 1.0 => x as usize,
+        other => {
+            return Err(format!(
+                "column 'step' must count from 1, not '{}'",
+                other.map_or("<empty>".to_string(), |x| x.to_string())
+            ));
+        }
+    };
+    let is_error = match get("is_error").map(|t| t.trim().to_ascii_lowercase()) {
+        None => None,
+        Some(t) => match t.as_str() {
+            "" => None,
+            "1" | "true" | "yes" => Some(true),
+            "0" | "false" | "no" => Some(false),
+            _ => {
+                return Err(format!(
+                    "column 'is_error' must be 1/0, true/false or empty, not '{t}'"
+                ));
+            }
+        },
+    };
+    let text = |name: &str| get(name).filter(|t| !t.is_empty());
+    Ok((
+        RunKey { system, task, run },
+        step,
+        Step {
+            action: text("action"),
+            role: text("role"),
+            observation_chars: number("observation_chars", true)?,
+            is_error,
+            tokens_in: number("tokens_in", true)?,
+            tokens_out: number("tokens_out", true)?,
+            text: text("text"),
+            cost_usd: number("cost_usd", false)?,
+            seconds: number("seconds", false)?,
+        },
+    ))
 }
 
 fn input(table: &RawTable) -> InputFile {

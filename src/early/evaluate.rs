@@ -12,6 +12,7 @@ use super::halting::{Fired, Halt, Thresholds, halt};
 use super::metrics::auc;
 use super::model::{ModelError, ModelSettings, OutcomeModels};
 use super::protocol::{Protocol, ProtocolError, folds};
+use super::target::{Grouping, InnerCurves, InnerError, inner_curves};
 use super::trajectories::Trajectories;
 use crate::proxy::stats::{kendall_tau_b as kendall, ranks, spearman};
 
@@ -21,6 +22,8 @@ pub enum EarlyError {
     Protocol(#[from] ProtocolError),
     #[error("fold '{fold}': {error}")]
     Model { fold: String, error: ModelError },
+    #[error("fold '{fold}': {error}")]
+    Inner { fold: String, error: InnerError },
     #[error("stopped before every fold was trained")]
     Stopped,
 }
@@ -45,6 +48,9 @@ pub struct TauResult {
     pub accuracy: Option<f64>,
     pub success_precision: Option<f64>,
     pub failure_precision: Option<f64>,
+    /// Halts by each model (the larger probability decides when both fire).
+    pub success_halts: usize,
+    pub failure_halts: usize,
     pub steps_saved: f64,
     pub tokens_in_saved: Option<f64>,
     pub tokens_out_saved: Option<f64>,
@@ -68,6 +74,9 @@ pub struct Predictions {
     pub folds: Vec<String>,
     /// The fold (index into `folds`) that tested each trajectory.
     pub fold_of: Vec<Option<u32>>,
+    /// Per fold, the operating curves of its training side's inner split (when asked for: they
+    /// choose thresholds by target precision without reading the fold's test trajectories).
+    pub inner: Vec<Option<InnerCurves>>,
 }
 
 /// Trains and predicts every fold of the protocol.
@@ -77,16 +86,18 @@ pub fn predict(
     features: FeatureSettings,
     model: ModelSettings,
 ) -> Result<Predictions, EarlyError> {
-    predict_watched(data, protocol, features, model, &|_, _| true)
+    predict_watched(data, protocol, features, model, false, &|_, _| true)
 }
 
 /// [`predict`], telling `watch(folds done, folds)` before each fold and after the last; it stops
-/// with [`EarlyError::Stopped`] when `watch` returns false (the explorer's training thread).
+/// with [`EarlyError::Stopped`] when `watch` returns false (the explorer's training thread). With
+/// `inner`, every fold also fits its training side's inner split (for `--target-precision`).
 pub fn predict_watched(
     data: &Trajectories,
     protocol: Protocol,
     features: FeatureSettings,
     model: ModelSettings,
+    inner: bool,
     watch: &dyn Fn(usize, usize) -> bool,
 ) -> Result<Predictions, EarlyError> {
     let n = data.trajectories.len();
@@ -95,6 +106,7 @@ pub fn predict_watched(
         failure: vec![None; n],
         folds: Vec::new(),
         fold_of: vec![None; n],
+        inner: Vec::new(),
     };
     let all = folds(data, protocol, model.seed)?;
     let total = all.len();
@@ -131,6 +143,14 @@ pub fn predict_watched(
             out.failure[i] = Some(failure);
             out.fold_of[i] = Some(fold_index);
         }
+        let curves = inner
+            .then(|| inner_curves(data, &fold.train, Grouping::of(protocol), features, model))
+            .transpose()
+            .map_err(|error| EarlyError::Inner {
+                fold: fold.name.clone(),
+                error,
+            })?;
+        out.inner.push(curves);
         out.folds.push(fold.name);
     }
     watch(total, total);
@@ -384,6 +404,8 @@ pub fn sweep(
                 accuracy: ratio(correct(None), halted.len()),
                 success_precision: ratio(correct(Some(Fired::Success)), fired(Fired::Success)),
                 failure_precision: ratio(correct(Some(Fired::Failure)), fired(Fired::Failure)),
+                success_halts: fired(Fired::Success),
+                failure_halts: fired(Fired::Failure),
                 steps_saved: ratio(saved_steps, total_steps).unwrap_or(0.0),
                 tokens_in_saved: tokens(|s| s.tokens_in).and_then(saved_share),
                 tokens_out_saved: tokens(|s| s.tokens_out).and_then(saved_share),
@@ -403,6 +425,113 @@ pub fn sweep(
             }
         })
         .collect()
+}
+
+/// One model's halts on the test folds at the thresholds a target precision chose.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelAtTarget {
+    pub halts: usize,
+    /// Halts as a share of the tested trajectories.
+    pub coverage: f64,
+    /// Share of its halts that were right (None without a halt).
+    pub precision: Option<f64>,
+    /// Steps this model's halts left unrun, as a share of every tested trajectory's steps.
+    pub steps_saved: f64,
+}
+
+/// The thresholds one fold's training side chose.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FoldTarget {
+    pub fold: String,
+    /// What the inner split kept together, and in how many folds.
+    pub grouping: &'static str,
+    pub inner_folds: usize,
+    /// None: the model did not reach the target on the inner split and never halts in this fold.
+    pub tau_success: Option<f64>,
+    pub tau_failure: Option<f64>,
+}
+
+/// Halting by target precision, measured on the test folds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TargetResult {
+    pub protocol: &'static str,
+    pub precision: f64,
+    pub folds: Vec<FoldTarget>,
+    pub success: ModelAtTarget,
+    pub failure: ModelAtTarget,
+    pub coverage: f64,
+    pub accuracy: Option<f64>,
+    pub steps_saved: f64,
+}
+
+fn finite(tau: f64) -> Option<f64> {
+    tau.is_finite().then_some(tau)
+}
+
+/// Applies each fold's thresholds for `precision` (chosen on its training side's inner split) to its
+/// test trajectories. None when the predictions carry no inner curves.
+pub fn target_result(
+    data: &Trajectories,
+    predictions: &Predictions,
+    protocol: Protocol,
+    precision: f64,
+) -> Option<TargetResult> {
+    let thresholds: Vec<Thresholds> = predictions
+        .inner
+        .iter()
+        .map(|c| c.as_ref().map(|c| c.thresholds(precision)))
+        .collect::<Option<Vec<_>>>()?;
+    let folds = predictions
+        .folds
+        .iter()
+        .zip(&predictions.inner)
+        .zip(&thresholds)
+        .map(|((fold, curves), t)| FoldTarget {
+            fold: fold.clone(),
+            grouping: curves.as_ref().map_or("", |c| c.grouping.name()),
+            inner_folds: curves.as_ref().map_or(0, |c| c.folds),
+            tau_success: finite(t.success),
+            tau_failure: finite(t.failure),
+        })
+        .collect();
+    let (mut tested, mut total_steps) = (0usize, 0usize);
+    // Per model: halts, right halts, steps saved.
+    let mut counts = [(0usize, 0usize, 0usize); 2];
+    for (i, t) in data.trajectories.iter().enumerate() {
+        let (Some(s), Some(f), Some(fold)) = (
+            &predictions.success[i],
+            &predictions.failure[i],
+            predictions.fold_of[i],
+        ) else {
+            continue;
+        };
+        tested += 1;
+        total_steps += t.len();
+        let h = halt(s, f, thresholds[fold as usize], t.len(), t.outcome);
+        if let Some((model, _)) = h.fired {
+            let slot = &mut counts[usize::from(model == Fired::Failure)];
+            slot.0 += 1;
+            slot.1 += usize::from((h.outcome >= 0.5) == t.success());
+            slot.2 += t.len() - h.steps_run;
+        }
+    }
+    let at = |(halts, right, saved): (usize, usize, usize)| ModelAtTarget {
+        halts,
+        coverage: ratio(halts, tested).unwrap_or(0.0),
+        precision: ratio(right, halts),
+        steps_saved: ratio(saved, total_steps).unwrap_or(0.0),
+    };
+    let [success, failure] = counts;
+    Some(TargetResult {
+        protocol: protocol.name(),
+        precision,
+        folds,
+        coverage: ratio(success.0 + failure.0, tested).unwrap_or(0.0),
+        accuracy: ratio(success.1 + failure.1, success.0 + failure.0),
+        steps_saved: ratio(success.2 + failure.2, total_steps).unwrap_or(0.0),
+        success: at(success),
+        failure: at(failure),
+    })
 }
 
 #[cfg(test)]
@@ -425,6 +554,39 @@ mod tests {
                 < 1e-12
         );
         assert_eq!(spearman(&[1.0, 1.0], &[0.0, 1.0]), None);
+    }
+
+    #[test]
+    fn target_thresholds_never_read_a_test_fold() {
+        use crate::early::saved::tests::{small_settings, synthetic};
+        let (features, model) = small_settings();
+        let data = synthetic();
+        let run = |data: &Trajectories| {
+            predict_watched(data, Protocol::Loao, features, model, true, &|_, _| true)
+                .expect("predict")
+        };
+        let before = run(&data);
+        // Fold 0 tests system 0: change everything about its trajectories (outcomes and steps).
+        let mut changed = data.clone();
+        for t in changed.trajectories.iter_mut().filter(|t| t.system == 0) {
+            t.outcome = 1.0 - t.outcome;
+            t.steps.truncate(2);
+        }
+        let after = run(&changed);
+        assert_eq!(before.folds[0], "sys0");
+        assert!(before.inner[0].is_some());
+        assert_eq!(
+            before.inner[0], after.inner[0],
+            "fold 0's thresholds read its test trajectories"
+        );
+        // The other folds train on system 0, so theirs move: the check above can fail.
+        assert_ne!(before.inner[1], after.inner[1]);
+        let target = target_result(&data, &before, Protocol::Loao, 0.8).expect("target");
+        assert_eq!(target.folds.len(), 3);
+        assert_eq!(
+            target.success.halts + target.failure.halts,
+            (target.coverage * data.trajectories.len() as f64).round() as usize
+        );
     }
 
     /// Two systems, hand-made probabilities: the metrics worked out by hand.
@@ -466,6 +628,7 @@ mod tests {
             failure: failure.into_iter().map(Some).collect(),
             folds: vec!["all".into()],
             fold_of: vec![Some(0); 3],
+            inner: vec![None],
         };
         let result = &sweep(&data, &predictions, Protocol::Loao, &[0.9], 0.0)[0];
         assert_eq!(result.coverage, 2.0 / 3.0);

@@ -13,12 +13,13 @@ use std::collections::HashMap;
 
 use nalgebra::DMatrix;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use super::trajectories::{Step, Trajectory};
 use crate::engine::streams::StreamKey;
 
 /// Which feature families are on, and their sizes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FeatureSettings {
     pub behavioral: bool,
     pub actions: bool,
@@ -279,18 +280,22 @@ fn truncated_svd_basis(
 
 /// The three textual blocks' documents for the prefix ending at step k (0-based `k - 1` = `last`).
 fn block_words(steps: &[Step], last: usize) -> [Vec<String>; 3] {
-    let [recent, text] = recent_words(steps, last);
+    let [recent, text] = recent_words(&steps[..=last]);
     [words(&steps[..=last], action_of), recent, text]
 }
 
-/// The last two blocks alone: the actions and the text of the last three steps up to `last`.
-fn recent_words(steps: &[Step], last: usize) -> [Vec<String>; 2] {
-    let from = last.saturating_sub(2);
+/// The last two blocks alone: the actions and the text of the last three of `steps` (the prefix, or
+/// any window that ends where it ends).
+fn recent_words(steps: &[Step]) -> [Vec<String>; 2] {
+    let window = &steps[steps.len().saturating_sub(RECENT_STEPS)..];
     [
-        words(&steps[from..=last], action_of),
-        words(&steps[from..=last], |s| s.text.as_deref()),
+        words(window, action_of),
+        words(window, |s| s.text.as_deref()),
     ]
 }
+
+/// How many of the last steps the recent blocks read.
+const RECENT_STEPS: usize = 3;
 
 fn action_of(step: &Step) -> Option<&str> {
     step.action.as_deref()
@@ -422,7 +427,7 @@ impl Featurizer {
         for k in 0..steps.len().saturating_sub(1) {
             state.push(&steps[k], self);
             let mut vector = Vec::with_capacity(64);
-            self.emit(&state, steps, k, &mut vector);
+            self.emit(&state, &steps[..=k], &mut vector);
             out.push(vector);
         }
         out
@@ -435,8 +440,16 @@ impl Featurizer {
             state.push(step, self);
         }
         let mut vector = Vec::new();
-        self.emit(&state, &steps[..k], k - 1, &mut vector);
+        self.emit(&state, &steps[..k], &mut vector);
         vector
+    }
+
+    /// A cursor that featurizes a trajectory one step at a time, as a running one grows.
+    pub fn cursor(&self) -> PrefixCursor {
+        PrefixCursor {
+            state: PrefixState::default(),
+            recent: Vec::with_capacity(RECENT_STEPS),
+        }
     }
 
     fn kind_index(&self, action: Option<&str>) -> usize {
@@ -446,9 +459,11 @@ impl Featurizer {
             .unwrap_or(self.kinds.len())
     }
 
-    /// Appends the features of the prefix ending at `last` (0-based), whose running state is `state`.
-    fn emit(&self, state: &PrefixState, steps: &[Step], last: usize, out: &mut Vec<f64>) {
-        let k = (last + 1) as f64;
+    /// Appends the features of the prefix whose running state is `state`; `recent` ends at the
+    /// prefix's last step and holds at least its last [`RECENT_STEPS`] steps (or all of them).
+    fn emit(&self, state: &PrefixState, recent: &[Step], out: &mut Vec<f64>) {
+        let last = state.steps - 1;
+        let k = state.steps as f64;
         if self.settings.behavioral {
             let obs_mean = if state.obs_seen > 0 {
                 state.obs_total / f64::from(state.obs_seen)
@@ -478,7 +493,7 @@ impl Featurizer {
             for kind in 0..kinds {
                 out.push(f64::from(state.kind_counts.get(kind).copied().unwrap_or(0)) / k);
             }
-            let last_kind = self.kind_index(steps[last].action.as_deref());
+            let last_kind = self.kind_index(recent.last().and_then(|s| s.action.as_deref()));
             out.extend((0..kinds).map(|kind| f64::from(u8::from(kind == last_kind))));
         }
         if self.settings.milestones {
@@ -489,14 +504,142 @@ impl Featurizer {
                 out.push(f64::from(state.milestone_counts[m]));
             }
         }
-        if let [all, recent, text] = self.blocks.as_slice() {
+        if let [all, recent_block, text] = self.blocks.as_slice() {
             // All actions so far come from the running state (one pass per trajectory, not one per
             // prefix); the recent blocks are three steps long.
             all.project(state.action_words.iter().map(String::as_str), out);
-            let [recent_words, text_words] = recent_words(steps, last);
-            recent.project(recent_words.iter().map(String::as_str), out);
+            let [recent_words, text_words] = recent_words(recent);
+            recent_block.project(recent_words.iter().map(String::as_str), out);
             text.project(text_words.iter().map(String::as_str), out);
         }
+    }
+}
+
+/// A fitted featurizer as a saved model stores it: the settings, the action kinds and each textual
+/// block's vocabulary in index order with its idf weights and SVD basis (no hash maps, so the file is
+/// the same bytes for the same fit).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FeaturizerFile {
+    pub settings: FeatureSettings,
+    pub kinds: Vec<String>,
+    pub blocks: Vec<TextBlockFile>,
+}
+
+/// One TF-IDF block of a [`FeaturizerFile`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TextBlockFile {
+    pub vocabulary: Vec<String>,
+    pub idf: Vec<f64>,
+    /// `basis[word]`: that word's row of the SVD basis, `dims` long.
+    pub basis: Vec<Vec<f64>>,
+    pub dims: usize,
+}
+
+impl Featurizer {
+    pub fn to_file(&self) -> FeaturizerFile {
+        FeaturizerFile {
+            settings: self.settings,
+            kinds: self.kinds.clone(),
+            blocks: self
+                .blocks
+                .iter()
+                .map(|block| {
+                    let mut vocabulary = vec![String::new(); block.index.len()];
+                    for (word, &i) in &block.index {
+                        vocabulary[i] = word.clone();
+                    }
+                    TextBlockFile {
+                        vocabulary,
+                        idf: block.idf.clone(),
+                        basis: block.basis.clone(),
+                        dims: block.dims,
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    /// The featurizer a file describes, after checking that its parts fit together (a file edited
+    /// by hand or cut short must not featurize quietly wrong).
+    pub fn from_file(file: FeaturizerFile) -> Result<Self, String> {
+        let expected_blocks = if file.settings.textual { 3 } else { 0 };
+        if file.blocks.len() != expected_blocks {
+            return Err(format!(
+                "the featurizer has {} textual blocks where its settings ask for {expected_blocks}",
+                file.blocks.len()
+            ));
+        }
+        if file.kinds.len() > file.settings.action_kinds {
+            return Err(format!(
+                "the featurizer lists {} action kinds where its settings keep {}",
+                file.kinds.len(),
+                file.settings.action_kinds
+            ));
+        }
+        let mut blocks = Vec::with_capacity(file.blocks.len());
+        for (b, block) in file.blocks.into_iter().enumerate() {
+            let words = block.vocabulary.len();
+            if block.idf.len() != words
+                || block.basis.len() != words
+                || block.basis.iter().any(|row| row.len() != block.dims)
+            {
+                return Err(format!(
+                    "textual block {} does not fit together ({words} words, {} idf weights, {} basis rows of {} dimensions)",
+                    b + 1,
+                    block.idf.len(),
+                    block.basis.len(),
+                    block.dims
+                ));
+            }
+            let index: HashMap<String, usize> = block
+                .vocabulary
+                .into_iter()
+                .enumerate()
+                .map(|(i, w)| (w, i))
+                .collect();
+            if index.len() != words {
+                return Err(format!("textual block {} repeats a word", b + 1));
+            }
+            blocks.push(TextBlock {
+                index,
+                idf: block.idf,
+                basis: block.basis,
+                dims: block.dims,
+            });
+        }
+        Ok(Featurizer {
+            settings: file.settings,
+            kinds: file.kinds,
+            blocks,
+        })
+    }
+}
+
+/// One trajectory featurized step by step: the running state and the last few steps, so that a new
+/// step costs one update and one vector, not a walk from step 1. Its vectors are the ones
+/// [`Featurizer::prefixes`] gives, bit for bit (tested).
+#[derive(Debug)]
+pub struct PrefixCursor {
+    state: PrefixState,
+    recent: Vec<Step>,
+}
+
+impl PrefixCursor {
+    /// Takes the next step and returns the feature vector of the prefix that ends with it.
+    pub fn push(&mut self, featurizer: &Featurizer, step: Step) -> Vec<f64> {
+        self.state.push(&step, featurizer);
+        if self.recent.len() == RECENT_STEPS {
+            self.recent.remove(0);
+        }
+        self.recent.push(step);
+        let mut vector = Vec::with_capacity(64);
+        featurizer.emit(&self.state, &self.recent, &mut vector);
+        vector
+    }
+
+    /// Steps taken so far.
+    pub fn steps(&self) -> usize {
+        self.state.steps
     }
 }
 
@@ -667,6 +810,39 @@ mod tests {
                 assert_eq!(vector, &featurizer.prefix(&traj.steps, k + 1));
             }
         }
+    }
+
+    #[test]
+    fn a_cursor_and_a_saved_featurizer_give_the_same_vectors() {
+        let data = sample();
+        let train: Vec<&Trajectory> = data.iter().collect();
+        let featurizer = Featurizer::fit(
+            &train,
+            FeatureSettings {
+                svd_dims: 3,
+                ..FeatureSettings::default()
+            },
+        );
+        let json = serde_json::to_string(&featurizer.to_file()).expect("serialize");
+        let back =
+            Featurizer::from_file(serde_json::from_str(&json).expect("parse")).expect("fits");
+        assert_eq!(back, featurizer);
+        for traj in &data {
+            let mut cursor = back.cursor();
+            let stepped: Vec<Vec<f64>> = traj.steps[..traj.len() - 1]
+                .iter()
+                .map(|s| cursor.push(&back, s.clone()))
+                .collect();
+            assert_eq!(stepped, featurizer.prefixes(&traj.steps));
+            assert_eq!(cursor.steps(), traj.len() - 1);
+        }
+        let mut broken = featurizer.to_file();
+        broken.blocks[1].idf.pop();
+        assert!(
+            Featurizer::from_file(broken)
+                .unwrap_err()
+                .contains("textual block 2 does not fit")
+        );
     }
 
     #[test]

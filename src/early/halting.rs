@@ -44,6 +44,17 @@ impl Thresholds {
 /// The SPEC's τ sweep.
 pub const TAU_SWEEP: [f64; 6] = [0.75, 0.80, 0.85, 0.90, 0.95, 0.99];
 
+/// The rule at one prefix: which model fires at probabilities (s, f), and its probability; when both
+/// reach their thresholds the larger decides (a tie goes to success).
+pub fn fires(s: f64, f: f64, thresholds: Thresholds) -> Option<(Fired, f64)> {
+    match (s >= thresholds.success, f >= thresholds.failure) {
+        (true, true) if f > s => Some((Fired::Failure, f)),
+        (true, _) => Some((Fired::Success, s)),
+        (false, true) => Some((Fired::Failure, f)),
+        (false, false) => None,
+    }
+}
+
 /// Applies the halting rule to the probabilities of prefixes k = 1 … T−1 (`p_success[k-1]`), for a
 /// trajectory of `steps` steps whose true outcome is `outcome`.
 pub fn halt(
@@ -54,15 +65,7 @@ pub fn halt(
     outcome: f64,
 ) -> Halt {
     for (k, (&s, &f)) in p_success.iter().zip(p_failure).enumerate() {
-        let success = s >= thresholds.success;
-        let failure = f >= thresholds.failure;
-        let fired = match (success, failure) {
-            (true, true) if f > s => Some((Fired::Failure, f)),
-            (true, _) => Some((Fired::Success, s)),
-            (false, true) => Some((Fired::Failure, f)),
-            (false, false) => None,
-        };
-        if let Some((model, probability)) = fired {
+        if let Some((model, probability)) = fires(s, f, thresholds) {
             return Halt {
                 steps_run: k + 1,
                 fired: Some((model, probability)),

@@ -10,6 +10,9 @@ pub mod halting;
 pub mod metrics;
 pub mod model;
 pub mod protocol;
+pub mod running;
+pub mod saved;
+pub mod target;
 pub mod trajectories;
 
 pub use trajectories::{Step, Trajectories, Trajectory};

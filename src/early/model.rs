@@ -8,13 +8,14 @@ use forust_ml::data::Matrix;
 use forust_ml::gradientbooster::GradientBooster;
 use forust_ml::objective::ObjectiveType;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use super::features::Featurizer;
 use super::trajectories::Trajectory;
 use crate::engine::streams::StreamKey;
 
 /// How the trees are grown and the training set is built.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ModelSettings {
     pub iterations: usize,
     pub learning_rate: f32,
@@ -57,7 +58,7 @@ pub enum ModelError {
 }
 
 /// Platt scaling: P(y = 1 | s) = 1 / (1 + exp(−(a·s + b))) on a model's raw score s.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Platt {
     pub a: f64,
     pub b: f64,
@@ -117,7 +118,8 @@ fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
-/// One calibrated classifier.
+/// One calibrated classifier (saved as forust-ml's own serde form of the trees and the calibrator).
+#[derive(Serialize, Deserialize)]
 pub struct Calibrated {
     booster: GradientBooster,
     pub platt: Platt,
@@ -185,6 +187,16 @@ fn training_rows(featurizer: &Featurizer, trajectories: &[&Trajectory]) -> Train
 }
 
 impl OutcomeModels {
+    /// Both calibrated probabilities (success, failure) of one prefix's feature vector.
+    pub fn score(&self, vector: &[f64]) -> (f64, f64) {
+        let width = vector.len();
+        let one = |model: &Calibrated| model.probabilities(vector, width).first().copied();
+        (
+            one(&self.success).unwrap_or(f64::NAN),
+            one(&self.failure).unwrap_or(f64::NAN),
+        )
+    }
+
     /// Trains both models on the training fold: the featurizer and the trees on 80% of the
     /// trajectories (of at least `min_steps` steps), the calibrators on the other 20%.
     pub fn fit(

@@ -70,7 +70,7 @@ pub struct Trajectories {
 }
 
 /// The optional step columns present with at least one value.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StepFields {
     pub action: bool,
     pub observation_chars: bool,

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::Render;
 use super::table::{Align, render};
-use crate::early::evaluate::TauResult;
+use crate::early::evaluate::{ModelAtTarget, TargetResult, TauResult};
 use crate::format::{csv_field, percent, trim_number};
 
 #[derive(Debug, Clone, Serialize)]
@@ -18,6 +18,76 @@ pub struct EarlyReport {
     pub systems: usize,
     pub folds: Vec<String>,
     pub results: Vec<TauResult>,
+    /// Halting by target precision on the test folds, one per --target-precision value.
+    pub target: Vec<TargetResult>,
+    /// The saved predictor (with --save-model).
+    pub saved: Option<SavedSummary>,
+}
+
+/// What `--save-model` wrote.
+#[derive(Debug, Clone, Serialize)]
+pub struct SavedSummary {
+    pub path: String,
+    pub bytes: usize,
+    pub trajectories: usize,
+    pub trained_on: usize,
+    /// None: that model never halts.
+    pub tau_success: Option<f64>,
+    pub tau_failure: Option<f64>,
+    pub target_precision: Option<f64>,
+    /// The inner split behind the operating curves: grouping and folds.
+    pub inner_grouping: &'static str,
+    pub inner_folds: usize,
+}
+
+fn tau_text(tau: Option<f64>) -> String {
+    tau.map_or("never".to_string(), |t| format!("{t:.4}"))
+}
+
+impl SavedSummary {
+    pub fn write_text<W: Write + ?Sized>(&self, out: &mut W) -> io::Result<()> {
+        let chosen = self.target_precision.map_or("fixed".to_string(), |p| {
+            format!("target precision {}", percent(p))
+        });
+        writeln!(
+            out,
+            "saved model: {} ({:.1} MB; trained on {} of {} trajectories; τ_s {}, τ_f {} ({chosen}); operating curves from an inner split by {} in {} folds)",
+            self.path,
+            self.bytes as f64 / 1e6,
+            self.trained_on,
+            self.trajectories,
+            tau_text(self.tau_success),
+            tau_text(self.tau_failure),
+            self.inner_grouping,
+            self.inner_folds
+        )
+    }
+}
+
+fn write_model_at_target<W: Write>(
+    out: &mut W,
+    name: &str,
+    model: &ModelAtTarget,
+    taus: &[Option<f64>],
+) -> io::Result<()> {
+    let never = taus.iter().filter(|t| t.is_none()).count();
+    let finite: Vec<f64> = taus.iter().flatten().copied().collect();
+    let range = match (
+        finite.iter().copied().reduce(f64::min),
+        finite.iter().copied().reduce(f64::max),
+    ) {
+        (Some(lo), Some(hi)) => format!("τ {lo:.3} … {hi:.3}"),
+        _ => "no τ".to_string(),
+    };
+    writeln!(
+        out,
+        "    {name} model: {} halts ({} of tested trajectories), precision {}, steps saved {}; {range} over folds, never halts in {never} of {}",
+        model.halts,
+        percent(model.coverage),
+        optional(model.precision, percent),
+        percent(model.steps_saved),
+        taus.len()
+    )
 }
 
 fn optional(x: Option<f64>, show: fn(f64) -> String) -> String {
@@ -121,6 +191,31 @@ impl Render for EarlyReport {
                 Align::Right,
             ];
             write!(out, "{}", render(&header, &align, &rows, width, 4))?;
+        }
+        for target in &self.target {
+            let grouping = target.folds.first().map_or("", |f| f.grouping);
+            writeln!(out)?;
+            writeln!(
+                out,
+                "  target precision {}: τ_s and τ_f chosen on each fold's training side (inner split by {grouping}), measured on the test folds",
+                percent(target.precision)
+            )?;
+            let taus = |pick: fn(&crate::early::evaluate::FoldTarget) -> Option<f64>| {
+                target.folds.iter().map(pick).collect::<Vec<_>>()
+            };
+            write_model_at_target(out, "success", &target.success, &taus(|f| f.tau_success))?;
+            write_model_at_target(out, "failure", &target.failure, &taus(|f| f.tau_failure))?;
+            writeln!(
+                out,
+                "    both: coverage {}, accuracy {}, steps saved {}",
+                percent(target.coverage),
+                optional(target.accuracy, percent),
+                percent(target.steps_saved)
+            )?;
+        }
+        if let Some(saved) = &self.saved {
+            writeln!(out)?;
+            saved.write_text(out)?;
         }
         Ok(())
     }

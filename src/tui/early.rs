@@ -55,8 +55,15 @@ pub fn compute(
     job: &EarlyJob,
     watch: &dyn Fn(usize, usize) -> bool,
 ) -> Result<EarlyResult, String> {
-    let predictions = predict_watched(&job.data, job.protocol, job.features, job.model, watch)
-        .map_err(|e| e.to_string())?;
+    let predictions = predict_watched(
+        &job.data,
+        job.protocol,
+        job.features,
+        job.model,
+        false,
+        watch,
+    )
+    .map_err(|e| e.to_string())?;
     let taus = tau_grid();
     let sweep = sweep(&job.data, &predictions, job.protocol, &taus, job.delta);
     Ok(EarlyResult {

@@ -1,12 +1,13 @@
 //! Following result files while a harness writes them (issue 12): a CSV or JSON Lines file that grows
-//! by appended rows, or a folder to which result files are added. Each poll reads only what is new; a
-//! partly written last line waits for its newline; a file that shrank or was replaced (another inode)
-//! is read again from the start, with a notice. Every complete line becomes an outcome row or, when it
-//! cannot be read, a problem naming the file, the line and the value; nothing is dropped silently.
+//! by appended rows (read by [`Tail`]: only what is new, partial last lines wait, a shrunk or replaced
+//! file is read anew), a harness's own result file, or a folder to which result files are added.
+//! Every complete line becomes an outcome row or, when it cannot be read, a problem naming the file,
+//! the line and the value; nothing is dropped silently.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+
+use super::tail::{Fields, Tail, TailEvent};
 
 /// One outcome row read from a followed file.
 #[derive(Debug, Clone, PartialEq)]
@@ -81,12 +82,8 @@ fn kind_of(path: &Path) -> Option<Kind> {
 pub struct FileFollower {
     path: PathBuf,
     kind: Kind,
-    offset: u64,
-    identity: Option<(u64, u64)>,
-    /// Bytes after the last newline: a line still being written.
-    partial: Vec<u8>,
-    header: Option<Vec<String>>,
-    line: u64,
+    /// CSV and JSON Lines rows.
+    tail: Tail,
     /// Native files: the (length, modified) last seen, and the one last read.
     seen: Option<(u64, Option<std::time::SystemTime>)>,
     read: Option<(u64, Option<std::time::SystemTime>)>,
@@ -103,11 +100,7 @@ impl FileFollower {
         Ok(FileFollower {
             path: path.to_path_buf(),
             kind,
-            offset: 0,
-            identity: None,
-            partial: Vec::new(),
-            header: None,
-            line: 0,
+            tail: Tail::new(path, kind == Kind::JsonLines),
             seen: None,
             read: None,
         })
@@ -123,46 +116,30 @@ impl FileFollower {
             self.poll_native(out);
             return;
         }
-        let Ok(meta) = std::fs::metadata(&self.path) else {
-            return;
-        };
-        let identity = file_identity(&meta);
-        let replaced = self.identity.is_some_and(|id| id != identity);
-        if replaced || meta.len() < self.offset {
-            out.push(Event::Reread { file: self.name() });
-            self.offset = 0;
-            self.partial.clear();
-            self.header = None;
-            self.line = 0;
-        }
-        self.identity = Some(identity);
-        if meta.len() == self.offset {
-            return;
-        }
-        let Ok(mut file) = std::fs::File::open(&self.path) else {
-            return;
-        };
-        if file.seek(SeekFrom::Start(self.offset)).is_err() {
-            return;
-        }
-        let mut bytes = Vec::new();
-        if file.read_to_end(&mut bytes).is_err() {
-            return;
-        }
-        self.offset += bytes.len() as u64;
-        self.partial.extend_from_slice(&bytes);
-        let Some(last_newline) = self.partial.iter().rposition(|&b| b == b'\n') else {
-            return;
-        };
-        let complete: Vec<u8> = self.partial.drain(..=last_newline).collect();
-        for raw in complete[..last_newline].split(|&b| b == b'\n') {
-            self.line += 1;
-            let text = String::from_utf8_lossy(raw);
-            let text = text.trim_end_matches('\r');
-            if text.trim().is_empty() {
-                continue;
+        let mut lines = Vec::new();
+        self.tail.poll(&mut lines);
+        for event in lines {
+            match event {
+                TailEvent::Reread => out.push(Event::Reread { file: self.name() }),
+                TailEvent::Bad { line, message } => out.push(self.bad(line, message)),
+                TailEvent::Header { line, columns } => {
+                    let missing: Vec<&str> = ["system", "task", "outcome"]
+                        .into_iter()
+                        .filter(|c| !columns.iter().any(|h| h == c))
+                        .collect();
+                    if !missing.is_empty() {
+                        out.push(self.bad(
+                            line,
+                            format!(
+                                "the header lacks {} (it has {})",
+                                missing.join(", "),
+                                columns.join(", ")
+                            ),
+                        ));
+                    }
+                }
+                TailEvent::Record { line, fields } => out.push(self.row(line, &fields)),
             }
-            self.read_line(text, out);
         }
     }
 
@@ -224,94 +201,20 @@ impl FileFollower {
         }
     }
 
-    fn bad(&self, message: String) -> Event {
+    fn bad(&self, line: u64, message: String) -> Event {
         Event::Bad {
             file: self.name(),
-            line: self.line,
+            line,
             message,
         }
     }
 
-    fn read_line(&mut self, text: &str, out: &mut Vec<Event>) {
-        match self.kind {
-            Kind::Csv => {
-                let cells = split_csv(text);
-                let Some(header) = &self.header else {
-                    let header: Vec<String> = cells.iter().map(|c| c.trim().to_string()).collect();
-                    let missing: Vec<&str> = ["system", "task", "outcome"]
-                        .into_iter()
-                        .filter(|c| !header.iter().any(|h| h == c))
-                        .collect();
-                    if !missing.is_empty() {
-                        out.push(self.bad(format!(
-                            "the header lacks {} (it has {})",
-                            missing.join(", "),
-                            header.join(", ")
-                        )));
-                    }
-                    self.header = Some(header);
-                    return;
-                };
-                if cells.len() != header.len() {
-                    out.push(self.bad(format!(
-                        "{} fields where the header has {}",
-                        cells.len(),
-                        header.len()
-                    )));
-                    return;
-                }
-                let field = |name: &str| {
-                    header
-                        .iter()
-                        .position(|h| h == name)
-                        .map(|i| cells[i].trim().to_string())
-                };
-                out.push(self.row(
-                    field("system"),
-                    field("task"),
-                    field("run"),
-                    field("outcome"),
-                ));
-            }
-            // Native files are read whole (`poll_native`), never line by line.
-            Kind::Native => {}
-            Kind::JsonLines => {
-                let value: serde_json::Value = match serde_json::from_str(text) {
-                    Ok(value) => value,
-                    Err(error) => {
-                        out.push(self.bad(format!("not a JSON object: {error}")));
-                        return;
-                    }
-                };
-                let field = |name: &str| match value.get(name) {
-                    Some(serde_json::Value::String(s)) => Some(s.clone()),
-                    Some(serde_json::Value::Null) | None => None,
-                    Some(other) => Some(other.to_string()),
-                };
-                out.push(self.row(
-                    field("system"),
-                    field("task"),
-                    field("run"),
-                    field("outcome"),
-                ));
-            }
-        }
-    }
-
-    fn row(
-        &self,
-        system: Option<String>,
-        task: Option<String>,
-        run: Option<String>,
-        outcome: Option<String>,
-    ) -> Event {
-        let (Some(system), Some(task)) = (
-            system.filter(|s| !s.is_empty()),
-            task.filter(|t| !t.is_empty()),
-        ) else {
-            return self.bad("system and task must not be empty".to_string());
+    fn row(&self, line: u64, fields: &Fields) -> Event {
+        let trimmed = |name: &str| fields.get(name).map(str::trim).filter(|v| !v.is_empty());
+        let (Some(system), Some(task)) = (trimmed("system"), trimmed("task")) else {
+            return self.bad(line, "system and task must not be empty".to_string());
         };
-        let text = outcome.unwrap_or_default();
+        let text = trimmed("outcome").unwrap_or_default();
         let value = match text.to_ascii_lowercase().as_str() {
             "true" => Some(1.0),
             "false" => Some(0.0),
@@ -320,56 +223,20 @@ impl FileFollower {
         match value {
             Some(outcome) if (0.0..=1.0).contains(&outcome) => Event::Row {
                 file: self.name(),
-                line: self.line,
+                line,
                 row: OutcomeRow {
-                    system,
-                    task,
-                    run: run.unwrap_or_default(),
+                    system: system.to_string(),
+                    task: task.to_string(),
+                    run: trimmed("run").unwrap_or_default().to_string(),
                     outcome,
                 },
             },
-            _ => self.bad(format!(
-                "outcome '{text}' of {system} on {task} is not a number in [0, 1]"
-            )),
+            _ => self.bad(
+                line,
+                format!("outcome '{text}' of {system} on {task} is not a number in [0, 1]"),
+            ),
         }
     }
-}
-
-#[cfg(unix)]
-fn file_identity(meta: &std::fs::Metadata) -> (u64, u64) {
-    use std::os::unix::fs::MetadataExt;
-    (meta.dev(), meta.ino())
-}
-
-#[cfg(not(unix))]
-fn file_identity(meta: &std::fs::Metadata) -> (u64, u64) {
-    (
-        0,
-        meta.created()
-            .map_or(0, |t| t.elapsed().map_or(0, |d| d.as_secs())),
-    )
-}
-
-/// Splits one CSV line (RFC 4180 quoting, no newline inside a field).
-fn split_csv(line: &str) -> Vec<String> {
-    let mut cells = Vec::new();
-    let mut cell = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                cell.push('"');
-                chars.next();
-            }
-            ('"', true) => quoted = false,
-            ('"', false) if cell.is_empty() => quoted = true,
-            (',', false) => cells.push(std::mem::take(&mut cell)),
-            (c, _) => cell.push(c),
-        }
-    }
-    cells.push(cell);
-    cells
 }
 
 /// Everything watched: files, and folders whose new .csv/.jsonl files are followed as they appear.

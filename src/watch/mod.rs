@@ -1,10 +1,15 @@
 //! `pareval watch`: the explorer's live mode (issue 12). It follows outcome files while a harness
 //! writes them (`follow`), keeps the live decisions of the tested system against its baselines
 //! (`state`, the same function as `decide`), and draws them (`view`); `--replay` plays a completed
-//! record through the same screen in plan order (`replay`).
+//! record through the same screen in plan order (`replay`). `tail` reads appended lines for both the
+//! outcome files and the steps files that `steps` scores with a saved early predictor (`early`, the
+//! `--early` panel; `halt --follow`).
 
+pub mod early;
 pub mod follow;
 pub mod state;
+pub mod steps;
+pub mod tail;
 pub mod view;
 
 use std::io::{self, IsTerminal};
@@ -170,11 +175,12 @@ pub fn run(source: Source, fresh: &dyn Fn() -> WatchState) -> Result<(), WatchEr
     let keys_text_replay =
         "space pause  → step  r restart  + - speed  ↑↓ pair  t threshold  q quit";
     loop {
-        if let Some(followed) = &mut followed
-            && last_poll.elapsed() >= POLL
-        {
+        if last_poll.elapsed() >= POLL {
             last_poll = Instant::now();
-            dirty |= state.apply(followed.poll());
+            if let Some(followed) = &mut followed {
+                dirty |= state.apply(followed.poll());
+            }
+            dirty |= state.poll_early();
         }
         if let Some(player) = &mut player
             && player.due()

@@ -64,6 +64,8 @@ pub struct WatchState {
     plan_index: HashMap<String, usize>,
     /// Each baseline's curves, kept between polls.
     curves: HashMap<String, Curves>,
+    /// The early predictor's panel (`--early MODEL --steps FILE`).
+    pub early: Option<super::early::EarlyWatch>,
 }
 
 impl WatchState {
@@ -94,9 +96,42 @@ impl WatchState {
             rows_read: 0,
             plan_index,
             curves: HashMap::new(),
+            early: None,
         };
         state.recompute();
         state
+    }
+
+    /// Adds the early predictor's panel.
+    pub fn with_early(mut self, early: super::early::EarlyWatch) -> Self {
+        self.early = Some(early);
+        self
+    }
+
+    /// Polls the steps files of the early panel; whether anything changed.
+    pub fn poll_early(&mut self) -> bool {
+        self.early
+            .as_mut()
+            .is_some_and(super::early::EarlyWatch::poll)
+    }
+
+    /// The early panel's figures: a trajectory has completed when its outcome row was read.
+    pub fn early_summary(&self) -> Option<super::early::EarlySummary> {
+        let early = self.early.as_ref()?;
+        let mut completed = HashSet::new();
+        let mut tasks = HashSet::new();
+        for placed in self.rows.values().flatten() {
+            let row = &placed.row;
+            if self.plan_index.contains_key(&row.task) {
+                tasks.insert(row.task.as_str());
+            }
+            completed.insert(crate::early::running::RunKey {
+                system: row.system.clone(),
+                task: row.task.clone(),
+                run: row.run.clone(),
+            });
+        }
+        Some(early.summary(&completed, tasks.len(), self.plan.tasks.len()))
     }
 
     /// Takes one poll's events; returns whether anything on screen changed. A poll without a bad

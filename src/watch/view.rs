@@ -1,8 +1,9 @@
 //! Drawing `pareval watch`: the header (plan, tested system, rule, what is followed or replayed), one
 //! row per baseline at the focused threshold (observed count, estimate, anytime band, both wealths with
 //! their p-values, the action), the selected pair's estimate and band against δ over the observed
-//! tasks, its wealth curves against 1/a, its coverage so far, the latest notices and the status bar
-//! (a skipped input row names its file and line).
+//! tasks, its wealth curves against 1/a, its coverage so far, with `--early` the runs a saved
+//! predictor could halt now and the joint saving so far, the latest notices and the status bar (a
+//! skipped input row names its file and line).
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -13,6 +14,7 @@ use ratatui::widgets::{
     Axis, Block, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table, TableState,
 };
 
+use super::early::{EarlySummary, EarlyWatch};
 use super::state::{PairView, WatchState};
 use crate::engine::rules::Action;
 use crate::format::{percent, pp};
@@ -37,15 +39,20 @@ fn action_style(action: Action) -> Style {
 pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chrome<'_>) {
     let area = frame.area();
     let rows = state.pairs.len() as u16 + 3;
-    let [header, table, charts, coverage, notices, footer] = Layout::vertical([
+    let early = state.early_summary();
+    let [header, table, charts, early_area, coverage, notices, footer] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Length(rows.min(area.height / 3).max(4)),
         Constraint::Min(8),
+        Constraint::Length(if early.is_some() { EARLY_HEIGHT } else { 0 }),
         Constraint::Length(4),
         Constraint::Length(3),
         Constraint::Length(1),
     ])
     .areas(area);
+    if let (Some(summary), Some(panel)) = (&early, &state.early) {
+        draw_early(frame, summary, panel, early_area);
+    }
     let threshold = state
         .settings
         .thresholds
@@ -102,7 +109,11 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chr
         .map(|n| Line::from(n.as_str()))
         .collect();
     frame.render_widget(Paragraph::new(recent), notices);
-    let status = match &state.problem {
+    let problem = state
+        .problem
+        .as_ref()
+        .or(state.early.as_ref().and_then(|e| e.problem.as_ref()));
+    let status = match problem {
         Some(problem) => Line::from(Span::styled(
             problem.as_str(),
             Style::default().fg(Color::Red),
@@ -113,6 +124,94 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chr
         )),
     };
     frame.render_widget(Paragraph::new(status), footer);
+}
+
+/// Running trajectories the early panel lists (those furthest past their halting point first).
+const EARLY_ROWS: usize = 3;
+/// Rows of the early panel: borders, two summary lines, the caveat, a header and the runs.
+const EARLY_HEIGHT: u16 = 6 + EARLY_ROWS as u16;
+
+/// The early predictor's panel: the runs it could halt now and the joint saving so far.
+fn draw_early(frame: &mut Frame, summary: &EarlySummary, panel: &EarlyWatch, area: Rect) {
+    let tau = |t: f64| {
+        if t.is_finite() {
+            format!("{t:.2}")
+        } else {
+            "never".to_string()
+        }
+    };
+    let share = |x: Option<f64>| x.map_or("-".to_string(), percent);
+    let mut lines = vec![
+        Line::from(format!(
+            "{} trajectories followed, {} completed ({} had passed a halting point) · halt now: {} running",
+            summary.followed,
+            summary.completed,
+            summary.completed_halted,
+            summary.halt_now.len(),
+        )),
+        Line::from(format!(
+            "joint saving so far {} (tasks not run {}, steps not run inside the completed runs {})",
+            share(summary.joint_saving),
+            percent(summary.tasks_not_run),
+            share(summary.steps_not_run_inside),
+        )),
+        Line::from(Span::styled(
+            "decisions use the real outcomes; halted runs would get the predictor's (replay --early shows what its errors do)",
+            Style::default().add_modifier(Modifier::DIM),
+        )),
+    ];
+    let cut = |text: &str, width: usize| -> String {
+        if text.chars().count() <= width {
+            format!("{text:width$}")
+        } else {
+            let head: String = text.chars().take(width - 1).collect();
+            format!("{head}…")
+        }
+    };
+    if summary.halt_now.is_empty() {
+        lines.push(Line::from("no running trajectory has reached a threshold"));
+    } else {
+        lines.push(Line::from(Span::styled(
+            format!(
+                "{} {} {:>5}  {:<27} {:>11} {:>9} {:>9}",
+                cut("system", 26),
+                cut("task", 23),
+                cut("run", 5),
+                "could halt",
+                "steps since",
+                "p success",
+                "p failure"
+            ),
+            Style::default().add_modifier(Modifier::BOLD),
+        )));
+    }
+    for row in summary.halt_now.iter().take(EARLY_ROWS) {
+        let action = format!(
+            "{} at {} (p {:.2})",
+            row.action,
+            row.halt_step.unwrap_or(0),
+            row.halt_probability.unwrap_or(f64::NAN)
+        );
+        lines.push(Line::from(format!(
+            "{} {} {:>5}  {:<27} {:>11} {:>9.3} {:>9.3}",
+            cut(&row.system, 26),
+            cut(&row.task, 23),
+            cut(&row.run, 5),
+            action,
+            row.steps_after_halt,
+            row.p_success,
+            row.p_failure
+        )));
+    }
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(format!(
+            " early halting · {} · τ_s {} τ_f {} ",
+            panel.model,
+            tau(panel.thresholds.success),
+            tau(panel.thresholds.failure)
+        ))),
+        area,
+    );
 }
 
 /// A wealth in a table cell: two decimals, or powers of ten when very large or small.

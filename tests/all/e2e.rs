@@ -585,3 +585,137 @@ fn watch_decides_on_a_drawn_stratified_plan_and_names_a_uniform_one() {
         assert_restored(&session);
     }
 }
+
+/// `watch --early`: the shared Terminal-Bench trajectories, a model saved on them, and a harness that
+/// has written the steps of the plan's first 40 tasks and the outcomes of its first 20. The panel
+/// counts what `halt` says of the same steps.
+#[test]
+fn watch_shows_the_runs_a_saved_predictor_could_halt() {
+    if !tmux_available() {
+        return;
+    }
+    let Some(root) = shared_data() else {
+        return;
+    };
+    let tb = root.join("trajectories/terminal_bench");
+    let dir = temp_dir("watch-early");
+    let bin = env!("CARGO_BIN_EXE_pareval");
+    let path = |p: &Path| p.to_string_lossy().into_owned();
+    let (model, plan) = (dir.join("tb.model"), dir.join("plan.csv"));
+    for args in [
+        vec![
+            "early".to_string(),
+            path(&tb.join("steps.csv")),
+            path(&tb.join("outcomes.csv")),
+            "--save-model".into(),
+            path(&model),
+            "--no-sweep".into(),
+        ],
+        vec![
+            "plan".into(),
+            path(&tb.join("outcomes.csv")),
+            "--out".into(),
+            path(&plan),
+        ],
+    ] {
+        let out = Command::new(bin).args(&args).output().expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let planned: Vec<String> = std::fs::read_to_string(&plan)
+        .expect("plan")
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).expect("task").to_string())
+        .collect();
+    let in_first = |n: usize, task: &str| planned[..n].iter().any(|t| t == task);
+    let steps_text = std::fs::read_to_string(tb.join("steps.csv")).expect("steps");
+    let mut lines = steps_text.lines();
+    let header = lines.next().expect("header");
+    let written: Vec<&str> = lines
+        .filter(|l| in_first(40, l.split(',').nth(1).unwrap_or("")))
+        .collect();
+    let subset = dir.join("subset.csv");
+    std::fs::write(&subset, format!("{header}\n{}\n", written.join("\n"))).expect("subset");
+    let halt = Command::new(bin)
+        .args(["halt", &path(&model), &path(&subset), "--format", "csv"])
+        .output()
+        .expect("halt");
+    let halt_rows = String::from_utf8_lossy(&halt.stdout).into_owned();
+    let rows: Vec<Vec<&str>> = halt_rows
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    let completed = rows.iter().filter(|r| in_first(20, r[1])).count();
+    let halt_now = rows
+        .iter()
+        .filter(|r| !in_first(20, r[1]) && r[6].starts_with("halt"))
+        .count();
+    let outcomes_text = std::fs::read_to_string(tb.join("outcomes.csv")).expect("outcomes");
+    let outcome_rows: Vec<String> = outcomes_text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|c| in_first(20, c[1]))
+        .map(|c| format!("{},{},{},{}", c[0], c[1], c[2], c[4]))
+        .collect();
+    let (live, steps) = (dir.join("live.csv"), dir.join("steps.csv"));
+    std::fs::write(&live, "system,task,run,outcome\n").expect("live");
+    std::fs::write(&steps, format!("{header}\n")).expect("steps");
+    let session = Session::start(
+        "watch-early",
+        &[
+            "watch",
+            &path(&live),
+            "--plan",
+            &path(&plan),
+            "--tested",
+            "20250711_openhands_claude-4-sonnet",
+            "--baseline",
+            "20250825_swe-agent-mini_claude-4-sonnet",
+            "--early",
+            &path(&model),
+            "--steps",
+            &path(&steps),
+        ],
+    );
+    session.wait_for("early halting");
+    session.wait_for("0 trajectories followed");
+    let append = |file: &Path, text: String| {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(file)
+            .expect("open");
+        f.write_all(text.as_bytes()).expect("append");
+    };
+    for chunk in written.chunks(2000) {
+        append(&steps, chunk.join("\n") + "\n");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    append(&live, outcome_rows.join("\n") + "\n");
+    let expected = format!(
+        "{} trajectories followed, {completed} completed",
+        rows.len()
+    );
+    let screen = session.wait_for(&expected);
+    assert!(
+        screen.contains(&format!("halt now: {halt_now} running")),
+        "halt says {halt_now} running trajectories could halt:\n{screen}"
+    );
+    assert!(screen.contains("joint saving so far"), "{screen}");
+    assert!(
+        screen.contains("replay --early shows what its errors do"),
+        "{screen}"
+    );
+    // A bad steps row reaches the status bar with its file and line.
+    append(&steps, "x,y,0,zero,assistant,a,,,,,\n".to_string());
+    session.wait_for(&format!("line {}: column 'step'", written.len() + 2));
+    session.keys("q");
+    assert_eq!(session.wait_exit(), "EXIT=0");
+    assert_restored(&session);
+}

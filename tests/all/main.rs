@@ -7,6 +7,7 @@ mod common;
 mod e2e;
 mod early_replay;
 mod engine;
+mod halt;
 mod import;
 mod loading;
 mod monitoring;

@@ -1,0 +1,285 @@
+//! `pareval halt MODEL STEPS…` (issue 21): load a saved early predictor, score every running
+//! trajectory of the steps files and print its action; `--follow` keeps reading the files as a
+//! harness appends steps (the watch follower's tail: partial lines wait, a shrunk or replaced file is
+//! read anew, a bad line is named with file and line on stderr) and prints each new action once.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::CliError;
+use super::args::{HaltArgs, HaltFormat};
+use crate::data::ColumnMap;
+use crate::data::trajectories::{STEP_COLUMNS, load_steps};
+use crate::early::halting::Thresholds;
+use crate::early::running::{HaltRow, RunKey, RunState, Scoreboard};
+use crate::early::saved::Predictor;
+use crate::watch::steps::{StepsFollower, StepsNews};
+
+/// How often `--follow` looks at the files.
+const POLL: Duration = Duration::from_millis(200);
+
+pub fn halt_command(args: &HaltArgs, out: &mut impl Write) -> Result<(), CliError> {
+    for (flag, value, low) in [
+        ("--tau", args.tau, 0.5),
+        ("--target-precision", args.target_precision, 0.0),
+    ] {
+        if let Some(x) = value
+            && !(x > low && x <= 1.0)
+        {
+            return Err(CliError::Input(format!(
+                "{flag}: '{x}' must be in ({low}, 1]"
+            )));
+        }
+    }
+    let predictor = Arc::new(Predictor::load(&args.model)?);
+    let thresholds = predictor.thresholds(args.tau, args.target_precision);
+    let columns = ColumnMap::parse_with(&args.col, &STEP_COLUMNS)?;
+    let source = threshold_source(&predictor, args);
+    if args.follow {
+        return follow(args, predictor, thresholds, columns, &source, out);
+    }
+    let mut board = Scoreboard::new(predictor.clone(), thresholds);
+    let mut origin: HashMap<RunKey, String> = HashMap::new();
+    for path in &args.steps {
+        let file = load_steps(path, &columns)?;
+        predictor
+            .check_columns(file.columns, &file.input.path)
+            .map_err(CliError::Input)?;
+        for (key, steps) in file.trajectories {
+            if let Some(other) = origin.insert(key.clone(), file.input.path.clone()) {
+                return Err(CliError::Input(format!(
+                    "{}: trajectory {key} is also in {other}",
+                    file.input.path
+                )));
+            }
+            for (i, step) in steps.into_iter().enumerate() {
+                board
+                    .push(key.clone(), i + 1, step)
+                    .map_err(|e| CliError::Input(format!("{}: {e}", file.input.path)))?;
+            }
+        }
+    }
+    note_unknown_systems(&predictor, &board.runs);
+    match args.format {
+        HaltFormat::Text => {
+            writeln!(out, "{}", header(&predictor, &source, thresholds))?;
+            write_table(out, &board.runs)?;
+            writeln!(out, "{}", summary(&board.runs))?;
+        }
+        HaltFormat::Jsonl => {
+            for run in &board.runs {
+                write_jsonl(out, &run.row())?;
+            }
+        }
+        HaltFormat::Csv => {
+            writeln!(out, "{CSV_HEADER}")?;
+            for run in &board.runs {
+                write_csv(out, &run.row())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Where the thresholds come from, for the header.
+fn threshold_source(predictor: &Predictor, args: &HaltArgs) -> String {
+    match (args.tau, args.target_precision) {
+        (Some(_), _) => "--tau".to_string(),
+        (None, Some(p)) => format!(
+            "target precision {p} on the saved inner split by {}",
+            predictor.info.inner.grouping.name()
+        ),
+        (None, None) => match predictor.info.thresholds.target_precision {
+            Some(p) => format!("saved, target precision {p}"),
+            None => "saved".to_string(),
+        },
+    }
+}
+
+fn tau_text(tau: f64) -> String {
+    if tau.is_finite() {
+        format!("{tau:.4}")
+    } else {
+        "never".to_string()
+    }
+}
+
+fn header(predictor: &Predictor, source: &str, thresholds: Thresholds) -> String {
+    let training = &predictor.info.training;
+    format!(
+        "halt: model trained on {} trajectories of {} systems (data {}); τ_s {}, τ_f {} ({source})",
+        training.trajectories,
+        training.systems.len(),
+        &training.data_sha256[..12.min(training.data_sha256.len())],
+        tau_text(thresholds.success),
+        tau_text(thresholds.failure),
+    )
+}
+
+fn note_unknown_systems(predictor: &Predictor, runs: &[RunState]) {
+    let known = &predictor.info.training.systems;
+    let mut unknown: Vec<&str> = runs
+        .iter()
+        .map(|r| r.key.system.as_str())
+        .filter(|s| !known.iter().any(|k| k == s))
+        .collect();
+    unknown.sort_unstable();
+    unknown.dedup();
+    if !unknown.is_empty() {
+        eprintln!(
+            "note: {} system(s) not among the model's {} training systems ({}): its figures for systems it never saw are the leave-one-system-out ones",
+            unknown.len(),
+            known.len(),
+            unknown.join(", ")
+        );
+    }
+}
+
+fn write_table(out: &mut impl Write, runs: &[RunState]) -> std::io::Result<()> {
+    use crate::report::table::{Align, render};
+    let rows: Vec<Vec<String>> = runs
+        .iter()
+        .map(|r| {
+            let row = r.row();
+            vec![
+                row.system.clone(),
+                row.task.clone(),
+                row.run.clone(),
+                row.steps.to_string(),
+                format!("{:.3}", row.p_success),
+                format!("{:.3}", row.p_failure),
+                action_text(&row),
+            ]
+        })
+        .collect();
+    let header = [
+        "system",
+        "task",
+        "run",
+        "steps",
+        "p success",
+        "p failure",
+        "action",
+    ];
+    let mut align = vec![Align::Left; 3];
+    align.extend([Align::Right; 3]);
+    align.push(Align::Left);
+    write!(out, "{}", render(&header, &align, &rows, 160, 2))
+}
+
+fn action_text(row: &HaltRow) -> String {
+    match (row.halt_step, row.halt_probability) {
+        (Some(step), Some(p)) => format!(
+            "{} at step {step} (p {p:.3}; {} steps after it)",
+            row.action, row.steps_after_halt
+        ),
+        _ => row.action.to_string(),
+    }
+}
+
+fn summary(runs: &[RunState]) -> String {
+    let count = |action: &str| runs.iter().filter(|r| r.action() == action).count();
+    let after: usize = runs.iter().map(RunState::steps_after_halt).sum();
+    format!(
+        "{} trajectories: {} halt success, {} halt failure, {} continue; {after} steps were run after a halting point",
+        runs.len(),
+        count("halt success"),
+        count("halt failure"),
+        count("continue")
+    )
+}
+
+const CSV_HEADER: &str =
+    "system,task,run,steps,p_success,p_failure,action,halt_step,halt_probability,steps_after_halt";
+
+fn write_csv(out: &mut impl Write, row: &HaltRow) -> std::io::Result<()> {
+    use crate::format::csv_field;
+    let o = |x: Option<String>| x.unwrap_or_default();
+    writeln!(
+        out,
+        "{},{},{},{},{},{},{},{},{},{}",
+        csv_field(&row.system),
+        csv_field(&row.task),
+        csv_field(&row.run),
+        row.steps,
+        row.p_success,
+        row.p_failure,
+        row.action,
+        o(row.halt_step.map(|s| s.to_string())),
+        o(row.halt_probability.map(|p| p.to_string())),
+        row.steps_after_halt
+    )
+}
+
+fn write_jsonl(out: &mut impl Write, row: &HaltRow) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, row)?;
+    writeln!(out)
+}
+
+fn follow(
+    args: &HaltArgs,
+    predictor: Arc<Predictor>,
+    thresholds: Thresholds,
+    columns: ColumnMap,
+    source: &str,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let header_line = header(&predictor, source, thresholds);
+    let mut follower =
+        StepsFollower::new(&args.steps, predictor, thresholds, columns).map_err(CliError::Input)?;
+    match args.format {
+        HaltFormat::Text => writeln!(out, "{header_line}")?,
+        HaltFormat::Csv => writeln!(out, "{CSV_HEADER}")?,
+        HaltFormat::Jsonl => {}
+    }
+    out.flush()?;
+    let mut last_line = Instant::now();
+    loop {
+        let news = follower.poll().map_err(CliError::Input)?;
+        if news.is_empty() {
+            if let Some(idle) = args.idle_exit
+                && last_line.elapsed().as_secs_f64() >= idle
+            {
+                break;
+            }
+        } else {
+            last_line = Instant::now();
+        }
+        for item in news {
+            match item {
+                StepsNews::Changed { row, .. } => write_followed(out, args.format, &row)?,
+                StepsNews::Problem(message) => eprintln!("{message}"),
+                StepsNews::Reread(file) => eprintln!(
+                    "note: {file} shrank or was replaced: its trajectories are read again from the start"
+                ),
+            }
+        }
+        out.flush()?;
+        std::thread::sleep(POLL);
+    }
+    if args.format == HaltFormat::Text {
+        writeln!(out, "{}", summary(&follower.board.runs))?;
+    }
+    Ok(())
+}
+
+fn write_followed(out: &mut impl Write, format: HaltFormat, row: &HaltRow) -> std::io::Result<()> {
+    match format {
+        HaltFormat::Jsonl => write_jsonl(out, row),
+        HaltFormat::Csv => write_csv(out, row),
+        HaltFormat::Text => match (row.halt_step, row.halt_probability) {
+            (Some(step), Some(p)) => writeln!(
+                out,
+                "{} {} run {}: {} at step {step} (p {p:.3})",
+                row.system, row.task, row.run, row.action
+            ),
+            _ => writeln!(
+                out,
+                "{} {} run {}: continue at step {} (p success {:.3}, p failure {:.3})",
+                row.system, row.task, row.run, row.steps, row.p_success, row.p_failure
+            ),
+        },
+    }
+}

@@ -1,0 +1,526 @@
+//! The saved early predictor (issue 21): one versioned JSON file holding everything scoring needs —
+//! the fitted featurizer (settings, action kinds, TF-IDF vocabularies, idf weights, SVD bases), both
+//! gradient-boosted models in forust-ml's own serde form with their Platt calibrators, the halting
+//! thresholds, the inner split's operating curves (so `halt --target-precision` can choose thresholds
+//! later), and where the training data came from (file hashes and counts). JSON floats round-trip
+//! exactly (serde_json's `float_roundtrip`, which forust-ml turns on), so a loaded model scores bit
+//! for bit as the one that was trained (tested).
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::evaluate::EarlyError;
+use super::features::{FeatureSettings, Featurizer, FeaturizerFile};
+use super::halting::Thresholds;
+use super::model::{Calibrated, ModelSettings, OutcomeModels};
+use super::protocol::Protocol;
+use super::target::{Grouping, InnerCurves, inner_curves};
+use super::trajectories::{StepFields, Trajectories};
+use crate::data::LoadError;
+
+/// What the file says it is.
+pub const FORMAT: &str = "pareval-early-model";
+/// The layout this pareval writes and reads.
+pub const VERSION: u32 = 1;
+
+/// A training input file, for provenance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrainingInput {
+    pub path: String,
+    pub rows: usize,
+    pub sha256: String,
+}
+
+/// What the model was trained on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Training {
+    pub inputs: Vec<TrainingInput>,
+    /// SHA-256 over the inputs' hashes in order: one value that names the training data.
+    pub data_sha256: String,
+    pub trajectories: usize,
+    /// Trajectories long enough to train on (≥ `min_steps`).
+    pub trained_on: usize,
+    pub steps: usize,
+    pub successes: usize,
+    pub systems: Vec<String>,
+    /// The step columns that carried values: a steps file to score must have each of them.
+    pub fields: StepFields,
+}
+
+/// How the thresholds were set.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedThresholds {
+    /// None: that model never halts (it did not reach the target precision).
+    pub success: Option<f64>,
+    pub failure: Option<f64>,
+    /// The target precision that chose them, or None for a fixed τ.
+    pub target_precision: Option<f64>,
+}
+
+impl SavedThresholds {
+    pub fn thresholds(&self) -> Thresholds {
+        Thresholds {
+            success: self.success.unwrap_or(f64::INFINITY),
+            failure: self.failure.unwrap_or(f64::INFINITY),
+        }
+    }
+
+    fn of(thresholds: Thresholds, target_precision: Option<f64>) -> Self {
+        let finite = |x: f64| x.is_finite().then_some(x);
+        SavedThresholds {
+            success: finite(thresholds.success),
+            failure: finite(thresholds.failure),
+            target_precision,
+        }
+    }
+}
+
+/// Everything about a saved model but its fitted parts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    pub pareval: String,
+    pub thresholds: SavedThresholds,
+    pub protocol: Protocol,
+    pub inner: InnerCurves,
+    pub model: ModelSettings,
+    pub training: Training,
+    /// Feature names in vector order (checked against the featurizer on load).
+    pub features: Vec<String>,
+}
+
+/// A predictor ready to score.
+pub struct Predictor {
+    pub models: OutcomeModels,
+    pub info: ModelInfo,
+}
+
+/// How the saved thresholds are chosen.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ThresholdChoice {
+    Tau(f64),
+    TargetPrecision(f64),
+}
+
+#[derive(Serialize)]
+struct FileOut<'a> {
+    format: &'static str,
+    version: u32,
+    info: &'a ModelInfo,
+    featurizer: FeaturizerFile,
+    success: &'a Calibrated,
+    failure: &'a Calibrated,
+}
+
+#[derive(Deserialize)]
+struct FileIn {
+    info: ModelInfo,
+    featurizer: FeaturizerFile,
+    success: Calibrated,
+    failure: Calibrated,
+}
+
+/// The first two fields, read before the rest so that a file of another kind or version is named as
+/// such and not as a parse error deep inside.
+#[derive(Deserialize)]
+struct Header {
+    format: Option<String>,
+    version: Option<u32>,
+}
+
+impl Predictor {
+    /// Trains on every trajectory: the featurizer and both models on all of them, and the inner split
+    /// (grouped as `protocol` groups) for the operating curves.
+    pub fn train(
+        data: &Trajectories,
+        protocol: Protocol,
+        features: FeatureSettings,
+        model: ModelSettings,
+        choice: ThresholdChoice,
+    ) -> Result<Self, EarlyError> {
+        let all: Vec<_> = data.trajectories.iter().collect();
+        let featurizer = Featurizer::fit(&all, features);
+        let models =
+            OutcomeModels::fit(featurizer, &all, model).map_err(|error| EarlyError::Model {
+                fold: "all trajectories".to_string(),
+                error,
+            })?;
+        let indices: Vec<usize> = (0..data.trajectories.len()).collect();
+        let inner = inner_curves(data, &indices, Grouping::of(protocol), features, model).map_err(
+            |error| EarlyError::Inner {
+                fold: "all trajectories".to_string(),
+                error,
+            },
+        )?;
+        let thresholds = match choice {
+            ThresholdChoice::Tau(tau) => SavedThresholds::of(Thresholds::both(tau), None),
+            ThresholdChoice::TargetPrecision(p) => {
+                SavedThresholds::of(inner.thresholds(p), Some(p))
+            }
+        };
+        let hashes: String = data.inputs.iter().map(|i| i.sha256.as_str()).collect();
+        let training = Training {
+            inputs: data
+                .inputs
+                .iter()
+                .map(|i| TrainingInput {
+                    path: i.path.clone(),
+                    rows: i.rows,
+                    sha256: i.sha256.clone(),
+                })
+                .collect(),
+            data_sha256: crate::data::read::sha256_hex(hashes.as_bytes()),
+            trajectories: data.trajectories.len(),
+            trained_on: data
+                .trajectories
+                .iter()
+                .filter(|t| t.len() >= model.min_steps.max(2))
+                .count(),
+            steps: data.steps(),
+            successes: data.successes(),
+            systems: data.systems.iter().map(|s| s.name.clone()).collect(),
+            fields: data.fields,
+        };
+        let info = ModelInfo {
+            pareval: env!("CARGO_PKG_VERSION").to_string(),
+            thresholds,
+            protocol,
+            inner,
+            model,
+            training,
+            features: models.featurizer.names(),
+        };
+        Ok(Predictor { models, info })
+    }
+
+    /// The file's text.
+    pub fn to_json(&self) -> Result<String, String> {
+        serde_json::to_string(&FileOut {
+            format: FORMAT,
+            version: VERSION,
+            info: &self.info,
+            featurizer: self.models.featurizer.to_file(),
+            success: &self.models.success,
+            failure: &self.models.failure,
+        })
+        .map_err(|e| e.to_string())
+    }
+
+    pub fn save(&self, path: &Path) -> Result<(), LoadError> {
+        let name = path.display().to_string();
+        let text = self.to_json().map_err(|e| LoadError::new(&name, e))?;
+        std::fs::write(path, text)
+            .map_err(|e| LoadError::new(&name, format!("cannot write the model: {e}")))
+    }
+
+    pub fn load(path: &Path) -> Result<Self, LoadError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| LoadError::new(&name, format!("cannot read the model: {e}")))?;
+        Self::from_json(&text).map_err(|message| LoadError::new(&name, message))
+    }
+
+    /// Reads a model file's text, saying what is wrong with one that is not a model this pareval
+    /// reads.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        let not_a_model =
+            "not a pareval early model (`pareval early … --save-model FILE` writes them)";
+        if text.trim().is_empty() {
+            return Err(format!("the file is empty: {not_a_model}"));
+        }
+        let header: Header = serde_json::from_str(text).map_err(|e| {
+            if e.is_eof() {
+                format!(
+                    "the model file ends early at line {}, column {} (cut short while it was written or copied?)",
+                    e.line(),
+                    e.column()
+                )
+            } else {
+                format!("{not_a_model}: {e}")
+            }
+        })?;
+        match header.format.as_deref() {
+            Some(FORMAT) => {}
+            Some(other) => return Err(format!("its format is '{other}': {not_a_model}")),
+            None => return Err(format!("it has no 'format' field: {not_a_model}")),
+        }
+        match header.version {
+            Some(VERSION) => {}
+            Some(other) => {
+                return Err(format!(
+                    "model file version {other}; this pareval ({}) reads version {VERSION}: train it again with --save-model",
+                    env!("CARGO_PKG_VERSION")
+                ));
+            }
+            None => return Err("the model file has no 'version' field".to_string()),
+        }
+        let file: FileIn =
+            serde_json::from_str(text).map_err(|e| format!("the model file is damaged: {e}"))?;
+        let featurizer = Featurizer::from_file(file.featurizer)
+            .map_err(|e| format!("the model file is damaged: {e}"))?;
+        if featurizer.names() != file.info.features {
+            return Err(
+                "the model file is damaged: its feature names do not match its featurizer"
+                    .to_string(),
+            );
+        }
+        Ok(Predictor {
+            models: OutcomeModels {
+                featurizer,
+                success: file.success,
+                failure: file.failure,
+            },
+            info: file.info,
+        })
+    }
+
+    /// A steps file must carry every step column the model learned from: a missing one would be
+    /// read as "no value" at every step and bend the probabilities without a word.
+    pub fn check_columns(&self, present: StepFields, file: &str) -> Result<(), String> {
+        let trained = self.info.training.fields;
+        let missing: Vec<(&str, &str)> = [
+            (trained.action && !present.action, "action", "action"),
+            (
+                trained.observation_chars && !present.observation_chars,
+                "observation_chars",
+                "observation_chars",
+            ),
+            (
+                trained.is_error && !present.is_error,
+                "is_error",
+                "is_error",
+            ),
+            (
+                trained.tokens && !present.tokens,
+                "tokens_in/tokens_out",
+                "tokens_in",
+            ),
+            (trained.text && !present.text, "text", "text"),
+        ]
+        .into_iter()
+        .filter_map(|(missing, name, column)| missing.then_some((name, column)))
+        .collect();
+        let Some(&(_, first)) = missing.first() else {
+            return Ok(());
+        };
+        let names: Vec<&str> = missing.iter().map(|m| m.0).collect();
+        Err(format!(
+            "{file}: the model was trained on steps with {}, which this file lacks (rename a column with --col {first}=NAME)",
+            names.join(", ")
+        ))
+    }
+
+    /// The thresholds to halt at: τ for both models, those of a target precision on the saved inner
+    /// split, or the saved ones.
+    pub fn thresholds(&self, tau: Option<f64>, target_precision: Option<f64>) -> Thresholds {
+        match (tau, target_precision) {
+            (Some(tau), _) => Thresholds::both(tau),
+            (None, Some(p)) => self.info.inner.thresholds(p),
+            (None, None) => self.info.thresholds.thresholds(),
+        }
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::early::running::{Change, RunKey, Scoreboard};
+    use crate::early::trajectories::{Step, SystemInfo, Trajectory};
+    use crate::engine::streams::StreamKey;
+
+    /// Three systems × 12 tasks whose successes take more "test" steps and fewer errors.
+    pub(crate) fn synthetic() -> Trajectories {
+        let mut trajectories = Vec::new();
+        for system in 0..3u32 {
+            for task in 0..12u32 {
+                let mut rng = StreamKey::new(7, "synthetic")
+                    .u64(u64::from(system * 100 + task))
+                    .rng();
+                let success = (rng.next_u64() % 4) < 1 + u64::from(system);
+                let steps = 4 + (rng.next_u64() % 6) as usize;
+                let steps = (0..steps)
+                    .map(|k| {
+                        let draw = rng.next_u64() % 10;
+                        Step {
+                            action: Some(
+                                if success && draw < 6 {
+                                    "pytest -q"
+                                } else {
+                                    "ls -la"
+                                }
+                                .to_string(),
+                            ),
+                            observation_chars: Some((draw * 100 + k as u64) as f64),
+                            is_error: Some(!success && draw < 7),
+                            text: Some(format!(
+                                "step {k} looks {}",
+                                if success { "fine" } else { "bad" }
+                            )),
+                            ..Step::default()
+                        }
+                    })
+                    .collect();
+                trajectories.push(Trajectory {
+                    system,
+                    task,
+                    run: "0".to_string(),
+                    outcome: f64::from(u8::from(success)),
+                    steps,
+                });
+            }
+        }
+        Trajectories {
+            systems: (0..3)
+                .map(|s| SystemInfo {
+                    name: format!("sys{s}"),
+                    ..SystemInfo::default()
+                })
+                .collect(),
+            tasks: (0..12).map(|t| format!("task{t}")).collect(),
+            trajectories,
+            fields: StepFields {
+                action: true,
+                observation_chars: true,
+                is_error: true,
+                text: true,
+                ..StepFields::default()
+            },
+            inputs: Vec::new(),
+        }
+    }
+
+    pub(crate) fn small_settings() -> (FeatureSettings, ModelSettings) {
+        (
+            FeatureSettings {
+                svd_dims: 3,
+                ..FeatureSettings::default()
+            },
+            ModelSettings {
+                iterations: 8,
+                max_depth: 3,
+                min_steps: 2,
+                ..ModelSettings::default()
+            },
+        )
+    }
+
+    #[test]
+    fn a_saved_model_scores_bit_for_bit_as_the_trained_one() {
+        let data = synthetic();
+        let (features, model) = small_settings();
+        let trained = Predictor::train(
+            &data,
+            Protocol::Loao,
+            features,
+            model,
+            ThresholdChoice::Tau(0.9),
+        )
+        .expect("train");
+        let text = trained.to_json().expect("json");
+        let loaded = Predictor::from_json(&text).expect("load");
+        assert_eq!(loaded.info, trained.info);
+        assert!(loaded.check_columns(data.fields, "steps.csv").is_ok());
+        let without_text = StepFields {
+            text: false,
+            ..data.fields
+        };
+        assert_eq!(
+            loaded.check_columns(without_text, "steps.csv").unwrap_err(),
+            "steps.csv: the model was trained on steps with text, which this file lacks (rename a column with --col text=NAME)"
+        );
+        assert_eq!(
+            loaded.to_json().expect("again"),
+            text,
+            "the file is a fixed point"
+        );
+        let width = trained.models.featurizer.names().len();
+        let thresholds = loaded.thresholds(None, None);
+        let mut board = Scoreboard::new(std::sync::Arc::new(loaded), thresholds);
+        for t in &data.trajectories {
+            // In process, all prefixes at once (as `pareval early` scores a fold's test trajectories).
+            let rows: Vec<f64> = trained.models.featurizer.prefixes(&t.steps).concat();
+            let success = trained.models.success.probabilities(&rows, width);
+            let failure = trained.models.failure.probabilities(&rows, width);
+            assert!(success.iter().chain(&failure).all(|p| *p > 0.0 && *p < 1.0));
+            // Loaded, one step at a time as `halt` scores a running trajectory.
+            let key = RunKey {
+                system: data.systems[t.system as usize].name.clone(),
+                task: data.tasks[t.task as usize].clone(),
+                run: t.run.clone(),
+            };
+            for (k, step) in t.steps[..t.len() - 1].iter().enumerate() {
+                let (change, at) = board
+                    .push(key.clone(), k + 1, step.clone())
+                    .expect("in order");
+                assert!(k > 0 || change == Change::New);
+                let last = board.runs[at].last;
+                assert_eq!(
+                    last.0.to_bits(),
+                    success[k].to_bits(),
+                    "{key} step {}",
+                    k + 1
+                );
+                assert_eq!(
+                    last.1.to_bits(),
+                    failure[k].to_bits(),
+                    "{key} step {}",
+                    k + 1
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn files_that_are_not_models_are_named_as_such() {
+        let data = synthetic();
+        let (features, model) = small_settings();
+        let trained = Predictor::train(
+            &data,
+            Protocol::Loao,
+            features,
+            model,
+            ThresholdChoice::Tau(0.9),
+        )
+        .expect("train");
+        let text = trained.to_json().expect("json");
+        let error = |text: &str| Predictor::from_json(text).err().expect("refused");
+        assert!(
+            error(&text[..text.len() / 2]).contains("ends early"),
+            "{}",
+            error(&text[..text.len() / 2])
+        );
+        assert!(error("").contains("empty"));
+        assert!(error("system,task\nA,t\n").contains("not a pareval early model"));
+        assert!(error(r#"{"format":"other"}"#).contains("its format is 'other'"));
+        let newer = text.replacen("\"version\":1", "\"version\":2", 1);
+        assert!(
+            error(&newer).contains("model file version 2"),
+            "{}",
+            error(&newer)
+        );
+        let renamed = text.replacen("\"features\":[\"k\"", "\"features\":[\"kk\"", 1);
+        assert!(error(&renamed).contains("feature names do not match"));
+    }
+
+    #[test]
+    fn target_precision_thresholds_come_from_the_inner_curves() {
+        let data = synthetic();
+        let (features, model) = small_settings();
+        let p = Predictor::train(
+            &data,
+            Protocol::Loao,
+            features,
+            model,
+            ThresholdChoice::TargetPrecision(0.8),
+        )
+        .expect("train");
+        let expected = p.info.inner.thresholds(0.8);
+        assert_eq!(p.info.thresholds.thresholds(), expected);
+        assert_eq!(p.info.thresholds.target_precision, Some(0.8));
+        assert_eq!(p.thresholds(None, Some(0.8)), expected);
+        assert_eq!(p.thresholds(Some(0.7), Some(0.8)), Thresholds::both(0.7));
+        assert_eq!(p.info.inner.grouping, Grouping::System);
+        assert_eq!(p.info.inner.folds, 3);
+        assert_eq!(p.info.inner.trajectories, data.trajectories.len());
+    }
+}

@@ -1,0 +1,219 @@
+//! The tail of one CSV or JSON Lines file that a harness appends to: each poll reads only the bytes
+//! added since the last one; a partly written last line waits for its newline; a file that shrank or
+//! was replaced (another inode) is read again from the start, with a notice. Each complete line
+//! becomes named fields (a CSV header's columns, a JSON object's keys) or a problem with its line
+//! number. Shared by `watch` (outcome rows) and `halt --follow` (steps).
+
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// One line's cells by name; a missing or empty cell is None.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fields {
+    cells: Vec<(String, Option<String>)>,
+}
+
+impl Fields {
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.cells
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.as_deref())
+    }
+
+    /// Whether the line has the field at all (even empty).
+    pub fn has(&self, name: &str) -> bool {
+        self.cells.iter().any(|(n, _)| n == name)
+    }
+}
+
+/// What one poll of a tail found, in file order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TailEvent {
+    /// A CSV file's header line: its column names.
+    Header {
+        line: u64,
+        columns: Vec<String>,
+    },
+    Record {
+        line: u64,
+        fields: Fields,
+    },
+    Bad {
+        line: u64,
+        message: String,
+    },
+    /// The file shrank or was replaced: what it said before is withdrawn and it is read anew.
+    Reread,
+}
+
+#[derive(Debug)]
+pub struct Tail {
+    path: PathBuf,
+    json: bool,
+    offset: u64,
+    identity: Option<(u64, u64)>,
+    /// Bytes after the last newline: a line still being written.
+    partial: Vec<u8>,
+    header: Option<Vec<String>>,
+    line: u64,
+}
+
+impl Tail {
+    /// A tail of CSV rows, or of JSON Lines objects when `json`.
+    pub fn new(path: &Path, json: bool) -> Self {
+        Tail {
+            path: path.to_path_buf(),
+            json,
+            offset: 0,
+            identity: None,
+            partial: Vec::new(),
+            header: None,
+            line: 0,
+        }
+    }
+
+    /// Reads what was appended since the last poll (nothing when the file is unchanged or absent).
+    pub fn poll(&mut self, out: &mut Vec<TailEvent>) {
+        let Ok(meta) = std::fs::metadata(&self.path) else {
+            return;
+        };
+        let identity = file_identity(&meta);
+        let replaced = self.identity.is_some_and(|id| id != identity);
+        if replaced || meta.len() < self.offset {
+            out.push(TailEvent::Reread);
+            self.offset = 0;
+            self.partial.clear();
+            self.header = None;
+            self.line = 0;
+        }
+        self.identity = Some(identity);
+        if meta.len() == self.offset {
+            return;
+        }
+        let Ok(mut file) = std::fs::File::open(&self.path) else {
+            return;
+        };
+        if file.seek(SeekFrom::Start(self.offset)).is_err() {
+            return;
+        }
+        let mut bytes = Vec::new();
+        if file.read_to_end(&mut bytes).is_err() {
+            return;
+        }
+        self.offset += bytes.len() as u64;
+        self.partial.extend_from_slice(&bytes);
+        let Some(last_newline) = self.partial.iter().rposition(|&b| b == b'\n') else {
+            return;
+        };
+        let complete: Vec<u8> = self.partial.drain(..=last_newline).collect();
+        for raw in complete[..last_newline].split(|&b| b == b'\n') {
+            self.line += 1;
+            let text = String::from_utf8_lossy(raw);
+            let text = text.trim_end_matches('\r');
+            if text.trim().is_empty() {
+                continue;
+            }
+            out.push(self.read_line(text));
+        }
+    }
+
+    fn read_line(&mut self, text: &str) -> TailEvent {
+        let line = self.line;
+        if self.json {
+            let value: serde_json::Value = match serde_json::from_str(text) {
+                Ok(value) => value,
+                Err(error) => {
+                    return TailEvent::Bad {
+                        line,
+                        message: format!("not a JSON object: {error}"),
+                    };
+                }
+            };
+            let Some(object) = value.as_object() else {
+                return TailEvent::Bad {
+                    line,
+                    message: "not a JSON object".to_string(),
+                };
+            };
+            let cells = object
+                .iter()
+                .map(|(name, v)| {
+                    let text = match v {
+                        serde_json::Value::String(s) => (!s.is_empty()).then(|| s.clone()),
+                        serde_json::Value::Null => None,
+                        other => Some(other.to_string()),
+                    };
+                    (name.clone(), text)
+                })
+                .collect();
+            return TailEvent::Record {
+                line,
+                fields: Fields { cells },
+            };
+        }
+        let cells = split_csv(text);
+        let Some(header) = &self.header else {
+            let columns: Vec<String> = cells.iter().map(|c| c.trim().to_string()).collect();
+            self.header = Some(columns.clone());
+            return TailEvent::Header { line, columns };
+        };
+        if cells.len() != header.len() {
+            return TailEvent::Bad {
+                line,
+                message: format!(
+                    "{} fields where the header has {}",
+                    cells.len(),
+                    header.len()
+                ),
+            };
+        }
+        let cells = header
+            .iter()
+            .zip(cells)
+            // Cells as written (a step's action keeps its spaces); readers trim what they parse.
+            .map(|(name, cell)| (name.clone(), (!cell.is_empty()).then_some(cell)))
+            .collect();
+        TailEvent::Record {
+            line,
+            fields: Fields { cells },
+        }
+    }
+}
+
+#[cfg(unix)]
+fn file_identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (meta.dev(), meta.ino())
+}
+
+#[cfg(not(unix))]
+fn file_identity(meta: &std::fs::Metadata) -> (u64, u64) {
+    (
+        0,
+        meta.created()
+            .map_or(0, |t| t.elapsed().map_or(0, |d| d.as_secs())),
+    )
+}
+
+/// Splits one CSV line (RFC 4180 quoting, no newline inside a field).
+fn split_csv(line: &str) -> Vec<String> {
+    let mut cells = Vec::new();
+    let mut cell = String::new();
+    let mut quoted = false;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cell.push('"');
+                chars.next();
+            }
+            ('"', true) => quoted = false,
+            ('"', false) if cell.is_empty() => quoted = true,
+            (',', false) => cells.push(std::mem::take(&mut cell)),
+            (c, _) => cell.push(c),
+        }
+    }
+    cells.push(cell);
+    cells
+}

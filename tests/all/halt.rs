@@ -1,0 +1,339 @@
+//! The saved early predictor end to end (issue 21): `early --save-model`, `halt` on finished and on
+//! growing steps files (the same answers), the refusals (not a model, another version, a file cut
+//! short, a steps file without a column the model learned from, steps out of order), target
+//! precision in `early`'s JSON, and the shared Terminal-Bench trajectories played back as a growing
+//! file.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::common::{assert_refused, pareval, shared_data, stderr, stdout, temp_dir};
+
+/// Three systems × 24 tasks: successes run tests and see fewer errors. Returns (steps, outcomes).
+fn synthetic(dir: &Path) -> (PathBuf, PathBuf) {
+    let mut steps = String::from("system,task,run,step,action,observation_chars,is_error,text\n");
+    let mut outcomes = String::from("system,task,run,outcome,steps\n");
+    let mut state: u64 = 12345;
+    let mut draw = |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    for system in 0..3 {
+        for task in 0..24 {
+            let success = draw(4) < 1 + system;
+            let length = 5 + draw(8);
+            for k in 1..=length {
+                let d = draw(10);
+                let action = if success && d < 6 {
+                    "pytest -q"
+                } else {
+                    "ls -la"
+                };
+                let error = u8::from(!success && d < 7);
+                steps.push_str(&format!(
+                    "sys{system},task{task},0,{k},{action},{},{error},step {k}\n",
+                    d * 100 + k
+                ));
+            }
+            outcomes.push_str(&format!(
+                "sys{system},task{task},0,{},{length}\n",
+                u8::from(success)
+            ));
+        }
+    }
+    let (s, o) = (dir.join("steps.csv"), dir.join("outcomes.csv"));
+    std::fs::write(&s, steps).expect("steps");
+    std::fs::write(&o, outcomes).expect("outcomes");
+    (s, o)
+}
+
+fn text(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// Trains and saves a small model on the synthetic trajectories.
+fn saved_model(dir: &Path) -> (PathBuf, PathBuf) {
+    let (steps, outcomes) = synthetic(dir);
+    let model = dir.join("model.json");
+    let out = pareval(&[
+        "early",
+        &text(&steps),
+        &text(&outcomes),
+        "--save-model",
+        &text(&model),
+        "--no-sweep",
+        "--trees",
+        "8",
+        "--min-steps",
+        "2",
+        "--save-tau",
+        "0.7",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("saved model:"), "{}", stdout(&out));
+    (model, steps)
+}
+
+#[test]
+fn halt_scores_a_finished_and_a_growing_steps_file_alike() {
+    let dir = temp_dir("halt-follow");
+    let (model, steps) = saved_model(&dir);
+    let batch = pareval(&["halt", &text(&model), &text(&steps), "--format", "csv"]);
+    assert!(batch.status.success(), "{}", stderr(&batch));
+    let batch = stdout(&batch);
+    let rows: Vec<&str> = batch.lines().skip(1).collect();
+    assert_eq!(rows.len(), 72, "one row per trajectory");
+    assert!(rows.iter().any(|r| r.contains("halt ")), "{batch}");
+    // The same steps appended in chunks (the last line written in two goes) while --follow reads.
+    let growing = dir.join("growing.csv");
+    let all = std::fs::read_to_string(&steps).expect("steps");
+    let (header, body) = all.split_once('\n').expect("header");
+    std::fs::write(&growing, format!("{header}\n")).expect("header");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pareval"))
+        .args(["halt", &text(&model), &text(&growing), "--follow"])
+        .args(["--format", "jsonl", "--idle-exit", "1.5"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start halt --follow");
+    let lines: Vec<&str> = body.lines().collect();
+    for chunk in lines.chunks(150) {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&growing)
+            .expect("open");
+        let text = chunk.join("\n") + "\n";
+        let (a, b) = text.split_at(text.len() - 5);
+        file.write_all(a.as_bytes()).expect("append");
+        file.flush().expect("flush");
+        std::thread::sleep(Duration::from_millis(120));
+        file.write_all(b.as_bytes()).expect("append");
+        std::thread::sleep(Duration::from_millis(120));
+    }
+    // A repeated step: named with file and line, the trajectory scored no further.
+    let repeat = format!("{}\n", lines[0]);
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&growing)
+        .expect("open")
+        .write_all(repeat.as_bytes())
+        .expect("append");
+    let started = Instant::now();
+    let output = loop {
+        if child.try_wait().expect("wait").is_some() {
+            break child.wait_with_output().expect("output");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "halt --follow never stopped"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(output.status.success(), "{}", stderr(&output));
+    let followed = stdout(&output);
+    let problems = stderr(&output);
+    assert!(
+        problems.contains(&format!(
+            "{}, line {}: (sys0, task0, run 0) repeats step 1",
+            text(&growing),
+            lines.len() + 2
+        )),
+        "{problems}"
+    );
+    // Each trajectory printed when first seen and once more if it halts later; the latest line of
+    // each is its state at the end, equal to the batch answer.
+    let mut last: std::collections::BTreeMap<(String, String), serde_json::Value> =
+        std::collections::BTreeMap::new();
+    let mut printed = 0;
+    for line in followed.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("json line");
+        printed += 1;
+        last.insert(
+            (
+                v["system"].as_str().unwrap_or("").to_string(),
+                v["task"].as_str().unwrap_or("").to_string(),
+            ),
+            v,
+        );
+    }
+    assert_eq!(last.len(), 72);
+    let halts = rows.iter().filter(|r| r.contains(",halt ")).count();
+    assert!((72..=72 + halts).contains(&printed), "{printed}");
+    for row in &rows {
+        let cells: Vec<&str> = row.split(',').collect();
+        let v = &last[&(cells[0].to_string(), cells[1].to_string())];
+        assert_eq!(v["action"], cells[6], "{row}");
+        assert_eq!(
+            v["halt_step"]
+                .as_u64()
+                .map(|s| s.to_string())
+                .unwrap_or_default(),
+            cells[7],
+            "{row}"
+        );
+        if cells[6] == "continue" {
+            // A trajectory that never halts is printed once, at its first step.
+            assert_eq!(v["steps"], 1, "{row}");
+        }
+    }
+}
+
+#[test]
+fn halt_refuses_what_it_cannot_score() {
+    let dir = temp_dir("halt-refusals");
+    let (model, steps) = saved_model(&dir);
+    let text_of = std::fs::read_to_string(&model).expect("model");
+    let cut = dir.join("cut.json");
+    std::fs::write(&cut, &text_of[..text_of.len() / 3]).expect("cut");
+    assert_refused(
+        &pareval(&["halt", &text(&cut), &text(&steps)]),
+        "ends early",
+    );
+    let newer = dir.join("newer.json");
+    std::fs::write(
+        &newer,
+        text_of.replacen("\"version\":1", "\"version\":7", 1),
+    )
+    .expect("newer");
+    assert_refused(
+        &pareval(&["halt", &text(&newer), &text(&steps)]),
+        "model file version 7",
+    );
+    assert_refused(
+        &pareval(&["halt", &text(&steps), &text(&steps)]),
+        "not a pareval early model",
+    );
+    // A steps file without the error flag the model learned from.
+    let all = std::fs::read_to_string(&steps).expect("steps");
+    let without: String = all
+        .lines()
+        .map(|l| {
+            let mut cells: Vec<&str> = l.split(',').collect();
+            cells.remove(6);
+            cells.join(",") + "\n"
+        })
+        .collect();
+    let no_flag = dir.join("no_flag.csv");
+    std::fs::write(&no_flag, without).expect("no flag");
+    assert_refused(
+        &pareval(&["halt", &text(&model), &text(&no_flag)]),
+        "trained on steps with is_error, which this file lacks (rename a column with --col is_error=NAME)",
+    );
+    // A gap in the step numbers: file, trajectory and line.
+    let gap = dir.join("gap.csv");
+    let mut lines: Vec<&str> = all.lines().collect();
+    lines.remove(2);
+    std::fs::write(&gap, lines.join("\n") + "\n").expect("gap");
+    assert_refused(
+        &pareval(&["halt", &text(&model), &text(&gap)]),
+        "(sys0, task0, run 0) jumps to step 3",
+    );
+    assert_refused(
+        &pareval(&["halt", &text(&model), &text(&steps), "--tau", "0.3"]),
+        "--tau: '0.3' must be in (0.5, 1]",
+    );
+    // An unknown system is scored, with a note.
+    let renamed = dir.join("renamed.csv");
+    std::fs::write(&renamed, all.replace("sys0,", "newcomer,")).expect("renamed");
+    let out = pareval(&["halt", &text(&model), &text(&renamed)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not among the model's 3 training systems (newcomer)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stdout(&out).contains("72 trajectories:"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn early_reports_target_precision_per_model_in_json() {
+    let dir = temp_dir("early-target");
+    let (steps, outcomes) = synthetic(&dir);
+    let out = pareval(&[
+        "early",
+        &text(&steps),
+        &text(&outcomes),
+        "--trees",
+        "8",
+        "--min-steps",
+        "2",
+        "--tau",
+        "0.8,0.9",
+        "--target-precision",
+        "0.8,0.9",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let results = v["results"].as_array().expect("results");
+    for r in results {
+        let halted = r["success_halts"].as_u64().expect("count")
+            + r["failure_halts"].as_u64().expect("count");
+        let coverage = r["coverage"].as_f64().expect("coverage");
+        assert_eq!(halted, (coverage * 72.0).round() as u64, "{r}");
+    }
+    let targets = v["target"].as_array().expect("target");
+    assert_eq!(targets.len(), 2);
+    assert_eq!(targets[0]["precision"], 0.8);
+    let folds = targets[0]["folds"].as_array().expect("folds");
+    assert_eq!(folds.len(), 3);
+    assert_eq!(folds[0]["grouping"], "system");
+    for model in ["success", "failure"] {
+        let m = &targets[0][model];
+        assert!(
+            m["halts"].as_u64().is_some() && m["steps_saved"].as_f64().is_some(),
+            "{m}"
+        );
+    }
+}
+
+/// The shared Terminal-Bench trajectories: a model saved on them scores every one of their
+/// trajectories, and halting by a target nobody can reach never halts.
+#[test]
+fn halt_on_the_shared_terminal_bench_trajectories() {
+    let Some(root) = shared_data() else {
+        return;
+    };
+    let tb = root.join("trajectories/terminal_bench");
+    let dir = temp_dir("halt-tb");
+    let model = dir.join("tb.json");
+    let out = pareval(&[
+        "early",
+        &text(&tb.join("steps.csv")),
+        &text(&tb.join("outcomes.csv")),
+        "--save-model",
+        &text(&model),
+        "--no-sweep",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = pareval(&["halt", &text(&model), &text(&tb.join("steps.csv"))]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text_out = stdout(&out);
+    let summary = text_out.lines().last().expect("summary");
+    assert!(
+        summary.starts_with("543 trajectories: 0 halt success, "),
+        "{summary}"
+    );
+    let out = pareval(&[
+        "halt",
+        &text(&model),
+        &text(&tb.join("steps.csv")),
+        "--target-precision",
+        "1",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("target precision 1 on the saved inner split"),
+        "{}",
+        stdout(&out)
+    );
+}
