@@ -798,26 +798,21 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
             args.save_tau
         )));
     }
-    let save =
-        |out: &mut dyn Write| -> Result<Option<crate::report::early::SavedSummary>, CliError> {
-            let Some(path) = &args.save_model else {
-                return Ok(None);
-            };
-            let summary = save_model(&data, protocol, features, model, args, path)?;
-            if args.no_sweep {
-                match args.format {
-                    args::OutputFormat::Json => {
-                        serde_json::to_writer_pretty(&mut *out, &summary)
-                            .map_err(io::Error::from)?;
-                        writeln!(out)?;
-                    }
-                    _ => summary.write_text(&mut *out)?,
-                }
-            }
-            Ok(Some(summary))
-        };
     if args.no_sweep {
-        save(out)?;
+        // clap lets --no-sweep through only with --save-model.
+        let Some(path) = &args.save_model else {
+            return Err(CliError::Input(
+                "--no-sweep needs --save-model FILE".to_string(),
+            ));
+        };
+        let summary = save_model(&data, protocol, features, model, args, path)?;
+        match args.format {
+            args::OutputFormat::Json => {
+                serde_json::to_writer_pretty(&mut *out, &summary).map_err(io::Error::from)?;
+                writeln!(out)?;
+            }
+            _ => summary.write_text(out)?,
+        }
         return Ok(());
     }
     let predictions = crate::early::evaluate::predict_watched(
@@ -848,7 +843,11 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
         results: sweep(&data, &predictions, protocol, &taus, args.delta / 100.0),
         folds: predictions.folds,
         target,
-        saved: save(&mut std::io::sink())?,
+        saved: args
+            .save_model
+            .as_deref()
+            .map(|path| save_model(&data, protocol, features, model, args, path))
+            .transpose()?,
     };
     emit(&report, args.format, out)
 }

@@ -206,13 +206,6 @@ impl Predictor {
         .map_err(|e| e.to_string())
     }
 
-    pub fn save(&self, path: &Path) -> Result<(), LoadError> {
-        let name = path.display().to_string();
-        let text = self.to_json().map_err(|e| LoadError::new(&name, e))?;
-        std::fs::write(path, text)
-            .map_err(|e| LoadError::new(&name, format!("cannot write the model: {e}")))
-    }
-
     pub fn load(path: &Path) -> Result<Self, LoadError> {
         let name = path.display().to_string();
         let text = std::fs::read_to_string(path)
