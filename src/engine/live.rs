@@ -41,8 +41,59 @@ pub fn decide_live(
     settings: &LiveSettings,
     provenance: &Provenance,
 ) -> Vec<DecisionRecord> {
-    let case = live_case(plan, names, tested, baseline, settings, 1);
+    let mut cache = LiveCache::default();
+    decide_live_cached(
+        plan, names, tested, baseline, settings, provenance, &mut cache,
+    )
+}
+
+/// [`decide_live`] for a run that is looked at again and again (`watch`): the pair's anytime
+/// sequence is kept in `cache` between looks, so a look that only adds tasks costs what they cost.
+pub fn decide_live_cached(
+    plan: &LivePlan,
+    names: (&str, &str),
+    tested: &[Option<f64>],
+    baseline: &[Option<f64>],
+    settings: &LiveSettings,
+    provenance: &Provenance,
+    cache: &mut LiveCache,
+) -> Vec<DecisionRecord> {
+    let case = live_case(plan, names, tested, baseline, settings, 1, cache);
     live_records(plan, names, &case, None, settings, provenance)
+}
+
+/// A pair's anytime sequence kept between the looks of a live run: the planned tasks it has read (in
+/// plan order, with their differences), the lattice and family size it was built for, and its state.
+/// A look whose jointly observed tasks extend those (same tasks, same values, same lattice) feeds
+/// only the new ones; anything else (a task earlier in the plan arriving late, an outcome read again
+/// with another value, a new lattice) starts again from the first task. Either way the state is the
+/// one a walk from scratch gives, bit for bit (tested), so `watch` and `decide` agree.
+#[derive(Debug, Clone, Default)]
+pub struct LiveCache {
+    fed: Vec<(usize, u64)>,
+    built_for: Option<(Option<u32>, usize)>,
+    sequence: Option<Sequence>,
+}
+
+impl LiveCache {
+    /// How many of `tasks` (with differences `values`) the kept sequence has read already, or None
+    /// when it cannot be extended to them.
+    fn reusable(
+        &self,
+        tasks: &[usize],
+        values: &[f64],
+        built_for: (Option<u32>, usize),
+    ) -> Option<usize> {
+        let fits = self.sequence.is_some()
+            && self.built_for == Some(built_for)
+            && self.fed.len() <= tasks.len()
+            && self
+                .fed
+                .iter()
+                .zip(tasks.iter().zip(values))
+                .all(|(&(task, bits), (&i, v))| task == i && bits == v.to_bits());
+        fits.then_some(self.fed.len())
+    }
 }
 
 /// A tested system against several baselines at once (SPEC §9b, family `tested`): each baseline's
@@ -57,9 +108,32 @@ pub fn decide_live_family(
     settings: &LiveSettings,
     provenance: &Provenance,
 ) -> Vec<DecisionRecord> {
+    let mut caches = vec![LiveCache::default(); baselines.len()];
+    decide_live_family_cached(
+        plan,
+        tested_name,
+        tested,
+        baselines,
+        settings,
+        provenance,
+        &mut caches,
+    )
+}
+
+/// [`decide_live_family`] with one [`LiveCache`] per baseline (in `baselines`' order).
+pub fn decide_live_family_cached(
+    plan: &LivePlan,
+    tested_name: &str,
+    tested: &[Option<f64>],
+    baselines: &[(&str, Vec<Option<f64>>)],
+    settings: &LiveSettings,
+    provenance: &Provenance,
+    caches: &mut [LiveCache],
+) -> Vec<DecisionRecord> {
     let mut cases: Vec<LiveCase> = baselines
         .iter()
-        .map(|(name, outcomes)| {
+        .zip(caches.iter_mut())
+        .map(|((name, outcomes), cache)| {
             live_case(
                 plan,
                 (tested_name, name),
@@ -67,6 +141,7 @@ pub fn decide_live_family(
                 outcomes,
                 settings,
                 baselines.len(),
+                cache,
             )
         })
         .collect();
@@ -131,6 +206,7 @@ fn live_case(
     baseline: &[Option<f64>],
     settings: &LiveSettings,
     family_size: usize,
+    cache: &mut LiveCache,
 ) -> LiveCase {
     let total = plan.tasks.len() as u32;
     let limit = settings.budget.tasks_of(total);
@@ -201,9 +277,23 @@ fn live_case(
     if let Some(construction) = settings.policy.construction() {
         // The anytime rule reads the outcomes in the plan's order, which is the order they were run in
         // when the harness follows the plan.
-        let mut state = Sequence::start(construction, &sizes, scale, &settings.thresholds, None);
-        for (&d, &i) in values.iter().zip(&observed_tasks) {
+        let built_for = (scale, family_size);
+        let (mut state, from) = match (
+            cache.reusable(&observed_tasks, &values, built_for),
+            cache.sequence.take(),
+        ) {
+            (Some(from), Some(state)) => (state, from),
+            (_, spare) => {
+                cache.fed.clear();
+                cache.built_for = Some(built_for);
+                let state =
+                    Sequence::start(construction, &sizes, scale, &settings.thresholds, spare);
+                (state, 0)
+            }
+        };
+        for (&d, &i) in values.iter().zip(&observed_tasks).skip(from) {
             state.observe(d, local_of(plan.groups[i]) as u32, &rules.bets);
+            cache.fed.push((i, d.to_bits()));
         }
         observed.sequence = Some(state);
     }
@@ -242,6 +332,7 @@ fn live_case(
             }
         }
     }
+    cache.sequence = observed.sequence.take();
     LiveCase {
         decisions,
         n,
@@ -430,5 +521,106 @@ mod tests {
             records[0].reason,
             "coverage missing: b has 0 of 3 required (10 in all)"
         );
+    }
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+    use crate::engine::settings::{BootstrapMode, OrderKind, Preset};
+
+    /// 90 planned tasks in 3 groups, interleaved as a stratified plan runs them.
+    fn plan() -> LivePlan {
+        LivePlan {
+            tasks: (0..90).map(|i| format!("t{i:02}")).collect(),
+            groups: (0..90).map(|i| (i % 3) as u32).collect(),
+            labels: vec!["a".into(), "b".into(), "c".into()],
+        }
+    }
+
+    fn settings(order: OrderKind) -> LiveSettings {
+        let mut policy = Preset::Anytime.policy(BootstrapMode::Exact, Fraction(500));
+        policy.order = order;
+        LiveSettings {
+            policy,
+            thresholds: vec![Threshold(0), Threshold(500), Threshold(1000)],
+            seed: 0,
+            budget: Fraction::ONE,
+        }
+    }
+
+    #[test]
+    fn a_kept_sequence_decides_as_a_walk_from_scratch() {
+        let plan = plan();
+        let mut rng = StreamKey::new(4, "live-cache").rng();
+        let strong: Vec<f64> = (0..90)
+            .map(|_| f64::from(u8::from(rng.next_u64() % 10 < 8)))
+            .collect();
+        let weak: Vec<f64> = (0..90)
+            .map(|_| f64::from(u8::from(rng.next_u64() % 10 < 4)))
+            .collect();
+        let provenance = Provenance::new(&[]);
+        for order in [OrderKind::Stratified, OrderKind::Uniform] {
+            let settings = settings(order);
+            let mut cache = LiveCache::default();
+            // Looks as tasks arrive in plan order, then task 7 read again with another outcome, then
+            // a late task earlier in the plan: every look equals decide_live on the same outcomes.
+            let mut tested: Vec<Option<f64>> = vec![None; 90];
+            let mut baseline: Vec<Option<f64>> = vec![None; 90];
+            let mut edits: Vec<(usize, f64, f64)> = (0..90)
+                .filter(|&i| i != 30)
+                .map(|i| (i, strong[i], weak[i]))
+                .collect();
+            edits.push((7, 1.0 - strong[7], weak[7]));
+            edits.push((30, 1.0, 0.0));
+            let mut decided = 0;
+            for &(i, s, w) in &edits {
+                tested[i] = Some(s);
+                baseline[i] = Some(w);
+                let kept = decide_live_cached(
+                    &plan,
+                    ("s", "w"),
+                    &tested,
+                    &baseline,
+                    &settings,
+                    &provenance,
+                    &mut cache,
+                );
+                let fresh = decide_live(
+                    &plan,
+                    ("s", "w"),
+                    &tested,
+                    &baseline,
+                    &settings,
+                    &provenance,
+                );
+                assert_eq!(kept, fresh, "{order:?} at {} observed", fresh[0].observed);
+                decided += usize::from(fresh.iter().any(|r| r.action.is_final()));
+            }
+            assert!(
+                decided > 0,
+                "{order:?}: some look decides, so the records carry evidence"
+            );
+            // The family path keeps one cache per baseline.
+            let mut caches = vec![LiveCache::default(); 2];
+            let baselines = [
+                ("w", baseline.clone()),
+                ("w2", strong.iter().map(|&x| Some(1.0 - x)).collect()),
+            ];
+            for _ in 0..2 {
+                let kept = decide_live_family_cached(
+                    &plan,
+                    "s",
+                    &tested,
+                    &baselines,
+                    &settings,
+                    &provenance,
+                    &mut caches,
+                );
+                let fresh =
+                    decide_live_family(&plan, "s", &tested, &baselines, &settings, &provenance);
+                assert_eq!(kept, fresh);
+            }
+        }
     }
 }

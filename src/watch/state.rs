@@ -9,7 +9,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::follow::{Event, OutcomeRow};
 use crate::engine::anytime::Band;
-use crate::engine::live::{LivePlan, LiveSettings, decide_live, decide_live_family};
+use crate::engine::live::{
+    LiveCache, LivePlan, LiveSettings, decide_live_cached, decide_live_family_cached,
+};
 use crate::engine::record::{DecisionRecord, Provenance};
 use crate::engine::sequence::{BandTracker, Sequence};
 use crate::engine::settings::Construction;
@@ -64,6 +66,9 @@ pub struct WatchState {
     plan_index: HashMap<String, usize>,
     /// Each baseline's curves, kept between polls.
     curves: HashMap<String, Curves>,
+    /// Each baseline's anytime sequence for the decisions, kept between polls (a poll that only adds
+    /// tasks in plan order feeds just those; the decisions are the ones from scratch).
+    decisions: HashMap<String, LiveCache>,
     /// The early predictor's panel (`--early MODEL --steps FILE`).
     pub early: Option<super::early::EarlyWatch>,
 }
@@ -96,6 +101,7 @@ impl WatchState {
             rows_read: 0,
             plan_index,
             curves: HashMap::new(),
+            decisions: HashMap::new(),
             early: None,
         };
         state.recompute();
@@ -244,18 +250,23 @@ impl WatchState {
         if let Some(problem) = problems.last() {
             self.problem = Some(problem.clone());
         }
+        let mut caches: Vec<LiveCache> = baselines
+            .iter()
+            .map(|(name, _)| self.decisions.remove(name).unwrap_or_default())
+            .collect();
         let records: Vec<Vec<DecisionRecord>> = if baselines.len() > 1 {
             let family: Vec<(&str, Vec<Option<f64>>)> = baselines
                 .iter()
                 .map(|(n, o)| (n.as_str(), o.clone()))
                 .collect();
-            let all = decide_live_family(
+            let all = decide_live_family_cached(
                 &self.plan,
                 &self.tested,
                 &tested,
                 &family,
                 &self.settings,
                 &self.provenance,
+                &mut caches,
             );
             all.chunks(self.settings.thresholds.len().max(1))
                 .map(<[DecisionRecord]>::to_vec)
@@ -263,18 +274,26 @@ impl WatchState {
         } else {
             baselines
                 .iter()
-                .map(|(name, outcomes)| {
-                    decide_live(
+                .zip(caches.iter_mut())
+                .map(|((name, outcomes), cache)| {
+                    decide_live_cached(
                         &self.plan,
                         (&self.tested, name),
                         &tested,
                         outcomes,
                         &self.settings,
                         &self.provenance,
+                        cache,
                     )
                 })
                 .collect()
         };
+        // Baselines no longer watched drop their caches with them.
+        self.decisions = baselines
+            .iter()
+            .map(|(name, _)| name.clone())
+            .zip(caches)
+            .collect();
         // Notices for pairs whose action became final since the last poll.
         for ((name, _), new) in baselines.iter().zip(&records) {
             let old = self.pairs.iter().find(|p| &p.baseline == name);
