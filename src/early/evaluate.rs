@@ -79,6 +79,16 @@ pub struct Predictions {
     pub inner: Vec<Option<InnerCurves>>,
 }
 
+impl Predictions {
+    /// Trajectory `i`'s probabilities at its prefixes and the fold that tested it (None: untested).
+    pub fn tested(&self, i: usize) -> Option<(&[f64], &[f64], u32)> {
+        match (&self.success[i], &self.failure[i], self.fold_of[i]) {
+            (Some(s), Some(f), Some(fold)) => Some((s.as_slice(), f.as_slice(), fold)),
+            _ => None,
+        }
+    }
+}
+
 /// Trains and predicts every fold of the protocol.
 pub fn predict(
     data: &Trajectories,
@@ -203,11 +213,7 @@ pub fn prediction_rows<'a>(
 ) -> Vec<PredictionRow<'a>> {
     let mut out = Vec::new();
     for (i, t) in data.trajectories.iter().enumerate() {
-        let (Some(s), Some(f), Some(fold)) = (
-            &predictions.success[i],
-            &predictions.failure[i],
-            predictions.fold_of[i],
-        ) else {
+        let Some((s, f, fold)) = predictions.tested(i) else {
             continue;
         };
         for (k, (&success, &failure)) in s.iter().zip(f).enumerate() {
@@ -498,11 +504,7 @@ pub fn target_result(
     // Per model: halts, right halts, steps saved.
     let mut counts = [(0usize, 0usize, 0usize); 2];
     for (i, t) in data.trajectories.iter().enumerate() {
-        let (Some(s), Some(f), Some(fold)) = (
-            &predictions.success[i],
-            &predictions.failure[i],
-            predictions.fold_of[i],
-        ) else {
+        let Some((s, f, fold)) = predictions.tested(i) else {
             continue;
         };
         tested += 1;

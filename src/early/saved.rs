@@ -397,18 +397,17 @@ pub(crate) mod tests {
         )
     }
 
-    #[test]
-    fn a_saved_model_scores_bit_for_bit_as_the_trained_one() {
+    fn trained(choice: ThresholdChoice) -> (Trajectories, Predictor) {
         let data = synthetic();
         let (features, model) = small_settings();
-        let trained = Predictor::train(
-            &data,
-            Protocol::Loao,
-            features,
-            model,
-            ThresholdChoice::Tau(0.9),
-        )
-        .expect("train");
+        let predictor =
+            Predictor::train(&data, Protocol::Loao, features, model, choice).expect("train");
+        (data, predictor)
+    }
+
+    #[test]
+    fn a_saved_model_scores_bit_for_bit_as_the_trained_one() {
+        let (data, trained) = trained(ThresholdChoice::Tau(0.9));
         let text = trained.to_json().expect("json");
         let loaded = Predictor::from_json(&text).expect("load");
         assert_eq!(loaded.info, trained.info);
@@ -465,16 +464,7 @@ pub(crate) mod tests {
 
     #[test]
     fn files_that_are_not_models_are_named_as_such() {
-        let data = synthetic();
-        let (features, model) = small_settings();
-        let trained = Predictor::train(
-            &data,
-            Protocol::Loao,
-            features,
-            model,
-            ThresholdChoice::Tau(0.9),
-        )
-        .expect("train");
+        let (_, trained) = trained(ThresholdChoice::Tau(0.9));
         let text = trained.to_json().expect("json");
         let error = |text: &str| Predictor::from_json(text).err().expect("refused");
         assert!(
@@ -497,16 +487,7 @@ pub(crate) mod tests {
 
     #[test]
     fn target_precision_thresholds_come_from_the_inner_curves() {
-        let data = synthetic();
-        let (features, model) = small_settings();
-        let p = Predictor::train(
-            &data,
-            Protocol::Loao,
-            features,
-            model,
-            ThresholdChoice::TargetPrecision(0.8),
-        )
-        .expect("train");
+        let (data, p) = trained(ThresholdChoice::TargetPrecision(0.8));
         let expected = p.info.inner.thresholds(0.8);
         assert_eq!(p.info.thresholds.thresholds(), expected);
         assert_eq!(p.info.thresholds.target_precision, Some(0.8));
