@@ -49,6 +49,7 @@ fn main() {
         features: FeatureSettings::default(),
         model,
         delta: 0.0,
+        target: None,
     };
     // Every fold, timed from one report to the next.
     let marks = Mutex::new(vec![Instant::now()]);

@@ -60,6 +60,11 @@ pub struct ExploreFlags {
     /// Trees per model in the early-outcome view.
     #[arg(long, value_name = "N", default_value_t = 50, requires = "steps")]
     pub early_trees: usize,
+    /// The early-outcome view also chooses τ_s and τ_f by this target precision on each fold's
+    /// training side and shows what they achieve on the test folds (as `early --target-precision`;
+    /// training fits three more models per fold).
+    #[arg(long, value_name = "P", requires = "steps")]
+    pub early_target: Option<f64>,
 }
 
 #[derive(Debug, Subcommand)]

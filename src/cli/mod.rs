@@ -1025,15 +1025,25 @@ fn early_job(
             "--early-trees must be at least 1".to_string(),
         ));
     }
+    if let Some(p) = flags.early_target
+        && !(p > 0.0 && p <= 1.0)
+    {
+        return Err(CliError::Input(format!(
+            "--early-target: '{p}' must be in (0, 1]"
+        )));
+    }
     // The protocol's refusals (one system under loao, no scaffold under loso) before the screen opens.
     crate::early::protocol::folds(&data, protocol, 0)
         .map_err(|e| CliError::Input(e.to_string()))?;
     let describe = format!(
-        "{} trajectories of {} systems, {}, {} trees per model",
+        "{} trajectories of {} systems, {}, {} trees per model{}",
         data.trajectories.len(),
         data.systems.len(),
         protocol.name(),
-        flags.early_trees
+        flags.early_trees,
+        flags.early_target.map_or(String::new(), |p| format!(
+            ", thresholds also by target precision {p} (an inner split per fold)"
+        ))
     );
     let job = crate::tui::early::EarlyJob {
         data: std::sync::Arc::new(data),
@@ -1044,6 +1054,7 @@ fn early_job(
             ..crate::early::model::ModelSettings::default()
         },
         delta: 0.0,
+        target: flags.early_target,
     };
     Ok((job, describe))
 }

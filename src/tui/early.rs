@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 
-use crate::early::evaluate::{Predictions, TauResult, predict_watched, sweep};
+use crate::early::evaluate::{
+    Predictions, TargetResult, TauResult, predict_watched, sweep, target_result,
+};
 use crate::early::features::FeatureSettings;
 use crate::early::halting::{Halt, Thresholds, halt};
 use crate::early::model::ModelSettings;
@@ -31,6 +33,8 @@ pub struct EarlyJob {
     pub model: ModelSettings,
     /// The pair-decision threshold of the leaderboard agreement (0.05 = 5 pp).
     pub delta: f64,
+    /// A target precision: each fold also fits its training side's inner split to choose τ_s and τ_f.
+    pub target: Option<f64>,
 }
 
 /// The trained predictions and the sweep over [`tau_grid`].
@@ -41,6 +45,8 @@ pub struct EarlyResult {
     pub predictions: Predictions,
     pub taus: Vec<f64>,
     pub sweep: Vec<TauResult>,
+    /// Halting by the target precision on the test folds (with [`EarlyJob::target`]).
+    pub target: Option<TargetResult>,
 }
 
 /// What the training thread reports.
@@ -60,12 +66,15 @@ pub fn compute(
         job.protocol,
         job.features,
         job.model,
-        false,
+        job.target.is_some(),
         watch,
     )
     .map_err(|e| e.to_string())?;
     let taus = tau_grid();
     let sweep = sweep(&job.data, &predictions, job.protocol, &taus, job.delta);
+    let target = job
+        .target
+        .and_then(|p| target_result(&job.data, &predictions, job.protocol, p));
     Ok(EarlyResult {
         data: job.data.clone(),
         protocol: job.protocol,
@@ -73,6 +82,7 @@ pub fn compute(
         predictions,
         taus,
         sweep,
+        target,
     })
 }
 

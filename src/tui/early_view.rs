@@ -173,10 +173,85 @@ pub fn draw_body(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Rect
                 .labels(vec!["0", "50", "100%"]),
         );
     frame.render_widget(chart, left);
-    draw_systems(frame, panel, theme, right);
+    match &result.target {
+        Some(target) => {
+            let [top, rest] =
+                Layout::vertical([Constraint::Length(6), Constraint::Min(4)]).areas(right);
+            draw_target(frame, target, theme, top);
+            draw_systems(frame, panel, theme, rest);
+        }
+        None => draw_systems(frame, panel, theme, right),
+    }
     if panel.drill.is_some() {
         draw_trajectory(frame, panel, theme, area);
     }
+}
+
+/// The thresholds a target precision chose on each fold's training side, and what each model's
+/// halts achieved on the test folds (`early --target-precision`'s lines).
+fn draw_target(
+    frame: &mut Frame,
+    target: &crate::early::evaluate::TargetResult,
+    theme: Theme,
+    area: Rect,
+) {
+    let row =
+        |name: &str, model: &crate::early::evaluate::ModelAtTarget, taus: Vec<Option<f64>>| {
+            let never = taus.iter().filter(|t| t.is_none()).count();
+            let finite: Vec<f64> = taus.iter().flatten().copied().collect();
+            let range = match (
+                finite.iter().copied().reduce(f64::min),
+                finite.iter().copied().reduce(f64::max),
+            ) {
+                (Some(lo), Some(hi)) => format!("{lo:.3}–{hi:.3}"),
+                _ => "-".to_string(),
+            };
+            Line::from(format!(
+                "{name:<8}{:>6}{:>7}{:>8}{:>7}  {range:<13}{:>7}",
+                model.halts,
+                percent(model.coverage),
+                optional_percent(model.precision),
+                percent(model.steps_saved),
+                format!("{never}/{}", taus.len())
+            ))
+        };
+    let folds = &target.folds;
+    let lines = vec![
+        Line::from(Span::styled(
+            format!(
+                "{:<8}{:>6}{:>7}{:>8}{:>7}  {:<13}{:>7}",
+                "model", "halts", "share", "prec.", "saved", "τ over folds", "never"
+            ),
+            theme.dim(),
+        )),
+        row(
+            "success",
+            &target.success,
+            folds.iter().map(|f| f.tau_success).collect(),
+        ),
+        row(
+            "failure",
+            &target.failure,
+            folds.iter().map(|f| f.tau_failure).collect(),
+        ),
+        Line::from(Span::styled(
+            format!(
+                "both: halted {} · accuracy {} · steps saved {}",
+                percent(target.coverage),
+                optional_percent(target.accuracy),
+                percent(target.steps_saved)
+            ),
+            theme.dim(),
+        )),
+    ];
+    let grouping = folds.first().map_or("", |f| f.grouping);
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(format!(
+            " target precision {} · τ per model · inner split by {grouping} ",
+            percent(target.precision)
+        ))),
+        area,
+    );
 }
 
 fn draw_systems(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Rect) {

@@ -1218,6 +1218,7 @@ fn the_early_view_trains_in_the_background_and_follows_the_tau_slider() {
             ..ModelSettings::default()
         },
         delta: 0.0,
+        target: None,
     };
     let folds = Mutex::new(Vec::new());
     let result = compute(&job, &|done, total| {
@@ -1299,6 +1300,73 @@ fn the_early_view_trains_in_the_background_and_follows_the_tau_slider() {
     let screen = render(&app, 120, 40);
     assert!(
         screen.contains("✗ early outcome prediction failed: fold 'x'"),
+        "{screen}"
+    );
+}
+
+/// "never/folds" for one model of a target result.
+fn model_never(target: &pareval::early::evaluate::TargetResult, name: &str) -> String {
+    let never = target
+        .folds
+        .iter()
+        .filter(|f| {
+            if name == "success" {
+                f.tau_success
+            } else {
+                f.tau_failure
+            }
+            .is_none()
+        })
+        .count();
+    format!("{never}/{}", target.folds.len())
+}
+
+#[test]
+fn the_early_view_shows_halting_by_target_precision() {
+    use pareval::early::features::FeatureSettings;
+    use pareval::early::model::ModelSettings;
+    use pareval::early::protocol::Protocol;
+    use pareval::tui::early::{EarlyEvent, EarlyJob, EarlyPanel, compute};
+    let mut app = sample_app(20);
+    app.attach_early(EarlyPanel::new("synthetic".to_string()));
+    let job = EarlyJob {
+        data: Arc::new(synthetic_trajectories()),
+        protocol: Protocol::Loao,
+        features: FeatureSettings::default(),
+        model: ModelSettings {
+            iterations: 10,
+            min_steps: 5,
+            ..ModelSettings::default()
+        },
+        delta: 0.0,
+        target: Some(0.8),
+    };
+    let result = compute(&job, &|_, _| true).expect("train");
+    let target = result.target.clone().expect("a target result");
+    // One system trains each fold, so the inner split keeps tasks together.
+    assert!(target.folds.iter().all(|f| f.grouping == "task"));
+    act(
+        &mut app,
+        Action::Early(EarlyEvent::Finished(Ok(Arc::new(result)))),
+    );
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains("target precision 80% · τ per model · inner split by task"),
+        "{screen}"
+    );
+    for (name, model) in [("success", &target.success), ("failure", &target.failure)] {
+        let line = screen
+            .lines()
+            .find(|l| l.contains(&format!("│{name} ")))
+            .unwrap_or_else(|| panic!("no {name} row:\n{screen}"));
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert!(cells.contains(&model.halts.to_string().as_str()), "{line}");
+        let never = model_never(&target, name);
+        assert!(line.contains(&never), "{line}");
+    }
+    // The per-system table is still there below it.
+    assert!(
+        screen.contains("resolve rate per system at τ 0.95"),
         "{screen}"
     );
 }
