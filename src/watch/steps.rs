@@ -2,8 +2,9 @@
 //! `watch --early`: each file's [`Tail`] (partial lines wait, a shrunk or replaced file is read anew),
 //! every complete row parsed by the loader's rules for step values and pushed into the
 //! [`Scoreboard`] of running trajectories. A CSV header without a step column the model was trained
-//! on stops the follower (nothing it would score could be trusted); a bad row, a step out of order
-//! or a trajectory that appears in two files is news with file and line, and the rest goes on.
+//! on is an error, and nothing more is read from that file until it is replaced (nothing it would
+//! score could be trusted); a bad row, a step out of order or a trajectory that appears in two files
+//! is news with file and line, and the rest goes on.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,9 @@ pub enum StepsNews {
 
 pub struct StepsFollower {
     files: Vec<(String, Tail)>,
+    /// Files whose header lacks a column the model needs: nothing more is read from them until they
+    /// are replaced.
+    refused: Vec<bool>,
     /// Which file each trajectory came from (a trajectory lives in one file).
     origin: HashMap<RunKey, usize>,
     pub board: Scoreboard,
@@ -69,6 +73,7 @@ impl StepsFollower {
             ));
         }
         Ok(StepsFollower {
+            refused: vec![false; files.len()],
             files,
             origin: HashMap::new(),
             board: Scoreboard::new(predictor.clone(), thresholds),
@@ -84,7 +89,13 @@ impl StepsFollower {
             let mut events = Vec::new();
             self.files[f].1.poll(&mut events);
             for event in events {
-                self.take(f, event, &mut news)?;
+                if self.refused[f] && event != TailEvent::Reread {
+                    continue;
+                }
+                if let Err(message) = self.take(f, event, &mut news) {
+                    self.refused[f] = true;
+                    return Err(message);
+                }
             }
         }
         Ok(news)
@@ -99,6 +110,7 @@ impl StepsFollower {
         let name = &self.files[f].0;
         match event {
             TailEvent::Reread => {
+                self.refused[f] = false;
                 self.board.retain(|key| self.origin.get(key) != Some(&f));
                 self.origin.retain(|_, at| *at != f);
                 news.push(StepsNews::Reread(name.clone()));
@@ -166,5 +178,69 @@ impl StepsFollower {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::early::protocol::Protocol;
+    use crate::early::saved::ThresholdChoice;
+    use crate::early::saved::tests::{small_settings, synthetic};
+
+    #[test]
+    fn a_file_without_a_trained_column_is_refused_until_replaced() {
+        let (features, model) = small_settings();
+        let predictor = Arc::new(
+            Predictor::train(
+                &synthetic(),
+                Protocol::Loao,
+                features,
+                model,
+                ThresholdChoice::Tau(0.9),
+            )
+            .expect("train"),
+        );
+        let dir = std::env::temp_dir().join(format!("pareval-steps-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("steps.csv");
+        // No is_error column, which the synthetic model learned from.
+        std::fs::write(
+            &path,
+            "system,task,run,step,action,observation_chars,text\na,t,0,1,ls,10,hi\n",
+        )
+        .expect("write");
+        let thresholds = predictor.thresholds(None, None);
+        let mut follower = StepsFollower::new(
+            std::slice::from_ref(&path),
+            predictor,
+            thresholds,
+            ColumnMap::default(),
+        )
+        .expect("follower");
+        let error = follower.poll().unwrap_err();
+        assert!(error.contains("is_error, which this file lacks"), "{error}");
+        // Later rows of that file are not scored.
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .expect("open");
+        std::io::Write::write_all(&mut file, b"a,t,0,2,ls,10,hi\n").expect("append");
+        assert_eq!(follower.poll(), Ok(Vec::new()));
+        assert!(follower.board.runs.is_empty());
+        // Replaced by a file with the column: read again from the start and scored.
+        std::fs::remove_file(&path).expect("remove");
+        std::fs::write(
+            &path,
+            "system,task,run,step,action,observation_chars,is_error,text\na,t,0,1,ls,10,0,hi\n",
+        )
+        .expect("rewrite");
+        let news = follower.poll().expect("read");
+        assert!(
+            matches!(news.first(), Some(StepsNews::Reread(_))),
+            "{news:?}"
+        );
+        assert_eq!(follower.board.runs.len(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
