@@ -201,7 +201,8 @@ impl WatchState {
     /// and the problems met on the way.
     fn outcomes(&self, rows: &[(&str, &Placed)], problems: &mut Vec<String>) -> Vec<Option<f64>> {
         let mut sums = vec![(0.0, 0u32); self.plan.tasks.len()];
-        let mut runs: HashSet<(&str, &str)> = HashSet::new();
+        // Keyed by plan index and run, sized for every row: one hash of the task per row, no rehash.
+        let mut runs: HashSet<(usize, &str)> = HashSet::with_capacity(rows.len());
         for &(file, placed) in rows {
             let row = &placed.row;
             let Some(&i) = self.plan_index.get(&row.task) else {
@@ -211,7 +212,7 @@ impl WatchState {
                 ));
                 continue;
             };
-            if !runs.insert((row.task.as_str(), row.run.as_str())) {
+            if !runs.insert((i, row.run.as_str())) {
                 problems.push(format!(
                     "✗ {file}, line {}: a second outcome for run '{}' of {} on {} (skipped)",
                     placed.line, row.run, row.system, row.task
