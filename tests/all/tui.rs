@@ -1191,13 +1191,29 @@ fn synthetic_trajectories() -> pareval::early::Trajectories {
     }
 }
 
-#[test]
-fn the_early_view_trains_in_the_background_and_follows_the_tau_slider() {
+/// The early view's job on the synthetic trajectories (10 trees, leave one system out).
+fn synthetic_job(target: Option<f64>) -> pareval::tui::early::EarlyJob {
     use pareval::early::features::FeatureSettings;
     use pareval::early::model::ModelSettings;
     use pareval::early::protocol::Protocol;
+    pareval::tui::early::EarlyJob {
+        data: Arc::new(synthetic_trajectories()),
+        protocol: Protocol::Loao,
+        features: FeatureSettings::default(),
+        model: ModelSettings {
+            iterations: 10,
+            min_steps: 5,
+            ..ModelSettings::default()
+        },
+        delta: 0.0,
+        target,
+    }
+}
+
+#[test]
+fn the_early_view_trains_in_the_background_and_follows_the_tau_slider() {
     use pareval::tui::app::Tab;
-    use pareval::tui::early::{EarlyEvent, EarlyJob, EarlyPanel, compute};
+    use pareval::tui::early::{EarlyEvent, EarlyPanel, compute};
     let mut app = sample_app(20);
     app.attach_early(EarlyPanel::new("synthetic".to_string()));
     assert_eq!(app.view.tab, Tab::Early);
@@ -1208,18 +1224,7 @@ fn the_early_view_trains_in_the_background_and_follows_the_tau_slider() {
     let screen = render(&app, 120, 40);
     assert!(screen.contains("training fold 2 of 2"), "{screen}");
     assert!(screen.contains("[██████"), "{screen}");
-    let job = EarlyJob {
-        data: Arc::new(synthetic_trajectories()),
-        protocol: Protocol::Loao,
-        features: FeatureSettings::default(),
-        model: ModelSettings {
-            iterations: 10,
-            min_steps: 5,
-            ..ModelSettings::default()
-        },
-        delta: 0.0,
-        target: None,
-    };
+    let job = synthetic_job(None);
     let folds = Mutex::new(Vec::new());
     let result = compute(&job, &|done, total| {
         folds.lock().expect("lock").push((done, total));
@@ -1323,24 +1328,10 @@ fn model_never(target: &pareval::early::evaluate::TargetResult, name: &str) -> S
 
 #[test]
 fn the_early_view_shows_halting_by_target_precision() {
-    use pareval::early::features::FeatureSettings;
-    use pareval::early::model::ModelSettings;
-    use pareval::early::protocol::Protocol;
-    use pareval::tui::early::{EarlyEvent, EarlyJob, EarlyPanel, compute};
+    use pareval::tui::early::{EarlyEvent, EarlyPanel, compute};
     let mut app = sample_app(20);
     app.attach_early(EarlyPanel::new("synthetic".to_string()));
-    let job = EarlyJob {
-        data: Arc::new(synthetic_trajectories()),
-        protocol: Protocol::Loao,
-        features: FeatureSettings::default(),
-        model: ModelSettings {
-            iterations: 10,
-            min_steps: 5,
-            ..ModelSettings::default()
-        },
-        delta: 0.0,
-        target: Some(0.8),
-    };
+    let job = synthetic_job(Some(0.8));
     let result = compute(&job, &|_, _| true).expect("train");
     let target = result.target.clone().expect("a target result");
     // One system trains each fold, so the inner split keeps tasks together.
