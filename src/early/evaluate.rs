@@ -470,6 +470,38 @@ pub struct TargetResult {
     pub steps_saved: f64,
 }
 
+/// One model's thresholds over the folds of a target: the lowest and highest finite τ, and the
+/// folds where it never halts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TauSpread {
+    pub range: Option<(f64, f64)>,
+    pub never: usize,
+    pub folds: usize,
+}
+
+impl TargetResult {
+    /// The spread of τ_s (`success`) or τ_f over the folds.
+    pub fn spread(&self, success: bool) -> TauSpread {
+        let taus: Vec<Option<f64>> = self
+            .folds
+            .iter()
+            .map(|f| {
+                if success {
+                    f.tau_success
+                } else {
+                    f.tau_failure
+                }
+            })
+            .collect();
+        let finite = || taus.iter().flatten().copied();
+        TauSpread {
+            range: finite().reduce(f64::min).zip(finite().reduce(f64::max)),
+            never: taus.iter().filter(|t| t.is_none()).count(),
+            folds: taus.len(),
+        }
+    }
+}
+
 fn finite(tau: f64) -> Option<f64> {
     tau.is_finite().then_some(tau)
 }

@@ -107,15 +107,7 @@ impl Sequence {
     /// where a look skipped the repair; the p-values are exact whenever they are ≤ a.
     pub fn statistic_as_kept(&self, t: usize) -> Statistic {
         match self {
-            Sequence::Stratified(state) => {
-                let w = state.log_wealths_as_kept(t);
-                Statistic::Stratified {
-                    log_promote: w.promote,
-                    log_reject: w.reject,
-                    p_promote: w.p_promote,
-                    p_reject: w.p_reject,
-                }
-            }
+            Sequence::Stratified(state) => stratified_statistic(state.log_wealths_as_kept(t)),
             Sequence::Uniform(_) => self.statistic(t),
         }
     }
@@ -132,16 +124,18 @@ impl Sequence {
                     p_reject: w.p_reject,
                 }
             }
-            Sequence::Stratified(state) => {
-                let w = state.log_wealths(t);
-                Statistic::Stratified {
-                    log_promote: w.promote,
-                    log_reject: w.reject,
-                    p_promote: w.p_promote,
-                    p_reject: w.p_reject,
-                }
-            }
+            Sequence::Stratified(state) => stratified_statistic(state.log_wealths(t)),
         }
+    }
+}
+
+/// §9a's Λ of both tests and their anytime p-values as a decision's statistic.
+fn stratified_statistic(w: super::stratified::LogWealths) -> Statistic {
+    Statistic::Stratified {
+        log_promote: w.promote,
+        log_reject: w.reject,
+        p_promote: w.p_promote,
+        p_reject: w.p_reject,
     }
 }
 

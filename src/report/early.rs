@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::Render;
 use super::table::{Align, render};
-use crate::early::evaluate::{ModelAtTarget, TargetResult, TauResult};
+use crate::early::evaluate::{ModelAtTarget, TargetResult, TauResult, TauSpread};
 use crate::format::{csv_field, percent, trim_number};
 
 #[derive(Debug, Clone, Serialize)]
@@ -68,25 +68,20 @@ fn write_model_at_target<W: Write>(
     out: &mut W,
     name: &str,
     model: &ModelAtTarget,
-    taus: &[Option<f64>],
+    spread: TauSpread,
 ) -> io::Result<()> {
-    let never = taus.iter().filter(|t| t.is_none()).count();
-    let finite: Vec<f64> = taus.iter().flatten().copied().collect();
-    let range = match (
-        finite.iter().copied().reduce(f64::min),
-        finite.iter().copied().reduce(f64::max),
-    ) {
-        (Some(lo), Some(hi)) => format!("τ {lo:.3} … {hi:.3}"),
-        _ => "no τ".to_string(),
-    };
+    let range = spread.range.map_or("no τ".to_string(), |(lo, hi)| {
+        format!("τ {lo:.3} … {hi:.3}")
+    });
     writeln!(
         out,
-        "    {name} model: {} halts ({} of tested trajectories), precision {}, steps saved {}; {range} over folds, never halts in {never} of {}",
+        "    {name} model: {} halts ({} of tested trajectories), precision {}, steps saved {}; {range} over folds, never halts in {} of {}",
         model.halts,
         percent(model.coverage),
         optional(model.precision, percent),
         percent(model.steps_saved),
-        taus.len()
+        spread.never,
+        spread.folds
     )
 }
 
@@ -200,11 +195,8 @@ impl Render for EarlyReport {
                 "  target precision {}: τ_s and τ_f chosen on each fold's training side (inner split by {grouping}), measured on the test folds",
                 percent(target.precision)
             )?;
-            let taus = |pick: fn(&crate::early::evaluate::FoldTarget) -> Option<f64>| {
-                target.folds.iter().map(pick).collect::<Vec<_>>()
-            };
-            write_model_at_target(out, "success", &target.success, &taus(|f| f.tau_success))?;
-            write_model_at_target(out, "failure", &target.failure, &taus(|f| f.tau_failure))?;
+            write_model_at_target(out, "success", &target.success, target.spread(true))?;
+            write_model_at_target(out, "failure", &target.failure, target.spread(false))?;
             writeln!(
                 out,
                 "    both: coverage {}, accuracy {}, steps saved {}",

@@ -195,26 +195,20 @@ fn draw_target(
     theme: Theme,
     area: Rect,
 ) {
-    let row =
-        |name: &str, model: &crate::early::evaluate::ModelAtTarget, taus: Vec<Option<f64>>| {
-            let never = taus.iter().filter(|t| t.is_none()).count();
-            let finite: Vec<f64> = taus.iter().flatten().copied().collect();
-            let range = match (
-                finite.iter().copied().reduce(f64::min),
-                finite.iter().copied().reduce(f64::max),
-            ) {
-                (Some(lo), Some(hi)) => format!("{lo:.3}–{hi:.3}"),
-                _ => "-".to_string(),
-            };
-            Line::from(format!(
-                "{name:<8}{:>6}{:>7}{:>8}{:>7}  {range:<13}{:>7}",
-                model.halts,
-                percent(model.coverage),
-                optional_percent(model.precision),
-                percent(model.steps_saved),
-                format!("{never}/{}", taus.len())
-            ))
-        };
+    let row = |name: &str, model: &crate::early::evaluate::ModelAtTarget, success: bool| {
+        let spread = target.spread(success);
+        let range = spread
+            .range
+            .map_or("-".to_string(), |(lo, hi)| format!("{lo:.3}–{hi:.3}"));
+        Line::from(format!(
+            "{name:<8}{:>6}{:>7}{:>8}{:>7}  {range:<13}{:>7}",
+            model.halts,
+            percent(model.coverage),
+            optional_percent(model.precision),
+            percent(model.steps_saved),
+            format!("{}/{}", spread.never, spread.folds)
+        ))
+    };
     let folds = &target.folds;
     let lines = vec![
         Line::from(Span::styled(
@@ -224,16 +218,8 @@ fn draw_target(
             ),
             theme.dim(),
         )),
-        row(
-            "success",
-            &target.success,
-            folds.iter().map(|f| f.tau_success).collect(),
-        ),
-        row(
-            "failure",
-            &target.failure,
-            folds.iter().map(|f| f.tau_failure).collect(),
-        ),
+        row("success", &target.success, true),
+        row("failure", &target.failure, false),
         Line::from(Span::styled(
             format!(
                 "both: halted {} · accuracy {} · steps saved {}",
