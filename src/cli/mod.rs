@@ -578,12 +578,24 @@ fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
         .copied()
         .collect();
     let step_columns = crate::data::ColumnMap::parse_with(&args.live.columns, &known)?;
-    let early = |model: &Path| {
-        crate::watch::early::EarlyWatch::new(model, &args.steps, step_columns.clone())
+    // Loaded, and the steps files checked, before the screen opens: a model that does not load is a
+    // plain error, exit 2. A replay's restart builds a fresh panel on the same predictor.
+    let predictor = args
+        .early
+        .as_deref()
+        .map(crate::early::saved::Predictor::load)
+        .transpose()?
+        .map(std::sync::Arc::new);
+    let early = |model: &Path, predictor: &std::sync::Arc<crate::early::saved::Predictor>| {
+        crate::watch::early::EarlyWatch::new(
+            model,
+            predictor.clone(),
+            &args.steps,
+            step_columns.clone(),
+        )
     };
-    // Checked before the screen opens: a model that does not load is a plain error, exit 2.
-    if let Some(model) = &args.early {
-        early(model).map_err(CliError::Input)?;
+    if let (Some(model), Some(predictor)) = (&args.early, &predictor) {
+        early(model, predictor).map_err(CliError::Input)?;
     }
     let fresh = || {
         let state = WatchState::new(
@@ -593,8 +605,11 @@ fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
             settings.clone(),
             provenance.clone(),
         );
-        match args.early.as_deref().map(early) {
-            Some(Ok(panel)) => state.with_early(panel),
+        match (args.early.as_deref(), &predictor) {
+            (Some(model), Some(predictor)) => match early(model, predictor) {
+                Ok(panel) => state.with_early(panel),
+                Err(_) => state,
+            },
             _ => state,
         }
     };

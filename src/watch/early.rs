@@ -45,11 +45,16 @@ pub struct EarlySummary {
 }
 
 impl EarlyWatch {
-    pub fn new(model: &Path, steps: &[PathBuf], columns: ColumnMap) -> Result<Self, String> {
-        let predictor = Predictor::load(model).map_err(|e| e.to_string())?;
+    /// A panel for a loaded predictor (`model` names its file) following `steps`.
+    pub fn new(
+        model: &Path,
+        predictor: Arc<Predictor>,
+        steps: &[PathBuf],
+        columns: ColumnMap,
+    ) -> Result<Self, String> {
         let thresholds = predictor.thresholds(None, None);
         Ok(EarlyWatch {
-            follower: StepsFollower::new(steps, Arc::new(predictor), thresholds, columns)?,
+            follower: StepsFollower::new(steps, predictor, thresholds, columns)?,
             model: model.display().to_string(),
             thresholds,
             problem: None,
