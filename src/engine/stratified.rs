@@ -520,12 +520,18 @@ impl StratifiedState {
     pub fn log_wealths(&self, t: usize) -> LogWealths {
         let level = &self.levels[t];
         let p = |max: f64| (-max).exp().min(1.0);
-        // A screened look left an upper bound: the minimum itself is solved on a copy.
+        // A screened look left an upper bound: the minimum itself is solved on a copy. A decided
+        // threshold's tests stopped at its decision while the tables went on with the open ones, so
+        // its copy is first brought to the tables and boxes as they are now.
+        let stale = level.decided() && self.screened;
         let exact = |side: usize, test: &Test| {
             if test.exact {
                 return test.lambda;
             }
             let mut copy = test.clone();
+            if stale {
+                copy.resync(&self.groups, &self.boxes[side], side);
+            }
             copy.solve(
                 &self.groups,
                 &self.boxes[side],
@@ -739,6 +745,16 @@ impl Test {
         self.lambda = 0.0;
         self.max_lambda = 0.0;
         self.crossed = None;
+    }
+
+    /// Brings a test that stopped looking back to the tables: every point into its group's box as it
+    /// is now, and every value and step cost read afresh.
+    fn resync(&mut self, groups: &[Stratum], bounds: &[(u32, u32)], side: usize) {
+        for (g, (stratum, &(lo, hi))) in groups.iter().zip(bounds).enumerate() {
+            self.point[g] = self.point[g].clamp(lo, hi);
+            self.refresh(g, stratum, (lo, hi), side);
+            self.dirty[g] = false;
+        }
     }
 
     /// Recomputes group g's cached value and step costs at its point.
@@ -1195,7 +1211,7 @@ mod tests {
     fn the_greedy_is_never_above_the_brute_force_minimum() {
         let bets = bets();
         let mut rng = crate::engine::streams::StreamKey::new(3, "stratified-brute").rng();
-        let mut screened = 0;
+        let (mut screened, mut stale) = (0, 0);
         for case in 0..200 {
             let sizes = [3 + (case % 3) as u32, 2 + (case % 4) as u32, 4];
             let mut tasks: Vec<(f64, u32)> = Vec::new();
@@ -1212,7 +1228,13 @@ mod tests {
             for &(d, g) in &tasks[..tasks.len() - 2] {
                 state.observe(d, g, &bets);
                 for t in 0..nulls.len() {
-                    if state.levels[t].decided() {
+                    // A threshold decided by a crossing has its screened test solved on the tables
+                    // as they are now (kept while another threshold is open); one that was exact
+                    // keeps the Λ of its last look. Certainty (±∞) is another matter.
+                    let level = &state.levels[t];
+                    let decided = level.decided();
+                    let certain = state.verdict(t).1 == Reason::Certain;
+                    if decided && (state.open == 0 || level.settled || certain) {
                         continue;
                     }
                     for reject in [false, true] {
@@ -1221,6 +1243,10 @@ mod tests {
                         } else {
                             &state.levels[t].promote
                         };
+                        if decided && test.exact {
+                            continue;
+                        }
+                        stale += usize::from(decided);
                         let w = state.log_wealths(t);
                         let lambda = if reject { w.reject } else { w.promote };
                         let brute = brute_force(&state, t, reject, 0.0);
@@ -1237,7 +1263,7 @@ mod tests {
                         );
                         // A screened look keeps an upper bound below the screen: it never claims
                         // less than the minimum, so it can never cross where the minimum would not.
-                        if !test.exact {
+                        if !test.exact && !decided {
                             screened += 1;
                             assert!(test.lambda >= lambda - 1e-9 && test.lambda < bets.ln_screen);
                         }
@@ -1246,6 +1272,57 @@ mod tests {
             }
         }
         assert!(screened > 0, "the screen should skip some looks");
+        assert!(stale > 0, "some decided thresholds should be solved again");
+    }
+
+    #[test]
+    fn a_decided_threshold_is_solved_on_the_tables_as_they_are_now() {
+        // A strong pair: the low null is promoted early, the high one stays open, so the tables and
+        // boxes go on moving under the decided threshold's stopped tests.
+        let bets = bets();
+        let mut rng = crate::engine::streams::StreamKey::new(9, "stratified-stale").rng();
+        let mut checked = 0;
+        for case in 0..40 {
+            let sizes = [14u32, 10, 8];
+            let mut tasks: Vec<(f64, u32)> = Vec::new();
+            for (g, &size) in sizes.iter().enumerate() {
+                for _ in 0..size {
+                    let d = [-1.0, 0.0, 1.0, 1.0, 1.0, 1.0][rng.below(6)];
+                    tasks.push((d, g as u32));
+                }
+            }
+            rng.shuffle(&mut tasks);
+            let nulls = [-0.6, 0.4];
+            let mut state = StratifiedState::default();
+            state.reset(&sizes, Grid::for_scale(Some(1)), nulls.into_iter());
+            for &(d, g) in &tasks {
+                state.observe(d, g, &bets);
+                let level = &state.levels[0];
+                if !level.decided() || state.open == 0 || state.verdict(0).1 == Reason::Certain {
+                    continue;
+                }
+                for reject in [false, true] {
+                    let test = if reject {
+                        &level.reject
+                    } else {
+                        &level.promote
+                    };
+                    if test.exact {
+                        continue;
+                    }
+                    let w = state.log_wealths(0);
+                    let lambda = if reject { w.reject } else { w.promote };
+                    let brute = brute_force(&state, 0, reject, 0.0);
+                    let roomier = brute_force(&state, 0, reject, 1.0);
+                    assert!(
+                        lambda <= brute + 1e-9 && lambda >= roomier - 1e-9,
+                        "case {case} reject {reject}: {lambda} outside [{roomier}, {brute}]"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 20, "only {checked} decided looks checked");
     }
 
     #[test]
