@@ -56,18 +56,59 @@ impl Grid {
     }
 }
 
-/// How many draws of a group may multiply into a table's pending products before they are settled
-/// into its logarithms: on an exact grid a factor lies in [1 − c_max, 1 + c_max·2·L·n_g] (j ≥ M·x ≥ 1
-/// when x > 0), so 32 of them stay far inside f64's range for any group of up to a million tasks;
-/// off a lattice j can be tiny, so every draw is settled at once.
-const PENDING_EXACT: u32 = 32;
+/// A sum of grid units rounded up to the grid, never below 0: exact on a lattice, where the sums are
+/// whole numbers, and 1e-9 absorbs the sums' rounding off it. Written with a truncation, which is
+/// the same as `(v − 1e-9).ceil().max(0.0) as u32` and, on the baseline x86-64 target, a few
+/// instructions instead of a library call (this runs twice per draw and test).
+#[inline]
+fn grid_ceil(v: f64) -> u32 {
+    let v = v - 1e-9;
+    if v <= 0.0 {
+        return 0;
+    }
+    let t = v as u32;
+    if f64::from(t) < v {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
 
-/// Consecutive swaps of one pair of groups after which the repair moves that pair in one go.
-const GALLOP_AFTER: u32 = 4;
+/// The largest |ln| a table's pending product may reach before it is settled: e^±600 stays far
+/// inside f64's range (about e^±709) with room for the rounding of hundreds of factors.
+const PENDING_LN_ROOM: f64 = 600.0;
+
+/// The most draws a pending product holds whatever the bound says (a long run of unsettled draws
+/// would only delay the logarithms, not save them).
+const PENDING_MOST: u32 = 256;
+
+/// How many draws of a group may multiply into a table's pending products before they are settled
+/// into its logarithms. On an exact grid a factor 1 − c + c·x·R·M/j (x > 0, so j ≥ M·x ≥ 1 and
+/// x ≥ 1/M) lies in [1/M, 1 + c_max·M·n_g], so that many factors keep the product within
+/// e^±[`PENDING_LN_ROOM`] for a group of any size; off a lattice j can be tiny, so every draw is
+/// settled at once.
+fn pending_limit(grid: Grid, size: u32, bets: &Bets) -> u32 {
+    if !grid.exact {
+        return 1;
+    }
+    let m = f64::from(grid.per_task);
+    let per_draw = (1.0 + bets.scale_max.max(0.0) * m * f64::from(size))
+        .ln()
+        .max(m.ln());
+    if per_draw <= 0.0 {
+        return PENDING_MOST;
+    }
+    ((PENDING_LN_ROOM / per_draw).floor() as u32).clamp(1, PENDING_MOST)
+}
+
+/// A look is skipped only when the screen's bound plus this share of (1 + |bound|) is below the
+/// screen: the bound is a running sum that may stray from the exact Σ_g by rounding (about 1e-16
+/// per look), and a skipped look must be one whose exact bound is below the screen.
+const SCREEN_MARGIN: f64 = 1e-9;
 
 /// One test's log K_g(k·h_g) for k = 0 ..= M·n_g (valid inside the box only), kept as settled
 /// logarithms plus the product of the factors since they were last settled: a draw then costs a
-/// division and a product per grid point, and a logarithm only once per [`PENDING_EXACT`] draws.
+/// division and a product per grid point, and a logarithm only once per [`pending_limit`] draws.
 #[derive(Debug, Clone, Default, PartialEq)]
 struct Table {
     logs: Vec<f64>,
@@ -126,8 +167,10 @@ struct Stratum {
     squares: f64,
     /// The promote test's table ([0]) and the reject test's ([1]).
     tables: [Table; 2],
-    /// Draws multiplied into the pending products since they were last settled.
+    /// Draws multiplied into the pending products since they were last settled, and how many may
+    /// be (0 until the first draw of an order, which knows the bets).
     pending_draws: u32,
+    pending_limit: u32,
 }
 
 impl Stratum {
@@ -140,9 +183,10 @@ impl Stratum {
             self.sum_units
         };
         let unseen = m * f64::from(self.size - self.seen);
-        // Rounded up to the grid (exact on a lattice; 1e-9 absorbs the sums' rounding off it).
-        let up = |v: f64| (v - 1e-9).ceil().max(0.0) as u32;
-        (up(seen), up(seen + unseen).min(grid.per_task * self.size))
+        (
+            grid_ceil(seen),
+            grid_ceil(seen + unseen).min(grid.per_task * self.size),
+        )
     }
 
     /// log K_g of one test at grid point k.
@@ -181,9 +225,11 @@ impl Stratum {
             };
             // The box after this draw (as `bounds` will compute it): the points outside it are never
             // read again. Off a lattice the sums carry rounding, so one more point each side is kept.
-            let up = |v: f64| (v - 1e-9).ceil().max(0.0) as u32;
             let after = before + m * xi;
-            let (mut lo, mut hi) = (up(after), up(after + m * (left - 1.0)).min(top));
+            let (mut lo, mut hi) = (
+                grid_ceil(after),
+                grid_ceil(after + m * (left - 1.0)).min(top),
+            );
             if !grid.exact {
                 lo = lo.saturating_sub(1);
                 hi = (hi + 1).min(top);
@@ -206,7 +252,8 @@ impl Stratum {
             if grid.exact {
                 // On an exact grid j runs over the whole numbers from M·x ≥ 1: 1/j is tabled, so a
                 // point costs a multiply-add and a product instead of a division.
-                let first = first.round() as usize;
+                // j is a whole number ≥ 0 here: adding ½ and truncating rounds it.
+                let first = (first + 0.5) as usize;
                 for (p, &r) in pending.iter_mut().zip(&reciprocals[first..]) {
                     *p *= keep + a * r;
                 }
@@ -222,8 +269,10 @@ impl Stratum {
         }
         if multiplied {
             self.pending_draws += 1;
-            let limit = if grid.exact { PENDING_EXACT } else { 1 };
-            if self.pending_draws >= limit {
+            if self.pending_limit == 0 {
+                self.pending_limit = pending_limit(grid, self.size, bets);
+            }
+            if self.pending_draws >= self.pending_limit {
                 for (table, &(lo, hi)) in self.tables.iter_mut().zip(&boxes) {
                     table.settle(lo, hi);
                 }
@@ -253,6 +302,8 @@ struct Test {
     target: f64,
     /// k_g of the current minimiser, and the group that takes the fractional last step.
     point: Vec<u32>,
+    /// Σ_g k_g (so the steps taken from the tops are Σ_g hi_g minus this, without a pass).
+    point_sum: u64,
     fractional: Option<(usize, f64)>,
     /// Per group at its point: log K_g there, the cost of the next step down (+∞ at the box's
     /// bottom) and of the last step taken (−∞ at its top). Only the observed group's table changes
@@ -260,6 +311,8 @@ struct Test {
     values: Vec<f64>,
     next: Vec<f64>,
     last: Vec<f64>,
+    /// Σ_g values: exact after a repair, moved by each screened look's change since.
+    value_sum: f64,
     /// Groups whose step costs are stale: a screened look updated their value only.
     dirty: Vec<bool>,
     /// Whether `lambda` is the minimum (else an upper bound below the screen, from a screened look).
@@ -342,6 +395,7 @@ impl StratifiedState {
                 table.reset(points);
             }
             stratum.pending_draws = 0;
+            stratum.pending_limit = 0;
         }
         for side in 0..2 {
             self.boxes[side].clear();
@@ -723,6 +777,8 @@ impl Test {
     /// are 0 before any task, so any split is a minimiser; later looks repair it).
     fn start(&mut self, sizes: &[u32], grid: Grid, mn: f64) {
         self.point.clear();
+        self.point_sum = 0;
+        self.value_sum = 0.0;
         self.values.clear();
         self.next.clear();
         self.last.clear();
@@ -736,6 +792,7 @@ impl Test {
             let share = (descent * f64::from(size) / f64::from(total.max(1))).floor();
             let k = top.saturating_sub(share as u32);
             self.point.push(k);
+            self.point_sum += u64::from(k);
             self.values.push(0.0);
             self.next.push(if k > 0 { 0.0 } else { f64::INFINITY });
             self.last
@@ -755,14 +812,21 @@ impl Test {
             self.refresh(g, stratum, (lo, hi), side);
             self.dirty[g] = false;
         }
+        self.point_sum = self.point.iter().map(|&k| u64::from(k)).sum();
     }
 
     /// Recomputes group g's cached value and step costs at its point.
     #[inline]
-    fn refresh(&mut self, g: usize, stratum: &Stratum, (lo, hi): (u32, u32), side: usize) {
+    fn refresh(&mut self, g: usize, stratum: &Stratum, bounds: (u32, u32), side: usize) {
+        self.values[g] = stratum.value(side, self.point[g]);
+        self.refresh_costs(g, stratum, bounds, side);
+    }
+
+    /// Recomputes group g's step costs around its cached value (which a screened look left fresh).
+    #[inline]
+    fn refresh_costs(&mut self, g: usize, stratum: &Stratum, (lo, hi): (u32, u32), side: usize) {
         let k = self.point[g];
-        let here = stratum.value(side, k);
-        self.values[g] = here;
+        let here = self.values[g];
         self.next[g] = if k > lo {
             stratum.value(side, k - 1) - here
         } else {
@@ -781,6 +845,7 @@ impl Test {
     fn step(&mut self, g: usize, down: bool, stratum: &Stratum, (lo, hi): (u32, u32), side: usize) {
         if down {
             self.point[g] -= 1;
+            self.point_sum -= 1;
             let k = self.point[g];
             self.values[g] += self.next[g];
             self.last[g] = self.next[g];
@@ -791,6 +856,7 @@ impl Test {
             };
         } else {
             self.point[g] += 1;
+            self.point_sum += 1;
             let k = self.point[g];
             self.values[g] -= self.last[g];
             self.next[g] = self.last[g];
@@ -805,7 +871,8 @@ impl Test {
     /// Swaps steps between `up` (which takes steps back up) and `down` (which takes more steps down)
     /// for as long as each further swap lowers the sum: by convexity the s-th swap's saving in `up`
     /// falls and its cost in `down` rises with s, so the last improving s is found by doubling and
-    /// bisection, reading O(log s) table points instead of 2·s.
+    /// bisection, reading O(log s) table points instead of 2·s. The points probed last are reused for
+    /// the costs at the new points, so a pair that swaps once reads two points, as a plain swap does.
     fn gallop(
         &mut self,
         up: usize,
@@ -815,45 +882,87 @@ impl Test {
         side: usize,
     ) {
         let (ku, kd) = (self.point[up], self.point[down]);
-        let room = (bounds[up].1 - ku).min(kd - bounds[down].0);
+        let ((_, hi_up), (lo_down, _)) = (bounds[up], bounds[down]);
+        let room = (hi_up - ku).min(kd - lo_down);
         let (tu, td) = (&groups[up], &groups[down]);
-        // Whether the s-th swap (1-based) still lowers the sum.
-        let improves = |s: u32| {
-            let saving = tu.value(side, ku + s - 1) - tu.value(side, ku + s);
-            let cost = td.value(side, kd - s) - td.value(side, kd - s + 1);
-            saving > cost
-        };
-        let (mut good, mut bad) = (0u32, room + 1);
-        let mut probe = 1u32;
-        while probe <= room {
-            if improves(probe) {
-                good = probe;
-                probe = probe.saturating_mul(2);
+        // log K of `up` at ku + s and of `down` at kd − s.
+        let read = |s: u32| (tu.value(side, ku + s), td.value(side, kd - s));
+        // A probe of the s-th swap: s and the points at s − 1 and s, and whether it still lowers
+        // the sum. The last improving one and the last failing one are kept: the next probe, and the
+        // costs at the new points, read their points instead of the tables.
+        type Probe = (u32, (f64, f64), (f64, f64));
+        let probe = |s: u32, known: &Probe| -> (Probe, bool) {
+            let before = if known.0 == s - 1 {
+                known.2
             } else {
-                bad = probe;
+                read(s - 1)
+            };
+            let after = read(s);
+            // Saving in `up` against the cost in `down`.
+            let improves = before.0 - after.0 > after.1 - before.1;
+            ((s, before, after), improves)
+        };
+        // The first swap improves (the cached costs said so).
+        let mut good: Probe = (
+            1,
+            (self.values[up], self.values[down]),
+            (
+                self.values[up] - self.last[up],
+                self.values[down] + self.next[down],
+            ),
+        );
+        let mut bad: Option<Probe> = None;
+        let mut limit = room + 1;
+        let mut next = 2u32;
+        while next <= room {
+            let (p, improves) = probe(next, &good);
+            if improves {
+                good = p;
+                next = next.saturating_mul(2);
+            } else {
+                limit = next;
+                bad = Some(p);
                 break;
             }
         }
-        bad = bad.min(room + 1);
-        while bad - good > 1 {
-            let mid = good + (bad - good) / 2;
-            if improves(mid) {
-                good = mid;
+        while limit - good.0 > 1 {
+            let mid = good.0 + (limit - good.0) / 2;
+            let (p, improves) = probe(mid, &good);
+            if improves {
+                good = p;
             } else {
-                bad = mid;
+                limit = mid;
+                bad = Some(p);
             }
         }
-        if good == 0 {
-            // The cached costs said improve but the table does not (rounding): one plain swap keeps
-            // the loop's progress.
-            self.step(up, false, tu, bounds[up], side);
-            self.step(down, true, td, bounds[down], side);
-            return;
-        }
-        self.point[up] = ku + good;
-        self.point[down] = kd - good;
-        self.refresh(up, tu, bounds[up], side);
-        self.refresh(down, td, bounds[down], side);
+        let (good, (u_prev, d_prev), (u_here, d_here)) = good;
+        let (u_past, d_past) = match bad {
+            Some((s, _, after)) if s == good + 1 => after,
+            _ if good < room => read(good + 1),
+            _ => (f64::NAN, f64::NAN),
+        };
+        let (k_up, k_down) = (ku + good, kd - good);
+        // One group up and one down by the same count: Σ_g k_g is unchanged.
+        self.point[up] = k_up;
+        self.point[down] = k_down;
+        self.values[up] = u_here;
+        self.next[up] = u_prev - u_here;
+        self.last[up] = if k_up >= hi_up {
+            f64::NEG_INFINITY
+        } else if good < room {
+            u_here - u_past
+        } else {
+            u_here - tu.value(side, k_up + 1)
+        };
+        self.values[down] = d_here;
+        self.last[down] = d_here - d_prev;
+        self.next[down] = if k_down <= lo_down {
+            f64::INFINITY
+        } else if good < room {
+            d_past - d_here
+        } else {
+            td.value(side, k_down - 1) - d_here
+        };
     }
 
     /// The group with the cheapest next step down and the group whose last step down was dearest,
@@ -922,8 +1031,8 @@ impl Test {
         let k = self.point[changed];
         if screen > f64::NEG_INFINITY
             && (lo..=hi).contains(&k)
-            && let Some(bound) = self.screened(groups, bounds, sums, side, changed)
-            && bound < screen
+            && let Some(bound) = self.screened(groups, sums, side, changed)
+            && bound + SCREEN_MARGIN * (1.0 + bound.abs()) < screen
         {
             self.exact = false;
             return bound;
@@ -932,7 +1041,7 @@ impl Test {
         for g in 0..self.dirty.len() {
             if self.dirty[g] {
                 self.dirty[g] = false;
-                self.refresh(g, &groups[g], bounds[g], side);
+                self.refresh_costs(g, &groups[g], bounds[g], side);
             }
         }
         self.repair(groups, bounds, sums, side, changed)
@@ -946,22 +1055,19 @@ impl Test {
         if descent < 0.0 {
             return Err(f64::NEG_INFINITY);
         }
-        let full = descent.floor();
-        let fraction = descent - full;
-        let full = full as u64;
+        // descent ≥ 0: truncation is the floor (and cheaper than a call to it).
+        let full = descent as u64;
+        let fraction = descent - full as f64;
         if full > hi_sum - lo_sum || (full == hi_sum - lo_sum && fraction > 0.0) {
             return Err(f64::INFINITY);
         }
         Ok((full, fraction))
     }
 
-    /// The grid steps the current point has taken down from the tops of the boxes.
-    fn taken(&self, bounds: &[(u32, u32)]) -> u64 {
-        self.point
-            .iter()
-            .zip(bounds)
-            .map(|(&k, &(_, hi))| u64::from(hi - k))
-            .sum()
+    /// The grid steps the current point has taken down from the tops of the boxes (`hi_sum`:
+    /// Σ_g hi_g; every k_g is inside its box, so this is Σ_g (hi_g − k_g)).
+    fn taken(&self, hi_sum: u64) -> u64 {
+        hi_sum - self.point_sum
     }
 
     /// The screen's upper bound: the value of the previous minimiser when it is still feasible with
@@ -970,13 +1076,12 @@ impl Test {
     fn screened(
         &mut self,
         groups: &[Stratum],
-        bounds: &[(u32, u32)],
         sums: (u64, u64),
         side: usize,
         changed: usize,
     ) -> Option<f64> {
         let (full, fraction) = self.descent(sums).ok()?;
-        if full >= sums.1 - sums.0 || self.taken(bounds) != full {
+        if full >= sums.1 - sums.0 || self.taken(sums.1) != full {
             return None;
         }
         let mut step = f64::INFINITY;
@@ -991,9 +1096,10 @@ impl Test {
             }
         }
         let here = groups[changed].value(side, self.point[changed]);
+        self.value_sum += here - self.values[changed];
         self.values[changed] = here;
         self.dirty[changed] = true;
-        let sum: f64 = self.values.iter().sum();
+        let sum = self.value_sum;
         Some(if fraction > 0.0 {
             sum + fraction * step
         } else {
@@ -1001,7 +1107,8 @@ impl Test {
         })
     }
 
-    /// The greedy repair of the minimiser (every group's costs fresh but the changed group's).
+    /// The greedy repair of the minimiser (every group's costs fresh but the changed group's), after
+    /// which the running Σ_g values is exact again whichever way the repair ended.
     fn repair(
         &mut self,
         groups: &[Stratum],
@@ -1010,15 +1117,31 @@ impl Test {
         side: usize,
         changed: usize,
     ) -> f64 {
+        let lambda = self.repair_point(groups, bounds, sums, side, changed);
+        self.value_sum = self.values.iter().sum();
+        lambda
+    }
+
+    fn repair_point(
+        &mut self,
+        groups: &[Stratum],
+        bounds: &[(u32, u32)],
+        sums: (u64, u64),
+        side: usize,
+        changed: usize,
+    ) -> f64 {
         let (lo, hi) = bounds[changed];
-        self.point[changed] = self.point[changed].clamp(lo, hi);
+        let k = self.point[changed];
+        let clamped = k.clamp(lo, hi);
+        self.point_sum = self.point_sum + u64::from(clamped) - u64::from(k);
+        self.point[changed] = clamped;
         self.refresh(changed, &groups[changed], bounds[changed], side);
         self.fractional = None;
         let (full, fraction) = match self.descent(sums) {
             Ok(steps) => steps,
             Err(certain) => return certain,
         };
-        let mut taken = self.taken(bounds);
+        let mut taken = self.taken(sums.1);
         while taken < full {
             let Some((g, _)) = self.cheapest() else {
                 return f64::INFINITY;
@@ -1033,27 +1156,15 @@ impl Test {
             self.step(g, false, &groups[g], bounds[g], side);
             taken -= 1;
         }
-        // Swap a dear step for a cheaper one in another group until no such pair is left (each swap
-        // lowers the sum, so this ends; steps within a group come sorted by convexity). A pair that
-        // keeps being the extreme one (the first repairs of an order move a group across much of its
-        // box) is moved in one go as far as its swaps still lower the sum.
-        let mut run = (usize::MAX, usize::MAX, 0u32);
+        // Swap dear steps for cheaper ones in another group until no such pair is left (each swap
+        // lowers the sum, so this ends; steps within a group come sorted by convexity). The extreme
+        // pair is moved in one go as far as its swaps still lower the sum: the first repairs of an
+        // order, and those after a long screened stretch, move groups across much of their boxes.
         while let (Some((down, cheap)), Some((up, dear))) = self.extremes() {
             if up == down || dear <= cheap {
                 break;
             }
-            run = if (run.0, run.1) == (up, down) {
-                (up, down, run.2 + 1)
-            } else {
-                (up, down, 1)
-            };
-            if run.2 >= GALLOP_AFTER {
-                self.gallop(up, down, groups, bounds, side);
-                run.2 = 0;
-                continue;
-            }
-            self.step(up, false, &groups[up], bounds[up], side);
-            self.step(down, true, &groups[down], bounds[down], side);
+            self.gallop(up, down, groups, bounds, side);
         }
         let mut value: f64 = self.values.iter().sum();
         if fraction > 0.0 {
@@ -1152,7 +1263,8 @@ mod tests {
 
     #[test]
     fn the_tables_are_the_groups_log_wealths() {
-        // Group 0 takes 11 draws (its pending products are settled once, after the 8th), group 1 three.
+        // Group 0 takes 11 draws (fewer than its pending limit: read through the pending products),
+        // group 1 three.
         let bets = bets();
         let mut state = StratifiedState::default();
         state.reset(&[20, 4], Grid::for_scale(Some(1)), [0.0].into_iter());
@@ -1182,6 +1294,63 @@ mod tests {
         let t: Vec<f64> = (lo..=hi).map(|k| s.value(0, k)).collect();
         assert!(t.windows(2).all(|w| w[0] >= w[1] - 1e-12));
         assert!(t.windows(3).all(|w| w[0] - w[1] >= w[1] - w[2] - 1e-12));
+    }
+
+    #[test]
+    fn settled_tables_are_the_groups_log_wealths() {
+        // A group of 1,000 tasks may hold floor(600 / ln(1 + c_max·2·1000)) draws unsettled: 300
+        // draws settle it several times, and the last ones are still pending.
+        let bets = bets();
+        let grid = Grid::for_scale(Some(1));
+        let limit = pending_limit(grid, 1000, &bets);
+        assert!((2..100).contains(&limit), "limit {limit}");
+        let mut state = StratifiedState::default();
+        state.reset(&[1000, 5], grid, [0.0].into_iter());
+        // Tables go on after the threshold is decided only in a trace.
+        state.trace_every_look();
+        let mut rng = crate::engine::streams::StreamKey::new(5, "stratified-settle").rng();
+        let diffs: Vec<f64> = (0..300)
+            .map(|_| [-1.0, 0.0, 0.0, 1.0, 1.0][(rng.next_u64() % 5) as usize])
+            .collect();
+        for &d in &diffs {
+            state.observe(d, 0, &bets);
+        }
+        let s = &state.groups[0];
+        assert_eq!(s.pending_limit, limit);
+        assert!(s.pending_draws > 0 && s.pending_draws < limit);
+        let xs: Vec<f64> = diffs.iter().map(|d| (d + 1.0) / 2.0).collect();
+        let (lo, hi) = s.bounds(grid, false);
+        for k in (lo..=hi).step_by(7) {
+            let direct = log_wealth_direct(&xs, 1000, f64::from(k) / 2000.0, &bets);
+            assert!(
+                (s.value(0, k) - direct).abs() < 1e-9 * (1.0 + direct.abs()),
+                "k {k}: {} vs {direct}",
+                s.value(0, k)
+            );
+        }
+    }
+
+    #[test]
+    fn pending_products_stay_inside_the_range_of_f64() {
+        // The largest factor a draw can multiply in is 1 + c_max·M·n_g, the smallest 1/M: the
+        // limit keeps both extremes of a full pending product finite and non-zero.
+        for (scale, size, bet_max) in [
+            (Some(1), 10, 0.9),
+            (Some(8), 1_000_000, 0.99),
+            (Some(2), 3, 0.0),
+        ] {
+            let grid = Grid::for_scale(scale);
+            let mut bets = bets();
+            bets.scale_max = bet_max;
+            let limit = pending_limit(grid, size, &bets);
+            assert!((1..=PENDING_MOST).contains(&limit));
+            let m = f64::from(grid.per_task);
+            let top = (1.0 + bet_max * m * f64::from(size)).powi(limit as i32);
+            let bottom = (1.0 / m).powi(limit as i32);
+            assert!(top.is_finite() && top < 1e270, "{scale:?} {size}: {top}");
+            assert!(bottom > 1e-270, "{scale:?} {size}: {bottom}");
+        }
+        assert_eq!(pending_limit(Grid::for_scale(None), 10, &bets()), 1);
     }
 
     #[test]
