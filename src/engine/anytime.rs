@@ -290,6 +290,33 @@ pub struct Band {
     pub upper: Vec<f64>,
 }
 
+impl Band {
+    /// The first observed task (1-based) after which the band is empty (lower above upper), if it
+    /// is: the tests crossed at some null that the tasks since, or the settled sum, contradict, so
+    /// one of those crossings was a false decision (each has a chance of at most a). The band stays
+    /// empty from there, since each bound only ever narrows.
+    pub fn empty_since(&self) -> Option<usize> {
+        self.lower
+            .iter()
+            .zip(&self.upper)
+            .position(|(lo, hi)| lo > &(hi + 1e-12))
+            .map(|t| t + 1)
+    }
+
+    /// What a chart title adds for a band that has gone empty (nothing otherwise).
+    pub fn empty_note(&self) -> String {
+        match self.empty_since() {
+            Some(t) => format!(" · empty since task {t}: a crossing was false"),
+            None => String::new(),
+        }
+    }
+
+    /// Whether the band after the last observed task is empty.
+    pub fn is_empty_now(&self) -> bool {
+        matches!((self.lower.last(), self.upper.last()), (Some(lo), Some(hi)) if *lo > hi + 1e-12)
+    }
+}
+
 impl AnytimeState {
     /// The band after the last observed task, for tests reset on the grid `nulls`: (estimate, lower,
     /// upper), narrowed by what the observed sum alone settles.
@@ -324,6 +351,23 @@ mod tests {
     use super::*;
     use crate::engine::sequence::confidence_band;
     use crate::engine::streams::StreamKey;
+
+    #[test]
+    fn a_band_is_empty_from_the_task_its_bounds_cross() {
+        let band = |lower: Vec<f64>, upper: Vec<f64>| Band {
+            estimate: vec![0.0; lower.len()],
+            lower,
+            upper,
+        };
+        let crossed = band(vec![-1.0, -0.1, -0.1, -0.1], vec![1.0, 0.0, -0.121, -0.121]);
+        assert_eq!(crossed.empty_since(), Some(3));
+        assert!(crossed.is_empty_now());
+        // Bounds that meet (the completed record settles Δ exactly) are not empty.
+        let settled = band(vec![-1.0, -0.121], vec![1.0, -0.121]);
+        assert_eq!(settled.empty_since(), None);
+        assert!(!settled.is_empty_now());
+        assert!(!band(Vec::new(), Vec::new()).is_empty_now());
+    }
 
     fn run(diffs: &[f64], thresholds: &[Threshold], bets: &Bets) -> AnytimeState {
         let mut state = AnytimeState::default();

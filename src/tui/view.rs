@@ -1396,12 +1396,13 @@ fn draw_band(
     ];
     let datasets = line_datasets(&series, &styles);
     let end = band.estimate.len().max(1) as f64;
+    let empty = band.empty_note();
     let title = match (record, decided_at) {
         (Some(record), Some(at)) => format!(
-            " anytime band for Δ (pp) · {} after {at} tasks ",
+            " anytime band for Δ (pp) · {} after {at} tasks{empty} ",
             record.action.name()
         ),
-        _ => " anytime band for Δ (pp) vs observed tasks · no decision yet ".to_string(),
+        _ => format!(" anytime band for Δ (pp) vs observed tasks · no decision yet{empty} "),
     };
     let chart = Chart::new(datasets)
         .block(Block::bordered().title(title))

@@ -399,7 +399,17 @@ impl WatchState {
             };
             let mut curves = curves;
             curves.grow(&pair.diffs, &pair.groups, &bets);
+            let was_empty = pair.band.is_empty_now();
             pair.band = curves.band.band.clone();
+            if let Some(since) = pair.band.empty_since()
+                && !was_empty
+            {
+                self.notices.push(format!(
+                    "{} vs {}: the anytime band is empty since task {since}: the tasks since \
+                     contradict one of its crossings, a false decision (each has a chance ≤ a)",
+                    self.tested, pair.baseline
+                ));
+            }
             pair.wealth_promote.clone_from(&curves.wealth_promote);
             pair.wealth_reject.clone_from(&curves.wealth_reject);
             self.curves.insert(pair.baseline.clone(), curves);

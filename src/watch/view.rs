@@ -228,6 +228,18 @@ fn wealth_cell(w: f64) -> String {
     }
 }
 
+/// A bound in percentage points without the unit (one decimal, none when whole), for the narrow
+/// "empty" cell.
+fn pp_short(value: Option<&f64>) -> String {
+    value.map_or_else(
+        || "-".to_string(),
+        |v| {
+            let text = format!("{:.1}", v * 100.0);
+            text.strip_suffix(".0").map_or(text.clone(), str::to_string)
+        },
+    )
+}
+
 fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect) {
     let rows: Vec<Row> = state
         .pairs
@@ -237,9 +249,14 @@ fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect
                 return Row::new(vec![Cell::from(pair.baseline.clone())]);
             };
             let (lo, hi) = (pair.band.lower.last(), pair.band.upper.last());
+            // An empty band: a crossing the later tasks contradict (the chart's title says since when).
             let band = match (lo, hi) {
-                (Some(lo), Some(hi)) => format!("[{}, {}]", pp(*lo), pp(*hi)),
-                _ => "-".to_string(),
+                _ if pair.band.is_empty_now() => Span::styled(
+                    format!("empty {} > {}", pp_short(lo), pp_short(hi)),
+                    Style::default().fg(Color::Red),
+                ),
+                (Some(lo), Some(hi)) => Span::raw(format!("[{}, {}]", pp(*lo), pp(*hi))),
+                _ => Span::raw("-"),
             };
             // §9's wealths, or §9a's exp(Λ) (the least wealth over the groups' allocations).
             let (wp, wr) = match record.statistic.anytime_evidence() {
@@ -354,8 +371,10 @@ fn draw_band(frame: &mut Frame, state: &WatchState, pair: &PairView, threshold: 
             .data(&delta),
     ])
     .block(Block::bordered().title(format!(
-        " {} vs {}: estimate and anytime band (pp) ",
-        state.tested, pair.baseline
+        " {} vs {}: estimate and anytime band (pp){} ",
+        state.tested,
+        pair.baseline,
+        pair.band.empty_note()
     )))
     .x_axis(Axis::default().bounds([1.0, n]).labels(vec![
         "1".to_string(),

@@ -358,3 +358,121 @@ fn a_uniform_plan_held_back_by_coverage_says_so_and_a_coverage_share_lets_it_thr
     ]);
     crate::common::assert_refused(&above, "--coverage-share");
 }
+
+/// A real order in which the rule errs: AppWorld's FullCodeRefl against ReAct (gpt-4o) under the
+/// plan `pareval plan … --seed 11` draws. After 187 tasks, with the estimate at −1.1 pp, the band's
+/// test of "Δ ≤ −10 pp" crosses; the completed record says −12.1 pp, so that crossing was one of the
+/// false decisions the rule allows with chance ≤ a. `watch` must show
+/// the band as empty from where the tasks contradict it, not as an interval whose ends are swapped.
+#[test]
+fn watch_shows_a_band_the_later_tasks_contradict_as_empty() {
+    use pareval::engine::live::LiveSettings;
+    use pareval::engine::record::Provenance;
+    use pareval::watch::follow::{Event, OutcomeRow};
+    use pareval::watch::state::{Baselines, WatchState};
+
+    let Some(root) = crate::common::shared_data() else {
+        return;
+    };
+    let records = root.join("hal_appworld/records.csv");
+    let dir = temp_dir("stratified-empty-band");
+    let plan_path = dir.join("plan.csv");
+    let out = pareval(&[
+        "plan",
+        records.to_str().expect("path"),
+        "--seed",
+        "11",
+        "--out",
+        plan_path.to_str().expect("path"),
+    ]);
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
+    let plan = pareval::data::load_plan(&plan_path, None).expect("plan");
+    let (tested, baseline) = (
+        "FullCodeRefl (gpt-4o-2024-05-13)",
+        "ReAct (gpt-4o-2024-05-13)",
+    );
+    let text = std::fs::read_to_string(&records).expect("records");
+    let mut outcomes = std::collections::HashMap::new();
+    for line in text.lines().skip(1) {
+        let fields: Vec<&str> = line.split(',').collect();
+        if fields[0] == tested || fields[0] == baseline {
+            outcomes.insert(
+                (fields[0], fields[1]),
+                fields[2].parse::<f64>().expect("outcome"),
+            );
+        }
+    }
+    let mut state = WatchState::new(
+        plan.plan.clone(),
+        tested.to_string(),
+        Baselines::Named(vec![baseline.to_string()]),
+        LiveSettings {
+            policy: Preset::Anytime.policy(BootstrapMode::Exact, Fraction(500)),
+            thresholds: vec![Threshold(0)],
+            seed: 11,
+            budget: Fraction::ONE,
+        },
+        Provenance::new(&[]),
+    );
+    let mut line = 1;
+    let mut events = Vec::new();
+    for task in &plan.tasks {
+        for system in [tested, baseline] {
+            line += 1;
+            events.push(Event::Row {
+                file: "live.csv".to_string(),
+                line,
+                row: OutcomeRow {
+                    system: system.to_string(),
+                    task: task.clone(),
+                    run: "0".to_string(),
+                    outcome: outcomes[&(system, task.as_str())],
+                },
+            });
+        }
+    }
+    state.apply(events);
+    let band = &state.pairs[0].band;
+    assert_eq!(band.estimate.len(), 585);
+    assert!(
+        (band.estimate[584] + 0.121).abs() < 0.001,
+        "{}",
+        band.estimate[584]
+    );
+    assert!(band.is_empty_now());
+    // Empty once the settled sum passes the −10 pp crossing, late in the run, and not before it.
+    let since = band.empty_since().expect("empty");
+    // The false crossing: the lower bound reaches −10 pp while the estimate says about 0.
+    let crossed = band
+        .lower
+        .iter()
+        .position(|&lo| lo >= -0.1 - 1e-9)
+        .expect("a crossing at -10 pp");
+    assert!(
+        (150..250).contains(&crossed),
+        "crossed after {} tasks",
+        crossed + 1
+    );
+    assert!(band.estimate[crossed] > -0.05, "{}", band.estimate[crossed]);
+    assert!((300..585).contains(&since), "empty since task {since}");
+    assert!(
+        band.lower[..since - 1]
+            .iter()
+            .zip(&band.upper)
+            .all(|(lo, hi)| lo <= hi)
+    );
+    assert!(
+        band.empty_note()
+            .contains(&format!("empty since task {since}"))
+    );
+    assert!(
+        state
+            .notices
+            .iter()
+            .any(|n| n.contains(&format!("band is empty since task {since}"))),
+        "{:?}",
+        state.notices
+    );
+    // The decision at 0 pp stands: the completed record rejects.
+    assert_eq!(state.pairs[0].records[0].action, Action::Reject);
+}
