@@ -1122,6 +1122,7 @@ impl Test {
         lambda
     }
 
+    /// [`Test::repair`]'s walk itself, which may return early (certain, or infeasible).
     fn repair_point(
         &mut self,
         groups: &[Stratum],
