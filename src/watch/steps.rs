@@ -1,9 +1,9 @@
 //! Following steps files while a harness appends to them (issue 21), for `halt --follow` and
 //! `watch --early`: each file's [`Tail`] (partial lines wait, a shrunk or replaced file is read anew),
 //! every complete row parsed by the loader's rules for step values and pushed into the
-//! [`Scoreboard`] of running trajectories. A CSV header without a step column the model was trained
-//! on is an error, and nothing more is read from that file until it is replaced (nothing it would
-//! score could be trusted); a bad row, a step out of order or a trajectory that appears in two files
+//! [`Scoreboard`] of running trajectories. A CSV header (or a JSON Lines file's first object, whose
+//! keys stand for one) without a step column the model was trained on is an error, and nothing more
+//! is read from that file until it is replaced (nothing it would score could be trusted); a bad row, a step out of order or a trajectory that appears in two files
 //! is news with file and line, and the rest goes on.
 
 use std::collections::HashMap;
@@ -33,6 +33,8 @@ pub struct StepsFollower {
     /// Files whose header lacks a column the model needs: nothing more is read from them until they
     /// are replaced.
     refused: Vec<bool>,
+    /// Files whose columns have been checked: a CSV header, or a JSON Lines file's first object.
+    checked: Vec<bool>,
     /// Which file each trajectory came from (a trajectory lives in one file).
     origin: HashMap<RunKey, usize>,
     pub board: Scoreboard,
@@ -74,6 +76,7 @@ impl StepsFollower {
         }
         Ok(StepsFollower {
             refused: vec![false; files.len()],
+            checked: vec![false; files.len()],
             files,
             origin: HashMap::new(),
             board: Scoreboard::new(predictor.clone(), thresholds),
@@ -101,6 +104,22 @@ impl StepsFollower {
         Ok(news)
     }
 
+    /// Whether file f's columns (`names`, first seen at `line`) carry every step value the model
+    /// was trained on.
+    fn check_columns(&mut self, f: usize, line: u64, names: &[&str]) -> Result<(), String> {
+        let present: Vec<&str> = STEP_COLUMNS
+            .iter()
+            .copied()
+            .filter(|c| names.contains(&self.columns.source_of(c)) || names.contains(c))
+            .collect();
+        self.predictor.check_columns(
+            step_columns(&present),
+            &format!("{}, line {line}", self.files[f].0),
+        )?;
+        self.checked[f] = true;
+        Ok(())
+    }
+
     fn take(
         &mut self,
         f: usize,
@@ -111,6 +130,7 @@ impl StepsFollower {
         match event {
             TailEvent::Reread => {
                 self.refused[f] = false;
+                self.checked[f] = false;
                 self.board.retain(|key| self.origin.get(key) != Some(&f));
                 self.origin.retain(|_, at| *at != f);
                 news.push(StepsNews::Reread(name.clone()));
@@ -125,15 +145,15 @@ impl StepsFollower {
                 columns: names,
             } => {
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
-                let present: Vec<&str> = STEP_COLUMNS
-                    .iter()
-                    .copied()
-                    .filter(|c| names.contains(&self.columns.source_of(c)) || names.contains(c))
-                    .collect();
-                self.predictor
-                    .check_columns(step_columns(&present), &format!("{name}, line {line}"))?;
+                self.check_columns(f, line, &names)?;
             }
             TailEvent::Record { line, fields } => {
+                if !self.checked[f] {
+                    // A JSON Lines file has no header: its first object's keys stand for one.
+                    let names: Vec<&str> = fields.names().collect();
+                    self.check_columns(f, line, &names)?;
+                }
+                let name = &self.files[f].0;
                 let columns = &self.columns;
                 let get = |column: &str| {
                     fields
@@ -241,6 +261,62 @@ mod tests {
             "{news:?}"
         );
         assert_eq!(follower.board.runs.len(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_json_lines_file_is_checked_by_its_first_object() {
+        let (features, model) = small_settings();
+        let predictor = Arc::new(
+            Predictor::train(
+                &synthetic(),
+                Protocol::Loao,
+                features,
+                model,
+                ThresholdChoice::Tau(0.9),
+            )
+            .expect("train"),
+        );
+        let dir = std::env::temp_dir().join(format!("pareval-steps-json-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let follow = |name: &str, text: &str| {
+            let path = dir.join(name);
+            std::fs::write(&path, text).expect("write");
+            let thresholds = predictor.thresholds(None, None);
+            let mut follower = StepsFollower::new(
+                std::slice::from_ref(&path),
+                predictor.clone(),
+                thresholds,
+                ColumnMap::default(),
+            )
+            .expect("follower");
+            let polled = follower.poll();
+            (polled, follower.board.runs.len())
+        };
+        // No is_error key in the first object: refused, with the file and line, nothing scored.
+        let (polled, runs) = follow(
+            "without.jsonl",
+            concat!(
+                r#"{"system":"a","task":"t","run":0,"step":1,"action":"ls","observation_chars":10,"text":"hi"}"#,
+                "\n"
+            ),
+        );
+        let error = polled.unwrap_err();
+        assert!(error.contains("without.jsonl, line 1"), "{error}");
+        assert!(error.contains("is_error, which this file lacks"), "{error}");
+        assert_eq!(runs, 0);
+        // The key present, even null in a step, is a column the file has: scored.
+        let (polled, runs) = follow(
+            "with.jsonl",
+            concat!(
+                r#"{"system":"a","task":"t","run":0,"step":1,"action":"ls","observation_chars":10,"is_error":null,"text":"hi"}"#,
+                "\n",
+                r#"{"system":"a","task":"t","run":0,"step":2,"action":"ls","observation_chars":10,"is_error":0,"text":"hi"}"#,
+                "\n"
+            ),
+        );
+        assert!(polled.is_ok(), "{polled:?}");
+        assert_eq!(runs, 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -21,6 +21,11 @@ impl Fields {
             .and_then(|(_, v)| v.as_deref())
     }
 
+    /// The field names the line has (JSON Lines: the object's keys, null ones included).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.cells.iter().map(|(n, _)| n.as_str())
+    }
+
     /// Whether the line has the field at all (even empty).
     pub fn has(&self, name: &str) -> bool {
         self.cells.iter().any(|(n, _)| n == name)
