@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 
@@ -119,7 +119,10 @@ pub struct RuleContext {
     pub thresholds: Vec<Threshold>,
     pub scale: Option<u32>,
     pub seed: u64,
-    pub ln_fact: LnFactorial,
+    /// ln k! up to the largest case, built on the first bootstrap that reads it (the anytime rules
+    /// never do, and `decide`/`watch` build a context per look).
+    ln_fact: OnceLock<LnFactorial>,
+    max_n: usize,
     pub tails: Arc<TailCache>,
     /// The policy's tail cutoff with its logarithm, computed once rather than per decision.
     cutoff: Cutoff,
@@ -153,9 +156,15 @@ impl RuleContext {
             thresholds,
             scale,
             seed,
-            ln_fact: LnFactorial::new(max_n),
+            ln_fact: OnceLock::new(),
+            max_n,
             tails: Arc::new(TailCache::default()),
         }
+    }
+
+    /// ln k! for k up to the largest case.
+    pub fn ln_fact(&self) -> &LnFactorial {
+        self.ln_fact.get_or_init(|| LnFactorial::new(self.max_n))
     }
 
     /// Whether the bootstrap here is exact (the mode asks for it and the outcomes are on a lattice).
@@ -517,7 +526,7 @@ impl RuleContext {
                         counts.counts[0],
                         counts.counts[2],
                         m,
-                        &self.ln_fact,
+                        self.ln_fact(),
                     );
                     let known = KnownTails { tails, error };
                     coarse_cuts.push(m);
@@ -549,7 +558,7 @@ impl RuleContext {
                     counts.counts[0],
                     counts.counts[2],
                     open,
-                    &self.ln_fact,
+                    self.ln_fact(),
                 ),
                 BootstrapMode::Exact => {
                     let dist = exact_lattice(counts);
