@@ -405,8 +405,8 @@ impl WatchState {
                 && !was_empty
             {
                 self.notices.push(format!(
-                    "{} vs {}: the anytime band is empty since task {since}: the tasks since \
-                     contradict one of its crossings, a false decision (each has a chance ≤ a)",
+                    "{} vs {}: anytime band empty since task {since}: a crossing was false \
+                     (each has a chance ≤ a)",
                     self.tested, pair.baseline
                 ));
             }

@@ -469,7 +469,7 @@ fn watch_shows_a_band_the_later_tasks_contradict_as_empty() {
         state
             .notices
             .iter()
-            .any(|n| n.contains(&format!("band is empty since task {since}"))),
+            .any(|n| n.contains(&format!("band empty since task {since}"))),
         "{:?}",
         state.notices
     );
