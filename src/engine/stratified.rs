@@ -1117,67 +1117,58 @@ impl Test {
         side: usize,
         changed: usize,
     ) -> f64 {
-        let lambda = self.repair_point(groups, bounds, sums, side, changed);
+        // The walk may end early (certain, or infeasible); either way Σ_g values is made exact after.
+        let lambda = 'walk: {
+            let (lo, hi) = bounds[changed];
+            let k = self.point[changed];
+            let clamped = k.clamp(lo, hi);
+            self.point_sum = self.point_sum + u64::from(clamped) - u64::from(k);
+            self.point[changed] = clamped;
+            self.refresh(changed, &groups[changed], bounds[changed], side);
+            self.fractional = None;
+            let (full, fraction) = match self.descent(sums) {
+                Ok(steps) => steps,
+                Err(certain) => break 'walk certain,
+            };
+            let mut taken = self.taken(sums.1);
+            while taken < full {
+                let Some((g, _)) = self.cheapest() else {
+                    break 'walk f64::INFINITY;
+                };
+                self.step(g, true, &groups[g], bounds[g], side);
+                taken += 1;
+            }
+            while taken > full {
+                let Some((g, _)) = self.dearest() else {
+                    break;
+                };
+                self.step(g, false, &groups[g], bounds[g], side);
+                taken -= 1;
+            }
+            // Swap dear steps for cheaper ones in another group until no such pair is left (each swap
+            // lowers the sum, so this ends; steps within a group come sorted by convexity). The extreme
+            // pair is moved in one go as far as its swaps still lower the sum: the first repairs of an
+            // order, and those after a long screened stretch, move groups across much of their boxes.
+            while let (Some((down, cheap)), Some((up, dear))) = self.extremes() {
+                if up == down || dear <= cheap {
+                    break;
+                }
+                self.gallop(up, down, groups, bounds, side);
+            }
+            let mut value: f64 = self.values.iter().sum();
+            if fraction > 0.0 {
+                match self.cheapest() {
+                    Some((g, cost)) => {
+                        value += fraction * cost;
+                        self.fractional = Some((g, fraction));
+                    }
+                    None => break 'walk f64::INFINITY,
+                }
+            }
+            value
+        };
         self.value_sum = self.values.iter().sum();
         lambda
-    }
-
-    /// [`Test::repair`]'s walk itself, which may return early (certain, or infeasible).
-    fn repair_point(
-        &mut self,
-        groups: &[Stratum],
-        bounds: &[(u32, u32)],
-        sums: (u64, u64),
-        side: usize,
-        changed: usize,
-    ) -> f64 {
-        let (lo, hi) = bounds[changed];
-        let k = self.point[changed];
-        let clamped = k.clamp(lo, hi);
-        self.point_sum = self.point_sum + u64::from(clamped) - u64::from(k);
-        self.point[changed] = clamped;
-        self.refresh(changed, &groups[changed], bounds[changed], side);
-        self.fractional = None;
-        let (full, fraction) = match self.descent(sums) {
-            Ok(steps) => steps,
-            Err(certain) => return certain,
-        };
-        let mut taken = self.taken(sums.1);
-        while taken < full {
-            let Some((g, _)) = self.cheapest() else {
-                return f64::INFINITY;
-            };
-            self.step(g, true, &groups[g], bounds[g], side);
-            taken += 1;
-        }
-        while taken > full {
-            let Some((g, _)) = self.dearest() else {
-                break;
-            };
-            self.step(g, false, &groups[g], bounds[g], side);
-            taken -= 1;
-        }
-        // Swap dear steps for cheaper ones in another group until no such pair is left (each swap
-        // lowers the sum, so this ends; steps within a group come sorted by convexity). The extreme
-        // pair is moved in one go as far as its swaps still lower the sum: the first repairs of an
-        // order, and those after a long screened stretch, move groups across much of their boxes.
-        while let (Some((down, cheap)), Some((up, dear))) = self.extremes() {
-            if up == down || dear <= cheap {
-                break;
-            }
-            self.gallop(up, down, groups, bounds, side);
-        }
-        let mut value: f64 = self.values.iter().sum();
-        if fraction > 0.0 {
-            match self.cheapest() {
-                Some((g, cost)) => {
-                    value += fraction * cost;
-                    self.fractional = Some((g, fraction));
-                }
-                None => return f64::INFINITY,
-            }
-        }
-        value
     }
 }
 

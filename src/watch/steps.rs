@@ -208,10 +208,10 @@ mod tests {
     use crate::early::saved::ThresholdChoice;
     use crate::early::saved::tests::{small_settings, synthetic};
 
-    #[test]
-    fn a_file_without_a_trained_column_is_refused_until_replaced() {
+    /// A small predictor trained on the synthetic trajectories (which carry is_error).
+    fn trained() -> Arc<Predictor> {
         let (features, model) = small_settings();
-        let predictor = Arc::new(
+        Arc::new(
             Predictor::train(
                 &synthetic(),
                 Protocol::Loao,
@@ -220,7 +220,12 @@ mod tests {
                 ThresholdChoice::Tau(0.9),
             )
             .expect("train"),
-        );
+        )
+    }
+
+    #[test]
+    fn a_file_without_a_trained_column_is_refused_until_replaced() {
+        let predictor = trained();
         let dir = std::env::temp_dir().join(format!("pareval-steps-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
         let path = dir.join("steps.csv");
@@ -266,17 +271,7 @@ mod tests {
 
     #[test]
     fn a_json_lines_file_is_checked_by_its_first_object() {
-        let (features, model) = small_settings();
-        let predictor = Arc::new(
-            Predictor::train(
-                &synthetic(),
-                Protocol::Loao,
-                features,
-                model,
-                ThresholdChoice::Tau(0.9),
-            )
-            .expect("train"),
-        );
+        let predictor = trained();
         let dir = std::env::temp_dir().join(format!("pareval-steps-json-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
         let follow = |name: &str, text: &str| {
