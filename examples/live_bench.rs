@@ -65,6 +65,7 @@ fn main() {
             thresholds,
             seed: 0,
             budget: Fraction::ONE,
+            reading: Default::default(),
         };
         println!(
             "decide under §9a, {GROUPS} groups, {TASKS} planned tasks, thresholds {} (target ≤ 1 ms per look)",

@@ -167,10 +167,31 @@ pub enum Command {
         limit; promote, reject or abstain at it. A fixed-horizon rule is valid only when read once, at its limit."
     )]
     Decide(DecideArgs),
+    /// The live service for a harness integration: JSON Lines requests in, decisions out.
+    #[command(
+        long_about = "One long-running process that a harness integration (integrations/inspect) talks to: \
+        one JSON request a line on standard input, exactly one JSON reply a line on standard output. \
+        {\"op\":\"plan\"} gives the task ids in plan order; {\"op\":\"check\",\"tasks\":[…]} the ids not in \
+        the plan and the planned ids not given; {\"op\":\"outcome\",\"system\":…,\"task\":…,\"run\":…,\"outcome\":…} \
+        takes one finished sample and answers the state after it (decided, usable and finished counts, what \
+        the prefix waits on, each pair's action, a summary); {\"op\":\"decide\"} adds the full decision \
+        records. The decisions are `watch`'s and `decide`'s on the same rows. FILE… are completed records of \
+        the baseline (its last full run); a baseline may instead stream its outcomes too."
+    )]
+    Serve(ServeArgs),
+    /// Run a harness and end it once every pair is decided.
+    #[command(
+        long_about = "Starts COMMAND (after --) in its own process group, follows the files and folders named \
+        as `watch` does, and once every pair is decided at every threshold ends the harness (SIGINT to its \
+        process group, SIGTERM after --grace seconds, SIGKILL after as long again), prints the decision \
+        records and how many planned tasks were not run, and exits 0. When the harness ends first, its exit \
+        status is passed on (after the records read so far)."
+    )]
+    Run(RunArgs),
     /// Read a harness's result files and write the canonical record table.
     #[command(
         long_about = "Read the result files an evaluation harness wrote (swebench, inspect, lm-eval, tau-bench, tau2, terminal-bench, \
-        openhands) and write the canonical record table (system, task, run, outcome, status, source, and group, \
+        harbor, openhands) and write the canonical record table (system, task, run, outcome, status, source, and group, \
         cost_usd, seconds where the files have them) to --out, in the format its extension names (.csv, .jsonl, \
         .parquet, …). The rows pass every check of the loader first. Errors the harness scored as failures keep \
         their outcome with status error."
@@ -180,10 +201,12 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// The native format: swebench, inspect, lm-eval, tau-bench, tau2, terminal-bench, openhands.
+    /// The native format: swebench, inspect, lm-eval, tau-bench, tau2, terminal-bench, harbor,
+    /// openhands.
     #[arg(value_name = "FORMAT")]
     pub format: String,
-    /// Result files (a Terminal-Bench run folder is accepted for its results.json).
+    /// Result files (a Terminal-Bench run folder is accepted for its results.json, a Harbor job or
+    /// trial folder for its result.json).
     #[arg(value_name = "PATH", required = true)]
     pub files: Vec<PathBuf>,
     /// Output file; the extension picks the format.
@@ -289,7 +312,7 @@ pub struct LoadArgs {
     #[arg(long)]
     pub benchmark_per_file: bool,
     /// Read the files as a harness's native results: swebench, inspect, lm-eval, tau-bench, tau2,
-    /// terminal-bench, openhands (default: canonical records, or a native .json, .jsonl or .eval file
+    /// terminal-bench, harbor, openhands (default: canonical records, or a native .json, .jsonl or .eval file
     /// recognised by its keys).
     #[arg(long, value_name = "FORMAT")]
     pub from: Option<String>,
@@ -702,6 +725,10 @@ pub struct PlanArgs {
     /// order, seed, group_column.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Also write the task ids in plan order, one a line, for a harness option that takes a list
+    /// (inspect eval --sample-id, the SWE-bench harness's --instance_ids, Harbor's task filters).
+    #[arg(long, value_name = "FILE")]
+    pub ids: Option<PathBuf>,
     /// Output format of the summary.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     pub format: TextOrJson,
@@ -721,6 +748,40 @@ pub struct DecideArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Json)]
     pub format: TextOrJson,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Completed records of the baseline (any format `decide` reads; folders as `watch` reads them).
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub live: LiveArgs,
+    /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks.
+    #[arg(long, value_name = "B", default_value = "1")]
+    pub budget: String,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Outcome files and folders the harness writes (as `watch` follows them), and completed records
+    /// of the baseline.
+    #[arg(value_name = "FILE|FOLDER", required = true)]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub live: LiveArgs,
+    /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks.
+    #[arg(long, value_name = "B", default_value = "1")]
+    pub budget: String,
+    /// Seconds the harness has to end after SIGINT before SIGTERM (and as long again before SIGKILL).
+    #[arg(long, value_name = "S", default_value = "10")]
+    pub grace: String,
+    /// Output format of the closing records.
+    #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
+    pub format: TextOrJson,
+    /// The harness's command line.
+    #[arg(value_name = "COMMAND", last = true, required = true)]
+    pub command: Vec<String>,
 }
 
 /// What `decide` and `watch` share: the plan, the systems compared and the rule.
@@ -795,6 +856,12 @@ pub struct LiveArgs {
     /// Read record columns from other names, e.g. --col system=agent_name.
     #[arg(long = "col", value_name = "TARGET=SOURCE")]
     pub columns: Vec<String>,
+    /// Which finished outcomes the rule reads (SPEC §9c): `prefix`, the longest prefix of the plan
+    /// both systems have finished (valid whatever the harness's concurrency), or `finished`, every
+    /// finished task with the gaps skipped (descriptive: a harness that runs tasks at once and
+    /// takes longer on failures finishes the quick outcomes first).
+    #[arg(long, value_name = "prefix|finished", default_value = "prefix")]
+    pub reading: String,
 }
 
 #[derive(Debug, Args)]
@@ -821,6 +888,9 @@ pub struct WatchArgs {
     /// Steps files the harness appends to (.csv or .jsonl, one or more), for --early.
     #[arg(long, value_name = "FILE", requires = "early", num_args = 1..)]
     pub steps: Vec<PathBuf>,
+    /// Close the screen and exit 0 once every pair is decided at every threshold (for scripts).
+    #[arg(long)]
+    pub exit_when_decided: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

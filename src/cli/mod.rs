@@ -4,6 +4,8 @@
 
 pub mod args;
 mod halt;
+mod run;
+mod serve;
 mod settings;
 
 use std::io::{self, Write};
@@ -42,6 +44,8 @@ pub enum CliError {
     Input(String),
     /// Writing the output failed. Exit code 1 (0 for a closed pipe).
     Output(io::Error),
+    /// A child's exit status, passed on (`run` when the harness ends with an error first).
+    Status(u8),
 }
 
 impl From<io::Error> for CliError {
@@ -94,6 +98,7 @@ pub fn main_exit() -> ExitCode {
             eprintln!("error: {message}");
             ExitCode::from(2)
         }
+        Err(CliError::Status(code)) => ExitCode::from(code),
     }
 }
 
@@ -118,6 +123,8 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Plan(args)) => plan_command(&args, out),
         Some(Command::Watch(args)) => watch_command(&args),
         Some(Command::Decide(args)) => decide_command(&args, out),
+        Some(Command::Serve(args)) => serve::serve_command(&args, &mut io::stdin().lock(), out),
+        Some(Command::Run(args)) => run::run_command(&args, out),
         Some(Command::Import(args)) => import_command(&args, out),
         Some(Command::Proxy(args)) => proxy_command(&args, out),
         Some(Command::Early(args)) => early_command(&args, out),
@@ -267,7 +274,9 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
         columns: crate::data::ColumnMap::parse(&args.live.columns)?,
         ..LoadOptions::default()
     };
-    let dataset = load(&args.files, &options)?;
+    // The same files `watch` would follow: a folder of logs is read as its result files.
+    let files = crate::watch::follow::expand_paths(&args.files).map_err(CliError::Input)?;
+    let dataset = load(&files, &options)?;
     let plan = crate::data::load_plan(&args.live.plan, args.live.group_col.as_deref())?;
     let tested = system_index(&dataset, &args.live.tested, "--tested")?;
     let baselines: Vec<usize> = match args.live.family.as_deref() {
@@ -375,9 +384,29 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
             &provenance,
         )
     };
-    match args.format {
+    write_decisions(
+        out,
+        args.format,
+        &records,
+        plan.order_named,
+        live.reading,
+        several,
+    )
+}
+
+/// Live decision records as `decide` prints them: JSON Lines, or text with the plan's order, what
+/// the guarantee rests on and what it reads, then each record's action, counts, reason and evidence.
+fn write_decisions(
+    out: &mut impl Write,
+    format: TextOrJson,
+    records: &[crate::engine::record::DecisionRecord],
+    order_named: bool,
+    reading: crate::engine::live::Reading,
+    several: bool,
+) -> Result<(), CliError> {
+    match format {
         TextOrJson::Json => {
-            for record in &records {
+            for record in records {
                 serde_json::to_writer(&mut *out, record).map_err(|e| CliError::Output(e.into()))?;
                 writeln!(out)?;
             }
@@ -386,21 +415,29 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
             if let Some(first) = records.first() {
                 writeln!(
                     out,
-                    "plan order {}{}; {}; {}",
+                    "plan order {}{}; {}; {}; {}",
                     first.order,
-                    if plan.order_named {
+                    if order_named {
                         ""
                     } else {
                         " (the plan has no order column: its rows are the order)"
                     },
                     first.construction.unwrap_or(first.rule),
-                    first.validity
+                    first.validity,
+                    match reading {
+                        crate::engine::live::Reading::PlanPrefix => {
+                            "reads the plan's finished prefix (SPEC §9c)"
+                        }
+                        crate::engine::live::Reading::Finished => {
+                            "reads every finished task (--reading finished): descriptive"
+                        }
+                    }
                 )?;
             }
-            for record in &records {
+            for record in records {
                 writeln!(
                     out,
-                    "{}{} pp: {} ({} of {} planned tasks observed, coverage {})",
+                    "{}{} pp: {} ({} of {} planned tasks read{}, coverage {})",
                     if several {
                         format!("vs {}, ", record.baseline)
                     } else {
@@ -410,8 +447,28 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
                     record.action.name(),
                     record.observed,
                     record.total,
+                    match record.finished {
+                        Some(finished) if finished > record.observed => {
+                            format!(", {finished} finished")
+                        }
+                        _ => String::new(),
+                    },
                     record.coverage.name()
                 )?;
+                if let Some(waiting) = record
+                    .waiting_on
+                    .as_ref()
+                    .filter(|_| record.action == crate::engine::rules::Action::Continue)
+                {
+                    writeln!(out, "  {}", waiting.describe())?;
+                    if record.finished.is_some_and(|f| f > record.observed) {
+                        writeln!(
+                            out,
+                            "  (the tasks finished after it wait; if it will never finish, run it again or \
+                             record its outcome, e.g. 0 for a failure)"
+                        )?;
+                    }
+                }
                 writeln!(out, "  {}", record.reason)?;
                 match record.statistic {
                     crate::engine::rules::Statistic::Anytime {
@@ -505,55 +562,80 @@ fn live_settings(
         thresholds: parse_thresholds(&live.thresholds).map_err(settings::flag("--thresholds"))?,
         seed: live.seed,
         budget,
+        reading: crate::engine::live::Reading::parse(&live.reading)
+            .map_err(|e| CliError::Input(format!("--reading: {e}")))?,
     })
+}
+
+/// What `watch`, `serve` and `run` share: the plan, the systems compared, the settings and the
+/// plan's provenance entry.
+pub(crate) struct LiveSetup {
+    pub plan: crate::data::Plan,
+    pub baselines: crate::watch::state::Baselines,
+    pub settings: LiveSettings,
+    pub inputs: Vec<crate::dataset::InputFile>,
+}
+
+impl LiveSetup {
+    /// `watch`'s reading of the live options (the anytime rule unless --rule says otherwise).
+    pub(crate) fn new(live: &args::LiveArgs, budget: &str) -> Result<Self, CliError> {
+        use crate::watch::state::Baselines;
+        let plan = crate::data::load_plan(&live.plan, live.group_col.as_deref())?;
+        let baselines = match (live.family.as_deref(), live.baseline.is_empty()) {
+            (Some("tested"), true) => Baselines::Everyone,
+            (Some("tested"), false) => {
+                return Err(CliError::Input(
+                    "--family tested takes every other system as a baseline: leave out --baseline"
+                        .to_string(),
+                ));
+            }
+            (Some(other), _) => {
+                return Err(CliError::Input(format!(
+                    "--family: '{other}' is not 'tested' (a live decision is one tested system against its baselines)"
+                )));
+            }
+            (None, _) => {
+                let names: Vec<String> =
+                    live.baseline.iter().map(|b| b.trim().to_string()).collect();
+                if names.contains(&live.tested) {
+                    return Err(CliError::Input(format!(
+                        "--baseline: '{}' is the tested system",
+                        live.tested
+                    )));
+                }
+                Baselines::Named(names)
+            }
+        };
+        let several = !matches!(&baselines, Baselines::Named(names) if names.len() == 1);
+        let settings = live_settings(live, &plan, Some(budget), several, Some("anytime"))?;
+        let inputs = vec![crate::dataset::InputFile {
+            path: live.plan.display().to_string(),
+            rows: plan.tasks.len(),
+            sha256: plan.sha256.clone(),
+        }];
+        Ok(LiveSetup {
+            plan,
+            baselines,
+            settings,
+            inputs,
+        })
+    }
+
+    /// An empty live state of these settings, with `inputs` as its provenance.
+    pub(crate) fn state(&self, tested: &str) -> crate::watch::state::WatchState {
+        crate::watch::state::WatchState::new(
+            self.plan.plan.clone(),
+            tested.to_string(),
+            self.baselines.clone(),
+            self.settings.clone(),
+            Provenance::new(&self.inputs),
+        )
+    }
 }
 
 /// `pareval watch`: the live screen on followed files or a replayed record.
 fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
-    use crate::watch::state::{Baselines, WatchState};
-    let plan = crate::data::load_plan(&args.live.plan, args.live.group_col.as_deref())?;
-    let baselines = match (args.live.family.as_deref(), args.live.baseline.is_empty()) {
-        (Some("tested"), true) => Baselines::Everyone,
-        (Some("tested"), false) => {
-            return Err(CliError::Input(
-                "--family tested takes every other system as a baseline: leave out --baseline"
-                    .to_string(),
-            ));
-        }
-        (Some(other), _) => {
-            return Err(CliError::Input(format!(
-                "--family: '{other}' is not 'tested' (a live decision is one tested system against its baselines)"
-            )));
-        }
-        (None, _) => {
-            let names: Vec<String> = args
-                .live
-                .baseline
-                .iter()
-                .map(|b| b.trim().to_string())
-                .collect();
-            if names.contains(&args.live.tested) {
-                return Err(CliError::Input(format!(
-                    "--baseline: '{}' is the tested system",
-                    args.live.tested
-                )));
-            }
-            Baselines::Named(names)
-        }
-    };
-    let several = !matches!(&baselines, Baselines::Named(names) if names.len() == 1);
-    let settings = live_settings(
-        &args.live,
-        &plan,
-        Some(args.budget.as_str()),
-        several,
-        Some("anytime"),
-    )?;
-    let mut inputs = vec![crate::dataset::InputFile {
-        path: args.live.plan.display().to_string(),
-        rows: plan.tasks.len(),
-        sha256: plan.sha256.clone(),
-    }];
+    let mut setup = LiveSetup::new(&args.live, &args.budget)?;
     let source = match &args.replay {
         Some(path) => {
             let options = LoadOptions {
@@ -561,16 +643,15 @@ fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
                 ..LoadOptions::default()
             };
             let dataset = load(std::slice::from_ref(path), &options)?;
-            inputs.extend(dataset.inputs.clone());
+            setup.inputs.extend(dataset.inputs.clone());
             crate::watch::Source::Replay {
-                tasks: replay_rows(&dataset, &plan, path)?,
+                tasks: replay_rows(&dataset, &setup.plan, path)?,
                 speed: parse_speed(&args.speed)?,
                 label: path.display().to_string(),
             }
         }
         None => crate::watch::Source::Follow(args.files.clone()),
     };
-    let provenance = Provenance::new(&inputs);
     // One --col list serves the outcome files and the steps files.
     let known: Vec<&str> = crate::data::KNOWN_COLUMNS
         .iter()
@@ -598,13 +679,7 @@ fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
         early(model, predictor).map_err(CliError::Input)?;
     }
     let fresh = || {
-        let state = WatchState::new(
-            plan.plan.clone(),
-            args.live.tested.clone(),
-            baselines.clone(),
-            settings.clone(),
-            provenance.clone(),
-        );
+        let state = setup.state(&args.live.tested);
         match (args.early.as_deref(), &predictor) {
             (Some(model), Some(predictor)) => match early(model, predictor) {
                 Ok(panel) => state.with_early(panel),
@@ -613,7 +688,7 @@ fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
             _ => state,
         }
     };
-    crate::watch::run(source, &fresh).map_err(|e| match e {
+    crate::watch::run(source, &fresh, args.exit_when_decided).map_err(|e| match e {
         crate::watch::WatchError::Input(message) => CliError::Input(message),
         other => CliError::Input(other.to_string()),
     })
@@ -913,6 +988,9 @@ fn plan_command(args: &args::PlanArgs, out: &mut impl Write) -> Result<(), CliEr
         .map_err(|e| CliError::Input(e.to_string()))?;
     if let Some(path) = &args.out {
         crate::data::write::write_plan(&plan, path)?;
+    }
+    if let Some(path) = &args.ids {
+        crate::data::write::write_plan_ids(&plan, path)?;
     }
     match args.format {
         args::TextOrJson::Json => {

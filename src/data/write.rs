@@ -135,6 +135,30 @@ pub fn write_predictions(
 }
 
 /// Writes a plan of `pareval plan --out` in the format the extension names; returns the rows written.
+/// The plan's task ids in plan order, one a line, for harness options that take a list of ids
+/// (`inspect eval --sample-id`, the SWE-bench harness's `--instance_ids`, Harbor's task filters). An id
+/// with a line break cannot be listed that way and is refused.
+pub fn write_plan_ids(plan: &crate::plan::Plan, path: &Path) -> Result<usize, WriteError> {
+    let file = path.display().to_string();
+    let mut text = String::new();
+    for row in &plan.tasks {
+        if row.task.contains(['\n', '\r']) {
+            return Err(WriteError::new(
+                &file,
+                format!(
+                    "task '{}' (plan position {}) holds a line break, so the ids cannot be listed one a line for a harness",
+                    row.task.escape_debug(),
+                    row.position
+                ),
+            ));
+        }
+        text.push_str(&row.task);
+        text.push('\n');
+    }
+    std::fs::write(path, text).map_err(|e| WriteError::new(&file, e.to_string()))?;
+    Ok(plan.tasks.len())
+}
+
 pub fn write_plan(plan: &crate::plan::Plan, path: &Path) -> Result<usize, WriteError> {
     let rows = &plan.tasks;
     let n = rows.len();

@@ -2,11 +2,17 @@
 //! list (which fixes N and the groups), the budget limit and the outcomes of two systems so far, write one
 //! decision record per threshold: continue before the limit; promote, reject or abstain at it. A
 //! fixed-horizon rule is valid only when read once, at its limit; the record says so.
+//!
+//! Which outcomes a decision reads is decided here once for every live reader ([`usable_tasks`],
+//! SPEC §9c): by default the longest prefix of the plan that both systems have finished, so that the
+//! sequence is the plan's order whatever the harness's concurrency and durations.
 
 use super::bootstrap::LatticeCounts;
 use super::coverage;
 use super::family::adjust_decisions;
-use super::record::{DecisionRecord, FamilyVerdict, Provenance, RecordCase, RecordContext};
+use super::record::{
+    DecisionRecord, FamilyVerdict, Provenance, RecordCase, RecordContext, WaitingOn,
+};
 use super::rules::{
     Action, Decision, Detail, LocalTails, Observed, Reason, RuleContext, Statistic,
 };
@@ -30,6 +36,84 @@ pub struct LiveSettings {
     pub thresholds: Vec<Threshold>,
     pub seed: u64,
     pub budget: Fraction,
+    pub reading: Reading,
+}
+
+/// Which finished outcomes a live decision reads (SPEC §9c).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reading {
+    /// The longest prefix of the plan whose tasks both systems have finished; tasks finished after a
+    /// gap wait. The fed sequence is then the plan's order whatever the harness's concurrency, and
+    /// the rules' guarantees hold.
+    #[default]
+    PlanPrefix,
+    /// Every task both systems have finished, in plan order with the gaps skipped. When durations
+    /// depend on outcomes this is an outcome-dependent reordering: descriptive only.
+    Finished,
+}
+
+impl Reading {
+    pub fn name(self) -> &'static str {
+        match self {
+            Reading::PlanPrefix => "plan-prefix",
+            Reading::Finished => "finished",
+        }
+    }
+
+    /// `prefix` (or `plan-prefix`) or `finished`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "prefix" | "plan-prefix" => Ok(Reading::PlanPrefix),
+            "finished" => Ok(Reading::Finished),
+            other => Err(format!(
+                "'{other}' is not a reading: prefix (the plan's finished prefix, valid) or finished (every finished task, descriptive)"
+            )),
+        }
+    }
+}
+
+/// What one pair may read now: the planned tasks fed to its rule, how many both systems have
+/// finished, and the first planned task that holds the prefix back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Usable {
+    /// Plan indices, in plan order.
+    pub tasks: Vec<usize>,
+    /// Planned tasks both systems have finished (≥ `tasks.len()`).
+    pub finished: u32,
+    /// The first planned task without an outcome for one of the two systems (None once every
+    /// planned task has both).
+    pub blocker: Option<Blocker>,
+}
+
+/// The first planned task a pair waits on, and which of its two systems lack it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Blocker {
+    pub task: usize,
+    pub tested: bool,
+    pub baseline: bool,
+}
+
+/// The one place that turns a pair's outcomes so far (`tested[i]`, `baseline[i]` of planned task i)
+/// into what its rule reads (SPEC §9c). Every live reader calls it; none feeds a sequence of its own.
+pub fn usable_tasks(tested: &[Option<f64>], baseline: &[Option<f64>], reading: Reading) -> Usable {
+    let both = |i: usize| tested[i].is_some() && baseline[i].is_some();
+    let planned = tested.len().min(baseline.len());
+    let prefix = (0..planned).find(|&i| !both(i)).unwrap_or(planned);
+    let blocker = (prefix < planned).then(|| Blocker {
+        task: prefix,
+        tested: tested[prefix].is_none(),
+        baseline: baseline[prefix].is_none(),
+    });
+    let finished_beyond = (prefix..planned).filter(|&i| both(i));
+    let tasks: Vec<usize> = match reading {
+        Reading::PlanPrefix => (0..prefix).collect(),
+        Reading::Finished => (0..prefix).chain(finished_beyond.clone()).collect(),
+    };
+    Usable {
+        finished: (prefix + finished_beyond.count()) as u32,
+        tasks,
+        blocker,
+    }
 }
 
 /// One record per threshold. `tested[i]` and `baseline[i]` are the outcomes so far of planned task i.
@@ -192,6 +276,8 @@ pub fn decide_live_family_cached(
 struct LiveCase {
     decisions: Vec<Decision>,
     n: u32,
+    finished: u32,
+    blocker: Option<Blocker>,
     total: u32,
     limit: u32,
     counts: Vec<u32>,
@@ -210,9 +296,11 @@ fn live_case(
 ) -> LiveCase {
     let total = plan.tasks.len() as u32;
     let limit = settings.budget.tasks_of(total);
-    let observed_tasks: Vec<usize> = (0..plan.tasks.len())
-        .filter(|&i| tested[i].is_some() && baseline[i].is_some())
-        .collect();
+    let Usable {
+        tasks: observed_tasks,
+        finished,
+        blocker,
+    } = usable_tasks(tested, baseline, settings.reading);
     let values: Vec<f64> = observed_tasks
         .iter()
         .map(|&i| tested[i].unwrap_or(0.0) - baseline[i].unwrap_or(0.0))
@@ -336,6 +424,8 @@ fn live_case(
     LiveCase {
         decisions,
         n,
+        finished,
+        blocker,
         total,
         limit,
         counts,
@@ -355,6 +445,8 @@ fn live_records(
 ) -> Vec<DecisionRecord> {
     let LiveCase {
         n,
+        finished,
+        blocker,
         total,
         limit,
         ref counts,
@@ -409,6 +501,31 @@ fn live_records(
                     n, record.reason
                 );
             }
+            record.reading = Some(settings.reading.name());
+            record.finished = Some(finished);
+            record.waiting_on = blocker.map(|b| WaitingOn {
+                task: plan.tasks[b.task].clone(),
+                systems: [(b.tested, names.0), (b.baseline, names.1)]
+                    .into_iter()
+                    .filter(|&(lacks, _)| lacks)
+                    .map(|(_, name)| name.to_string())
+                    .collect(),
+            });
+            match settings.reading {
+                Reading::PlanPrefix if finished > n => {
+                    if let Some(waiting) = &record.waiting_on {
+                        record.reason = format!(
+                            "{n} usable of {finished} finished ({}); {}",
+                            waiting.describe(),
+                            record.reason
+                        );
+                    }
+                }
+                Reading::PlanPrefix => {}
+                Reading::Finished => {
+                    record.validity = "descriptive (every finished task is read, not the plan's finished prefix: SPEC §9c)";
+                }
+            }
             record
         })
         .collect()
@@ -444,20 +561,25 @@ mod tests {
             thresholds: vec![Threshold(0)],
             seed: 0,
             budget: Fraction(budget),
+            reading: Reading::PlanPrefix,
         }
     }
 
     #[test]
     fn continues_before_the_limit_and_decides_at_it() {
-        let plan = plan();
+        // The groups alternate, so the plan's first 6 tasks hold 3 of each.
+        let plan = LivePlan {
+            groups: (0..20).map(|i| i % 2).collect(),
+            ..plan()
+        };
         let provenance = Provenance {
             files: Vec::new(),
             program: "test".into(),
         };
-        // Tested wins every observed task; 6 tasks observed, 3 from each group.
+        // Tested wins every observed task; the plan's first 6 tasks observed, 3 from each group.
         let mut tested = vec![None; 20];
         let mut baseline = vec![None; 20];
-        for i in [0, 1, 2, 10, 11, 12] {
+        for i in 0..6 {
             tested[i] = Some(1.0);
             baseline[i] = Some(0.0);
         }
@@ -525,6 +647,52 @@ mod tests {
 }
 
 #[cfg(test)]
+mod prefix_tests {
+    use super::*;
+
+    #[test]
+    fn the_usable_prefix_stops_at_the_first_task_either_system_lacks() {
+        let some = |v: &[u8]| -> Vec<Option<f64>> {
+            v.iter().map(|&x| (x < 2).then_some(f64::from(x))).collect()
+        };
+        // 2 = not finished. Task 2 is the tested system's gap, task 4 the baseline's.
+        let tested = some(&[1, 0, 2, 1, 1, 0, 2]);
+        let baseline = some(&[0, 0, 1, 1, 2, 1, 1]);
+        let prefix = usable_tasks(&tested, &baseline, Reading::PlanPrefix);
+        assert_eq!(prefix.tasks, [0, 1]);
+        assert_eq!(prefix.finished, 4);
+        assert_eq!(
+            prefix.blocker,
+            Some(Blocker {
+                task: 2,
+                tested: true,
+                baseline: false
+            })
+        );
+        let finished = usable_tasks(&tested, &baseline, Reading::Finished);
+        assert_eq!(finished.tasks, [0, 1, 3, 5]);
+        assert_eq!(finished.finished, 4);
+        // Complete: no blocker; nothing finished: the first task blocks for both.
+        let done = some(&[1, 0]);
+        assert_eq!(
+            usable_tasks(&done, &done, Reading::PlanPrefix).blocker,
+            None
+        );
+        let none = some(&[2, 2]);
+        let empty = usable_tasks(&none, &none, Reading::PlanPrefix);
+        assert_eq!((empty.tasks.len(), empty.finished), (0, 0));
+        assert_eq!(
+            empty.blocker,
+            Some(Blocker {
+                task: 0,
+                tested: true,
+                baseline: true
+            })
+        );
+    }
+}
+
+#[cfg(test)]
 mod cache_tests {
     use super::*;
     use crate::engine::settings::{BootstrapMode, OrderKind, Preset};
@@ -546,6 +714,7 @@ mod cache_tests {
             thresholds: vec![Threshold(0), Threshold(500), Threshold(1000)],
             seed: 0,
             budget: Fraction::ONE,
+            reading: Reading::PlanPrefix,
         }
     }
 

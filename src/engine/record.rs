@@ -102,7 +102,35 @@ pub struct DecisionRecord {
     pub completed: Option<Action>,
     pub delta_full: Option<f64>,
     pub agrees: Option<bool>,
+    /// Live decisions only (SPEC §9c): which finished outcomes were read (`plan-prefix` or
+    /// `finished`), how many planned tasks both systems have finished (`observed` of them were
+    /// read), and the first planned task the pair waits on with the systems that lack it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reading: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_on: Option<WaitingOn>,
     pub provenance: Provenance,
+}
+
+/// The first planned task a live pair waits on (SPEC §9c).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WaitingOn {
+    pub task: String,
+    /// The systems without an outcome for it.
+    pub systems: Vec<String>,
+}
+
+impl WaitingOn {
+    /// "waiting on q017 for new-agent".
+    pub fn describe(&self) -> String {
+        format!(
+            "waiting on {} for {}",
+            self.task,
+            self.systems.join(" and ")
+        )
+    }
 }
 
 /// The fixed parts of the records of one replay or live decision.
@@ -276,6 +304,9 @@ impl RecordContext<'_> {
             completed,
             delta_full: case.completed.map(|(_, delta)| delta),
             agrees,
+            reading: None,
+            finished: None,
+            waiting_on: None,
             provenance: self.provenance.clone(),
         }
     }

@@ -102,8 +102,13 @@ impl Player {
     }
 }
 
-/// Runs the live screen until q; `fresh` rebuilds the empty state (a replay's restart).
-pub fn run(source: Source, fresh: &dyn Fn() -> WatchState) -> Result<(), WatchError> {
+/// Runs the live screen until q (or, with `exit_when_decided`, until every pair is decided at
+/// every threshold); `fresh` rebuilds the empty state (a replay's restart).
+pub fn run(
+    source: Source,
+    fresh: &dyn Fn() -> WatchState,
+    exit_when_decided: bool,
+) -> Result<(), WatchError> {
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(WatchError::NotATerminal);
     }
@@ -210,6 +215,9 @@ pub fn run(source: Source, fresh: &dyn Fn() -> WatchState) -> Result<(), WatchEr
                     source,
                 })?;
             dirty = false;
+            if exit_when_decided && state.decided() {
+                break;
+            }
         }
         let Ok(key) = key_events.recv_timeout(Duration::from_millis(50)) else {
             continue;

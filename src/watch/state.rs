@@ -10,7 +10,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::follow::{Event, OutcomeRow};
 use crate::engine::anytime::Band;
 use crate::engine::live::{
-    LiveCache, LivePlan, LiveSettings, decide_live_cached, decide_live_family_cached,
+    LiveCache, LivePlan, LiveSettings, Reading, decide_live_cached, decide_live_family_cached,
+    usable_tasks,
 };
 use crate::engine::record::{DecisionRecord, Provenance};
 use crate::engine::sequence::{BandTracker, Sequence};
@@ -36,7 +37,8 @@ pub struct PairView {
     /// Both wealths of the focused threshold after each observed task.
     pub wealth_promote: Vec<f64>,
     pub wealth_reject: Vec<f64>,
-    /// D_i of the tasks both have observed, in plan order, and each one's group (label index).
+    /// D_i of the tasks the pair's rule reads (SPEC §9c), in plan order, and each one's group
+    /// (label index).
     pub diffs: Vec<f64>,
     pub groups: Vec<u32>,
 }
@@ -175,6 +177,27 @@ impl WatchState {
         }
         self.recompute();
         true
+    }
+
+    /// How many planned tasks have at least one outcome row of `system`.
+    pub fn finished_tasks(&self, system: &str) -> usize {
+        self.rows
+            .values()
+            .flatten()
+            .filter(|p| p.row.system == system)
+            .filter_map(|p| self.plan_index.get(&p.row.task))
+            .collect::<HashSet<_>>()
+            .len()
+    }
+
+    /// Whether the run can stop: some pair is watched and every pair has a final action (promote,
+    /// reject, abstain) at every threshold.
+    pub fn decided(&self) -> bool {
+        !self.pairs.is_empty()
+            && self
+                .pairs
+                .iter()
+                .all(|p| !p.records.is_empty() && p.records.iter().all(|r| r.action.is_final()))
     }
 
     pub fn cycle_focus(&mut self) {
@@ -320,18 +343,22 @@ impl WatchState {
         self.pairs = baselines
             .into_iter()
             .zip(records)
-            .map(|((baseline, outcomes), records)| PairView {
-                baseline,
-                records,
-                band: Band {
-                    estimate: Vec::new(),
-                    lower: Vec::new(),
-                    upper: Vec::new(),
-                },
-                wealth_promote: Vec::new(),
-                wealth_reject: Vec::new(),
-                diffs: diffs(&tested, &outcomes),
-                groups: observed_groups(&self.plan.groups, &tested, &outcomes),
+            .map(|((baseline, outcomes), records)| {
+                let (diffs, groups) =
+                    read_diffs(&self.plan, &tested, &outcomes, self.settings.reading);
+                PairView {
+                    baseline,
+                    records,
+                    band: Band {
+                        estimate: Vec::new(),
+                        lower: Vec::new(),
+                        upper: Vec::new(),
+                    },
+                    wealth_promote: Vec::new(),
+                    wealth_reject: Vec::new(),
+                    diffs,
+                    groups,
+                }
             })
             .collect();
         self.recompute_curves();
@@ -459,23 +486,24 @@ impl Curves {
     }
 }
 
-/// The group of each task both have observed, in plan order (as [`diffs`]).
-fn observed_groups(groups: &[u32], tested: &[Option<f64>], baseline: &[Option<f64>]) -> Vec<u32> {
-    groups
+/// D_i of the tasks the pair's rule reads ([`usable_tasks`]: the plan's finished prefix by default),
+/// in plan order, and each one's group.
+fn read_diffs(
+    plan: &LivePlan,
+    tested: &[Option<f64>],
+    baseline: &[Option<f64>],
+    reading: Reading,
+) -> (Vec<f64>, Vec<u32>) {
+    usable_tasks(tested, baseline, reading)
+        .tasks
         .iter()
-        .zip(tested.iter().zip(baseline))
-        .filter(|(_, (a, b))| a.is_some() && b.is_some())
-        .map(|(&g, _)| g)
-        .collect()
-}
-
-/// D_i of the tasks both have observed, in plan order.
-fn diffs(tested: &[Option<f64>], baseline: &[Option<f64>]) -> Vec<f64> {
-    tested
-        .iter()
-        .zip(baseline)
-        .filter_map(|(a, b)| Some((*a)? - (*b)?))
-        .collect()
+        .map(|&i| {
+            (
+                tested[i].unwrap_or(0.0) - baseline[i].unwrap_or(0.0),
+                plan.groups[i],
+            )
+        })
+        .unzip()
 }
 
 #[cfg(test)]
@@ -501,6 +529,7 @@ mod tests {
                 thresholds: vec![Threshold(0)],
                 seed: 0,
                 budget: Fraction(10_000),
+                reading: Default::default(),
             },
             Provenance {
                 files: Vec::new(),

@@ -16,6 +16,7 @@ use ratatui::widgets::{
 
 use super::early::{EarlySummary, EarlyWatch};
 use super::state::{PairView, WatchState};
+use crate::engine::record::DecisionRecord;
 use crate::engine::rules::Action;
 use crate::format::{percent, pp};
 
@@ -276,7 +277,7 @@ fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect
             };
             Row::new(vec![
                 Cell::from(pair.baseline.clone()),
-                Cell::from(format!("{} of {}", record.observed, record.total)),
+                Cell::from(observed_cell(record)),
                 Cell::from(pp(record.estimate)),
                 Cell::from(band),
                 Cell::from(wp),
@@ -292,7 +293,7 @@ fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect
         rows,
         [
             Constraint::Min(18),
-            Constraint::Length(12),
+            Constraint::Length(17),
             Constraint::Length(9),
             Constraint::Length(18),
             Constraint::Length(17),
@@ -303,7 +304,7 @@ fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect
     .header(
         Row::new(vec![
             "baseline",
-            "observed",
+            "read (waiting)",
             "Δ̂",
             "anytime band",
             "wealth ↑",
@@ -462,11 +463,12 @@ fn draw_coverage(frame: &mut Frame, state: &WatchState, pair: &PairView, area: R
     frame.render_widget(
         Paragraph::new(vec![
             Line::from(format!(
-                "coverage {} · {} of {} planned tasks observed ({})",
+                "coverage {} · {} of {} planned tasks read ({}){}",
                 record.coverage.name(),
                 record.observed,
                 record.total,
-                percent(f64::from(record.observed) / f64::from(record.total.max(1)))
+                percent(f64::from(record.observed) / f64::from(record.total.max(1))),
+                reading_note(record)
             )),
             Line::from(groups),
             Line::from(Span::styled(
@@ -477,4 +479,33 @@ fn draw_coverage(frame: &mut Frame, state: &WatchState, pair: &PairView, area: R
         .wrap(ratatui::widgets::Wrap { trim: true }),
         area,
     );
+}
+
+/// "41 of 400", or "41 of 400 (+16)" when 16 finished tasks wait behind the plan's prefix.
+fn observed_cell(record: &DecisionRecord) -> String {
+    let waiting = record.finished.unwrap_or(record.observed) - record.observed;
+    if waiting > 0 {
+        format!("{} of {} (+{waiting})", record.observed, record.total)
+    } else {
+        format!("{} of {}", record.observed, record.total)
+    }
+}
+
+/// What the pair's reading rests on (SPEC §9c): " · 41 usable of 57 finished · waiting on q017 for
+/// new-agent" under the plan-prefix reading, a warning under the descriptive one.
+fn reading_note(record: &DecisionRecord) -> String {
+    let mut note = String::new();
+    if record.reading == Some("finished") {
+        note.push_str(" · every finished task read: descriptive");
+    } else if let Some(finished) = record.finished.filter(|&f| f > record.observed) {
+        note.push_str(&format!(
+            " · {} usable of {finished} finished",
+            record.observed
+        ));
+    }
+    if let Some(waiting) = &record.waiting_on {
+        note.push_str(" · ");
+        note.push_str(&waiting.describe());
+    }
+    note
 }

@@ -232,12 +232,16 @@ fn decide_continues_then_decides_and_refuses_unplanned_tasks() {
     let plan = dir.join("plan.csv");
     let mut text = String::from("task,group\n");
     for i in 0..40 {
-        text.push_str(&format!("t{i},{}\n", if i < 20 { "web" } else { "cli" }));
+        text.push_str(&format!(
+            "t{i},{}\n",
+            if i % 2 == 0 { "web" } else { "cli" }
+        ));
     }
     std::fs::write(&plan, text).expect("plan");
+    // The plan's first 16 tasks, 8 of each group (a live decision reads the plan's finished prefix).
     let outcomes = dir.join("so_far.csv");
     let mut text = String::from("system,task,outcome\n");
-    for i in (0..8).chain(20..28) {
+    for i in 0..16 {
         text.push_str(&format!("new,t{i},1\nold,t{i},{}\n", u8::from(i % 4 == 0)));
     }
     std::fs::write(&outcomes, &text).expect("outcomes");

@@ -201,18 +201,12 @@ fn a_real_difference_is_promoted_in_nearly_every_order() {
 #[test]
 fn decide_reads_the_plan_order_and_says_what_the_guarantee_rests_on() {
     let dir = temp_dir("strat-decide");
-    // A strong and a weak system on a 200-task plan in 4 groups, the first 120 tasks observed.
+    // A strong and a weak system on a 200-task plan in 4 groups, the plan's first 120 tasks observed.
     let mut tasks = String::from("task,group\n");
-    let mut rows = String::from("system,task,outcome\n");
     for i in 0..200 {
         tasks.push_str(&format!("t{i:03},g{}\n", i % 4));
-        if i < 120 {
-            rows.push_str(&format!("strong,t{i:03},{}\n", u8::from(i % 5 != 0)));
-            rows.push_str(&format!("weak,t{i:03},{}\n", u8::from(i % 5 == 0)));
-        }
     }
     std::fs::write(dir.join("tasks.csv"), tasks).expect("tasks");
-    std::fs::write(dir.join("rows.csv"), rows).expect("rows");
     let plan = dir.join("plan.csv");
     let tasks_path = dir.join("tasks.csv");
     let out = pareval(&[
@@ -226,8 +220,30 @@ fn decide_reads_the_plan_order_and_says_what_the_guarantee_rests_on() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // The rows were written in task-name order; decide reads them in the plan's order.
+    // The plan's first 120 tasks, written in task-name order; decide reads them in the plan's order.
+    let planned = std::fs::read_to_string(&plan).expect("plan");
+    let task_column = planned
+        .lines()
+        .next()
+        .and_then(|header| header.split(',').position(|c| c == "task"))
+        .expect("task column");
+    let mut observed: Vec<usize> = planned
+        .lines()
+        .skip(1)
+        .take(120)
+        .map(|line| {
+            let task = line.split(',').nth(task_column).expect("task");
+            task[1..].parse().expect("t###")
+        })
+        .collect();
+    observed.sort_unstable();
+    let mut rows = String::from("system,task,outcome\n");
+    for i in observed {
+        rows.push_str(&format!("strong,t{i:03},{}\n", u8::from(i % 5 != 0)));
+        rows.push_str(&format!("weak,t{i:03},{}\n", u8::from(i % 5 == 0)));
+    }
     let rows_path = dir.join("rows.csv");
+    std::fs::write(&rows_path, rows).expect("rows");
     let args = [
         "decide",
         rows_path.to_str().unwrap(),
@@ -411,6 +427,7 @@ fn watch_shows_a_band_the_later_tasks_contradict_as_empty() {
             thresholds: vec![Threshold(0)],
             seed: 11,
             budget: Fraction::ONE,
+            reading: Default::default(),
         },
         Provenance::new(&[]),
     );

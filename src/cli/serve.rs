@@ -1,0 +1,353 @@
+//! `pareval serve`: the live service as one long-running process that a harness integration talks to
+//! in JSON Lines (one request a line on standard input, exactly one reply a line on standard output).
+//! It keeps the same state as `watch` ([`WatchState`]: the same reading of the plan's prefix, the
+//! same decisions as `decide`), so an integration in another language decides nothing itself.
+//!
+//! Requests: `{"op":"plan"}` (the task ids in plan order), `{"op":"check","tasks":[…]}` (ids not in
+//! the plan, planned ids not given), `{"op":"outcome","system","task","run","outcome"}` (one finished
+//! sample; the reply is the state after it), `{"op":"decide"}` (the state with the full decision
+//! records). A bad request gets `{"ok":false,"error":…}` and the process goes on; end of input ends it.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, Write};
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use super::{CliError, LiveSetup, args};
+use crate::engine::record::{DecisionRecord, WaitingOn};
+use crate::watch::follow::{Event, OutcomeRow};
+use crate::watch::state::{Baselines, WatchState};
+
+/// One pair's action at one threshold.
+#[derive(Debug, Serialize)]
+struct PairAction<'a> {
+    baseline: &'a str,
+    threshold_pp: f64,
+    action: &'static str,
+}
+
+/// The state a reply reports: whether the run can stop, the reading of the pair that has read the
+/// least, each pair's action and a line of text.
+#[derive(Debug, Serialize)]
+struct Status<'a> {
+    ok: bool,
+    decided: bool,
+    usable: u32,
+    finished: u32,
+    total: u32,
+    waiting_on: Option<&'a WaitingOn>,
+    actions: Vec<PairAction<'a>>,
+    summary: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    records: Option<Vec<&'a DecisionRecord>>,
+}
+
+/// The live state with what `serve` checks before a row goes in.
+pub(crate) struct Service {
+    state: WatchState,
+    planned: HashSet<String>,
+    /// The outcome of every (system, task, run) taken: the same outcome sent again (an integration
+    /// retrying) is taken once; another one for it is refused, not skipped.
+    taken: HashMap<(String, String, String), u64>,
+    /// Rows taken so far: each gets its own line number in the state's bookkeeping.
+    rows: u64,
+}
+
+impl Service {
+    pub(crate) fn new(state: WatchState) -> Self {
+        let planned = state.plan.tasks.iter().cloned().collect();
+        Service {
+            state,
+            planned,
+            taken: HashMap::new(),
+            rows: 0,
+        }
+    }
+
+    /// Takes a completed record's rows (the baseline's full run) as `label`.
+    pub(crate) fn preload(&mut self, label: &str, rows: Vec<OutcomeRow>) {
+        let events = rows
+            .into_iter()
+            .map(|row| {
+                self.taken.insert(
+                    (row.system.clone(), row.task.clone(), row.run.clone()),
+                    row.outcome.to_bits(),
+                );
+                self.rows += 1;
+                Event::Row {
+                    file: label.to_string(),
+                    line: self.rows,
+                    row,
+                }
+            })
+            .collect();
+        self.state.apply(events);
+    }
+
+    /// The reply to one request line.
+    pub(crate) fn answer(&mut self, line: &str) -> Value {
+        match self.handle(line) {
+            Ok(value) => value,
+            Err(error) => json!({ "ok": false, "error": error }),
+        }
+    }
+
+    fn handle(&mut self, line: &str) -> Result<Value, String> {
+        let request: Value =
+            serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
+        let op = request
+            .get("op")
+            .and_then(Value::as_str)
+            .ok_or("the request has no \"op\" (plan, check, outcome or decide)")?;
+        match op {
+            "plan" => Ok(json!({
+                "ok": true,
+                "tasks": self.state.plan.tasks,
+                "total": self.state.plan.tasks.len(),
+                "tested": self.state.tested,
+                "baselines": match &self.state.baselines {
+                    Baselines::Named(names) => json!(names),
+                    Baselines::Everyone => json!("every other system"),
+                },
+                "protocol": 1,
+            })),
+            "check" => {
+                let given: Vec<String> = request
+                    .get("tasks")
+                    .and_then(Value::as_array)
+                    .ok_or("check needs \"tasks\": the ids the harness will run")?
+                    .iter()
+                    .map(id_text)
+                    .collect::<Result<_, _>>()?;
+                let given_set: HashSet<&str> = given.iter().map(String::as_str).collect();
+                let unplanned: Vec<&String> = given
+                    .iter()
+                    .filter(|t| !self.planned.contains(t.as_str()))
+                    .collect();
+                let missing: Vec<&String> = self
+                    .state
+                    .plan
+                    .tasks
+                    .iter()
+                    .filter(|t| !given_set.contains(t.as_str()))
+                    .collect();
+                Ok(json!({ "ok": true, "unplanned": unplanned, "missing": missing }))
+            }
+            "outcome" => {
+                let Some(row) = self.outcome_row(&request)? else {
+                    return Ok(self.status(false));
+                };
+                self.rows += 1;
+                self.state.apply(vec![Event::Row {
+                    file: "serve".to_string(),
+                    line: self.rows,
+                    row,
+                }]);
+                Ok(self.status(false))
+            }
+            "decide" => Ok(self.status(true)),
+            other => Err(format!(
+                "'{other}' is not an op (plan, check, outcome or decide)"
+            )),
+        }
+    }
+
+    /// A request's row (None when the same outcome was taken before), refused when the system is
+    /// not compared, the task is not planned, the outcome is not in [0, 1], or the (system, task,
+    /// run) was given another outcome before.
+    fn outcome_row(&mut self, request: &Value) -> Result<Option<OutcomeRow>, String> {
+        let field = |name: &str| {
+            request
+                .get(name)
+                .ok_or_else(|| format!("outcome needs \"{name}\""))
+                .and_then(id_text)
+        };
+        let system = field("system")?;
+        let task = field("task")?;
+        let run = request.get("run").map_or(Ok(String::new()), id_text)?;
+        let outcome = match request.get("outcome") {
+            Some(Value::Bool(b)) => f64::from(u8::from(*b)),
+            Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
+            other => {
+                return Err(format!(
+                    "outcome of {system} on {task}: {} is not a number in [0, 1]",
+                    other.map_or("nothing".to_string(), Value::to_string)
+                ));
+            }
+        };
+        if !(0.0..=1.0).contains(&outcome) {
+            return Err(format!(
+                "outcome of {system} on {task}: {outcome} is not a number in [0, 1]"
+            ));
+        }
+        if !self.planned.contains(&task) {
+            return Err(format!("task '{task}' is not in the plan"));
+        }
+        if let Baselines::Named(names) = &self.state.baselines
+            && system != self.state.tested
+            && !names.contains(&system)
+        {
+            return Err(format!(
+                "system '{system}' is neither the tested system ({}) nor a baseline ({})",
+                self.state.tested,
+                names.join(", ")
+            ));
+        }
+        let key = (system.clone(), task.clone(), run.clone());
+        match self.taken.get(&key) {
+            Some(&bits) if bits == outcome.to_bits() => return Ok(None),
+            Some(&bits) => {
+                return Err(format!(
+                    "a second outcome for run '{run}' of {system} on {task} ({outcome}, after {})",
+                    f64::from_bits(bits)
+                ));
+            }
+            None => {
+                self.taken.insert(key, outcome.to_bits());
+            }
+        }
+        Ok(Some(OutcomeRow {
+            system,
+            task,
+            run,
+            outcome,
+        }))
+    }
+
+    /// Whether every pair is decided at every threshold.
+    pub(crate) fn decided(&self) -> bool {
+        self.state.decided()
+    }
+
+    /// The state as a reply (with the full records for `decide`).
+    fn status(&self, with_records: bool) -> Value {
+        let records: Vec<&DecisionRecord> =
+            self.state.pairs.iter().flat_map(|p| &p.records).collect();
+        // The pair that has read the least speaks for the run.
+        let least = records.iter().min_by_key(|r| r.observed);
+        let status = Status {
+            ok: true,
+            decided: self.decided(),
+            usable: least.map_or(0, |r| r.observed),
+            finished: least.map_or(0, |r| r.finished.unwrap_or(r.observed)),
+            total: self.state.plan.tasks.len() as u32,
+            waiting_on: least.and_then(|r| r.waiting_on.as_ref()),
+            actions: records
+                .iter()
+                .map(|r| PairAction {
+                    baseline: &r.baseline,
+                    threshold_pp: r.threshold_pp,
+                    action: r.action.name(),
+                })
+                .collect(),
+            summary: summary(&self.state, &records),
+            records: with_records.then(|| records.clone()),
+        };
+        serde_json::to_value(status)
+            .unwrap_or_else(|e| json!({ "ok": false, "error": e.to_string() }))
+    }
+}
+
+/// One line on the run: each pair's action at each threshold with its reason, or what it waits on.
+fn summary(state: &WatchState, records: &[&DecisionRecord]) -> String {
+    if records.is_empty() {
+        return format!("no baseline rows yet for {}", state.tested);
+    }
+    records
+        .iter()
+        .map(|r| {
+            let head = format!(
+                "{} vs {} at {} pp: {} after {} of {} planned tasks",
+                r.tested,
+                r.baseline,
+                crate::format::trim_number(r.threshold_pp),
+                r.action.name(),
+                r.observed,
+                r.total
+            );
+            if r.action.is_final() {
+                format!("{head} ({})", r.reason)
+            } else {
+                match &r.waiting_on {
+                    Some(waiting) => format!("{head}; {}", waiting.describe()),
+                    None => head,
+                }
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// An id given as a string or a number (Inspect sample ids are either).
+fn id_text(value: &Value) -> Result<String, String> {
+    match value {
+        Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+        Value::Number(n) => Ok(n.to_string()),
+        other => Err(format!("{other} is not an id (a string or a number)")),
+    }
+}
+
+/// `pareval serve`: loads the plan and any completed baseline records, then answers requests until
+/// its input ends.
+pub(crate) fn serve_command(
+    args: &args::ServeArgs,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    let mut setup = LiveSetup::new(&args.live, &args.budget)?;
+    let mut preloads = Vec::new();
+    if !args.files.is_empty() {
+        let options = crate::data::LoadOptions {
+            columns: crate::data::ColumnMap::parse(&args.live.columns)?,
+            ..crate::data::LoadOptions::default()
+        };
+        let files = crate::watch::follow::expand_paths(&args.files).map_err(CliError::Input)?;
+        for file in &files {
+            let dataset = crate::data::load(std::slice::from_ref(file), &options)?;
+            setup.inputs.extend(dataset.inputs.clone());
+            let rows = super::replay_rows(&dataset, &setup.plan, file)?;
+            let keep = |system: &str| match &setup.baselines {
+                Baselines::Named(names) => names.iter().any(|n| n == system),
+                Baselines::Everyone => system != args.live.tested,
+            };
+            let kept: Vec<OutcomeRow> = rows
+                .into_iter()
+                .flatten()
+                .filter(|row| keep(&row.system))
+                .collect();
+            if kept.is_empty() {
+                return Err(CliError::Input(format!(
+                    "{}: no rows of the baseline ({}); its systems are {}",
+                    file.display(),
+                    args.live.baseline.join(", "),
+                    dataset
+                        .systems
+                        .iter()
+                        .map(|s| s.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+            preloads.push((file.display().to_string(), kept));
+        }
+    }
+    let mut service = Service::new(setup.state(&args.live.tested));
+    for (label, rows) in preloads {
+        service.preload(&label, rows);
+    }
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let reply = service.answer(line.trim());
+        serde_json::to_writer(&mut *out, &reply).map_err(|e| CliError::Output(e.into()))?;
+        writeln!(out)?;
+        out.flush()?;
+    }
+}

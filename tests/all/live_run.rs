@@ -1,0 +1,443 @@
+//! The live readers of a real run (issue 27): plan-prefix reading in `decide`'s records, `decide` on a
+//! folder as `watch` reads it, `plan --ids`, `serve`'s JSON Lines protocol, and `pareval run` ending a
+//! harness that ignores its first SIGINT.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+use crate::common::{assert_refused, pareval, stderr, stdout, temp_dir};
+
+/// A plan of `n` tasks t000…, one group, in file order.
+fn write_plan(dir: &Path, n: usize) -> String {
+    let mut text = String::from("task\n");
+    for i in 0..n {
+        text.push_str(&format!("t{i:03}\n"));
+    }
+    let path = dir.join("plan.csv");
+    std::fs::write(&path, text).expect("plan");
+    path.display().to_string()
+}
+
+fn json_lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+#[test]
+fn decide_reads_the_plan_s_finished_prefix_and_names_what_it_waits_on() {
+    let dir = temp_dir("prefix-decide");
+    let plan = write_plan(&dir, 40);
+    // B has every task; A has 0..10 and 12..30, not t010 and t011: ten tasks are usable, 28 finished.
+    let mut rows = String::from("system,task,outcome\n");
+    for i in 0..40 {
+        rows.push_str(&format!("B,t{i:03},0\n"));
+    }
+    for i in (0..30).filter(|i| !(10..12).contains(i)) {
+        rows.push_str(&format!("A,t{i:03},1\n"));
+    }
+    let outcomes = dir.join("so_far.csv");
+    std::fs::write(&outcomes, rows).expect("rows");
+    let outcomes = outcomes.display().to_string();
+    let args = |reading: &str| {
+        vec![
+            "decide".to_string(),
+            outcomes.clone(),
+            "--plan".into(),
+            plan.clone(),
+            "--tested".into(),
+            "A".into(),
+            "--baseline".into(),
+            "B".into(),
+            "--rule".into(),
+            "anytime".into(),
+            "--reading".into(),
+            reading.into(),
+        ]
+    };
+    let run = |reading: &str| {
+        let args = args(reading);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = pareval(&args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        json_lines(&stdout(&output)).remove(0)
+    };
+    let prefix = run("prefix");
+    assert_eq!(prefix["reading"], "plan-prefix");
+    assert_eq!(prefix["observed"], 10);
+    assert_eq!(prefix["finished"], 28);
+    assert_eq!(prefix["waiting_on"]["task"], "t010");
+    assert_eq!(prefix["waiting_on"]["systems"][0], "A");
+    assert!(
+        prefix["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("10 usable of 28 finished (waiting on t010 for A)")),
+        "{}",
+        prefix["reason"]
+    );
+    let finished = run("finished");
+    assert_eq!(finished["reading"], "finished");
+    assert_eq!(finished["observed"], 28);
+    assert!(
+        finished["validity"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("descriptive")),
+        "{}",
+        finished["validity"]
+    );
+    // The text names both counts and the blocker.
+    let mut text_args = args("prefix");
+    text_args.extend(["--format".into(), "text".into()]);
+    let text_args: Vec<&str> = text_args.iter().map(String::as_str).collect();
+    let text = stdout(&pareval(&text_args));
+    assert!(
+        text.contains("10 of 40 planned tasks read, 28 finished"),
+        "{text}"
+    );
+    assert!(text.contains("waiting on t010 for A"), "{text}");
+    assert!(text.contains("reads the plan's finished prefix"), "{text}");
+    // A reading that is neither is refused.
+    let mut bad = args("everything");
+    bad.truncate(bad.len());
+    let bad: Vec<&str> = bad.iter().map(String::as_str).collect();
+    assert_refused(&pareval(&bad), "--reading: 'everything' is not a reading");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn decide_reads_a_folder_as_watch_follows_it() {
+    let dir = temp_dir("decide-folder");
+    let plan = write_plan(&dir, 20);
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).expect("logs");
+    let mut a = String::from("system,task,outcome\n");
+    let mut b = String::from("system,task,outcome\n");
+    for i in 0..20 {
+        a.push_str(&format!("A,t{i:03},1\n"));
+        b.push_str(&format!("B,t{i:03},0\n"));
+    }
+    std::fs::write(logs.join("a.csv"), a).expect("a");
+    std::fs::write(logs.join("b.jsonl"), "").expect("b placeholder");
+    std::fs::write(logs.join("notes.txt"), "not a result file").expect("notes");
+    std::fs::write(logs.join("b.csv"), b).expect("b");
+    std::fs::remove_file(logs.join("b.jsonl")).expect("rm");
+    let logs = logs.display().to_string();
+    let output = pareval(&[
+        "decide",
+        &logs,
+        "--plan",
+        &plan,
+        "--tested",
+        "A",
+        "--baseline",
+        "B",
+        "--rule",
+        "anytime",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let record = json_lines(&stdout(&output)).remove(0);
+    assert_eq!(record["observed"], 20);
+    assert_eq!(record["action"], "promote");
+    // An empty folder is named.
+    let empty = dir.join("empty");
+    std::fs::create_dir_all(&empty).expect("empty");
+    assert_refused(
+        &pareval(&[
+            "decide",
+            &empty.display().to_string(),
+            "--plan",
+            &plan,
+            "--tested",
+            "A",
+            "--baseline",
+            "B",
+        ]),
+        "the folder holds no result files yet",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn plan_ids_lists_the_tasks_in_plan_order() {
+    let dir = temp_dir("plan-ids");
+    let tasks = dir.join("tasks.csv");
+    let mut text = String::from("task,group\n");
+    for i in 0..30 {
+        text.push_str(&format!("q{i:02},g{}\n", i % 3));
+    }
+    std::fs::write(&tasks, text).expect("tasks");
+    let out = dir.join("plan.csv");
+    let ids = dir.join("ids.txt");
+    let output = pareval(&[
+        "plan",
+        &tasks.display().to_string(),
+        "--seed",
+        "4",
+        "--out",
+        &out.display().to_string(),
+        "--ids",
+        &ids.display().to_string(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let listed: Vec<String> = std::fs::read_to_string(&ids)
+        .expect("ids")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let plan = std::fs::read_to_string(&out).expect("plan");
+    let mut header = plan.lines().next().expect("header").split(',');
+    let task_col = header.position(|c| c == "task").expect("task column");
+    let planned: Vec<String> = plan
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(task_col).expect("task").to_string())
+        .collect();
+    assert_eq!(listed, planned);
+    assert_eq!(listed.len(), 30);
+    // Not the file's order: the stratified plan interleaves the groups.
+    assert_ne!(listed[..3], ["q00", "q01", "q02"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn serve_answers_json_lines_and_decides_as_decide_does() {
+    let dir = temp_dir("serve");
+    let plan = write_plan(&dir, 60);
+    // The baseline's completed run: fails everything.
+    let mut base = String::from("system,task,outcome\n");
+    for i in 0..60 {
+        base.push_str(&format!("old,t{i:03},0\n"));
+    }
+    let baseline = dir.join("baseline.csv");
+    std::fs::write(&baseline, base).expect("baseline");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pareval"))
+        .args([
+            "serve",
+            &baseline.display().to_string(),
+            "--plan",
+            &plan,
+            "--tested",
+            "new",
+            "--baseline",
+            "old",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve");
+    let mut requests = vec![
+        r#"{"op":"plan"}"#.to_string(),
+        r#"{"op":"check","tasks":["t000","t001","nope"]}"#.to_string(),
+        // t001 arrives before t000: it waits.
+        r#"{"op":"outcome","system":"new","task":"t001","run":0,"outcome":1}"#.to_string(),
+        r#"{"op":"outcome","system":"new","task":"elsewhere","run":0,"outcome":1}"#.to_string(),
+        r#"{"op":"outcome","system":"new","task":"t001","run":0,"outcome":0}"#.to_string(),
+        r#"{"op":"outcome","system":"new","task":"t002","outcome":1.5}"#.to_string(),
+        // The same outcome again (a retrying integration) is taken once; an unknown system is not.
+        r#"{"op":"outcome","system":"new","task":"t001","run":0,"outcome":1}"#.to_string(),
+        r#"{"op":"outcome","system":"other","task":"t001","run":0,"outcome":1}"#.to_string(),
+        "not json".to_string(),
+    ];
+    for i in (0..30).filter(|&i| i != 1) {
+        requests.push(format!(
+            r#"{{"op":"outcome","system":"new","task":"t{i:03}","run":"0","outcome":true}}"#
+        ));
+    }
+    requests.push(r#"{"op":"decide"}"#.to_string());
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        for request in &requests {
+            writeln!(stdin, "{request}").expect("write");
+        }
+    }
+    let output = child.wait_with_output().expect("serve output");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let replies = json_lines(&stdout(&output));
+    assert_eq!(replies.len(), requests.len(), "one reply a request");
+    assert_eq!(replies[0]["total"], 60);
+    assert_eq!(replies[0]["tested"], "new");
+    assert_eq!(replies[0]["baselines"][0], "old");
+    assert_eq!(replies[0]["tasks"][0], "t000");
+    assert_eq!(replies[1]["unplanned"], serde_json::json!(["nope"]));
+    assert_eq!(replies[1]["missing"].as_array().map(Vec::len), Some(58));
+    assert_eq!(replies[2]["usable"], 0);
+    assert_eq!(replies[2]["finished"], 1);
+    assert_eq!(replies[2]["waiting_on"]["task"], "t000");
+    assert_eq!(replies[2]["decided"], false);
+    assert_eq!(replies[3]["ok"], false);
+    assert!(
+        replies[3]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("'elsewhere' is not in the plan"))
+    );
+    assert!(
+        replies[4]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("a second outcome"))
+    );
+    assert!(
+        replies[5]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("not a number in [0, 1]"))
+    );
+    assert_eq!(replies[6]["ok"], true);
+    assert_eq!(replies[6]["finished"], 1);
+    assert!(
+        replies[7]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("'other' is neither the tested system"))
+    );
+    assert!(
+        replies[8]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("not a JSON object"))
+    );
+    let last = replies.last().expect("decide");
+    assert_eq!(last["decided"], true, "{last}");
+    assert_eq!(last["actions"][0]["action"], "promote");
+    let record = &last["records"][0];
+    assert_eq!(record["reading"], "plan-prefix");
+    // The same rows through `decide` give the same record.
+    let mut rows = String::from("system,task,run,outcome\n");
+    for i in 0..30 {
+        rows.push_str(&format!("new,t{i:03},0,1\n"));
+    }
+    let so_far = dir.join("so_far.csv");
+    std::fs::write(&so_far, rows).expect("rows");
+    let decided = pareval(&[
+        "decide",
+        &so_far.display().to_string(),
+        &baseline.display().to_string(),
+        "--plan",
+        &plan,
+        "--tested",
+        "new",
+        "--baseline",
+        "old",
+        "--rule",
+        "anytime",
+    ]);
+    let from_decide = json_lines(&stdout(&decided)).remove(0);
+    for key in [
+        "action",
+        "observed",
+        "decided_at",
+        "statistic",
+        "reason",
+        "estimate",
+    ] {
+        assert_eq!(record[key], from_decide[key], "{key}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn run_ends_a_harness_that_ignores_its_first_sigint() {
+    let dir = temp_dir("run");
+    let plan = write_plan(&dir, 200);
+    let out = dir.join("out.csv");
+    let log = dir.join("harness.log");
+    // A harness that appends a strong and a weak system's rows slowly, ignores the first SIGINT
+    // (and notes it), and would take 40 s to finish on its own.
+    let script = format!(
+        r#"trap 'echo "interrupted" >> {log}' INT
+echo "$$" > {log}
+echo "system,task,outcome" > {out}
+for i in $(seq 0 199); do
+  t=$(printf 't%03d' "$i")
+  echo "new,$t,1" >> {out}
+  echo "old,$t,0" >> {out}
+  sleep 0.2
+done
+echo "finished" >> {log}
+"#,
+        log = log.display(),
+        out = out.display()
+    );
+    let harness = dir.join("harness.sh");
+    std::fs::write(&harness, script).expect("script");
+    let started = std::time::Instant::now();
+    let output = pareval(&[
+        "run",
+        &out.display().to_string(),
+        "--plan",
+        &plan,
+        "--tested",
+        "new",
+        "--baseline",
+        "old",
+        "--grace",
+        "1",
+        "--",
+        "bash",
+        &harness.display().to_string(),
+    ]);
+    let elapsed = started.elapsed().as_secs_f64();
+    let text = stdout(&output);
+    assert!(output.status.success(), "{}\n{text}", stderr(&output));
+    assert!(text.contains("0 pp: promote"), "{text}");
+    let note = stderr(&output);
+    assert!(note.contains("the harness was ended (SIGTERM)"), "{note}");
+    assert!(note.contains("not run"), "{note}");
+    assert!(
+        elapsed < 30.0,
+        "run took {elapsed:.1} s: the harness was not ended"
+    );
+    let log_text = std::fs::read_to_string(&log).expect("log");
+    assert!(log_text.contains("interrupted"), "{log_text}");
+    assert!(!log_text.contains("finished"), "{log_text}");
+    // Nothing of the harness's process group is left.
+    let pid = log_text.lines().next().expect("pid").trim().to_string();
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "the harness {pid} is still there"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn run_passes_on_a_harness_s_error() {
+    let dir = temp_dir("run-error");
+    let plan = write_plan(&dir, 10);
+    let out = dir.join("out.csv");
+    let output = pareval(&[
+        "run",
+        &out.display().to_string(),
+        "--plan",
+        &plan,
+        "--tested",
+        "new",
+        "--baseline",
+        "old",
+        "--",
+        "bash",
+        "-c",
+        "echo 'no such task' >&2; exit 3",
+    ]);
+    assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("the harness exited with status 3"),
+        "{}",
+        stderr(&output)
+    );
+    assert_refused(
+        &pareval(&[
+            "run",
+            &out.display().to_string(),
+            "--plan",
+            &plan,
+            "--tested",
+            "new",
+            "--baseline",
+            "old",
+            "--",
+            "/no/such/harness",
+        ]),
+        "cannot start the harness '/no/such/harness'",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
