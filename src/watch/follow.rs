@@ -146,11 +146,7 @@ impl FileFollower {
     /// A harness's result file: read whole once it has stopped changing between two polls (a harness
     /// may write it in several goes), again, with a notice, whenever it changes after that.
     fn poll_native(&mut self, out: &mut Vec<Event>) {
-        let target = if self.path.is_dir() {
-            self.path.join("results.json")
-        } else {
-            self.path.clone()
-        };
+        let target = crate::data::import::native_file(&self.path);
         let Ok(meta) = std::fs::metadata(&target) else {
             return;
         };
@@ -239,6 +235,47 @@ impl FileFollower {
     }
 }
 
+/// What a folder holds that is read: its result files (.csv and .jsonl rows, a harness's .json,
+/// .jsonl or .eval files) and its run folders (a Terminal-Bench run's `results.json`, a Harbor job's
+/// or trial's `result.json`), in path order. `watch`
+/// follows these as they appear; `decide` reads them once, so both read the same files.
+pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            kind_of(path).is_some() && (!path.is_dir() || crate::data::import::is_run_folder(path))
+        })
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// The files a one-off reader (`decide`) reads for the paths `watch` would follow: a file as it is,
+/// a run folder ([`crate::data::import::is_run_folder`]) as it is, any other folder as its
+/// [`folder_entries`].
+pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() && !crate::data::import::is_run_folder(path) {
+            let entries = folder_entries(path);
+            if entries.is_empty() {
+                return Err(format!(
+                    "{}: the folder holds no result files yet (.csv, .jsonl, .json, .eval, or run folders with a results.json)",
+                    path.display()
+                ));
+            }
+            files.extend(entries);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
+}
+
 /// Everything watched: files, and folders whose new .csv/.jsonl files are followed as they appear.
 pub struct Followed {
     files: BTreeMap<PathBuf, FileFollower>,
@@ -253,7 +290,7 @@ impl Followed {
             folders: Vec::new(),
         };
         for path in paths {
-            if path.is_dir() {
+            if path.is_dir() && !crate::data::import::is_run_folder(path) {
                 followed.folders.push(path.clone());
             } else {
                 followed
@@ -277,13 +314,8 @@ impl Followed {
     /// One poll of every file (and every folder's new files), in path order.
     pub fn poll(&mut self) -> Vec<Event> {
         for folder in &self.folders {
-            let Ok(entries) = std::fs::read_dir(folder) else {
-                continue;
-            };
-            for entry in entries.flatten() {
-                let path = entry.path();
-                if kind_of(&path).is_some()
-                    && !self.files.contains_key(&path)
+            for path in folder_entries(folder) {
+                if !self.files.contains_key(&path)
                     && let Ok(follower) = FileFollower::new(&path)
                 {
                     self.files.insert(path, follower);
@@ -395,5 +427,34 @@ mod tests {
         assert_eq!(rows(&followed.poll()), [("t1".to_string(), 0.0)]);
         assert!(followed.poll().is_empty());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_harbor_job_folder_is_followed_as_one_result() {
+        let jobs = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/harbor/jobs");
+        let job = jobs.join("2026-05-14__10-02-33");
+        let mut followed = Followed::new(std::slice::from_ref(&job)).expect("followed");
+        // The job's result.json is read once it has not changed between two looks.
+        assert!(followed.poll().is_empty());
+        let events = followed.poll();
+        // Four trials, one of them without a valid reward (not attempted: no row to observe).
+        let mut read: Vec<(String, String)> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Row { row, .. } => Some((row.task.clone(), row.run.clone())),
+                _ => None,
+            })
+            .collect();
+        read.sort();
+        assert_eq!(
+            read,
+            [
+                ("fix-git".to_string(), "0".to_string()),
+                ("fix-git".to_string(), "1".to_string()),
+                ("regex-log".to_string(), "0".to_string()),
+            ]
+        );
+        // Following the folder of jobs finds the job as a run folder too, and nothing else there.
+        assert_eq!(folder_entries(&jobs).len(), 2);
     }
 }

@@ -374,7 +374,7 @@ fn malformed_native_files_name_the_file_and_entry() {
     let output = pareval(&["info", &path.to_string_lossy()]);
     assert_refused(&output, "outcome '2.5' on record 1");
     // An unknown format is a usage error that lists the formats.
-    let output = pareval(&["info", &path.to_string_lossy(), "--from", "harbor"]);
+    let output = pareval(&["info", &path.to_string_lossy(), "--from", "nonesuch"]);
     assert_refused(&output, "tau-bench, tau2, terminal-bench");
     // Python's NaN tokens read as missing values, counted in the notes.
     let nan = dir.join("nan.json");
@@ -943,4 +943,171 @@ fn inspect_failed_runs_dict_scores_and_odd_values_are_read_or_named() {
         &pareval(&["info", &lists, "--from", "inspect"]),
         "eval.model is [\"m\"], not a model name (every scalar of this log is a one-element list",
     );
+}
+
+/// system, task, run, outcome, status, cost, seconds.
+type HarborRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<f64>,
+    &'static str,
+    Option<f64>,
+    f64,
+);
+
+#[test]
+fn harbor_job_folders_import_with_harbor_s_own_error_policy() {
+    let dir = temp_dir("harbor");
+    let jobs = crate::common::fixture("harbor/jobs");
+    // (system, task, run, outcome, status, cost, seconds), as an independent reading of the files
+    // with Harbor's error table gave them.
+    let expected: [(&str, &str, &str, &[HarborRow]); 2] = [
+        (
+            "2025-11-20__14-31-07",
+            "harbor",
+            "0.1.45",
+            &[
+                (
+                    "claude-code__claude-opus-4-1",
+                    "build-cython-ext",
+                    "0",
+                    Some(0.0),
+                    "ok",
+                    Some(1.7315),
+                    421.0,
+                ),
+                (
+                    "claude-code__claude-opus-4-1",
+                    "fix-git",
+                    "0",
+                    Some(1.0),
+                    "error",
+                    Some(4.1022),
+                    947.9,
+                ),
+                (
+                    "claude-code__claude-opus-4-1",
+                    "regex-log",
+                    "0",
+                    None,
+                    "not_attempted",
+                    Some(5.2871),
+                    469.2,
+                ),
+            ],
+        ),
+        (
+            "2026-05-14__10-02-33",
+            "harbor",
+            "0.26",
+            &[
+                (
+                    "terminus-2__claude-sonnet-4-5",
+                    "fix-git",
+                    "0",
+                    Some(1.0),
+                    "ok",
+                    Some(0.3187),
+                    262.1,
+                ),
+                (
+                    "terminus-2__claude-sonnet-4-5",
+                    "fix-git",
+                    "1",
+                    Some(0.0),
+                    "ok",
+                    Some(0.2461),
+                    204.3,
+                ),
+                (
+                    "terminus-2__claude-sonnet-4-5",
+                    "regex-log",
+                    "0",
+                    Some(0.0),
+                    "error",
+                    Some(0.9934),
+                    949.2,
+                ),
+                (
+                    "terminus-2__claude-sonnet-4-5",
+                    "regex-log",
+                    "1",
+                    None,
+                    "not_attempted",
+                    None,
+                    608.0,
+                ),
+            ],
+        ),
+    ];
+    for (job, format, version, rows) in expected {
+        let folder = jobs.join(job);
+        let out = dir.join(format!("{job}.jsonl"));
+        let imported = imported_rows(format, &folder, &out);
+        assert_eq!(imported.len(), rows.len(), "Harbor {version}: {imported:?}");
+        for (row, &(system, task, run, outcome, status, cost, seconds)) in imported.iter().zip(rows)
+        {
+            assert_eq!(row["system"], system, "{row}");
+            assert_eq!(row["task"], task, "{row}");
+            assert_eq!(row["run"], run, "{row}");
+            assert_eq!(number(row, "outcome"), outcome, "{row}");
+            assert_eq!(row["status"], status, "{row}");
+            assert_eq!(number(row, "cost_usd"), cost, "{row}");
+            let read = number(row, "seconds").expect("seconds");
+            assert!((read - seconds).abs() < 1e-6, "{row}");
+        }
+    }
+    // Recognised by its keys without --from; the trials without a valid reward are named in a note,
+    // counted by exception.
+    let info = pareval(&["info", &jobs.join("2026-05-14__10-02-33").to_string_lossy()]);
+    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
+    // The notes are wrapped to the terminal's width.
+    let words = |text: String| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = words(format!("{}{}", stdout(&info), stderr(&info)));
+    assert!(
+        said.contains("read as harbor (recognised by its keys)"),
+        "{said}"
+    );
+    assert!(
+        said.contains("1 trials without a valid reward (EnvironmentStartTimeoutError 1)"),
+        "{said}"
+    );
+    // A trial still running (a folder without result.json) is noted, not counted.
+    let running = dir.join("job");
+    copy_dir(&jobs.join("2026-05-14__10-02-33"), &running);
+    std::fs::create_dir_all(running.join("build-x__a1b2c3d")).expect("trial");
+    std::fs::write(running.join("build-x__a1b2c3d/config.json"), "{}").expect("config");
+    let info = pareval(&["info", &running.to_string_lossy()]);
+    let said = words(format!("{}{}", stdout(&info), stderr(&info)));
+    assert!(
+        said.contains("1 trial folders have no result.json yet"),
+        "{said}"
+    );
+    // A reward outside [0, 1] names the trial's file and the value.
+    let trial = running.join("fix-git__Xk3pQ7m/result.json");
+    let text = std::fs::read_to_string(&trial).expect("trial");
+    std::fs::write(
+        &trial,
+        text.replacen("\"reward\": 1.0", "\"reward\": 7.0", 1),
+    )
+    .expect("write");
+    assert_refused(
+        &pareval(&["info", &running.to_string_lossy()]),
+        "fix-git__Xk3pQ7m/result.json: the verifier's reward 7.0 is not a number in [0, 1]",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
+        let path = entry.path();
+        let target = to.join(entry.file_name());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).expect("copy");
+        }
+    }
 }

@@ -14,6 +14,7 @@
 //! Terminal-Bench `results.json`, is recognised by its keys (a `.jsonl` file by its first line only, so
 //! canonical JSON Lines are parsed once).
 
+mod harbor;
 mod inspect;
 mod json;
 mod lm_eval;
@@ -38,6 +39,7 @@ pub enum ImportFormat {
     TauBench,
     Tau2,
     TerminalBench,
+    Harbor,
     OpenHands,
     SweBench,
     LmEval,
@@ -45,13 +47,14 @@ pub enum ImportFormat {
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 7] = [
+    pub const ALL: [ImportFormat; 8] = [
         ImportFormat::SweBench,
         ImportFormat::Inspect,
         ImportFormat::LmEval,
         ImportFormat::TauBench,
         ImportFormat::Tau2,
         ImportFormat::TerminalBench,
+        ImportFormat::Harbor,
         ImportFormat::OpenHands,
     ];
 
@@ -60,6 +63,7 @@ impl ImportFormat {
             ImportFormat::TauBench => "tau-bench",
             ImportFormat::Tau2 => "tau2",
             ImportFormat::TerminalBench => "terminal-bench",
+            ImportFormat::Harbor => "harbor",
             ImportFormat::OpenHands => "openhands",
             ImportFormat::SweBench => "swebench",
             ImportFormat::LmEval => "lm-eval",
@@ -106,6 +110,9 @@ impl ImportFormat {
                 }
                 if object.contains_key("eval") && object.contains_key("samples") {
                     return Some(ImportFormat::Inspect);
+                }
+                if harbor::is_trial(object) || harbor::is_job(object) {
+                    return Some(ImportFormat::Harbor);
                 }
                 let first = object.get("results")?.as_array()?.first()?.as_object()?;
                 (first.contains_key("trial_name") && first.contains_key("is_resolved"))
@@ -176,13 +183,24 @@ impl Imported {
     }
 }
 
-/// The file an importer reads for `path`: Terminal-Bench accepts its run folder.
-fn native_file(path: &Path) -> PathBuf {
+/// The file an importer reads for `path`: a folder is a Terminal-Bench run (its `results.json`) or a
+/// Harbor job or trial (its `result.json`).
+pub fn native_file(path: &Path) -> PathBuf {
     if path.is_dir() {
+        let harbor = path.join("result.json");
+        if !path.join("results.json").exists() && harbor.is_file() {
+            return harbor;
+        }
         path.join("results.json")
     } else {
         path.to_path_buf()
     }
+}
+
+/// Whether a folder is read as one result (a Terminal-Bench run, a Harbor job or trial) rather than
+/// as a folder of result files.
+pub fn is_run_folder(path: &Path) -> bool {
+    path.is_dir() && (path.join("results.json").is_file() || path.join("result.json").is_file())
 }
 
 /// Whether `path` may hold a native file: a `.json` or `.jsonl` file or a folder (never CSV or
@@ -320,6 +338,18 @@ fn parse_file(
             ImportFormat::TauBench => tau::tau_bench(&value, &file_path, &file)?,
             ImportFormat::Tau2 => tau::tau2(&value, &file)?,
             ImportFormat::TerminalBench => terminal_bench::results(&value, &file_path, &file)?,
+            ImportFormat::Harbor => match value.as_object() {
+                Some(object) if harbor::is_job(object) => {
+                    harbor::job(file_path.parent().unwrap_or(Path::new(".")), &file)?
+                }
+                Some(object) if harbor::is_trial(object) => harbor::trial_file(&value, &file)?,
+                _ => {
+                    return Err(LoadError::new(
+                        &file,
+                        "not a Harbor job's or trial's result.json (a job has 'n_total_trials' or 'stats', a trial 'trial_name' and 'task_name')",
+                    ));
+                }
+            },
             ImportFormat::SweBench => swebench::results(&value, &file_path, &file, settings.split)?,
             ImportFormat::Inspect => {
                 let log = inspect::json_log(value);
