@@ -5,6 +5,7 @@
 //! else of the first sample) by Inspect's own rule (C 1, P 0.5, I and N 0, numbers and booleans as
 //! they are), refused outside [0, 1] unless `--score-scale MIN:MAX` maps the scorer's range onto it.
 
+use std::collections::HashSet;
 use std::io::{Cursor, Read};
 
 use serde_json::Value;
@@ -171,7 +172,7 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     };
     let unscored = scorer.is_empty();
     let mut rows = Vec::with_capacity(log.samples.len());
-    let mut seen: std::collections::HashSet<(String, u32)> = std::collections::HashSet::new();
+    let mut seen: HashSet<(String, u32)> = HashSet::new();
     let mut scorers: Vec<String> = Vec::new();
     for (index, sample) in log.samples.iter().enumerate() {
         let at = |what: String| LoadError::new(file, format!("sample {}: {what}", index + 1));
@@ -294,6 +295,42 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             || seen.iter().map(|(_, e)| *e).max().unwrap_or(1),
             |e| e as u32,
         );
+    // Samples an early-stopping manager skipped (`results.early_stopping`): planned but not run,
+    // never failures.
+    let stopping = log
+        .header
+        .get("results")
+        .and_then(|r| r.get("early_stopping"));
+    let manager = stopping
+        .and_then(|s| s.get("manager"))
+        .and_then(Value::as_str)
+        .unwrap_or("early stopping");
+    let stopped: HashSet<(String, u32)> = stopping
+        .and_then(|s| s.get("early_stops"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|stop| {
+            let id = id_text(stop.get("id")?)?;
+            let epoch = stop.get("epoch").and_then(Value::as_u64).unwrap_or(1) as u32;
+            Some((id, epoch))
+        })
+        .collect();
+    let not_run = |id: &str, epoch: u32| CanonicalRow {
+        system: system.clone(),
+        task: id.to_string(),
+        run: epoch - 1,
+        outcome: None,
+        status: RowStatus::NotAttempted,
+        group: group.clone(),
+        cost_usd: None,
+        seconds: None,
+        source: if stopped.contains(&(id.to_string(), epoch)) {
+            format!("inspect sample {id}, epoch {epoch}, stopped early by {manager}")
+        } else {
+            format!("inspect dataset sample {id}, epoch {epoch}, no sample record")
+        },
+    };
     let matched = sample_ids
         .iter()
         .any(|id| seen.iter().any(|(s, _)| s == id));
@@ -301,23 +338,26 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         for id in &sample_ids {
             for epoch in 1..=epochs {
                 if !seen.contains(&(id.clone(), epoch)) {
-                    rows.push(CanonicalRow {
-                        system: system.clone(),
-                        task: id.clone(),
-                        run: epoch - 1,
-                        outcome: None,
-                        status: RowStatus::NotAttempted,
-                        group: group.clone(),
-                        cost_usd: None,
-                        seconds: None,
-                        source: format!(
-                            "inspect dataset sample {id}, epoch {epoch}, no sample record"
-                        ),
-                    });
+                    rows.push(not_run(id, epoch));
                 }
             }
         }
-    } else if !sample_ids.is_empty() {
+    } else if !stopped.is_empty() {
+        // No usable dataset list: the stopped samples are still known to be planned and not run.
+        let mut listed: Vec<&(String, u32)> =
+            stopped.iter().filter(|k| !seen.contains(*k)).collect();
+        listed.sort();
+        for (id, epoch) in listed {
+            rows.push(not_run(id, *epoch));
+        }
+    }
+    if !stopped.is_empty() {
+        notes.push(format!(
+            "{file}: {} samples were stopped early by {manager} (results.early_stopping): planned but not run, read as not attempted",
+            stopped.len()
+        ));
+    }
+    if !matched && !sample_ids.is_empty() {
         notes.push(format!(
             "{file}: eval.dataset.sample_ids do not match the samples' ids; samples not run cannot be listed"
         ));

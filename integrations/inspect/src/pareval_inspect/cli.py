@@ -1,0 +1,206 @@
+"""`pareval-inspect`: run an Inspect task with pareval's early stopping attached, without editing it.
+
+    pareval-inspect TASK_SPEC --model M [--model M2] --plan PLAN --tested NAME --baseline NAME
+                    [--baseline-log FILE] [pareval serve options] [-- inspect eval options…]
+
+The task is loaded from TASK_SPEC as `inspect eval` would (a file, file@name or registered name),
+put in plan order, and run once per model, each model's run with its own early-stopping object on
+one shared `pareval serve` process; all models run at once unless `-- --max-tasks N` says otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect as pyinspect
+import sys
+from typing import Any, Sequence
+
+from ._process import ParevalError
+
+__all__ = ["main", "parse_eval_args"]
+
+# eval() arguments the wrapper sets itself (or that would break plan order)
+_RESERVED = {
+    "tasks": "the task is TASK_SPEC",
+    "model": "give models with --model before --",
+    "model_args": "use -M key=value",
+    "model_base_url": None,  # handled: applied to each --model
+    "task_args": "use -T key=value",
+    "sample_shuffle": "pareval needs the samples in plan order",
+}
+
+
+def _value(text: str) -> Any:
+    import yaml
+
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    return value if isinstance(value, (int, float, bool, list, dict)) or value is None else text
+
+
+def parse_eval_args(tokens: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Inspect eval options after `--` -> (eval() keyword arguments, task args, model args).
+
+    `--name value`, `--name=value`, `--flag` (True), `--no-flag` (False), `-T k=v`, `-M k=v`;
+    names are eval()'s parameters with dashes (`--max-samples 4`, `--log-dir logs`, `--epochs 2`).
+    """
+    from inspect_ai import eval as inspect_eval
+
+    params = set(pyinspect.signature(inspect_eval).parameters)
+    eval_kwargs: dict[str, Any] = {}
+    task_args: dict[str, Any] = {}
+    model_args: dict[str, Any] = {}
+    i = 0
+    tokens = list(tokens)
+    while i < len(tokens):
+        token = tokens[i]
+        if token in ("-T", "-M"):
+            if i + 1 >= len(tokens) or "=" not in tokens[i + 1]:
+                raise SystemExit(f"pareval-inspect: {token} needs key=value")
+            key, _, text = tokens[i + 1].partition("=")
+            (task_args if token == "-T" else model_args)[key] = _value(text)
+            i += 2
+            continue
+        if not token.startswith("--"):
+            raise SystemExit(f"pareval-inspect: unexpected inspect eval argument {token!r}")
+        name, eq, text = token[2:].partition("=")
+        key = name.replace("-", "_")
+        if eq:
+            value: Any = _value(text)
+            i += 1
+        elif i + 1 < len(tokens) and not tokens[i + 1].startswith("--") and tokens[i + 1] not in ("-T", "-M"):
+            value = _value(tokens[i + 1])
+            i += 2
+        elif key.startswith("no_") and key[3:] in params:
+            key, value = key[3:], False
+            i += 1
+        else:
+            value = True
+            i += 1
+        if key not in params:
+            raise SystemExit(f"pareval-inspect: inspect_ai.eval() has no option --{name}")
+        if key in _RESERVED and _RESERVED[key] is not None:
+            raise SystemExit(f"pareval-inspect: --{name} cannot be passed through ({_RESERVED[key]})")
+        eval_kwargs[key] = value
+    return eval_kwargs, task_args, model_args
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="pareval-inspect",
+        description="Run an Inspect task with pareval deciding when to stop (one `pareval serve` "
+        "process for the eval; every model's run reports its outcomes to it).",
+        epilog="Everything after `--` goes to inspect_ai.eval(): e.g. -- --log-dir logs "
+        "--max-samples 4 --epochs 2 -T difficulty=hard -M api_key=...",
+    )
+    p.add_argument("task", metavar="TASK_SPEC", help="file.py, file.py@task or a registered task name")
+    p.add_argument("--model", action="append", required=True, help="a model to run (repeat for several)")
+    p.add_argument("--plan", required=True, help="the plan file (CSV: position, task, group)")
+    p.add_argument("--tested", required=True, help="the tested system (an Inspect model name)")
+    p.add_argument(
+        "--baseline",
+        action="append",
+        required=True,
+        help="the baseline system: another --model, or the eval.model of a --baseline-log "
+        "(repeat or comma-separate for several)",
+    )
+    p.add_argument("--baseline-log", action="append", default=[], metavar="FILE",
+                   help="completed records/log of a baseline (Inspect .eval/.json or any format pareval reads)")
+    p.add_argument("--thresholds", metavar="PP,…")
+    p.add_argument("--rule")
+    p.add_argument("--tail", metavar="A")
+    p.add_argument("--preset")
+    p.add_argument("--reading", choices=["prefix", "finished"])
+    p.add_argument("--serve-arg", action="append", default=[], metavar="ARG",
+                   help="a further `pareval serve` argument, as it is (repeat)")
+    p.add_argument("--scorer", help="the scorer whose value is the outcome (default: the first)")
+    p.add_argument("--system-name", action="append", default=[], metavar="MODEL=NAME",
+                   help="the pareval system name of a model whose name differs")
+    p.add_argument("--pareval-bin", help="the pareval executable (default: $PAREVAL_BIN, else pareval on PATH)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ours, passthrough = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
+    args = _parser().parse_args(ours)
+    eval_kwargs, task_args, model_args = parse_eval_args(passthrough)
+
+    systems: dict[str, str] = {}
+    for item in args.system_name:
+        model, eq, name = item.partition("=")
+        if not eq:
+            raise SystemExit(f"pareval-inspect: --system-name needs MODEL=NAME, not {item!r}")
+        systems[model] = name
+
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import get_model
+
+    from .controller import ParevalController
+    from .ordering import pareval_tasks
+
+    try:
+        # The loader `inspect eval` uses (a file, file@name, registered or hf/ name); private in
+        # Inspect, hence the guard. Loading first also registers model providers the file defines.
+        from inspect_ai._eval.loader import load_tasks
+    except ImportError as ex:  # pragma: no cover - depends on Inspect's internals
+        print(f"pareval-inspect: this Inspect version has no task loader we know ({ex})", file=sys.stderr)
+        return 2
+
+    try:
+        controller = ParevalController(
+            args.plan,
+            tested=args.tested,
+            baseline=args.baseline,
+            baseline_files=args.baseline_log,
+            thresholds=args.thresholds,
+            rule=args.rule,
+            tail=args.tail,
+            preset=args.preset,
+            reading=args.reading,
+            extra_args=args.serve_arg,
+            binary=args.pareval_bin,
+            systems=systems,
+            scorer=args.scorer,
+        )
+    except ParevalError as ex:
+        print(f"pareval-inspect: {ex}", file=sys.stderr)
+        return 2
+
+    with controller:
+        try:
+            tasks = load_tasks([args.task], task_args)
+            if len(tasks) != 1:
+                print(
+                    f"pareval-inspect: {args.task} holds {len(tasks)} tasks; name one (file.py@task): "
+                    "one pareval process decides over one task's samples",
+                    file=sys.stderr,
+                )
+                return 2
+            base_url = eval_kwargs.pop("model_base_url", None)
+            models = [get_model(m, base_url=base_url, **model_args) for m in args.model]
+            run_tasks = pareval_tasks(tasks[0], models, controller)
+        except ParevalError as ex:
+            print(f"pareval-inspect: {ex}", file=sys.stderr)
+            return 2
+        eval_kwargs.setdefault("max_tasks", len(models))
+        logs = inspect_eval(run_tasks, **eval_kwargs)
+
+    ok = True
+    for log in logs:
+        line = f"{log.eval.model}: {log.status}"
+        summary = log.results.early_stopping if log.results else None
+        if summary is not None:
+            meta = summary.metadata or {}
+            line += f", {len(summary.early_stops)} sample(s) stopped early; pareval: {meta.get('summary')}"
+        elif log.error is not None:
+            line += f" ({log.error.message})"
+        print(line)
+        ok = ok and log.status == "success"
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,68 @@
+"""What needs no pareval process: plan ordering, score mapping, argument handling."""
+
+from __future__ import annotations
+
+import pytest
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import SampleScore, Score
+
+import stand_in
+from pareval_inspect import ParevalController, ParevalError, order_by_plan, score_to_outcome
+from pareval_inspect.cli import parse_eval_args
+
+
+def scores(value, name="match"):
+    return {name: SampleScore(score=Score(value=value), sample_id="x")}
+
+
+def test_order_by_plan_dataset_and_task():
+    task = stand_in.stand_in(n=5)
+    plan = ["q003", "q001", "q005", "q004", "q002"]
+    ordered = order_by_plan(task, plan)
+    assert [s.id for s in ordered.dataset] == plan
+    assert [s.id for s in task.dataset] == ["q001", "q002", "q003", "q004", "q005"]  # unchanged
+    assert ordered is not task and ordered.name == task.name
+
+
+def test_order_by_plan_gives_missing_ids_inspects_numbering_and_puts_unplanned_last():
+    dataset = MemoryDataset([Sample(input="a"), Sample(input="b"), Sample(input="c", id="extra")])
+    ordered = order_by_plan(dataset, ["2", "1", "not-in-dataset"])
+    assert [s.id for s in ordered] == [2, 1, "extra"]
+    assert [s.input for s in ordered] == ["b", "a", "c"]
+    assert [s.id for s in dataset] == [None, None, "extra"]
+
+
+def test_score_to_outcome_follows_inspect_value_to_float():
+    assert score_to_outcome(scores("C")) == 1.0
+    assert score_to_outcome(scores("I")) == 0.0
+    assert score_to_outcome(scores("P")) == 0.5
+    assert score_to_outcome(scores("N")) == 0.0
+    assert score_to_outcome(scores(True)) == 1.0
+    assert score_to_outcome(scores(0.25)) == 0.25
+    assert score_to_outcome({}) is None
+    assert score_to_outcome(scores("C"), scorer="other") is None
+    two = {**scores("I", "first"), **scores("C", "second")}
+    assert score_to_outcome(two) == 0.0
+    assert score_to_outcome(two, scorer="second") == 1.0
+    with pytest.raises(ParevalError, match="outside"):
+        score_to_outcome(scores(7))
+    with pytest.raises(ParevalError, match="dict"):
+        score_to_outcome(scores({"a": 1}))
+    assert score_to_outcome(scores(7), to_float=lambda v: v / 10) == 0.7
+
+
+def test_missing_binary_is_a_clear_error(tmp_path):
+    with pytest.raises(ParevalError, match="not found"):
+        ParevalController(tmp_path / "plan.csv", "a", "b", binary=str(tmp_path / "no-such-pareval"))
+
+
+def test_eval_passthrough_arguments():
+    kwargs, task_args, model_args = parse_eval_args(
+        ["--log-dir", "logs", "--max-samples", "4", "--epochs=2", "--no-log-samples", "-T", "n=30", "-M", "fast=0.1"]
+    )
+    assert kwargs == {"log_dir": "logs", "max_samples": 4, "epochs": 2, "log_samples": False}
+    assert task_args == {"n": 30} and model_args == {"fast": 0.1}
+    with pytest.raises(SystemExit, match="sample_shuffle|plan order"):
+        parse_eval_args(["--sample-shuffle"])
+    with pytest.raises(SystemExit, match="no option"):
+        parse_eval_args(["--frobnicate", "1"])

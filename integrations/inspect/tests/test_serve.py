@@ -1,0 +1,236 @@
+"""Against the real `pareval serve` (skipped without it): the protocol, then whole Inspect evals with
+stand-in models, then the `pareval-inspect` wrapper."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai import task_with
+from inspect_ai.log import read_eval_log
+from inspect_ai.scorer import Score, Target, accuracy, match, scorer
+
+import stand_in
+from pareval_inspect import ParevalController, ParevalError, order_by_plan, pareval_tasks
+
+STRONG, WEAK = "pareval_test/p95", "pareval_test/p05"
+
+
+def ids(n: int) -> list[str]:
+    return [f"q{k:03d}" for k in range(1, n + 1)]
+
+
+def run(tasks, tmp_path: Path, **kwargs):
+    kwargs.setdefault("max_samples", 4)
+    return inspect_eval(tasks, display="none", log_dir=str(tmp_path / "logs"), **kwargs)
+
+
+# -- the protocol ----------------------------------------------------------------------------------
+
+
+def test_plan_check_and_a_bad_request(pareval_bin, plan_factory):
+    plan_file, order = plan_factory(ids(20))
+    with ParevalController(plan_file, tested=STRONG, baseline=WEAK) as ctl:
+        assert ctl.plan() == order
+        assert ctl.check(ids(20)) == ([], [])
+        unplanned, missing = ctl.check(ids(18) + ["zzz"])
+        assert unplanned == ["zzz"]
+        assert sorted(missing) == ["q019", "q020"]
+        # a bad request is answered with ok: false and the process keeps going
+        reply = ctl._process.exchange({"op": "no-such-op"})
+        assert reply["ok"] is False and reply["error"]
+        reply = ctl.outcome(STRONG, order[0], 0, 1.0)
+        assert reply["decided"] is False and reply["total"] == 20
+        assert {a["action"] for a in reply["actions"]} == {"continue"}
+        assert reply["waiting_on"]["systems"] == [WEAK]
+        with pytest.raises(ParevalError, match="refused"):
+            ctl.outcome(STRONG, "not-planned", 0, 1.0)
+    assert not ctl.running
+    assert ctl._process.close() == 0  # EOF on stdin: exit 0
+
+
+# -- whole evals -----------------------------------------------------------------------------------
+
+
+def test_decisive_comparison_stops_both_models_early(pareval_bin, plan_factory, tmp_path):
+    n = 120
+    plan_file, order = plan_factory(ids(n))
+    with ParevalController(plan_file, tested=STRONG, baseline=WEAK, rule="anytime") as ctl:
+        logs = run(pareval_tasks(stand_in.stand_in(n=n), [STRONG, WEAK], ctl), tmp_path)
+        assert ctl.decided
+    assert not ctl.running  # closed with the with block: no pareval left behind
+
+    assert [log.eval.model for log in logs] == [STRONG, WEAK]
+    for log in logs:
+        assert log.status == "success", log.error
+        summary = log.results.early_stopping
+        assert summary.manager == "pareval"
+        meta = summary.metadata
+        assert meta["decided"] is True
+        assert [a["action"] for a in meta["actions"]] == ["promote"]
+        assert meta["records"], "decide's full records land in the log"
+        assert meta["system"] == log.eval.model
+        # every sample either ran (and its outcome went to pareval) or was stopped by pareval
+        assert len(log.samples) + len(summary.early_stops) == n
+        assert meta["outcomes_sent"] == len(log.samples)
+        assert 0 < len(summary.early_stops) < n
+        assert all(stop.reason.startswith("pareval decided:") for stop in summary.early_stops)
+        # stopped samples are not in log.samples; the ones that ran are the head of the plan
+        ran = {str(s.id) for s in log.samples}
+        assert not ran & {str(stop.id) for stop in summary.early_stops}
+        assert ran == set(order[: len(ran)])
+        # pareval's Inspect reader takes the stopped samples as planned but not run, never failures
+        out = tmp_path / f"{len(ran)}-{log.eval.model.replace('/', '_')}.csv"
+        subprocess.run(
+            [pareval_bin, "import", "inspect", log.location, "--out", str(out)],
+            check=True,
+            capture_output=True,
+        )
+        with out.open() as f:
+            rows = list(csv.DictReader(f))
+        not_run = [r for r in rows if r["status"] == "not_attempted"]
+        assert len(not_run) == len(summary.early_stops)
+        assert all("stopped early by pareval" in r["source"] for r in not_run)
+        assert {r["task"] for r in not_run} == {str(stop.id) for stop in summary.early_stops}
+
+
+def test_one_early_stopping_object_shared_by_two_models(pareval_bin, plan_factory, tmp_path):
+    """eval(task, model=[a, b]) runs the same Task (and early-stopping object) for both models."""
+    n = 80
+    plan_file, _ = plan_factory(ids(n))
+    with ParevalController(plan_file, tested=STRONG, baseline=WEAK, rule="anytime") as ctl:
+        shared = task_with(
+            order_by_plan(stand_in.stand_in(n=n), ctl.plan()), early_stopping=ctl.early_stopping()
+        )
+        logs = run(shared, tmp_path, model=[STRONG, WEAK])
+    for log in logs:
+        assert log.status == "success", log.error
+        meta = log.results.early_stopping.metadata
+        assert meta["system"] == log.eval.model  # each hook knew its model
+        assert meta["outcomes_sent"] == len(log.samples)
+
+
+def test_task_file_with_a_shared_controller(pareval_bin, plan_factory, tmp_path):
+    """Inspect executes a task file afresh for each model: ParevalController.shared() is still one."""
+    n = 80
+    plan_file, _ = plan_factory(ids(n))
+    args = {"plan": str(plan_file), "tested": STRONG, "baseline": WEAK, "n": n}
+    spec = f"{Path(stand_in.__file__)}@stand_in_pareval"
+    try:
+        logs = run(spec, tmp_path, model=[STRONG, WEAK], task_args=args)
+    finally:
+        ParevalController.shared(str(plan_file), tested=STRONG, baseline=WEAK, rule="anytime").close()
+    for log in logs:
+        assert log.status == "success", log.error
+        meta = log.results.early_stopping.metadata
+        assert meta["decided"] is True and meta["system"] == log.eval.model
+        assert len(log.results.early_stopping.early_stops) > 0
+
+
+def test_baseline_from_a_completed_inspect_log(pareval_bin, plan_factory, tmp_path):
+    n = 100
+    plan_file, order = plan_factory(ids(n))
+    # the baseline ran before, in full, without pareval
+    (baseline_log,) = run(stand_in.stand_in(n=n), tmp_path / "before", model=WEAK)
+    assert baseline_log.status == "success"
+    with ParevalController(
+        plan_file, tested=STRONG, baseline=WEAK, baseline_files=[baseline_log.location], rule="anytime"
+    ) as ctl:
+        (log,) = run(pareval_tasks(stand_in.stand_in(n=n), [STRONG], ctl), tmp_path, max_samples=2)
+    assert log.status == "success", log.error
+    summary = log.results.early_stopping
+    assert summary.metadata["decided"] is True
+    assert len(summary.early_stops) > 0
+    assert len(log.samples) + len(summary.early_stops) == n
+
+
+def test_dataset_that_does_not_match_the_plan_is_refused(pareval_bin, plan_factory, tmp_path):
+    plan_file, _ = plan_factory(ids(60))
+    with ParevalController(plan_file, tested=STRONG, baseline=WEAK) as ctl:
+        (fewer,) = run(pareval_tasks(stand_in.stand_in(n=50), [STRONG], ctl), tmp_path)
+        (more,) = run(pareval_tasks(stand_in.stand_in(n=70), [STRONG], ctl), tmp_path)
+    assert fewer.status == "error"
+    assert "does not match" in fewer.error.message and "q051" in fewer.error.message
+    assert more.status == "error"
+    assert "not in the plan" in more.error.message and "q061" in more.error.message
+
+
+def test_out_of_plan_order_is_refused(pareval_bin, plan_factory, tmp_path):
+    plan_file, _ = plan_factory(ids(30))
+    with ParevalController(plan_file, tested=STRONG, baseline=WEAK) as ctl:
+        (log,) = run(pareval_tasks(stand_in.stand_in(n=30), [STRONG], ctl, order=False), tmp_path)
+    assert log.status == "error" and "order_by_plan" in log.error.message
+
+
+def test_a_model_outside_the_comparison_is_refused(pareval_bin, plan_factory, tmp_path):
+    plan_file, _ = plan_factory(ids(10))
+    with ParevalController(plan_file, tested=STRONG, baseline="pareval_test/other") as ctl:
+        (log,) = run(pareval_tasks(stand_in.stand_in(n=10), [WEAK], ctl), tmp_path)
+    assert log.status == "error" and "neither the tested system" in log.error.message
+
+
+def test_pareval_dying_is_a_clear_error(pareval_bin, plan_factory, tmp_path):
+    n = 60
+    plan_file, _ = plan_factory(ids(n))
+    ctl = ParevalController(plan_file, tested=STRONG, baseline=WEAK)
+    scored = []
+
+    @scorer(metrics=[accuracy()])
+    def match_then_kill():
+        inner = match(location="exact")
+
+        async def score(state, target: Target) -> Score:
+            scored.append(state.sample_id)
+            if len(scored) == 5:
+                ctl._process._proc.kill()  # pareval dies mid-run
+                ctl._process._proc.wait()
+            return await inner(state, target)
+
+        return score
+
+    with ctl:
+        task = task_with(stand_in.stand_in(n=n), scorer=match_then_kill())
+        (log,) = run(pareval_tasks(task, [STRONG], ctl), tmp_path, max_samples=1)
+    assert log.status == "error"
+    assert "exited" in log.error.message and "pareval" in log.error.message
+    assert not ctl.running
+
+
+# -- the wrapper -----------------------------------------------------------------------------------
+
+
+def test_wrapper_command(pareval_bin, plan_factory, tmp_path):
+    n = 100
+    plan_file, _ = plan_factory(ids(n))
+    log_dir = tmp_path / "logs"
+    spec = f"{Path(stand_in.__file__)}@stand_in"
+    argv = [sys.executable, "-m", "pareval_inspect.cli", spec,
+            "--model", STRONG, "--model", WEAK, "--plan", str(plan_file),
+            "--tested", STRONG, "--baseline", WEAK, "--rule", "anytime",
+            "--", "--log-dir", str(log_dir), "--max-samples", "4", "--display", "none", "-T", f"n={n}"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 2 and all("stopped early; pareval:" in line for line in lines), done.stdout
+    logs = [read_eval_log(str(p)) for p in sorted(log_dir.glob("*.eval"))]
+    assert sorted(log.eval.model for log in logs) == sorted([STRONG, WEAK])
+    for log in logs:
+        meta = log.results.early_stopping.metadata
+        assert meta["decided"] is True
+        json.dumps(meta)  # plain JSON in the log
+
+
+def test_wrapper_reports_a_plan_mismatch(pareval_bin, plan_factory, tmp_path):
+    plan_file, _ = plan_factory(ids(40))
+    spec = f"{Path(stand_in.__file__)}@stand_in"
+    argv = [sys.executable, "-m", "pareval_inspect.cli", spec, "--model", STRONG,
+            "--plan", str(plan_file), "--tested", STRONG, "--baseline", WEAK,
+            "--", "--log-dir", str(tmp_path / "logs"), "--display", "none", "-T", "n=30"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert done.returncode == 1
+    assert "does not match" in done.stdout
