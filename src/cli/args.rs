@@ -241,6 +241,10 @@ pub struct ImportFlags {
     /// score is refused with its keys.
     #[arg(long, value_name = "KEY")]
     pub score_key: Option<String>,
+    /// How an Inspect sample becomes a task: auto (`<task>/<sample id>` for an eval set's logs,
+    /// whose sample ids repeat across tasks; the sample id otherwise), id, or task-id.
+    #[arg(long, value_name = "auto|id|task-id", default_value = "auto")]
+    pub inspect_task_key: String,
 }
 
 impl ImportFlags {
@@ -251,6 +255,9 @@ impl ImportFlags {
         options.scorer = self.scorer.clone();
         options.system_name = self.system_name.clone();
         options.score_key = self.score_key.clone();
+        options.inspect_task_key =
+            crate::data::import::InspectTaskKey::parse(&self.inspect_task_key)
+                .map_err(super::CliError::Input)?;
         options.score_scale = self
             .score_scale
             .as_deref()

@@ -274,9 +274,8 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
         columns: crate::data::ColumnMap::parse(&args.live.columns)?,
         ..LoadOptions::default()
     };
-    // The same files `watch` would follow: a folder of logs is read as its result files.
-    let files = crate::watch::follow::expand_paths(&args.files).map_err(CliError::Input)?;
-    let dataset = load(&files, &options)?;
+    // A folder of logs is read as its result files, as `watch` follows them (inside `load`).
+    let dataset = load(&args.files, &options)?;
     let plan = crate::data::load_plan(&args.live.plan, args.live.group_col.as_deref())?;
     let tested = system_index(&dataset, &args.live.tested, "--tested")?;
     let baselines: Vec<usize> = match args.live.family.as_deref() {
@@ -1021,6 +1020,7 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
         score_scale: options.score_scale,
         system_name: options.system_name.as_deref(),
         score_key: options.score_key.as_deref(),
+        inspect_task_key: options.inspect_task_key,
     };
     let rows = crate::data::write::write_imported(&args.files, format, &settings, &args.out)?;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });

@@ -302,7 +302,7 @@ pub(crate) fn serve_command(
             columns: crate::data::ColumnMap::parse(&args.live.columns)?,
             ..crate::data::LoadOptions::default()
         };
-        let files = crate::watch::follow::expand_paths(&args.files).map_err(CliError::Input)?;
+        let files = crate::data::import::expand_paths(&args.files)?;
         for file in &files {
             let dataset = crate::data::load(std::slice::from_ref(file), &options)?;
             setup.inputs.extend(dataset.inputs.clone());

@@ -47,6 +47,8 @@ pub struct LoadOptions {
     pub system_name: Option<String>,
     /// The key of an Inspect score that is a dict of values (`--score-key`).
     pub score_key: Option<String>,
+    /// How an Inspect sample becomes a task key (`--inspect-task-key`).
+    pub inspect_task_key: super::import::InspectTaskKey,
 }
 
 /// A file's name without its extensions (`gaia.csv.gz` → `gaia`), as its benchmark's name.
@@ -83,8 +85,11 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
             ));
         }
     }
+    // A folder of result files (a log folder, an eval set) is its files, as `watch` follows them.
+    let paths = &super::import::expand_paths(paths)?;
     let mut rows = Rows::default();
     let mut notes = Vec::new();
+    let mut inspect_logs = 0;
     for path in paths {
         let file_benchmark = options.benchmark_per_file.then(|| benchmark_name(path));
         let native = if options.from.is_some() || super::import::may_be_native(path) {
@@ -95,6 +100,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 score_scale: options.score_scale,
                 system_name: options.system_name.as_deref(),
                 score_key: options.score_key.as_deref(),
+                inspect_task_key: options.inspect_task_key,
             };
             super::import::read_native(path, options.from, &settings)?
         } else {
@@ -102,6 +108,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         };
         let table = match native {
             Some((table, format, import_notes)) => {
+                inspect_logs += usize::from(format == super::import::ImportFormat::Inspect);
                 notes.push(format!(
                     "{}: read as {} {}",
                     table.file,
@@ -128,7 +135,18 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         };
         rows.add_table(table, options, file_benchmark.as_deref())?;
     }
-    assemble(rows, options, notes)
+    assemble(rows, options, notes).map_err(|mut error| {
+        // Inspect sample ids are unique only within a task: logs of several tasks repeat them.
+        if inspect_logs > 1
+            && error.message.starts_with("duplicate (system, task, run) keys")
+            && options.inspect_task_key != super::import::InspectTaskKey::TaskId
+        {
+            error.message.push_str(
+                " (Inspect logs of different tasks repeat sample ids: --inspect-task-key task-id keys them <task>/<sample id>)",
+            );
+        }
+        error
+    })
 }
 
 /// The message context for checks across rows: the one file, or "input" when several were read.

@@ -58,7 +58,9 @@ pub fn write_imported(
 ) -> Result<usize, WriteError> {
     let out = path.display().to_string();
     let mut rows = Vec::new();
-    for file in files {
+    let files =
+        super::import::expand_paths(files).map_err(|e| WriteError::new(&out, e.to_string()))?;
+    for file in &files {
         let imported = super::import::import_file(file, format, settings)
             .map_err(|e| WriteError::new(&out, e.to_string()))?;
         rows.extend(imported.rows);

@@ -235,47 +235,6 @@ impl FileFollower {
     }
 }
 
-/// What a folder holds that is read: its result files (.csv and .jsonl rows, a harness's .json,
-/// .jsonl or .eval files) and its run folders (a Terminal-Bench run's `results.json`, a Harbor job's
-/// or trial's `result.json`), in path order. `watch`
-/// follows these as they appear; `decide` reads them once, so both read the same files.
-pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return Vec::new();
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| {
-            kind_of(path).is_some() && (!path.is_dir() || crate::data::import::is_run_folder(path))
-        })
-        .collect();
-    paths.sort();
-    paths
-}
-
-/// The files a one-off reader (`decide`) reads for the paths `watch` would follow: a file as it is,
-/// a run folder ([`crate::data::import::is_run_folder`]) as it is, any other folder as its
-/// [`folder_entries`].
-pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut files = Vec::new();
-    for path in paths {
-        if path.is_dir() && !crate::data::import::is_run_folder(path) {
-            let entries = folder_entries(path);
-            if entries.is_empty() {
-                return Err(format!(
-                    "{}: the folder holds no result files yet (.csv, .jsonl, .json, .eval, or run folders with a results.json)",
-                    path.display()
-                ));
-            }
-            files.extend(entries);
-        } else {
-            files.push(path.clone());
-        }
-    }
-    Ok(files)
-}
-
 /// Everything watched: files, and folders whose new .csv/.jsonl files are followed as they appear.
 pub struct Followed {
     files: BTreeMap<PathBuf, FileFollower>,
@@ -314,7 +273,7 @@ impl Followed {
     /// One poll of every file (and every folder's new files), in path order.
     pub fn poll(&mut self) -> Vec<Event> {
         for folder in &self.folders {
-            for path in folder_entries(folder) {
+            for path in crate::data::import::folder_entries(folder) {
                 if !self.files.contains_key(&path)
                     && let Ok(follower) = FileFollower::new(&path)
                 {
@@ -455,6 +414,6 @@ mod tests {
             ]
         );
         // Following the folder of jobs finds the job as a run folder too, and nothing else there.
-        assert_eq!(folder_entries(&jobs).len(), 2);
+        assert_eq!(crate::data::import::folder_entries(&jobs).len(), 2);
     }
 }

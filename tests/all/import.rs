@@ -1111,3 +1111,42 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn an_inspect_eval_set_folder_keys_tasks_by_inspect_task() {
+    let folder = crate::common::fixture("inspect_eval_set");
+    let folder_text = folder.to_string_lossy().to_string();
+    let dir = temp_dir("eval-set");
+    let out = dir.join("rows.jsonl");
+    // A folder of logs is its .eval files; Inspect's own listings (logs.json, eval-set.json) are not
+    // records.
+    let rows = imported_rows("inspect", &folder, &out);
+    assert_eq!(rows.len(), 10);
+    let mut tasks: Vec<String> = rows
+        .iter()
+        .map(|r| r["task"].as_str().expect("task").to_string())
+        .collect();
+    tasks.sort();
+    assert_eq!(tasks[..2], ["alpha/q1", "alpha/q2"]);
+    assert_eq!(tasks.iter().filter(|t| t.starts_with("beta/")).count(), 4);
+    let info = pareval(&["info", &folder_text]);
+    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
+    let said = stdout(&info)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        said.contains("written by an eval set (eval.eval_set_id)"),
+        "{said}"
+    );
+    // Keyed by the sample id alone, the two tasks collide, and the message says what to do.
+    assert_refused(
+        &pareval(&["info", &folder_text, "--inspect-task-key", "id"]),
+        "--inspect-task-key task-id keys them <task>/<sample id>",
+    );
+    assert_refused(
+        &pareval(&["info", &folder_text, "--inspect-task-key", "name"]),
+        "--inspect-task-key: 'name' is not auto, id or task-id",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

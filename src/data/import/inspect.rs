@@ -10,7 +10,7 @@ use std::io::{Cursor, Read};
 
 use serde_json::Value;
 
-use super::{CanonicalRow, ImportSettings, Imported, RowStatus};
+use super::{CanonicalRow, ImportSettings, Imported, InspectTaskKey, RowStatus};
 use crate::data::error::LoadError;
 
 /// The log's header (`eval`, `results`, `status`, …) and its samples.
@@ -366,6 +366,31 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         && status != "success"
     {
         notes.push(format!("{file}: the eval's status is '{status}'"));
+    }
+    let eval_set = eval
+        .get("eval_set_id")
+        .and_then(Value::as_str)
+        .is_some_and(|id| !id.is_empty());
+    let keyed_by_task = match settings.inspect_task_key {
+        InspectTaskKey::Auto => eval_set,
+        InspectTaskKey::Id => false,
+        InspectTaskKey::TaskId => true,
+    };
+    if keyed_by_task {
+        let task = group.as_deref().ok_or_else(|| {
+            LoadError::new(
+                file,
+                "the log names no eval.task, so its tasks cannot be <task>/<sample id>",
+            )
+        })?;
+        for row in &mut rows {
+            row.task = format!("{task}/{}", row.task);
+        }
+        if settings.inspect_task_key == InspectTaskKey::Auto {
+            notes.push(format!(
+                "{file}: written by an eval set (eval.eval_set_id), whose sample ids repeat across tasks: tasks are <task>/<sample id> (--inspect-task-key id keeps the ids)"
+            ));
+        }
     }
     Ok(Imported::entries(rows, notes))
 }

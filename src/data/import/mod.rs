@@ -136,6 +136,35 @@ pub struct ImportSettings<'a> {
     pub system_name: Option<&'a str>,
     /// The key of an Inspect score that is a dict of values (`--score-key`).
     pub score_key: Option<&'a str>,
+    /// How an Inspect sample becomes a task key (`--inspect-task-key`).
+    pub inspect_task_key: InspectTaskKey,
+}
+
+/// How an Inspect sample becomes a task key. Sample ids are unique only within an Inspect task, so
+/// the logs of an eval set (several tasks) need the task in the key; a single eval's logs keep the
+/// sample id, which is what a plan drawn from the dataset's ids holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InspectTaskKey {
+    /// `<eval.task>/<sample id>` for a log written by an eval set (`eval.eval_set_id`), else the id.
+    #[default]
+    Auto,
+    /// The sample id.
+    Id,
+    /// `<eval.task>/<sample id>`.
+    TaskId,
+}
+
+impl InspectTaskKey {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "auto" => Ok(InspectTaskKey::Auto),
+            "id" => Ok(InspectTaskKey::Id),
+            "task-id" | "task/id" => Ok(InspectTaskKey::TaskId),
+            other => Err(format!(
+                "--inspect-task-key: '{other}' is not auto, id or task-id"
+            )),
+        }
+    }
 }
 
 /// Outcome status of one canonical row.
@@ -201,6 +230,60 @@ pub fn native_file(path: &Path) -> PathBuf {
 /// as a folder of result files.
 pub fn is_run_folder(path: &Path) -> bool {
     path.is_dir() && (path.join("results.json").is_file() || path.join("result.json").is_file())
+}
+
+/// What a folder holds that is read: its result files (.csv and .jsonl rows, a harness's .json,
+/// .jsonl or .eval files) and its run folders ([`is_run_folder`]), in path order, leaving out dot
+/// files and Inspect's own listings of a log folder (`logs.json`, `eval-set.json`). `watch` follows
+/// these as they appear; `decide` and every other loader read them once, so all read the same files.
+pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().to_lowercase())
+                .unwrap_or_default();
+            let listing = matches!(name.as_str(), "logs.json" | "eval-set.json");
+            let result_file = ["csv", "jsonl", "ndjson", "json", "eval"]
+                .iter()
+                .any(|extension| has_extension(path, extension));
+            !name.starts_with('.')
+                && !listing
+                && if path.is_dir() {
+                    is_run_folder(path)
+                } else {
+                    result_file
+                }
+        })
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// The files read for the paths given: a file as it is, a run folder ([`is_run_folder`]) as it is,
+/// any other folder as its [`folder_entries`] (an empty one is refused, naming it).
+pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
+    let mut files = Vec::new();
+    for path in paths {
+        if path.is_dir() && !is_run_folder(path) {
+            let entries = folder_entries(path);
+            if entries.is_empty() {
+                return Err(LoadError::new(
+                    path.display().to_string(),
+                    "the folder holds no result files yet (.csv, .jsonl, .json, .eval, or run folders with a results.json or result.json)",
+                ));
+            }
+            files.extend(entries);
+        } else {
+            files.push(path.clone());
+        }
+    }
+    Ok(files)
 }
 
 /// Whether `path` may hold a native file: a `.json` or `.jsonl` file or a folder (never CSV or
