@@ -21,7 +21,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::time::epoch_seconds;
+use super::time::{epoch_seconds, seconds_between};
 use super::{CanonicalRow, Imported, RowStatus};
 use crate::data::error::LoadError;
 
@@ -233,16 +233,7 @@ fn trial(value: &Value, file: &str) -> Result<Trial, LoadError> {
         .into_iter()
         .chain(steps_cost)
         .reduce(|a, b| a + b);
-    let time = |key: &str| {
-        value
-            .get(key)
-            .and_then(Value::as_str)
-            .and_then(epoch_seconds)
-    };
-    let seconds = match (time("started_at"), time("finished_at")) {
-        (Some(start), Some(end)) if end >= start => Some(end - start),
-        _ => None,
-    };
+    let seconds = seconds_between(value, "started_at", "finished_at");
     let source = match exceptions.first() {
         Some(exception) => format!("harbor trial {name}, {}", exception_type(exception)),
         None => format!("harbor trial {name}"),
@@ -259,7 +250,10 @@ fn trial(value: &Value, file: &str) -> Result<Trial, LoadError> {
             seconds,
             source,
         },
-        started: time("started_at"),
+        started: value
+            .get("started_at")
+            .and_then(Value::as_str)
+            .and_then(epoch_seconds),
         name,
         invalid,
     })

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::time::epoch_seconds;
+use super::time::seconds_between;
 use super::{CanonicalRow, Imported, RowStatus, text_field};
 use crate::data::error::LoadError;
 
@@ -86,16 +86,7 @@ pub fn results(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadE
                 ));
             }
         };
-        let time = |key: &str| {
-            trial
-                .get(key)
-                .and_then(Value::as_str)
-                .and_then(epoch_seconds)
-        };
-        let seconds = match (time("trial_started_at"), time("trial_ended_at")) {
-            (Some(start), Some(end)) if end >= start => Some(end - start),
-            _ => None,
-        };
+        let seconds = seconds_between(trial, "trial_started_at", "trial_ended_at");
         let failure = trial
             .get("failure_mode")
             .and_then(Value::as_str)

@@ -1,6 +1,21 @@
 //! ISO-8601 timestamps as harnesses write them (`2025-08-16T02:28:25.919476+00:00`, `…Z`, or no zone
 //! for UTC), as seconds since 1970: enough to take the difference of two of them.
 
+/// Seconds from the timestamp at `start` to the one at `end` of a JSON object (None when either is
+/// missing or unreadable, or the end comes first).
+pub fn seconds_between(object: &serde_json::Value, start: &str, end: &str) -> Option<f64> {
+    let at = |key: &str| {
+        object
+            .get(key)
+            .and_then(serde_json::Value::as_str)
+            .and_then(epoch_seconds)
+    };
+    match (at(start), at(end)) {
+        (Some(start), Some(end)) if end >= start => Some(end - start),
+        _ => None,
+    }
+}
+
 /// Seconds since 1970-01-01T00:00:00Z, or None when `text` is not such a timestamp.
 pub fn epoch_seconds(text: &str) -> Option<f64> {
     let text = text.trim();
