@@ -786,6 +786,14 @@ pub struct RunArgs {
     /// Output format of the closing records.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
     pub format: TextOrJson,
+    /// Follow the run on `watch`'s screen (q ends the harness too); the harness's output goes to
+    /// --harness-log.
+    #[arg(long)]
+    pub screen: bool,
+    /// Where the harness's output goes with --screen (default: pareval-run-<pid>.log in the temporary
+    /// folder).
+    #[arg(long, value_name = "FILE", requires = "screen")]
+    pub harness_log: Option<PathBuf>,
     /// The harness's command line.
     #[arg(value_name = "COMMAND", last = true, required = true)]
     pub command: Vec<String>,

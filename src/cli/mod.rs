@@ -687,10 +687,21 @@ fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
             _ => state,
         }
     };
-    crate::watch::run(source, &fresh, args.exit_when_decided).map_err(|e| match e {
+    let until = crate::watch::Until {
+        decided: args.exit_when_decided,
+        stop: None,
+    };
+    crate::watch::run(source, &fresh, until)
+        .map(drop)
+        .map_err(watch_error)
+}
+
+/// A failure of the live screen as the command line reports it.
+fn watch_error(error: crate::watch::WatchError) -> CliError {
+    match error {
         crate::watch::WatchError::Input(message) => CliError::Input(message),
         other => CliError::Input(other.to_string()),
-    })
+    }
 }
 
 /// A completed record's rows in plan order, one list per planned task (every system's run-averaged

@@ -1,18 +1,20 @@
 //! `pareval run`: starts a harness in its own process group, follows the files it writes with
-//! `watch`'s follower and live state (so the decisions are `decide`'s), and ends the harness once
-//! every pair is decided: SIGINT to its process group, SIGTERM after the grace period, SIGKILL after
+//! `watch`'s follower and live state (so the decisions are `decide`'s), headless or on `watch`'s
+//! screen (`--screen`, the harness's output then going to a log file), and ends the harness once
+//! every pair is decided (or the user quits the screen): SIGINT to its process group, SIGTERM after the grace period, SIGKILL after
 //! as long again. Every exit path (decided, the harness ending first, pareval interrupted, an error
 //! while following) leaves no process of the harness's group behind.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, ExitStatus};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{CliError, LiveSetup, args, write_decisions};
+use crate::watch::Source;
 use crate::watch::follow::{Event, Followed};
-use crate::watch::state::Baselines;
+use crate::watch::state::{Baselines, WatchState};
 
 /// Set by SIGINT or SIGTERM sent to pareval itself: the harness is in its own process group, so a
 /// Ctrl-C at the terminal reaches only pareval, which then ends the harness before it exits.
@@ -91,6 +93,10 @@ impl Drop for Harness {
     }
 }
 
+/// Looks after the harness has ended, so that a result file it wrote last is read (a harness's
+/// own file is read once it has not changed between two looks).
+const FINAL_LOOKS: usize = 3;
+
 /// How the watched run ended.
 enum Ending {
     Decided,
@@ -98,45 +104,17 @@ enum Ending {
     Interrupted,
 }
 
-pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let setup = LiveSetup::new(&args.live, &args.budget)?;
-    let grace = args
-        .grace
-        .trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .map(Duration::from_secs_f64)
-        .ok_or_else(|| {
-            CliError::Input(format!(
-                "--grace: '{}' is not a number of seconds ≥ 0",
-                args.grace
-            ))
-        })?;
-    let mut followed = Followed::new(&args.files).map_err(CliError::Input)?;
+/// Follows the run without a screen (new decisions and bad rows on standard error) until every
+/// pair is decided, pareval is interrupted or the harness ends.
+fn follow_headless(
+    args: &args::RunArgs,
+    setup: &LiveSetup,
+    mut followed: Followed,
+    child: &mut Child,
+) -> Result<(WatchState, Ending), CliError> {
     let mut state = setup.state(&args.live.tested);
-    let (program, rest) = args
-        .command
-        .split_first()
-        .ok_or_else(|| CliError::Input("no harness command after --".to_string()))?;
-    catch_interrupts();
-    let mut harness = Harness(
-        Command::new(program)
-            .args(rest)
-            .process_group(0)
-            .spawn()
-            .map_err(|e| CliError::Input(format!("cannot start the harness '{program}': {e}")))?,
-    );
-    let child = &mut harness.0;
-    let started = Instant::now();
-    eprintln!(
-        "pareval run: started {} (process group {}); following {}",
-        args.command.join(" "),
-        child.id(),
-        followed.describe()
-    );
     let mut shown_notices = 0;
-    let mut look = |followed: &mut Followed, state: &mut crate::watch::state::WatchState| {
+    let mut look = |followed: &mut Followed, state: &mut WatchState| {
         let events = followed.poll();
         for event in &events {
             if let Event::Bad {
@@ -164,7 +142,7 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         }
         if let Some(status) = child.try_wait()? {
             // A harness's own result file is read once it has stopped changing between two polls.
-            for _ in 0..3 {
+            for _ in 0..FINAL_LOOKS {
                 std::thread::sleep(crate::watch::POLL);
                 look(&mut followed, &mut state);
             }
@@ -172,12 +150,119 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         }
         std::thread::sleep(crate::watch::POLL);
     };
+    Ok((state, ending))
+}
+
+/// Follows the run on `watch`'s screen until every pair is decided, the user quits (q), pareval is
+/// interrupted or the harness ends (the screen stays for a few more looks, so that its last rows
+/// are read).
+fn follow_on_screen(
+    args: &args::RunArgs,
+    setup: &LiveSetup,
+    child: &mut Child,
+) -> Result<(WatchState, Ending), CliError> {
+    let fresh = || setup.state(&args.live.tested);
+    let mut exited: Option<ExitStatus> = None;
+    let mut looks_since = 0;
+    let mut stop = || {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            return true;
+        }
+        if exited.is_none() {
+            exited = child.try_wait().ok().flatten();
+        }
+        looks_since += usize::from(exited.is_some());
+        looks_since > FINAL_LOOKS
+    };
+    let until = crate::watch::Until {
+        decided: true,
+        stop: Some(&mut stop),
+    };
+    let state = crate::watch::run(Source::Follow(args.files.clone()), &fresh, until)
+        .map_err(super::watch_error)?;
+    let ending = match exited {
+        _ if state.decided() => Ending::Decided,
+        Some(status) => Ending::HarnessExited(status),
+        None => Ending::Interrupted,
+    };
+    Ok((state, ending))
+}
+
+pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<(), CliError> {
+    let setup = LiveSetup::new(&args.live, &args.budget)?;
+    let grace = args
+        .grace
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| {
+            CliError::Input(format!(
+                "--grace: '{}' is not a number of seconds ≥ 0",
+                args.grace
+            ))
+        })?;
+    let followed = Followed::new(&args.files).map_err(CliError::Input)?;
+    let (program, rest) = args
+        .command
+        .split_first()
+        .ok_or_else(|| CliError::Input("no harness command after --".to_string()))?;
+    // With the screen, the harness's output goes to a file: it would tear the screen apart.
+    let harness_log = if args.screen {
+        if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+            return Err(CliError::Input(
+                "--screen needs an interactive terminal; leave it out to follow the run headless"
+                    .to_string(),
+            ));
+        }
+        let path = args.harness_log.clone().unwrap_or_else(|| {
+            std::env::temp_dir().join(format!("pareval-run-{}.log", std::process::id()))
+        });
+        let file = std::fs::File::create(&path).map_err(|e| {
+            CliError::Input(format!(
+                "{}: cannot write the harness's log: {e}",
+                path.display()
+            ))
+        })?;
+        Some((path, file))
+    } else {
+        None
+    };
+    catch_interrupts();
+    let mut command = Command::new(program);
+    command.args(rest).process_group(0);
+    if let Some((_, file)) = &harness_log {
+        command
+            .stdin(Stdio::null())
+            .stdout(file.try_clone()?)
+            .stderr(file.try_clone()?);
+    }
+    let mut harness = Harness(
+        command
+            .spawn()
+            .map_err(|e| CliError::Input(format!("cannot start the harness '{program}': {e}")))?,
+    );
+    let child = &mut harness.0;
+    let started = Instant::now();
+    let announce = format!(
+        "pareval run: started {} (process group {}); following {}",
+        args.command.join(" "),
+        child.id(),
+        followed.describe()
+    );
+    let (state, ending) = if harness_log.is_some() {
+        follow_on_screen(args, &setup, child)?
+    } else {
+        eprintln!("{announce}");
+        follow_headless(args, &setup, followed, child)?
+    };
+    if let Some((path, _)) = &harness_log {
+        eprintln!("{announce}; its output is in {}", path.display());
+    }
     let (status, how) = match ending {
         Ending::HarnessExited(status) => (Some(status), "it ended by itself"),
-        Ending::Decided | Ending::Interrupted => {
-            let (status, signal) = end_harness(child, grace);
-            (status, signal)
-        }
+        Ending::Decided | Ending::Interrupted => end_harness(child, grace),
     };
     let records: Vec<_> = state
         .pairs
@@ -203,7 +288,7 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
             total - finished
         ),
         Ending::Interrupted => eprintln!(
-            "pareval run: interrupted after {elapsed:.1} s; the harness was ended ({how}); {} finished {finished} of {total} planned tasks",
+            "pareval run: stopped by the user after {elapsed:.1} s; the harness was ended ({how}); {} finished {finished} of {total} planned tasks",
             args.live.tested
         ),
         Ending::HarnessExited(_) => eprintln!(

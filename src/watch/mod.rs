@@ -102,13 +102,22 @@ impl Player {
     }
 }
 
-/// Runs the live screen until q (or, with `exit_when_decided`, until every pair is decided at
-/// every threshold); `fresh` rebuilds the empty state (a replay's restart).
+/// When the live screen closes by itself (besides q).
+pub struct Until<'a> {
+    /// Once every pair is decided at every threshold.
+    pub decided: bool,
+    /// When this says so, asked at every poll (`pareval run --screen`: the harness has ended, or
+    /// pareval was interrupted).
+    pub stop: Option<&'a mut dyn FnMut() -> bool>,
+}
+
+/// Runs the live screen until q (or until `until` says so); `fresh` rebuilds the empty state (a
+/// replay's restart). Returns the state as it was when the screen closed.
 pub fn run(
     source: Source,
     fresh: &dyn Fn() -> WatchState,
-    exit_when_decided: bool,
-) -> Result<(), WatchError> {
+    mut until: Until<'_>,
+) -> Result<WatchState, WatchError> {
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(WatchError::NotATerminal);
     }
@@ -186,6 +195,9 @@ pub fn run(
                 dirty |= state.apply(followed.poll());
             }
             dirty |= state.poll_early();
+            if until.stop.as_mut().is_some_and(|stop| stop()) {
+                break;
+            }
         }
         if let Some(player) = &mut player
             && player.due()
@@ -215,7 +227,7 @@ pub fn run(
                     source,
                 })?;
             dirty = false;
-            if exit_when_decided && state.decided() {
+            if until.decided && state.decided() {
                 break;
             }
         }
@@ -266,5 +278,5 @@ pub fn run(
     }
     stop.store(true, Ordering::Relaxed);
     let _ = input.join();
-    Ok(())
+    Ok(state)
 }

@@ -719,3 +719,101 @@ fn watch_shows_the_runs_a_saved_predictor_could_halt() {
     assert_eq!(session.wait_exit(), "EXIT=0");
     assert_restored(&session);
 }
+
+/// A slow harness for `pareval run`: a strong and a weak system's rows in plan order, `pause` seconds
+/// apart; it would take minutes to finish on its own.
+fn slow_harness(dir: &Path, pause: &str) -> (PathBuf, PathBuf) {
+    let mut plan = String::from("task\n");
+    for i in 0..200 {
+        plan.push_str(&format!("t{i:03}\n"));
+    }
+    let plan_path = dir.join("plan.csv");
+    std::fs::write(&plan_path, plan).expect("plan");
+    let script = format!(
+        r#"echo "$$" > harness.pid
+echo "system,task,outcome" > out.csv
+for i in $(seq 0 199); do
+  t=$(printf 't%03d' "$i")
+  echo "new,$t,1" >> out.csv
+  echo "old,$t,$((i % 3 == 0 ? 1 : 0))" >> out.csv
+  echo "ran $t"
+  sleep {pause}
+done
+echo "finished all"
+"#
+    );
+    let harness = dir.join("harness.sh");
+    std::fs::write(&harness, script).expect("harness");
+    (plan_path, harness)
+}
+
+#[test]
+fn run_on_the_screen_ends_the_harness_once_decided_or_when_the_user_quits() {
+    if !tmux_available() {
+        return;
+    }
+    // Decided: the screen closes by itself, the records follow on the terminal, exit 0.
+    let dir = temp_dir("run-screen-setup");
+    let (plan, harness) = slow_harness(&dir, "0.3");
+    let (plan, harness) = (plan.to_string_lossy(), harness.to_string_lossy());
+    let args = [
+        "run",
+        "out.csv",
+        "--plan",
+        &plan,
+        "--tested",
+        "new",
+        "--baseline",
+        "old",
+        "--screen",
+        "--harness-log",
+        "harness.log",
+        "--",
+        "bash",
+        &harness,
+    ];
+    let session = Session::start("run-screen", &args);
+    session.wait_for("pareval watch");
+    assert_eq!(session.wait_exit(), "EXIT=0");
+    assert_restored(&session);
+    let screen = session.screen();
+    assert!(screen.contains("0 pp: promote"), "{screen}");
+    let log = std::fs::read_to_string(session.dir.join("harness.log")).expect("harness log");
+    assert!(log.contains("ran t0"), "{log}");
+    assert!(!log.contains("finished all"), "{log}");
+    drop(session);
+
+    // q on the screen: the harness is ended too, and the exit status says the user stopped it.
+    let (plan, harness) = slow_harness(&dir, "2");
+    let (plan, harness) = (plan.to_string_lossy(), harness.to_string_lossy());
+    let args = [
+        "run",
+        "out.csv",
+        "--plan",
+        &plan,
+        "--tested",
+        "new",
+        "--baseline",
+        "old",
+        "--screen",
+        "--harness-log",
+        "harness.log",
+        "--",
+        "bash",
+        &harness,
+    ];
+    let session = Session::start("run-screen-quit", &args);
+    session.wait_for("pareval watch");
+    session.keys("q");
+    assert_eq!(session.wait_exit(), "EXIT=130");
+    assert_restored(&session);
+    let log = std::fs::read_to_string(session.dir.join("harness.log")).expect("harness log");
+    assert!(!log.contains("finished all"), "{log}");
+    let pid = std::fs::read_to_string(session.dir.join("harness.pid")).expect("harness pid");
+    assert!(
+        !Path::new(&format!("/proc/{}", pid.trim())).exists(),
+        "the harness {} is still running",
+        pid.trim()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
