@@ -125,10 +125,8 @@ fn decide_reads_a_folder_as_watch_follows_it() {
         b.push_str(&format!("B,t{i:03},0\n"));
     }
     std::fs::write(logs.join("a.csv"), a).expect("a");
-    std::fs::write(logs.join("b.jsonl"), "").expect("b placeholder");
     std::fs::write(logs.join("notes.txt"), "not a result file").expect("notes");
     std::fs::write(logs.join("b.csv"), b).expect("b");
-    std::fs::remove_file(logs.join("b.jsonl")).expect("rm");
     let logs = logs.display().to_string();
     let output = pareval(&[
         "decide",
