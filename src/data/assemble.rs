@@ -142,7 +142,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
             && options.inspect_task_key != super::import::InspectTaskKey::TaskId
         {
             error.message.push_str(
-                " (Inspect logs of different tasks repeat sample ids: --inspect-task-key task-id keys them <task>/<sample id>)",
+                " (two Inspect logs hold one model's sample: logs of different tasks repeat sample ids, and --inspect-task-key task-id keys them <task>/<sample id>; two logs of one task are two evals of it, to be read one at a time)",
             );
         }
         error

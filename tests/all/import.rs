@@ -889,10 +889,11 @@ fn inspect_failed_runs_dict_scores_and_odd_values_are_read_or_named() {
             .to_string()
             .contains("no scorer ran (the eval's status is 'error')")
     );
-    // No scorer and no error: nothing to read, and the refusal says so.
+    // A finished run with no scorer and no error: nothing to read, and the refusal says so (a run
+    // still going is read as not attempted so far: an_inspect_log_of_a_run_just_started_…).
     let empty = write(
         "empty.json",
-        serde_json::json!({"status": "started", "eval": {"model": "m", "task": "t"},
+        serde_json::json!({"status": "success", "eval": {"model": "m", "task": "t"},
                            "samples": [{"id": 1, "epoch": 1}]}),
     );
     assert_refused(
@@ -1147,6 +1148,29 @@ fn an_inspect_eval_set_folder_keys_tasks_by_inspect_task() {
     assert_refused(
         &pareval(&["info", &folder_text, "--inspect-task-key", "name"]),
         "--inspect-task-key: 'name' is not auto, id or task-id",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn an_inspect_log_of_a_run_just_started_is_all_not_attempted_not_refused() {
+    let log = crate::common::fixture("inspect_running/running.eval");
+    let dir = temp_dir("inspect-running");
+    let rows = imported_rows("inspect", &log, &dir.join("rows.jsonl"));
+    assert_eq!(rows.len(), 40);
+    assert!(
+        rows.iter().all(|r| r["status"] == "not_attempted"),
+        "{rows:?}"
+    );
+    let info = pareval(&["info", &log.to_string_lossy()]);
+    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
+    let said = stdout(&info)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        said.contains("the eval is still running and no sample has been scored yet"),
+        "{said}"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -17,6 +17,8 @@ use crate::data::error::LoadError;
 pub struct Log {
     header: Value,
     samples: Vec<Value>,
+    /// The run is still going: its status is `started`, or an archive has only its journal's start.
+    running: bool,
 }
 
 /// A `.json` log: one object with `samples`.
@@ -26,9 +28,11 @@ pub fn json_log(value: Value) -> Log {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    let running = value.get("status").and_then(Value::as_str) == Some("started");
     Log {
         header: value,
         samples,
+        running,
     }
 }
 
@@ -56,7 +60,14 @@ pub fn eval_archive(bytes: &[u8], file: &str) -> Result<Log, LoadError> {
         Ok(Some(value))
     };
     // A finished log has header.json; a crashed or running one only its journal start.
-    let header = match member("header.json")? {
+    let finished = member("header.json")?;
+    let running = finished.is_none()
+        || finished
+            .as_ref()
+            .and_then(|h| h.get("status"))
+            .and_then(Value::as_str)
+            == Some("started");
+    let header = match finished {
         Some(header) => header,
         None => member("_journal/start.json")?.ok_or_else(|| {
             LoadError::new(
@@ -71,7 +82,11 @@ pub fn eval_archive(bytes: &[u8], file: &str) -> Result<Log, LoadError> {
             samples.push(sample);
         }
     }
-    Ok(Log { header, samples })
+    Ok(Log {
+        header,
+        samples,
+        running,
+    })
 }
 
 /// Inspect's `value_to_float` for the values a converter may take; a dict's value is the one under
@@ -146,6 +161,9 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     };
     let group = eval.get("task").and_then(Value::as_str).map(str::to_string);
     let errored = |sample: &Value| sample.get("error").is_some_and(|e| !e.is_null());
+    // A run still going (`status` started) may have scored nothing yet: every sample is not attempted
+    // so far, which a live reader waits on rather than refuses.
+    let running = log.running;
     let scorer = match settings.scorer {
         Some(scorer) => scorer.to_string(),
         None => match log
@@ -161,7 +179,7 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             Some(scorer) => scorer,
             // A failed or cancelled run may end before any scorer ran: its errored samples are
             // still errors, and the rest of the dataset was not attempted.
-            None if log.samples.iter().any(errored) => String::new(),
+            None if running || log.samples.iter().any(errored) => String::new(),
             None => {
                 return Err(LoadError::new(
                     file,
@@ -262,7 +280,11 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         ));
     }
     let mut notes = Vec::new();
-    if unscored {
+    if unscored && running && rows.is_empty() {
+        notes.push(format!(
+            "{file}: the eval is still running and no sample has been scored yet: its samples are not attempted so far"
+        ));
+    } else if unscored {
         let errors = rows.iter().filter(|r| r.status == RowStatus::Error).count();
         notes.push(format!(
             "{file}: no scorer ran (the eval's status is '{}'): {errors} errored samples are errors, the dataset's other samples not attempted",
@@ -331,9 +353,12 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             format!("inspect dataset sample {id}, epoch {epoch}, no sample record")
         },
     };
-    let matched = sample_ids
-        .iter()
-        .any(|id| seen.iter().any(|(s, _)| s == id));
+    // With no sample read yet (a run just started) there is nothing to match against: the list
+    // is taken as it is.
+    let matched = seen.is_empty()
+        || sample_ids
+            .iter()
+            .any(|id| seen.iter().any(|(s, _)| s == id));
     if matched {
         for id in &sample_ids {
             for epoch in 1..=epochs {
