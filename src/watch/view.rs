@@ -483,7 +483,10 @@ fn draw_coverage(frame: &mut Frame, state: &WatchState, pair: &PairView, area: R
 
 /// "41 of 400", or "41 of 400 (+16)" when 16 finished tasks wait behind the plan's prefix.
 fn observed_cell(record: &DecisionRecord) -> String {
-    let waiting = record.finished.unwrap_or(record.observed) - record.observed;
+    let waiting = record
+        .finished
+        .unwrap_or(record.observed)
+        .saturating_sub(record.observed);
     if waiting > 0 {
         format!("{} of {} (+{waiting})", record.observed, record.total)
     } else {
