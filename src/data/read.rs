@@ -332,6 +332,16 @@ fn read_json(
         JsonFormat::JsonLines => Positions::Lines(json_line_numbers(text)),
         JsonFormat::Json => Positions::Records,
     };
+    // polars' JSON reader panics on an integer wider than 64 bits (it infers Int128, which it cannot
+    // hold): such a file is refused first, naming the line and the value.
+    if let Some((line, token)) = wide_integer(text) {
+        return Err(LoadError::new(
+            file,
+            format!(
+                "line {line}: the integer {token} is wider than 64 bits, which the JSON reader cannot hold (write it as a string or a float)"
+            ),
+        ));
+    }
     let frame = JsonReader::new(Cursor::new(text))
         .with_json_format(format)
         // Infer from every record: a value of another type deep in the file must not be turned into null.
@@ -342,6 +352,56 @@ fn read_json(
             LoadError::new(file, format!("cannot parse the file as JSON: {detail}"))
         })?;
     Ok((frame, positions))
+}
+
+/// The first integer literal outside strings that fits neither i64 nor u64, with its line (1-based).
+fn wide_integer(text: &[u8]) -> Option<(u64, String)> {
+    let mut line = 1u64;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut i = 0;
+    while i < text.len() {
+        let b = text[i];
+        if b == b'\n' {
+            line += 1;
+        }
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            i += 1;
+            continue;
+        }
+        if b == b'-' || b.is_ascii_digit() {
+            let start = i;
+            i += 1;
+            while i < text.len()
+                && matches!(text[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+            {
+                i += 1;
+            }
+            let token = String::from_utf8_lossy(&text[start..i]);
+            let integer = !token.contains(['.', 'e', 'E']);
+            if integer
+                && token.parse::<i64>().is_err()
+                && token.parse::<u64>().is_err()
+                && token != "-"
+            {
+                return Some((line, token.into_owned()));
+            }
+            continue;
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Line numbers of the non-blank lines of a JSON Lines file (polars skips blank lines the same way).
@@ -379,6 +439,22 @@ fn polars_message(error: &PolarsError) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn integers_wider_than_64_bits_are_found_outside_strings_only() {
+        assert_eq!(
+            wide_integer(b"[1, -2, 18446744073709551615, 1e400, 2.5]"),
+            None
+        );
+        assert_eq!(
+            wide_integer(b"{\"a\": \"123456789012345678901234567890\",\n \"b\": [-123456789012345678901234567890]}"),
+            Some((2, "-123456789012345678901234567890".to_string()))
+        );
+        assert_eq!(
+            wide_integer(b"{\"k\\\"\": 18446744073709551616}"),
+            Some((1, "18446744073709551616".to_string()))
+        );
+    }
 
     #[test]
     fn record_lines_skip_blank_lines_and_follow_quoted_newlines() {

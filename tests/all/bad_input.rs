@@ -32,6 +32,10 @@ const CASES: &[(&str, &str)] = &[
         "column 'outcome' must hold a number in [0, 1] (or true/false): outcome '2' on record 2",
     ),
     (
+        "integer_wider_than_64_bits.json",
+        "line 3: the integer 123456789012345678901234567890 is wider than 64 bits, which the JSON reader cannot hold (write it as a string or a float)",
+    ),
+    (
         "outcome_word.jsonl",
         "column 'outcome' must hold a number in [0, 1] (or true/false): outcome 'yes' on line 2",
     ),
