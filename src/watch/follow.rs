@@ -33,8 +33,10 @@ pub enum Event {
         line: u64,
         message: String,
     },
-    /// The file shrank or was replaced: everything it said before is withdrawn and it is read anew.
-    Reread { file: String },
+    /// Everything the file said before is withdrawn and it is read anew: it shrank or was replaced
+    /// (`rewritten` false), or a harness rewrote its own result file, as harnesses do while they run
+    /// (`rewritten` true: expected, so not worth a notice).
+    Reread { file: String, rewritten: bool },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,7 +122,10 @@ impl FileFollower {
         self.tail.poll(&mut lines);
         for event in lines {
             match event {
-                TailEvent::Reread => out.push(Event::Reread { file: self.name() }),
+                TailEvent::Reread => out.push(Event::Reread {
+                    file: self.name(),
+                    rewritten: false,
+                }),
                 TailEvent::Bad { line, message } => out.push(self.bad(line, message)),
                 TailEvent::Header { line, columns } => {
                     let missing: Vec<&str> = ["system", "task", "outcome"]
@@ -157,7 +162,10 @@ impl FileFollower {
             return;
         }
         if self.read.is_some() {
-            out.push(Event::Reread { file: self.name() });
+            out.push(Event::Reread {
+                file: self.name(),
+                rewritten: true,
+            });
         }
         self.read = Some(stamp);
         match crate::data::import::import_recognised(&self.path) {
@@ -242,14 +250,20 @@ pub struct Followed {
 }
 
 impl Followed {
-    /// Files must be .csv or .jsonl (they may not exist yet); folders must exist.
+    /// Files must be result files by their extension (they may not exist yet); any other path is a
+    /// folder, which may not exist yet either (a harness creates its log folder when it starts).
     pub fn new(paths: &[PathBuf]) -> Result<Self, String> {
         let mut followed = Followed {
             files: BTreeMap::new(),
             folders: Vec::new(),
         };
         for path in paths {
-            if path.is_dir() && !crate::data::import::is_run_folder(path) {
+            let folder = if path.exists() {
+                path.is_dir() && !crate::data::import::is_run_folder(path)
+            } else {
+                kind_of(path).is_none()
+            };
+            if folder {
                 followed.folders.push(path.clone());
             } else {
                 followed
@@ -273,6 +287,16 @@ impl Followed {
     /// One poll of every file (and every folder's new files), in path order.
     pub fn poll(&mut self) -> Vec<Event> {
         for folder in &self.folders {
+            // A folder that turned out to be one run (a Harbor job, a Terminal-Bench run) once the
+            // harness wrote its result file is followed as one result, not as its trial folders.
+            if crate::data::import::is_run_folder(folder) {
+                if !self.files.contains_key(folder)
+                    && let Ok(follower) = FileFollower::new(folder)
+                {
+                    self.files.insert(folder.clone(), follower);
+                }
+                continue;
+            }
             for path in crate::data::import::folder_entries(folder) {
                 if !self.files.contains_key(&path)
                     && let Ok(follower) = FileFollower::new(&path)
@@ -415,5 +439,47 @@ mod tests {
         );
         // Following the folder of jobs finds the job as a run folder too, and nothing else there.
         assert_eq!(crate::data::import::folder_entries(&jobs).len(), 2);
+    }
+
+    #[test]
+    fn a_folder_that_does_not_exist_yet_is_followed_once_it_appears() {
+        let dir = std::env::temp_dir().join(format!("pareval-follow-later-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let logs = dir.join("logs");
+        let mut followed = Followed::new(std::slice::from_ref(&logs)).expect("followed");
+        assert!(followed.poll().is_empty());
+        std::fs::create_dir_all(&logs).expect("logs");
+        std::fs::write(logs.join("a.csv"), "system,task,outcome\nA,t1,1\n").expect("a");
+        assert_eq!(rows(&followed.poll()), [("t1".to_string(), 1.0)]);
+        // A Harbor job folder created later is read as one job, not trial by trial.
+        let job = dir.join("job");
+        let mut followed = Followed::new(std::slice::from_ref(&job)).expect("followed");
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/harbor/jobs/2026-05-14__10-02-33");
+        copy_tree(&fixture, &job);
+        assert!(followed.poll().is_empty());
+        let mut read: Vec<(String, f64)> = rows(&followed.poll());
+        read.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        assert_eq!(
+            read,
+            [
+                ("fix-git".to_string(), 0.0),
+                ("fix-git".to_string(), 1.0),
+                ("regex-log".to_string(), 0.0),
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn copy_tree(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for entry in std::fs::read_dir(from).expect("read_dir").flatten() {
+            let target = to.join(entry.file_name());
+            if entry.path().is_dir() {
+                copy_tree(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).expect("copy");
+            }
+        }
     }
 }

@@ -164,11 +164,13 @@ impl WatchState {
                     clean = false;
                     self.problem = Some(format!("✗ {file}, line {line}: {message} (skipped)"));
                 }
-                Event::Reread { file } => {
+                Event::Reread { file, rewritten } => {
                     self.rows.remove(&file);
-                    self.notices.push(format!(
-                        "{file} shrank or was replaced: read again from the start"
-                    ));
+                    if !rewritten {
+                        self.notices.push(format!(
+                            "{file} shrank or was replaced: read again from the start"
+                        ));
+                    }
                 }
             }
         }
@@ -584,6 +586,7 @@ mod tests {
         // The file is read again: what it said before is withdrawn.
         state.apply(vec![Event::Reread {
             file: "f.csv".into(),
+            rewritten: false,
         }]);
         assert_eq!(state.pairs[0].records[0].observed, 0);
         assert!(
