@@ -747,20 +747,14 @@ echo "finished all"
     (plan_path, harness)
 }
 
-#[test]
-fn run_on_the_screen_ends_the_harness_once_decided_or_when_the_user_quits() {
-    if !tmux_available() {
-        return;
-    }
-    // Decided: the screen closes by itself, the records follow on the terminal, exit 0.
-    let dir = temp_dir("run-screen-setup");
-    let (plan, harness) = slow_harness(&dir, "0.3");
-    let (plan, harness) = (plan.to_string_lossy(), harness.to_string_lossy());
-    let args = [
+/// `pareval run --screen` around [`slow_harness`] (rows `pause` seconds apart).
+fn run_screen_args(dir: &Path, pause: &str) -> Vec<String> {
+    let (plan, harness) = slow_harness(dir, pause);
+    [
         "run",
         "out.csv",
         "--plan",
-        &plan,
+        &plan.to_string_lossy(),
         "--tested",
         "new",
         "--baseline",
@@ -770,8 +764,21 @@ fn run_on_the_screen_ends_the_harness_once_decided_or_when_the_user_quits() {
         "harness.log",
         "--",
         "bash",
-        &harness,
-    ];
+        &harness.to_string_lossy(),
+    ]
+    .map(str::to_string)
+    .to_vec()
+}
+
+#[test]
+fn run_on_the_screen_ends_the_harness_once_decided_or_when_the_user_quits() {
+    if !tmux_available() {
+        return;
+    }
+    // Decided: the screen closes by itself, the records follow on the terminal, exit 0.
+    let dir = temp_dir("run-screen-setup");
+    let args = run_screen_args(&dir, "0.3");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let session = Session::start("run-screen", &args);
     session.wait_for("pareval watch");
     assert_eq!(session.wait_exit(), "EXIT=0");
@@ -784,24 +791,8 @@ fn run_on_the_screen_ends_the_harness_once_decided_or_when_the_user_quits() {
     drop(session);
 
     // q on the screen: the harness is ended too, and the exit status says the user stopped it.
-    let (plan, harness) = slow_harness(&dir, "2");
-    let (plan, harness) = (plan.to_string_lossy(), harness.to_string_lossy());
-    let args = [
-        "run",
-        "out.csv",
-        "--plan",
-        &plan,
-        "--tested",
-        "new",
-        "--baseline",
-        "old",
-        "--screen",
-        "--harness-log",
-        "harness.log",
-        "--",
-        "bash",
-        &harness,
-    ];
+    let args = run_screen_args(&dir, "2");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let session = Session::start("run-screen-quit", &args);
     session.wait_for("pareval watch");
     session.keys("q");

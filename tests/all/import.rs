@@ -26,6 +26,17 @@ fn imported_rows(format: &str, file: &Path, out: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// `pareval info PATH` (which must succeed), its output's words joined by single spaces (the notes
+/// are wrapped to the terminal's width).
+fn info_words(path: &str) -> String {
+    let info = pareval(&["info", path]);
+    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
+    stdout(&info)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn number(row: &Value, key: &str) -> Option<f64> {
     row[key].as_str().and_then(|v| v.parse().ok())
 }
@@ -1061,11 +1072,7 @@ fn harbor_job_folders_import_with_harbor_s_own_error_policy() {
     }
     // Recognised by its keys without --from; the trials without a valid reward are named in a note,
     // counted by exception.
-    let info = pareval(&["info", &jobs.join("2026-05-14__10-02-33").to_string_lossy()]);
-    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
-    // The notes are wrapped to the terminal's width.
-    let words = |text: String| text.split_whitespace().collect::<Vec<_>>().join(" ");
-    let said = words(format!("{}{}", stdout(&info), stderr(&info)));
+    let said = info_words(&jobs.join("2026-05-14__10-02-33").to_string_lossy());
     assert!(
         said.contains("read as harbor (recognised by its keys)"),
         "{said}"
@@ -1079,8 +1086,7 @@ fn harbor_job_folders_import_with_harbor_s_own_error_policy() {
     copy_dir(&jobs.join("2026-05-14__10-02-33"), &running);
     std::fs::create_dir_all(running.join("build-x__a1b2c3d")).expect("trial");
     std::fs::write(running.join("build-x__a1b2c3d/config.json"), "{}").expect("config");
-    let info = pareval(&["info", &running.to_string_lossy()]);
-    let said = words(format!("{}{}", stdout(&info), stderr(&info)));
+    let said = info_words(&running.to_string_lossy());
     assert!(
         said.contains("1 trial folders have no result.json yet"),
         "{said}"
@@ -1130,12 +1136,7 @@ fn an_inspect_eval_set_folder_keys_tasks_by_inspect_task() {
     tasks.sort();
     assert_eq!(tasks[..2], ["alpha/q1", "alpha/q2"]);
     assert_eq!(tasks.iter().filter(|t| t.starts_with("beta/")).count(), 4);
-    let info = pareval(&["info", &folder_text]);
-    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
-    let said = stdout(&info)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let said = info_words(&folder_text);
     assert!(
         said.contains("written by an eval set (eval.eval_set_id)"),
         "{said}"
@@ -1162,12 +1163,7 @@ fn an_inspect_log_of_a_run_just_started_is_all_not_attempted_not_refused() {
         rows.iter().all(|r| r["status"] == "not_attempted"),
         "{rows:?}"
     );
-    let info = pareval(&["info", &log.to_string_lossy()]);
-    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
-    let said = stdout(&info)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let said = info_words(&log.to_string_lossy());
     assert!(
         said.contains("the eval is still running and no sample has been scored yet"),
         "{said}"

@@ -26,6 +26,24 @@ fn error(reply: &Value) -> &str {
     reply["error"].as_str().unwrap_or_default()
 }
 
+/// `pareval run OUT --plan PLAN --tested new --baseline old` followed by `rest` (options, `--`, the
+/// harness).
+fn run_new_against_old(out: &Path, plan: &str, rest: &[&str]) -> std::process::Output {
+    let out = out.display().to_string();
+    let mut args = vec![
+        "run",
+        &out,
+        "--plan",
+        plan,
+        "--tested",
+        "new",
+        "--baseline",
+        "old",
+    ];
+    args.extend_from_slice(rest);
+    pareval(&args)
+}
+
 fn json_lines(text: &str) -> Vec<Value> {
     text.lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
@@ -344,21 +362,8 @@ echo "finished" >> {log}
     let harness = dir.join("harness.sh");
     std::fs::write(&harness, script).expect("script");
     let started = std::time::Instant::now();
-    let output = pareval(&[
-        "run",
-        &out.display().to_string(),
-        "--plan",
-        &plan,
-        "--tested",
-        "new",
-        "--baseline",
-        "old",
-        "--grace",
-        "1",
-        "--",
-        "bash",
-        &harness.display().to_string(),
-    ]);
+    let harness_text = harness.display().to_string();
+    let output = run_new_against_old(&out, &plan, &["--grace", "1", "--", "bash", &harness_text]);
     let elapsed = started.elapsed().as_secs_f64();
     let text = stdout(&output);
     assert!(output.status.success(), "{}\n{text}", stderr(&output));
@@ -387,20 +392,11 @@ fn run_passes_on_a_harness_s_error() {
     let dir = temp_dir("run-error");
     let plan = write_plan(&dir, 10);
     let out = dir.join("out.csv");
-    let output = pareval(&[
-        "run",
-        &out.display().to_string(),
-        "--plan",
+    let output = run_new_against_old(
+        &out,
         &plan,
-        "--tested",
-        "new",
-        "--baseline",
-        "old",
-        "--",
-        "bash",
-        "-c",
-        "echo 'no such task' >&2; exit 3",
-    ]);
+        &["--", "bash", "-c", "echo 'no such task' >&2; exit 3"],
+    );
     assert_eq!(output.status.code(), Some(3), "{}", stderr(&output));
     assert!(
         stderr(&output).contains("the harness exited with status 3"),
@@ -408,18 +404,7 @@ fn run_passes_on_a_harness_s_error() {
         stderr(&output)
     );
     assert_refused(
-        &pareval(&[
-            "run",
-            &out.display().to_string(),
-            "--plan",
-            &plan,
-            "--tested",
-            "new",
-            "--baseline",
-            "old",
-            "--",
-            "/no/such/harness",
-        ]),
+        &run_new_against_old(&out, &plan, &["--", "/no/such/harness"]),
         "cannot start the harness '/no/such/harness'",
     );
     let _ = std::fs::remove_dir_all(&dir);
