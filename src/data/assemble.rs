@@ -159,10 +159,11 @@ fn context(rows: &Rows) -> String {
 }
 
 fn assemble(
-    rows: Rows,
+    mut rows: Rows,
     options: &LoadOptions,
     mut notes: Vec<String>,
 ) -> Result<Dataset, LoadError> {
+    notes.append(&mut rows.notes);
     let context = context(&rows);
     check_duplicates(&rows, &context)?;
     let n_sys = rows.systems.len();

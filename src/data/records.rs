@@ -89,6 +89,8 @@ pub struct Rows {
     pub scaffold: TextColumn,
     pub model: TextColumn,
     pub submitted: TextColumn,
+    /// What reading the files chose and the loader reports (run ids numbered, …).
+    pub notes: Vec<String>,
 }
 
 impl Rows {
@@ -161,7 +163,7 @@ impl Rows {
         let outcome = read_outcome(frame, &status, &file, &at)?;
         let cost = self.read_amount(frame, columns::COST, &file, &at)?;
         let seconds = self.read_amount(frame, columns::SECONDS, &file, &at)?;
-        let run = self.read_run(frame, &file, &at)?;
+        let run = self.read_run(frame, &file, &at, &systems, &tasks)?;
 
         for row in 0..height {
             self.system.push(self.systems.id(&systems[row]));
@@ -279,19 +281,28 @@ impl Rows {
         Ok(out)
     }
 
+    /// The 0-based run of every row: whole numbers as they are; a column of run ids (any value that
+    /// is text other than a number, or a whole number past u32) numbered 0, 1, … within each (system,
+    /// task) of the file in the ids' order (numbers by value first, then text), with a note.
+    /// Fractions and negative numbers are refused.
     fn read_run(
         &mut self,
         frame: &DataFrame,
         file: &str,
         at: &dyn Fn(usize) -> Pos,
+        systems: &[String],
+        tasks: &[String],
     ) -> Result<Vec<u32>, LoadError> {
         let Ok(column) = frame.column(columns::RUN) else {
             return Ok(vec![0; frame.height()]);
         };
         self.has_run = true;
         let mut out = Vec::with_capacity(frame.height());
+        let mut ids: Vec<String> = Vec::with_capacity(frame.height());
+        let mut id_example: Option<String> = None;
         let mut bad = Offenders::default();
         for_each_cell(column, file, |row, cell| {
+            // Some(number), or None for text that is no number at all (an id) or a boolean.
             let number = match cell {
                 Cell::Null => Some(0.0),
                 Cell::Text(text) if text.trim().is_empty() => Some(0.0),
@@ -299,9 +310,21 @@ impl Rows {
                 Cell::Number(x) => Some(x),
                 Cell::Bool(_) => None,
             };
-            match number.filter(|x| x.fract() == 0.0 && *x >= 0.0 && *x <= f64::from(u32::MAX)) {
-                Some(x) => out.push(x as u32),
-                None => {
+            ids.push(cell_text(cell).trim().to_string());
+            match number {
+                Some(x) if x.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&x) => {
+                    out.push(x as u32);
+                }
+                // A whole number this large is an id, not a count of runs.
+                Some(x) if x.fract() == 0.0 && x > 0.0 => {
+                    id_example.get_or_insert_with(|| cell_text(cell));
+                    out.push(0);
+                }
+                None if matches!(cell, Cell::Text(_)) => {
+                    id_example.get_or_insert_with(|| cell_text(cell).trim().to_string());
+                    out.push(0);
+                }
+                _ => {
                     out.push(0);
                     bad.push(|| format!("run {} on {}", quote(&cell_text(cell)), at(row)));
                 }
@@ -309,8 +332,41 @@ impl Rows {
         })?;
         bad.into_result(
             file,
-            "column 'run' must hold a whole number ≥ 0 or be empty",
+            "column 'run' must hold a whole number ≥ 0, a run id, or be empty",
         )?;
+        let Some(example) = id_example else {
+            return Ok(out);
+        };
+        // Run ids: each (system, task)'s distinct ids in sorted order are its runs 0, 1, ….
+        let mut by_pair: std::collections::HashMap<(&str, &str), Vec<&str>> =
+            std::collections::HashMap::new();
+        for row in 0..ids.len() {
+            by_pair
+                .entry((systems[row].as_str(), tasks[row].as_str()))
+                .or_default()
+                .push(ids[row].as_str());
+        }
+        // Numbers by value before any other id, other ids as text: "2" comes before "10".
+        let order = |a: &&str, b: &&str| match (a.parse::<f64>(), b.parse::<f64>()) {
+            (Ok(x), Ok(y)) => x.total_cmp(&y).then_with(|| a.cmp(b)),
+            (Ok(_), Err(_)) => std::cmp::Ordering::Less,
+            (Err(_), Ok(_)) => std::cmp::Ordering::Greater,
+            (Err(_), Err(_)) => a.cmp(b),
+        };
+        for list in by_pair.values_mut() {
+            list.sort_unstable_by(order);
+            list.dedup();
+        }
+        for (row, slot) in out.iter_mut().enumerate() {
+            let list = &by_pair[&(systems[row].as_str(), tasks[row].as_str())];
+            *slot = list
+                .binary_search_by(|probe| order(probe, &ids[row].as_str()))
+                .unwrap_or(0) as u32;
+        }
+        self.notes.push(format!(
+            "{file}: column 'run' holds run ids (such as {}), not run numbers: each (system, task)'s runs are numbered 0, 1, … in the ids' order (numbers by value, then text)",
+            quote(&example)
+        ));
         Ok(out)
     }
 

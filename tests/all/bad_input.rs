@@ -57,7 +57,7 @@ const CASES: &[(&str, &str)] = &[
     ),
     (
         "bad_run.csv",
-        "column 'run' must hold a whole number ≥ 0 or be empty: run '1.5' on line 2, run '-1' on line 3",
+        "column 'run' must hold a whole number ≥ 0, a run id, or be empty: run '1.5' on line 2, run '-1' on line 3",
     ),
     (
         "bad_status.csv",

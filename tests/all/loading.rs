@@ -419,3 +419,53 @@ fn ignored_and_key_columns_are_checked() {
     assert!(dataset.group_column("group").is_none());
     assert_eq!(dataset.n_rows, 7);
 }
+
+#[test]
+fn a_run_column_of_ids_is_numbered_within_each_system_and_task() {
+    let dir = crate::common::temp_dir("run-ids");
+    let path = dir.join("runs.csv");
+    std::fs::write(
+        &path,
+        "system,task,run,outcome\nA,t1,run-b,1\nA,t1,run-a,0\nA,t2,run-b,1\nB,t1,9000000000,0\nB,t1,12,1\nB,t1,2,1\n",
+    )
+    .expect("write");
+    let dataset = pareval::data::load(
+        std::slice::from_ref(&path),
+        &pareval::data::LoadOptions::default(),
+    )
+    .expect("run ids load");
+    // A on t1: run-a is run 0, run-b run 1, so the mean is (0 + 1) / 2 either way; the counts show
+    // every run was kept.
+    let a = dataset
+        .systems
+        .iter()
+        .position(|s| s.name == "A")
+        .expect("A");
+    let t1 = dataset.tasks.iter().position(|t| t == "t1").expect("t1");
+    assert_eq!(dataset.outcome(a, t1), Some(0.5));
+    // B on t1: three ids, two of them numbers (one too wide for a run number): three runs.
+    let b = dataset
+        .systems
+        .iter()
+        .position(|s| s.name == "B")
+        .expect("B");
+    assert_eq!(dataset.systems[b].runs, 3);
+    assert_eq!(dataset.outcome(b, t1), Some(2.0 / 3.0));
+    assert!(
+        dataset
+            .notes
+            .iter()
+            .any(|n| n.contains("column 'run' holds run ids (such as 'run-b')")),
+        "{:?}",
+        dataset.notes
+    );
+    // Fractions are still refused.
+    std::fs::write(&path, "system,task,run,outcome\nA,t1,run-b,1\nA,t1,1.5,0\n").expect("write");
+    let error = pareval::data::load(
+        std::slice::from_ref(&path),
+        &pareval::data::LoadOptions::default(),
+    )
+    .expect_err("a fraction is no run");
+    assert!(error.to_string().contains("run '1.5' on line 3"), "{error}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
