@@ -137,12 +137,14 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
     }
     assemble(rows, options, notes).map_err(|mut error| {
         // Inspect sample ids are unique only within a task: logs of several tasks repeat them.
+        let collision = error.message.starts_with("duplicate (system, task, run) keys")
+            || error.message.contains("a task's group must be the same on every row");
         if inspect_logs > 1
-            && error.message.starts_with("duplicate (system, task, run) keys")
+            && collision
             && options.inspect_task_key != super::import::InspectTaskKey::TaskId
         {
             error.message.push_str(
-                " (two Inspect logs hold one model's sample: logs of different tasks repeat sample ids, and --inspect-task-key task-id keys them <task>/<sample id>; two logs of one task are two evals of it, to be read one at a time)",
+                " (Inspect logs of different tasks repeat sample ids, and --inspect-task-key task-id keys them <task>/<sample id>; two logs of one task and model are two evals of it, to be read one at a time)",
             );
         }
         error

@@ -31,6 +31,19 @@ pub struct TaskList {
 /// Reads a task list or takes the tasks of a records file; `group_column` as in the replay (absent:
 /// `group` when present; "none": one group).
 pub fn load_task_list(path: &Path, group_column: Option<&str>) -> Result<TaskList, LoadError> {
+    // A folder, or a harness's own result file (the baseline's last full run, say), is records.
+    let native = path.is_dir()
+        || (super::import::may_be_native(path)
+            && super::import::import_recognised(path).is_ok_and(|found| found.is_some()));
+    if native {
+        let dataset = super::load(&[path.to_path_buf()], &super::LoadOptions::default())?;
+        let hashes: String = dataset.inputs.iter().map(|f| f.sha256.as_str()).collect();
+        let sha256 = match dataset.inputs.as_slice() {
+            [one] => one.sha256.clone(),
+            _ => super::read::sha256_hex(hashes.as_bytes()),
+        };
+        return from_records(&dataset, group_column, &path.display().to_string(), &sha256);
+    }
     let table = read_table(path)?;
     let has = |name: &str| table.frame.column(name).is_ok();
     if has("system") && has("outcome") {

@@ -1146,6 +1146,25 @@ fn an_inspect_eval_set_folder_keys_tasks_by_inspect_task() {
         &pareval(&["info", &folder_text, "--inspect-task-key", "id"]),
         "--inspect-task-key task-id keys them <task>/<sample id>",
     );
+    // Logs of different tasks and models from separate evals (no eval set): the shared ids meet as
+    // one task with two groups, and the message says what to do.
+    let log = |model: &str, task: &str| {
+        serde_json::json!({"status": "success", "eval": {"model": model, "task": task},
+                           "results": {"scores": [{"name": "match"}]},
+                           "samples": [{"id": 1, "epoch": 1, "scores": {"match": {"value": "C"}}}]})
+    };
+    let separate = dir.join("separate");
+    std::fs::create_dir_all(&separate).expect("separate");
+    std::fs::write(separate.join("a.json"), log("m1", "alpha").to_string()).expect("a");
+    std::fs::write(separate.join("b.json"), log("m2", "beta").to_string()).expect("b");
+    let separate_text = separate.to_string_lossy().to_string();
+    assert_refused(
+        &pareval(&["info", &separate_text]),
+        "--inspect-task-key task-id keys them <task>/<sample id>",
+    );
+    let keyed = pareval(&["info", &separate_text, "--inspect-task-key", "task-id"]);
+    assert_eq!(keyed.status.code(), Some(0), "{}", stderr(&keyed));
+    assert!(stdout(&keyed).contains("tasks     2"), "{}", stdout(&keyed));
     assert_refused(
         &pareval(&["info", &folder_text, "--inspect-task-key", "name"]),
         "--inspect-task-key: 'name' is not auto, id or task-id",

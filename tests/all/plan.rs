@@ -472,3 +472,34 @@ fn a_watched_folder_reads_a_harness_run_folder_added_to_it() {
         "{events:?}"
     );
 }
+
+#[test]
+fn plans_are_drawn_from_a_harness_s_own_results_too() {
+    let dir = temp_dir("plan-native");
+    // A Harbor job folder (its tasks) and an Inspect log (its samples, grouped by the Inspect task).
+    let job = format!(
+        "{}/tests/fixtures/harbor/jobs/2026-05-14__10-02-33",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = dir.join("plan.csv");
+    let output = pareval(&["plan", &job, "--out", &out.to_string_lossy()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let mut tasks: Vec<String> = read_plan(&out).into_iter().map(|(_, t, _)| t).collect();
+    tasks.sort();
+    assert_eq!(tasks, ["fix-git", "regex-log"]);
+    let folder = format!(
+        "{}/tests/fixtures/inspect_eval_set",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let output = pareval(&["plan", &folder, "--out", &out.to_string_lossy()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let planned = read_plan(&out);
+    assert_eq!(planned.len(), 10);
+    assert!(
+        planned
+            .iter()
+            .any(|(_, t, g)| t == "beta/q4" && g == "beta"),
+        "{planned:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
