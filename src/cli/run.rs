@@ -6,6 +6,7 @@
 //! while following) leaves no process of the harness's group behind.
 
 use std::io::{IsTerminal, Write};
+use std::os::fd::AsFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -237,6 +238,10 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
             .stdin(Stdio::null())
             .stdout(file.try_clone()?)
             .stderr(file.try_clone()?);
+    } else {
+        // Standard output carries the records alone (`--format json > records.jsonl`): what the
+        // harness prints goes to standard error, beside pareval's own progress lines.
+        command.stdout(std::io::stderr().as_fd().try_clone_to_owned()?);
     }
     let mut harness = Harness(
         command

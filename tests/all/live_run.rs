@@ -347,6 +347,7 @@ fn run_ends_a_harness_that_ignores_its_first_sigint() {
     let script = format!(
         r#"trap 'echo "interrupted" >> {log}' INT
 echo "$$" > {log}
+echo "harness speaking"
 echo "system,task,outcome" > {out}
 for i in $(seq 0 199); do
   t=$(printf 't%03d' "$i")
@@ -368,6 +369,13 @@ echo "finished" >> {log}
     let text = stdout(&output);
     assert!(output.status.success(), "{}\n{text}", stderr(&output));
     assert!(text.contains("0 pp: promote"), "{text}");
+    // Standard output is the records alone; the harness's own output went to standard error.
+    assert!(
+        stderr(&output).contains("harness speaking"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!text.contains("harness speaking"), "{text}");
     let note = stderr(&output);
     assert!(note.contains("the harness was ended (SIGTERM)"), "{note}");
     assert!(note.contains("not run"), "{note}");
