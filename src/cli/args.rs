@@ -245,6 +245,14 @@ pub struct ImportFlags {
     /// whose sample ids repeat across tasks; the sample id otherwise), id, or task-id.
     #[arg(long, value_name = "auto|id|task-id", default_value = "auto")]
     pub inspect_task_key: String,
+    /// Which EvalPlus tests decide a sample: plus (base and plus tests both pass: HumanEval+,
+    /// MBPP+, the leaderboard's headline) or base (the original benchmark's tests).
+    #[arg(long, value_name = "plus|base", default_value = "plus")]
+    pub evalplus_tests: String,
+    /// The per-instance stat whose value is the outcome (HELM: default the scenario's main metric
+    /// from HELM's schemas, e.g. exact_match; lighteval: default the task's first metric).
+    #[arg(long, value_name = "NAME")]
+    pub metric: Option<String>,
 }
 
 impl ImportFlags {
@@ -255,9 +263,12 @@ impl ImportFlags {
         options.scorer = self.scorer.clone();
         options.system_name = self.system_name.clone();
         options.score_key = self.score_key.clone();
+        options.metric = self.metric.clone();
         options.inspect_task_key =
             crate::data::import::InspectTaskKey::parse(&self.inspect_task_key)
                 .map_err(super::CliError::Input)?;
+        options.evalplus_tests = crate::data::import::EvalPlusTests::parse(&self.evalplus_tests)
+            .map_err(super::CliError::Input)?;
         options.score_scale = self
             .score_scale
             .as_deref()

@@ -1024,16 +1024,12 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
     args.import.apply(&mut options)?;
     // Every check of the loader first: what is written always loads.
     let dataset = load(&args.files, &options)?;
-    let settings = crate::data::import::ImportSettings {
-        split: options.split.as_deref(),
-        filter: options.filter.as_deref(),
-        scorer: options.scorer.as_deref(),
-        score_scale: options.score_scale,
-        system_name: options.system_name.as_deref(),
-        score_key: options.score_key.as_deref(),
-        inspect_task_key: options.inspect_task_key,
-    };
-    let rows = crate::data::write::write_imported(&args.files, format, &settings, &args.out)?;
+    let rows = crate::data::write::write_imported(
+        &args.files,
+        format,
+        &options.import_settings(),
+        &args.out,
+    )?;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     writeln!(
         out,

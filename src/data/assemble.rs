@@ -49,6 +49,27 @@ pub struct LoadOptions {
     pub score_key: Option<String>,
     /// How an Inspect sample becomes a task key (`--inspect-task-key`).
     pub inspect_task_key: super::import::InspectTaskKey,
+    /// Which EvalPlus tests decide a sample (`--evalplus-tests`).
+    pub evalplus_tests: super::import::EvalPlusTests,
+    /// The stat (HELM) or metric whose value is the outcome (`--metric`).
+    pub metric: Option<String>,
+}
+
+impl LoadOptions {
+    /// The choices the native importers read.
+    pub fn import_settings(&self) -> super::import::ImportSettings<'_> {
+        super::import::ImportSettings {
+            split: self.split.as_deref(),
+            filter: self.filter.as_deref(),
+            scorer: self.scorer.as_deref(),
+            score_scale: self.score_scale,
+            system_name: self.system_name.as_deref(),
+            score_key: self.score_key.as_deref(),
+            inspect_task_key: self.inspect_task_key,
+            evalplus_tests: self.evalplus_tests,
+            metric: self.metric.as_deref(),
+        }
+    }
 }
 
 /// A file's name without its extensions (`gaia.csv.gz` → `gaia`), as its benchmark's name.
@@ -63,6 +84,9 @@ fn benchmark_name(path: &Path) -> String {
         .unwrap_or(&name)
         .to_string()
 }
+
+/// How many files of one format the notes name "read as …" before counting the rest.
+const READ_AS_NAMED: usize = 3;
 
 /// Reads, checks and assembles record files into one dataset.
 pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadError> {
@@ -90,35 +114,32 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
     let mut rows = Rows::default();
     let mut notes = Vec::new();
     let mut inspect_logs = 0;
+    let mut read_as: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for path in paths {
         let file_benchmark = options.benchmark_per_file.then(|| benchmark_name(path));
         let native = if options.from.is_some() || super::import::may_be_native(path) {
-            let settings = super::import::ImportSettings {
-                split: options.split.as_deref(),
-                filter: options.filter.as_deref(),
-                scorer: options.scorer.as_deref(),
-                score_scale: options.score_scale,
-                system_name: options.system_name.as_deref(),
-                score_key: options.score_key.as_deref(),
-                inspect_task_key: options.inspect_task_key,
-            };
-            super::import::read_native(path, options.from, &settings)?
+            super::import::read_native(path, options.from, &options.import_settings())?
         } else {
             None
         };
         let table = match native {
             Some((table, format, import_notes)) => {
                 inspect_logs += usize::from(format == super::import::ImportFormat::Inspect);
-                notes.push(format!(
-                    "{}: read as {} {}",
-                    table.file,
-                    format.name(),
-                    if options.from.is_some() {
-                        "(--from)"
-                    } else {
-                        "(recognised by its keys)"
-                    }
-                ));
+                let read = read_as.entry(format.name()).or_insert(0);
+                *read += 1;
+                // A suite of hundreds of run folders is named three times, then counted.
+                if *read <= READ_AS_NAMED {
+                    notes.push(format!(
+                        "{}: read as {} {}",
+                        table.file,
+                        format.name(),
+                        if options.from.is_some() {
+                            "(--from)"
+                        } else {
+                            "(recognised by its keys)"
+                        }
+                    ));
+                }
                 notes.extend(import_notes);
                 table
             }
@@ -134,6 +155,14 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
             }
         };
         rows.add_table(table, options, file_benchmark.as_deref())?;
+    }
+    for (format, read) in read_as {
+        if read > READ_AS_NAMED {
+            notes.push(format!(
+                "… and {} more files read as {format}",
+                read - READ_AS_NAMED
+            ));
+        }
     }
     assemble(rows, options, notes).map_err(|mut error| {
         // Inspect sample ids are unique only within a task: logs of several tasks repeat them.

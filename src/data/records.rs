@@ -474,6 +474,16 @@ fn missing_column(frame: &DataFrame, file: &str, required: &str) -> LoadError {
             ));
         }
     }
+    let lower = file.to_lowercase();
+    if [".json", ".jsonl", ".ndjson"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+    {
+        message.push_str(&format!(
+            "; nor is it a harness result file pareval recognises ({})",
+            super::import::formats_read()
+        ));
+    }
     LoadError::new(file, message)
 }
 

@@ -10,6 +10,7 @@ mod early_replay;
 mod engine;
 mod halt;
 mod import;
+mod import_formats;
 mod inspect_integration;
 mod live_run;
 mod loading;

@@ -11,12 +11,7 @@ use crate::data::error::LoadError;
 pub fn parse_lenient(bytes: &[u8], file: &str) -> Result<(Value, usize), LoadError> {
     let text = std::str::from_utf8(bytes)
         .map_err(|_| LoadError::new(file, "the file is not UTF-8 text"))?;
-    // Most files have no such token: then the text is parsed as it is, without a rewritten copy.
-    let (cleaned, replaced) = if text.contains("NaN") || text.contains("Infinity") {
-        replace_non_finite(text)
-    } else {
-        (std::borrow::Cow::Borrowed(text), 0)
-    };
+    let (cleaned, replaced) = without_non_finite(text);
     let value = serde_json::from_str(&cleaned).map_err(|e| {
         LoadError::new(
             file,
@@ -28,6 +23,16 @@ pub fn parse_lenient(bytes: &[u8], file: &str) -> Result<(Value, usize), LoadErr
         )
     })?;
     Ok((value, replaced))
+}
+
+/// The text with Python's non-finite tokens outside strings read as `null`, and how many there were.
+pub fn without_non_finite(text: &str) -> (std::borrow::Cow<'_, str>, usize) {
+    // Most files have no such token: then the text is parsed as it is, without a rewritten copy.
+    if text.contains("NaN") || text.contains("Infinity") {
+        replace_non_finite(text)
+    } else {
+        (std::borrow::Cow::Borrowed(text), 0)
+    }
 }
 
 /// `NaN`, `Infinity` and `-Infinity` outside strings replaced by `null`.

@@ -14,7 +14,9 @@
 //! Terminal-Bench `results.json`, is recognised by its keys (a `.jsonl` file by its first line only, so
 //! canonical JSON Lines are parsed once).
 
+mod evalplus;
 mod harbor;
+mod helm;
 mod inspect;
 mod json;
 mod lm_eval;
@@ -44,10 +46,14 @@ pub enum ImportFormat {
     SweBench,
     LmEval,
     Inspect,
+    EvalPlus,
+    BigCodeBench,
+    Helm,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 8] = [
+    pub const ALL: [ImportFormat; 11] = [
+        ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::Inspect,
         ImportFormat::LmEval,
@@ -56,6 +62,8 @@ impl ImportFormat {
         ImportFormat::TerminalBench,
         ImportFormat::Harbor,
         ImportFormat::OpenHands,
+        ImportFormat::EvalPlus,
+        ImportFormat::BigCodeBench,
     ];
 
     pub fn name(self) -> &'static str {
@@ -68,6 +76,9 @@ impl ImportFormat {
             ImportFormat::SweBench => "swebench",
             ImportFormat::LmEval => "lm-eval",
             ImportFormat::Inspect => "inspect",
+            ImportFormat::EvalPlus => "evalplus",
+            ImportFormat::BigCodeBench => "bigcodebench",
+            ImportFormat::Helm => "helm",
         }
     }
 
@@ -114,6 +125,11 @@ impl ImportFormat {
                 if harbor::is_trial(object) || harbor::is_job(object) {
                     return Some(ImportFormat::Harbor);
                 }
+                match evalplus::shape(object) {
+                    Some(evalplus::Shape::BigCodeBench) => return Some(ImportFormat::BigCodeBench),
+                    Some(_) => return Some(ImportFormat::EvalPlus),
+                    None => {}
+                }
                 let first = object.get("results")?.as_array()?.first()?.as_object()?;
                 (first.contains_key("trial_name") && first.contains_key("is_resolved"))
                     .then_some(ImportFormat::TerminalBench)
@@ -121,6 +137,30 @@ impl ImportFormat {
             _ => None,
         }
     }
+}
+
+/// The harness formats pareval reads, for a message about a file it does not recognise.
+pub fn formats_read() -> String {
+    format!(
+        "pareval reads {}, each recognised by its keys or named with --from FORMAT; other records need the columns system, task, outcome (--col NAME=COLUMN maps them)",
+        ImportFormat::ALL.map(ImportFormat::name).join(", ")
+    )
+}
+
+/// The one message for a JSON object of no format pareval reads, naming its first keys.
+fn unknown_object(file: &str, object: &serde_json::Map<String, Value>) -> LoadError {
+    let mut keys: Vec<String> = object.keys().take(8).map(|k| format!("'{k}'")).collect();
+    if object.len() > keys.len() {
+        keys.push(format!("… ({} keys)", object.len()));
+    }
+    LoadError::new(
+        file,
+        format!(
+            "not a result file pareval reads: a JSON object with keys {} ({})",
+            keys.join(", "),
+            formats_read()
+        ),
+    )
 }
 
 /// Choices some formats need: the SWE-bench split of a leaderboard results.json, the lm-eval filter.
@@ -138,7 +178,13 @@ pub struct ImportSettings<'a> {
     pub score_key: Option<&'a str>,
     /// How an Inspect sample becomes a task key (`--inspect-task-key`).
     pub inspect_task_key: InspectTaskKey,
+    /// Which EvalPlus tests decide a sample (`--evalplus-tests`).
+    pub evalplus_tests: EvalPlusTests,
+    /// The stat (HELM) or metric whose value is the outcome (`--metric`).
+    pub metric: Option<&'a str>,
 }
+
+pub use evalplus::EvalPlusTests;
 
 /// How an Inspect sample becomes a task key. Sample ids are unique only within an Inspect task, so
 /// the logs of an eval set (several tasks) need the task in the key; a single eval's logs keep the
@@ -215,6 +261,9 @@ impl Imported {
 /// The file an importer reads for `path`: a folder is a Terminal-Bench run (its `results.json`) or a
 /// Harbor job or trial (its `result.json`).
 pub fn native_file(path: &Path) -> PathBuf {
+    if helm::is_run_folder(path) {
+        return path.join("per_instance_stats.json");
+    }
     if path.is_dir() {
         let harbor = path.join("result.json");
         if !path.join("results.json").exists() && harbor.is_file() {
@@ -229,31 +278,37 @@ pub fn native_file(path: &Path) -> PathBuf {
 /// Whether a folder is read as one result (a Terminal-Bench run, a Harbor job or trial) rather than
 /// as a folder of result files.
 pub fn is_run_folder(path: &Path) -> bool {
-    path.is_dir() && (path.join("results.json").is_file() || path.join("result.json").is_file())
+    path.is_dir()
+        && (path.join("results.json").is_file()
+            || path.join("result.json").is_file()
+            || helm::is_run_folder(path))
 }
 
 /// What a folder holds that is read: its result files (.csv and .jsonl rows, a harness's .json,
 /// .jsonl or .eval files) and its run folders ([`is_run_folder`]), in path order, leaving out dot
-/// files and Inspect's own listings of a log folder (`logs.json`, `eval-set.json`). `watch` follows
+/// files and files read beside another ([`is_companion`]). `watch` follows
 /// these as they appear; `decide` and every other loader read them once, so all read the same files.
 pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return Vec::new();
     };
-    let mut paths: Vec<PathBuf> = entries
-        .flatten()
-        .map(|entry| entry.path())
+    let paths: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
+    // `helm-summarize` writes its tables beside a suite's run folders.
+    let helm_suite = paths.iter().any(|path| helm::is_run_folder(path));
+    let mut paths: Vec<PathBuf> = paths
+        .into_iter()
         .filter(|path| {
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().to_lowercase())
                 .unwrap_or_default();
-            let listing = matches!(name.as_str(), "logs.json" | "eval-set.json");
+            let companion =
+                is_companion(path, &name) || (helm_suite && helm::is_suite_summary(&name));
             let result_file = ["csv", "jsonl", "ndjson", "json", "eval"]
                 .iter()
                 .any(|extension| has_extension(path, extension));
             !name.starts_with('.')
-                && !listing
+                && !companion
                 && if path.is_dir() {
                     is_run_folder(path)
                 } else {
@@ -263,6 +318,29 @@ pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
         .collect();
     paths.sort();
     paths
+}
+
+/// Whether a file in a folder is read beside another rather than on its own (`name` lower case):
+/// Inspect's listings of a log folder (`logs.json`, `eval-set.json`), BigCodeBench's summary beside
+/// its eval results (`…_pass_at_k.json`), lm-eval's aggregate `results_<date>.json` beside its
+/// `samples_<task>_<date>.jsonl` files.
+fn is_companion(path: &Path, name: &str) -> bool {
+    let lm_eval_aggregate = || {
+        name.starts_with("results_")
+            && name.ends_with(".json")
+            && path
+                .parent()
+                .and_then(|f| std::fs::read_dir(f).ok())
+                .is_some_and(|entries| {
+                    entries.flatten().any(|entry| {
+                        let other = entry.file_name().to_string_lossy().to_lowercase();
+                        other.starts_with("samples_") && other.ends_with(".jsonl")
+                    })
+                })
+    };
+    matches!(name, "logs.json" | "eval-set.json")
+        || name.ends_with("_pass_at_k.json")
+        || lm_eval_aggregate()
 }
 
 /// The files read for the paths given: a file as it is, a run folder ([`is_run_folder`]) as it is,
@@ -347,10 +425,20 @@ fn parse_file(
     settings: &ImportSettings<'_>,
 ) -> Result<Option<Parsed>, LoadError> {
     let file_path = native_file(path);
+    let helm_run = file_path
+        .file_name()
+        .is_some_and(|name| name == "per_instance_stats.json")
+        && helm::run_folder_of(&file_path)
+            .join("run_spec.json")
+            .is_file();
+    if format == Some(ImportFormat::Helm) || (format.is_none() && helm_run) {
+        let (imported, bytes, file) = helm::run(&helm::run_folder_of(&file_path), settings.metric)?;
+        return finish_parsed(imported, ImportFormat::Helm, file, &bytes, 0, settings).map(Some);
+    }
     let file = file_path.display().to_string();
     let bytes = std::fs::read(&file_path)
         .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
-    let (mut imported, format, non_finite) = if has_extension(&file_path, "eval") {
+    let (imported, format, non_finite) = if has_extension(&file_path, "eval") {
         if format.is_some_and(|f| f != ImportFormat::Inspect) {
             return Err(LoadError::new(
                 &file,
@@ -415,7 +503,11 @@ fn parse_file(
             Err(error) => return Err(error),
         };
         let Some(format) = format.or_else(|| ImportFormat::detect(&value)) else {
-            return Ok(None);
+            // Canonical JSON records are an array: an object is a harness file of another kind.
+            return match value.as_object() {
+                Some(object) => Err(unknown_object(&file, object)),
+                None => Ok(None),
+            };
         };
         let imported = match format {
             ImportFormat::TauBench => tau::tau_bench(&value, &file_path, &file)?,
@@ -438,6 +530,30 @@ fn parse_file(
                 let log = inspect::json_log(value);
                 inspect::rows(&log, &file, settings)?
             }
+            ImportFormat::EvalPlus | ImportFormat::BigCodeBench => {
+                let shape = value.as_object().and_then(evalplus::shape);
+                let bigcodebench = shape == Some(evalplus::Shape::BigCodeBench);
+                if shape.is_some() && bigcodebench != (format == ImportFormat::BigCodeBench) {
+                    return Err(LoadError::new(
+                        &file,
+                        format!(
+                            "this is a{} file; read it with --from {}",
+                            if bigcodebench {
+                                " BigCodeBench"
+                            } else {
+                                "n EvalPlus"
+                            },
+                            if bigcodebench {
+                                "bigcodebench"
+                            } else {
+                                "evalplus"
+                            }
+                        ),
+                    ));
+                }
+                evalplus::results(&value, &file_path, &file, settings.evalplus_tests)?
+            }
+            ImportFormat::Helm => unreachable_helm(&file)?,
             ImportFormat::OpenHands | ImportFormat::LmEval => {
                 return Err(LoadError::new(
                     &file,
@@ -455,6 +571,27 @@ fn parse_file(
         };
         (imported, format, non_finite)
     };
+    finish_parsed(imported, format, file, &bytes, non_finite, settings).map(Some)
+}
+
+/// HELM runs are read from their folder before any JSON is parsed; this answers a path that got here.
+fn unreachable_helm(file: &str) -> Result<Imported, LoadError> {
+    Err(LoadError::new(
+        file,
+        "HELM results are run folders (run_spec.json with per_instance_stats.json) or a suite folder of them",
+    ))
+}
+
+/// What every importer's rows go through: none is refused, the NaN tokens read are noted,
+/// `--system-name` renames.
+fn finish_parsed(
+    mut imported: Imported,
+    format: ImportFormat,
+    file: String,
+    bytes: &[u8],
+    non_finite: usize,
+    settings: &ImportSettings<'_>,
+) -> Result<Parsed, LoadError> {
     if imported.rows.is_empty() {
         return Err(LoadError::new(
             &file,
@@ -469,12 +606,12 @@ fn parse_file(
     if let Some(name) = settings.system_name {
         rename_systems(&mut imported, name, &file);
     }
-    Ok(Some(Parsed {
+    Ok(Parsed {
         file,
-        sha256: sha256_hex(&bytes),
+        sha256: sha256_hex(bytes),
         format,
         imported,
-    }))
+    })
 }
 
 /// Every row's system becomes `name` (`--system-name`), with a note naming what the file said.

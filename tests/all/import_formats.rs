@@ -1,0 +1,313 @@
+//! The formats of issue 28 on real public files (and, where none is public, on files the harness's
+//! own code wrote), in `tests/fixtures/<format>/` with a README naming each file's source and the
+//! figures an independent reading of it gives; these tests reproduce those figures through
+//! `pareval import` and `pareval info`, and check the refusals.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{assert_refused, fixture, pareval, stderr, stdout, temp_dir};
+
+/// The canonical rows `pareval import FORMAT PATH… [extra]` writes, as JSON objects.
+pub fn import_rows(format: &str, paths: &[&Path], extra: &[&str], name: &str) -> Vec<Value> {
+    let out = temp_dir(name).join("rows.jsonl");
+    let mut args = vec!["import".to_string(), format.to_string()];
+    args.extend(paths.iter().map(|p| p.to_string_lossy().into_owned()));
+    args.extend(["--out".to_string(), out.to_string_lossy().into_owned()]);
+    args.extend(extra.iter().map(|s| s.to_string()));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = pareval(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    std::fs::read_to_string(&out)
+        .expect("read the import")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect()
+}
+
+/// Per system: (rows, distinct tasks, sum of outcomes, rows of each status).
+#[derive(Debug, Default, PartialEq)]
+pub struct Tally {
+    pub rows: usize,
+    pub tasks: usize,
+    pub outcome_sum: f64,
+    pub statuses: BTreeMap<String, usize>,
+}
+
+pub fn tally(rows: &[Value]) -> BTreeMap<String, Tally> {
+    let mut tasks: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
+    let mut out: BTreeMap<String, Tally> = BTreeMap::new();
+    for row in rows {
+        let system = row["system"].as_str().expect("system").to_string();
+        let entry = out.entry(system.clone()).or_default();
+        entry.rows += 1;
+        entry.outcome_sum += row["outcome"]
+            .as_str()
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0);
+        *entry
+            .statuses
+            .entry(row["status"].as_str().expect("status").to_string())
+            .or_default() += 1;
+        tasks
+            .entry(system)
+            .or_default()
+            .insert(row["task"].as_str().expect("task").to_string());
+    }
+    for (system, entry) in &mut out {
+        entry.tasks = tasks[system].len();
+    }
+    out
+}
+
+fn info_words(args: &[&str]) -> String {
+    let mut all = vec!["info"];
+    all.extend(args);
+    let info = pareval(&all);
+    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
+    stdout(&info)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn evalplus_files_give_the_leaderboard_s_base_and_plus_counts() {
+    let root = fixture("evalplus");
+    let llama = root.join("llama3-exp/results");
+    let rows = import_rows(
+        "evalplus",
+        &[
+            &llama.join("70B-instruct-base/samples_eval_results.json"),
+            &llama.join("8b-instruct-base/samples_eval_results.json"),
+        ],
+        &[],
+        "evalplus-llama",
+    );
+    let counts = tally(&rows);
+    // The systems are the folders: the files never name their model.
+    assert_eq!(counts["70B-instruct-base"].rows, 164);
+    assert_eq!(counts["70B-instruct-base"].outcome_sum, 116.0);
+    // HumanEval/9 of the 8B file fails base and passes plus: plus alone would count 91.
+    assert_eq!(counts["8b-instruct-base"].outcome_sum, 90.0);
+    let base = tally(&import_rows(
+        "evalplus",
+        &[
+            &llama.join("70B-instruct-base/samples_eval_results.json"),
+            &llama.join("8b-instruct-base/samples_eval_results.json"),
+        ],
+        &["--evalplus-tests", "base"],
+        "evalplus-llama-base",
+    ));
+    assert_eq!(base["70B-instruct-base"].outcome_sum, 127.0);
+    assert_eq!(base["8b-instruct-base"].outcome_sum, 98.0);
+
+    // Several samples of a task are its runs; a timeout is a failure with status error.
+    let uneven = root.join("CodeCoR/results/samples_codecot_eval_results.json");
+    let rows = import_rows("evalplus", &[&uneven], &[], "evalplus-uneven");
+    let counts = tally(&rows);
+    let codecot = &counts["samples_codecot"];
+    assert_eq!(
+        (codecot.rows, codecot.tasks, codecot.outcome_sum),
+        (165, 164, 103.0)
+    );
+    assert_eq!(codecot.statuses.get("error"), Some(&1));
+    assert!(
+        rows.iter().any(|r| r["run"] == "1"),
+        "a second sample is run 1"
+    );
+
+    // MBPP+ with a failing input wider than 64 bits (polars' JSON reader panicked on it).
+    let mbpp = root.join("CodeCoR/results/output_self-planning_eval_results.json");
+    let words = info_words(&[&mbpp.to_string_lossy()]);
+    assert!(
+        words.contains("read as evalplus (recognised by its keys)"),
+        "{words}"
+    );
+    let counts = tally(&import_rows("evalplus", &[&mbpp], &[], "evalplus-mbpp"));
+    assert_eq!(
+        (
+            counts["output_self-planning"].tasks,
+            counts["output_self-planning"].outcome_sum
+        ),
+        (399, 116.0)
+    );
+
+    // A --base-only run is read on its base tests, and says so.
+    let metagpt = root.join("MetaGPT/samples_eval_results.json");
+    let words = info_words(&[&metagpt.to_string_lossy()]);
+    assert!(words.contains("--base-only run"), "{words}");
+    let counts = tally(&import_rows(
+        "evalplus",
+        &[&metagpt],
+        &[],
+        "evalplus-base-only",
+    ));
+    assert_eq!(
+        (counts["MetaGPT"].rows, counts["MetaGPT"].outcome_sum),
+        (168, 147.0)
+    );
+
+    // EvalPlus 0.1.1–0.2.0 files (nfiles, base/plus lists of [status, details]).
+    let legacy = root.join("Evaluate_LLM_Evalplus/phi_1_samples_eval_results.json");
+    let counts = tally(&import_rows("evalplus", &[&legacy], &[], "evalplus-legacy"));
+    assert_eq!(counts["phi_1_samples"].outcome_sum, 68.0);
+    let counts = tally(&import_rows(
+        "evalplus",
+        &[&legacy],
+        &["--evalplus-tests", "base"],
+        "evalplus-legacy-base",
+    ));
+    assert_eq!(counts["phi_1_samples"].outcome_sum, 78.0);
+}
+
+#[test]
+fn bigcodebench_files_are_read_by_status_and_their_summaries_are_left_beside_them() {
+    let folder = fixture("evalplus/bigcodebench/haozhe");
+    // The folder holds the eval results and the `_pass_at_k.json` summary: only the first is read.
+    let words = info_words(&[&folder.to_string_lossy()]);
+    assert!(words.contains("read as bigcodebench"), "{words}");
+    assert!(words.contains("checkpoint-800--main"), "{words}");
+    let rows = import_rows("bigcodebench", &[&folder], &[], "bcb");
+    let counts = tally(&rows);
+    assert_eq!(counts["checkpoint-800--main"].rows, 148);
+    // The summary beside it says pass@1 0.02027 = 3/148.
+    assert_eq!(counts["checkpoint-800--main"].outcome_sum, 3.0);
+    let eval_results = std::fs::read_dir(&folder)
+        .expect("folder")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().ends_with("_eval_results.json"))
+        .expect("the eval results");
+    let wrong = pareval(&[
+        "info",
+        "--from",
+        "evalplus",
+        &eval_results.to_string_lossy(),
+    ]);
+    assert_refused(&wrong, "read it with --from bigcodebench");
+}
+
+#[test]
+fn helm_run_folders_read_the_main_metric_on_the_main_split() {
+    let public = fixture("helm/public");
+    let rows = import_rows("helm", &[&public], &[], "helm-public");
+    let counts = tally(&rows);
+    // gpt2: MMLU philosophy's 9 test instances (exact_match 1) and NarrativeQA's 4 (f1_score
+    // 0.69697); the valid instance of each is not a task of the main split.
+    let gpt2 = &counts["openai/gpt2"];
+    assert_eq!((gpt2.rows, gpt2.tasks), (13, 13));
+    assert!(
+        (gpt2.outcome_sum - (1.0 + 0.696_969_696_969_697)).abs() < 1e-9,
+        "{}",
+        gpt2.outcome_sum
+    );
+    // HellaSwag's main split is valid (HELM's classic schema).
+    let pythia = &counts["eleutherai/pythia-1b-v0"];
+    assert_eq!((pythia.rows, pythia.outcome_sum), (10, 3.0));
+    let task = |prefix: &str| {
+        rows.iter()
+            .any(|r| r["task"].as_str().is_some_and(|t| t.starts_with(prefix)))
+    };
+    assert!(task(
+        "mmlu:subject=philosophy,method=multiple_choice_joint/id"
+    ));
+    assert!(task("narrative_qa/id"));
+    assert!(
+        rows.iter().all(|r| r["seconds"].as_str().is_some()),
+        "inference_runtime is the seconds"
+    );
+    let groups: std::collections::BTreeSet<&str> =
+        rows.iter().filter_map(|r| r["group"].as_str()).collect();
+    assert_eq!(
+        groups.into_iter().collect::<Vec<_>>(),
+        ["hellaswag", "mmlu", "narrative_qa"]
+    );
+    let words = info_words(&[&public.to_string_lossy()]);
+    assert!(
+        words.contains("1 instance of another split than test"),
+        "{words}"
+    );
+
+    // --metric names another stat; one outside [0, 1] is refused naming the file and the value.
+    let quasi = tally(&import_rows(
+        "helm",
+        &[&public],
+        &["--metric", "quasi_exact_match"],
+        "helm-quasi",
+    ));
+    assert_eq!(quasi["eleutherai/pythia-1b-v0"].rows, 10);
+    let tokens = pareval(&[
+        "info",
+        &public.to_string_lossy(),
+        "--metric",
+        "num_prompt_tokens",
+    ]);
+    assert_refused(&tokens, "num_prompt_tokens is");
+    assert!(
+        stderr(&tokens).contains("per_instance_stats.json"),
+        "{}",
+        stderr(&tokens)
+    );
+}
+
+#[test]
+fn a_helm_suite_keeps_perturbed_copies_and_summaries_out_and_train_trials_as_runs() {
+    let suite = fixture("helm/generated/gen-v1");
+    let words = info_words(&[&suite.to_string_lossy()]);
+    assert!(
+        words.contains("6 entries of perturbed instances"),
+        "{words}"
+    );
+    let rows = import_rows("helm", &[&suite], &[], "helm-suite");
+    let counts = tally(&rows);
+    // model1: 5 instances of the plain run + 3 instances × 2 train trials of the augmented run.
+    assert_eq!(
+        (counts["simple/model1"].rows, counts["simple/model1"].tasks),
+        (11, 8)
+    );
+    assert_eq!(
+        (counts["simple/model2"].rows, counts["simple/model2"].tasks),
+        (5, 5)
+    );
+    assert!(rows.iter().any(|r| r["run"] == "1"));
+    // The two models share the plain run's tasks, so they are a pair.
+    let shared = rows
+        .iter()
+        .filter(|r| r["system"] == "simple/model2")
+        .all(|r| {
+            rows.iter()
+                .any(|o| o["system"] == "simple/model1" && o["task"] == r["task"])
+        });
+    assert!(shared);
+}
+
+#[test]
+fn broken_helm_folders_and_unknown_json_name_the_file() {
+    let dir = temp_dir("helm-broken");
+    let run = dir.join("mmlu:subject=x,model=m");
+    std::fs::create_dir_all(&run).expect("dir");
+    let public = fixture("helm/public/narrative_qa:model=openai_gpt2");
+    std::fs::copy(public.join("run_spec.json"), run.join("run_spec.json")).expect("copy");
+    let stats = std::fs::read(public.join("per_instance_stats.json")).expect("stats");
+    std::fs::write(
+        run.join("per_instance_stats.json"),
+        &stats[..stats.len() / 2],
+    )
+    .expect("write");
+    let output = pareval(&["info", &run.to_string_lossy()]);
+    assert_refused(&output, "not a HELM per_instance_stats.json");
+    assert!(stderr(&output).contains("mmlu:subject=x,model=m/per_instance_stats.json"));
+
+    // A JSON object of no format pareval reads: one message naming the file and the formats.
+    let unknown = dir.join("results_2025.json");
+    std::fs::write(&unknown, r#"{"results": {"gsm8k": {}}, "config": {}}"#).expect("write");
+    let output = pareval(&["info", &unknown.to_string_lossy()]);
+    assert_refused(&output, "not a result file pareval reads");
+    for name in ["helm", "evalplus", "bigcodebench", "inspect", "lm-eval"] {
+        assert!(stderr(&output).contains(name), "{}", stderr(&output));
+    }
+    assert!(stderr(&output).contains("results_2025.json"));
+}
