@@ -93,12 +93,15 @@ impl InfoReport {
             n if n % 2 == 1 => Some(overlaps[n / 2] as f64),
             n => Some((overlaps[n / 2 - 1] + overlaps[n / 2]) as f64 / 2.0),
         };
+        // None for a system without a single value (an empty f64 sum is -0.0, printed "-0.00").
         let per_pass = |matrix: &Option<Vec<f64>>, s: usize| {
-            matrix.as_ref().map(|m| {
-                m[s * n_tasks..(s + 1) * n_tasks]
+            matrix.as_ref().and_then(|m| {
+                let known: Vec<f64> = m[s * n_tasks..(s + 1) * n_tasks]
                     .iter()
+                    .copied()
                     .filter(|x| !x.is_nan())
-                    .sum::<f64>()
+                    .collect();
+                (!known.is_empty()).then(|| known.iter().sum::<f64>())
             })
         };
         let systems = dataset

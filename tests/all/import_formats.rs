@@ -311,3 +311,84 @@ fn broken_helm_folders_and_unknown_json_name_the_file() {
     }
     assert!(stderr(&output).contains("results_2025.json"));
 }
+
+/// Σ `score` of o1's lines in the METR fixture (Python's reading).
+const O1_SCORE_SUM: f64 = 29.301_884;
+
+#[test]
+fn metr_runs_are_read_by_alias_with_runs_numbered_by_start() {
+    let old = fixture("metr/all_runs_2025-02-27_5_families.jsonl");
+    let rows = import_rows("metr", &[&old], &[], "metr-2025");
+    let counts = tally(&rows);
+    let expected = [
+        ("Claude 3 Opus", 75, 23.0),
+        ("Claude 3.5 Sonnet (New)", 45, 30.0),
+        ("Claude 3.5 Sonnet (Old)", 86, 31.0),
+        ("GPT-4 0314", 40, 10.0),
+        ("GPT-4 Turbo", 77, 18.0),
+        ("GPT-4o", 75, 18.0),
+        ("davinci-002", 5, 0.0),
+        ("gpt-3.5-turbo-instruct", 30, 2.0),
+        ("human", 35, 23.0),
+        ("o1", 104, 19.0),
+        ("o1-preview", 39, 24.0),
+    ];
+    assert_eq!(counts.len(), expected.len());
+    for (alias, rows, passes) in expected {
+        assert_eq!(
+            (counts[alias].rows, counts[alias].outcome_sum),
+            (rows, passes),
+            "{alias}"
+        );
+    }
+    let errors: usize = counts
+        .values()
+        .map(|t| t.statuses.get("error").copied().unwrap_or(0))
+        .sum();
+    assert_eq!(errors, 255, "fatal_error_from runs are errors, kept");
+    // o1's 64 runs of one task are numbered 0..63 by start; the numbers are the same on a re-read.
+    let o1_max = rows
+        .iter()
+        .filter(|r| r["system"] == "o1")
+        .filter_map(|r| r["run"].as_str()?.parse::<u32>().ok())
+        .max();
+    assert_eq!(o1_max, Some(63));
+    assert_eq!(rows, import_rows("metr", &[&old], &[], "metr-2025-again"));
+    // Seconds are the task's human minutes × 60; the group is the family.
+    let fix = rows
+        .iter()
+        .find(|r| r["task"] == "ai_rd_fix_embedding/main")
+        .expect("a row");
+    assert_eq!(fix["seconds"], "33396");
+    assert_eq!(fix["group"], "ai_rd_fix_embedding");
+    // --metric reads another field, when it is a score in [0, 1]; one that is not is refused
+    // naming the line.
+    let continuous = tally(&import_rows(
+        "metr",
+        &[&old],
+        &["--metric", "score"],
+        "metr-score",
+    ));
+    assert!((continuous["o1"].outcome_sum - O1_SCORE_SUM).abs() < 1e-6);
+    let refused = pareval(&["info", &old.to_string_lossy(), "--metric", "human_minutes"]);
+    assert_refused(&refused, "human_minutes is");
+    assert!(stderr(&refused).contains("line "), "{}", stderr(&refused));
+
+    // The 2026 schema, recognised by its keys.
+    let new = fixture("metr/runs_th1-1_excerpt.jsonl");
+    let words = info_words(&[&new.to_string_lossy()]);
+    assert!(
+        words.contains("read as metr (recognised by its keys)"),
+        "{words}"
+    );
+    let counts = tally(&import_rows("metr", &[&new], &[], "metr-2026"));
+    assert_eq!(
+        (
+            counts["Claude 3 Opus (Inspect)"].rows,
+            counts["Claude 3 Opus (Inspect)"].outcome_sum
+        ),
+        (24, 0.0)
+    );
+    let sonnet = &counts["Claude 3.5 Sonnet (New) (Inspect)"];
+    assert_eq!((sonnet.rows, sonnet.outcome_sum), (23, 23.0));
+}

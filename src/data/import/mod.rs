@@ -20,6 +20,7 @@ mod helm;
 mod inspect;
 mod json;
 mod lm_eval;
+mod metr;
 mod openhands;
 mod swebench;
 mod tau;
@@ -49,10 +50,11 @@ pub enum ImportFormat {
     EvalPlus,
     BigCodeBench,
     Helm,
+    Metr,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 11] = [
+    pub const ALL: [ImportFormat; 12] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::Inspect,
@@ -64,6 +66,7 @@ impl ImportFormat {
         ImportFormat::OpenHands,
         ImportFormat::EvalPlus,
         ImportFormat::BigCodeBench,
+        ImportFormat::Metr,
     ];
 
     pub fn name(self) -> &'static str {
@@ -79,6 +82,7 @@ impl ImportFormat {
             ImportFormat::EvalPlus => "evalplus",
             ImportFormat::BigCodeBench => "bigcodebench",
             ImportFormat::Helm => "helm",
+            ImportFormat::Metr => "metr",
         }
     }
 
@@ -91,6 +95,9 @@ impl ImportFormat {
         let object = first.as_object()?;
         if object.contains_key("system") {
             return None;
+        }
+        if metr::is_run(object) {
+            return Some(ImportFormat::Metr);
         }
         if object.contains_key("instance_id")
             && (object.contains_key("test_result") || object.contains_key("metadata"))
@@ -468,13 +475,18 @@ fn parse_file(
             }
         };
         let (imported, non_finite) = match format {
-            ImportFormat::OpenHands => {
+            ImportFormat::OpenHands | ImportFormat::Metr => {
                 let mut lines = Vec::new();
                 let non_finite = for_each_line(&bytes, &file, false, |number, value| {
                     lines.push((number, value));
                     Ok(())
                 })?;
-                (openhands::output(&lines, &file)?, non_finite)
+                let imported = if format == ImportFormat::Metr {
+                    metr::runs(&lines, &file, settings.metric)?
+                } else {
+                    openhands::output(&lines, &file)?
+                };
+                (imported, non_finite)
             }
             ImportFormat::LmEval => {
                 let mut reader = lm_eval::Reader::default();
@@ -554,16 +566,16 @@ fn parse_file(
                 evalplus::results(&value, &file_path, &file, settings.evalplus_tests)?
             }
             ImportFormat::Helm => unreachable_helm(&file)?,
-            ImportFormat::OpenHands | ImportFormat::LmEval => {
+            ImportFormat::OpenHands | ImportFormat::LmEval | ImportFormat::Metr => {
                 return Err(LoadError::new(
                     &file,
                     format!(
                         "{} results are JSON Lines ({}), one record per line",
                         format.name(),
-                        if format == ImportFormat::OpenHands {
-                            "output.jsonl"
-                        } else {
-                            "samples_<task>_<date>.jsonl"
+                        match format {
+                            ImportFormat::OpenHands => "output.jsonl",
+                            ImportFormat::Metr => "runs.jsonl",
+                            _ => "samples_<task>_<date>.jsonl",
                         }
                     ),
                 ));
