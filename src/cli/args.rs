@@ -253,6 +253,10 @@ pub struct ImportFlags {
     /// from HELM's schemas, e.g. exact_match; lighteval: default the task's first metric).
     #[arg(long, value_name = "NAME")]
     pub metric: Option<String>,
+    /// An aider exercise passes when its tests pass within this many tries (2: pass_rate_2, the
+    /// leaderboard's headline; 1: the first try).
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    pub aider_tries: u32,
 }
 
 impl ImportFlags {
@@ -264,6 +268,7 @@ impl ImportFlags {
         options.system_name = self.system_name.clone();
         options.score_key = self.score_key.clone();
         options.metric = self.metric.clone();
+        options.aider_tries = Some(self.aider_tries);
         options.inspect_task_key =
             crate::data::import::InspectTaskKey::parse(&self.inspect_task_key)
                 .map_err(super::CliError::Input)?;

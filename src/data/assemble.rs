@@ -53,6 +53,9 @@ pub struct LoadOptions {
     pub evalplus_tests: super::import::EvalPlusTests,
     /// The stat (HELM) or metric whose value is the outcome (`--metric`).
     pub metric: Option<String>,
+    /// An aider exercise passes when its tests pass within this many tries (`--aider-tries`;
+    /// None: 2).
+    pub aider_tries: Option<u32>,
 }
 
 impl LoadOptions {
@@ -68,6 +71,7 @@ impl LoadOptions {
             inspect_task_key: self.inspect_task_key,
             evalplus_tests: self.evalplus_tests,
             metric: self.metric.as_deref(),
+            aider_tries: self.aider_tries,
         }
     }
 }

@@ -151,11 +151,9 @@ impl FileFollower {
     /// A harness's result file: read whole once it has stopped changing between two polls (a harness
     /// may write it in several goes), again, with a notice, whenever it changes after that.
     fn poll_native(&mut self, out: &mut Vec<Event>) {
-        let target = crate::data::import::native_file(&self.path);
-        let Ok(meta) = std::fs::metadata(&target) else {
+        let Some(stamp) = crate::data::import::change_stamp(&self.path) else {
             return;
         };
-        let stamp = (meta.len(), meta.modified().ok());
         let stable = self.seen == Some(stamp);
         self.seen = Some(stamp);
         if !stable || self.read == Some(stamp) {
@@ -468,6 +466,41 @@ mod tests {
                 ("regex-log".to_string(), 0.0),
             ]
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_aider_run_folder_is_read_again_as_exercises_finish() {
+        let dir = std::env::temp_dir().join(format!("pareval-follow-aider-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/aider/2024-09-18-00-34-01--claude-sonnet-test");
+        let run = dir.join("2025-01-01-00-00-00--live");
+        // The benchmark copies every exercise first; results appear as exercises end.
+        for exercise in ["bob", "zebra-puzzle", "wordy"] {
+            std::fs::create_dir_all(run.join(exercise)).expect("exercise");
+        }
+        let results = ".aider.results.json";
+        let copy = |exercise: &str| {
+            std::fs::copy(
+                fixture.join(exercise).join(results),
+                run.join(exercise).join(results),
+            )
+            .expect("copy")
+        };
+        copy("bob");
+        let mut followed = Followed::new(std::slice::from_ref(&dir)).expect("followed");
+        assert!(followed.poll().is_empty());
+        let first = rows(&followed.poll());
+        assert_eq!(first.len(), 1, "{first:?}");
+        assert_eq!(first[0].0, "bob");
+        copy("zebra-puzzle");
+        assert!(followed.poll().is_empty());
+        let again = followed.poll();
+        assert!(again.iter().any(|e| matches!(e, Event::Reread { .. })));
+        let mut tasks: Vec<String> = rows(&again).into_iter().map(|(task, _)| task).collect();
+        tasks.sort();
+        assert_eq!(tasks, ["bob", "zebra-puzzle"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

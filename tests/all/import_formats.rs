@@ -392,3 +392,129 @@ fn metr_runs_are_read_by_alias_with_runs_numbered_by_start() {
     let sonnet = &counts["Claude 3.5 Sonnet (New) (Inspect)"];
     assert_eq!((sonnet.rows, sonnet.outcome_sum), (23, 23.0));
 }
+
+/// Copies one exercise's real results file into `to/<exercise>/` (or under a language's
+/// `exercises/practice/`), so a test can build the layouts aider writes.
+fn place_aider_results(run: &Path, exercise: &str, to: &Path) {
+    std::fs::create_dir_all(to).expect("exercise folder");
+    std::fs::copy(
+        run.join(exercise).join(".aider.results.json"),
+        to.join(".aider.results.json"),
+    )
+    .expect("copy");
+}
+
+#[test]
+fn aider_runs_give_the_leaderboard_s_pass_rates_and_tell_runs_of_one_model_apart() {
+    let root = fixture("aider");
+    let rows = import_rows("aider", &[&root], &[], "aider-runs");
+    let counts = tally(&rows);
+    // Aider's own --stats for these runs: pass_rate_2 72.2 and 77.4 of 133, $5.0914 and $4.5056.
+    let first = &counts["2024-09-18-00-34-01--claude-sonnet-test"];
+    let second = &counts["2024-09-18-13-00-15--claude-sonnet-test"];
+    assert_eq!((first.rows, first.outcome_sum), (133, 96.0));
+    assert_eq!((second.rows, second.outcome_sum), (133, 103.0));
+    let cost: f64 = rows
+        .iter()
+        .filter(|r| r["system"] == "2024-09-18-00-34-01--claude-sonnet-test")
+        .filter_map(|r| r["cost_usd"].as_str()?.parse::<f64>().ok())
+        .sum();
+    assert!((cost - 5.0914).abs() < 5e-5, "{cost}");
+    // pass_rate_1: 51.1 and 54.9.
+    let first_try = tally(&import_rows(
+        "aider",
+        &[&root],
+        &["--aider-tries", "1"],
+        "aider-tries-1",
+    ));
+    assert_eq!(
+        first_try["2024-09-18-00-34-01--claude-sonnet-test"].outcome_sum,
+        68.0
+    );
+    assert_eq!(
+        first_try["2024-09-18-13-00-15--claude-sonnet-test"].outcome_sum,
+        73.0
+    );
+    let words = info_words(&[&root.to_string_lossy()]);
+    assert!(
+        words.contains("read as aider (recognised by its keys)"),
+        "{words}"
+    );
+    assert!(words.contains("edit_format diff"), "{words}");
+}
+
+#[test]
+fn an_aider_polyglot_run_keys_tasks_by_language_and_counts_what_did_not_run() {
+    let real = fixture("aider/2024-09-18-00-34-01--claude-sonnet-test");
+    let dir = temp_dir("aider-polyglot");
+    let run = dir.join("2025-02-01-10-00-00--polyglot");
+    let practice = |language: &str, exercise: &str| {
+        run.join(language).join("exercises/practice").join(exercise)
+    };
+    // The polyglot layout, built from real results files (no public polyglot run has its
+    // per-exercise files); one exercise not run yet, one that ended in an exception.
+    place_aider_results(&real, "bob", &practice("python", "bob"));
+    place_aider_results(&real, "wordy", &practice("python", "wordy"));
+    place_aider_results(&real, "bob", &practice("go", "bob"));
+    std::fs::create_dir_all(practice("rust", "bob")).expect("not run yet");
+    std::fs::create_dir_all(practice("java", "hangman")).expect("exception");
+    std::fs::write(
+        practice("java", "hangman").join(".aider.results.json"),
+        r#"{"exception": "Traceback (most recent call last):\nTimeoutError: x\n"}"#,
+    )
+    .expect("write");
+    let rows = import_rows("aider", &[&run], &[], "aider-polyglot-rows");
+    let mut tasks: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["task"].as_str().expect("task"),
+                r["group"].as_str().expect("group"),
+                r["status"].as_str().expect("status"),
+            )
+        })
+        .collect();
+    tasks.sort();
+    assert_eq!(
+        tasks,
+        [
+            ("go/bob", "go", "ok"),
+            ("java/hangman", "java", "error"),
+            ("python/bob", "python", "ok"),
+            ("python/wordy", "python", "ok"),
+            ("rust/bob", "rust", "not_attempted"),
+        ]
+    );
+    let words = info_words(&[&run.to_string_lossy()]);
+    assert!(
+        words.contains("1 exercise folder has no .aider.results.json"),
+        "{words}"
+    );
+    assert!(
+        words.contains("1 exercise ended in an exception"),
+        "{words}"
+    );
+
+    // One run folder mixing edit formats is refused, naming both files.
+    let mixed = dir.join("2025-02-02-10-00-00--mixed");
+    place_aider_results(&real, "bob", &mixed.join("bob"));
+    let other = mixed.join("wordy");
+    std::fs::create_dir_all(&other).expect("dir");
+    let text = std::fs::read_to_string(real.join("wordy/.aider.results.json")).expect("read");
+    std::fs::write(
+        other.join(".aider.results.json"),
+        text.replace("\"edit_format\": \"diff\"", "\"edit_format\": \"whole\""),
+    )
+    .expect("write");
+    let refused = pareval(&["info", &mixed.to_string_lossy()]);
+    assert_refused(&refused, "one aider run mixes settings");
+    assert!(
+        stderr(&refused).contains("edit_format whole"),
+        "{}",
+        stderr(&refused)
+    );
+    // A truncated results file names the file.
+    std::fs::write(other.join(".aider.results.json"), &text[..text.len() / 2]).expect("write");
+    let refused = pareval(&["info", &mixed.to_string_lossy()]);
+    assert_refused(&refused, "wordy/.aider.results.json");
+}

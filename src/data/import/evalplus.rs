@@ -19,7 +19,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
-use super::{CanonicalRow, Imported, RowStatus};
+use super::{CanonicalRow, Imported, RowStatus, counted};
 use crate::data::error::LoadError;
 
 /// Which of EvalPlus's test suites decides a sample (`--evalplus-tests`).
@@ -185,8 +185,8 @@ pub fn results(
     notes.push(format!("{file}: outcome 1 when {suite}"));
     if tally.timeouts > 0 {
         notes.push(format!(
-            "{file}: {} samples timed out (the harness killed the test process): outcome 0, status error",
-            tally.timeouts
+            "{file}: {} out (the harness killed the test process): outcome 0, status error",
+            counted(tally.timeouts, "sample timed", "samples timed")
         ));
     }
     Ok(Imported::entries(rows, notes))

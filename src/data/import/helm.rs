@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::{CanonicalRow, Imported, RowStatus};
+use super::{CanonicalRow, Imported, RowStatus, counted};
 use crate::data::error::LoadError;
 
 /// Whether `folder` is a HELM run folder (the two files the importer reads).
@@ -428,11 +428,6 @@ pub fn run(
         ));
     }
     Ok((Imported::entries(rows, notes), bytes, file))
-}
-
-/// "1 entry", "3 entries".
-fn counted(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 
 use serde_json::Value;
 
-use super::{CanonicalRow, Imported, RowStatus, text_field};
+use super::{CanonicalRow, Imported, RowStatus, counted, text_field};
 use crate::data::error::LoadError;
 
 /// Whether a JSON Lines line is a METR run.
@@ -118,7 +118,8 @@ pub fn runs(
     )];
     if errors > 0 {
         notes.push(format!(
-            "{file}: {errors} runs have a fatal_error_from: kept with their score, as METR's fits keep them, with status error"
+            "{file}: {} a fatal_error_from: kept with their score, as METR's fits keep them, with status error",
+            counted(errors, "run has", "runs have")
         ));
     }
     let line_numbers = lines.iter().map(|(number, _)| *number).collect();

@@ -14,6 +14,7 @@
 //! Terminal-Bench `results.json`, is recognised by its keys (a `.jsonl` file by its first line only, so
 //! canonical JSON Lines are parsed once).
 
+mod aider;
 mod evalplus;
 mod harbor;
 mod helm;
@@ -51,10 +52,11 @@ pub enum ImportFormat {
     BigCodeBench,
     Helm,
     Metr,
+    Aider,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 12] = [
+    pub const ALL: [ImportFormat; 13] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::Inspect,
@@ -67,6 +69,7 @@ impl ImportFormat {
         ImportFormat::EvalPlus,
         ImportFormat::BigCodeBench,
         ImportFormat::Metr,
+        ImportFormat::Aider,
     ];
 
     pub fn name(self) -> &'static str {
@@ -83,6 +86,7 @@ impl ImportFormat {
             ImportFormat::BigCodeBench => "bigcodebench",
             ImportFormat::Helm => "helm",
             ImportFormat::Metr => "metr",
+            ImportFormat::Aider => "aider",
         }
     }
 
@@ -131,6 +135,9 @@ impl ImportFormat {
                 }
                 if harbor::is_trial(object) || harbor::is_job(object) {
                     return Some(ImportFormat::Harbor);
+                }
+                if aider::is_results(object) {
+                    return Some(ImportFormat::Aider);
                 }
                 match evalplus::shape(object) {
                     Some(evalplus::Shape::BigCodeBench) => return Some(ImportFormat::BigCodeBench),
@@ -189,6 +196,9 @@ pub struct ImportSettings<'a> {
     pub evalplus_tests: EvalPlusTests,
     /// The stat (HELM) or metric whose value is the outcome (`--metric`).
     pub metric: Option<&'a str>,
+    /// An aider exercise passes when its tests pass within this many tries (`--aider-tries`;
+    /// None: 2, the leaderboard's pass_rate_2).
+    pub aider_tries: Option<u32>,
 }
 
 pub use evalplus::EvalPlusTests;
@@ -288,7 +298,25 @@ pub fn is_run_folder(path: &Path) -> bool {
     path.is_dir()
         && (path.join("results.json").is_file()
             || path.join("result.json").is_file()
-            || helm::is_run_folder(path))
+            || helm::is_run_folder(path)
+            || aider::is_run_folder(path))
+}
+
+/// What changes when a result is rewritten or grows (size, last change): of its file, or, for an
+/// aider run, of all its exercises' results files together. `watch` reads a result again when this
+/// changes.
+pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)> {
+    if aider::is_run_folder(path) {
+        let mut stamp = (0u64, None);
+        for file in aider::results_files(path) {
+            let meta = std::fs::metadata(&file).ok()?;
+            stamp.0 += meta.len() + 1;
+            stamp.1 = stamp.1.max(meta.modified().ok());
+        }
+        return Some(stamp);
+    }
+    let meta = std::fs::metadata(native_file(path)).ok()?;
+    Some((meta.len(), meta.modified().ok()))
 }
 
 /// What a folder holds that is read: its result files (.csv and .jsonl rows, a harness's .json,
@@ -438,6 +466,14 @@ fn parse_file(
         && helm::run_folder_of(&file_path)
             .join("run_spec.json")
             .is_file();
+    let aider_results = path.file_name().is_some_and(|name| name == aider::RESULTS);
+    if format == Some(ImportFormat::Aider)
+        || (format.is_none() && (aider_results || aider::is_run_folder(path)))
+    {
+        let (imported, bytes, file) =
+            aider::run(path, settings.aider_tries.unwrap_or(aider::HEADLINE_TRIES))?;
+        return finish_parsed(imported, ImportFormat::Aider, file, &bytes, 0, settings).map(Some);
+    }
     if format == Some(ImportFormat::Helm) || (format.is_none() && helm_run) {
         let (imported, bytes, file) = helm::run(&helm::run_folder_of(&file_path), settings.metric)?;
         return finish_parsed(imported, ImportFormat::Helm, file, &bytes, 0, settings).map(Some);
@@ -566,6 +602,14 @@ fn parse_file(
                 evalplus::results(&value, &file_path, &file, settings.evalplus_tests)?
             }
             ImportFormat::Helm => unreachable_helm(&file)?,
+            // A renamed copy of one exercise's results, recognised by its keys.
+            ImportFormat::Aider => {
+                aider::run(
+                    &file_path,
+                    settings.aider_tries.unwrap_or(aider::HEADLINE_TRIES),
+                )?
+                .0
+            }
             ImportFormat::OpenHands | ImportFormat::LmEval | ImportFormat::Metr => {
                 return Err(LoadError::new(
                     &file,
@@ -726,6 +770,11 @@ pub fn canonical_frame(rows: &[CanonicalRow]) -> PolarsResult<DataFrame> {
         }
     }
     DataFrame::new_infer_height(columns)
+}
+
+/// "1 entry", "3 entries": a count for a note.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// A required field of entry `index` as text (numbers and strings both: ids are ints in some files).
