@@ -518,3 +518,124 @@ fn an_aider_polyglot_run_keys_tasks_by_language_and_counts_what_did_not_run() {
     let refused = pareval(&["info", &mixed.to_string_lossy()]);
     assert_refused(&refused, "wordy/.aider.results.json");
 }
+
+/// The one lighteval details file of `folder` whose name holds `task`.
+fn details_file(folder: &Path, task: &str) -> std::path::PathBuf {
+    let date = std::fs::read_dir(folder)
+        .expect("model folder")
+        .flatten()
+        .next()
+        .expect("a date folder")
+        .path();
+    std::fs::read_dir(&date)
+        .expect("date folder")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().contains(task))
+        .expect("the details file")
+}
+
+#[test]
+fn lighteval_details_of_every_schema_era_read_one_metric_per_sample() {
+    let root = fixture("lighteval");
+    let new = root.join("v0.13.0/details/toy-org/dummy-model");
+    let date = std::fs::read_dir(&new)
+        .expect("dir")
+        .flatten()
+        .next()
+        .expect("date")
+        .path();
+    let rows = import_rows("lighteval", &[&date], &[], "lighteval-013");
+    let counts = tally(&rows);
+    // 3 docs per task; the mixed task's 6 rows (one per sampling method) are 3 samples.
+    let dummy = &counts["toy-org/dummy-model"];
+    assert_eq!((dummy.rows, dummy.tasks, dummy.outcome_sum), (9, 9, 0.0));
+    assert!(
+        rows.iter()
+            .any(|r| r["task"] == "toy_mixed|0/1" && r["group"] == "toy_mixed|0")
+    );
+    // Its acc values come from the second row of each doc: merged, none missing.
+    let mixed = details_file(&new, "toy_mixed");
+    let acc = tally(&import_rows(
+        "lighteval",
+        &[&mixed],
+        &["--metric", "acc"],
+        "lighteval-acc",
+    ));
+    assert_eq!(acc["toy-org/dummy-model"].statuses.get("ok"), Some(&3));
+    let words = info_words(&[&mixed.to_string_lossy()]);
+    assert!(words.contains("6 rows merged into 3 samples"), "{words}");
+    // A metric the file lacks is refused with the ones it has.
+    let refused = pareval(&[
+        "info",
+        &details_file(&new, "toy_gen").to_string_lossy(),
+        "--metric",
+        "acc",
+    ]);
+    assert_refused(&refused, "the file's numeric metrics are em, f1");
+
+    // Two models' files of one task pair up by doc id.
+    let edited = details_file(&root.join("v0.13.0/details/toy-org/edited-model"), "toy_mc");
+    let pair = tally(&import_rows(
+        "lighteval",
+        &[&details_file(&new, "toy_mc"), &edited],
+        &[],
+        "lighteval-pair",
+    ));
+    assert_eq!(
+        (
+            pair["toy-org/edited-model"].tasks,
+            pair["toy-org/edited-model"].outcome_sum
+        ),
+        (3, 2.0)
+    );
+
+    // Flat columns (0.10) and Python reprs (0.7) have no id: the query's hash keys a sample, so
+    // the same docs get the same tasks in both.
+    let tasks_of = |version: &str| -> Vec<String> {
+        let file = details_file(
+            &root.join(version).join("details/toy-org/dummy-model"),
+            "toy_mc",
+        );
+        let mut tasks: Vec<String> =
+            import_rows("lighteval", &[&file], &[], &format!("lighteval-{version}"))
+                .iter()
+                .map(|r| r["task"].as_str().expect("task").to_string())
+                .collect();
+        tasks.sort();
+        tasks
+    };
+    let flat = tasks_of("v0.10.0");
+    assert_eq!(flat.len(), 3);
+    assert!(
+        flat.iter().all(|t| t.starts_with("custom|toy_mc|1/q")),
+        "{flat:?}"
+    );
+    assert_eq!(flat, tasks_of("v0.7.0"));
+}
+
+#[test]
+fn a_parquet_named_like_details_holding_records_is_read_as_records() {
+    let dir = temp_dir("lighteval-not");
+    // Canonical records written as Parquet under a lighteval-like name.
+    let parquet = dir.join("details_x_2025-01-01T00-00-00.parquet");
+    let metr = fixture("metr/runs_th1-1_excerpt.jsonl");
+    let written = pareval(&[
+        "import",
+        "metr",
+        &metr.to_string_lossy(),
+        "--out",
+        &parquet.to_string_lossy(),
+    ]);
+    assert_eq!(written.status.code(), Some(0), "{}", stderr(&written));
+    // Without --from it is read as the records it holds; with it, refused naming its columns.
+    let words = info_words(&[&parquet.to_string_lossy()]);
+    assert!(words.contains("(47 rows)"), "{words}");
+    let output = pareval(&["info", "--from", "lighteval", &parquet.to_string_lossy()]);
+    assert_refused(&output, "not a lighteval details file");
+    assert!(
+        stderr(&output).contains("system, task, run, outcome"),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -20,6 +20,7 @@ mod harbor;
 mod helm;
 mod inspect;
 mod json;
+mod lighteval;
 mod lm_eval;
 mod metr;
 mod openhands;
@@ -53,10 +54,11 @@ pub enum ImportFormat {
     Helm,
     Metr,
     Aider,
+    LightEval,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 13] = [
+    pub const ALL: [ImportFormat; 14] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::Inspect,
@@ -70,6 +72,7 @@ impl ImportFormat {
         ImportFormat::BigCodeBench,
         ImportFormat::Metr,
         ImportFormat::Aider,
+        ImportFormat::LightEval,
     ];
 
     pub fn name(self) -> &'static str {
@@ -87,6 +90,7 @@ impl ImportFormat {
             ImportFormat::Helm => "helm",
             ImportFormat::Metr => "metr",
             ImportFormat::Aider => "aider",
+            ImportFormat::LightEval => "lighteval",
         }
     }
 
@@ -339,7 +343,7 @@ pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
                 .unwrap_or_default();
             let companion =
                 is_companion(path, &name) || (helm_suite && helm::is_suite_summary(&name));
-            let result_file = ["csv", "jsonl", "ndjson", "json", "eval"]
+            let result_file = ["csv", "jsonl", "ndjson", "json", "eval", "parquet"]
                 .iter()
                 .any(|extension| has_extension(path, extension));
             !name.starts_with('.')
@@ -399,10 +403,14 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     Ok(files)
 }
 
-/// Whether `path` may hold a native file: a `.json` or `.jsonl` file or a folder (never CSV or
-/// Parquet).
+/// Whether `path` may hold a native file: a `.json`, `.jsonl` or `.eval` file, a folder, or a
+/// lighteval details Parquet file (never CSV).
 pub fn may_be_native(path: &Path) -> bool {
-    path.is_dir() || is_json(path) || is_json_lines(path) || has_extension(path, "eval")
+    path.is_dir()
+        || is_json(path)
+        || is_json_lines(path)
+        || has_extension(path, "eval")
+        || lighteval::is_details(path)
 }
 
 fn has_extension(path: &Path, extension: &str) -> bool {
@@ -473,6 +481,22 @@ fn parse_file(
         let (imported, bytes, file) =
             aider::run(path, settings.aider_tries.unwrap_or(aider::HEADLINE_TRIES))?;
         return finish_parsed(imported, ImportFormat::Aider, file, &bytes, 0, settings).map(Some);
+    }
+    if format == Some(ImportFormat::LightEval)
+        || (format.is_none() && lighteval::is_details(&file_path))
+    {
+        let file = file_path.display().to_string();
+        let bytes = std::fs::read(&file_path)
+            .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
+        return match lighteval::details(&bytes, &file_path, &file, settings.metric)? {
+            Ok(imported) => {
+                finish_parsed(imported, ImportFormat::LightEval, file, &bytes, 0, settings)
+                    .map(Some)
+            }
+            // Named like details but holding records: the canonical reader's.
+            Err(_) if format.is_none() => Ok(None),
+            Err(why) => Err(LoadError::new(&file, why)),
+        };
     }
     if format == Some(ImportFormat::Helm) || (format.is_none() && helm_run) {
         let (imported, bytes, file) = helm::run(&helm::run_folder_of(&file_path), settings.metric)?;
@@ -601,7 +625,7 @@ fn parse_file(
                 }
                 evalplus::results(&value, &file_path, &file, settings.evalplus_tests)?
             }
-            ImportFormat::Helm => unreachable_helm(&file)?,
+            ImportFormat::Helm | ImportFormat::LightEval => read_before_parsing(format, &file)?,
             // A renamed copy of one exercise's results, recognised by its keys.
             ImportFormat::Aider => {
                 aider::run(
@@ -630,11 +654,15 @@ fn parse_file(
     finish_parsed(imported, format, file, &bytes, non_finite, settings).map(Some)
 }
 
-/// HELM runs are read from their folder before any JSON is parsed; this answers a path that got here.
-fn unreachable_helm(file: &str) -> Result<Imported, LoadError> {
+/// HELM runs and lighteval details are read before any JSON is parsed: a path that gets here is not one.
+fn read_before_parsing(format: ImportFormat, file: &str) -> Result<Imported, LoadError> {
     Err(LoadError::new(
         file,
-        "HELM results are run folders (run_spec.json with per_instance_stats.json) or a suite folder of them",
+        if format == ImportFormat::Helm {
+            "HELM results are run folders (run_spec.json with per_instance_stats.json) or a suite folder of them"
+        } else {
+            "lighteval details are Parquet files (details/<model>/<date>/details_<task>_<date>.parquet)"
+        },
     ))
 }
 
