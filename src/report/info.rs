@@ -215,8 +215,19 @@ impl InfoReport {
 
     /// A readable summary that fits in `width` columns (80 in a terminal).
     pub fn write_text(&self, out: &mut impl Write, width: usize) -> io::Result<()> {
-        for file in &self.files {
+        // A suite of hundreds of files (HELM runs, aider exercises) is named a few times, then counted.
+        const NAMED: usize = 8;
+        for file in self.files.iter().take(NAMED) {
             writeln!(out, "records   {} ({} rows)", file.path, file.rows)?;
+        }
+        if self.files.len() > NAMED {
+            let rest = &self.files[NAMED..];
+            writeln!(
+                out,
+                "records   … and {} more files ({} rows; `info --format json` lists every file)",
+                rest.len(),
+                rest.iter().map(|f| f.rows).sum::<usize>()
+            )?;
         }
         writeln!(out, "systems   {}", self.n_systems)?;
         writeln!(out, "tasks     {}", self.n_tasks)?;

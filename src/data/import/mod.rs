@@ -9,10 +9,12 @@
 //! list, and the harness's run report), `inspect` (`.eval` archives and `.json` logs), `lm-eval`
 //! (`samples_<task>_<date>.jsonl` with its results file), `tau-bench` (v1 `EnvRunResult` arrays),
 //! `tau2` (`Results` with `simulations`), `terminal-bench` (Terminal-Bench 1 `results.json`, with
-//! `run_metadata.json` beside it) and `openhands` (V0/V1 `output.jsonl` with the graded
-//! `test_result.report`). Without `--from` a `.json`, `.jsonl` or `.eval` file, or a folder holding a
-//! Terminal-Bench `results.json`, is recognised by its keys (a `.jsonl` file by its first line only, so
-//! canonical JSON Lines are parsed once).
+//! `run_metadata.json` beside it), `harbor` (job and trial folders), `openhands` (V0/V1
+//! `output.jsonl` with the graded `test_result.report`), `helm` (run folders), `evalplus` and
+//! `bigcodebench` (`*eval_results.json`), `metr` (`runs.jsonl`), `aider` (benchmark run folders) and
+//! `lighteval` (details Parquet files). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
+//! lighteval details file, or a run folder is recognised by its keys or layout (a `.jsonl` file by its
+//! first line only, so canonical JSON Lines are parsed once).
 
 mod aider;
 mod evalplus;
