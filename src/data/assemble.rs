@@ -160,7 +160,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         };
         rows.add_table(table, options, file_benchmark.as_deref())?;
     }
-    for (format, read) in read_as {
+    for (format, &read) in &read_as {
         if read > READ_AS_NAMED {
             notes.push(format!(
                 "… and {} more files read as {format}",
@@ -178,6 +178,11 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         {
             error.message.push_str(
                 " (Inspect logs of different tasks repeat sample ids, and --inspect-task-key task-id keys them <task>/<sample id>; two logs of one task and model are two evals of it, to be read one at a time)",
+            );
+        }
+        if read_as.get("helm").is_some_and(|&runs| runs > 1) && collision {
+            error.message.push_str(
+                " (two HELM runs of one model on one scenario, a rerun or the same run in two suites, are two evaluations of it: read them one at a time)",
             );
         }
         error

@@ -301,6 +301,38 @@ fn broken_helm_folders_and_unknown_json_name_the_file() {
     assert_refused(&output, "not a HELM per_instance_stats.json");
     assert!(stderr(&output).contains("mmlu:subject=x,model=m/per_instance_stats.json"));
 
+    // An instance without the main stat (HELM drops NaN stats) is not attempted, with a note.
+    let mut entries: Vec<serde_json::Value> = serde_json::from_slice(&stats).expect("json");
+    let first = entries[0]["stats"].as_array_mut().expect("stats");
+    first.retain(|stat| stat["name"]["name"] != "f1_score");
+    std::fs::write(
+        run.join("per_instance_stats.json"),
+        serde_json::to_vec(&entries).expect("json"),
+    )
+    .expect("write");
+    let words = info_words(&[&run.to_string_lossy()]);
+    assert!(words.contains("1 instance has no f1_score stat"), "{words}");
+    let rows = import_rows("helm", &[&run], &[], "helm-missing");
+    assert_eq!(
+        tally(&rows)["openai/gpt2"].statuses.get("not_attempted"),
+        Some(&1)
+    );
+
+    // The same run twice in one folder (a rerun) is refused naming both, with the reason.
+    let again = dir.join("mmlu:subject=x,model=m,rerun");
+    std::fs::create_dir_all(&again).expect("dir");
+    for name in ["run_spec.json", "per_instance_stats.json"] {
+        std::fs::copy(run.join(name), again.join(name)).expect("copy");
+    }
+    let output = pareval(&["info", &dir.to_string_lossy()]);
+    assert_refused(&output, "duplicate (system, task, run) keys");
+    assert!(
+        stderr(&output).contains("two HELM runs of one model on one scenario"),
+        "{}",
+        stderr(&output)
+    );
+    std::fs::remove_dir_all(&again).expect("remove");
+
     // A JSON object of no format pareval reads: one message naming the file and the formats.
     let unknown = dir.join("results_2025.json");
     std::fs::write(&unknown, r#"{"results": {"gsm8k": {}}, "config": {}}"#).expect("write");
@@ -485,6 +517,16 @@ fn an_aider_polyglot_run_keys_tasks_by_language_and_counts_what_did_not_run() {
             ("rust/bob", "rust", "not_attempted"),
         ]
     );
+    // One exercise's file on its own is that exercise of its run.
+    let single = import_rows(
+        "aider",
+        &[&practice("go", "bob").join(".aider.results.json")],
+        &[],
+        "aider-single",
+    );
+    assert_eq!(single.len(), 1);
+    assert_eq!(single[0]["system"], "2025-02-01-10-00-00--polyglot");
+    assert_eq!(single[0]["task"], "go/bob");
     let words = info_words(&[&run.to_string_lossy()]);
     assert!(
         words.contains("1 exercise folder has no .aider.results.json"),

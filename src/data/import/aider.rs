@@ -114,7 +114,7 @@ pub fn run_of_results_file(path: &Path) -> PathBuf {
     let exercise = path.parent().unwrap_or(Path::new("."));
     let practice = exercise.parent();
     let polyglot = practice.is_some_and(|p| p.ends_with("exercises/practice"));
-    let up = if polyglot { 3 } else { 1 };
+    let up = if polyglot { 4 } else { 1 };
     exercise
         .ancestors()
         .nth(up)
