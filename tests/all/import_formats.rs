@@ -681,3 +681,79 @@ fn a_parquet_named_like_details_holding_records_is_read_as_records() {
         stderr(&output)
     );
 }
+
+#[test]
+fn hal_uploads_count_as_hal_s_leaderboard_and_keep_errors_and_empty_patches() {
+    let results = fixture("hal/results");
+    // Run folders also hold the raw results and the time lines: read through the upload only.
+    let rows = import_rows("hal", &[&results.join("taubench_airline")], &[], "hal-tau");
+    let counts = tally(&rows);
+    let gpt = &counts["HAL Generalist Agent (gpt-4.1-2025-04-14)"];
+    assert_eq!((gpt.rows, gpt.outcome_sum), (7, 3.0));
+    assert_eq!(gpt.statuses.get("error"), Some(&1), "ERROR: string");
+    assert_eq!(
+        gpt.statuses.get("not_attempted"),
+        Some(&1),
+        "traced, never graded"
+    );
+    let claude = &counts["Tau Bench Tool Calling (claude-3-7-sonnet-20250219)"];
+    assert_eq!((claude.rows, claude.outcome_sum), (6, 2.0));
+    assert_eq!(claude.statuses.get("error"), Some(&1), "TIMEOUT string");
+    let words = info_words(&[&results.join("taubench_airline").to_string_lossy()]);
+    assert!(
+        words.contains("read as hal (recognised by its keys)"),
+        "{words}"
+    );
+
+    let one = |bench: &str| {
+        let rows = import_rows("hal", &[&results.join(bench)], &[], &format!("hal-{bench}"));
+        (
+            rows.clone(),
+            tally(&rows)
+                .remove("HAL Generalist Agent (gpt-4.1-2025-04-14)")
+                .expect("system"),
+        )
+    };
+    let (rows, swe) = one("swebench_verified_mini");
+    assert_eq!((swe.rows, swe.outcome_sum), (6, 2.0));
+    let empty = rows
+        .iter()
+        .find(|r| r["task"] == "django__django-11885")
+        .expect("empty patch");
+    assert_eq!(
+        (empty["outcome"].as_str(), empty["status"].as_str()),
+        (Some("0"), Some("ok"))
+    );
+    let error = rows
+        .iter()
+        .find(|r| r["task"] == "django__django-11951")
+        .expect("error");
+    assert_eq!(error["status"], "error");
+    let (_, gaia) = one("gaia");
+    assert_eq!((gaia.rows, gaia.outcome_sum), (5, 2.0));
+    let (rows, core) = one("corebench_hard");
+    assert_eq!((core.rows, core.outcome_sum), (3, 1.0));
+    assert_eq!(core.statuses.get("error"), Some(&1));
+    assert!(rows.iter().all(|r| r["group"] == "corebench_hard"));
+
+    // An upload without success lists (hal-harness's own test fixtures) is graded by its rewards;
+    // one that grades nothing is refused naming the file.
+    let dir = temp_dir("hal-lists");
+    let upload = dir.join("x_UPLOAD.json");
+    std::fs::write(
+        &upload,
+        r#"{"config": {"agent_name": "a", "benchmark_name": "taubench_airline"}, "results": {"costs": {"0": 0.5}},
+            "raw_eval_results": {"0": {"reward": 1.0}, "1": {"reward": 0.0}}}"#,
+    )
+    .expect("write");
+    let rows = import_rows("hal", &[&upload], &[], "hal-rewards");
+    assert_eq!(tally(&rows)["a"].outcome_sum, 1.0);
+    assert!(rows.iter().any(|r| r["cost_usd"] == "0.5"));
+    std::fs::write(
+        &upload,
+        r#"{"config": {"agent_name": "a"}, "results": {}, "raw_eval_results": {}}"#,
+    )
+    .expect("write");
+    let refused = pareval(&["info", &upload.to_string_lossy()]);
+    assert_refused(&refused, "the upload grades no task");
+}

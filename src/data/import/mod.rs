@@ -11,13 +11,14 @@
 //! `tau2` (`Results` with `simulations`), `terminal-bench` (Terminal-Bench 1 `results.json`, with
 //! `run_metadata.json` beside it), `harbor` (job and trial folders), `openhands` (V0/V1
 //! `output.jsonl` with the graded `test_result.report`), `helm` (run folders), `evalplus` and
-//! `bigcodebench` (`*eval_results.json`), `metr` (`runs.jsonl`), `aider` (benchmark run folders) and
-//! `lighteval` (details Parquet files). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
+//! `bigcodebench` (`*eval_results.json`), `metr` (`runs.jsonl`), `aider` (benchmark run folders),
+//! `lighteval` (details Parquet files) and `hal` (`<run_id>_UPLOAD.json`). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
 //! lighteval details file, or a run folder is recognised by its keys or layout (a `.jsonl` file by its
 //! first line only, so canonical JSON Lines are parsed once).
 
 mod aider;
 mod evalplus;
+mod hal;
 mod harbor;
 mod helm;
 mod inspect;
@@ -57,10 +58,11 @@ pub enum ImportFormat {
     Metr,
     Aider,
     LightEval,
+    Hal,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 14] = [
+    pub const ALL: [ImportFormat; 15] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::Inspect,
@@ -75,6 +77,7 @@ impl ImportFormat {
         ImportFormat::Metr,
         ImportFormat::Aider,
         ImportFormat::LightEval,
+        ImportFormat::Hal,
     ];
 
     pub fn name(self) -> &'static str {
@@ -93,6 +96,7 @@ impl ImportFormat {
             ImportFormat::Metr => "metr",
             ImportFormat::Aider => "aider",
             ImportFormat::LightEval => "lighteval",
+            ImportFormat::Hal => "hal",
         }
     }
 
@@ -144,6 +148,9 @@ impl ImportFormat {
                 }
                 if aider::is_results(object) {
                     return Some(ImportFormat::Aider);
+                }
+                if hal::is_upload(object) {
+                    return Some(ImportFormat::Hal);
                 }
                 match evalplus::shape(object) {
                     Some(evalplus::Shape::BigCodeBench) => return Some(ImportFormat::BigCodeBench),
@@ -287,6 +294,9 @@ pub fn native_file(path: &Path) -> PathBuf {
     if helm::is_run_folder(path) {
         return path.join("per_instance_stats.json");
     }
+    if let Some(upload) = path.is_dir().then(|| hal::upload_in(path)).flatten() {
+        return upload;
+    }
     if path.is_dir() {
         let harbor = path.join("result.json");
         if !path.join("results.json").exists() && harbor.is_file() {
@@ -298,13 +308,14 @@ pub fn native_file(path: &Path) -> PathBuf {
     }
 }
 
-/// Whether a folder is read as one result (a Terminal-Bench run, a Harbor job or trial) rather than
-/// as a folder of result files.
+/// Whether a folder is read as one result (a Terminal-Bench run, a Harbor job or trial, a HELM run,
+/// a HAL run, an aider run) rather than as a folder of result files.
 pub fn is_run_folder(path: &Path) -> bool {
     path.is_dir()
         && (path.join("results.json").is_file()
             || path.join("result.json").is_file()
             || helm::is_run_folder(path)
+            || hal::upload_in(path).is_some()
             || aider::is_run_folder(path))
 }
 
@@ -364,7 +375,7 @@ pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
 /// Whether a file in a folder is read beside another rather than on its own (`name` lower case):
 /// Inspect's listings of a log folder (`logs.json`, `eval-set.json`), BigCodeBench's summary beside
 /// its eval results (`…_pass_at_k.json`), lm-eval's aggregate `results_<date>.json` beside its
-/// `samples_<task>_<date>.jsonl` files.
+/// `samples_<task>_<date>.jsonl` files, a HAL run's raw results and time lines beside its upload.
 fn is_companion(path: &Path, name: &str) -> bool {
     let lm_eval_aggregate = || {
         name.starts_with("results_")
@@ -382,6 +393,7 @@ fn is_companion(path: &Path, name: &str) -> bool {
     matches!(name, "logs.json" | "eval-set.json")
         || name.ends_with("_pass_at_k.json")
         || lm_eval_aggregate()
+        || hal::is_run_companion(path, name)
 }
 
 /// The files read for the paths given: a file as it is, a run folder ([`is_run_folder`]) as it is,
@@ -394,7 +406,7 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
             if entries.is_empty() {
                 return Err(LoadError::new(
                     path.display().to_string(),
-                    "the folder holds no result files yet (.csv, .jsonl, .json, .eval, or run folders with a results.json or result.json)",
+                    "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run folders of a harness pareval reads: Terminal-Bench, Harbor, HELM, HAL, aider)",
                 ));
             }
             files.extend(entries);
@@ -628,6 +640,7 @@ fn parse_file(
                 evalplus::results(&value, &file_path, &file, settings.evalplus_tests)?
             }
             ImportFormat::Helm | ImportFormat::LightEval => read_before_parsing(format, &file)?,
+            ImportFormat::Hal => hal::upload(&value, &file)?,
             // A renamed copy of one exercise's results, recognised by its keys.
             ImportFormat::Aider => {
                 aider::run(
