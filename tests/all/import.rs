@@ -29,12 +29,7 @@ fn imported_rows(format: &str, file: &Path, out: &Path) -> Vec<Value> {
 /// `pareval info PATH` (which must succeed), its output's words joined by single spaces (the notes
 /// are wrapped to the terminal's width).
 fn info_words(path: &str) -> String {
-    let info = pareval(&["info", path]);
-    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
-    stdout(&info)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+    crate::import_formats::info_words(&[path])
 }
 
 fn number(row: &Value, key: &str) -> Option<f64> {

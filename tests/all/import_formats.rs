@@ -62,7 +62,9 @@ pub fn tally(rows: &[Value]) -> BTreeMap<String, Tally> {
     out
 }
 
-fn info_words(args: &[&str]) -> String {
+/// `pareval info ARGS…` (which must succeed), its output's words joined by single spaces (the notes
+/// are wrapped to the terminal's width).
+pub fn info_words(args: &[&str]) -> String {
     let mut all = vec!["info"];
     all.extend(args);
     let info = pareval(&all);
