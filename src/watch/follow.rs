@@ -51,7 +51,7 @@ enum Kind {
 
 /// How a path is followed: CSV rows; JSON Lines rows when the first line has `system`, `task` and
 /// `outcome` (else the file is a harness's own JSON Lines, e.g. OpenHands' output.jsonl); a harness
-/// result file (.json, .eval) or run folder; None for anything else.
+/// result file (.json, .eval, a lighteval details .parquet) or run folder; None for anything else.
 fn kind_of(path: &Path) -> Option<Kind> {
     let name = path.file_name()?.to_string_lossy().to_lowercase();
     if name.ends_with(".csv") {
@@ -72,7 +72,11 @@ fn kind_of(path: &Path) -> Option<Kind> {
         } else {
             Kind::Native
         })
-    } else if name.ends_with(".json") || name.ends_with(".eval") || path.is_dir() {
+    } else if name.ends_with(".json")
+        || name.ends_with(".eval")
+        || path.is_dir()
+        || crate::data::import::is_lighteval_details(path)
+    {
         Some(Kind::Native)
     } else {
         None
@@ -502,6 +506,22 @@ mod tests {
         tasks.sort();
         assert_eq!(tasks, ["bob", "zebra-puzzle"]);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_lighteval_details_folder_is_followed_file_by_file() {
+        let model = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/lighteval/v0.13.0/details/toy-org/dummy-model");
+        let date = std::fs::read_dir(&model)
+            .expect("model")
+            .flatten()
+            .next()
+            .expect("date")
+            .path();
+        let mut followed = Followed::new(std::slice::from_ref(&date)).expect("followed");
+        assert!(followed.poll().is_empty());
+        // Three tasks of three docs each (the mixed task's six rows are three samples).
+        assert_eq!(rows(&followed.poll()).len(), 9);
     }
 
     fn copy_tree(from: &Path, to: &Path) {

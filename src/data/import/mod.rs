@@ -417,6 +417,11 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     Ok(files)
 }
 
+/// Whether a file is a lighteval details file (`details_<task>_<date>.parquet`).
+pub fn is_lighteval_details(path: &Path) -> bool {
+    lighteval::is_details(path)
+}
+
 /// Whether `path` may hold a native file: a `.json`, `.jsonl` or `.eval` file, a folder, or a
 /// lighteval details Parquet file (never CSV).
 pub fn may_be_native(path: &Path) -> bool {
