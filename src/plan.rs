@@ -10,9 +10,9 @@ use serde::Serialize;
 
 use crate::data::task_list::TaskList;
 use crate::dataset::Dataset;
-use crate::engine::orders::build_order;
-use crate::engine::pair::PairData;
 use crate::engine::settings::OrderKind;
+use crate::engine::walk::orders::build_order;
+use crate::engine::walk::pair::PairData;
 
 /// The orders a plan can be drawn in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -250,7 +250,7 @@ mod tests {
         for k in 1..=10u32 {
             let quotas: u32 = sizes
                 .iter()
-                .map(|&(_, n)| crate::engine::coverage::quota(k, n, 10))
+                .map(|&(_, n)| crate::engine::rules::coverage::quota(k, n, 10))
                 .sum();
             if quotas > k {
                 continue; // infeasible prefix: one task cannot cover three groups
@@ -260,7 +260,7 @@ mod tests {
                     .iter()
                     .filter(|t| t.group == g)
                     .count() as u32;
-                let quota = crate::engine::coverage::quota(k, n, 10);
+                let quota = crate::engine::rules::coverage::quota(k, n, 10);
                 assert!(have >= quota, "group {g} at k = {k}: {have} < {quota}");
             }
         }

@@ -16,11 +16,11 @@ use clap::Parser;
 
 use crate::data::write::{RecordWriter, write_simulated};
 use crate::data::{LoadOptions, load};
-use crate::engine::detail::pair_detail;
 use crate::engine::live::{LiveSettings, decide_live};
-use crate::engine::record::Provenance;
-use crate::engine::replay::{RecordSink, ReplayOptions};
 use crate::engine::settings::{BootstrapMode, Fraction, Preset, parse_thresholds};
+use crate::engine::walk::detail::pair_detail;
+use crate::engine::walk::record::Provenance;
+use crate::engine::walk::replay::{RecordSink, ReplayOptions};
 use crate::engine::{Control, Replay, replay};
 use crate::report::Render;
 use crate::report::info::InfoReport;
@@ -164,7 +164,8 @@ fn replay_command(args: &ReplayArgs, out: &mut impl Write) -> Result<(), CliErro
         .transpose()?;
     for item in named {
         let with_records = writer.is_some();
-        let mut sink = |records: Vec<crate::engine::record::DecisionRecord>| match &mut writer {
+        let mut sink = |records: Vec<crate::engine::walk::record::DecisionRecord>| match &mut writer
+        {
             Some(writer) => writer.write(&records).map_err(|e| e.to_string()),
             None => Ok(()),
         };
@@ -398,7 +399,7 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
 fn write_decisions(
     out: &mut impl Write,
     format: TextOrJson,
-    records: &[crate::engine::record::DecisionRecord],
+    records: &[crate::engine::walk::record::DecisionRecord],
     order_named: bool,
     reading: crate::engine::live::Reading,
     several: bool,

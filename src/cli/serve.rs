@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::{CliError, LiveSetup, args};
-use crate::engine::record::{DecisionRecord, WaitingOn};
+use crate::engine::walk::record::{DecisionRecord, WaitingOn};
 use crate::watch::follow::{Event, OutcomeRow};
 use crate::watch::state::{Baselines, WatchState};
 

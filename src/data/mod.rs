@@ -8,6 +8,7 @@ mod columns;
 pub mod error;
 pub mod halts;
 pub mod import;
+mod options;
 pub mod read;
 mod records;
 mod side;

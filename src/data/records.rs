@@ -7,9 +7,9 @@ use std::collections::HashMap;
 
 use polars::prelude::*;
 
-use super::assemble::LoadOptions;
 use super::columns::{self, Cell, cell_text, for_each_cell};
 use super::error::{LoadError, Offenders, Pos, quote};
+use super::options::LoadOptions;
 use super::read::RawTable;
 
 /// Strings to dense ids, in order of first appearance.

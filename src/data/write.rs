@@ -10,8 +10,8 @@ use polars::prelude::*;
 
 use super::error::WriteError;
 use super::read::{Format, detect_format};
-use crate::engine::record::DecisionRecord;
 use crate::engine::rules::Statistic;
+use crate::engine::walk::record::DecisionRecord;
 use crate::simulate::{SimConfig, SimRecords};
 
 /// Writes a frame in the format its extension names (the same extensions the loader reads). The file

@@ -221,8 +221,8 @@ fn truncated_svd_basis(
     let mut rng = StreamKey::new(seed, "tfidf-svd").str(block).rng();
     // Standard normal draws by Box–Muller from the seeded stream.
     let mut normal = || {
-        let u1 = crate::engine::stats::unit(rng.next_u64()).max(1e-300);
-        let u2 = crate::engine::stats::unit(rng.next_u64());
+        let u1 = crate::engine::rules::stats::unit(rng.next_u64()).max(1e-300);
+        let u2 = crate::engine::rules::stats::unit(rng.next_u64());
         (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
     };
     let omega = DMatrix::from_fn(columns, width, |_, _| normal());

@@ -230,7 +230,7 @@ impl OutcomeModels {
                 .str(&t.run)
                 .rng()
                 .next_u64();
-            crate::engine::stats::unit(draw) < settings.calibration_share
+            crate::engine::rules::stats::unit(draw) < settings.calibration_share
         };
         let (calibration, fit): (Vec<&Trajectory>, Vec<&Trajectory>) =
             usable.iter().copied().partition(|t| held(t));

@@ -7,18 +7,18 @@
 //! SPEC §9c): by default the longest prefix of the plan that both systems have finished, so that the
 //! sequence is the plan's order whatever the harness's concurrency and durations.
 
-use super::bootstrap::LatticeCounts;
-use super::coverage;
-use super::family::adjust_decisions;
-use super::record::{
-    DecisionRecord, FamilyVerdict, Provenance, RecordCase, RecordContext, WaitingOn,
-};
-use super::rules::{
+use crate::engine::rules::bootstrap::LatticeCounts;
+use crate::engine::rules::coverage;
+use crate::engine::rules::sequence::Sequence;
+use crate::engine::rules::{
     Action, Decision, Detail, LocalTails, Observed, Reason, RuleContext, Statistic,
 };
-use super::sequence::Sequence;
-use super::settings::{Fraction, Policy, Threshold};
-use super::streams::StreamKey;
+use crate::engine::settings::{Fraction, Policy, Threshold};
+use crate::engine::streams::StreamKey;
+use crate::engine::walk::family::adjust_decisions;
+use crate::engine::walk::record::{
+    DecisionRecord, FamilyVerdict, Provenance, RecordCase, RecordContext, WaitingOn,
+};
 
 /// The planned tasks of a live run and their groups.
 #[derive(Debug, Clone, PartialEq)]
@@ -309,7 +309,7 @@ fn live_case(
         .iter()
         .flat_map(|&i| [tested[i].unwrap_or(0.0), baseline[i].unwrap_or(0.0)])
         .collect();
-    let scale = super::pair::lattice_of(&outcomes);
+    let scale = crate::engine::walk::pair::lattice_of(&outcomes);
 
     // Local groups: every planned group, numbered by label.
     let mut present: Vec<u32> = plan.groups.clone();

@@ -5,8 +5,8 @@
 use std::io::{self, Write};
 
 use super::table::{Align, render};
-use crate::engine::detail::PairDetail;
 use crate::engine::rules::Action;
+use crate::engine::walk::detail::PairDetail;
 use crate::format::{p_value, percent, pp, trim_number};
 
 fn glyph(action: Action) -> &'static str {
@@ -27,7 +27,7 @@ pub fn write_json(detail: &PairDetail, out: &mut impl Write) -> io::Result<()> {
 /// (the group means the minimiser gives it), so the groups a decision hinges on can be read.
 fn write_allocation(
     detail: &PairDetail,
-    trace: &crate::engine::stratified::StratifiedTrace,
+    trace: &crate::engine::rules::stratified::StratifiedTrace,
     out: &mut impl Write,
     width: usize,
 ) -> io::Result<()> {

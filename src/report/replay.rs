@@ -14,8 +14,8 @@ use super::Render;
 use super::pairs::ReplayAt;
 use super::table::{Align, render};
 use crate::engine::Replay;
-use crate::engine::metrics::BudgetRow;
 use crate::engine::settings::{Adjust, BootstrapMode, Construction, Family, Monitor, Rule};
+use crate::engine::walk::metrics::BudgetRow;
 use crate::format::{csv_field, interval, percent, trim_number};
 
 #[derive(Debug, Clone, Serialize)]

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::Dataset;
-use crate::engine::detail::{PairDetail, pair_detail};
 use crate::engine::settings::{
     Adjust, BootstrapMode, BudgetMeasure, Family, Fraction, Looks, Monitor, OrderKind, Preset,
     ReplaySettings, Rule, Targets, Threshold, default_grid,
 };
+use crate::engine::walk::detail::{PairDetail, pair_detail};
 use crate::engine::{Policy, Replay, ReplayError};
 
 /// Threshold sets the `t` key cycles through (hundredths of a percentage point).

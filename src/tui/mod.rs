@@ -7,10 +7,11 @@
 pub mod app;
 pub mod config;
 pub mod early;
-pub mod early_view;
 pub mod export;
 pub mod keys;
 pub mod view;
+/// The early view, drawn by `view::early` (its path before the views had a folder).
+pub use view::early as early_view;
 pub mod worker;
 
 use std::io::{self, IsTerminal};

@@ -9,9 +9,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use crate::dataset::Dataset;
-use crate::engine::kept_orders::OrderCache;
-use crate::engine::replay::{Caches, ReplayOptions, extends, replay};
 use crate::engine::rules::TailCache;
+use crate::engine::walk::kept_orders::OrderCache;
+use crate::engine::walk::replay::{Caches, ReplayOptions, extends, replay};
 use crate::engine::{Control, Replay, ReplaySettings};
 
 /// One replay to run.

@@ -8,14 +8,14 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::follow::{Event, OutcomeRow};
-use crate::engine::anytime::Band;
 use crate::engine::live::{
     LiveCache, LivePlan, LiveSettings, Reading, decide_live_cached, decide_live_family_cached,
     usable_tasks,
 };
-use crate::engine::record::{DecisionRecord, Provenance};
-use crate::engine::sequence::{BandTracker, Sequence};
+use crate::engine::rules::anytime::Band;
+use crate::engine::rules::sequence::{BandTracker, Sequence};
 use crate::engine::settings::Construction;
+use crate::engine::walk::record::{DecisionRecord, Provenance};
 
 /// Which systems are compared.
 #[derive(Debug, Clone, PartialEq)]
@@ -391,7 +391,7 @@ impl WatchState {
             .unwrap_or(Construction::Uniform);
         let mut kept = std::mem::take(&mut self.curves);
         for pair in &mut self.pairs {
-            let scale = crate::engine::pair::lattice_of(&pair.diffs);
+            let scale = crate::engine::walk::pair::lattice_of(&pair.diffs);
             let key = (focus, family, scale);
             let curves = match kept.remove(&pair.baseline) {
                 Some(curves)
@@ -469,7 +469,7 @@ impl Curves {
     }
 
     /// Takes the tasks beyond those already drawn.
-    fn grow(&mut self, diffs: &[f64], groups: &[u32], bets: &crate::engine::anytime::Bets) {
+    fn grow(&mut self, diffs: &[f64], groups: &[u32], bets: &crate::engine::rules::anytime::Bets) {
         for (&d, &g) in diffs[self.seen..].iter().zip(&groups[self.seen..]) {
             self.band.observe(d, g, bets);
             self.sequence.observe(d, g, bets);

@@ -16,8 +16,8 @@ use ratatui::widgets::{
 
 use super::early::{EarlySummary, EarlyWatch};
 use super::state::{PairView, WatchState};
-use crate::engine::record::DecisionRecord;
 use crate::engine::rules::Action;
+use crate::engine::walk::record::DecisionRecord;
 use crate::format::{percent, pp};
 
 /// What the header says about the source, and the keys the footer lists.

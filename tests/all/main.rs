@@ -19,5 +19,6 @@ mod plan;
 mod real_data;
 mod replay_cli;
 mod stratified;
+mod structure;
 mod trajectories;
 mod tui;

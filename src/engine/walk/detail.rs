@@ -5,21 +5,21 @@
 
 use serde::Serialize;
 
-use super::anytime::Band;
-use super::bootstrap::{IntDistribution, exact_binary, exact_lattice};
-use super::coverage::CoverageStatus;
-use super::crosscheck::{CrossCheck, PairedTable};
-use super::monitor::MonitorScratch;
-use super::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
-use super::replay::{Control, Prepared, ReplayError, Snapshot, tally_pair};
-use super::rules::{Action, Detail, LocalTails};
-use super::sequence::{confidence_band, stratified_band};
-use super::settings::Construction;
-use super::settings::{Fraction, ReplaySettings};
-use super::stats::LnFactorial;
-use super::stratified::{StratifiedTrace, stratified_trace};
-use super::tally::CaseCounts;
 use crate::dataset::Dataset;
+use crate::engine::rules::anytime::Band;
+use crate::engine::rules::bootstrap::{IntDistribution, exact_binary, exact_lattice};
+use crate::engine::rules::coverage::CoverageStatus;
+use crate::engine::rules::crosscheck::{CrossCheck, PairedTable};
+use crate::engine::rules::sequence::{confidence_band, stratified_band};
+use crate::engine::rules::stats::LnFactorial;
+use crate::engine::rules::stratified::{StratifiedTrace, stratified_trace};
+use crate::engine::rules::{Action, Detail, LocalTails};
+use crate::engine::settings::Construction;
+use crate::engine::settings::{Fraction, ReplaySettings};
+use crate::engine::walk::monitor::MonitorScratch;
+use crate::engine::walk::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
+use crate::engine::walk::replay::{Control, Prepared, ReplayError, Snapshot, tally_pair};
+use crate::engine::walk::tally::CaseCounts;
 
 /// The pair at one budget of one order.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -321,7 +321,7 @@ pub fn pair_detail(
 
 /// The exact distribution of Δ̂* on a lattice (none off it, where only resamples exist).
 fn bootstrap_distribution(
-    observed: &super::rules::Observed,
+    observed: &crate::engine::rules::Observed,
     scale: Option<u32>,
 ) -> Option<BootstrapDistribution> {
     let (counts, scale) = (observed.counts.as_ref()?, scale?);
@@ -349,7 +349,7 @@ fn bootstrap_distribution(
 fn group_outcomes(
     dataset: &Dataset,
     prep: &Prepared,
-    pair: &super::pair::PairData,
+    pair: &crate::engine::walk::pair::PairData,
 ) -> Vec<GroupOutcomes> {
     let mut out: Vec<GroupOutcomes> = pair
         .group_labels

@@ -192,8 +192,8 @@ mod tests {
 
     #[test]
     fn running_coverage_matches_the_rule_at_every_prefix() {
-        use crate::engine::schedule::quota_schedule;
         use crate::engine::streams::StreamKey;
+        use crate::engine::walk::schedule::quota_schedule;
         for (case, sizes) in [
             vec![50u32, 30, 20],
             vec![1, 1, 7, 3],

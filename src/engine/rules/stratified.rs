@@ -12,9 +12,9 @@
 
 use serde::Serialize;
 
-use super::anytime::Bets;
-use super::decision::{Action, Reason};
-use super::settings::EPSILON;
+use crate::engine::rules::anytime::Bets;
+use crate::engine::rules::decision::{Action, Reason};
+use crate::engine::settings::EPSILON;
 
 /// The largest lattice whose grid is exact: a finer one costs 2·L grid points per task and group.
 pub const EXACT_LATTICE: u32 = 8;

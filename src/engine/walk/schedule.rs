@@ -2,7 +2,7 @@
 //! the coverage quotas, the runs of equal due times that an order's random ranking must settle, and how
 //! many tasks each prefix can spare. Computed once per pair (`pair`) and read by every order (`orders`).
 
-use super::coverage::quota;
+use crate::engine::rules::coverage::quota;
 
 /// Every (due time, group) of the quota deadlines of a pair, sorted by due time (ties by group, resolved
 /// per order). Due times strictly increase within a group, so each group appears at most once per due time.

@@ -12,10 +12,10 @@ use ratatui::widgets::{
     Axis, Block, Cell, Chart, Clear, Dataset, GraphType, Paragraph, Row, Table, TableState,
 };
 
-use super::early::{EarlyPanel, EarlyStatus, halting, tau_grid};
-use super::view::{Theme, slider_track};
+use super::widgets::{Theme, slider_track};
 use crate::early::halting::Fired;
 use crate::format::percent;
+use crate::tui::early::{EarlyPanel, EarlyStatus, halting, tau_grid};
 
 /// Keys of this view, shown in its footer.
 pub const EARLY_FOOTER: &str = "←→ τ  Home/End ends  ↑↓ system  Enter trajectory (↑↓ next)  Esc close  Tab view  ? help  q quit";

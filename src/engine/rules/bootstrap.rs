@@ -9,7 +9,7 @@
 //! - `mc`: B multinomial resamples of the counts from a caller-supplied random stream.
 //! - values off any lattice: B resamples of the values themselves (`mc` only).
 
-use super::stats::{
+use crate::engine::rules::stats::{
     LnFactorial, WINDOW_CUTOFF, binomial_window, binomial_window_to, sample_binomial, unit,
 };
 
@@ -304,7 +304,7 @@ pub fn exact_lattice(counts: &LatticeCounts) -> IntDistribution {
 /// Drops edge terms below the window cutoff of the largest term, so repeated convolutions stay narrow.
 fn trim(mut dist: IntDistribution) -> IntDistribution {
     let peak = dist.probs.iter().copied().fold(0.0, f64::max);
-    let keep = |p: &f64| *p >= peak * super::stats::WINDOW_CUTOFF;
+    let keep = |p: &f64| *p >= peak * crate::engine::rules::stats::WINDOW_CUTOFF;
     let first = dist.probs.iter().position(keep).unwrap_or(0);
     let last = dist
         .probs

@@ -6,8 +6,8 @@
 
 use serde::Serialize;
 
-use super::rules::Action;
-use super::stats::LnFactorial;
+use crate::engine::rules::Action;
+use crate::engine::rules::stats::LnFactorial;
 
 /// The two-sided 95% normal quantile used by the Wilson intervals.
 const Z_95: f64 = 1.959_963_984_540_054;

@@ -6,9 +6,9 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::settings::{Fraction, ReplaySettings, Threshold};
-use super::streams::StreamKey;
-use super::tally::{CaseCounts, FamilyCounts, PairTally, SHARE_UNITS};
+use crate::engine::settings::{Fraction, ReplaySettings, Threshold};
+use crate::engine::streams::StreamKey;
+use crate::engine::walk::tally::{CaseCounts, FamilyCounts, PairTally, SHARE_UNITS};
 
 /// Resamples of directed pairs behind the unresolved interval.
 pub const INTERVAL_RESAMPLES: usize = 2000;

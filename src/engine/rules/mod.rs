@@ -5,24 +5,33 @@
 //! cannot change a result. A caller that reads only actions lets bounds settle most exact-bootstrap
 //! cases without their tails ([`Detail::Actions`]).
 
+pub mod anytime;
+pub mod bootstrap;
+pub mod bounds;
+pub mod coverage;
+pub mod crosscheck;
+pub mod decision;
+pub mod sequence;
+pub mod stats;
+pub mod stratified;
+
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use serde::Serialize;
 
-use super::anytime::Bets;
-use super::bootstrap::{
+use crate::engine::rules::anytime::Bets;
+use crate::engine::rules::bootstrap::{
     LatticeCounts, Tails, exact_binary_tails, exact_lattice, mc_lattice, mc_values,
 };
-use super::bounds::{self, Cutoff, Draw};
-use super::coverage::CoverageStatus;
-pub use super::decision::{Action, Reason, Statistic};
-use super::pair::cut;
-use super::sequence::Sequence;
-use super::settings::{BootstrapMode, Degenerate, EPSILON, Policy, Rule, Threshold};
-use super::stats::{LnFactorial, normal_cdf};
-use super::streams::StreamKey;
+use crate::engine::rules::coverage::CoverageStatus;
+pub use crate::engine::rules::decision::{Action, Reason, Statistic};
+use crate::engine::rules::sequence::Sequence;
+use crate::engine::rules::stats::{LnFactorial, normal_cdf};
+use crate::engine::settings::{BootstrapMode, Degenerate, EPSILON, Policy, Rule, Threshold};
+use crate::engine::streams::StreamKey;
+use bounds::{Cutoff, Draw};
 
 /// One decision.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -109,7 +118,7 @@ pub enum Detail {
     /// The action, its reason and the rule's statistic (decision records, the pair drill-down).
     Full,
     /// The action and its reason. An exact bootstrap on 0/±1 differences then skips the exact tails
-    /// where bounds settle the action ([`super::bounds`]), and reports `Statistic::None` there.
+    /// where bounds settle the action ([`crate::engine::rules::bounds`]), and reports `Statistic::None` there.
     Actions,
 }
 
@@ -136,7 +145,7 @@ impl RuleContext {
     /// 1/a where an adjusted family could never reject them. Each wealth stays a valid e-process, so
     /// its anytime p-value stays valid; unadjusted or single pairs keep 1/a.
     pub fn for_families(mut self, size: usize) -> Self {
-        if size > 1 && self.policy.adjust != super::settings::Adjust::None {
+        if size > 1 && self.policy.adjust != crate::engine::settings::Adjust::None {
             self.bets = self.bets.aimed_at(self.policy.tail.value() / size as f64);
         }
         self
@@ -813,7 +822,7 @@ impl TailCache {
     }
 
     /// What a cache's contents depend on: replays with the same signature can share one cache.
-    pub fn signature(settings: &super::settings::ReplaySettings) -> (Option<u32>, u64) {
+    pub fn signature(settings: &crate::engine::settings::ReplaySettings) -> (Option<u32>, u64) {
         match settings.policy.rule {
             Rule::Bootstrap(BootstrapMode::Mc { resamples }) => (Some(resamples), settings.seed),
             _ => (None, 0),
@@ -880,6 +889,18 @@ impl TailCache {
                 }
             }
         }
+    }
+}
+
+/// The integer cut point of "estimate > δ" for n differences on the lattice 1/scale: the sum S of the
+/// lattice values satisfies S/(n·scale) > δ + ε exactly when S > cut.
+pub fn cut(n: u32, scale: u32, threshold: Threshold) -> i64 {
+    let limit = f64::from(n) * f64::from(scale) * (threshold.delta() + EPSILON);
+    // For limit ≥ 0 truncation is the floor, without a call to libm's floor (hot: every decision).
+    if limit >= 0.0 {
+        limit as i64
+    } else {
+        limit.floor() as i64
     }
 }
 

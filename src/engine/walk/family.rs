@@ -13,31 +13,15 @@ use std::sync::atomic::Ordering;
 
 use rayon::prelude::*;
 
-use super::coverage::CoverageStatus;
-use super::monitor::MonitorScratch;
-use super::pair::PairData;
-use super::record::{DecisionRecord, FamilyVerdict, RecordCase, RecordContext};
-use super::replay::{Control, Prepared, RecordSink, ReplayError, Snapshot};
-use super::rules::{Action, Decision, Detail, LocalTails, Reason, Statistic};
-use super::settings::{Adjust, EPSILON, Family, Monitor, Threshold};
-use super::tally::{Consumed, FamilyCounts, PairTally, StepSums};
-
-/// The families of a replay's pairs, as lists of pair indices in pair order.
-pub fn families(family: Family, pairs: &[PairData]) -> Vec<Vec<usize>> {
-    match family {
-        Family::Pair => (0..pairs.len()).map(|i| vec![i]).collect(),
-        Family::All => vec![(0..pairs.len()).collect()],
-        Family::Tested => {
-            let mut tested: Vec<usize> = pairs.iter().map(|p| p.tested).collect();
-            tested.sort_unstable();
-            tested.dedup();
-            tested
-                .iter()
-                .map(|&t| (0..pairs.len()).filter(|&i| pairs[i].tested == t).collect())
-                .collect()
-        }
-    }
-}
+use crate::engine::rules::coverage::CoverageStatus;
+use crate::engine::rules::{Action, Decision, Detail, LocalTails, Reason, Statistic};
+use crate::engine::settings::{Adjust, EPSILON, Monitor, Threshold};
+use crate::engine::walk::monitor::MonitorScratch;
+use crate::engine::walk::pair::PairData;
+pub use crate::engine::walk::pair::families;
+use crate::engine::walk::prepared::{Control, Prepared, RecordSink, ReplayError, Snapshot};
+use crate::engine::walk::record::{DecisionRecord, FamilyVerdict, RecordCase, RecordContext};
+use crate::engine::walk::tally::{Consumed, FamilyCounts, PairTally, StepSums};
 
 /// One pair's evidence at one budget for one threshold.
 #[derive(Debug, Clone, Copy)]

@@ -5,12 +5,12 @@
 
 use serde::Serialize;
 
-use super::coverage::{CoverageStatus, GroupCoverage, table};
-use super::rules::{Action, Decision, Reason, Statistic};
-use super::settings::{
+use crate::dataset::InputFile;
+use crate::engine::rules::coverage::{CoverageStatus, GroupCoverage, table};
+use crate::engine::rules::{Action, Decision, Reason, Statistic};
+use crate::engine::settings::{
     BootstrapMode, Construction, EPSILON, Policy, ReplaySettings, Rule, Threshold,
 };
-use crate::dataset::InputFile;
 use crate::format::{pp, trim_number};
 
 /// Where the inputs came from and which program decided.
@@ -287,7 +287,7 @@ impl RecordContext<'_> {
                     } else {
                         "not rejected"
                     },
-                    if self.policy.adjust == super::settings::Adjust::EBh {
+                    if self.policy.adjust == crate::engine::settings::Adjust::EBh {
                         "the wealth"
                     } else {
                         "p"
@@ -388,7 +388,7 @@ pub fn reason_text(
             if crossed {
                 format!(
                     "{blocked}; the anytime evidence has crossed its barrier, so coverage alone holds the decision back (--coverage-share q < 1 relaxes the quotas{})",
-                    if policy.order == super::settings::OrderKind::Uniform {
+                    if policy.order == crate::engine::settings::OrderKind::Uniform {
                         "; a stratified plan meets them at every prefix"
                     } else {
                         ""

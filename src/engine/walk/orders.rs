@@ -12,10 +12,10 @@
 
 use std::cmp::Ordering;
 
-use super::pair::PairData;
-use super::schedule::quota_due;
-use super::settings::OrderKind;
-use super::streams::{Stream, StreamKey};
+use crate::engine::settings::OrderKind;
+use crate::engine::streams::{Stream, StreamKey};
+use crate::engine::walk::pair::PairData;
+use crate::engine::walk::schedule::quota_due;
 
 /// Buffers reused from one order to the next, so that building an order allocates nothing.
 #[derive(Debug, Default)]
@@ -640,8 +640,8 @@ impl<'a> Draws<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::coverage::{CoverageStatus, status};
-    use crate::engine::schedule::{initial_slack, quota_schedule, settle_ties, tie_blocks};
+    use crate::engine::rules::coverage::{CoverageStatus, status};
+    use crate::engine::walk::schedule::{initial_slack, quota_schedule, settle_ties, tie_blocks};
 
     /// The direct earliest-deadline walk, every step scanned with the order's ranking: the reference for
     /// the schedule-based stratified order and for the Neyman tree.
@@ -685,8 +685,8 @@ mod tests {
         let group_of_all = group_of.clone();
         let mut schedule = quota_schedule(sizes);
         let tie_blocks = settle_ties(&mut schedule, sizes);
-        let tie_trees = crate::engine::schedule::tie_trees(&schedule, &tie_blocks, sizes);
-        let slots = crate::engine::schedule::pool_slots(&schedule, sizes);
+        let tie_trees = crate::engine::walk::schedule::tie_trees(&schedule, &tie_blocks, sizes);
+        let slots = crate::engine::walk::schedule::pool_slots(&schedule, sizes);
         PairData {
             tested: 0,
             baseline: 1,

@@ -11,8 +11,8 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::pair::PairData;
-use super::settings::OrderKind;
+use crate::engine::settings::OrderKind;
+use crate::engine::walk::pair::PairData;
 
 /// The default memory cap: 100 orders of every SWE-bench pair take about 55 MB.
 pub const DEFAULT_CAP_BYTES: usize = 256 << 20;

@@ -3,7 +3,10 @@
 //! D_i = Y_A,i − Y_B,i (also as integers on the outcome lattice when there is one), each task's group
 //! within the pair, and the per-task resource and cost keys a budget measure or order needs.
 
-use super::settings::{BudgetMeasure, EPSILON, OrderKind, ReplaySettings, Threshold};
+pub use crate::engine::rules::cut;
+use crate::engine::settings::{
+    BudgetMeasure, EPSILON, Family, OrderKind, ReplaySettings, Threshold,
+};
 use rayon::prelude::*;
 
 use crate::dataset::Dataset;
@@ -35,18 +38,6 @@ fn smallest_lattice<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> Option<u
             (scaled - scaled.round()).abs() < 1e-9
         })
     })
-}
-
-/// The integer cut point of "estimate > δ" for n differences on the lattice 1/scale: the sum S of the
-/// lattice values satisfies S/(n·scale) > δ + ε exactly when S > cut.
-pub fn cut(n: u32, scale: u32, threshold: Threshold) -> i64 {
-    let limit = f64::from(n) * f64::from(scale) * (threshold.delta() + EPSILON);
-    // For limit ≥ 0 truncation is the floor, without a call to libm's floor (hot: every decision).
-    if limit >= 0.0 {
-        limit as i64
-    } else {
-        limit.floor() as i64
-    }
 }
 
 /// One ordered comparison, tested A against baseline B.
@@ -96,10 +87,10 @@ pub struct PairData {
     /// runs the deficits settle alone are already in order there; see `schedule::settle_ties`).
     pub tie_blocks: Vec<(u32, u32)>,
     /// Where each item of `quota_schedule` draws in an order's pool of group members (see
-    /// [`super::schedule::pool_slots`]).
+    /// [`crate::engine::walk::schedule::pool_slots`]).
     pub slots: Vec<(u32, u32)>,
     /// How each run of `tie_blocks` resolves under any group ranking (None: scan its deficits per order).
-    pub tie_trees: Vec<Option<super::schedule::TieTree>>,
+    pub tie_trees: Vec<Option<crate::engine::walk::schedule::TieTree>>,
     /// The quota slack of every prefix before any task is taken (Neyman orders).
     pub initial_slack: Vec<i64>,
     /// Local task indices of each local group, in canonical order.
@@ -369,21 +360,23 @@ struct Schedules {
     due_by: Vec<u32>,
     tie_blocks: Vec<(u32, u32)>,
     slots: Vec<(u32, u32)>,
-    tie_trees: Vec<Option<super::schedule::TieTree>>,
+    tie_trees: Vec<Option<crate::engine::walk::schedule::TieTree>>,
     initial_slack: Vec<i64>,
     members: Vec<Vec<u32>>,
 }
 
 impl Schedules {
     fn of(group_of: &[u32], group_sizes: &[u32]) -> Self {
-        let mut quota_schedule = super::schedule::quota_schedule(group_sizes);
-        let tie_blocks = super::schedule::settle_ties(&mut quota_schedule, group_sizes);
-        let tie_trees = super::schedule::tie_trees(&quota_schedule, &tie_blocks, group_sizes);
-        let slots = super::schedule::pool_slots(&quota_schedule, group_sizes);
+        let mut quota_schedule = crate::engine::walk::schedule::quota_schedule(group_sizes);
+        let tie_blocks =
+            crate::engine::walk::schedule::settle_ties(&mut quota_schedule, group_sizes);
+        let tie_trees =
+            crate::engine::walk::schedule::tie_trees(&quota_schedule, &tie_blocks, group_sizes);
+        let slots = crate::engine::walk::schedule::pool_slots(&quota_schedule, group_sizes);
         let due_by: Vec<u32> = (0..=group_of.len() as u64)
             .map(|k| quota_schedule.partition_point(|item| item.0 <= k) as u32)
             .collect();
-        let initial_slack = super::schedule::initial_slack(group_sizes);
+        let initial_slack = crate::engine::walk::schedule::initial_slack(group_sizes);
         let mut members: Vec<Vec<u32>> = vec![Vec::new(); group_sizes.len()];
         for (i, &g) in group_of.iter().enumerate() {
             members[g as usize].push(i as u32);
@@ -447,6 +440,23 @@ impl PairData {
             tie_trees: schedules.tie_trees,
             initial_slack: schedules.initial_slack,
             members: schedules.members,
+        }
+    }
+}
+
+/// The families of a replay's pairs, as lists of pair indices in pair order.
+pub fn families(family: Family, pairs: &[PairData]) -> Vec<Vec<usize>> {
+    match family {
+        Family::Pair => (0..pairs.len()).map(|i| vec![i]).collect(),
+        Family::All => vec![(0..pairs.len()).collect()],
+        Family::Tested => {
+            let mut tested: Vec<usize> = pairs.iter().map(|p| p.tested).collect();
+            tested.sort_unstable();
+            tested.dedup();
+            tested
+                .iter()
+                .map(|&t| (0..pairs.len()).filter(|&i| pairs[i].tested == t).collect())
+                .collect()
         }
     }
 }

@@ -2,10 +2,10 @@
 //! (or any non-stratified) order, §9a's stratified test for a stratified one. One type for the walkers
 //! (replay, decide, watch) so that each reads the construction its policy's order calls for.
 
-use super::anytime::{AnytimeState, Band, Bets};
-use super::decision::{Action, Reason, Statistic};
-use super::settings::{Construction, Threshold};
-use super::stratified::{Grid, StratifiedState};
+use crate::engine::rules::anytime::{AnytimeState, Band, Bets};
+use crate::engine::rules::decision::{Action, Reason, Statistic};
+use crate::engine::rules::stratified::{Grid, StratifiedState};
+use crate::engine::settings::{Construction, Threshold};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Sequence {
@@ -130,7 +130,7 @@ impl Sequence {
 }
 
 /// §9a's Λ of both tests and their anytime p-values as a decision's statistic.
-fn stratified_statistic(w: super::stratified::LogWealths) -> Statistic {
+fn stratified_statistic(w: crate::engine::rules::stratified::LogWealths) -> Statistic {
     Statistic::Stratified {
         log_promote: w.promote,
         log_reject: w.reject,

@@ -7,8 +7,8 @@
 
 use serde::Serialize;
 
-use super::decision::{Action, Reason};
-use super::settings::{EPSILON, Threshold};
+use crate::engine::rules::decision::{Action, Reason};
+use crate::engine::settings::{EPSILON, Threshold};
 
 /// The bets' fixed settings: the tail cutoff a and the cap c on each factor's loss.
 #[derive(Debug, Clone, PartialEq)]
@@ -349,7 +349,7 @@ impl AnytimeState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::sequence::confidence_band;
+    use crate::engine::rules::sequence::confidence_band;
     use crate::engine::streams::StreamKey;
 
     #[test]

@@ -2,9 +2,9 @@
 //! (group, budget) and, with early outcomes, the steps the observed prefixes consumed. Filled by
 //! `replay` and `family`, summarised by `metrics`.
 
-use super::coverage::CoverageStatus;
-use super::pair::PairData;
-use super::rules::{Action, Decision};
+use crate::engine::rules::coverage::CoverageStatus;
+use crate::engine::rules::{Action, Decision};
+use crate::engine::walk::pair::PairData;
 
 /// Family-wise counts per (threshold, budget): `wrong[threshold * budgets + budget]` families × orders
 /// with a wrong decision, out of `families` × orders. Kept here, below the metrics, the replay and the

@@ -14,8 +14,8 @@
 //! [`SETTLE_MARGIN`], far more than the exact tail's rounding (about 1e-14), so a settled action is the
 //! one the exact tail would give.
 
-use super::bootstrap::{Tails, binary_tails_to};
-use super::stats::{LnFactorial, normal_cdf};
+use crate::engine::rules::bootstrap::{Tails, binary_tails_to};
+use crate::engine::rules::stats::{LnFactorial, normal_cdf};
 
 /// The Berry–Esseen constant for sums of identically distributed terms (Shevtsova 2011).
 const BERRY_ESSEEN: f64 = 0.4748;
@@ -255,8 +255,8 @@ fn ln_chernoff_at_most(n: f64, p_neg: f64, p_zero: f64, p_pos: f64, m: f64) -> f
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::bootstrap::exact_binary_tails;
-    use crate::engine::stats::LnFactorial;
+    use crate::engine::rules::bootstrap::exact_binary_tails;
+    use crate::engine::rules::stats::LnFactorial;
 
     /// Every bound contains the exact tail, over all patterns of small n and cuts across the range.
     #[test]

@@ -4,11 +4,11 @@
 //! budget; until then the budget shows the rule's current non-final answer. The replay's tallies, its
 //! decision records and the pair drill-down all read their decisions from [`Prepared::decide_along`].
 
-use super::coverage::CoverageStatus;
-use super::pair::PairData;
-use super::replay::{Look, Prepared, Snapshot, WalkScratch};
-use super::rules::Decision;
-use super::settings::{Looks, Monitor};
+use crate::engine::rules::Decision;
+use crate::engine::rules::coverage::CoverageStatus;
+use crate::engine::settings::{Looks, Monitor};
+use crate::engine::walk::pair::PairData;
+use crate::engine::walk::prepared::{Look, Prepared, Snapshot, WalkScratch};
 
 /// Buffers for one pair's orders.
 #[derive(Debug, Default)]

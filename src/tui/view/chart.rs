@@ -1,0 +1,236 @@
+//! The main view's chart of unresolved rate against budget, and the summary table beside it.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Rect};
+use ratatui::style::Style;
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Block, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table};
+
+use crate::engine::walk::metrics::BudgetRow;
+use crate::format::{interval, percent, trim_number};
+use crate::tui::app::{App, ChartMode};
+
+use super::widgets::{Theme, stale};
+
+/// One curve of the chart: its name, style and (budget %, rate %) points.
+pub type Series = (String, Style, Vec<(f64, f64)>);
+
+/// The curve data of the chart, in percent.
+pub fn chart_series(app: &App, theme: Theme) -> Vec<Series> {
+    let Some(replay) = app.replay() else {
+        return Vec::new();
+    };
+    let mut series = Vec::new();
+    match app.view.chart {
+        ChartMode::Unresolved => {
+            for (i, metrics) in replay.metrics.thresholds.iter().enumerate() {
+                let points = metrics
+                    .rows
+                    .iter()
+                    .map(|r| (r.budget * 100.0, r.unresolved * 100.0))
+                    .collect();
+                series.push((
+                    format!("{} pp unresolved", trim_number(metrics.threshold_pp)),
+                    theme.series(i),
+                    points,
+                ));
+            }
+            let eta = replay.prepared.settings.targets.eta.value() * 100.0;
+            series.push((
+                format!("η {}%", trim_number(eta)),
+                theme.dim(),
+                vec![(0.0, eta), (100.0, eta)],
+            ));
+        }
+        ChartMode::Errors => {
+            if let Some(metrics) = replay.metrics.thresholds.get(app.view.focus) {
+                let t = trim_number(metrics.threshold_pp);
+                let curve = |f: &dyn Fn(&BudgetRow) -> f64| -> Vec<(f64, f64)> {
+                    metrics
+                        .rows
+                        .iter()
+                        .map(|r| (r.budget * 100.0, f(r) * 100.0))
+                        .collect()
+                };
+                series.push((
+                    format!("{t} pp FPR"),
+                    theme.series(0),
+                    curve(&|r| r.fpr.unwrap_or(0.0)),
+                ));
+                series.push((
+                    format!("{t} pp FRR"),
+                    theme.series(1),
+                    curve(&|r| r.frr.unwrap_or(0.0)),
+                ));
+                series.push((
+                    format!("{t} pp coverage failure"),
+                    theme.series(2),
+                    curve(&|r| r.coverage_failure),
+                ));
+                let alpha = replay.prepared.settings.targets.alpha.value() * 100.0;
+                series.push((
+                    format!("α {}%", trim_number(alpha)),
+                    theme.dim(),
+                    vec![(0.0, alpha), (100.0, alpha)],
+                ));
+            }
+        }
+    }
+    let x = app.budget_value() * 100.0;
+    series.push((
+        "cursor".to_string(),
+        theme.accent(),
+        vec![(x, 0.0), (x, 100.0)],
+    ));
+    series
+}
+
+pub(super) fn draw_chart(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
+    let series = chart_series(app, theme);
+    let title = match app.view.chart {
+        ChartMode::Unresolved => " unresolved rate vs budget (c: errors) ",
+        ChartMode::Errors => " FPR · FRR · coverage failure vs budget (c: unresolved) ",
+    };
+    let datasets: Vec<Dataset> = series
+        .iter()
+        .map(|(name, style, points)| {
+            Dataset::default()
+                .name(if name == "cursor" {
+                    String::new()
+                } else {
+                    name.clone()
+                })
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(style.patch(stale(app, theme)))
+                .data(points)
+        })
+        .collect();
+    let axis_style = theme.dim();
+    let chart = Chart::new(datasets)
+        .block(Block::bordered().title(title))
+        .x_axis(
+            Axis::default()
+                .bounds([0.0, 100.0])
+                .style(axis_style)
+                .labels(vec!["0%", "50%", "100%"]),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([0.0, 100.0])
+                .style(axis_style)
+                .labels(vec!["0", "50", "100%"]),
+        );
+    frame.render_widget(chart, area);
+}
+
+pub(super) fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
+    let policy = app.compute.policy();
+    let sequential = policy.monitor == crate::engine::settings::Monitor::Sequential;
+    let families = policy.decides_families();
+    let mut watched = match (sequential, policy.is_naive_peeking(), policy.looks) {
+        (false, ..) => String::new(),
+        (true, true, _) => " · naive peeking (invalid)".to_string(),
+        (true, false, looks) => format!(" · watched at {} looks", looks.name()),
+    };
+    if families {
+        watched.push_str(&format!(
+            " · family {} · {}",
+            policy.family.name(),
+            policy.adjust.name()
+        ));
+    }
+    let block = Block::bordered().title(Line::from(vec![
+        Span::raw(format!(" at budget {}", percent(app.budget_value()))),
+        Span::styled(
+            watched,
+            if policy.is_naive_peeking() {
+                theme.warn()
+            } else {
+                theme.dim()
+            },
+        ),
+        Span::raw(" "),
+    ]));
+    let Some(replay) = app.replay() else {
+        frame.render_widget(
+            Paragraph::new("waiting for the first replay…").block(block),
+            area,
+        );
+        return;
+    };
+    let rows: Vec<Row> = replay
+        .metrics
+        .thresholds
+        .iter()
+        .enumerate()
+        .filter_map(|(i, metrics)| {
+            let r = metrics.rows.get(app.view.budget)?;
+            let verdict = if r.sufficient {
+                Span::styled("✓ yes", theme.good())
+            } else {
+                Span::styled("✗ no", theme.bad())
+            };
+            let focus = if i == app.view.focus { "›" } else { " " };
+            let mut cells = vec![
+                Cell::from(format!("{focus}{} pp", trim_number(metrics.threshold_pp))),
+                Cell::from(r.fpr.map_or("-".to_string(), percent)),
+                Cell::from(r.frr.map_or("-".to_string(), percent)),
+            ];
+            if sequential {
+                cells.push(Cell::from(percent(r.ever_wrong)));
+            }
+            if families {
+                cells.push(Cell::from(percent(r.fwer)));
+            }
+            Some(
+                Row::new(cells.into_iter().chain([
+                    Cell::from(percent(r.coverage_failure)),
+                    // Watched runs give the ever-wrong column the interval's room.
+                    Cell::from(if sequential || families {
+                        percent(r.unresolved)
+                    } else {
+                        format!(
+                            "{} {}",
+                            percent(r.unresolved),
+                            interval(r.unresolved_lo, r.unresolved_hi, 0)
+                        )
+                    }),
+                    Cell::from(verdict),
+                ]))
+                .style(stale(app, theme)),
+            )
+        })
+        .collect();
+    let mut widths = vec![
+        Constraint::Length(6),
+        Constraint::Length(5),
+        Constraint::Length(5),
+    ];
+    let mut header = vec!["thr", "FPR", "FRR"];
+    if sequential {
+        widths.push(Constraint::Length(5));
+        header.push("ever✗");
+    }
+    if families {
+        widths.push(Constraint::Length(5));
+        header.push("FWER");
+    }
+    widths.extend([
+        Constraint::Length(5),
+        Constraint::Length(if sequential || families { 10 } else { 17 }),
+        Constraint::Length(5),
+    ]);
+    header.extend([
+        "cov.",
+        if sequential || families {
+            "unresolved"
+        } else {
+            "unresolved [95%]"
+        },
+        "suff.",
+    ]);
+    let header = Row::new(header).style(theme.dim());
+    frame.render_widget(Table::new(rows, widths).header(header).block(block), area);
+}

@@ -1,0 +1,106 @@
+//! The coverage view: which task groups the prefixes of the orders skipped, by budget.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Span;
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
+
+use crate::format::percent;
+use crate::tui::app::App;
+
+use super::widgets::{Theme, stale};
+
+/// Share-of-cases shading for the coverage strip: blank, ░ (<5%), ▒ (<25%), ▓ (<50%), █.
+pub fn shade(rate: f64) -> char {
+    if rate <= 0.0 {
+        '·'
+    } else if rate < 0.05 {
+        '░'
+    } else if rate < 0.25 {
+        '▒'
+    } else if rate < 0.5 {
+        '▓'
+    } else {
+        '█'
+    }
+}
+
+pub(super) fn draw_coverage(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
+    let block = Block::bordered().title(format!(
+        " coverage gaps under the {} order: how often a run stopped at each budget misses a group's quota ",
+        app.compute.policy().order.name()
+    ));
+    let Some(replay) = app.replay() else {
+        frame.render_widget(
+            Paragraph::new("waiting for the first replay…").block(block),
+            area,
+        );
+        return;
+    };
+    let n_tasks = app.dataset.n_tasks() as u32;
+    let k = crate::engine::Fraction(app.compute.grid.get(app.view.budget).copied().unwrap_or(0))
+        .tasks_of(n_tasks);
+    let sizes: Vec<u32> = match app
+        .compute
+        .group_column
+        .as_deref()
+        .and_then(|c| app.dataset.group_column(c))
+    {
+        Some(column) => column.sizes().iter().map(|&s| s as u32).collect(),
+        None => vec![n_tasks],
+    };
+    let budgets = replay.budgets();
+    let at_budget = crate::report::pairs::group_rows(replay, app.view.budget.min(budgets - 1));
+    let strips: Vec<Vec<crate::report::pairs::GroupRow>> = (0..budgets)
+        .map(|b| crate::report::pairs::group_rows(replay, b))
+        .collect();
+    let rows: Vec<Row> = at_budget
+        .iter()
+        .enumerate()
+        .map(|(g, row)| {
+            let label = &row.group;
+            let missing = row.missed_share;
+            let size = sizes.get(g).copied().unwrap_or(0);
+            let strip: String = strips.iter().map(|at| shade(at[g].missed_share)).collect();
+            let rate = if missing > 0.05 {
+                Span::styled(format!("✗ {}", percent(missing)), theme.bad())
+            } else {
+                Span::styled(format!("✓ {}", percent(missing)), theme.good())
+            };
+            Row::new(vec![
+                Cell::from(label.clone()),
+                Cell::from(format!(
+                    "{} ({})",
+                    size,
+                    percent(f64::from(size) / f64::from(n_tasks.max(1)))
+                )),
+                Cell::from(crate::engine::rules::coverage::quota(k, size, n_tasks).to_string()),
+                Cell::from(rate),
+                Cell::from(strip),
+            ])
+            .style(stale(app, theme))
+        })
+        .collect();
+    let widths = [
+        Constraint::Fill(1),
+        Constraint::Length(14),
+        Constraint::Length(9),
+        Constraint::Length(10),
+        Constraint::Length(budgets as u16 + 2),
+    ];
+    let header = Row::new(vec![
+        "group".to_string(),
+        "tasks (share)".to_string(),
+        format!("required at {}", percent(app.budget_value())),
+        "missed".to_string(),
+        "5% … 95%".to_string(),
+    ])
+    .style(theme.dim());
+    let [table, legend] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
+    frame.render_widget(Table::new(rows, widths).header(header).block(block), table);
+    frame.render_widget(
+        Paragraph::new("strip: share of cases missing the group's quota at each budget · none ░ <5% ▒ <25% ▓ <50% █ ≥50%")
+            .style(theme.dim()),
+        legend,
+    );
+}

@@ -1,0 +1,547 @@
+//! The drill-down into one pair: why it stands where it does (the bootstrap histogram, §9a's Λ and
+//! allocation, the anytime band, the classical cross-checks).
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Block, Cell, Chart, Clear, Paragraph, Row, Table, Wrap};
+
+use crate::engine::rules::Action;
+use crate::engine::rules::anytime::Band;
+use crate::engine::rules::coverage::CoverageStatus;
+use crate::engine::walk::detail::PairDetail;
+use crate::engine::walk::record::DecisionRecord;
+use crate::format::{p_value, percent, pp, trim_number};
+use crate::tui::app::App;
+
+use super::widgets::{Theme, glyph, line_datasets, overlay};
+
+pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
+    let Some(drill) = &app.drill else { return };
+    let rect = overlay(
+        area,
+        area.width.saturating_sub(4),
+        area.height.saturating_sub(2),
+    );
+    frame.render_widget(Clear, rect);
+    let detail = match &drill.detail {
+        Ok(detail) => detail,
+        Err(error) => {
+            let text = Paragraph::new(Line::from(Span::styled(format!("✗ {error}"), theme.bad())))
+                .block(Block::bordered().title(" drill-down · Esc closes "));
+            frame.render_widget(text, rect);
+            return;
+        }
+    };
+    let focus = app.view.focus.min(detail.records.len().saturating_sub(1));
+    let title = format!(
+        " {} vs {} · order {} of {} ([ ]) · budget {}{} · Esc closes ",
+        detail.tested,
+        detail.baseline,
+        detail.order_index,
+        detail.orders,
+        percent(detail.budget),
+        if detail.family_note.is_some() {
+            " · the pair alone (no family adjustment)"
+        } else {
+            ""
+        }
+    );
+    let block = Block::bordered().title(title);
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let [top, middle, bottom] = Layout::vertical([
+        Constraint::Length(8),
+        Constraint::Min(6),
+        // Two borders and the header row besides the groups (with one less, the last group was cut).
+        Constraint::Length(detail.groups.len().min(8) as u16 + 3),
+    ])
+    .areas(inner);
+    // Why: the record's reason, the margin and the coverage.
+    if let Some(record) = detail.records.get(focus) {
+        let agreement = match record.agrees {
+            Some(true) => Span::styled("✓ agrees with the completed record", theme.good()),
+            Some(false) => Span::styled("✗ disagrees with the completed record", theme.bad()),
+            None => Span::raw(""),
+        };
+        let action_style = match record.action {
+            Action::Promote | Action::Reject => theme.good(),
+            _ => theme.warn(),
+        };
+        let coverage_style = if record.coverage == CoverageStatus::Ok {
+            theme.good()
+        } else {
+            theme.bad()
+        };
+        let missing = if record.missing_groups.is_empty() {
+            String::new()
+        } else {
+            format!(" · missing: {}", record.missing_groups.join(", "))
+        };
+        let lines = vec![
+            Line::from(format!(
+                "{} shared tasks · Δ_full = {} · completed at {} pp: {}",
+                detail.shared,
+                pp(detail.delta_full),
+                trim_number(record.threshold_pp),
+                record.completed.map_or("-", |a| a.name())
+            )),
+            Line::from(vec![
+                Span::styled(
+                    format!("{} {} ", glyph(record.action), record.action.name()),
+                    action_style,
+                ),
+                agreement,
+            ]),
+            Line::from(record.reason.clone()),
+            Line::from(vec![
+                Span::raw(format!(
+                    "{} of {} tasks observed · coverage ",
+                    record.observed, record.total
+                )),
+                Span::styled(
+                    format!(
+                        "{} {}",
+                        if record.coverage == CoverageStatus::Ok {
+                            "✓"
+                        } else {
+                            "✗"
+                        },
+                        record.coverage.name()
+                    ),
+                    coverage_style,
+                ),
+                Span::raw(missing),
+            ]),
+            Line::from(format!(
+                "actions along this order: {}",
+                detail
+                    .order_steps
+                    .iter()
+                    .map(|s| s.actions.get(focus).map_or(" ", |a| glyph(*a)))
+                    .collect::<Vec<_>>()
+                    .join("")
+            )),
+            Line::from(Span::styled(
+                "▲ promote  ▼ reject  ○ abstain, one mark per budget of the grid",
+                theme.dim(),
+            )),
+            cross_check_line(detail, record, &theme),
+        ];
+        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), top);
+    }
+    // The bootstrap distribution with the threshold marked.
+    let [histogram, coverage] =
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(middle);
+    // The anytime rule has no bootstrap distribution: its evidence is the band along the order, and
+    // under §9a also Λ of both tests against ln(1/a).
+    match (&detail.band, &detail.stratified) {
+        (Some(band), Some(trace)) => {
+            let [left, right] =
+                Layout::horizontal([Constraint::Percentage(50); 2]).areas(histogram);
+            draw_band(frame, app, theme, detail, band, focus, left);
+            draw_lambda(frame, theme, trace, focus, right);
+        }
+        (Some(band), None) => draw_band(frame, app, theme, detail, band, focus, histogram),
+        _ => draw_histogram(frame, app, theme, detail, focus, histogram),
+    }
+    if let Some(record) = detail.records.get(focus) {
+        let rows: Vec<Row> = record
+            .coverage_groups
+            .iter()
+            .map(|g| {
+                let mark = if g.is_missing() {
+                    Span::styled("✗", theme.bad())
+                } else {
+                    Span::styled("✓", theme.good())
+                };
+                Row::new(vec![
+                    Cell::from(g.group.clone()),
+                    Cell::from(g.required.to_string()),
+                    Cell::from(g.observed.to_string()),
+                    Cell::from(g.total.to_string()),
+                    Cell::from(mark),
+                ])
+            })
+            .collect();
+        let widths = [
+            Constraint::Fill(1),
+            Constraint::Length(5),
+            Constraint::Length(5),
+            Constraint::Length(5),
+            Constraint::Length(2),
+        ];
+        let table = Table::new(rows, widths)
+            .header(Row::new(vec!["group", "need", "seen", "all", ""]).style(theme.dim()))
+            .block(Block::bordered().title(" coverage "));
+        frame.render_widget(table, coverage);
+    }
+    let rows: Vec<Row> = detail.groups.iter().map(|g| Row::new(g.cells())).collect();
+    let widths = [
+        Constraint::Fill(1),
+        Constraint::Length(6),
+        Constraint::Length(6),
+        Constraint::Length(8),
+        Constraint::Length(8),
+        Constraint::Length(8),
+    ];
+    let table = Table::new(rows, widths)
+        .header(
+            Row::new(vec![
+                "group", "tasks", "both", "only A", "only B", "neither",
+            ])
+            .style(theme.dim()),
+        )
+        .block(Block::bordered().title(" shared tasks by group (A = tested) "));
+    match &detail.stratified {
+        Some(trace) => {
+            let [shared, allocation] =
+                Layout::horizontal([Constraint::Percentage(50); 2]).areas(bottom);
+            frame.render_widget(table, shared);
+            draw_allocation(frame, theme, trace, focus, allocation);
+        }
+        None => frame.render_widget(table, bottom),
+    }
+}
+
+/// §9a's Λ⁺ and Λ⁻ of the focused threshold along the order, against the barrier ln(1/a).
+pub(super) fn draw_lambda(
+    frame: &mut Frame,
+    theme: Theme,
+    trace: &crate::engine::rules::stratified::StratifiedTrace,
+    focus: usize,
+    area: Rect,
+) {
+    let series = lambda_series(trace, focus);
+    let (mut low, mut high) = (-1.0f64, trace.ln_barrier + 1.0);
+    for (_, points) in &series {
+        for &(_, y) in points {
+            low = low.min(y);
+            high = high.max(y);
+        }
+    }
+    let datasets = line_datasets(&series, &[theme.good(), theme.bad(), theme.warn()]);
+    let end = trace
+        .lambda_promote
+        .get(focus)
+        .map_or(1, |l| l.len().max(1)) as f64;
+    let chart = Chart::new(datasets)
+        .block(Block::bordered().title(" §9a Λ vs ln(1/a) "))
+        .x_axis(
+            Axis::default()
+                .bounds([1.0, end])
+                .style(theme.dim())
+                .labels(vec!["1".to_string(), trim_number(end)]),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([low.floor(), high.ceil()])
+                .style(theme.dim())
+                .labels(vec![trim_number(low.floor()), trim_number(high.ceil())]),
+        );
+    frame.render_widget(chart, area);
+}
+
+/// The chart series of §9a's Λ⁺ ("promote"), Λ⁻ ("reject") and the barrier against observed tasks;
+/// infinite values (a null that holds or cannot hold whatever is unseen) are left out.
+pub fn lambda_series(
+    trace: &crate::engine::rules::stratified::StratifiedTrace,
+    focus: usize,
+) -> Vec<(&'static str, Vec<(f64, f64)>)> {
+    let along = |values: Option<&Vec<f64>>| -> Vec<(f64, f64)> {
+        values
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .filter(|(_, y)| y.is_finite())
+            .map(|(i, &y)| ((i + 1) as f64, y))
+            .collect()
+    };
+    let end = trace
+        .lambda_promote
+        .get(focus)
+        .map_or(1, |l| l.len().max(1)) as f64;
+    vec![
+        ("Λ⁺ promote", along(trace.lambda_promote.get(focus))),
+        ("Λ⁻ reject", along(trace.lambda_reject.get(focus))),
+        (
+            "ln(1/a)",
+            vec![(1.0, trace.ln_barrier), (end, trace.ln_barrier)],
+        ),
+    ]
+}
+
+/// Which groups a §9a decision hinges on: per group, what it has shown and the group means the least
+/// favourable allocation of each null gives it.
+pub(super) fn draw_allocation(
+    frame: &mut Frame,
+    theme: Theme,
+    trace: &crate::engine::rules::stratified::StratifiedTrace,
+    focus: usize,
+    area: Rect,
+) {
+    let at = |rows: &Vec<Vec<f64>>, g: usize| {
+        rows.get(focus)
+            .and_then(|r| r.get(g))
+            .filter(|v| v.is_finite())
+            .map_or("-".to_string(), |&v| pp(v))
+    };
+    let rows: Vec<Row> = trace
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(g, group)| {
+            Row::new(vec![
+                Cell::from(group.group.clone()),
+                Cell::from(format!("{}/{}", group.seen, group.size)),
+                Cell::from(group.observed_mean.map_or("-".to_string(), pp)),
+                Cell::from(at(&trace.allocation_promote, g)),
+                Cell::from(at(&trace.allocation_reject, g)),
+            ])
+        })
+        .collect();
+    let widths = [
+        Constraint::Fill(1),
+        Constraint::Length(9),
+        Constraint::Length(8),
+        Constraint::Length(8),
+        Constraint::Length(8),
+    ];
+    let table = Table::new(rows, widths)
+        .header(Row::new(vec!["group", "seen", "Δ̄ seen", "null⁺", "null⁻"]).style(theme.dim()))
+        .block(Block::bordered().title(" least favourable Δ̄ per group (§9a) "));
+    frame.render_widget(table, area);
+}
+
+/// The chart series of the anytime band in percentage points against observed tasks: the estimate,
+/// the lower and upper bounds, the threshold δ, and a vertical mark where the kept decision was made.
+pub fn band_series(
+    band: &Band,
+    delta_pp: f64,
+    decided_at: Option<u32>,
+) -> Vec<(&'static str, Vec<(f64, f64)>)> {
+    let along = |values: &[f64]| -> Vec<(f64, f64)> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(t, &v)| ((t + 1) as f64, 100.0 * v))
+            .collect()
+    };
+    let end = band.estimate.len().max(1) as f64;
+    let mut series = vec![
+        ("upper", along(&band.upper)),
+        ("lower", along(&band.lower)),
+        ("estimate", along(&band.estimate)),
+        ("δ", vec![(1.0, delta_pp), (end, delta_pp)]),
+    ];
+    if let Some(at) = decided_at {
+        series.push((
+            "decided",
+            vec![(f64::from(at), -100.0), (f64::from(at), 100.0)],
+        ));
+    }
+    series
+}
+
+#[allow(clippy::too_many_arguments)] // the frame, the app's theme and the drill-down's parts
+pub(super) fn draw_band(
+    frame: &mut Frame,
+    app: &App,
+    theme: Theme,
+    detail: &PairDetail,
+    band: &Band,
+    focus: usize,
+    area: Rect,
+) {
+    let record = detail.records.get(focus);
+    let delta_pp = app
+        .compute
+        .thresholds
+        .get(focus)
+        .map_or(0.0, |&t| f64::from(t) / 100.0);
+    let decided_at = record.and_then(|r| r.decided_at);
+    let series = band_series(band, delta_pp, decided_at);
+    // The y range: the band after its first few tasks (the first bounds are the whole [−100, 100]).
+    let settled = band.estimate.len() / 10;
+    let (mut low, mut high) = (delta_pp, delta_pp);
+    for (&lo, &hi) in band.lower.iter().zip(&band.upper).skip(settled) {
+        low = low.min(100.0 * lo);
+        high = high.max(100.0 * hi);
+    }
+    let (low, high) = ((low - 2.0).floor(), (high + 2.0).ceil());
+    let styles = [
+        theme.dim(),
+        theme.dim(),
+        theme.accent(),
+        theme.warn(),
+        theme.good(),
+    ];
+    let datasets = line_datasets(&series, &styles);
+    let end = band.estimate.len().max(1) as f64;
+    let empty = band.empty_note();
+    let title = match (record, decided_at) {
+        (Some(record), Some(at)) => format!(
+            " anytime band for Δ (pp) · {} after {at} tasks{empty} ",
+            record.action.name()
+        ),
+        _ => format!(" anytime band for Δ (pp) vs observed tasks · no decision yet{empty} "),
+    };
+    let chart = Chart::new(datasets)
+        .block(Block::bordered().title(title))
+        .x_axis(
+            Axis::default()
+                .bounds([1.0, end])
+                .style(theme.dim())
+                .labels(vec!["1".to_string(), format!("{}", band.estimate.len())]),
+        )
+        .y_axis(
+            Axis::default()
+                .bounds([low, high])
+                .style(theme.dim())
+                .labels(vec![trim_number(low), trim_number(high)]),
+        );
+    frame.render_widget(chart, area);
+}
+
+/// Bins of the bootstrap distribution for a histogram `width` columns wide: (Δ̂* at bin start, mass).
+/// Edges below 1/1000 of the peak are left out so the bars use the width (the exact distribution keeps
+/// tails down to 1e-19).
+pub fn histogram_bins(first: f64, step: f64, probs: &[f64], width: usize) -> Vec<(f64, f64)> {
+    if probs.is_empty() || width == 0 {
+        return Vec::new();
+    }
+    let peak = probs.iter().copied().fold(0.0, f64::max);
+    let visible = |p: &f64| *p >= peak * 1e-3;
+    let lo = probs.iter().position(visible).unwrap_or(0);
+    let hi = probs.iter().rposition(visible).unwrap_or(probs.len() - 1);
+    let (first, probs) = (first + lo as f64 * step, &probs[lo..=hi]);
+    let per_bin = probs.len().div_ceil(width);
+    probs
+        .chunks(per_bin)
+        .enumerate()
+        .map(|(i, chunk)| (first + (i * per_bin) as f64 * step, chunk.iter().sum()))
+        .collect()
+}
+
+pub(super) fn draw_histogram(
+    frame: &mut Frame,
+    app: &App,
+    theme: Theme,
+    detail: &PairDetail,
+    focus: usize,
+    area: Rect,
+) {
+    let block = Block::bordered().title(" bootstrap distribution of Δ̂* (│ threshold) ");
+    let Some(dist) = &detail.bootstrap else {
+        frame.render_widget(
+            Paragraph::new("no exact distribution (outcomes off a lattice)").block(block),
+            area,
+        );
+        return;
+    };
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let bins = histogram_bins(
+        dist.first,
+        dist.step,
+        &dist.probs,
+        inner.width.saturating_sub(2) as usize,
+    );
+    let peak = bins.iter().map(|b| b.1).fold(0.0, f64::max).max(1e-300);
+    let threshold = app
+        .compute
+        .thresholds
+        .get(focus)
+        .map_or(0.0, |&t| f64::from(t) / 10_000.0);
+    let rows = inner.height.saturating_sub(2) as usize;
+    // Few lattice values: draw each bar several columns wide so the histogram fills the box.
+    let repeat = (inner.width.saturating_sub(2) as usize / bins.len().max(1)).max(1);
+    let levels = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let mut lines: Vec<Line> = Vec::new();
+    for row in (0..rows).rev() {
+        let spans: Vec<Span> = bins
+            .iter()
+            .enumerate()
+            .map(|(i, &(x, mass))| {
+                let next = bins.get(i + 1).map_or(x + dist.step, |b| b.0);
+                let height = mass / peak * rows as f64;
+                let fill = (height - row as f64).clamp(0.0, 1.0);
+                let c = levels[(fill * 8.0).round() as usize];
+                let above = x >= threshold;
+                let style = if x <= threshold && threshold < next {
+                    theme.accent()
+                } else if above {
+                    theme.good()
+                } else {
+                    theme.bad()
+                };
+                if x <= threshold && threshold < next && c == ' ' {
+                    Span::styled("│".repeat(repeat), style)
+                } else {
+                    Span::styled(c.to_string().repeat(repeat), style)
+                }
+            })
+            .collect();
+        lines.push(Line::from(spans));
+    }
+    if let Some(record) = detail.records.get(focus) {
+        let tails = match record.statistic {
+            crate::engine::rules::Statistic::Bootstrap {
+                r_promote,
+                r_reject,
+                ..
+            } => {
+                format!(
+                    "R_promote {} · R_reject {} · a {}",
+                    trim_number(r_promote),
+                    trim_number(r_reject),
+                    record.tail.map_or("-".into(), trim_number)
+                )
+            }
+            _ => format!("rule {}", record.rule),
+        };
+        lines.pop();
+        let (low, high) = (
+            bins.first().map_or(dist.first, |b| b.0),
+            bins.last().map_or(dist.first, |b| b.0),
+        );
+        lines.push(Line::from(Span::styled(
+            format!("{} … {} · δ = {}", pp(low), pp(high), pp(threshold)),
+            theme.dim(),
+        )));
+        lines.push(Line::from(Span::styled(tails, theme.dim())));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The classical cross-checks of the drill-down for the focused threshold, marked when they disagree
+/// with the rule.
+pub(super) fn cross_check_line(
+    detail: &PairDetail,
+    record: &DecisionRecord,
+    theme: &Theme,
+) -> Line<'static> {
+    let Some(check) = &detail.cross_check else {
+        return Line::from(Span::styled(
+            "cross-check: none (outcomes here are not all 0 or 1)",
+            theme.dim(),
+        ));
+    };
+    let delta = record.threshold_pp / 100.0;
+    let text = format!(
+        "cross-check: sign test p = {} · Newcombe {} [{}, {}] → {}",
+        p_value(check.sign_test_p),
+        percent(check.level),
+        pp(check.newcombe_low),
+        pp(check.newcombe_high),
+        check.interval_verdict(delta).name()
+    );
+    if check.differs_from(delta, record.action) {
+        Line::from(vec![
+            Span::raw(text),
+            Span::styled("  ≠ rule", theme.warn()),
+        ])
+    } else {
+        Line::from(text)
+    }
+}

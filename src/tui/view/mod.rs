@@ -1,0 +1,317 @@
+//! Drawing the explorer: layout and widgets over the app's precomputed state (the replay result, the pair
+//! rows, the drill-down detail). Nothing is computed here beyond picking what to show. Status is always a
+//! glyph and a word as well as a colour, and without colour (NO_COLOR, the mono theme) only modifiers
+//! (bold, reversed, dim) mark things.
+
+mod chart;
+mod coverage;
+mod drill;
+pub mod early;
+mod pairs;
+mod proxy;
+mod widgets;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+
+use super::app::{App, Tab};
+use super::keys::{BINDINGS, FOOTER};
+use crate::format::{percent, trim_number};
+
+pub use chart::chart_series;
+use chart::{draw_chart, draw_summary};
+use coverage::draw_coverage;
+pub use coverage::shade;
+use drill::draw_drill;
+pub use drill::{band_series, histogram_bins, lambda_series};
+use pairs::draw_pairs;
+use proxy::draw_proxy;
+pub use proxy::proxy_agreement;
+pub use widgets::{MIN_HEIGHT, MIN_WIDTH, Theme, slider_track};
+use widgets::{elide_front, focused_rows, overlay};
+
+/// Draws the whole screen.
+pub fn draw(frame: &mut Frame, app: &App, theme: Theme) {
+    let area = frame.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let text = vec![
+            Line::from(Span::styled("terminal too small", theme.bad())),
+            Line::from(format!(
+                "pareval needs at least {MIN_WIDTH}×{MIN_HEIGHT}; this one is {}×{}.",
+                area.width, area.height
+            )),
+            Line::from("Enlarge the window, or press q to quit."),
+        ];
+        frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
+        return;
+    }
+    let [header, slider, body, footer] = Layout::vertical([
+        Constraint::Length(3),
+        Constraint::Length(2),
+        Constraint::Min(10),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    draw_header(frame, app, theme, header);
+    match (app.view.tab, &app.early) {
+        (Tab::Early, Some(panel)) => {
+            early::draw_slider(frame, panel, theme, slider);
+            early::draw_body(frame, panel, theme, body);
+        }
+        (Tab::Main | Tab::Early, _) => {
+            draw_slider(frame, app, theme, slider);
+            draw_main(frame, app, theme, body);
+        }
+        (Tab::Coverage, _) => {
+            draw_slider(frame, app, theme, slider);
+            draw_coverage(frame, app, theme, body);
+        }
+        (Tab::Proxy, _) => {
+            draw_slider(frame, app, theme, slider);
+            draw_proxy(frame, app, theme, body);
+        }
+    }
+    draw_footer(frame, app, theme, footer);
+    if app.drill.is_some() {
+        draw_drill(frame, app, theme, area);
+    }
+    if app.help.is_some() {
+        draw_help(frame, app, theme, area);
+    }
+    if app.selector.is_some() {
+        draw_selector(frame, app, theme, area);
+    }
+}
+
+fn draw_selector(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
+    let Some(selector) = &app.selector else {
+        return;
+    };
+    let lines: Vec<Line> = selector
+        .labels
+        .iter()
+        .zip(&selector.chosen)
+        .enumerate()
+        .map(|(i, (label, &chosen))| {
+            let mark = if chosen { "[x]" } else { "[ ]" };
+            let style = if i == selector.cursor {
+                theme.selected()
+            } else {
+                Style::default()
+            };
+            Line::from(Span::styled(format!("{mark} {label}"), style))
+        })
+        .collect();
+    let rect = overlay(area, 60, (lines.len() as u16 + 2).min(area.height));
+    frame.render_widget(Clear, rect);
+    let title = " groups to keep · space toggles · a all · Enter applies · Esc cancels ";
+    let mut state = ratatui::widgets::ListState::default().with_selected(Some(selector.cursor));
+    let list = ratatui::widgets::List::new(lines).block(Block::bordered().title(title));
+    frame.render_stateful_widget(list, rect, &mut state);
+}
+
+fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
+    let data = &app.dataset;
+    let group = match &app.compute.group_column {
+        Some(name) => {
+            let groups = data.group_column(name).map_or(0, |c| c.labels.len());
+            let filter = match app.compute.group_filter.as_slice() {
+                [] => String::new(),
+                [one] => format!(", only '{one}'"),
+                many => format!(", {} of them chosen", many.len()),
+            };
+            format!("{name} ({groups} groups{filter})")
+        }
+        None => "none".to_string(),
+    };
+    let pairs = app
+        .replay()
+        .map_or(app.pairs_expected, |r| r.prepared.pairs.len());
+    // A budget measure that leaves pairs or tasks out says how many (SPEC §4).
+    let left_out = app
+        .replay()
+        .and_then(|r| r.prepared.left_out.as_ref())
+        .map_or(String::new(), |l| {
+            let mut parts = Vec::new();
+            if l.pairs > 0 {
+                parts.push(format!("{} pairs", l.pairs));
+            }
+            if l.pair_tasks > 0 {
+                parts.push(format!("{} pair-tasks", l.pair_tasks));
+            }
+            format!(" · {} left out (no {})", parts.join(", "), l.field)
+        });
+    let facts = format!(
+        "{} systems · {} directed pairs{left_out} · {} tasks · group {group}",
+        data.n_systems(),
+        pairs,
+        data.n_tasks()
+    );
+    // The facts must stay on one line whatever the path: a long path is shortened from the front
+    // (the file name is the telling part), so the header never wraps into the policy line.
+    // Below a dozen characters a shortened path says nothing, so it is left out.
+    let room = usize::from(area.width)
+        .saturating_sub("pareval ".len() + " · ".len() + facts.chars().count());
+    let mut first = vec![Span::styled("pareval ", theme.accent())];
+    if room >= 12 {
+        first.push(Span::raw(elide_front(&app.files.join(", "), room)));
+        first.push(Span::raw(" · "));
+    }
+    first.push(Span::raw(facts));
+    let first = Line::from(first);
+    let thresholds: Vec<String> = app
+        .compute
+        .thresholds
+        .iter()
+        .map(|&t| trim_number(f64::from(t) / 100.0))
+        .collect();
+    let policy = Span::raw(format!(
+        "{} · thresholds {} pp · {} orders · budget by {} · seed {}",
+        app.policy_text(),
+        thresholds.join("/"),
+        app.compute.orders,
+        app.compute.measure.name(),
+        app.compute.seed
+    ));
+    let mut second = Vec::new();
+    if app.pending() {
+        let progress = app.progress.map_or(String::new(), |(done, total)| {
+            format!(" {done}/{total} pairs")
+        });
+        let shown = match app.preview {
+            Some(orders) => format!(
+                ", showing a preview from {orders} of {} orders",
+                app.compute.orders
+            ),
+            None if app.result.is_some() => ", showing the previous result".to_string(),
+            None => String::new(),
+        };
+        // The progress goes first: while a job runs it is what the user waits on, and on a
+        // narrow terminal the tail of the policy line is what gets cut.
+        second.push(Span::styled(
+            format!("⟳ replaying{progress}{shown} · "),
+            theme.warn(),
+        ));
+    }
+    second.push(policy);
+    frame.render_widget(
+        Paragraph::new(vec![first, Line::from(second)]).wrap(Wrap { trim: true }),
+        area,
+    );
+}
+
+fn draw_slider(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
+    let min_sufficient = app
+        .replay()
+        .and_then(|r| r.metrics.thresholds.get(app.view.focus))
+        .and_then(|t| t.min_sufficient_budget);
+    let marked = min_sufficient.and_then(|m| {
+        app.compute
+            .grid
+            .iter()
+            .position(|&b| (f64::from(b) / 10_000.0 - m).abs() < 1e-9)
+    });
+    let track = slider_track(
+        app.budgets(),
+        app.view.budget,
+        marked,
+        area.width.saturating_sub(16) as usize,
+    );
+    let first = Line::from(vec![
+        Span::styled(
+            format!("budget {:>5} ", percent(app.budget_value())),
+            theme.accent(),
+        ),
+        Span::raw(track),
+    ]);
+    let observed = focused_rows(app)
+        .and_then(|rows| rows.get(app.view.budget))
+        .map_or(String::new(), |r| {
+            format!("≈{:.0} tasks observed · ", r.mean_observed)
+        });
+    let threshold = app
+        .compute
+        .thresholds
+        .get(app.view.focus)
+        .map_or(0.0, |&t| f64::from(t) / 100.0);
+    let sufficient = match min_sufficient {
+        Some(m) => format!(
+            "▲ min. sufficient at {} pp: {}",
+            trim_number(threshold),
+            percent(m)
+        ),
+        None if app.result.is_some() => {
+            format!("no sufficient budget at {} pp", trim_number(threshold))
+        }
+        None => String::new(),
+    };
+    let play = if app.autoplay { " · ▶ autoplay" } else { "" };
+    let second = Line::from(Span::styled(
+        format!("             {observed}{sufficient}{play}"),
+        theme.dim(),
+    ));
+    frame.render_widget(Paragraph::new(vec![first, second]), area);
+}
+
+fn draw_main(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
+    let summary_height = app.compute.thresholds.len() as u16 + 3;
+    let chart_height = (area.height / 2).max(8).min(area.height.saturating_sub(5));
+    let [top, table] = Layout::vertical([
+        Constraint::Length(chart_height.max(summary_height)),
+        Constraint::Min(4),
+    ])
+    .areas(area);
+    let [chart, summary] =
+        Layout::horizontal([Constraint::Min(30), Constraint::Length(50)]).areas(top);
+    draw_chart(frame, app, theme, chart);
+    draw_summary(frame, app, theme, summary);
+    draw_pairs(frame, app, theme, table);
+}
+
+fn draw_footer(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
+    let line = if !app.status.is_empty() {
+        let style = if app.status.starts_with('✗') {
+            theme.bad()
+        } else {
+            theme.good()
+        };
+        Line::from(Span::styled(app.status.clone(), style))
+    } else if app.view.tab == Tab::Early && app.early.is_some() {
+        Line::from(Span::styled(early::EARLY_FOOTER, theme.dim()))
+    } else {
+        Line::from(Span::styled(FOOTER, theme.dim()))
+    };
+    frame.render_widget(Paragraph::new(line), area);
+}
+
+fn draw_help(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
+    let filter = app.help.clone().unwrap_or_default().to_lowercase();
+    let lines: Vec<Line> = BINDINGS
+        .iter()
+        .filter(|b| {
+            filter.is_empty()
+                || b.keys.to_lowercase().contains(&filter)
+                || b.what.to_lowercase().contains(&filter)
+        })
+        .map(|b| {
+            Line::from(vec![
+                Span::styled(format!("{:>20}  ", b.keys), theme.accent()),
+                Span::raw(b.what),
+            ])
+        })
+        .collect();
+    let height = (lines.len() as u16 + 4).min(area.height);
+    let rect = overlay(area, 78, height);
+    frame.render_widget(Clear, rect);
+    let title = format!(
+        " keys · filter: {}▏ · Esc closes ",
+        app.help.as_deref().unwrap_or("")
+    );
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(title)),
+        rect,
+    );
+}

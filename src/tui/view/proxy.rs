@@ -1,0 +1,172 @@
+//! The proxy view: what proxy subsets predict and how often they agree with the completed record.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::symbols::Marker;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Row, Table, Wrap};
+
+use crate::format::{percent, pp};
+use crate::tui::app::App;
+
+use super::widgets::{Theme, focused_rows};
+
+/// Share of ordered pairs whose proxy decision (predicted difference > δ) matches the completed record.
+pub fn proxy_agreement(systems: &[crate::proxy::SystemPrediction], delta: f64) -> Option<f64> {
+    let (mut agree, mut pairs) = (0u32, 0u32);
+    for a in systems {
+        for b in systems {
+            if a.system != b.system {
+                pairs += 1;
+                let cut = delta + crate::engine::settings::EPSILON;
+                agree +=
+                    u32::from((a.predicted - b.predicted > cut) == (a.actual - b.actual > cut));
+            }
+        }
+    }
+    (pairs > 0).then(|| f64::from(agree) / f64::from(pairs))
+}
+
+pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
+    let title = format!(
+        " proxy benchmark at budget {}: {} under {} (x: method, y: protocol) ",
+        percent(app.budget_value()),
+        app.compute.proxy_method.name(),
+        app.compute.proxy_protocol.name()
+    );
+    let block = Block::bordered().title(title);
+    let result = match (&app.proxy, &app.proxy_error) {
+        (_, Some(error)) => {
+            frame.render_widget(
+                Paragraph::new(Line::from(Span::styled(format!("✗ {error}"), theme.bad())))
+                    .block(block),
+                area,
+            );
+            return;
+        }
+        (Some(curve), None) => curve
+            .results
+            .get(app.view.budget.min(curve.results.len().saturating_sub(1)))
+            .map(|row| &row.result),
+        (None, None) => None,
+    };
+    let Some(result) = result else {
+        frame.render_widget(
+            Paragraph::new("⟳ waiting for the proxy results…").block(block),
+            area,
+        );
+        return;
+    };
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [summary, body] =
+        Layout::vertical([Constraint::Length(3), Constraint::Min(4)]).areas(inner);
+    // Side by side with the replay at the same budget and focused threshold.
+    let threshold = app
+        .compute
+        .thresholds
+        .get(app.view.focus)
+        .map_or(0.0, |&t| f64::from(t) / 10_000.0);
+    let proxy_right = proxy_agreement(&result.systems, threshold);
+    let replay_line = focused_rows(app)
+        .and_then(|rows| rows.get(app.view.budget))
+        .map_or(String::new(), |r| {
+            let cases = f64::from(r.cases.max(1));
+            let correct =
+                f64::from(r.promote + r.reject - r.false_promotions - r.false_rejections) / cases;
+            let wrong = f64::from(r.false_promotions + r.false_rejections) / cases;
+            format!(
+                "partial-run policy: {} decided right, {} wrong, {} unresolved",
+                percent(correct),
+                percent(wrong),
+                percent(r.unresolved)
+            )
+        });
+    let lines = vec![
+        Line::from(format!(
+            "{} of {} tasks ({}) · ρ {} · τ-b {} · R² {} · MAE {:.1} pp · pairs ordered right {}",
+            result.size,
+            app.proxy.as_ref().map_or(0, |c| c.tasks),
+            percent(result.task_share),
+            result.spearman.map_or("-".into(), |v| format!("{v:.3}")),
+            result.kendall.map_or("-".into(), |v| format!("{v:.3}")),
+            result.r2.map_or("-".into(), |v| format!("{v:.3}")),
+            result.mae_pp,
+            result.pair_accuracy.map_or("-".into(), percent)
+        )),
+        Line::from(vec![
+            Span::styled(
+                format!(
+                    "pair decisions at {}: proxy right {}",
+                    pp(threshold),
+                    proxy_right.map_or("-".into(), percent)
+                ),
+                theme.accent(),
+            ),
+            Span::raw(format!(" · {replay_line}")),
+        ]),
+        Line::from(Span::styled(
+            "proxy: ridge prediction of each held-out system's full score from its subset outcomes",
+            theme.dim(),
+        )),
+    ];
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), summary);
+    let [scatter, table] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
+    let points: Vec<(f64, f64)> = result
+        .systems
+        .iter()
+        .map(|s| (s.actual * 100.0, s.predicted * 100.0))
+        .collect();
+    let diagonal = [(0.0, 0.0), (100.0, 100.0)];
+    let chart = Chart::new(vec![
+        Dataset::default()
+            .name("y = x")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(theme.dim())
+            .data(&diagonal),
+        Dataset::default()
+            .name("systems")
+            .marker(Marker::Dot)
+            .graph_type(GraphType::Scatter)
+            .style(theme.accent())
+            .data(&points),
+    ])
+    .block(Block::bordered().title(" predicted vs actual (%) "))
+    .x_axis(
+        Axis::default()
+            .bounds([0.0, 100.0])
+            .style(theme.dim())
+            .labels(vec!["0", "actual", "100"]),
+    )
+    .y_axis(
+        Axis::default()
+            .bounds([0.0, 100.0])
+            .style(theme.dim())
+            .labels(vec!["0", "50", "100"]),
+    );
+    frame.render_widget(chart, scatter);
+    let rows: Vec<Row> = result
+        .systems
+        .iter()
+        .map(|s| {
+            Row::new(vec![
+                s.system.clone(),
+                format!("{:.1}", s.predicted * 100.0),
+                format!("{:.1}", s.actual * 100.0),
+                format!("{:+.1}", (s.predicted - s.actual) * 100.0),
+            ])
+        })
+        .collect();
+    let widths = [
+        Constraint::Fill(1),
+        Constraint::Length(6),
+        Constraint::Length(6),
+        Constraint::Length(6),
+    ];
+    let table_widget = Table::new(rows, widths)
+        .header(Row::new(vec!["system", "pred.", "actual", "error"]).style(theme.dim()))
+        .block(Block::bordered().title(" per system (%) "));
+    frame.render_widget(table_widget, table);
+}

@@ -1,0 +1,168 @@
+//! What every view of the explorer draws with: the theme (colours, or modifiers alone without
+//! colour), status glyphs, the slider's track, overlays, the stale-result style and Braille line series.
+
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::symbols::Marker;
+use ratatui::widgets::{Dataset, GraphType};
+
+use crate::engine::rules::Action;
+use crate::engine::walk::metrics::BudgetRow;
+use crate::tui::app::App;
+
+/// The smallest terminal the layout fits.
+pub const MIN_WIDTH: u16 = 80;
+
+pub const MIN_HEIGHT: u16 = 24;
+
+/// Colours, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Theme {
+    pub color: bool,
+    pub high_contrast: bool,
+}
+
+impl Theme {
+    fn fg(self, color: Color) -> Style {
+        if self.color {
+            Style::default().fg(color)
+        } else {
+            Style::default()
+        }
+    }
+
+    pub fn good(self) -> Style {
+        self.fg(Color::Green).add_modifier(Modifier::BOLD)
+    }
+
+    pub fn bad(self) -> Style {
+        self.fg(Color::Red).add_modifier(Modifier::BOLD)
+    }
+
+    pub fn warn(self) -> Style {
+        self.fg(Color::Yellow)
+    }
+
+    pub fn accent(self) -> Style {
+        self.fg(if self.high_contrast {
+            Color::White
+        } else {
+            Color::Cyan
+        })
+        .add_modifier(Modifier::BOLD)
+    }
+
+    pub fn dim(self) -> Style {
+        Style::default().add_modifier(Modifier::DIM)
+    }
+
+    pub fn selected(self) -> Style {
+        Style::default().add_modifier(Modifier::REVERSED)
+    }
+
+    /// One colour per threshold curve.
+    pub fn series(self, index: usize) -> Style {
+        const COLORS: [Color; 5] = [
+            Color::Cyan,
+            Color::Magenta,
+            Color::Yellow,
+            Color::Green,
+            Color::Blue,
+        ];
+        self.fg(COLORS[index % COLORS.len()])
+    }
+}
+
+pub(super) fn glyph(action: Action) -> &'static str {
+    match action {
+        Action::Promote => "▲",
+        Action::Reject => "▼",
+        Action::Abstain => "○",
+        Action::Continue => "…",
+    }
+}
+
+/// `text` cut to at most `max` characters by dropping its start behind an ellipsis.
+pub(super) fn elide_front(text: &str, max: usize) -> String {
+    let count = text.chars().count();
+    if count <= max {
+        return text.to_string();
+    }
+    if max == 0 {
+        return String::new();
+    }
+    let kept: String = text.chars().skip(count - (max - 1)).collect();
+    format!("…{kept}")
+}
+
+pub(super) fn focused_rows(app: &App) -> Option<&[BudgetRow]> {
+    let replay = app.replay()?;
+    replay
+        .metrics
+        .thresholds
+        .get(app.view.focus)
+        .map(|t| t.rows.as_slice())
+}
+
+/// The slider's track cells: one column per cell, the grid's budgets spread evenly, the cursor (●) at the
+/// current budget and the minimum sufficient budget (▲) marked.
+pub fn slider_track(budgets: usize, current: usize, marked: Option<usize>, width: usize) -> String {
+    let at = |i: usize| {
+        if budgets <= 1 {
+            0
+        } else {
+            i * (width.saturating_sub(1)) / (budgets - 1)
+        }
+    };
+    (0..width)
+        .map(|cell| {
+            if at(current) == cell {
+                '●'
+            } else if marked.is_some_and(|m| at(m) == cell) {
+                '▲'
+            } else if (0..budgets).any(|i| at(i) == cell) {
+                '┼'
+            } else {
+                '─'
+            }
+        })
+        .collect()
+}
+
+pub(super) fn stale(app: &App, theme: Theme) -> Style {
+    if app.pending() {
+        theme.dim()
+    } else {
+        Style::default()
+    }
+}
+
+pub(super) fn overlay(area: Rect, width: u16, height: u16) -> Rect {
+    let width = width.min(area.width);
+    let height = height.min(area.height);
+    Rect {
+        x: area.x + (area.width - width) / 2,
+        y: area.y + (area.height - height) / 2,
+        width,
+        height,
+    }
+}
+
+/// Named line series drawn in Braille, one style each in order.
+pub(super) fn line_datasets<'a>(
+    series: &'a [(&'static str, Vec<(f64, f64)>)],
+    styles: &[Style],
+) -> Vec<Dataset<'a>> {
+    series
+        .iter()
+        .zip(styles)
+        .map(|((name, points), &style)| {
+            Dataset::default()
+                .name(*name)
+                .marker(Marker::Braille)
+                .graph_type(GraphType::Line)
+                .style(style)
+                .data(points)
+        })
+        .collect()
+}
