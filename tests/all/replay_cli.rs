@@ -654,6 +654,46 @@ fn a_budget_by_seconds_says_which_pairs_and_systems_it_left_out() {
 }
 
 #[test]
+fn a_pair_cost_budget_spends_both_systems_cost() {
+    let dir = crate::common::temp_dir("pair-cost-spent");
+    let path = dir.join("records.csv");
+    // A's tasks cost 1 each; B's cost nothing but the last, 8: the pair's costs are 1, 1, 1, 9.
+    let mut text = String::from("system,task,outcome,cost_usd\n");
+    for (i, b_cost) in [0.0, 0.0, 0.0, 8.0].iter().enumerate() {
+        text.push_str(&format!("A,t{i},1,1\nB,t{i},{},{b_cost}\n", i % 2));
+    }
+    std::fs::write(&path, text).expect("write");
+    let path = path.to_string_lossy();
+    let json = pareval(&[
+        "replay",
+        &path,
+        "--order",
+        "pair-cost",
+        "--budget-by",
+        "pair-cost",
+        "--rule",
+        "forced",
+        "--coverage",
+        "off",
+        "--grid",
+        "0.5,1",
+        "--orders",
+        "3",
+        "--thresholds",
+        "0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    let rows = value["results"][0]["rows"].as_array().expect("rows");
+    // Half the pair's 12 is the three tasks of pair cost 1: a quarter of the pair's cost, for both
+    // directed pairs (the tested system's own cost would give A 3/4 and B 0, a mean of 3/8).
+    let spent = rows[0]["cost_spent"].as_f64().expect("share");
+    assert!((spent - 0.25).abs() < 1e-12, "{}", rows[0]);
+}
+
+#[test]
 fn budget_rows_carry_the_share_of_the_tested_systems_cost_and_seconds_spent() {
     let dir = crate::common::temp_dir("cost-spent");
     let path = dir.join("records.csv");

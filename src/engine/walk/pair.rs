@@ -71,10 +71,11 @@ pub struct PairData {
     pub steps_full: Vec<f64>,
     /// The sort key of cost orders per task (NaN sorts last); empty for other orders.
     pub cost_key: Vec<f64>,
-    /// The tested system's cost and seconds per shared task (NaN where unknown; empty when the record
-    /// has none), for the share of them a prefix spent.
-    pub tested_cost: Vec<f64>,
-    pub tested_seconds: Vec<f64>,
+    /// The cost and seconds a prefix spends per shared task, for the share of them it spent: the
+    /// tested system's, or both systems' under a pair-cost (pair-seconds) budget, which runs both (NaN
+    /// where unknown; empty when the record has none).
+    pub spent_cost: Vec<f64>,
+    pub spent_seconds: Vec<f64>,
     /// Shared tasks left out because they lack the budget measure's field.
     pub left_out: usize,
     /// Quota due times of every (group, j-th task) pair, sorted by due time: the skeleton of every
@@ -288,13 +289,20 @@ fn prepare_pair(
             .collect(),
         _ => Vec::new(),
     };
-    let tested_amounts = |matrix: &Option<Vec<f64>>| match matrix {
-        Some(_) => tasks.iter().map(|&t| amount(matrix, a, t)).collect(),
+    // A pair budget spends both systems' cost (seconds): its share is of the pair's.
+    let spent = |matrix: &Option<Vec<f64>>, both: bool| match matrix {
+        Some(_) => tasks
+            .iter()
+            .map(|&t| amount(matrix, a, t) + if both { amount(matrix, b, t) } else { 0.0 })
+            .collect(),
         None => Vec::new(),
     };
-    let (tested_cost, tested_seconds) = (
-        tested_amounts(&dataset.cost),
-        tested_amounts(&dataset.seconds),
+    let (spent_cost, spent_seconds) = (
+        spent(&dataset.cost, settings.measure == BudgetMeasure::PairCost),
+        spent(
+            &dataset.seconds,
+            settings.measure == BudgetMeasure::PairSeconds,
+        ),
     );
     let schedules = Schedules::of(&group_of, &group_sizes);
     PairData {
@@ -313,8 +321,8 @@ fn prepare_pair(
         steps_run,
         steps_full,
         cost_key,
-        tested_cost,
-        tested_seconds,
+        spent_cost,
+        spent_seconds,
         left_out,
         quota_schedule: schedules.quota_schedule,
         due_by: schedules.due_by,
@@ -430,8 +438,8 @@ impl PairData {
             steps_run: Vec::new(),
             steps_full: Vec::new(),
             cost_key,
-            tested_cost: Vec::new(),
-            tested_seconds: Vec::new(),
+            spent_cost: Vec::new(),
+            spent_seconds: Vec::new(),
             left_out: 0,
             quota_schedule: schedules.quota_schedule,
             due_by: schedules.due_by,

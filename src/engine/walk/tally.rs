@@ -133,8 +133,8 @@ impl StepSums {
     pub fn fill(&mut self, pair: &PairData, order: &[u32]) {
         running(&pair.steps_run, order, &mut self.run);
         running(&pair.steps_full, order, &mut self.full);
-        self.cost_total = running(&pair.tested_cost, order, &mut self.cost);
-        self.seconds_total = running(&pair.tested_seconds, order, &mut self.seconds);
+        self.cost_total = running(&pair.spent_cost, order, &mut self.cost);
+        self.seconds_total = running(&pair.spent_seconds, order, &mut self.seconds);
     }
 
     /// What the first `k` tasks consumed (zeros and None where nothing is counted).
@@ -154,7 +154,8 @@ impl StepSums {
     }
 }
 
-/// Per budget, sums over orders of the shares of the tested system's cost and seconds its observed
+/// Per budget, sums over orders of the shares of the cost and seconds (the tested system's, or the
+/// pair's under a pair budget) its observed
 /// prefix spent (in units of 1e-9, so that sums are exact and do not depend on the order in which
 /// tallies of orders are added: extended replays and thread counts give the same bits), and how many
 /// cases had one.
