@@ -94,9 +94,11 @@ pub struct Dataset {
 /// run-averaged like `outcome`, NaN where the record has no cell.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EarlyOutcomes {
-    /// The halting-records file and the τ read from it.
+    /// The halting-records file and the τ read from it, or the target precision whose per-fold
+    /// thresholds made the records read.
     pub file: String,
-    pub tau: f64,
+    pub tau: Option<f64>,
+    pub target_precision: Option<f64>,
     pub truth: Vec<f64>,
     pub steps_run: Vec<f64>,
     pub steps_full: Vec<f64>,

@@ -514,6 +514,15 @@ pub struct ReplayArgs {
     /// The τ of the halting records to read (needed when the file holds several).
     #[arg(long, value_name = "TAU", requires = "early")]
     pub early_tau: Option<f64>,
+    /// Read the halting records of a target precision instead (`early --records … --target-precision
+    /// P`: each fold's own τ_s and τ_f).
+    #[arg(
+        long,
+        value_name = "P",
+        requires = "early",
+        conflicts_with = "early_tau"
+    )]
+    pub early_target: Option<f64>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,

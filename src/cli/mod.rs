@@ -152,7 +152,11 @@ fn replay_command(args: &ReplayArgs, out: &mut impl Write) -> Result<(), CliErro
     let options = args.load.options()?;
     let mut dataset = load(&args.load.files, &options)?;
     if let Some(path) = &args.early {
-        crate::data::halts::apply_early(&mut dataset, path, args.early_tau)?;
+        let choice = crate::data::halts::EarlyChoice {
+            tau: args.early_tau,
+            target_precision: args.early_target,
+        };
+        crate::data::halts::apply_early(&mut dataset, path, choice)?;
     }
     let named = settings::replay_settings(&args.policy, &dataset)?;
     let control = Control::default();
@@ -926,7 +930,12 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
     )
     .map_err(|e| CliError::Input(e.to_string()))?;
     if let Some(path) = &args.records {
-        let records = crate::early::evaluate::halting_records(&data, &predictions, &taus);
+        let records = crate::early::evaluate::halting_records(
+            &data,
+            &predictions,
+            &taus,
+            &args.target_precision,
+        );
         crate::data::write::write_halting_records(&records, path)?;
     }
     if let Some(path) = &args.predictions {

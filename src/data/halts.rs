@@ -29,9 +29,21 @@ const COLUMNS: [&str; 8] = [
 /// The same τ when two values differ by less than this (τ are written as typed, e.g. 0.95).
 const TAU_TOLERANCE: f64 = 1e-9;
 
-/// Replaces the dataset's observed outcomes by the early ones of `path` at `tau` (the file's only τ
-/// when `None`), keeping the completed outcomes as the truth.
-pub fn apply_early(dataset: &mut Dataset, path: &Path, tau: Option<f64>) -> Result<(), LoadError> {
+/// Which halting records of a file to read: at a τ (the file's only one when None), or at a target
+/// precision (`early --records` with `--target-precision`: each fold's own τ_s and τ_f).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct EarlyChoice {
+    pub tau: Option<f64>,
+    pub target_precision: Option<f64>,
+}
+
+/// Replaces the dataset's observed outcomes by the early ones of `path` at the records `choice`
+/// picks, keeping the completed outcomes as the truth.
+pub fn apply_early(
+    dataset: &mut Dataset,
+    path: &Path,
+    choice: EarlyChoice,
+) -> Result<(), LoadError> {
     let table = read_table(path)?;
     let file = table.file.clone();
     for name in COLUMNS {
@@ -43,6 +55,11 @@ pub fn apply_early(dataset: &mut Dataset, path: &Path, tau: Option<f64>) -> Resu
         Ok(numbers(&table, name, whole, &keys.positions)?.unwrap_or_default())
     };
     let taus = column("tau", false)?;
+    // Files written before the target-precision records have no such column.
+    let targets = match numbers(&table, "target_precision", false, &keys.positions) {
+        Ok(Some(values)) => values,
+        _ => vec![None; taus.len()],
+    };
     let steps = column("steps", true)?;
     let saved = column("steps_saved", true)?;
     let predicted = column("predicted", false)?;
@@ -58,37 +75,71 @@ pub fn apply_early(dataset: &mut Dataset, path: &Path, tau: Option<f64>) -> Resu
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let tau = match (tau, found.as_slice()) {
-        (Some(tau), _) if found.iter().any(|t| (t - tau).abs() < TAU_TOLERANCE) => tau,
-        (Some(tau), _) => {
+    let close =
+        |value: Option<f64>, wanted: f64| value.is_some_and(|v| (v - wanted).abs() < TAU_TOLERANCE);
+    let (rows, label, chosen) = if let Some(precision) = choice.target_precision {
+        let rows: Vec<usize> = (0..targets.len())
+            .filter(|&row| close(targets[row], precision))
+            .collect();
+        if rows.is_empty() {
+            let mut found: Vec<f64> = targets.iter().flatten().copied().collect();
+            found.sort_by(f64::total_cmp);
+            found.dedup_by(|a, b| (*a - *b).abs() < TAU_TOLERANCE);
             return Err(LoadError::new(
                 &file,
                 format!(
-                    "no halting records at τ {tau} (the file has τ {})",
-                    listing()
+                    "no halting records at target precision {precision} (the file has {}; write them with early --records … --target-precision P)",
+                    if found.is_empty() {
+                        "none".to_string()
+                    } else {
+                        found
+                            .iter()
+                            .map(|p| p.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    }
                 ),
             ));
         }
-        (None, [only]) => *only,
-        (None, []) => {
-            return Err(LoadError::new(
-                &file,
-                "no halting records (column 'tau' is empty)",
-            ));
-        }
-        (None, _) => {
-            return Err(LoadError::new(
-                &file,
-                format!(
-                    "the file has halting records at several τ ({}); choose one with --early-tau",
-                    listing()
-                ),
-            ));
-        }
+        (
+            rows,
+            format!("target precision {precision}"),
+            (None, Some(precision)),
+        )
+    } else {
+        let tau = match (choice.tau, found.as_slice()) {
+            (Some(tau), _) if found.iter().any(|t| (t - tau).abs() < TAU_TOLERANCE) => tau,
+            (Some(tau), _) => {
+                return Err(LoadError::new(
+                    &file,
+                    format!(
+                        "no halting records at τ {tau} (the file has τ {})",
+                        listing()
+                    ),
+                ));
+            }
+            (None, [only]) => *only,
+            (None, []) => {
+                return Err(LoadError::new(
+                    &file,
+                    "no halting records (column 'tau' is empty)",
+                ));
+            }
+            (None, _) => {
+                return Err(LoadError::new(
+                    &file,
+                    format!(
+                        "the file has halting records at several τ ({}); choose one with --early-tau",
+                        listing()
+                    ),
+                ));
+            }
+        };
+        let rows: Vec<usize> = (0..taus.len())
+            .filter(|&row| close(taus[row], tau))
+            .collect();
+        (rows, format!("τ {tau}"), (Some(tau), None))
     };
-    let rows: Vec<usize> = (0..taus.len())
-        .filter(|&row| taus[row].is_some_and(|t| (t - tau).abs() < TAU_TOLERANCE))
-        .collect();
 
     // Each row on its own: counts and outcomes in range.
     let mut bad = Offenders::default();
@@ -170,7 +221,7 @@ pub fn apply_early(dataset: &mut Dataset, path: &Path, tau: Option<f64>) -> Resu
     }
     duplicates.into_result(
         &file,
-        &format!("a trajectory may have one halting record at τ {tau}"),
+        &format!("a trajectory may have one halting record at {label}"),
     )?;
     unknown.into_result(
         &file,
@@ -209,7 +260,7 @@ pub fn apply_early(dataset: &mut Dataset, path: &Path, tau: Option<f64>) -> Resu
     }
     missing.into_result(
         &file,
-        &format!("no halting record at τ {tau} for a record cell"),
+        &format!("no halting record at {label} for a record cell"),
     )?;
     disagree.into_result(
         &file,
@@ -234,7 +285,8 @@ pub fn apply_early(dataset: &mut Dataset, path: &Path, tau: Option<f64>) -> Resu
     let (steps_run, steps_full) = (average(&sum_run), average(&sum_full));
     dataset.early = Some(EarlyOutcomes {
         file,
-        tau,
+        tau: chosen.0,
+        target_precision: chosen.1,
         truth,
         steps_run,
         steps_full,

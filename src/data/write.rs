@@ -88,7 +88,17 @@ pub fn write_halting_records(
         records.iter().map(f).collect::<Vec<Option<f64>>>()
     };
     let columns: Vec<Column> = vec![
-        Column::new("tau".into(), number(|r| Some(r.tau))),
+        Column::new("tau".into(), number(|r| r.tau)),
+        Column::new("target_precision".into(), number(|r| r.target_precision)),
+        // +∞ (no threshold reaches P: the model never fires) is written as empty.
+        Column::new(
+            "tau_success".into(),
+            number(|r| Some(r.tau_success).filter(|t| t.is_finite())),
+        ),
+        Column::new(
+            "tau_failure".into(),
+            number(|r| Some(r.tau_failure).filter(|t| t.is_finite())),
+        ),
         Column::new("system".into(), text(|r| r.system.clone())),
         Column::new("task".into(), text(|r| r.task.clone())),
         Column::new("run".into(), text(|r| r.run.clone())),

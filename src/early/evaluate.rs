@@ -171,10 +171,18 @@ fn ratio(numerator: usize, denominator: usize) -> Option<f64> {
     (denominator > 0).then(|| numerator as f64 / denominator as f64)
 }
 
-/// One tested trajectory at one τ: where it halted, which model fired and what it was scored.
+/// One tested trajectory at one τ (or at the thresholds its fold chose for a target precision):
+/// where it halted, which model fired and what it was scored.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HaltRecord {
-    pub tau: f64,
+    /// The sweep's τ (both models), or None for a target precision's halts.
+    pub tau: Option<f64>,
+    /// The target precision P whose per-fold thresholds halted it (`--target-precision`).
+    pub target_precision: Option<f64>,
+    /// The thresholds it halted by: τ_s and τ_f (the sweep's τ twice, or the fold's choice for P;
+    /// +∞ where no threshold reaches P, so that model never fires).
+    pub tau_success: f64,
+    pub tau_failure: f64,
     pub system: String,
     pub task: String,
     pub run: String,
@@ -233,44 +241,82 @@ pub fn prediction_rows<'a>(
     out
 }
 
-/// Every tested trajectory's halting at every τ, τ by τ in trajectory order.
+/// Every tested trajectory's halting at every τ, τ by τ in trajectory order, then at every target
+/// precision (each fold's τ_s and τ_f chosen on its training side), P by P; a precision whose
+/// thresholds some fold could not choose (no inner split) has no records.
 pub fn halting_records(
     data: &Trajectories,
     predictions: &Predictions,
     taus: &[f64],
+    precisions: &[f64],
 ) -> Vec<HaltRecord> {
     let mut out = Vec::new();
     for &tau in taus {
-        for (i, t) in data.trajectories.iter().enumerate() {
-            let (Some(s), Some(f)) = (&predictions.success[i], &predictions.failure[i]) else {
-                continue;
-            };
-            let h = halt(s, f, Thresholds::both(tau), t.len(), t.outcome);
-            out.push(HaltRecord {
-                tau,
-                system: data.systems[t.system as usize].name.clone(),
-                task: data.tasks[t.task as usize].clone(),
-                run: t.run.clone(),
-                steps: t.len(),
-                halted_at: h.fired.map(|_| h.steps_run),
-                model: h.fired.map(|(m, _)| match m {
-                    Fired::Success => "success",
-                    Fired::Failure => "failure",
-                }),
-                probability: h.fired.map(|(_, p)| p),
-                predicted: h.outcome,
-                outcome: t.outcome,
-                steps_saved: t.len() - h.steps_run,
-                tokens_saved: data.fields.tokens.then(|| {
-                    t.steps[h.steps_run..]
-                        .iter()
-                        .map(|s| s.tokens_in.unwrap_or(0.0) + s.tokens_out.unwrap_or(0.0))
-                        .sum()
-                }),
-            });
-        }
+        halts_at(data, predictions, &mut out, (Some(tau), None), &|_| {
+            Thresholds::both(tau)
+        });
+    }
+    for &precision in precisions {
+        let Some(by_fold) = predictions
+            .inner
+            .iter()
+            .map(|c| c.as_ref().map(|c| c.thresholds(precision)))
+            .collect::<Option<Vec<Thresholds>>>()
+        else {
+            continue;
+        };
+        halts_at(
+            data,
+            predictions,
+            &mut out,
+            (None, Some(precision)),
+            &|fold| by_fold[fold as usize],
+        );
     }
     out
+}
+
+/// The halting records of every tested trajectory at the thresholds `thresholds` gives its fold,
+/// labelled (τ, P).
+fn halts_at(
+    data: &Trajectories,
+    predictions: &Predictions,
+    out: &mut Vec<HaltRecord>,
+    (tau, target_precision): (Option<f64>, Option<f64>),
+    thresholds: &dyn Fn(u32) -> Thresholds,
+) {
+    for (i, t) in data.trajectories.iter().enumerate() {
+        let Some((s, f, fold)) = predictions.tested(i) else {
+            continue;
+        };
+        let chosen = thresholds(fold);
+        let h = halt(s, f, chosen, t.len(), t.outcome);
+        out.push(HaltRecord {
+            tau,
+            target_precision,
+            tau_success: chosen.success,
+            tau_failure: chosen.failure,
+            system: data.systems[t.system as usize].name.clone(),
+            task: data.tasks[t.task as usize].clone(),
+            run: t.run.clone(),
+            steps: t.len(),
+            halted_at: h.fired.map(|_| h.steps_run),
+            model: h.fired.map(|(m, _)| match m {
+                Fired::Success => "success",
+                Fired::Failure => "failure",
+            }),
+            probability: h.fired.map(|(_, p)| p),
+            predicted: h.outcome,
+            outcome: t.outcome,
+            steps_saved: t.len() - h.steps_run,
+            tokens_saved: data.fields.tokens.then(|| {
+                t.steps[h.steps_run..]
+                    .iter()
+                    .map(|s| s.tokens_in.unwrap_or(0.0) + s.tokens_out.unwrap_or(0.0))
+                    .sum()
+            }),
+        });
+    }
 }
 
 /// The metrics at each τ from the pooled predictions; `delta` is the pair-decision threshold (a

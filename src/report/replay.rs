@@ -34,7 +34,9 @@ pub struct ReplayReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct EarlySource {
     pub file: String,
-    pub tau: f64,
+    pub tau: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_precision: Option<f64>,
     pub trajectories: usize,
     pub halted: usize,
 }
@@ -44,6 +46,7 @@ impl EarlySource {
         EarlySource {
             file: early.file.clone(),
             tau: early.tau,
+            target_precision: early.target_precision,
             trajectories: early.trajectories,
             halted: early.halted,
         }
@@ -52,8 +55,15 @@ impl EarlySource {
     /// The line the text and Markdown reports open with.
     fn describe(&self) -> String {
         format!(
-            "observed outcomes: early-stopped at τ {} ({}: {} of {} trajectories halted before their last step); the truth is the completed record",
-            trim_number(self.tau),
+            "observed outcomes: early-stopped at {} ({}: {} of {} trajectories halted before their last step); the truth is the completed record",
+            match (self.tau, self.target_precision) {
+                (Some(tau), _) => format!("τ {}", trim_number(tau)),
+                (None, Some(p)) => format!(
+                    "target precision {} (each fold's τ_s and τ_f)",
+                    trim_number(p)
+                ),
+                (None, None) => "an unknown τ".to_string(),
+            },
             self.file,
             self.halted,
             self.trajectories

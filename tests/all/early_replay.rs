@@ -275,3 +275,68 @@ fn terminal_bench_halting_records_feed_the_replay() {
         assert!(joint >= inside - 1e-12 && joint <= 1.0);
     }
 }
+
+#[test]
+fn halting_records_of_a_target_precision_are_read_with_early_target() {
+    let dir = temp_dir("early-target");
+    let record = record(&dir);
+    // The sweep's τ 0.9 rows (nothing halts) and, as `early --records --target-precision 0.8`
+    // writes them, rows at P 0.8 (no τ; each fold's τ_s, τ_f) that halt A and B the wrong way round.
+    let none = halts(&dir, "none.csv", false, |_, _| 0);
+    let wrong = halts(&dir, "wrong.csv", true, |system, t| {
+        u8::from(if system == "A" { t < 5 } else { t < 15 })
+    });
+    let mut text = std::fs::read_to_string(&none)
+        .expect("none")
+        .replace(
+            "tau,system",
+            "tau,target_precision,tau_success,tau_failure,system",
+        )
+        .replace("\n0.9,", "\n0.9,,0.9,0.9,");
+    for line in std::fs::read_to_string(&wrong)
+        .expect("wrong")
+        .lines()
+        .skip(1)
+    {
+        text.push_str(&line.replacen("0.9,", ",0.8,0.93,0.88,", 1));
+        text.push('\n');
+    }
+    let both = dir.join("both.csv");
+    std::fs::write(&both, text).expect("write");
+    let (record, both) = (record.to_string_lossy(), both.to_string_lossy());
+    let common = [
+        "replay",
+        &record,
+        "--early",
+        &both,
+        "--format",
+        "json",
+        "--orders",
+        "50",
+        "--thresholds",
+        "0",
+    ];
+    // τ 0.9 is the file's only τ (the target rows carry none): nothing halts, nothing is wrong.
+    let plain = json_rows(&common);
+    assert_eq!(plain.last().expect("rows")["frr"].as_f64(), Some(0.0));
+    let target = json_rows(&[&common[..], &["--early-target", "0.8"]].concat());
+    let last = target.last().expect("rows");
+    assert_eq!(last["frr"].as_f64(), Some(1.0), "{last}");
+    let out = pareval(&["replay", &record, "--early", &both, "--early-target", "0.8"]);
+    assert!(
+        stdout(&out).contains("early-stopped at target precision 0.8"),
+        "{}",
+        stdout(&out)
+    );
+    assert_refused(
+        &pareval(&[
+            "replay",
+            &record,
+            "--early",
+            &both,
+            "--early-target",
+            "0.95",
+        ]),
+        "no halting records at target precision 0.95 (the file has 0.8",
+    );
+}

@@ -445,6 +445,50 @@ fn pareval_early_reports_every_tau_and_refuses_bad_input() {
             assert_eq!(row["probability"].as_f64(), Some(s.max(f)));
         }
     }
+    // Records at a target precision (each fold's own τ_s and τ_f) reproduce its line of the table.
+    let target_records = dir.join("target.jsonl");
+    let out = pareval(&[
+        "early",
+        &steps,
+        &outcomes,
+        "--trees",
+        "10",
+        "--tau",
+        "0.9",
+        "--target-precision",
+        "0.6",
+        "--records",
+        &target_records.to_string_lossy(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        crate::common::stderr(&out)
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+    let target = &json["target"][0];
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&target_records)
+        .expect("records")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .filter(|r: &serde_json::Value| r["target_precision"].as_f64() == Some(0.6))
+        .collect();
+    assert_eq!(rows.len(), 543);
+    assert!(rows.iter().all(|r| r["tau"].is_null()));
+    let halted: Vec<&serde_json::Value> =
+        rows.iter().filter(|r| !r["halted_at"].is_null()).collect();
+    let coverage = target["coverage"].as_f64().expect("coverage");
+    assert!(coverage > 0.0, "{target}");
+    assert!((halted.len() as f64 / 543.0 - coverage).abs() < 1e-12);
+    let right = halted
+        .iter()
+        .filter(|r| (r["predicted"].as_f64() >= Some(0.5)) == (r["outcome"].as_f64() >= Some(0.5)))
+        .count();
+    let accuracy = target["accuracy"].as_f64().expect("accuracy");
+    assert!((right as f64 / halted.len() as f64 - accuracy).abs() < 1e-12);
     for format in ["text", "csv", "markdown"] {
         let out = pareval(&[
             "early", &steps, &outcomes, "--trees", "5", "--format", format,
