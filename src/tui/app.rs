@@ -283,6 +283,30 @@ pub struct Drill {
     pub baseline: usize,
     pub order: u32,
     pub detail: Result<PairDetail, ReplayError>,
+    /// The first group row its group tables show (↑↓ PgUp PgDn scroll them when they hold more
+    /// groups than fit).
+    pub group_scroll: usize,
+}
+
+impl Drill {
+    /// The most group rows any of its tables has.
+    pub fn group_rows(&self) -> usize {
+        self.detail.as_ref().map_or(0, |detail| {
+            let coverage = detail
+                .records
+                .iter()
+                .map(|r| r.coverage_groups.len())
+                .max()
+                .unwrap_or(0);
+            let allocation = detail.stratified.as_ref().map_or(0, |t| t.groups.len());
+            detail.groups.len().max(coverage).max(allocation)
+        })
+    }
+
+    fn scroll(&mut self, by: isize) {
+        let last = self.group_rows().saturating_sub(1);
+        self.group_scroll = self.group_scroll.saturating_add_signed(by).min(last);
+    }
 }
 
 /// A pair-table row at the current budget and focused threshold.
@@ -1073,6 +1097,20 @@ impl App {
                 self.view.descending = !self.view.descending;
                 self.refresh_rows();
             }
+            // In the drill-down the keys that move through pairs scroll its group tables.
+            Action::SelectUp | Action::SelectDown | Action::PageUp | Action::PageDown
+                if self.selector.is_none() && self.drill.is_some() =>
+            {
+                let by = match action {
+                    Action::SelectUp => -1,
+                    Action::SelectDown => 1,
+                    Action::PageUp => -8,
+                    _ => 8,
+                };
+                if let Some(drill) = &mut self.drill {
+                    drill.scroll(by);
+                }
+            }
             Action::SelectUp => match &mut self.selector {
                 Some(selector) => selector.cursor = selector.cursor.saturating_sub(1),
                 None => self.view.selected = self.view.selected.saturating_sub(1),
@@ -1173,11 +1211,18 @@ impl App {
             order,
             budget,
         );
+        // Another order of the same pair keeps the group tables where they were scrolled to.
+        let group_scroll = self
+            .drill
+            .as_ref()
+            .filter(|d| d.tested == tested && d.baseline == baseline)
+            .map_or(0, |d| d.group_scroll);
         self.drill = Some(Drill {
             tested,
             baseline,
             order,
             detail,
+            group_scroll,
         });
     }
 

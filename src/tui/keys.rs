@@ -109,6 +109,10 @@ pub const BINDINGS: &[Binding] = &[
         what: "previous / next order in the drill-down",
     },
     Binding {
+        keys: "drill-down: ↑ ↓ PgUp PgDn",
+        what: "scroll its group tables (when not every group fits)",
+    },
+    Binding {
         keys: "/",
         what: "filter pairs by name (Enter keeps, Esc clears)",
     },

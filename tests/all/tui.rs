@@ -1079,6 +1079,37 @@ fn the_stratified_drill_down_charts_lambda_and_the_least_favourable_allocation()
     assert!(screen.contains("§9a Λ vs ln(1/a)"), "{screen}");
     assert!(screen.contains("least favourable"), "{screen}");
     snapshot("drill_down_stratified", &screen);
+    // The 12 groups do not fit: the tables say which show, and ↑↓ PgDn scroll them (the pair
+    // selection stays), down to the last group.
+    let shown = |screen: &str| {
+        let at = screen.find(" of 12 ↑↓").expect("a window title");
+        let range = screen[..at].rsplit(' ').next().expect("range");
+        format!("· groups {range}")
+    };
+    assert!(shown(&screen).starts_with("· groups 1–"), "{screen}");
+    let selected = app.view.selected;
+    act(&mut app, Action::SelectDown);
+    act(&mut app, Action::SelectDown);
+    assert!(shown(&render(&app, 120, 40)).starts_with("· groups 3–"));
+    act(&mut app, Action::PageDown);
+    let bottom = render(&app, 120, 40);
+    assert!(shown(&bottom).ends_with("–12"), "{bottom}");
+    let last = &trace_labels(&app)[11];
+    assert!(bottom.contains(last.as_str()), "{last} in {bottom}");
+    assert_eq!(app.view.selected, selected);
+    act(&mut app, Action::PageUp);
+    act(&mut app, Action::PageUp);
+    assert!(shown(&render(&app, 120, 40)).starts_with("· groups 1–"));
+}
+
+/// The group labels of the open drill-down's §9a trace.
+fn trace_labels(app: &App) -> Vec<String> {
+    app.drill
+        .as_ref()
+        .and_then(|d| d.detail.as_ref().ok())
+        .and_then(|d| d.stratified.as_ref())
+        .map(|t| t.groups.iter().map(|g| g.group.clone()).collect())
+        .unwrap_or_default()
 }
 
 #[test]

@@ -146,8 +146,13 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         _ => draw_histogram(frame, app, theme, detail, focus, histogram),
     }
     if let Some(record) = detail.records.get(focus) {
-        let rows: Vec<Row> = record
-            .coverage_groups
+        let (shown, title) = window(
+            &record.coverage_groups,
+            drill.group_scroll,
+            coverage.height,
+            " coverage ",
+        );
+        let rows: Vec<Row> = shown
             .iter()
             .map(|g| {
                 let mark = if g.is_missing() {
@@ -173,10 +178,16 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         ];
         let table = Table::new(rows, widths)
             .header(Row::new(vec!["group", "need", "seen", "all", ""]).style(theme.dim()))
-            .block(Block::bordered().title(" coverage "));
+            .block(Block::bordered().title(title));
         frame.render_widget(table, coverage);
     }
-    let rows: Vec<Row> = detail.groups.iter().map(|g| Row::new(g.cells())).collect();
+    let (shown, title) = window(
+        &detail.groups,
+        drill.group_scroll,
+        bottom.height,
+        " shared tasks by group (A = tested) ",
+    );
+    let rows: Vec<Row> = shown.iter().map(|g| Row::new(g.cells())).collect();
     let widths = [
         Constraint::Fill(1),
         Constraint::Length(6),
@@ -192,13 +203,13 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
             ])
             .style(theme.dim()),
         )
-        .block(Block::bordered().title(" shared tasks by group (A = tested) "));
+        .block(Block::bordered().title(title));
     match &detail.stratified {
         Some(trace) => {
             let [shared, allocation] =
                 Layout::horizontal([Constraint::Percentage(50); 2]).areas(bottom);
             frame.render_widget(table, shared);
-            draw_allocation(frame, theme, trace, focus, allocation);
+            draw_allocation(frame, theme, trace, focus, drill.group_scroll, allocation);
         }
         None => frame.render_widget(table, bottom),
     }
@@ -278,6 +289,7 @@ pub(super) fn draw_allocation(
     theme: Theme,
     trace: &crate::engine::rules::stratified::StratifiedTrace,
     focus: usize,
+    scroll: usize,
     area: Rect,
 ) {
     let at = |rows: &Vec<Vec<f64>>, g: usize| {
@@ -286,10 +298,17 @@ pub(super) fn draw_allocation(
             .filter(|v| v.is_finite())
             .map_or("-".to_string(), |&v| pp(v))
     };
-    let rows: Vec<Row> = trace
-        .groups
+    let (shown, title) = window(
+        &trace.groups,
+        scroll,
+        area.height,
+        " least favourable Δ̄ per group (§9a) ",
+    );
+    let first = scroll.min(trace.groups.len().saturating_sub(shown.len()));
+    let rows: Vec<Row> = shown
         .iter()
         .enumerate()
+        .map(|(i, group)| (first + i, group))
         .map(|(g, group)| {
             Row::new(vec![
                 Cell::from(group.group.clone()),
@@ -309,8 +328,29 @@ pub(super) fn draw_allocation(
     ];
     let table = Table::new(rows, widths)
         .header(Row::new(vec!["group", "seen", "Δ̄ seen", "null⁺", "null⁻"]).style(theme.dim()))
-        .block(Block::bordered().title(" least favourable Δ̄ per group (§9a) "));
+        .block(Block::bordered().title(title));
     frame.render_widget(table, area);
+}
+
+/// The rows of a group table that fit in `height` (two borders and a header besides), from row
+/// `scroll` on (never past the last screenful), and its title saying which rows show when not all
+/// do, so a table is never cut without a word.
+pub fn window<'a, T>(rows: &'a [T], scroll: usize, height: u16, title: &str) -> (&'a [T], String) {
+    let fit = usize::from(height.saturating_sub(3)).max(1);
+    if rows.len() <= fit {
+        return (rows, title.to_string());
+    }
+    let first = scroll.min(rows.len() - fit);
+    (
+        &rows[first..first + fit],
+        format!(
+            "{}· {}–{} of {} ↑↓ ",
+            title,
+            first + 1,
+            first + fit,
+            rows.len()
+        ),
+    )
 }
 
 /// The chart series of the anytime band in percentage points against observed tasks: the estimate,
