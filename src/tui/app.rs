@@ -87,7 +87,21 @@ pub struct ComputeKey {
     pub proxy_method: crate::proxy::Method,
     #[serde(default = "default_proxy_protocol")]
     pub proxy_protocol: crate::proxy::Protocol,
+    /// The coverage share q in ten-thousandths (`--coverage-share`; None: 1, the paper's gate).
+    #[serde(default)]
+    pub coverage_share: Option<u32>,
+    /// §9a's largest bet scale c_max in ten-thousandths (`--bet-max`; None: the default 0.9).
+    #[serde(default)]
+    pub bet_max: Option<u32>,
 }
+
+/// The coverage shares `Q` steps through (q = 1 is the paper's gate; lower lets a uniform plan's
+/// decisions through sooner, validity unchanged).
+pub const COVERAGE_SHARES: [u32; 4] = [10_000, 9_000, 7_500, 5_000];
+
+/// §9a's largest bet scales `B` steps through (0.9 is the default; smaller bets lose less on a bad
+/// group and win more slowly).
+pub const BET_MAXES: [u32; 4] = [9_000, 7_500, 5_000, 2_500];
 
 fn default_proxy_method() -> crate::proxy::Method {
     crate::proxy::Method::MidrangeK
@@ -129,6 +143,8 @@ impl ComputeKey {
             || self.monitor.is_some()
             || self.family != Family::Pair
             || self.adjust != Adjust::None
+            || self.coverage_share.is_some_and(|q| q != COVERAGE_SHARES[0])
+            || self.bet_max.is_some_and(|c| c != BET_MAXES[0])
     }
 
     pub fn bootstrap(&self) -> BootstrapMode {
@@ -166,6 +182,22 @@ impl ComputeKey {
         }
         policy.family = self.family;
         policy.adjust = self.adjust;
+        if let Some(share) = self.coverage_share {
+            policy.coverage_share = Fraction(share);
+        }
+        if let (
+            Some(max),
+            Rule::Anytime {
+                bet_min, bet_max, ..
+            },
+        ) = (self.bet_max, &mut policy.rule)
+        {
+            *bet_max = Fraction(max);
+            // The least scale never above the largest.
+            if bet_min.0 > max {
+                *bet_min = Fraction(max);
+            }
+        }
         policy
     }
 
@@ -343,6 +375,10 @@ pub enum Action {
     CycleMeasure,
     ToggleBootstrap,
     ToggleCoverageGate,
+    /// The coverage share q: 1 → 0.9 → 0.75 → 0.5.
+    CycleCoverageShare,
+    /// §9a's largest bet scale: 0.9 → 0.75 → 0.5 → 0.25.
+    CycleBetMax,
     ToggleChart,
     FocusThreshold(usize),
     NextTab,
@@ -506,6 +542,8 @@ impl App {
             grid: default_grid().iter().map(|b| b.0).collect(),
             proxy_method: default_proxy_method(),
             proxy_protocol: default_proxy_protocol(),
+            coverage_share: None,
+            bet_max: None,
         }
     }
 
@@ -652,6 +690,8 @@ impl App {
             | Action::CycleMeasure
             | Action::ToggleBootstrap
             | Action::ToggleCoverageGate
+            | Action::CycleCoverageShare
+            | Action::CycleBetMax
             | Action::CycleProxyMethod
             | Action::CycleProxyProtocol => self.on_switch(action, &mut effects),
             Action::OpenGroupFilter
@@ -895,6 +935,28 @@ impl App {
             Action::ToggleCoverageGate => {
                 self.compute.coverage_gate = Some(!self.compute.policy().coverage_gate);
                 effects.push(self.recompute());
+            }
+            Action::CycleCoverageShare => {
+                let current = self.compute.coverage_share.unwrap_or(COVERAGE_SHARES[0]);
+                let at = COVERAGE_SHARES
+                    .iter()
+                    .position(|&q| q == current)
+                    .unwrap_or(0);
+                self.compute.coverage_share =
+                    Some(COVERAGE_SHARES[(at + 1) % COVERAGE_SHARES.len()]);
+                effects.push(self.recompute());
+            }
+            Action::CycleBetMax => {
+                if !matches!(self.compute.policy().rule, Rule::Anytime { .. }) {
+                    self.status =
+                        "the bet scale is the anytime rule's (p preset anytime, or r rule)"
+                            .to_string();
+                } else {
+                    let current = self.compute.bet_max.unwrap_or(BET_MAXES[0]);
+                    let at = BET_MAXES.iter().position(|&c| c == current).unwrap_or(0);
+                    self.compute.bet_max = Some(BET_MAXES[(at + 1) % BET_MAXES.len()]);
+                    effects.push(self.recompute());
+                }
             }
             Action::CycleMonitor => {
                 // per-look → watched at the grid's budgets → watched after every task → per-look.

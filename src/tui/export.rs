@@ -96,6 +96,23 @@ fn replay_command(app: &App) -> Vec<String> {
     if let Some(gate) = key.coverage_gate {
         args.extend(["--coverage".into(), if gate { "on" } else { "off" }.into()]);
     }
+    if key.coverage_share.is_some() {
+        args.extend(["--coverage-share".into(), policy.coverage_share.to_string()]);
+    }
+    if let (
+        Some(_),
+        crate::engine::settings::Rule::Anytime {
+            bet_min, bet_max, ..
+        },
+    ) = (key.bet_max, policy.rule)
+    {
+        args.extend([
+            "--bet-min".into(),
+            bet_min.to_string(),
+            "--bet-max".into(),
+            bet_max.to_string(),
+        ]);
+    }
     if key.degenerate != Default::default() {
         args.extend(["--degenerate".into(), key.degenerate.name().into()]);
     }

@@ -57,6 +57,14 @@ pub const BINDINGS: &[Binding] = &[
         what: "coverage gate on / off",
     },
     Binding {
+        keys: "Q",
+        what: "coverage share q: 1, 0.9, 0.75, 0.5 (--coverage-share)",
+    },
+    Binding {
+        keys: "B",
+        what: "§9a's largest bet scale: 0.9, 0.75, 0.5, 0.25 (--bet-max)",
+    },
+    Binding {
         keys: "W",
         what: "monitoring: per-look, watched at each budget, watched after every task",
     },
@@ -197,6 +205,8 @@ pub fn action_for(
         KeyCode::Char('p') => Action::CyclePreset,
         KeyCode::Char('r') => Action::CycleRule,
         KeyCode::Char('v') => Action::ToggleCoverageGate,
+        KeyCode::Char('Q') => Action::CycleCoverageShare,
+        KeyCode::Char('B') => Action::CycleBetMax,
         KeyCode::Char('W') => Action::CycleMonitor,
         KeyCode::Char('F') => Action::CycleFamily,
         KeyCode::Char('A') => Action::CycleAdjust,

@@ -1000,6 +1000,58 @@ fn the_explorer_export_is_the_json_of_its_command_line_twin() {
     assert_eq!(json["pairs_at"][0]["budget"], 0.3);
 }
 
+/// The coverage share (`Q`) and §9a's largest bet scale (`B`) are set in the explorer as on the
+/// command line: the header names them and the export's twin passes them, printing the same JSON.
+#[test]
+fn the_explorer_sets_the_coverage_share_and_the_bet_scale() {
+    let dataset = sample_dataset("swe_repair.csv");
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 4);
+    let file = format!("{}/sample_runs/swe_repair.csv", env!("CARGO_MANIFEST_DIR"));
+    let (mut app, first) = App::new(dataset.clone(), vec![file.clone()], compute, None);
+    run_effects(&mut app, vec![first]);
+    // The bet scale is the anytime rule's: elsewhere `B` says so and changes nothing.
+    act(&mut app, Action::CycleBetMax);
+    assert!(app.status.contains("anytime rule"), "{}", app.status);
+    assert_eq!(app.compute.bet_max, None);
+
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Anytime, vec![0], 4);
+    let (mut app, first) = App::new(dataset, vec![file], compute, None);
+    run_effects(&mut app, vec![first]);
+    act(&mut app, Action::CycleCoverageShare);
+    act(&mut app, Action::CycleBetMax);
+    assert_eq!(
+        app.compute.policy().coverage_share,
+        pareval::engine::Fraction(9_000)
+    );
+    let screen = render(&app, 160, 40);
+    assert!(screen.contains("bet scale in [0.1, 0.75]"), "{screen}");
+    assert!(screen.contains("coverage gate on (share 0.9)"), "{screen}");
+    let export = pareval::tui::export::build(&app).expect("export");
+    for flag in ["--coverage-share", "--bet-max"] {
+        assert!(
+            export.command.contains(&flag.to_string()),
+            "{:?}",
+            export.command
+        );
+    }
+    let args: Vec<&str> = export.command.iter().map(String::as_str).collect();
+    let output = crate::common::pareval(&args);
+    assert!(
+        output.status.success(),
+        "{}",
+        crate::common::stderr(&output)
+    );
+    assert_eq!(crate::common::stdout(&output), export.json);
+    // Another bet scale is another result.
+    act(&mut app, Action::CycleBetMax);
+    let other = pareval::tui::export::build(&app).expect("export");
+    assert!(
+        other.command.contains(&"0.5".to_string()),
+        "{:?}",
+        other.command
+    );
+}
+
 /// A replaced explorer job stops its proxy curve, also inside greedy-k's forward selections.
 #[test]
 fn a_cancelled_proxy_curve_says_so() {
