@@ -375,6 +375,10 @@ pub enum Action {
     CycleMeasure,
     ToggleBootstrap,
     ToggleCoverageGate,
+    /// Save the early view's predictor (trained on every trajectory).
+    SaveEarlyModel,
+    /// …with these thresholds (what the early view turns `SaveEarlyModel` into).
+    SaveEarlyModelWith(crate::early::saved::ThresholdChoice),
     /// The coverage share q: 1 → 0.9 → 0.75 → 0.5.
     CycleCoverageShare,
     /// §9a's largest bet scale: 0.9 → 0.75 → 0.5 → 0.25.
@@ -428,6 +432,8 @@ pub enum Effect {
     },
     Export,
     SaveSession,
+    /// Train the early predictor on every trajectory and save it, with these thresholds.
+    SaveEarlyModel(crate::early::saved::ThresholdChoice),
     Quit,
 }
 
@@ -637,6 +643,9 @@ impl App {
             return Some(action);
         };
         if let Action::Early(event) = action {
+            if let super::early::EarlyEvent::Saved(word) = &event {
+                self.status = word.clone().unwrap_or_else(|error| format!("✗ {error}"));
+            }
             panel.on_event(event);
             return None;
         }
@@ -657,6 +666,23 @@ impl App {
             Action::DrillPrevOrder => panel.select(-1),
             Action::DrillNextOrder => panel.select(1),
             Action::CloseOverlay if panel.drill.is_some() => panel.drill = None,
+            Action::SaveEarlyModel => {
+                if panel.result().is_none() {
+                    self.status =
+                        "the predictor is still training: save it once it is ready".to_string();
+                    return None;
+                }
+                // The thresholds the view shows: its target precision, else the slider's τ.
+                let choice = match panel.result().and_then(|r| r.target.as_ref()) {
+                    Some(target) => {
+                        crate::early::saved::ThresholdChoice::TargetPrecision(target.precision)
+                    }
+                    None => crate::early::saved::ThresholdChoice::Tau(panel.tau_value()),
+                };
+                self.status =
+                    "saving the early predictor: training on every trajectory…".to_string();
+                return Some(Action::SaveEarlyModelWith(choice));
+            }
             other => return Some(other),
         }
         None
@@ -669,6 +695,10 @@ impl App {
         };
         match action {
             Action::Early(_) => {}
+            Action::SaveEarlyModelWith(choice) => effects.push(Effect::SaveEarlyModel(choice)),
+            Action::SaveEarlyModel => {
+                self.status = "M saves the early predictor from the early view (Tab)".to_string()
+            }
             Action::ReplayFinished { .. } | Action::ProxyFinished { .. } => self.on_result(action),
             Action::BudgetPrev
             | Action::BudgetNext

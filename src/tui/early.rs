@@ -3,6 +3,7 @@
 //! the selected system, and the drill-down of one trajectory. Everything the view draws at a τ is
 //! computed once when training ends, so moving the slider only indexes into it.
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -14,6 +15,7 @@ use crate::early::features::FeatureSettings;
 use crate::early::halting::{Halt, Thresholds, halt};
 use crate::early::model::ModelSettings;
 use crate::early::protocol::Protocol;
+use crate::early::saved::{Predictor, ThresholdChoice};
 use crate::early::trajectories::Trajectories;
 
 /// The slider's τ: 0.55, 0.56, …, 0.99.
@@ -49,11 +51,47 @@ pub struct EarlyResult {
     pub target: Option<TargetResult>,
 }
 
-/// What the training thread reports.
+/// What the training thread reports, and the saving thread's word (the status bar's line).
 #[derive(Clone)]
 pub enum EarlyEvent {
     Progress { done: usize, total: usize },
     Finished(Result<Arc<EarlyResult>, String>),
+    Saved(Result<String, String>),
+}
+
+/// Trains the predictor on every trajectory (as `early --save-model` does) with the thresholds
+/// `choice` sets, and writes it to `path`; says what was saved.
+pub fn save_model(job: &EarlyJob, choice: ThresholdChoice, path: &Path) -> Result<String, String> {
+    let predictor = Predictor::train(&job.data, job.protocol, job.features, job.model, choice)
+        .map_err(|e| e.to_string())?;
+    let text = predictor.to_json()?;
+    std::fs::write(path, &text)
+        .map_err(|e| format!("{}: cannot write the model: {e}", path.display()))?;
+    let thresholds = &predictor.info.thresholds;
+    // No threshold reaches a target precision: that model never fires.
+    let shown = |t: Option<f64>| {
+        t.filter(|t| t.is_finite())
+            .map_or("never".to_string(), |t| format!("{t:.3}"))
+    };
+    Ok(format!(
+        "✓ early predictor saved to {} (τ_s {}, τ_f {}; pareval halt MODEL, watch --early)",
+        path.display(),
+        shown(thresholds.success),
+        shown(thresholds.failure)
+    ))
+}
+
+/// Runs [`save_model`] on its own thread and reports its word.
+pub fn spawn_save(
+    job: EarlyJob,
+    choice: ThresholdChoice,
+    path: PathBuf,
+    report: impl Fn(EarlyEvent) + Send + 'static,
+) -> bool {
+    std::thread::Builder::new()
+        .name("pareval-early-save".to_string())
+        .spawn(move || report(EarlyEvent::Saved(save_model(&job, choice, &path))))
+        .is_ok()
 }
 
 /// Trains every fold and sweeps τ; `watch(done, total)` hears each fold and may stop the job.
@@ -152,6 +190,8 @@ impl EarlyPanel {
             },
             EarlyEvent::Finished(Ok(result)) => EarlyStatus::Ready(result),
             EarlyEvent::Finished(Err(error)) => EarlyStatus::Failed(error),
+            // The app puts the saving thread's word in the status bar.
+            EarlyEvent::Saved(_) => return,
         };
     }
 

@@ -57,6 +57,10 @@ pub const BINDINGS: &[Binding] = &[
         what: "coverage gate on / off",
     },
     Binding {
+        keys: "early: M",
+        what: "save the predictor, trained on every trajectory (early --save-model)",
+    },
+    Binding {
         keys: "Q",
         what: "coverage share q: 1, 0.9, 0.75, 0.5 (--coverage-share)",
     },
@@ -207,6 +211,7 @@ pub fn action_for(
         KeyCode::Char('v') => Action::ToggleCoverageGate,
         KeyCode::Char('Q') => Action::CycleCoverageShare,
         KeyCode::Char('B') => Action::CycleBetMax,
+        KeyCode::Char('M') => Action::SaveEarlyModel,
         KeyCode::Char('W') => Action::CycleMonitor,
         KeyCode::Char('F') => Action::CycleFamily,
         KeyCode::Char('A') => Action::CycleAdjust,

@@ -213,6 +213,25 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
                         Err(error) => format!("✗ export failed: {error}"),
                     };
                 }
+                Effect::SaveEarlyModel(choice) => match &options.early {
+                    Some((job, _)) => {
+                        export_count += 1;
+                        let path = options.config.export_dir.join(format!(
+                            "pareval-early-model-{}-{export_count}.json",
+                            std::process::id()
+                        ));
+                        let saver = std::sync::Mutex::new(sender.clone());
+                        let started = early::spawn_save(job.clone(), choice, path, move |event| {
+                            if let Ok(sender) = saver.lock() {
+                                let _ = sender.send(Event::Early(event));
+                            }
+                        });
+                        if !started {
+                            app.status = "✗ cannot start the saving thread".to_string();
+                        }
+                    }
+                    None => app.status = "no early-outcome view to save".to_string(),
+                },
                 Effect::SaveSession => {
                     let path: PathBuf = options.config.export_dir.join("pareval-session.json");
                     let session = Session {

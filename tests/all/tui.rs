@@ -1293,6 +1293,51 @@ fn synthetic_job(target: Option<f64>) -> pareval::tui::early::EarlyJob {
     }
 }
 
+/// The early view saves its predictor (`M`), trained on every trajectory, at the slider's τ; the
+/// file loads as `pareval halt MODEL` and `watch --early` load it.
+#[test]
+fn the_early_view_saves_its_predictor_at_the_slider_s_tau() {
+    use pareval::early::saved::{Predictor, ThresholdChoice};
+    use pareval::tui::app::Effect;
+    use pareval::tui::early::{EarlyEvent, EarlyPanel, compute, save_model};
+    let mut app = sample_app(20);
+    app.attach_early(EarlyPanel::new("synthetic".to_string()));
+    // Still training: nothing to save yet.
+    assert!(app.update(Action::SaveEarlyModel).is_empty());
+    assert!(app.status.contains("still training"), "{}", app.status);
+    let job = synthetic_job(None);
+    let result = compute(&job, &|_, _| true).expect("train");
+    act(
+        &mut app,
+        Action::Early(EarlyEvent::Finished(Ok(Arc::new(result)))),
+    );
+    act(&mut app, Action::BudgetPrev);
+    let effects = app.update(Action::SaveEarlyModel);
+    let choice = match effects.as_slice() {
+        [Effect::SaveEarlyModel(choice)] => *choice,
+        _ => panic!("one save effect"),
+    };
+    assert_eq!(choice, ThresholdChoice::Tau(0.94));
+    assert!(
+        app.status.contains("training on every trajectory"),
+        "{}",
+        app.status
+    );
+    // What the effect runs: the predictor trained on every trajectory, written and read back.
+    let path = crate::common::temp_dir("early-save").join("model.json");
+    let word = save_model(&job, choice, &path).expect("saved");
+    assert!(word.contains("τ_s 0.940, τ_f 0.940"), "{word}");
+    let loaded = Predictor::load(&path).expect("loads");
+    assert_eq!(loaded.info.thresholds.success, Some(0.94));
+    assert_eq!(
+        loaded.info.training.trajectories,
+        job.data.trajectories.len()
+    );
+    // Its word reaches the status bar.
+    act(&mut app, Action::Early(EarlyEvent::Saved(Ok(word.clone()))));
+    assert_eq!(app.status, word);
+}
+
 #[test]
 fn the_early_view_trains_in_the_background_and_follows_the_tau_slider() {
     use pareval::tui::app::Tab;
