@@ -653,6 +653,21 @@ fn a_budget_by_seconds_says_which_pairs_and_systems_it_left_out() {
     assert!(!tasks.contains("left out"), "{tasks}");
 }
 
+/// The forced rule at half and all of the budget, no gate, three orders, 0 pp: what the spent-share
+/// tests replay.
+const HALF_AND_WHOLE_FORCED: [&str; 10] = [
+    "--rule",
+    "forced",
+    "--coverage",
+    "off",
+    "--grid",
+    "0.5,1",
+    "--orders",
+    "3",
+    "--thresholds",
+    "0",
+];
+
 #[test]
 fn a_pair_cost_budget_spends_both_systems_cost() {
     let dir = crate::common::temp_dir("pair-cost-spent");
@@ -664,26 +679,21 @@ fn a_pair_cost_budget_spends_both_systems_cost() {
     }
     std::fs::write(&path, text).expect("write");
     let path = path.to_string_lossy();
-    let json = pareval(&[
-        "replay",
-        &path,
-        "--order",
-        "pair-cost",
-        "--budget-by",
-        "pair-cost",
-        "--rule",
-        "forced",
-        "--coverage",
-        "off",
-        "--grid",
-        "0.5,1",
-        "--orders",
-        "3",
-        "--thresholds",
-        "0",
-        "--format",
-        "json",
-    ]);
+    let json = pareval(
+        &[
+            "replay",
+            path.as_ref(),
+            "--order",
+            "pair-cost",
+            "--budget-by",
+            "pair-cost",
+        ]
+        .iter()
+        .chain(&HALF_AND_WHOLE_FORCED)
+        .chain(&["--format", "json"])
+        .copied()
+        .collect::<Vec<_>>(),
+    );
     assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
     let value: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
     let rows = value["results"][0]["rows"].as_array().expect("rows");
@@ -708,22 +718,11 @@ fn budget_rows_carry_the_share_of_the_tested_systems_cost_and_seconds_spent() {
     }
     std::fs::write(&path, text).expect("write");
     let path = path.to_string_lossy();
-    let args = [
-        "replay",
-        &path,
-        "--order",
-        "cost",
-        "--rule",
-        "forced",
-        "--coverage",
-        "off",
-        "--grid",
-        "0.5,1",
-        "--orders",
-        "3",
-        "--thresholds",
-        "0",
-    ];
+    let args = ["replay", path.as_ref(), "--order", "cost"]
+        .iter()
+        .chain(&HALF_AND_WHOLE_FORCED)
+        .copied()
+        .collect::<Vec<_>>();
     let json = pareval(&[&args[..], &["--format", "json"]].concat());
     assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
     let value: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
