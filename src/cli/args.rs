@@ -259,6 +259,19 @@ pub struct ImportFlags {
     pub aider_tries: u32,
 }
 
+impl LiveArgs {
+    /// How the live commands load records and read harness files: the column names and the import
+    /// choices (`--metric`, `--aider-tries`, …), the same for `decide`, `watch`, `serve` and `run`.
+    pub fn load_options(&self) -> Result<LoadOptions, super::CliError> {
+        let mut options = LoadOptions {
+            columns: crate::data::ColumnMap::parse(&self.columns)?,
+            ..LoadOptions::default()
+        };
+        self.import.apply(&mut options)?;
+        Ok(options)
+    }
+}
+
 impl ImportFlags {
     /// Fills the import choices of `options`.
     pub fn apply(&self, options: &mut LoadOptions) -> Result<(), super::CliError> {
@@ -902,6 +915,8 @@ pub struct LiveArgs {
     /// takes longer on failures finishes the quick outcomes first).
     #[arg(long, value_name = "prefix|finished", default_value = "prefix")]
     pub reading: String,
+    #[command(flatten)]
+    pub import: ImportFlags,
 }
 
 #[derive(Debug, Args)]

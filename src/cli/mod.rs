@@ -275,10 +275,7 @@ fn pair_command(args: &PairArgs, out: &mut impl Write) -> Result<(), CliError> {
 }
 
 fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let options = LoadOptions {
-        columns: crate::data::ColumnMap::parse(&args.live.columns)?,
-        ..LoadOptions::default()
-    };
+    let options = args.live.load_options()?;
     // A folder of logs is read as its result files, as `watch` follows them (inside `load`).
     let dataset = load(&args.files, &options)?;
     let plan = crate::data::load_plan(&args.live.plan, args.live.group_col.as_deref())?;
@@ -642,10 +639,7 @@ fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
     let mut setup = LiveSetup::new(&args.live, &args.budget)?;
     let source = match &args.replay {
         Some(path) => {
-            let options = LoadOptions {
-                columns: crate::data::ColumnMap::parse(&args.live.columns)?,
-                ..LoadOptions::default()
-            };
+            let options = args.live.load_options()?;
             let dataset = load(std::slice::from_ref(path), &options)?;
             setup.inputs.extend(dataset.inputs.clone());
             crate::watch::Source::Replay {
@@ -654,7 +648,10 @@ fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
                 label: path.display().to_string(),
             }
         }
-        None => crate::watch::Source::Follow(args.files.clone()),
+        None => crate::watch::Source::Follow(
+            args.files.clone(),
+            std::sync::Arc::new(args.live.load_options()?),
+        ),
     };
     // One --col list serves the outcome files and the steps files.
     let known: Vec<&str> = crate::data::KNOWN_COLUMNS

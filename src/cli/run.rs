@@ -179,7 +179,8 @@ fn follow_on_screen(
         decided: true,
         stop: Some(&mut stop),
     };
-    let state = crate::watch::run(Source::Follow(args.files.clone()), &fresh, until)
+    let options = std::sync::Arc::new(args.live.load_options()?);
+    let state = crate::watch::run(Source::Follow(args.files.clone(), options), &fresh, until)
         .map_err(super::watch_error)?;
     let ending = match exited {
         _ if state.decided() => Ending::Decided,
@@ -204,7 +205,9 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
                 args.grace
             ))
         })?;
-    let followed = Followed::new(&args.files).map_err(CliError::Input)?;
+    let followed =
+        Followed::with_options(&args.files, std::sync::Arc::new(args.live.load_options()?))
+            .map_err(CliError::Input)?;
     let (program, rest) = args
         .command
         .split_first()

@@ -298,10 +298,7 @@ pub(crate) fn serve_command(
     let mut setup = LiveSetup::new(&args.live, &args.budget)?;
     let mut preloads = Vec::new();
     if !args.files.is_empty() {
-        let options = crate::data::LoadOptions {
-            columns: crate::data::ColumnMap::parse(&args.live.columns)?,
-            ..crate::data::LoadOptions::default()
-        };
+        let options = args.live.load_options()?;
         let files = crate::data::import::expand_paths(&args.files)?;
         for file in &files {
             let dataset = crate::data::load(std::slice::from_ref(file), &options)?;

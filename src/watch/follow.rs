@@ -6,8 +6,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::tail::{Fields, Tail, TailEvent};
+use crate::data::LoadOptions;
 
 /// One outcome row read from a followed file.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,10 +95,17 @@ pub struct FileFollower {
     /// Native files: the (length, modified) last seen, and the one last read.
     seen: Option<(u64, Option<std::time::SystemTime>)>,
     read: Option<(u64, Option<std::time::SystemTime>)>,
+    /// How harness result files are read (`--metric`, `--aider-tries`, …).
+    options: Arc<LoadOptions>,
 }
 
 impl FileFollower {
     pub fn new(path: &Path) -> Result<Self, String> {
+        Self::with_options(path, Arc::default())
+    }
+
+    /// A follower that reads harness result files with the import choices of `options`.
+    pub fn with_options(path: &Path, options: Arc<LoadOptions>) -> Result<Self, String> {
         let kind = kind_of(path).ok_or_else(|| {
             format!(
                 "{}: watch follows .csv and .jsonl rows, harness result files (.json, .jsonl, .eval) and folders",
@@ -109,6 +118,7 @@ impl FileFollower {
             tail: Tail::new(path, kind == Kind::JsonLines),
             seen: None,
             read: None,
+            options,
         })
     }
 
@@ -170,7 +180,10 @@ impl FileFollower {
             });
         }
         self.read = Some(stamp);
-        match crate::data::import::import_recognised(&self.path) {
+        match crate::data::import::import_recognised_with(
+            &self.path,
+            &self.options.import_settings(),
+        ) {
             Ok(Some((_, imported))) => {
                 for (i, row) in imported.rows.into_iter().enumerate() {
                     // Rows never attempted carry no outcome: nothing to observe yet.
@@ -249,15 +262,22 @@ impl FileFollower {
 pub struct Followed {
     files: BTreeMap<PathBuf, FileFollower>,
     folders: Vec<PathBuf>,
+    options: Arc<LoadOptions>,
 }
 
 impl Followed {
     /// Files must be result files by their extension (they may not exist yet); any other path is a
     /// folder, which may not exist yet either (a harness creates its log folder when it starts).
     pub fn new(paths: &[PathBuf]) -> Result<Self, String> {
+        Self::with_options(paths, Arc::default())
+    }
+
+    /// [`Followed::new`] reading harness result files with the import choices of `options`.
+    pub fn with_options(paths: &[PathBuf], options: Arc<LoadOptions>) -> Result<Self, String> {
         let mut followed = Followed {
             files: BTreeMap::new(),
             folders: Vec::new(),
+            options,
         };
         for path in paths {
             let folder = if path.exists() {
@@ -268,9 +288,8 @@ impl Followed {
             if folder {
                 followed.folders.push(path.clone());
             } else {
-                followed
-                    .files
-                    .insert(path.clone(), FileFollower::new(path)?);
+                let follower = FileFollower::with_options(path, followed.options.clone())?;
+                followed.files.insert(path.clone(), follower);
             }
         }
         Ok(followed)
@@ -293,7 +312,7 @@ impl Followed {
             // harness wrote its result file is followed as one result, not as its trial folders.
             if crate::data::import::is_run_folder(folder) {
                 if !self.files.contains_key(folder)
-                    && let Ok(follower) = FileFollower::new(folder)
+                    && let Ok(follower) = FileFollower::with_options(folder, self.options.clone())
                 {
                     self.files.insert(folder.clone(), follower);
                 }
@@ -301,7 +320,7 @@ impl Followed {
             }
             for path in crate::data::import::folder_entries(folder) {
                 if !self.files.contains_key(&path)
-                    && let Ok(follower) = FileFollower::new(&path)
+                    && let Ok(follower) = FileFollower::with_options(&path, self.options.clone())
                 {
                     self.files.insert(path, follower);
                 }
@@ -522,6 +541,28 @@ mod tests {
         assert!(followed.poll().is_empty());
         // Three tasks of three docs each (the mixed task's six rows are three samples).
         assert_eq!(rows(&followed.poll()).len(), 9);
+    }
+
+    #[test]
+    fn harness_files_are_read_with_the_import_choices_given() {
+        let run = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/aider/2024-09-18-00-34-01--claude-sonnet-test");
+        let passes = |options: LoadOptions| {
+            let mut followed =
+                Followed::with_options(std::slice::from_ref(&run), Arc::new(options))
+                    .expect("followed");
+            assert!(followed.poll().is_empty());
+            let rows = rows(&followed.poll());
+            assert_eq!(rows.len(), 133);
+            rows.iter().filter(|(_, outcome)| *outcome == 1.0).count()
+        };
+        // aider's pass_rate_2 (the default) and, with --aider-tries 1, pass_rate_1.
+        assert_eq!(passes(LoadOptions::default()), 96);
+        let first_try = LoadOptions {
+            aider_tries: Some(1),
+            ..LoadOptions::default()
+        };
+        assert_eq!(passes(first_try), 68);
     }
 
     fn copy_tree(from: &Path, to: &Path) {

@@ -29,8 +29,9 @@ pub const POLL: Duration = Duration::from_millis(500);
 
 /// Where rows come from.
 pub enum Source {
-    /// Files (or folders) a harness is writing.
-    Follow(Vec<PathBuf>),
+    /// Files (or folders) a harness is writing, and how its result files are read (the import
+    /// choices).
+    Follow(Vec<PathBuf>, std::sync::Arc<crate::data::LoadOptions>),
     /// A completed record played in plan order: one planned task (every system's outcome on it) per
     /// beat, `speed` tasks a second.
     Replay {
@@ -123,8 +124,8 @@ pub fn run(
     }
     let mut state = fresh();
     let (mut followed, mut player) = match source {
-        Source::Follow(paths) => (
-            Some(Followed::new(&paths).map_err(WatchError::Input)?),
+        Source::Follow(paths, options) => (
+            Some(Followed::with_options(&paths, options).map_err(WatchError::Input)?),
             None,
         ),
         Source::Replay {

@@ -743,6 +743,15 @@ pub fn import_recognised(path: &Path) -> Result<Option<(&'static str, Imported)>
         .map(|parsed| (parsed.format.name(), parsed.imported)))
 }
 
+/// [`import_recognised`] with the import choices of `settings` (`--metric`, `--aider-tries`, …),
+/// as the live followers read a harness's files.
+pub fn import_recognised_with(
+    path: &Path,
+    settings: &ImportSettings<'_>,
+) -> Result<Option<(&'static str, Imported)>, LoadError> {
+    Ok(parse_file(path, None, settings)?.map(|parsed| (parsed.format.name(), parsed.imported)))
+}
+
 /// Reads one native file (or Terminal-Bench run folder) as `format`.
 pub fn import_file(
     path: &Path,
