@@ -60,18 +60,16 @@ pub fn is_run_companion(path: &std::path::Path, name: &str) -> bool {
     if name.ends_with("_wall_clock_times.jsonl") || name.ends_with("_raw_submissions.jsonl") {
         return true;
     }
-    let Some(stem) = name.strip_suffix(".json") else {
+    if !name.ends_with(".json") || name.ends_with("_upload.json") {
         return false;
-    };
-    let Some(folder) = path.parent() else {
-        return false;
-    };
-    !stem.to_lowercase().ends_with("_upload")
-        && std::fs::read_dir(folder).is_ok_and(|entries| {
-            entries.flatten().any(|entry| {
-                entry.file_name().to_string_lossy().to_lowercase() == format!("{stem}_upload.json")
-            })
-        })
+    }
+    // `<run_id>.json` beside `<run_id>_UPLOAD.json`, as HAL names them (one look, not a listing).
+    match (path.file_stem(), path.parent()) {
+        (Some(stem), Some(folder)) => folder
+            .join(format!("{}_UPLOAD.json", stem.to_string_lossy()))
+            .is_file(),
+        _ => false,
+    }
 }
 
 fn strings(value: Option<&Value>) -> Vec<String> {
