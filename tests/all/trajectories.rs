@@ -308,6 +308,15 @@ fn the_whole_sweep_gives_the_same_bits_on_one_and_four_threads() {
     assert_eq!(one, four);
 }
 
+/// The rows of a JSON Lines file `pareval` wrote.
+fn json_lines_file(path: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .expect("a written file")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect()
+}
+
 #[test]
 fn pareval_early_reports_every_tau_and_refuses_bad_input() {
     use crate::common::{assert_refused, pareval, stdout};
@@ -383,11 +392,7 @@ fn pareval_early_reports_every_tau_and_refuses_bad_input() {
         crate::common::stderr(&out)
     );
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
-    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&records)
-        .expect("records")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("row"))
-        .collect();
+    let rows: Vec<serde_json::Value> = json_lines_file(&records);
     assert_eq!(rows.len(), 543);
     let halted = rows.iter().filter(|r| !r["halted_at"].is_null()).count();
     let coverage = json["results"][0]["coverage"].as_f64().expect("coverage");
@@ -405,11 +410,7 @@ fn pareval_early_reports_every_tau_and_refuses_bad_input() {
     // Per-step probabilities: one row per prefix k = 1 … T−1; the halting records are read off them
     // (the first prefix where a model reaches τ halts, and nothing reaches τ in a trajectory that ran
     // to the end).
-    let prefixes: Vec<serde_json::Value> = std::fs::read_to_string(&predictions)
-        .expect("predictions")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("row"))
-        .collect();
+    let prefixes: Vec<serde_json::Value> = json_lines_file(&predictions);
     let all_steps: u64 = rows
         .iter()
         .map(|r| r["steps"].as_u64().expect("steps"))
@@ -470,10 +471,8 @@ fn pareval_early_reports_every_tau_and_refuses_bad_input() {
     );
     let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
     let target = &json["target"][0];
-    let rows: Vec<serde_json::Value> = std::fs::read_to_string(&target_records)
-        .expect("records")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("row"))
+    let rows: Vec<serde_json::Value> = json_lines_file(&target_records)
+        .into_iter()
         .filter(|r: &serde_json::Value| r["target_precision"].as_f64() == Some(0.6))
         .collect();
     assert_eq!(rows.len(), 543);
