@@ -11,6 +11,8 @@ pub mod bounds;
 pub mod coverage;
 pub mod crosscheck;
 pub mod decision;
+pub(crate) mod foresight;
+pub mod grid;
 pub mod sequence;
 pub mod stats;
 pub mod stratified;

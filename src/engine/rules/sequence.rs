@@ -66,6 +66,19 @@ impl Sequence {
         self
     }
 
+    /// Tells a new order's §9a state the order ahead (see [`StratifiedState::foresee`]); the uniform
+    /// rule has no use for it.
+    pub fn foresee(
+        &mut self,
+        draws: impl Iterator<Item = (u32, f64)>,
+        population: impl Iterator<Item = (u32, f64)>,
+        bets: &Bets,
+    ) {
+        if let Sequence::Stratified(state) = self {
+            state.foresee(draws, population, bets);
+        }
+    }
+
     /// The next difference D, of local group `group`.
     #[inline]
     pub fn observe(&mut self, d: f64, group: u32, bets: &Bets) {

@@ -14,47 +14,11 @@ use serde::Serialize;
 
 use crate::engine::rules::anytime::Bets;
 use crate::engine::rules::decision::{Action, Reason};
+use crate::engine::rules::foresight::Foresight;
 use crate::engine::settings::EPSILON;
 
-/// The largest lattice whose grid is exact: a finer one costs 2·L grid points per task and group.
-pub const EXACT_LATTICE: u32 = 8;
-
-/// The grid of one state: M grid points per task of a group (h_g = 1/(M·n_g)), and whether every
-/// group mean the population can have lies on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Grid {
-    pub per_task: u32,
-    pub exact: bool,
-}
-
-impl Grid {
-    /// The grid for outcomes on a lattice of `scale` (differences are multiples of 1/scale), or off any
-    /// lattice (`None`).
-    pub fn for_scale(scale: Option<u32>) -> Grid {
-        match scale {
-            Some(l) if l <= EXACT_LATTICE => Grid {
-                per_task: 2 * l,
-                exact: true,
-            },
-            _ => Grid {
-                per_task: 2,
-                exact: false,
-            },
-        }
-    }
-
-    /// In words, for records and headers.
-    pub fn describe(&self) -> String {
-        if self.exact {
-            format!("exact grid h_g = 1/({}·n_g)", self.per_task)
-        } else {
-            format!(
-                "grid h_g = 1/({}·n_g), slack Σ w_g·h_g (outcomes off a small lattice)",
-                self.per_task
-            )
-        }
-    }
-}
+pub use crate::engine::rules::grid::{EXACT_LATTICE, Grid};
+use crate::engine::rules::grid::{bet_scale, running_spread};
 
 /// A sum of grid units rounded up to the grid, never below 0: exact on a lattice, where the sums are
 /// whole numbers, and 1e-9 absorbs the sums' rounding off it. Written with a truncation, which is
@@ -197,17 +161,12 @@ impl Stratum {
 
     /// The bet scale c of the next draw for one test, from the group's past only (SPEC §9a).
     fn bet_scale(&self, bets: &Bets, reject: bool) -> f64 {
-        let (mean, sd) = match self.seen {
-            0 => (0.5, 0.25),
-            1 => (self.mean, 0.25),
-            i => (self.mean, (self.squares / f64::from(i - 1)).sqrt()),
-        };
-        let mean = if reject { 1.0 - mean } else { mean };
-        (mean - sd).clamp(bets.scale_min, bets.scale_max)
+        bet_scale(self.seen, self.mean, self.squares, bets, reject)
     }
 
-    /// Takes the next outcome x (promote scale) into both tables, then into the sums.
-    fn observe(&mut self, x: f64, grid: Grid, bets: &Bets, reciprocals: &[f64]) {
+    /// Takes the next outcome x (promote scale) into the tables of the sides in `live`, then into
+    /// the sums.
+    fn observe(&mut self, x: f64, grid: Grid, bets: &Bets, reciprocals: &[f64], live: [bool; 2]) {
         let m = f64::from(grid.per_task);
         // R = n_g − i + 1 with i = seen + 1: the draws left before this one, this one included.
         let left = f64::from(self.size - self.seen);
@@ -215,6 +174,9 @@ impl Stratum {
         let mut multiplied = false;
         let mut boxes = [(0u32, 0u32); 2];
         for (side, range) in boxes.iter_mut().enumerate() {
+            if !live[side] {
+                continue;
+            }
             let reject = side == 1;
             let c = self.bet_scale(bets, reject);
             let xi = if reject { 1.0 - x } else { x };
@@ -273,7 +235,13 @@ impl Stratum {
                 self.pending_limit = pending_limit(grid, self.size, bets);
             }
             if self.pending_draws >= self.pending_limit {
-                for (table, &(lo, hi)) in self.tables.iter_mut().zip(&boxes) {
+                for ((table, &(lo, hi)), _) in self
+                    .tables
+                    .iter_mut()
+                    .zip(&boxes)
+                    .zip(live)
+                    .filter(|(_, live)| *live)
+                {
                     table.settle(lo, hi);
                 }
                 self.pending_draws = 0;
@@ -286,9 +254,7 @@ impl Stratum {
     fn observe_sums(&mut self, x: f64, grid: Grid) {
         self.seen += 1;
         self.sum_units += f64::from(grid.per_task) * x;
-        let delta = x - self.mean;
-        self.mean += delta / f64::from(self.seen);
-        self.squares += delta * (x - self.mean);
+        running_spread(self.seen, &mut self.mean, &mut self.squares, x);
     }
 }
 
@@ -317,6 +283,9 @@ struct Test {
     dirty: Vec<bool>,
     /// Whether `lambda` is the minimum (else an upper bound below the screen, from a screened look).
     exact: bool,
+    /// The test sat out looks behind a leader of its side (see [`StratifiedState::lead`]): its
+    /// point and values are those of its last solve and are brought to the tables before the next.
+    stale: bool,
     lambda: f64,
     max_lambda: f64,
     crossed: Option<u32>,
@@ -364,6 +333,9 @@ pub struct StratifiedState {
     boxes: [Vec<(u32, u32)>; 2],
     box_sums: [(u64, u64); 2],
     levels: Vec<Level>,
+    /// The levels by their null δ, ascending: the order in which the promote tests are led (a test
+    /// at a smaller δ has the larger Λ) and, reversed, the reject tests.
+    by_null: Vec<usize>,
     /// Thresholds not decided yet.
     open: usize,
     /// 1/j for j = 0 ..= the largest group's grid (1/0 unused), kept between orders.
@@ -371,6 +343,9 @@ pub struct StratifiedState {
     /// Whether looks far below ln(1/a) may skip the repair (see [`Test::solve`]); off for traces,
     /// which show Λ itself at every look and go on past the decisions.
     screened: bool,
+    /// The rest of the order, when a replay told it (see [`StratifiedState::foresee`]), and what
+    /// it showed of each side.
+    foresight: Option<Box<Foresight>>,
 }
 
 impl StratifiedState {
@@ -383,6 +358,9 @@ impl StratifiedState {
         self.sum = 0.0;
         self.grid = Some(grid);
         self.screened = true;
+        if let Some(foresight) = &mut self.foresight {
+            foresight.clear();
+        }
         self.groups.resize_with(sizes.len(), Stratum::default);
         for (stratum, &size) in self.groups.iter_mut().zip(sizes) {
             let points = (grid.per_task * size + 1) as usize;
@@ -434,11 +412,91 @@ impl StratifiedState {
             }
             self.levels.push(level);
         }
+        self.by_null.clear();
+        self.by_null.extend(0..self.levels.len());
+        let null_of = |level: &Level| level.certain_above;
+        let levels = &self.levels;
+        self.by_null
+            .sort_by(|&a, &b| null_of(&levels[a]).total_cmp(&null_of(&levels[b])));
         self.open = self.levels.len();
     }
 
     pub fn observed(&self) -> u32 {
         self.observed
+    }
+
+    /// Tells a new order's state the whole order ahead (each draw's local group and difference D,
+    /// in order) and every task of the pair: a side whose tests then provably stay below the screen
+    /// from some look to the end stops its tables and looks there (see [`Foresight`]). The
+    /// decisions are those of the state without it; the statistics kept for the silent side are
+    /// bounds below the screen, so a caller that reads Λ or p-values at each look (records, families)
+    /// must not use it. Only on exact grids, before the first draw, and not for traces.
+    pub fn foresee(
+        &mut self,
+        draws: impl Iterator<Item = (u32, f64)>,
+        population: impl Iterator<Item = (u32, f64)>,
+        bets: &Bets,
+    ) {
+        let Some(grid) = self.grid else { return };
+        if !grid.exact || !self.screened || self.observed > 0 {
+            return;
+        }
+        let sizes: Vec<u32> = self.groups.iter().map(|s| s.size).collect();
+        let foresight = self.foresight.get_or_insert_with(Box::default);
+        foresight.reset(&sizes, draws, population);
+        for side in 0..2 {
+            self.try_quiet(side, bets);
+        }
+    }
+
+    /// The open test that leads one side (see [`StratifiedState::lead`]).
+    fn leader(&self, side: usize) -> Option<usize> {
+        let open = |t: &usize| !self.levels[*t].decided();
+        if side == 0 {
+            self.by_null.iter().copied().find(open)
+        } else {
+            self.by_null.iter().rev().copied().find(open)
+        }
+    }
+
+    /// The screen below which a look's bound skips the repair, less the margin a certificate keeps.
+    fn quiet_limit(bets: &Bets) -> f64 {
+        let screen = bets.ln_screen.min(bets.barrier.ln());
+        screen - SCREEN_MARGIN * (1.0 + screen.abs())
+    }
+
+    /// Tries the certificate for one side's current leader, once per leader.
+    fn try_quiet(&mut self, side: usize, bets: &Bets) {
+        let Some(grid) = self.grid else { return };
+        let leader = self.leader(side);
+        let from = self.observed;
+        let Some(foresight) = self.foresight.as_deref_mut() else {
+            return;
+        };
+        let Some(leader) = leader else { return };
+        if foresight.len() == 0
+            || foresight.quiet_from[side].is_some()
+            || foresight.tried[side] == Some(leader)
+        {
+            return;
+        }
+        foresight.tried[side] = Some(leader);
+        let level = &self.levels[leader];
+        let target = if side == 0 {
+            level.promote.target
+        } else {
+            level.reject.target
+        };
+        foresight.quiet_from[side] =
+            foresight.certify(side == 1, target, grid, bets, Self::quiet_limit(bets), from);
+    }
+
+    /// Whether one side's tests still need their tables and looks at look `look`.
+    fn side_live(&self, side: usize, look: u32) -> bool {
+        self.foresight
+            .as_ref()
+            .and_then(|foresight| foresight.quiet_from[side])
+            .is_none_or(|from| look < from)
     }
 
     /// Solves every look exactly and goes on past the decisions (a trace or a live curve shows Λ
@@ -459,17 +517,20 @@ impl StratifiedState {
         if self.observed >= self.total || g >= self.groups.len() {
             return;
         }
-        let stratum = &mut self.groups[g];
-        if stratum.seen >= stratum.size {
+        if self.groups[g].seen >= self.groups[g].size {
             return;
         }
         // A trace (unscreened) keeps every table going after the decisions.
         let open = self.open > 0 || !self.screened;
         let x = ((d + 1.0) / 2.0).clamp(0.0, 1.0);
-        if open {
-            stratum.observe(x, grid, bets, &self.reciprocals);
+        let look = self.observed + 1;
+        let live = [self.side_live(0, look), self.side_live(1, look)];
+        let stratum = &mut self.groups[g];
+        if open && (live[0] || live[1]) {
+            stratum.observe(x, grid, bets, &self.reciprocals, live);
         } else {
-            // Every threshold is decided: only the sums go on (for the estimate and certainty).
+            // Every threshold is decided, or both sides sit out the rest of the order: only the sums
+            // go on (for the estimate and certainty).
             stratum.observe_sums(x, grid);
         }
         for side in 0..2 {
@@ -494,22 +555,126 @@ impl StratifiedState {
         let next = self.observed;
         let unseen = f64::from(self.total - self.observed);
         let trace = !self.screened;
+        if trace {
+            self.trace_look(g, next, unseen, barrier);
+            return;
+        }
+        // Certainty first: it reads the sums only, and a settled threshold's tests stop.
         for level in &mut self.levels {
-            let was_decided = level.decided();
-            // A decided threshold's tests stop, except in a trace, which shows Λ and the allocation
-            // as they go on after the decision (the decision itself stays the first one).
-            if was_decided && !trace {
+            if !level.decided()
+                && (self.sum - unseen > level.certain_above
+                    || self.sum + unseen <= level.certain_above)
+            {
+                level.settled = true;
+                self.open -= 1;
+            }
+        }
+        for side in 0..2 {
+            if self.foresight.is_some() {
+                self.try_quiet(side, bets);
+            }
+            if self.side_live(side, next) {
+                self.lead(side, g, screen);
+            } else {
+                self.silence(side, bets);
+            }
+        }
+        for level in &mut self.levels {
+            if level.decided() {
                 continue;
             }
+            // A crossing decides the threshold (promote first when both cross at one look, as the
+            // uniform rule keeps the earlier, and at one look the promote side is read first).
+            if level.promote.lambda >= barrier {
+                level.promote.crossed = Some(next);
+            } else if level.reject.lambda >= barrier {
+                level.reject.crossed = Some(next);
+            }
+            if level.decided() {
+                self.open -= 1;
+            }
+        }
+    }
+
+    /// One side's tests at a look, led by the open test most likely to cross. Λ of a promote test
+    /// falls as δ rises (a larger δ allows more allocations to its null), and Λ of a reject test
+    /// rises with δ, so once the leader (the smallest open δ for promote, the largest for reject)
+    /// is below the screen, every later test of the side is too: those sit the look out with the
+    /// leader's value as their bound, and are brought to the tables when they lead or follow a
+    /// leader at the screen. A test that sits out misses only looks below ln(1/a), so its p-value
+    /// is exact whenever it is ≤ a, as a screened look's is.
+    fn lead(&mut self, side: usize, changed: usize, screen: f64) {
+        let StratifiedState {
+            groups,
+            boxes,
+            box_sums,
+            levels,
+            by_null,
+            ..
+        } = self;
+        let mut quiet: Option<f64> = None;
+        let count = by_null.len();
+        for i in 0..count {
+            let t = by_null[if side == 0 { i } else { count - 1 - i }];
+            let level = &mut levels[t];
+            if level.decided() {
+                continue;
+            }
+            let test = if side == 0 {
+                &mut level.promote
+            } else {
+                &mut level.reject
+            };
+            if let Some(bound) = quiet {
+                test.lambda = bound;
+                test.exact = false;
+                test.stale = true;
+                continue;
+            }
+            if test.stale {
+                test.resync(groups, &boxes[side], side);
+            }
+            test.lambda = test.solve(groups, &boxes[side], box_sums[side], side, changed, screen);
+            // A screened look's bound is below ln(1/a): the p-value is exact whenever it is ≤ a.
+            if test.exact && test.lambda > test.max_lambda {
+                test.max_lambda = test.lambda;
+            }
+            if test.lambda + SCREEN_MARGIN * (1.0 + test.lambda.abs()) < screen {
+                quiet = Some(test.lambda);
+            }
+        }
+    }
+
+    /// The open tests of a side that sits out the rest of the order: the certificate's limit bounds
+    /// their Λ from above at every look left.
+    fn silence(&mut self, side: usize, bets: &Bets) {
+        let bound = Self::quiet_limit(bets);
+        for level in &mut self.levels {
+            if level.decided() {
+                continue;
+            }
+            let test = if side == 0 {
+                &mut level.promote
+            } else {
+                &mut level.reject
+            };
+            test.lambda = bound;
+            test.exact = false;
+            test.stale = true;
+        }
+    }
+
+    /// A look of a trace: every test solved exactly at every look, going on past its decision (a
+    /// trace shows Λ and the allocation as they go on; the decision itself stays the first one).
+    fn trace_look(&mut self, g: usize, next: u32, unseen: f64, barrier: f64) {
+        for level in &mut self.levels {
+            let was_decided = level.decided();
             if !was_decided
                 && (self.sum - unseen > level.certain_above
                     || self.sum + unseen <= level.certain_above)
             {
                 level.settled = true;
                 self.open -= 1;
-                if !trace {
-                    continue;
-                }
             }
             for (side, test) in [&mut level.promote, &mut level.reject]
                 .into_iter()
@@ -521,18 +686,15 @@ impl StratifiedState {
                     self.box_sums[side],
                     side,
                     g,
-                    screen,
+                    f64::NEG_INFINITY,
                 );
-                // A screened look's bound is below ln(1/a): the p-value is exact whenever it is ≤ a.
-                if test.exact && test.lambda > test.max_lambda {
+                if test.lambda > test.max_lambda {
                     test.max_lambda = test.lambda;
                 }
             }
             if level.decided() {
                 continue;
             }
-            // A crossing decides the threshold (promote first when both cross at one look, as the
-            // uniform rule keeps the earlier, and at one look the promote side is read first).
             if level.promote.lambda >= barrier {
                 level.promote.crossed = Some(next);
             } else if level.reject.lambda >= barrier {
@@ -583,7 +745,7 @@ impl StratifiedState {
                 return test.lambda;
             }
             let mut copy = test.clone();
-            if stale {
+            if stale || test.stale {
                 copy.resync(&self.groups, &self.boxes[side], side);
             }
             copy.solve(
@@ -785,6 +947,7 @@ impl Test {
         self.dirty.clear();
         self.dirty.resize(sizes.len(), false);
         self.exact = true;
+        self.stale = false;
         let descent = (mn - self.target).max(0.0);
         let total: u32 = sizes.iter().sum();
         for &size in sizes {
@@ -813,6 +976,8 @@ impl Test {
             self.dirty[g] = false;
         }
         self.point_sum = self.point.iter().map(|&k| u64::from(k)).sum();
+        self.value_sum = self.values.iter().sum();
+        self.stale = false;
     }
 
     /// Recomputes group g's cached value and step costs at its point.
@@ -1014,10 +1179,10 @@ impl Test {
     /// repaired from the previous minimiser after a draw of group `changed` (−∞ when the null holds
     /// whatever the unseen tasks are, +∞ when it cannot hold).
     ///
-    /// The screen of SPEC §9a: when the previous minimiser, with the changed group's new value, is
-    /// still a feasible point whose value is below `screen` (ln(1/a)), that value bounds Λ from above,
-    /// so the test cannot cross here and the repair waits for a later look; `exact` is then false
-    /// and the bound is returned.
+    /// The screen of SPEC §9a: when a feasible point kept near the previous minimiser (see
+    /// [`Test::screened`]) has a value below `screen` (ln(1/a)), that value bounds Λ from above, so
+    /// the test cannot cross here and the repair waits for a later look; `exact` is then false and
+    /// the bound is returned.
     fn solve(
         &mut self,
         groups: &[Stratum],
@@ -1027,11 +1192,8 @@ impl Test {
         changed: usize,
         screen: f64,
     ) -> f64 {
-        let (lo, hi) = bounds[changed];
-        let k = self.point[changed];
         if screen > f64::NEG_INFINITY
-            && (lo..=hi).contains(&k)
-            && let Some(bound) = self.screened(groups, sums, side, changed)
+            && let Some(bound) = self.screened(groups, bounds, sums, side, changed)
             && bound + SCREEN_MARGIN * (1.0 + bound.abs()) < screen
         {
             self.exact = false;
@@ -1070,41 +1232,74 @@ impl Test {
         hi_sum - self.point_sum
     }
 
-    /// The screen's upper bound: the value of the previous minimiser when it is still feasible with
-    /// the same number of steps (the changed group's point inside its new box), the fractional step
-    /// taken in a group whose costs are fresh. Marks the changed group's costs stale.
+    /// The screen's upper bound: the value of a feasible point near the previous minimiser, kept with
+    /// no table read but the changed group's. The changed group's point is first clamped into its new
+    /// box (a draw moves one end of it by M·x or M·(1 − x) grid steps); grid units over the target
+    /// are then shed by whole steps down in groups whose costs are fresh, cheapest first, and the
+    /// fractional rest by one more, while units under the target are kept (the tables are
+    /// non-increasing in θ, so a point whose Σ_g w_g θ_g is below the null's level bounds Λ from above
+    /// too). Every group moved or changed has its costs marked stale. None when no fresh group is
+    /// left to step in, or when the null may not hold (the repair then decides).
+    ///
+    /// Clamping instead of repairing matters: most draws move the box edge of a group whose point
+    /// sits on it (the minimiser puts groups with flat tables at their bottoms), and a repair there
+    /// costs a gallop across the box for a look that is far below ln(1/a) anyway.
     fn screened(
         &mut self,
         groups: &[Stratum],
+        bounds: &[(u32, u32)],
         sums: (u64, u64),
         side: usize,
         changed: usize,
     ) -> Option<f64> {
         let (full, fraction) = self.descent(sums).ok()?;
-        if full >= sums.1 - sums.0 || self.taken(sums.1) != full {
+        if full >= sums.1 - sums.0 {
             return None;
         }
-        let mut step = f64::INFINITY;
-        if fraction > 0.0 {
-            for (g, (&next, &dirty)) in self.next.iter().zip(&self.dirty).enumerate() {
-                if g != changed && !dirty && next < step {
-                    step = next;
-                }
-            }
-            if !step.is_finite() {
-                return None;
-            }
-        }
-        let here = groups[changed].value(side, self.point[changed]);
+        let (lo, hi) = bounds[changed];
+        let k = self.point[changed];
+        let clamped = k.clamp(lo, hi);
+        self.point[changed] = clamped;
+        self.point_sum = self.point_sum + u64::from(clamped) - u64::from(k);
+        let here = groups[changed].value(side, clamped);
         self.value_sum += here - self.values[changed];
         self.values[changed] = here;
         self.dirty[changed] = true;
+        // Σ_g k_g − target in grid units; the minimiser's Σ_g k_g is `hi_sum − full`, whose excess
+        // is `fraction` (written so, it is that very number whenever no point was clamped).
+        let required = sums.1 - full;
+        let mut excess = fraction + (self.point_sum as f64 - required as f64);
+        while excess > 1.0 {
+            let g = self.cheapest_fresh()?;
+            let cost = self.next[g];
+            self.point[g] -= 1;
+            self.point_sum -= 1;
+            self.values[g] += cost;
+            self.value_sum += cost;
+            self.last[g] = cost;
+            self.dirty[g] = true;
+            excess -= 1.0;
+        }
         let sum = self.value_sum;
-        Some(if fraction > 0.0 {
-            sum + fraction * step
+        if excess > 0.0 {
+            let step = self.next[self.cheapest_fresh()?];
+            Some(sum + excess * step)
         } else {
-            sum
-        })
+            Some(sum)
+        }
+    }
+
+    /// The group with fresh costs whose next step down is cheapest (None when no fresh group can step
+    /// down).
+    #[inline]
+    fn cheapest_fresh(&self) -> Option<usize> {
+        let (mut best, mut cost) = (usize::MAX, f64::INFINITY);
+        for (g, (&next, &dirty)) in self.next.iter().zip(&self.dirty).enumerate() {
+            if !dirty && next < cost {
+                (best, cost) = (g, next);
+            }
+        }
+        (best != usize::MAX).then_some(best)
     }
 
     /// The greedy repair of the minimiser (every group's costs fresh but the changed group's), after
@@ -1497,5 +1692,146 @@ mod tests {
         assert_ne!(state.verdict(0).1, Reason::Certain);
         state.observe(1.0, 1, &bets);
         assert_eq!(state.verdict(0), (Action::Promote, Reason::Certain));
+    }
+
+    /// Random orders of a pair whose groups are stratified as the plans interleave them: (D, group)
+    /// draws of every task, with a tested system `edge` better on average.
+    fn random_pair(
+        rng: &mut crate::engine::streams::Stream,
+        sizes: &[u32],
+        edge: usize,
+    ) -> Vec<(f64, u32)> {
+        let mut tasks: Vec<(f64, u32)> = Vec::new();
+        for (g, &size) in sizes.iter().enumerate() {
+            // Per group a different mix of ties, wins and losses.
+            let losses = 1 + (g + rng.below(3)) % 3;
+            let wins = losses + edge + rng.below(2);
+            for _ in 0..size {
+                let pick = rng.below(4 + losses + wins);
+                let d = if pick < 4 {
+                    0.0
+                } else if pick < 4 + losses {
+                    -1.0
+                } else {
+                    1.0
+                };
+                tasks.push((d, g as u32));
+            }
+        }
+        rng.shuffle(&mut tasks);
+        tasks
+    }
+
+    #[test]
+    fn screens_leaders_and_read_ahead_keep_the_exact_first_crossings() {
+        // Three states on every order: solved exactly at every look (the truth), screened with
+        // leaders (the live readers), and screened reading the order ahead (the replay). Their
+        // verdicts must agree at every look, and the replay's state must silence some sides.
+        let bets = bets();
+        let mut rng = crate::engine::streams::StreamKey::new(21, "stratified-ahead").rng();
+        let nulls = [-0.1, 0.0, 0.05, 0.1, 0.2];
+        let sizes = [40u32, 17, 9, 3, 1];
+        let (mut silenced, mut decided) = (0, 0);
+        for case in 0..120 {
+            let tasks = random_pair(&mut rng, &sizes, case % 4);
+            let last = tasks.len() - tasks.len() / 20;
+            let mut exact = StratifiedState::default();
+            exact.reset(&sizes, Grid::for_scale(Some(1)), nulls.into_iter());
+            exact.trace_every_look();
+            let mut live = StratifiedState::default();
+            live.reset(&sizes, Grid::for_scale(Some(1)), nulls.into_iter());
+            let mut ahead = StratifiedState::default();
+            ahead.reset(&sizes, Grid::for_scale(Some(1)), nulls.into_iter());
+            let swap = |&(d, g): &(f64, u32)| (g, d);
+            ahead.foresee(
+                tasks[..last].iter().map(swap),
+                tasks.iter().map(swap),
+                &bets,
+            );
+            for (k, &(d, g)) in tasks[..last].iter().enumerate() {
+                exact.observe(d, g, &bets);
+                live.observe(d, g, &bets);
+                ahead.observe(d, g, &bets);
+                for t in 0..nulls.len() {
+                    let truth = exact.verdict(t);
+                    assert_eq!(
+                        live.verdict(t),
+                        truth,
+                        "case {case} look {} null {t}",
+                        k + 1
+                    );
+                    assert_eq!(
+                        ahead.verdict(t),
+                        truth,
+                        "case {case} look {} null {t}",
+                        k + 1
+                    );
+                }
+            }
+            silenced += ahead
+                .foresight
+                .as_ref()
+                .map_or(0, |f| f.quiet_from.iter().flatten().count());
+            decided += (0..nulls.len())
+                .filter(|&t| exact.verdict(t).0.is_final())
+                .count();
+        }
+        assert!(silenced > 40, "only {silenced} sides were silenced");
+        assert!(decided > 100, "only {decided} thresholds decided");
+    }
+
+    #[test]
+    fn a_silenced_side_stays_below_the_screen_to_the_end() {
+        // What the certificate claims, checked against the exact minimum: from the look a side is
+        // silenced at, every open test of that side has Λ below the screen.
+        let bets = bets();
+        let screen = bets.ln_screen;
+        let mut rng = crate::engine::streams::StreamKey::new(22, "stratified-quiet").rng();
+        let nulls = [0.0, 0.05, 0.1];
+        let sizes = [30u32, 12, 6, 2];
+        let mut checked = 0;
+        for case in 0..150 {
+            let tasks = random_pair(&mut rng, &sizes, case % 3);
+            let mut exact = StratifiedState::default();
+            exact.reset(&sizes, Grid::for_scale(Some(1)), nulls.into_iter());
+            exact.trace_every_look();
+            let mut ahead = StratifiedState::default();
+            ahead.reset(&sizes, Grid::for_scale(Some(1)), nulls.into_iter());
+            let swap = |&(d, g): &(f64, u32)| (g, d);
+            ahead.foresee(tasks.iter().map(swap), tasks.iter().map(swap), &bets);
+            for &(d, g) in &tasks {
+                exact.observe(d, g, &bets);
+                ahead.observe(d, g, &bets);
+                let look = exact.observed();
+                for side in 0..2 {
+                    if ahead.side_live(side, look) {
+                        continue;
+                    }
+                    for t in 0..nulls.len() {
+                        if ahead.levels[t].decided() {
+                            continue;
+                        }
+                        let w = exact.log_wealths(t);
+                        let lambda = if side == 0 { w.promote } else { w.reject };
+                        assert!(
+                            lambda < screen,
+                            "case {case} look {look} null {t} side {side}: {lambda}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000, "only {checked} silenced looks checked");
+    }
+
+    #[test]
+    fn read_ahead_is_left_alone_off_an_exact_grid() {
+        let bets = bets();
+        let mut state = StratifiedState::default();
+        state.reset(&[6, 4], Grid::for_scale(None), [0.0].into_iter());
+        let draws = [(0u32, 0.25), (1, -0.5), (0, 0.0)];
+        state.foresee(draws.into_iter(), draws.into_iter(), &bets);
+        assert!(state.foresight.is_none());
     }
 }

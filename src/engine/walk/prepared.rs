@@ -321,6 +321,7 @@ impl Prepared {
             running,
             quota_pair,
             quota_table,
+            ..
         } = scratch;
         self.fill_prefix_sizes(pair, order, running, sizes);
         // Under the tasks measure every order of a pair stops at the same prefix lengths, so the quotas
@@ -420,6 +421,7 @@ impl Prepared {
             snapshot,
             sizes,
             running,
+            foresee,
             ..
         } = scratch;
         self.fill_prefix_sizes(pair, order, running, sizes);
@@ -443,6 +445,15 @@ impl Prepared {
         snapshot.sizes.clear();
         snapshot.sizes.extend_from_slice(&pair.group_sizes);
         let last = sizes.last().map_or(0, |&k| k as usize).min(order.len());
+        if *foresee && let Some(sequence) = &mut snapshot.observed.sequence {
+            let at = |i: &u32| (pair.group_of[*i as usize], pair.diffs[*i as usize]);
+            let tasks = pair
+                .group_of
+                .iter()
+                .copied()
+                .zip(pair.diffs.iter().copied());
+            sequence.foresee(order[..last].iter().map(at), tasks, &self.rules.bets);
+        }
         let mut next_budget = 0;
         let budgets_here = |snapshot: &mut Snapshot, next_budget: &mut usize| {
             let start = *next_budget;
@@ -651,6 +662,18 @@ pub struct WalkScratch {
     /// The pair whose per-budget quotas `quota_table` holds (`quota_table[budget * groups + g]`).
     quota_pair: Option<(usize, usize)>,
     quota_table: Vec<u32>,
+    /// Whether the anytime state may read each order to its end before walking it (see
+    /// [`WalkScratch::read_ahead`]).
+    foresee: bool,
+}
+
+impl WalkScratch {
+    /// Lets §9a's state read each order to its last look before walking it, so that a side whose
+    /// tests provably stay below the screen stops early. The decisions are the same; the statistics
+    /// of such a side are bounds, so only a caller that reads nothing but actions may ask for it.
+    pub fn read_ahead(&mut self, on: bool) {
+        self.foresee = on;
+    }
 }
 
 /// Where decision records go (a file writer, a test's collector).

@@ -95,6 +95,8 @@ fn tally_pair_records(
         _ => pair.tasks.len(),
     };
     let mut scratch = MonitorScratch::default();
+    // Tallies read only actions, which an order read to its end gives faster (records need Λ).
+    scratch.walk.read_ahead(records.is_none());
     // Whether each threshold has shown a wrong decision at a budget so far in this order.
     let mut shown_wrong: Vec<bool> = Vec::with_capacity(thresholds);
     // Records carry each decision's statistic; tallies read only the action.
