@@ -82,15 +82,20 @@ impl Prepared {
             };
             if sequential && (every || at_budget) && kept.iter().any(Option::is_none) {
                 // Coverage is known at every task in O(1); a look where nothing could be kept (the gate is
-                // shut, or no anytime verdict is final yet) skips the rule.
+                // shut, or no anytime verdict of a threshold not kept yet is final) skips the rule: the
+                // anytime rule's action is its verdict wherever the gate is open.
                 snapshot.coverage = self.coverage_now(snapshot);
                 let shut = policy.coverage_gate && snapshot.coverage != CoverageStatus::Ok;
-                let open = snapshot
-                    .observed
-                    .sequence
-                    .as_ref()
-                    .is_none_or(|state| state.any_final());
-                if at_budget || (!shut && open) {
+                let open = |snapshot: &Snapshot| {
+                    snapshot.observed.sequence.as_ref().is_none_or(|state| {
+                        state.any_final()
+                            && kept
+                                .iter()
+                                .enumerate()
+                                .any(|(t, slot)| slot.is_none() && state.verdict(t).0.is_final())
+                    })
+                };
+                if at_budget || (!shut && open(snapshot)) {
                     decide(look, snapshot, current);
                     keep_finals(kept, current, snapshot.k);
                 }
