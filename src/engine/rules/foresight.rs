@@ -45,6 +45,8 @@ pub(crate) struct Foresight {
     /// order (its tables and looks stop there), and the leading test last tried for it.
     pub(crate) quiet_from: [Option<u32>; 2],
     pub(crate) tried: [Option<usize>; 2],
+    /// How many thresholds were open at the last try (a try is due when one more is decided).
+    pub(crate) open_at_try: usize,
 }
 
 /// A group's outcomes so far along a certificate's walk.

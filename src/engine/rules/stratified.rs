@@ -444,8 +444,17 @@ impl StratifiedState {
         let sizes: Vec<u32> = self.groups.iter().map(|s| s.size).collect();
         let foresight = self.foresight.get_or_insert_with(Box::default);
         foresight.reset(&sizes, draws, population);
+        self.try_both(bets);
+    }
+
+    /// Tries both sides' certificates, and notes how many thresholds were open then.
+    fn try_both(&mut self, bets: &Bets) {
         for side in 0..2 {
             self.try_quiet(side, bets);
+        }
+        let open = self.open;
+        if let Some(foresight) = self.foresight.as_deref_mut() {
+            foresight.open_at_try = open;
         }
     }
 
@@ -569,10 +578,15 @@ impl StratifiedState {
                 self.open -= 1;
             }
         }
+        // A side's leader changes only when a threshold is decided: then its certificate is tried.
+        if self
+            .foresight
+            .as_ref()
+            .is_some_and(|foresight| foresight.open_at_try != self.open)
+        {
+            self.try_both(bets);
+        }
         for side in 0..2 {
-            if self.foresight.is_some() {
-                self.try_quiet(side, bets);
-            }
             if self.side_live(side, next) {
                 self.lead(side, g, screen);
             } else {
