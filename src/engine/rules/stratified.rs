@@ -1736,6 +1736,25 @@ mod tests {
         tasks
     }
 
+    /// One order's states on a binary pair: solved exactly at every look (a trace), and screened
+    /// reading the order's first `last` draws ahead.
+    fn exact_and_ahead(
+        sizes: &[u32],
+        nulls: &[f64],
+        tasks: &[(f64, u32)],
+        last: usize,
+        bets: &Bets,
+    ) -> (StratifiedState, StratifiedState) {
+        let mut exact = StratifiedState::default();
+        exact.reset(sizes, Grid::for_scale(Some(1)), nulls.iter().copied());
+        exact.trace_every_look();
+        let mut ahead = StratifiedState::default();
+        ahead.reset(sizes, Grid::for_scale(Some(1)), nulls.iter().copied());
+        let swap = |&(d, g): &(f64, u32)| (g, d);
+        ahead.foresee(tasks[..last].iter().map(swap), tasks.iter().map(swap), bets);
+        (exact, ahead)
+    }
+
     #[test]
     fn screens_leaders_and_read_ahead_keep_the_exact_first_crossings() {
         // Three states on every order: solved exactly at every look (the truth), screened with
@@ -1749,19 +1768,9 @@ mod tests {
         for case in 0..120 {
             let tasks = random_pair(&mut rng, &sizes, case % 4);
             let last = tasks.len() - tasks.len() / 20;
-            let mut exact = StratifiedState::default();
-            exact.reset(&sizes, Grid::for_scale(Some(1)), nulls.into_iter());
-            exact.trace_every_look();
+            let (mut exact, mut ahead) = exact_and_ahead(&sizes, &nulls, &tasks, last, &bets);
             let mut live = StratifiedState::default();
             live.reset(&sizes, Grid::for_scale(Some(1)), nulls.into_iter());
-            let mut ahead = StratifiedState::default();
-            ahead.reset(&sizes, Grid::for_scale(Some(1)), nulls.into_iter());
-            let swap = |&(d, g): &(f64, u32)| (g, d);
-            ahead.foresee(
-                tasks[..last].iter().map(swap),
-                tasks.iter().map(swap),
-                &bets,
-            );
             for (k, &(d, g)) in tasks[..last].iter().enumerate() {
                 exact.observe(d, g, &bets);
                 live.observe(d, g, &bets);
@@ -1806,13 +1815,8 @@ mod tests {
         let mut checked = 0;
         for case in 0..150 {
             let tasks = random_pair(&mut rng, &sizes, case % 3);
-            let mut exact = StratifiedState::default();
-            exact.reset(&sizes, Grid::for_scale(Some(1)), nulls.into_iter());
-            exact.trace_every_look();
-            let mut ahead = StratifiedState::default();
-            ahead.reset(&sizes, Grid::for_scale(Some(1)), nulls.into_iter());
-            let swap = |&(d, g): &(f64, u32)| (g, d);
-            ahead.foresee(tasks.iter().map(swap), tasks.iter().map(swap), &bets);
+            let (mut exact, mut ahead) =
+                exact_and_ahead(&sizes, &nulls, &tasks, tasks.len(), &bets);
             for &(d, g) in &tasks {
                 exact.observe(d, g, &bets);
                 ahead.observe(d, g, &bets);
