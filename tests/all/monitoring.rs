@@ -487,3 +487,118 @@ fn adjustments_are_refused_where_they_cannot_apply_and_recorded_where_they_do() 
     );
     assert!(text.contains("family all adjusted by holm"), "{text}");
 }
+
+/// §9's monitor walks with shortcuts: the coverage gate of every prefix read before the walk, bets that
+/// stop after the last prefix that passes it, and a walk from budget to budget (asking no look) after
+/// that prefix. They keep exactly the decisions of a brute-force watch: the wealths updated at every
+/// task, the coverage status recomputed from the counts at every prefix, and the first look whose gate
+/// passes with a final verdict kept. On the bundled sample and on SWE-bench bash-only.
+#[test]
+fn the_uniform_monitor_keeps_what_a_brute_force_watch_keeps() {
+    use pareval::engine::replay::Prepared;
+    use pareval::engine::rules::anytime::AnytimeState;
+    use pareval::engine::rules::coverage::{CoverageStatus, status_share};
+    let mut datasets =
+        vec![load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load")];
+    if let Some(root) = shared_data() {
+        let path = root.join("swebench_verified_bash_only/records.csv");
+        datasets.push(load(&[path], &LoadOptions::default()).expect("load"));
+    }
+    for dataset in &datasets {
+        let mut settings = ReplaySettings::for_preset(Preset::AnytimeUniform);
+        settings.orders = 12;
+        let result = replay_with(dataset, &settings);
+        let prepared = Prepared::new(dataset, &settings).expect("prepare");
+        let (thresholds, budgets) = (settings.thresholds.len(), settings.grid.len());
+        let share = settings.policy.coverage_share.0;
+        let mut order = Vec::new();
+        let mut kept_somewhere = 0;
+        // (tested, baseline, order, threshold) → the brute-force watch's kept decision and its look.
+        let mut first = std::collections::HashMap::new();
+        for (p, pair) in prepared.pairs.iter().enumerate() {
+            let n = pair.n();
+            let mut promotes = vec![0u32; thresholds * budgets];
+            let mut rejects = vec![0u32; thresholds * budgets];
+            for r in 0..settings.orders {
+                prepared.order(pair, r, &mut order);
+                let mut state = AnytimeState::default();
+                state.reset(n, &settings.thresholds);
+                let mut counts = vec![0u32; pair.group_sizes.len()];
+                let mut kept = vec![None; thresholds];
+                for (k, &i) in order.iter().enumerate() {
+                    let i = i as usize;
+                    state.observe(pair.diffs[i], &prepared.rules.bets);
+                    counts[pair.group_of[i] as usize] += 1;
+                    let k = k as u32 + 1;
+                    if status_share(k, &counts, &pair.group_sizes, n, share) != CoverageStatus::Ok {
+                        continue;
+                    }
+                    for (t, slot) in kept.iter_mut().enumerate() {
+                        let (action, _) = state.verdict(t);
+                        if slot.is_none() && action.is_final() {
+                            *slot = Some((action, k));
+                        }
+                    }
+                }
+                let (tested, baseline) = prepared.names(pair);
+                for (t, slot) in kept.iter().enumerate() {
+                    let Some((action, at)) = *slot else { continue };
+                    first.insert(
+                        (tested.to_string(), baseline.to_string(), r, t),
+                        (action, at),
+                    );
+                    for (b, budget) in settings.grid.iter().enumerate() {
+                        if at <= budget.tasks_of(n) {
+                            match action {
+                                pareval::engine::rules::Action::Promote => {
+                                    promotes[t * budgets + b] += 1
+                                }
+                                _ => rejects[t * budgets + b] += 1,
+                            }
+                            kept_somewhere += 1;
+                        }
+                    }
+                }
+            }
+            for t in 0..thresholds {
+                for b in 0..budgets {
+                    let counts = result.pair_counts(p, t, b);
+                    assert_eq!(
+                        (counts.promote, counts.reject),
+                        (promotes[t * budgets + b], rejects[t * budgets + b]),
+                        "pair {p} threshold {t} budget {b}"
+                    );
+                }
+            }
+        }
+        assert!(kept_somewhere > 0, "some order should keep a decision");
+        // Records (whose wealths are updated at every task) name the look each decision was kept at.
+        let mut checked = 0;
+        let mut sink = |records: Vec<DecisionRecord>| {
+            for record in records {
+                let t = settings
+                    .thresholds
+                    .iter()
+                    .position(|th| th.pp() == record.threshold_pp)
+                    .expect("threshold");
+                let key = (
+                    record.tested,
+                    record.baseline,
+                    record.order_index.expect("order"),
+                    t,
+                );
+                let expected = first.get(&key).filter(|(_, at)| *at <= record.observed);
+                let got = record.decided_at.map(|at| (record.action, at));
+                assert_eq!(got, expected.copied(), "{key:?} at {}", record.observed);
+                checked += 1;
+            }
+            Ok(())
+        };
+        let options = ReplayOptions {
+            records: Some(&mut sink),
+            ..ReplayOptions::default()
+        };
+        replay(dataset, &settings, &Control::default(), options).expect("replay with records");
+        assert!(checked > 0);
+    }
+}

@@ -121,6 +121,9 @@ pub struct AnytimeState {
     tests: Vec<Tests>,
     /// Tests that have not crossed yet.
     open: usize,
+    /// The wealths take the tasks up to this observed count only (N unless a read-ahead says no look
+    /// after it can use a verdict; see [`AnytimeState::bet_only_to`]).
+    bets_end: u32,
 }
 
 impl AnytimeState {
@@ -149,6 +152,15 @@ impl AnytimeState {
             reject_crossed: None,
         }));
         self.open = self.tests.len();
+        self.bets_end = total;
+    }
+
+    /// Lets the wealths stop after the `k`-th task: a caller that has read the order ahead and knows
+    /// that no look after k can act on a verdict (the coverage gate is shut at every later prefix, and
+    /// a shut gate abstains whatever the wealths say) saves their bets. The verdicts and wealths after
+    /// k are then those at k; the running sum and the certainty shortcut stay exact.
+    pub fn bet_only_to(&mut self, k: u32) {
+        self.bets_end = k.min(self.total);
     }
 
     pub fn observed(&self) -> u32 {
@@ -175,7 +187,7 @@ impl AnytimeState {
             return;
         }
         let next = self.observed + 1;
-        let open = self.open > 0;
+        let open = self.open > 0 && self.observed < self.bets_end;
         if open {
             self.bet(d, bets);
         }

@@ -68,7 +68,7 @@ pub fn status_share(k: u32, observed: &[u32], sizes: &[u32], n: u32, share: u32)
     verdict(k, required_total, missing)
 }
 
-fn verdict(k: u32, required_total: u64, missing: bool) -> CoverageStatus {
+pub(crate) fn verdict(k: u32, required_total: u64, missing: bool) -> CoverageStatus {
     if required_total > u64::from(k) {
         CoverageStatus::Infeasible
     } else if missing {
@@ -87,66 +87,6 @@ pub fn status_from_quotas(k: u32, observed: &[u32], quotas: &[u32]) -> CoverageS
         missing |= c < r;
     }
     verdict(k, required_total, missing)
-}
-
-/// The coverage of a prefix kept up to date one task at a time, in O(1) per task: the quotas r_g rise
-/// at the due times of the pair's quota schedule (`schedule::quota_schedule`), and a count of groups
-/// below their quota and the sum of quotas say the status without a pass over the groups. Gives the
-/// same status as [`status`] at every prefix (tested).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RunningCoverage {
-    quotas: Vec<u32>,
-    missing: u32,
-    required_total: u64,
-    /// The next item of the schedule to apply.
-    cursor: usize,
-}
-
-impl RunningCoverage {
-    /// The empty prefix of a pair whose groups have `groups` members: every quota is 1 (r_g ≥ 1).
-    /// `due_by[k]` counts the schedule's items due at or before k.
-    pub fn reset(&mut self, groups: usize, due_by: &[u32]) {
-        self.quotas.clear();
-        self.quotas.resize(groups, 1);
-        self.missing = groups as u32;
-        self.required_total = groups as u64;
-        // The first task of every group is due at 1 and is already in the quota of 1.
-        self.cursor = due_by.get(1).map_or(0, |&c| c as usize);
-    }
-
-    /// The prefix grows to `k` tasks, the last of group `group`; `counts` already include it.
-    #[inline]
-    pub fn advance(
-        &mut self,
-        k: u32,
-        group: u32,
-        counts: &[u32],
-        schedule: &[(u64, u32)],
-        due_by: &[u32],
-    ) {
-        let end = due_by[k as usize] as usize;
-        for &(_, g) in &schedule[self.cursor.min(end)..end] {
-            let g = g as usize;
-            // The group's count before this task: it falls short of the raised quota when it met the old
-            // one exactly.
-            let before = counts[g] - u32::from(g as u32 == group);
-            self.missing += u32::from(before == self.quotas[g]);
-            self.quotas[g] += 1;
-        }
-        self.required_total += end.saturating_sub(self.cursor) as u64;
-        self.cursor = self.cursor.max(end);
-        let g = group as usize;
-        self.missing -= u32::from(counts[g] == self.quotas[g]);
-    }
-
-    #[inline]
-    pub fn status(&self, k: u32) -> CoverageStatus {
-        verdict(k, self.required_total, self.missing > 0)
-    }
-
-    pub fn quotas(&self) -> &[u32] {
-        &self.quotas
-    }
 }
 
 /// One group's line in a coverage table.
@@ -189,55 +129,6 @@ pub fn table(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn running_coverage_matches_the_rule_at_every_prefix() {
-        use crate::engine::streams::StreamKey;
-        use crate::engine::walk::schedule::quota_schedule;
-        for (case, sizes) in [
-            vec![50u32, 30, 20],
-            vec![1, 1, 7, 3],
-            vec![12],
-            vec![5, 9, 2, 2, 30],
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            let n: u32 = sizes.iter().sum();
-            let schedule = quota_schedule(&sizes);
-            let mut tasks: Vec<u32> = sizes
-                .iter()
-                .enumerate()
-                .flat_map(|(g, &size)| std::iter::repeat_n(g as u32, size as usize))
-                .collect();
-            for r in 0..50 {
-                StreamKey::new(3, "coverage")
-                    .u64(case as u64)
-                    .u64(r)
-                    .rng()
-                    .shuffle(&mut tasks);
-                let due_by: Vec<u32> = (0..=u64::from(n))
-                    .map(|k| schedule.partition_point(|item| item.0 <= k) as u32)
-                    .collect();
-                let mut running = RunningCoverage::default();
-                running.reset(sizes.len(), &due_by);
-                let mut counts = vec![0u32; sizes.len()];
-                assert_eq!(running.status(0), status(0, &counts, &sizes, n));
-                for (k, &g) in tasks.iter().enumerate() {
-                    counts[g as usize] += 1;
-                    let k = k as u32 + 1;
-                    running.advance(k, g, &counts, &schedule, &due_by);
-                    assert_eq!(
-                        running.status(k),
-                        status(k, &counts, &sizes, n),
-                        "{sizes:?} k={k}"
-                    );
-                    let quotas: Vec<u32> = sizes.iter().map(|&s| quota(k, s, n)).collect();
-                    assert_eq!(running.quotas(), &quotas[..]);
-                }
-            }
-        }
-    }
 
     #[test]
     fn spec_example_gives_10_6_4() {

@@ -79,6 +79,15 @@ impl Sequence {
         }
     }
 
+    /// Tells the state that no look after the `k`-th task can act on a verdict (see
+    /// [`AnytimeState::bet_only_to`]). §9a's state ignores it: its stratified orders meet the gate at
+    /// almost every prefix, so there is nothing to save.
+    pub fn bet_only_to(&mut self, k: u32) {
+        if let Sequence::Uniform(state) = self {
+            state.bet_only_to(k);
+        }
+    }
+
     /// The next difference D, of local group `group`.
     #[inline]
     pub fn observe(&mut self, d: f64, group: u32, bets: &Bets) {

@@ -240,7 +240,6 @@ mod tests {
             spent_seconds: Vec::new(),
             left_out: 0,
             quota_schedule: Vec::new(),
-            due_by: Vec::new(),
             tie_blocks: Vec::new(),
             slots: Vec::new(),
             tie_trees: Vec::new(),

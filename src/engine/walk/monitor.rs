@@ -4,6 +4,8 @@
 //! budget; until then the budget shows the rule's current non-final answer. The replay's tallies, its
 //! decision records and the pair drill-down all read their decisions from [`Prepared::decide_along`].
 
+use std::cell::Cell;
+
 use crate::engine::rules::Decision;
 use crate::engine::rules::coverage::CoverageStatus;
 use crate::engine::settings::{Looks, Monitor};
@@ -73,31 +75,47 @@ impl Prepared {
             return;
         }
         let every = policy.looks == Looks::Every;
-        self.walk_each_with(pair, order, walk, |budgets, snapshot| {
+        // Thresholds without a kept decision yet (a count, so that a look need not scan `kept`).
+        let unkept = Cell::new(thresholds);
+        // A look between budgets where nothing could be kept skips the rule. The walk asks this first,
+        // inline, at every task: whether the gate passes is one bit, read before the walk.
+        let may_keep = |snapshot: &Snapshot| {
+            sequential
+                && every
+                && unkept.get() > 0
+                && (!policy.coverage_gate || snapshot.gate_open())
+        };
+        self.walk_each_with(pair, order, walk, may_keep, |budgets, snapshot| {
             let at_budget = !budgets.is_empty();
-            let look = if at_budget {
-                Look::Budget(budgets.start)
-            } else {
-                Look::Task(snapshot.k)
-            };
-            if sequential && (every || at_budget) && kept.iter().any(Option::is_none) {
-                // Coverage is known at every task in O(1); a look where nothing could be kept (the gate is
-                // shut, or no anytime verdict of a threshold not kept yet is final) skips the rule: the
-                // anytime rule's action is its verdict wherever the gate is open.
-                snapshot.coverage = self.coverage_now(snapshot);
-                let shut = policy.coverage_gate && snapshot.coverage != CoverageStatus::Ok;
-                let open = |snapshot: &Snapshot| {
-                    snapshot.observed.sequence.as_ref().is_none_or(|state| {
+            if sequential && unkept.get() > 0 {
+                // Between budgets the gate is open here (or off); the rule is called only when some
+                // anytime verdict of a threshold not kept yet is final, since the anytime rule's action is
+                // its verdict wherever the gate is open. At a budget the walk has set the coverage.
+                let decides = at_budget
+                    || snapshot.observed.sequence.as_ref().is_none_or(|state| {
                         state.any_final()
                             && kept
                                 .iter()
                                 .enumerate()
                                 .any(|(t, slot)| slot.is_none() && state.verdict(t).0.is_final())
-                    })
-                };
-                if at_budget || (!shut && open(snapshot)) {
+                    });
+                if decides {
+                    if !at_budget {
+                        // The rule reads the status, which the walk sets at budgets only: an open gate
+                        // says it is ok.
+                        snapshot.coverage = if policy.coverage_gate {
+                            CoverageStatus::Ok
+                        } else {
+                            snapshot.gate_status()
+                        };
+                    }
+                    let look = if at_budget {
+                        Look::Budget(budgets.start)
+                    } else {
+                        Look::Task(snapshot.k)
+                    };
                     decide(look, snapshot, current);
-                    keep_finals(kept, current, snapshot.k);
+                    unkept.set(unkept.get() - keep_finals(kept, current, snapshot.k));
                 }
             }
             if !at_budget {
@@ -118,13 +136,16 @@ impl Prepared {
     }
 }
 
-/// Keeps each threshold's first promote or reject, made at observed count `k`.
-fn keep_finals(kept: &mut [Option<(Decision, u32)>], current: &[Decision], k: u32) {
+/// Keeps each threshold's first promote or reject, made at observed count `k`; says how many it kept.
+fn keep_finals(kept: &mut [Option<(Decision, u32)>], current: &[Decision], k: u32) -> usize {
+    let mut newly = 0;
     for (slot, decision) in kept.iter_mut().zip(current) {
         if slot.is_none() && decision.action.is_final() {
             *slot = Some((*decision, k));
+            newly += 1;
         }
     }
+    newly
 }
 
 /// What stands at a budget: per-look, the rule's decisions there; sequential, the kept decision of each

@@ -706,7 +706,6 @@ mod tests {
             spent_cost: Vec::new(),
             spent_seconds: Vec::new(),
             left_out: 0,
-            due_by: Vec::new(),
             quota_schedule: schedule,
             tie_blocks,
             slots,

@@ -81,9 +81,6 @@ pub struct PairData {
     /// Quota due times of every (group, j-th task) pair, sorted by due time: the skeleton of every
     /// stratified order of this pair (see `orders`).
     pub quota_schedule: Vec<(u64, u32)>,
-    /// `due_by[k]`: how many items of `quota_schedule` are due at or before k (k = 0..=N), so that a
-    /// walk raises the quotas of prefix k from one slice without searching.
-    pub due_by: Vec<u32>,
     /// Runs of equal due times in `quota_schedule` that the random ranking settles per order (the
     /// runs the deficits settle alone are already in order there; see `schedule::settle_ties`).
     pub tie_blocks: Vec<(u32, u32)>,
@@ -325,7 +322,6 @@ fn prepare_pair(
         spent_seconds,
         left_out,
         quota_schedule: schedules.quota_schedule,
-        due_by: schedules.due_by,
         tie_blocks: schedules.tie_blocks,
         slots: schedules.slots,
         tie_trees: schedules.tie_trees,
@@ -365,7 +361,6 @@ fn local_groups(labels: &[u32], n_labels: usize) -> (Vec<u32>, Vec<u32>) {
 /// fields of [`PairData`]), a function of the groups alone.
 struct Schedules {
     quota_schedule: Vec<(u64, u32)>,
-    due_by: Vec<u32>,
     tie_blocks: Vec<(u32, u32)>,
     slots: Vec<(u32, u32)>,
     tie_trees: Vec<Option<crate::engine::walk::schedule::TieTree>>,
@@ -381,9 +376,6 @@ impl Schedules {
         let tie_trees =
             crate::engine::walk::schedule::tie_trees(&quota_schedule, &tie_blocks, group_sizes);
         let slots = crate::engine::walk::schedule::pool_slots(&quota_schedule, group_sizes);
-        let due_by: Vec<u32> = (0..=group_of.len() as u64)
-            .map(|k| quota_schedule.partition_point(|item| item.0 <= k) as u32)
-            .collect();
         let initial_slack = crate::engine::walk::schedule::initial_slack(group_sizes);
         let mut members: Vec<Vec<u32>> = vec![Vec::new(); group_sizes.len()];
         for (i, &g) in group_of.iter().enumerate() {
@@ -391,7 +383,6 @@ impl Schedules {
         }
         Schedules {
             quota_schedule,
-            due_by,
             tie_blocks,
             slots,
             tie_trees,
@@ -442,7 +433,6 @@ impl PairData {
             spent_seconds: Vec::new(),
             left_out: 0,
             quota_schedule: schedules.quota_schedule,
-            due_by: schedules.due_by,
             tie_blocks: schedules.tie_blocks,
             slots: schedules.slots,
             tie_trees: schedules.tie_trees,

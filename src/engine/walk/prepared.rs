@@ -14,6 +14,7 @@ use crate::engine::rules::sequence::Sequence;
 use crate::engine::rules::{Decision, Detail, LocalTails, Observed, RuleContext, TailCache};
 use crate::engine::settings::{BudgetMeasure, ReplaySettings, SettingError};
 use crate::engine::streams::StreamKey;
+use crate::engine::walk::gate::Gate;
 use crate::engine::walk::kept_orders::OrderCache;
 use crate::engine::walk::orders::build_order;
 use crate::engine::walk::pair::{Grouping, PairData, families, lattice_scale, prepare_pairs};
@@ -406,15 +407,16 @@ impl Prepared {
     }
 
     /// Walks one order a task at a time (a sequential monitor's looks, the anytime wealths): after every
-    /// task, `visit(budgets, snapshot)` with the budgets of the grid whose prefix ends there (usually
-    /// none). `snapshot.coverage` and the quotas are set at budgets; between them the coverage is kept
-    /// up to date in O(1) per task and a visitor that needs it calls [`Prepared::coverage_now`]. Under
-    /// the anytime rule the snapshot's `observed.sequence` holds the wealths.
+    /// task, `visit(budgets, snapshot)` with the budgets of the grid whose prefix ends there, and after
+    /// a task where no budget ends only if `look(snapshot)` says so (asked inline at every task, so it
+    /// must be cheap: [`Snapshot::gate_open`] is O(1)). `snapshot.coverage` and the quotas are set at
+    /// budgets. Under the anytime rule the snapshot's `observed.sequence` holds the wealths.
     pub fn walk_each_with(
         &self,
         pair: &PairData,
         order: &[u32],
         scratch: &mut WalkScratch,
+        mut look: impl FnMut(&Snapshot) -> bool,
         mut visit: impl FnMut(std::ops::Range<usize>, &mut Snapshot),
     ) {
         let WalkScratch {
@@ -437,13 +439,11 @@ impl Prepared {
                 snapshot.spare_sequence.take(),
             ));
         }
-        snapshot.running.reset(pair.group_sizes.len(), &pair.due_by);
-        // Under a coverage share below 1 the running quotas (built on the full quotas) do not apply:
-        // the gate is computed from the counts at each look instead, O(groups).
-        let share = self.settings.policy.coverage_share.0;
-        snapshot.gate_share = (share < coverage::SHARE_UNITS).then_some((share, pair.n()));
-        snapshot.sizes.clear();
-        snapshot.sizes.extend_from_slice(&pair.group_sizes);
+        snapshot.gate.start(
+            (pair.tested, pair.baseline),
+            &pair.group_sizes,
+            self.settings.policy.coverage_share.0,
+        );
         let last = sizes.last().map_or(0, |&k| k as usize).min(order.len());
         if *foresee && let Some(sequence) = &mut snapshot.observed.sequence {
             let at = |i: &u32| (pair.group_of[*i as usize], pair.diffs[*i as usize]);
@@ -454,6 +454,20 @@ impl Prepared {
                 .zip(pair.diffs.iter().copied());
             sequence.foresee(order[..last].iter().map(at), tasks, &self.rules.bets);
         }
+        // Which prefixes pass the gate, read before the walk: a look asks a bit. Past the last that
+        // passes, every look abstains on coverage whatever the wealths say, so a caller that reads
+        // actions only lets their bets stop there (uniform orders meet the quotas rarely).
+        // After that prefix no look between budgets can decide either: the walk goes from budget to
+        // budget without asking `look`.
+        let mut quiet_from = last;
+        if self.settings.policy.coverage_gate {
+            let groups = order[..last].iter().map(|&i| pair.group_of[i as usize]);
+            let open_until = snapshot.gate.read(groups, &mut snapshot.group_counts);
+            if *foresee && let Some(sequence) = &mut snapshot.observed.sequence {
+                sequence.bet_only_to(open_until);
+            }
+            quiet_from = open_until as usize;
+        }
         let mut next_budget = 0;
         let budgets_here = |snapshot: &mut Snapshot, next_budget: &mut usize| {
             let start = *next_budget;
@@ -461,19 +475,8 @@ impl Prepared {
                 *next_budget += 1;
             }
             if *next_budget > start {
-                snapshot.coverage = snapshot.gate_now();
-                snapshot.quotas.clear();
-                match snapshot.gate_share {
-                    None => snapshot.quotas.extend_from_slice(snapshot.running.quotas()),
-                    Some((share, n)) => {
-                        let k = snapshot.k;
-                        let quotas = snapshot
-                            .sizes
-                            .iter()
-                            .map(|&size| coverage::quota_share(k, size, n, share));
-                        snapshot.quotas.extend(quotas);
-                    }
-                }
+                snapshot.coverage = snapshot.gate.status(snapshot.k, &snapshot.group_counts);
+                snapshot.gate.quotas_into(snapshot.k, &mut snapshot.quotas);
             }
             start..*next_budget
         };
@@ -485,10 +488,12 @@ impl Prepared {
         // which the bootstrap needs, are left empty (and the drill-down shows no bootstrap for it).
         let keep_pattern = !anytime;
         let keep_values = self.scale.is_none() && keep_pattern;
-        for &i in &order[..last] {
+        let bets = &self.rules.bets;
+        let scale = self.scale;
+        let take = |snapshot: &mut Snapshot, i: u32| {
             let i = i as usize;
             let observed = &mut snapshot.observed;
-            if let Some(scale) = self.scale {
+            if let Some(scale) = scale {
                 let units = pair.units[i];
                 observed.sum_units += units;
                 if keep_pattern && let Some(counts) = &mut observed.counts {
@@ -497,7 +502,7 @@ impl Prepared {
                 }
             }
             let d = pair.diffs[i];
-            if self.scale.is_none() {
+            if scale.is_none() {
                 observed.sum += d;
                 observed.sum_sq += d * d;
             }
@@ -506,29 +511,37 @@ impl Prepared {
             }
             let group = pair.group_of[i];
             if let Some(state) = &mut observed.sequence {
-                state.observe(d, group, &self.rules.bets);
+                state.observe(d, group, bets);
             }
             observed.n += 1;
             snapshot.group_counts[group as usize] += 1;
             snapshot.k += 1;
-            snapshot.running.advance(
-                snapshot.k,
-                group,
-                &snapshot.group_counts,
-                &pair.quota_schedule,
-                &pair.due_by,
-            );
+        };
+        for &i in &order[..quiet_from] {
+            take(snapshot, i);
             let budgets = budgets_here(snapshot, &mut next_budget);
-            visit(budgets, snapshot);
+            if !budgets.is_empty() || look(snapshot) {
+                visit(budgets, snapshot);
+            }
+        }
+        // The quiet rest, a chunk from budget to budget.
+        let mut at = quiet_from;
+        while at < last {
+            let end = sizes
+                .get(next_budget)
+                .map_or(last, |&k| (k as usize).min(last));
+            for &i in &order[at..end] {
+                take(snapshot, i);
+            }
+            let budgets = budgets_here(snapshot, &mut next_budget);
+            if !budgets.is_empty() {
+                visit(budgets, snapshot);
+            }
+            at = end;
         }
         if anytime {
             snapshot.spare_sequence = snapshot.observed.sequence.take();
         }
-    }
-
-    /// The coverage status of a snapshot's prefix during [`Prepared::walk_each_with`], in O(1).
-    pub fn coverage_now(&self, snapshot: &Snapshot) -> CoverageStatus {
-        snapshot.gate_now()
     }
 
     /// The random stream key of a bootstrap off the lattice for one case at a look.
@@ -591,11 +604,8 @@ pub struct Snapshot {
     pub values: Vec<f64>,
     /// The anytime state's buffers between orders.
     spare_sequence: Option<Sequence>,
-    /// Coverage kept up to date task by task (only by [`Prepared::walk_each_with`]).
-    running: coverage::RunningCoverage,
-    /// A coverage share below 1 and N (the gate then reads the counts against `sizes` at each look).
-    gate_share: Option<(u32, u32)>,
-    sizes: Vec<u32>,
+    /// The coverage gate of a task-by-task walk (only [`Prepared::walk_each_with`] keeps it).
+    gate: Gate,
 }
 
 impl Default for Snapshot {
@@ -608,22 +618,22 @@ impl Default for Snapshot {
             coverage: CoverageStatus::Ok,
             values: Vec::new(),
             spare_sequence: None,
-            running: Default::default(),
-            gate_share: None,
-            sizes: Vec::new(),
+            gate: Gate::default(),
         }
     }
 }
 
 impl Snapshot {
-    /// The gate's coverage status of this prefix during a task-by-task walk.
-    fn gate_now(&self) -> CoverageStatus {
-        match self.gate_share {
-            None => self.running.status(self.k),
-            Some((share, n)) => {
-                coverage::status_share(self.k, &self.group_counts, &self.sizes, n, share)
-            }
-        }
+    /// Whether this prefix passes the coverage gate, during a task-by-task walk: one bit, read ahead
+    /// (see [`Gate`]). Then its status is `Ok`.
+    #[inline]
+    pub fn gate_open(&self) -> bool {
+        self.gate.is_open(self.k)
+    }
+
+    /// The full coverage status of this prefix during a task-by-task walk, O(groups).
+    pub fn gate_status(&self) -> CoverageStatus {
+        self.gate.status(self.k, &self.group_counts)
     }
 }
 

@@ -1,0 +1,234 @@
+//! The coverage gate of a task-by-task walk (SPEC §5, §9): the quotas r_g of every prefix of one pair,
+//! tabled once per pair and read by all its orders, and which prefixes of an order pass the gate, read
+//! in one pass before the order is walked (so a look asks a bit, and the walk knows the last prefix
+//! that passes). A prefix fails while some group is below its quota; that group (the blocker) stays
+//! below until a task of it arrives, since its count rises only then and its quota never falls, so the
+//! pass compares the blocker's count with its count then and reads quotas only when a task of the
+//! blocker has arrived; a new blocker is the group furthest below, which takes the most tasks to catch
+//! up. The status equals [`coverage::status_share`] at every prefix (tested).
+
+use crate::engine::rules::coverage::{self, CoverageStatus};
+
+/// Tables of more quotas than this are not built (a pair of 100,000 tasks in 80 groups would need
+/// 32 MB per thread); the gate then computes each quota it reads.
+const MAX_TABLE: usize = 1 << 22;
+
+/// Which pair and coverage share a table was built for.
+type TableKey = (usize, usize, u32, u32);
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Gate {
+    key: Option<TableKey>,
+    sizes: Vec<u32>,
+    n: u32,
+    share: u32,
+    /// `table[k * groups + g]` = r_g at prefix k, for k = 0..=N (empty when too large).
+    table: Vec<u32>,
+    /// Bit k: whether prefix k of the order last read passes the gate (k = 0..=its length).
+    open: Vec<u64>,
+}
+
+impl Gate {
+    /// Gets ready for the orders of the pair (`tested`, `baseline`) with groups of `sizes` and coverage
+    /// share `share` (in [`coverage::SHARE_UNITS`]); the table is rebuilt only for another pair.
+    pub fn start(&mut self, pair: (usize, usize), sizes: &[u32], share: u32) {
+        let n: u32 = sizes.iter().sum();
+        let key = (pair.0, pair.1, share, n);
+        if self.key != Some(key) || self.sizes != sizes {
+            self.sizes.clear();
+            self.sizes.extend_from_slice(sizes);
+            self.n = n;
+            self.share = share;
+            self.table.clear();
+            let entries = (n as usize + 1).saturating_mul(sizes.len());
+            if entries <= MAX_TABLE {
+                self.table.reserve(entries);
+                for k in 0..=n {
+                    self.table.extend(
+                        sizes
+                            .iter()
+                            .map(|&size| coverage::quota_share(k, size, n, share)),
+                    );
+                }
+            }
+            self.key = Some(key);
+        }
+        self.open.clear();
+    }
+
+    /// r_g at prefix `k`.
+    #[inline]
+    fn quota(&self, k: u32, g: usize) -> u32 {
+        let groups = self.sizes.len();
+        match self.table.get(k as usize * groups + g) {
+            Some(&r) => r,
+            None => coverage::quota_share(k, self.sizes[g], self.n, self.share),
+        }
+    }
+
+    /// The quotas of prefix `k`, into `out`.
+    pub fn quotas_into(&self, k: u32, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend((0..self.sizes.len()).map(|g| self.quota(k, g)));
+    }
+
+    /// The full status of prefix `k` with `counts` observed per group, O(groups).
+    pub fn status(&self, k: u32, counts: &[u32]) -> CoverageStatus {
+        let mut required_total = 0u64;
+        let mut missing = false;
+        for (g, &c) in counts.iter().enumerate() {
+            let r = self.quota(k, g);
+            required_total += u64::from(r);
+            missing |= c < r;
+        }
+        coverage::verdict(k, required_total, missing)
+    }
+
+    /// Reads an order ahead: `groups` are the groups of its tasks up to its last look. Marks each prefix
+    /// that passes the gate, no group below its quota (such a prefix is feasible too: the counts sum to
+    /// k, so the quotas sum to at most k), and returns the last one (0 if none). `counts` are zeros on
+    /// entry and are left zeros.
+    pub fn read(&mut self, groups: impl Iterator<Item = u32>, counts: &mut [u32]) -> u32 {
+        self.open.clear();
+        let mut bits = 0u64;
+        let mut last = 0;
+        let mut k = 0u32;
+        // The empty prefix fails: every quota is at least 1 (and a pair has a group).
+        let mut blocker: Option<(usize, u32)> = None;
+        for g in groups {
+            counts[g as usize] += 1;
+            k += 1;
+            let still_short = matches!(blocker, Some((b, short_at)) if counts[b] == short_at);
+            if !still_short {
+                blocker = self.furthest_below(k, counts, blocker.map(|(b, _)| b));
+                if blocker.is_none() {
+                    bits |= 1 << (k % 64);
+                    last = k;
+                }
+            }
+            if k % 64 == 63 {
+                self.open.push(bits);
+                bits = 0;
+            }
+        }
+        self.open.push(bits);
+        counts.fill(0);
+        last
+    }
+
+    /// The group below its quota at prefix `k` that is furthest below (the blocker `was` if it still
+    /// is below: one task of it arrived, and it need not be the furthest for that), or None.
+    #[inline(never)]
+    fn furthest_below(&self, k: u32, counts: &[u32], was: Option<usize>) -> Option<(usize, u32)> {
+        if let Some(b) = was
+            && counts[b] < self.quota(k, b)
+        {
+            return Some((b, counts[b]));
+        }
+        let mut furthest = None;
+        let mut deficit = 0;
+        for (g, &c) in counts.iter().enumerate() {
+            let r = self.quota(k, g);
+            if c < r && r - c > deficit {
+                deficit = r - c;
+                furthest = Some((g, c));
+            }
+        }
+        debug_assert_eq!(
+            furthest.is_none(),
+            self.status(k, counts) == CoverageStatus::Ok
+        );
+        furthest
+    }
+
+    /// Whether prefix `k` of the order last read passes the gate.
+    #[inline]
+    pub fn is_open(&self, k: u32) -> bool {
+        self.open
+            .get(k as usize / 64)
+            .is_some_and(|bits| bits & (1 << (k % 64)) != 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::streams::StreamKey;
+
+    #[test]
+    fn the_gate_and_the_status_match_the_counts_at_every_prefix() {
+        for (case, sizes) in [
+            vec![50u32, 30, 20],
+            vec![1, 1, 7, 3],
+            vec![12],
+            vec![5, 9, 2, 2, 30],
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let n: u32 = sizes.iter().sum();
+            let mut tasks: Vec<u32> = sizes
+                .iter()
+                .enumerate()
+                .flat_map(|(g, &size)| std::iter::repeat_n(g as u32, size as usize))
+                .collect();
+            for share in [coverage::SHARE_UNITS, 9_000, 5_000] {
+                let mut tabled = Gate::default();
+                let mut computed = Gate::default();
+                for r in 0..30 {
+                    StreamKey::new(3, "coverage")
+                        .u64(case as u64)
+                        .u64(r)
+                        .rng()
+                        .shuffle(&mut tasks);
+                    tabled.start((case, 0), &sizes, share);
+                    computed.start((case, 0), &sizes, share);
+                    computed.table.clear();
+                    let mut zeros = vec![0u32; sizes.len()];
+                    let mut lasts = Vec::new();
+                    for gate in [&mut tabled, &mut computed] {
+                        lasts.push(gate.read(tasks.iter().copied(), &mut zeros));
+                        assert!(zeros.iter().all(|&c| c == 0));
+                    }
+                    let mut counts = vec![0u32; sizes.len()];
+                    let mut last_ok = 0;
+                    for (k, &g) in tasks.iter().enumerate() {
+                        counts[g as usize] += 1;
+                        let k = k as u32 + 1;
+                        let expected = coverage::status_share(k, &counts, &sizes, n, share);
+                        if expected == CoverageStatus::Ok {
+                            last_ok = k;
+                        }
+                        for gate in [&tabled, &computed] {
+                            assert_eq!(gate.status(k, &counts), expected, "{sizes:?} k={k}");
+                            assert_eq!(
+                                gate.is_open(k),
+                                expected == CoverageStatus::Ok,
+                                "{sizes:?} k={k} share={share}"
+                            );
+                            let mut quotas = Vec::new();
+                            gate.quotas_into(k, &mut quotas);
+                            let direct: Vec<u32> = sizes
+                                .iter()
+                                .map(|&s| coverage::quota_share(k, s, n, share))
+                                .collect();
+                            assert_eq!(quotas, direct);
+                        }
+                    }
+                    assert!(!tabled.is_open(0));
+                    assert_eq!(lasts, vec![last_ok, last_ok], "{sizes:?} share={share}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_gate_moved_to_another_pair_rebuilds_its_table() {
+        let mut gate = Gate::default();
+        gate.start((0, 1), &[2, 2], coverage::SHARE_UNITS);
+        assert_eq!(gate.quota(4, 0), 2);
+        gate.start((0, 2), &[1, 3], coverage::SHARE_UNITS);
+        assert_eq!(gate.quota(4, 0), 1);
+        assert_eq!(gate.quota(4, 1), 3);
+    }
+}
