@@ -201,6 +201,24 @@ impl AnytimeState {
         }
     }
 
+    /// [`AnytimeState::observe`] for each of `diffs` in turn. Once no test bets any more (all have
+    /// crossed, or the bets were stopped) the rest only add to the running sum, kept in a register.
+    pub fn observe_run(&mut self, diffs: impl Iterator<Item = f64>, bets: &Bets) {
+        let mut diffs = diffs;
+        while self.open > 0 && self.observed < self.bets_end {
+            match diffs.next() {
+                Some(d) => self.observe(d, bets),
+                None => return,
+            }
+        }
+        let (mut observed, mut sum) = (self.observed, self.sum);
+        for d in diffs.take((self.total - observed) as usize) {
+            observed += 1;
+            sum += d;
+        }
+        (self.observed, self.sum) = (observed, sum);
+    }
+
     /// Multiplies the wealths of the tests still open by their factor for the next difference `d`.
     fn bet(&mut self, d: f64, bets: &Bets) {
         let adaptive = self.adaptive_bet(bets);

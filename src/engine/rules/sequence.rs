@@ -97,6 +97,16 @@ impl Sequence {
         }
     }
 
+    /// [`Sequence::observe`] for each of `tasks` (local group, D) in turn, in one loop.
+    pub fn observe_run(&mut self, tasks: impl Iterator<Item = (u32, f64)>, bets: &Bets) {
+        match self {
+            Sequence::Uniform(state) => state.observe_run(tasks.map(|(_, d)| d), bets),
+            Sequence::Stratified(state) => {
+                tasks.for_each(|(group, d)| state.observe(d, group, bets))
+            }
+        }
+    }
+
     pub fn verdict(&self, t: usize) -> (Action, Reason) {
         match self {
             Sequence::Uniform(state) => state.verdict(t),

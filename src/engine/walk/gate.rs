@@ -2,10 +2,10 @@
 //! tabled once per pair and read by all its orders, and which prefixes of an order pass the gate, read
 //! in one pass before the order is walked (so a look asks a bit, and the walk knows the last prefix
 //! that passes). A prefix fails while some group is below its quota; that group (the blocker) stays
-//! below until a task of it arrives, since its count rises only then and its quota never falls, so the
-//! pass compares the blocker's count with its count then and reads quotas only when a task of the
-//! blocker has arrived; a new blocker is the group furthest below, which takes the most tasks to catch
-//! up. The status equals [`coverage::status_share`] at every prefix (tested).
+//! below while its count is under the quota it had when last checked, since its quota never falls, so
+//! the pass compares one count with one number and reads quotas only when the blocker's count has
+//! reached it; a new blocker is the group furthest below, which takes the most tasks to catch up.
+//! The status equals [`coverage::status_share`] at every prefix (tested).
 
 use crate::engine::rules::coverage::{self, CoverageStatus};
 
@@ -94,11 +94,13 @@ impl Gate {
         let mut last = 0;
         let mut k = 0u32;
         // The empty prefix fails: every quota is at least 1 (and a pair has a group).
+        // The blocker and the quota it had to reach when last checked: it is still short while its
+        // count is below that, since its quota has not fallen since.
         let mut blocker: Option<(usize, u32)> = None;
         for g in groups {
             counts[g as usize] += 1;
             k += 1;
-            let still_short = matches!(blocker, Some((b, short_at)) if counts[b] == short_at);
+            let still_short = matches!(blocker, Some((b, quota)) if counts[b] < quota);
             if !still_short {
                 blocker = self.furthest_below(k, counts, blocker.map(|(b, _)| b));
                 if blocker.is_none() {
@@ -116,14 +118,16 @@ impl Gate {
         last
     }
 
-    /// The group below its quota at prefix `k` that is furthest below (the blocker `was` if it still
-    /// is below: one task of it arrived, and it need not be the furthest for that), or None.
+    /// The group below its quota at prefix `k` that is furthest below, with that quota (the blocker
+    /// `was` if it is still below: its count reached the quota it had, but the quota has risen since),
+    /// or None.
     #[inline(never)]
     fn furthest_below(&self, k: u32, counts: &[u32], was: Option<usize>) -> Option<(usize, u32)> {
-        if let Some(b) = was
-            && counts[b] < self.quota(k, b)
-        {
-            return Some((b, counts[b]));
+        if let Some(b) = was {
+            let quota = self.quota(k, b);
+            if counts[b] < quota {
+                return Some((b, quota));
+            }
         }
         let mut furthest = None;
         let mut deficit = 0;
@@ -131,7 +135,7 @@ impl Gate {
             let r = self.quota(k, g);
             if c < r && r - c > deficit {
                 deficit = r - c;
-                furthest = Some((g, c));
+                furthest = Some((g, r));
             }
         }
         debug_assert_eq!(

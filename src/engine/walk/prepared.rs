@@ -530,8 +530,36 @@ impl Prepared {
             let end = sizes
                 .get(next_budget)
                 .map_or(last, |&k| (k as usize).min(last));
-            for &i in &order[at..end] {
-                take(snapshot, i);
+            let chunk = &order[at..end];
+            if keep_pattern {
+                for &i in chunk {
+                    take(snapshot, i);
+                }
+            } else {
+                // The anytime rule's walk, summed in registers and stored once per chunk.
+                let observed = &mut snapshot.observed;
+                let (mut sum_units, mut sum, mut sum_sq) =
+                    (observed.sum_units, observed.sum, observed.sum_sq);
+                for &i in chunk {
+                    let i = i as usize;
+                    if scale.is_some() {
+                        sum_units += pair.units[i];
+                    } else {
+                        let d = pair.diffs[i];
+                        sum += d;
+                        sum_sq += d * d;
+                    }
+                    snapshot.group_counts[pair.group_of[i] as usize] += 1;
+                }
+                (observed.sum_units, observed.sum, observed.sum_sq) = (sum_units, sum, sum_sq);
+                if let Some(state) = &mut observed.sequence {
+                    let tasks = chunk
+                        .iter()
+                        .map(|&i| (pair.group_of[i as usize], pair.diffs[i as usize]));
+                    state.observe_run(tasks, bets);
+                }
+                observed.n += chunk.len() as u32;
+                snapshot.k += chunk.len() as u32;
             }
             let budgets = budgets_here(snapshot, &mut next_budget);
             if !budgets.is_empty() {
