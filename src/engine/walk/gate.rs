@@ -24,6 +24,9 @@ pub struct Gate {
     share: u32,
     /// `table[k * groups + g]` = r_g at prefix k, for k = 0..=N (empty when too large).
     table: Vec<u32>,
+    /// The groups whose quota rises at prefix k: `rising[rises_at[k]..rises_at[k + 1]]`.
+    rising: Vec<u32>,
+    rises_at: Vec<usize>,
     /// Bit k: whether prefix k of the order last read passes the gate (k = 0..=its length).
     open: Vec<u64>,
 }
@@ -52,6 +55,17 @@ impl Gate {
                 }
             }
             self.key = Some(key);
+            self.rising.clear();
+            self.rises_at.clear();
+            self.rises_at.push(0);
+            for k in 0..=n {
+                for g in 0..sizes.len() {
+                    if k > 0 && self.quota(k, g) > self.quota(k - 1, g) {
+                        self.rising.push(g as u32);
+                    }
+                }
+                self.rises_at.push(self.rising.len());
+            }
         }
         self.open.clear();
     }
@@ -93,20 +107,29 @@ impl Gate {
         let mut bits = 0u64;
         let mut last = 0;
         let mut k = 0u32;
-        // The empty prefix fails: every quota is at least 1 (and a pair has a group).
         // The blocker and the quota it had to reach when last checked: it is still short while its
-        // count is below that, since its quota has not fallen since.
-        let mut blocker: Option<(usize, u32)> = None;
+        // count is below that, since its quota has not fallen since. The empty prefix fails: every
+        // quota is at least 1 (and a pair has a group).
+        let mut blocker: Option<(usize, u32)> = Some((0, 1));
         for g in groups {
             counts[g as usize] += 1;
             k += 1;
-            let still_short = matches!(blocker, Some((b, quota)) if counts[b] < quota);
-            if !still_short {
-                blocker = self.furthest_below(k, counts, blocker.map(|(b, _)| b));
-                if blocker.is_none() {
-                    bits |= 1 << (k % 64);
-                    last = k;
+            match blocker {
+                Some((b, quota)) if counts[b] < quota => {}
+                Some((b, _)) => blocker = self.furthest_below(k, counts, Some(b)),
+                // The prefix before passed: only a group whose quota rose here can be short now.
+                None => {
+                    let rising =
+                        &self.rising[self.rises_at[k as usize]..self.rises_at[k as usize + 1]];
+                    blocker = rising.iter().find_map(|&h| {
+                        let quota = self.quota(k, h as usize);
+                        (counts[h as usize] < quota).then_some((h as usize, quota))
+                    });
                 }
+            }
+            if blocker.is_none() {
+                bits |= 1 << (k % 64);
+                last = k;
             }
             if k % 64 == 63 {
                 self.open.push(bits);
