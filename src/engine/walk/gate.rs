@@ -13,12 +13,10 @@ use crate::engine::rules::coverage::{self, CoverageStatus};
 /// 32 MB per thread); the gate then computes each quota it reads.
 const MAX_TABLE: usize = 1 << 22;
 
-/// Which pair and coverage share a table was built for.
-type TableKey = (usize, usize, u32, u32);
-
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Gate {
-    key: Option<TableKey>,
+    /// Whether the tables below are built (for `sizes` and `share`).
+    built: bool,
     sizes: Vec<u32>,
     n: u32,
     share: u32,
@@ -32,12 +30,12 @@ pub struct Gate {
 }
 
 impl Gate {
-    /// Gets ready for the orders of the pair (`tested`, `baseline`) with groups of `sizes` and coverage
-    /// share `share` (in [`coverage::SHARE_UNITS`]); the table is rebuilt only for another pair.
-    pub fn start(&mut self, pair: (usize, usize), sizes: &[u32], share: u32) {
+    /// Gets ready for the orders of a pair with groups of `sizes` and coverage share `share` (in
+    /// [`coverage::SHARE_UNITS`]); the tables depend on nothing else, so they are rebuilt only when
+    /// either changes.
+    pub fn start(&mut self, sizes: &[u32], share: u32) {
         let n: u32 = sizes.iter().sum();
-        let key = (pair.0, pair.1, share, n);
-        if self.key != Some(key) || self.sizes != sizes {
+        if !self.built || self.sizes != sizes || self.share != share {
             self.sizes.clear();
             self.sizes.extend_from_slice(sizes);
             self.n = n;
@@ -54,7 +52,7 @@ impl Gate {
                     );
                 }
             }
-            self.key = Some(key);
+            self.built = true;
             self.rising.clear();
             self.rises_at.clear();
             self.rises_at.push(0);
@@ -208,8 +206,8 @@ mod tests {
                         .u64(r)
                         .rng()
                         .shuffle(&mut tasks);
-                    tabled.start((case, 0), &sizes, share);
-                    computed.start((case, 0), &sizes, share);
+                    tabled.start(&sizes, share);
+                    computed.start(&sizes, share);
                     computed.table.clear();
                     let mut zeros = vec![0u32; sizes.len()];
                     let mut lasts = Vec::new();
@@ -250,11 +248,11 @@ mod tests {
     }
 
     #[test]
-    fn a_gate_moved_to_another_pair_rebuilds_its_table() {
+    fn a_gate_moved_to_other_groups_rebuilds_its_table() {
         let mut gate = Gate::default();
-        gate.start((0, 1), &[2, 2], coverage::SHARE_UNITS);
+        gate.start(&[2, 2], coverage::SHARE_UNITS);
         assert_eq!(gate.quota(4, 0), 2);
-        gate.start((0, 2), &[1, 3], coverage::SHARE_UNITS);
+        gate.start(&[1, 3], coverage::SHARE_UNITS);
         assert_eq!(gate.quota(4, 0), 1);
         assert_eq!(gate.quota(4, 1), 3);
     }

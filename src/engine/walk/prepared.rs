@@ -439,11 +439,9 @@ impl Prepared {
                 snapshot.spare_sequence.take(),
             ));
         }
-        snapshot.gate.start(
-            (pair.tested, pair.baseline),
-            &pair.group_sizes,
-            self.settings.policy.coverage_share.0,
-        );
+        snapshot
+            .gate
+            .start(&pair.group_sizes, self.settings.policy.coverage_share.0);
         let last = sizes.last().map_or(0, |&k| k as usize).min(order.len());
         if *foresee && let Some(sequence) = &mut snapshot.observed.sequence {
             let at = |i: &u32| (pair.group_of[*i as usize], pair.diffs[*i as usize]);
@@ -455,10 +453,9 @@ impl Prepared {
             sequence.foresee(order[..last].iter().map(at), tasks, &self.rules.bets);
         }
         // Which prefixes pass the gate, read before the walk: a look asks a bit. Past the last that
-        // passes, every look abstains on coverage whatever the wealths say, so a caller that reads
-        // actions only lets their bets stop there (uniform orders meet the quotas rarely).
-        // After that prefix no look between budgets can decide either: the walk goes from budget to
-        // budget without asking `look`.
+        // passes every look abstains on coverage whatever the wealths say, so no look between budgets
+        // can decide (the walk goes from budget to budget without asking `look`), and a caller that
+        // reads actions only lets the bets stop there (uniform orders meet the quotas rarely).
         let mut quiet_from = last;
         if self.settings.policy.coverage_gate {
             let groups = order[..last].iter().map(|&i| pair.group_of[i as usize]);
@@ -475,8 +472,12 @@ impl Prepared {
                 *next_budget += 1;
             }
             if *next_budget > start {
-                snapshot.coverage = snapshot.gate.status(snapshot.k, &snapshot.group_counts);
                 snapshot.gate.quotas_into(snapshot.k, &mut snapshot.quotas);
+                snapshot.coverage = coverage::status_from_quotas(
+                    snapshot.k,
+                    &snapshot.group_counts,
+                    &snapshot.quotas,
+                );
             }
             start..*next_budget
         };
