@@ -295,14 +295,24 @@ impl Followed {
         Ok(followed)
     }
 
-    /// The followed paths, for the header.
+    /// The followed paths, for the header: each folder with the count of result files found in it
+    /// (a harness's log folder fills with long file names, which would push the rest of the header
+    /// off the screen), then the files named on their own.
     pub fn describe(&self) -> String {
-        self.folders
-            .iter()
-            .map(|f| format!("{}/", f.display()))
-            .chain(self.files.keys().map(|f| f.display().to_string()))
-            .collect::<Vec<_>>()
-            .join(", ")
+        let inside = |file: &Path, folder: &Path| file.starts_with(folder);
+        let folders = self.folders.iter().map(|folder| {
+            match self.files.keys().filter(|f| inside(f, folder)).count() {
+                0 => format!("{}/", folder.display()),
+                1 => format!("{}/ (1 file)", folder.display()),
+                n => format!("{}/ ({n} files)", folder.display()),
+            }
+        });
+        let named = self
+            .files
+            .keys()
+            .filter(|f| !self.folders.iter().any(|folder| inside(f, folder)))
+            .map(|f| f.display().to_string());
+        folders.chain(named).collect::<Vec<_>>().join(", ")
     }
 
     /// One poll of every file (and every folder's new files), in path order.
@@ -430,6 +440,25 @@ mod tests {
         .expect("b");
         assert_eq!(rows(&followed.poll()), [("t1".to_string(), 0.0)]);
         assert!(followed.poll().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_header_counts_a_folder_s_files_and_names_files_given_on_their_own() {
+        let dir = std::env::temp_dir().join(format!("pareval-follow-h-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let logs = dir.join("logs");
+        std::fs::create_dir_all(&logs).expect("dir");
+        let named = dir.join("live.csv");
+        let mut followed = Followed::new(&[logs.clone(), named.clone()]).expect("followed");
+        let header = |n: &str| format!("{}/{n}, {}", logs.display(), named.display());
+        assert_eq!(followed.describe(), header(""));
+        std::fs::write(logs.join("a.csv"), "system,task,outcome\nA,t1,1\n").expect("a");
+        followed.poll();
+        assert_eq!(followed.describe(), header(" (1 file)"));
+        std::fs::write(logs.join("b.csv"), "system,task,outcome\nB,t1,0\n").expect("b");
+        followed.poll();
+        assert_eq!(followed.describe(), header(" (2 files)"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
