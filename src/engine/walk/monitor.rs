@@ -85,7 +85,9 @@ impl Prepared {
                 && unkept.get() > 0
                 && (!policy.coverage_gate || snapshot.gate_open())
         };
-        self.walk_each_with(pair, order, walk, may_keep, |budgets, snapshot| {
+        // Once every threshold is kept, no look decides again and a visit reads the kept decisions.
+        let settled = || sequential && unkept.get() == 0;
+        self.walk_each_with(pair, order, walk, may_keep, settled, |budgets, snapshot| {
             let at_budget = !budgets.is_empty();
             if sequential && unkept.get() > 0 {
                 // Between budgets the gate is open here (or off); the rule is called only when some

@@ -410,13 +410,17 @@ impl Prepared {
     /// task, `visit(budgets, snapshot)` with the budgets of the grid whose prefix ends there, and after
     /// a task where no budget ends only if `look(snapshot)` says so (asked inline at every task, so it
     /// must be cheap: [`Snapshot::gate_open`] is O(1)). `snapshot.coverage` and the quotas are set at
-    /// budgets. Under the anytime rule the snapshot's `observed.sequence` holds the wealths.
+    /// budgets. Under the anytime rule the snapshot's `observed.sequence` holds the wealths until
+    /// `settled()` says, after a visit, that the caller reads nothing more of them (a sequential
+    /// monitor that has kept every threshold's decision): the rest of the order is then walked from
+    /// budget to budget without the rule, whose state stays as it was at that task.
     pub fn walk_each_with(
         &self,
         pair: &PairData,
         order: &[u32],
         scratch: &mut WalkScratch,
         mut look: impl FnMut(&Snapshot) -> bool,
+        settled: impl Fn() -> bool,
         mut visit: impl FnMut(std::ops::Range<usize>, &mut Snapshot),
     ) {
         let WalkScratch {
@@ -518,21 +522,29 @@ impl Prepared {
             snapshot.group_counts[group as usize] += 1;
             snapshot.k += 1;
         };
-        for &i in &order[..quiet_from] {
+        let mut at = quiet_from;
+        let mut rule_read = true;
+        for (position, &i) in order[..quiet_from].iter().enumerate() {
             take(snapshot, i);
             let budgets = budgets_here(snapshot, &mut next_budget);
             if !budgets.is_empty() || look(snapshot) {
                 visit(budgets, snapshot);
+                if anytime && settled() {
+                    // Nothing reads the rule again: its observations would be work for no one.
+                    rule_read = false;
+                    at = position + 1;
+                    break;
+                }
             }
         }
         // The quiet rest, a chunk from budget to budget.
-        let mut at = quiet_from;
         while at < last {
             let end = sizes
                 .get(next_budget)
                 .map_or(last, |&k| (k as usize).min(last));
             let chunk = &order[at..end];
             if keep_pattern {
+                // The bootstrap's walk (the anytime rule's `rule_read` stays true here).
                 for &i in chunk {
                     take(snapshot, i);
                 }
@@ -553,7 +565,7 @@ impl Prepared {
                     snapshot.group_counts[pair.group_of[i] as usize] += 1;
                 }
                 (observed.sum_units, observed.sum, observed.sum_sq) = (sum_units, sum, sum_sq);
-                if let Some(state) = &mut observed.sequence {
+                if rule_read && let Some(state) = &mut observed.sequence {
                     let tasks = chunk
                         .iter()
                         .map(|&i| (pair.group_of[i as usize], pair.diffs[i as usize]));
