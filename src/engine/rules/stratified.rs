@@ -65,6 +65,35 @@ fn pending_limit(grid: Grid, size: u32, bets: &Bets) -> u32 {
     ((PENDING_LN_ROOM / per_draw).floor() as u32).clamp(1, PENDING_MOST)
 }
 
+/// `pending[i] *= keep + a·reciprocals[i]`: an exact grid's draw over its box, the hottest loop of
+/// §9a. On x86-64 processors with AVX it runs four points to an instruction instead of the baseline's
+/// two; the products and sums are the same IEEE operations in the same order (Rust never fuses them
+/// into a multiply-add), so the bits are the same on every processor.
+#[inline]
+fn multiply_pending(pending: &mut [f64], reciprocals: &[f64], keep: f64, a: f64) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx") {
+        // SAFETY: the processor has AVX, checked just above.
+        unsafe { multiply_pending_avx(pending, reciprocals, keep, a) };
+        return;
+    }
+    multiply_pending_here(pending, reciprocals, keep, a);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+fn multiply_pending_avx(pending: &mut [f64], reciprocals: &[f64], keep: f64, a: f64) {
+    multiply_pending_here(pending, reciprocals, keep, a);
+}
+
+/// The loop itself, compiled into each caller for the features the caller has.
+#[inline(always)]
+fn multiply_pending_here(pending: &mut [f64], reciprocals: &[f64], keep: f64, a: f64) {
+    for (p, &r) in pending.iter_mut().zip(reciprocals) {
+        *p *= keep + a * r;
+    }
+}
+
 /// A look is skipped only when the screen's bound plus this share of (1 + |bound|) is below the
 /// screen: the bound is a running sum that may stray from the exact Σ_g by rounding (about 1e-16
 /// per look), and a skipped look must be one whose exact bound is below the screen.
@@ -216,9 +245,7 @@ impl Stratum {
                 // point costs a multiply-add and a product instead of a division.
                 // j is a whole number ≥ 0 here: adding ½ and truncating rounds it.
                 let first = (first + 0.5) as usize;
-                for (p, &r) in pending.iter_mut().zip(&reciprocals[first..]) {
-                    *p *= keep + a * r;
-                }
+                multiply_pending(pending, &reciprocals[first..], keep, a);
             } else {
                 for (offset, p) in pending.iter_mut().enumerate() {
                     // Points the rounding kept just below the box would have m ≤ 0 (K = +∞ there):
