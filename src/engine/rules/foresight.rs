@@ -31,6 +31,8 @@ const FOLD_BELOW: f64 = 1e-150;
 pub(crate) struct Foresight {
     /// The order's draws from its first: local group and x = (D + 1)/2.
     draws: Vec<(u32, f64)>,
+    /// Each draw's bet scales c of the promote and the reject test (SPEC §9a: its group's past).
+    scales: Vec<[f64; 2]>,
     /// Per group: its task count and Σ x over all its tasks.
     sizes: Vec<u32>,
     population: Vec<f64>,
@@ -67,6 +69,7 @@ impl Foresight {
         sizes: &[u32],
         draws: impl Iterator<Item = (u32, f64)>,
         population: impl Iterator<Item = (u32, f64)>,
+        bets: &Bets,
     ) {
         let groups = sizes.len();
         self.quiet_from = [None; 2];
@@ -85,6 +88,9 @@ impl Foresight {
         self.seen_at_end.resize(groups, 0);
         self.sum_at_end.clear();
         self.sum_at_end.resize(groups, 0.0);
+        self.scales.clear();
+        self.run.clear();
+        self.run.resize(groups, Running::default());
         for (g, d) in draws {
             let gi = g as usize;
             if gi >= groups {
@@ -94,14 +100,33 @@ impl Foresight {
             self.draws.push((g, x));
             self.seen_at_end[gi] += 1;
             self.sum_at_end[gi] += x;
+            // The bet scales of the draw, from its group's past only (as the tables take them).
+            let run = &mut self.run[gi];
+            self.scales.push([
+                bet_scale(run.seen, run.mean, run.squares, bets, false),
+                bet_scale(run.seen, run.mean, run.squares, bets, true),
+            ]);
+            run.seen += 1;
+            running_spread(run.seen, &mut run.mean, &mut run.squares, x);
         }
+    }
+
+    /// Each draw's bet scales c (promote, reject), in the order's order.
+    pub(crate) fn scales(&self) -> &[[f64; 2]] {
+        &self.scales
     }
 
     /// Forgets the order (until the next [`Foresight::reset`]).
     pub(crate) fn clear(&mut self) {
         self.draws.clear();
+        self.scales.clear();
         self.quiet_from = [None; 2];
         self.tried = [None; 2];
+    }
+
+    /// The order's draws from its first: local group and x = (D + 1)/2.
+    pub(crate) fn draws(&self) -> &[(u32, f64)] {
+        &self.draws
     }
 
     /// The number of draws the order holds.
@@ -117,7 +142,6 @@ impl Foresight {
         reject: bool,
         target: f64,
         grid: Grid,
-        bets: &Bets,
         limit: f64,
         from: u32,
     ) -> Option<u32> {
@@ -132,10 +156,10 @@ impl Foresight {
         let mut product = 1.0;
         let mut ceiling = limit.exp();
         let mut last_high: Option<u32> = None;
-        for (t, &(g, x)) in self.draws.iter().enumerate() {
+        for (t, (&(g, x), scales)) in self.draws.iter().zip(&self.scales).enumerate() {
             let gi = g as usize;
             let run = &mut self.run[gi];
-            let c = bet_scale(run.seen, run.mean, run.squares, bets, reject);
+            let c = scales[usize::from(reject)];
             let xs = if reject { 1.0 - x } else { x };
             let factor = if xs <= 0.0 {
                 1.0 - c
@@ -151,7 +175,6 @@ impl Foresight {
             };
             run.seen += 1;
             run.sum += xs;
-            running_spread(run.seen, &mut run.mean, &mut run.squares, x);
             product *= factor;
             if !(FOLD_BELOW..=FOLD_ABOVE).contains(&product) {
                 folded += product.ln();

@@ -10,6 +10,9 @@
 //! the group means the population can have, so the true means lie on it and no slack is needed; other
 //! pairs use h_g = 1/(2·n_g) and the SPEC's slack Σ_g w_g h_g.
 
+use std::cell::Cell;
+use std::sync::Arc;
+
 use serde::Serialize;
 
 use crate::engine::rules::anytime::Bets;
@@ -65,47 +68,42 @@ fn pending_limit(grid: Grid, size: u32, bets: &Bets) -> u32 {
     ((PENDING_LN_ROOM / per_draw).floor() as u32).clamp(1, PENDING_MOST)
 }
 
-/// `pending[i] *= keep + a·reciprocals[i]`: an exact grid's draw over its box, the hottest loop of
-/// §9a. On x86-64 processors with AVX it runs four points to an instruction instead of the baseline's
-/// two; the products and sums are the same IEEE operations in the same order (Rust never fuses them
-/// into a multiply-add), so the bits are the same on every processor.
-#[inline]
-fn multiply_pending(pending: &mut [f64], reciprocals: &[f64], keep: f64, a: f64) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx") {
-        // SAFETY: the processor has AVX, checked just above.
-        unsafe { multiply_pending_avx(pending, reciprocals, keep, a) };
-        return;
-    }
-    multiply_pending_here(pending, reciprocals, keep, a);
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-fn multiply_pending_avx(pending: &mut [f64], reciprocals: &[f64], keep: f64, a: f64) {
-    multiply_pending_here(pending, reciprocals, keep, a);
-}
-
-/// The loop itself, compiled into each caller for the features the caller has.
-#[inline(always)]
-fn multiply_pending_here(pending: &mut [f64], reciprocals: &[f64], keep: f64, a: f64) {
-    for (p, &r) in pending.iter_mut().zip(reciprocals) {
-        *p *= keep + a * r;
-    }
-}
-
 /// A look is skipped only when the screen's bound plus this share of (1 + |bound|) is below the
 /// screen: the bound is a running sum that may stray from the exact Σ_g by rounding (about 1e-16
 /// per look), and a skipped look must be one whose exact bound is below the screen.
 const SCREEN_MARGIN: f64 = 1e-9;
 
+/// A draw of a group as one test's table takes it: its factor at grid point k is
+/// keep + a/(k − before) on an exact grid, and keep + a/(first + k − lo) off one (as the box after
+/// the draw, [lo, …], was walked).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Draw {
+    keep: f64,
+    a: f64,
+    before: u32,
+    first: f64,
+    lo: u32,
+    /// Not a draw but the place where the group settled its pending products.
+    settle: bool,
+}
+
 /// One test's log K_g(k·h_g) for k = 0 ..= M·n_g (valid inside the box only), kept as settled
-/// logarithms plus the product of the factors since they were last settled: a draw then costs a
-/// division and a product per grid point, and a logarithm only once per [`pending_limit`] draws.
+/// logarithms plus the product of the factors since they were last settled, read lazily: a draw
+/// only joins the table's log of draws, and a grid point takes the draws it has not seen yet when
+/// it is read. Each point goes through the same products, in the same order, and the same
+/// logarithms at the same draws ([`pending_limit`]) as if every draw had been multiplied into every
+/// point of the box at once, so a value has the same bits either way; most points of a box are
+/// never read, and a look reads a few.
 #[derive(Debug, Clone, Default, PartialEq)]
 struct Table {
-    logs: Vec<f64>,
-    pending: Vec<f64>,
+    /// Per grid point: its settled logarithms, the product of the factors since, and how many of
+    /// `draws` are in them (0: none, whatever the other two hold from an earlier order).
+    logs: Vec<Cell<f64>>,
+    pending: Vec<Cell<f64>>,
+    /// ln of `pending`, computed once per read that brought a point up.
+    tails: Vec<Cell<f64>>,
+    applied: Vec<Cell<u32>>,
+    draws: Vec<Draw>,
     /// Σ ln(1 − c) of the draws of x = 0, whose factor is the same at every θ: it shifts the table
     /// without changing its steps.
     offset: f64,
@@ -113,39 +111,88 @@ struct Table {
 
 impl Table {
     fn reset(&mut self, points: usize) {
-        self.logs.clear();
-        self.logs.resize(points, 0.0);
-        self.pending.clear();
-        self.pending.resize(points, 1.0);
+        self.applied.clear();
+        self.applied.resize(points, Cell::new(0));
+        self.logs.resize(points, Cell::new(0.0));
+        self.pending.resize(points, Cell::new(1.0));
+        self.tails.resize(points, Cell::new(0.0));
+        self.draws.clear();
         self.offset = 0.0;
     }
 
-    /// log K_g at grid point k (`pending`: some draws are not settled yet).
+    /// log K_g at grid point k, after bringing the point up to the table's draws. The value is the
+    /// settled part plus ln of the product since, as the eager tables computed it (a table whose
+    /// group has just settled has a product of exactly 1 there, and ln 1 adds nothing); the
+    /// logarithm of the product is kept with the point, so a point read again costs no logarithm.
     #[inline]
-    fn value(&self, k: u32, pending: bool) -> f64 {
-        let k = k as usize;
-        let settled = self.offset + self.logs[k];
-        if pending {
-            settled + self.pending[k].ln()
+    fn value(&self, k: u32, exact: bool, reciprocals: &[f64]) -> f64 {
+        let at = k as usize;
+        let done = self.applied[at].get() as usize;
+        let (log, tail) = if done == self.draws.len() {
+            if done == 0 {
+                (0.0, 0.0)
+            } else {
+                (self.logs[at].get(), self.tails[at].get())
+            }
         } else {
-            settled
-        }
+            let (mut log, mut product) = if done == 0 {
+                (0.0, 1.0)
+            } else {
+                (self.logs[at].get(), self.pending[at].get())
+            };
+            for draw in &self.draws[done..] {
+                if draw.settle {
+                    log += product.ln();
+                    product = 1.0;
+                    continue;
+                }
+                if exact {
+                    // k lies in the box after the draw, so k − before ≥ M·x ≥ 1.
+                    product *= draw.keep + draw.a * reciprocals[(k - draw.before) as usize];
+                } else {
+                    // Points the rounding kept just below the box would have m ≤ 0 (K = +∞
+                    // there): a tiny positive j keeps them finite and lower than the truth.
+                    let j = (draw.first + (f64::from(k) - f64::from(draw.lo))).max(1e-12);
+                    product *= draw.keep + draw.a / j;
+                }
+            }
+            let tail = product.ln();
+            self.logs[at].set(log);
+            self.pending[at].set(product);
+            self.tails[at].set(tail);
+            self.applied[at].set(self.draws.len() as u32);
+            (log, tail)
+        };
+        (self.offset + log) + tail
     }
 
-    /// Moves the pending products of the points in [lo, hi] into the logarithms.
-    fn settle(&mut self, lo: u32, hi: u32) {
-        if hi < lo {
-            return;
-        }
-        let (lo, hi) = (lo as usize, hi as usize);
-        for (t, p) in self.logs[lo..=hi]
-            .iter_mut()
-            .zip(&mut self.pending[lo..=hi])
-        {
-            *t += p.ln();
-            *p = 1.0;
+    /// The group settled its pending products: a point takes the logarithm of its product when it
+    /// reaches this place of the log (points may have read every draw already, so the place is an
+    /// entry of its own). A second settle with no draw between would add ln 1 = 0, and is left out.
+    fn settle(&mut self) {
+        if self.draws.last().is_none_or(|last| !last.settle) {
+            self.draws.push(Draw {
+                settle: true,
+                ..Draw::default()
+            });
         }
     }
+}
+
+/// The box [k_lo, k_hi] of grid indices of one test (`reject`: on x' = 1 − x) of a group of `size`
+/// tasks after `seen` of them, whose x sum to `sum_units`/M.
+fn box_of(size: u32, seen: u32, sum_units: f64, grid: Grid, reject: bool) -> (u32, u32) {
+    let m = f64::from(grid.per_task);
+    let seen_units = if reject {
+        m * f64::from(seen) - sum_units
+    } else {
+        sum_units
+    };
+    let unseen = m * f64::from(size - seen);
+    (
+        grid_ceil(seen_units),
+        grid_ceil(seen_units + unseen).min(grid.per_task * size),
+    )
 }
 
 /// One group's observed outcomes and its two tables.
@@ -164,28 +211,22 @@ struct Stratum {
     /// be (0 until the first draw of an order, which knows the bets).
     pending_draws: u32,
     pending_limit: u32,
+    /// Whether the grid is exact, and 1/j for j = 0 ..= the group's grid (1/0 unused), shared by
+    /// every group of the state and kept between orders.
+    exact: bool,
+    reciprocals: Arc<[f64]>,
 }
 
 impl Stratum {
     /// The box [k_lo, k_hi] of grid indices of one test (`reject`: on x' = 1 − x).
     fn bounds(&self, grid: Grid, reject: bool) -> (u32, u32) {
-        let m = f64::from(grid.per_task);
-        let seen = if reject {
-            m * f64::from(self.seen) - self.sum_units
-        } else {
-            self.sum_units
-        };
-        let unseen = m * f64::from(self.size - self.seen);
-        (
-            grid_ceil(seen),
-            grid_ceil(seen + unseen).min(grid.per_task * self.size),
-        )
+        box_of(self.size, self.seen, self.sum_units, grid, reject)
     }
 
     /// log K_g of one test at grid point k.
     #[inline]
     fn value(&self, side: usize, k: u32) -> f64 {
-        self.tables[side].value(k, self.pending_draws > 0)
+        self.tables[side].value(k, self.exact, &self.reciprocals)
     }
 
     /// The bet scale c of the next draw for one test, from the group's past only (SPEC §9a).
@@ -195,19 +236,25 @@ impl Stratum {
 
     /// Takes the next outcome x (promote scale) into the tables of the sides in `live`, then into
     /// the sums.
-    fn observe(&mut self, x: f64, grid: Grid, bets: &Bets, reciprocals: &[f64], live: [bool; 2]) {
+    fn observe(
+        &mut self,
+        x: f64,
+        grid: Grid,
+        bets: &Bets,
+        live: [bool; 2],
+        scales: Option<&[f64; 2]>,
+    ) {
         let m = f64::from(grid.per_task);
         // R = n_g − i + 1 with i = seen + 1: the draws left before this one, this one included.
         let left = f64::from(self.size - self.seen);
         let top = grid.per_task * self.size;
         let mut multiplied = false;
-        let mut boxes = [(0u32, 0u32); 2];
-        for (side, range) in boxes.iter_mut().enumerate() {
-            if !live[side] {
+        for (side, &live) in live.iter().enumerate() {
+            if !live {
                 continue;
             }
             let reject = side == 1;
-            let c = self.bet_scale(bets, reject);
+            let c = scales.map_or_else(|| self.bet_scale(bets, reject), |c| c[side]);
             let xi = if reject { 1.0 - x } else { x };
             let before = if reject {
                 m * f64::from(self.seen) - self.sum_units
@@ -225,7 +272,6 @@ impl Stratum {
                 lo = lo.saturating_sub(1);
                 hi = (hi + 1).min(top);
             }
-            *range = (lo, hi);
             let table = &mut self.tables[side];
             if xi <= 0.0 {
                 // φ = 1 − c whatever θ (the bet c/m on an outcome of 0).
@@ -235,25 +281,18 @@ impl Stratum {
             if hi < lo {
                 continue;
             }
-            // φ = 1 − c + c·x/m with m = (k/M − S)/R: 1 − c + c·x·R·M / (k − M·S).
-            let a = c * xi * left * m;
-            let keep = 1.0 - c;
-            let first = f64::from(lo) - before;
-            let pending = &mut table.pending[lo as usize..=hi as usize];
-            if grid.exact {
-                // On an exact grid j runs over the whole numbers from M·x ≥ 1: 1/j is tabled, so a
-                // point costs a multiply-add and a product instead of a division.
-                // j is a whole number ≥ 0 here: adding ½ and truncating rounds it.
-                let first = (first + 0.5) as usize;
-                multiply_pending(pending, &reciprocals[first..], keep, a);
-            } else {
-                for (offset, p) in pending.iter_mut().enumerate() {
-                    // Points the rounding kept just below the box would have m ≤ 0 (K = +∞ there):
-                    // a tiny positive j keeps them finite and lower than the truth (conservative).
-                    let j = (first + offset as f64).max(1e-12);
-                    *p *= keep + a / j;
-                }
-            }
+            // φ = 1 − c + c·x/m with m = (k/M − S)/R: 1 − c + c·x·R·M / (k − M·S). On an exact
+            // grid k − M·S runs over the whole numbers from M·x ≥ 1 and 1/j is tabled, so a point
+            // costs a multiply-add and a product instead of a division (M·S is a whole number
+            // there: adding ½ and truncating rounds it).
+            table.draws.push(Draw {
+                keep: 1.0 - c,
+                a: c * xi * left * m,
+                before: (before + 0.5) as u32,
+                first: f64::from(lo) - before,
+                lo,
+                settle: false,
+            });
             multiplied = true;
         }
         if multiplied {
@@ -262,14 +301,8 @@ impl Stratum {
                 self.pending_limit = pending_limit(grid, self.size, bets);
             }
             if self.pending_draws >= self.pending_limit {
-                for ((table, &(lo, hi)), _) in self
-                    .tables
-                    .iter_mut()
-                    .zip(&boxes)
-                    .zip(live)
-                    .filter(|(_, live)| *live)
-                {
-                    table.settle(lo, hi);
+                for (table, _) in self.tables.iter_mut().zip(live).filter(|(_, live)| *live) {
+                    table.settle();
                 }
                 self.pending_draws = 0;
             }
@@ -365,14 +398,61 @@ pub struct StratifiedState {
     by_null: Vec<usize>,
     /// Thresholds not decided yet.
     open: usize,
-    /// 1/j for j = 0 ..= the largest group's grid (1/0 unused), kept between orders.
-    reciprocals: Vec<f64>,
+    /// 1/j for j = 0 ..= the largest group's grid (1/0 unused), kept between orders and lent to
+    /// every group.
+    reciprocals: Arc<[f64]>,
     /// Whether looks far below ln(1/a) may skip the repair (see [`Test::solve`]); off for traces,
     /// which show Λ itself at every look and go on past the decisions.
     screened: bool,
     /// The rest of the order, when a replay told it (see [`StratifiedState::foresee`]), and what
     /// it showed of each side.
     foresight: Option<Box<Foresight>>,
+    /// Per side, the looks a replay certified ahead (see [`StratifiedState::open_window`]).
+    windows: [Window; 2],
+    window_scratch: Box<WindowScratch>,
+}
+
+/// The first and the widest stretch of looks a window tries to certify, and how many looks a side
+/// waits after a window that did not open.
+const WINDOW_FIRST: u32 = 16;
+const WINDOW_WIDEST: u32 = 512;
+const WINDOW_NARROWEST: u32 = 4;
+const WINDOW_BACKOFF: u32 = 4;
+
+/// One side's window: its tests sit out the looks up to `until`, whose Λ a point bounds below the
+/// screen; `width` is the stretch the next window tries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Window {
+    until: u32,
+    width: u32,
+    retry_at: u32,
+}
+
+impl Default for Window {
+    fn default() -> Self {
+        Window {
+            until: 0,
+            width: WINDOW_FIRST,
+            retry_at: 0,
+        }
+    }
+}
+
+/// A group's outcomes along a window's walk.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct WindowRun {
+    seen: u32,
+    sum_units: f64,
+}
+
+/// Buffers of a window: the leading test solved on the boxes at the window's end, those boxes, and
+/// the groups' outcomes along the walk.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct WindowScratch {
+    test: Test,
+    bounds: Vec<(u32, u32)>,
+    runs: Vec<WindowRun>,
+    ahead: Vec<WindowRun>,
 }
 
 impl StratifiedState {
@@ -388,6 +468,11 @@ impl StratifiedState {
         if let Some(foresight) = &mut self.foresight {
             foresight.clear();
         }
+        self.windows = [Window::default(); 2];
+        let points = grid.per_task as usize * sizes.iter().copied().max().unwrap_or(0) as usize + 2;
+        if self.reciprocals.len() < points {
+            self.reciprocals = (0..points).map(|j| 1.0 / j as f64).collect();
+        }
         self.groups.resize_with(sizes.len(), Stratum::default);
         for (stratum, &size) in self.groups.iter_mut().zip(sizes) {
             let points = (grid.per_task * size + 1) as usize;
@@ -401,15 +486,15 @@ impl StratifiedState {
             }
             stratum.pending_draws = 0;
             stratum.pending_limit = 0;
+            stratum.exact = grid.exact;
+            if !Arc::ptr_eq(&stratum.reciprocals, &self.reciprocals) {
+                stratum.reciprocals = Arc::clone(&self.reciprocals);
+            }
         }
         for side in 0..2 {
             self.boxes[side].clear();
             self.boxes[side].extend(sizes.iter().map(|&size| (0, grid.per_task * size)));
             self.box_sums[side] = (0, u64::from(grid.per_task) * u64::from(total));
-        }
-        let points = grid.per_task as usize * sizes.iter().copied().max().unwrap_or(0) as usize + 2;
-        if self.reciprocals.len() < points {
-            self.reciprocals = (0..points).map(|j| 1.0 / j as f64).collect();
         }
         let mn = f64::from(grid.per_task) * f64::from(total);
         // Σ_g w_g·h_g = G/(M·N), i.e. G grid steps.
@@ -470,7 +555,7 @@ impl StratifiedState {
         }
         let sizes: Vec<u32> = self.groups.iter().map(|s| s.size).collect();
         let foresight = self.foresight.get_or_insert_with(Box::default);
-        foresight.reset(&sizes, draws, population);
+        foresight.reset(&sizes, draws, population, bets);
         self.try_both(bets);
     }
 
@@ -524,7 +609,7 @@ impl StratifiedState {
             level.reject.target
         };
         foresight.quiet_from[side] =
-            foresight.certify(side == 1, target, grid, bets, Self::quiet_limit(bets), from);
+            foresight.certify(side == 1, target, grid, Self::quiet_limit(bets), from);
     }
 
     /// Whether one side's tests still need their tables and looks at look `look`.
@@ -563,7 +648,12 @@ impl StratifiedState {
         let live = [self.side_live(0, look), self.side_live(1, look)];
         let stratum = &mut self.groups[g];
         if open && (live[0] || live[1]) {
-            stratum.observe(x, grid, bets, &self.reciprocals, live);
+            // A replay tabled the bet scales of its order's draws.
+            let scales = self
+                .foresight
+                .as_deref()
+                .and_then(|foresight| foresight.scales().get(self.observed as usize));
+            stratum.observe(x, grid, bets, live, scales);
         } else {
             // Every threshold is decided, or both sides sit out the rest of the order: only the sums
             // go on (for the estimate and certainty).
@@ -614,10 +704,11 @@ impl StratifiedState {
             self.try_both(bets);
         }
         for side in 0..2 {
-            if self.side_live(side, next) {
-                self.lead(side, g, screen);
-            } else {
+            if !self.side_live(side, next) || self.windows[side].until >= next {
                 self.silence(side, bets);
+            } else {
+                self.lead(side, g, screen);
+                self.open_window(side, bets);
             }
         }
         for level in &mut self.levels {
@@ -684,6 +775,103 @@ impl StratifiedState {
                 quiet = Some(test.lambda);
             }
         }
+    }
+
+    /// A replay's window for one side after a look that left its leader below the screen: the
+    /// looks up to the window's end sit out when one point provably keeps Λ below the screen there.
+    ///
+    /// The point is the leader's least favourable allocation of its null on the tables as they are
+    /// now, but inside the boxes at the horizon (this look plus the side's width), taken down to the
+    /// grid: the boxes only shrink, so it lies in every box up to the horizon and in every open
+    /// test's null of the side (see [`StratifiedState::lead`]), and Λ_t ≤ U_t = Σ_g log K_g,t(θ_g)
+    /// there. U_t follows the order draw by draw with one factor each (as [`Foresight`]'s
+    /// certificate does); the window ends before the first look where it reaches the screen. The
+    /// side's tables take every draw meanwhile, and its leader is brought to them after the window.
+    fn open_window(&mut self, side: usize, bets: &Bets) {
+        let Some(grid) = self.grid else { return };
+        let look = self.observed;
+        let Some(foresight) = self.foresight.as_deref() else {
+            return;
+        };
+        let last = foresight.len();
+        let window = self.windows[side];
+        if look < window.retry_at || look + 1 >= last {
+            return;
+        }
+        let Some(leader) = self.leader(side) else {
+            return;
+        };
+        let limit = Self::quiet_limit(bets);
+        let reject = side == 1;
+        let level = &self.levels[leader];
+        let test = if reject {
+            &level.reject
+        } else {
+            &level.promote
+        };
+        if test.lambda.is_nan() || test.lambda >= limit {
+            return;
+        }
+        let horizon = (look + window.width).min(last);
+        let draws = &foresight.draws()[look as usize..horizon as usize];
+        let scales = &foresight.scales()[look as usize..horizon as usize];
+        let m = f64::from(grid.per_task);
+        let WindowScratch {
+            test: point,
+            bounds,
+            runs,
+            ahead,
+        } = &mut *self.window_scratch;
+        // Each group's outcomes now, then at the horizon: its box there.
+        runs.clear();
+        runs.extend(self.groups.iter().map(|s| WindowRun {
+            seen: s.seen,
+            sum_units: s.sum_units,
+        }));
+        ahead.clone_from(runs);
+        for &(g, x) in draws {
+            let run = &mut ahead[g as usize];
+            run.seen += 1;
+            run.sum_units += m * x;
+        }
+        bounds.clear();
+        bounds.extend(
+            self.groups
+                .iter()
+                .zip(ahead.iter())
+                .map(|(s, run)| box_of(s.size, run.seen, run.sum_units, grid, reject)),
+        );
+        if test.stale {
+            return;
+        }
+        point.clone_from(test);
+        let start = point.place_inside(&self.groups, bounds, side);
+        let opened = if start.is_nan() || start >= limit {
+            look
+        } else {
+            walk_window(
+                &point.point,
+                &self.groups,
+                runs,
+                draws,
+                scales,
+                grid,
+                reject,
+                limit - start,
+                look,
+            )
+        };
+        let window = &mut self.windows[side];
+        if opened > look {
+            window.until = opened;
+        } else {
+            window.retry_at = look + WINDOW_BACKOFF;
+        }
+        window.width = if opened == horizon {
+            (window.width * 2).min(WINDOW_WIDEST)
+        } else {
+            (window.width / 2).max(WINDOW_NARROWEST)
+        };
     }
 
     /// The open tests of a side that sits out the rest of the order: the certificate's limit bounds
@@ -898,6 +1086,69 @@ impl StratifiedState {
     }
 }
 
+/// The last look of a window (at least `look`): U_t − U_look = Σ ln φ of the draws after `look` at
+/// the groups' grid points `point`, each factor as the tables take it, stays below `room` up to it.
+/// `runs` holds each group's outcomes at `look` (walked on here).
+#[allow(clippy::too_many_arguments)]
+fn walk_window(
+    point: &[u32],
+    groups: &[Stratum],
+    runs: &mut [WindowRun],
+    draws: &[(u32, f64)],
+    scales: &[[f64; 2]],
+    grid: Grid,
+    reject: bool,
+    room: f64,
+    look: u32,
+) -> u32 {
+    let m = f64::from(grid.per_task);
+    // Σ ln φ = folded + ln(product); it reaches `room` exactly when product ≥ exp(room − folded).
+    let mut folded = 0.0;
+    let mut product = 1.0;
+    let mut ceiling = room.exp();
+    for (i, (&(g, x), scales)) in draws.iter().zip(scales).enumerate() {
+        let gi = g as usize;
+        let run = &mut runs[gi];
+        let c = scales[usize::from(reject)];
+        let xs = if reject { 1.0 - x } else { x };
+        let factor = if xs <= 0.0 {
+            1.0 - c
+        } else {
+            let seen_units = if reject {
+                m * f64::from(run.seen) - run.sum_units
+            } else {
+                run.sum_units
+            };
+            let left = f64::from(groups[gi].size - run.seen);
+            // k lies in the box after the window's last draw, so k − M·S ≥ M·x > 0.
+            let gap = f64::from(point[gi]) - seen_units;
+            if gap <= 0.0 {
+                return look + i as u32;
+            }
+            1.0 - c + c * xs * left * m / gap
+        };
+        run.seen += 1;
+        run.sum_units += m * x;
+        product *= factor;
+        if !(FOLD_BELOW..=FOLD_ABOVE).contains(&product) {
+            folded += product.ln();
+            product = 1.0;
+            ceiling = (room - folded).exp();
+        }
+        // The comparison leaves room for the rounding of exp and of the products (far below the
+        // margin the limit already has).
+        if product >= ceiling * (1.0 - 1e-9) {
+            return look + i as u32;
+        }
+    }
+    look + draws.len() as u32
+}
+
+/// A product of factors is folded into its logarithm once it leaves [1e-150, 1e150]: far inside
+/// f64's range, and rare (a logarithm per fold).
+const FOLD_ABOVE: f64 = 1e150;
+const FOLD_BELOW: f64 = 1e-150;
+
 /// Why a §9a pair stands where it does: Λ of both tests after each observed task against ln(1/a),
 /// and at the last task the least favourable allocation of each null to the groups (as each group's
 /// mean difference) beside what each group has shown, so the groups a decision hinges on can be read.
@@ -1006,6 +1257,47 @@ impl Test {
         self.lambda = 0.0;
         self.max_lambda = 0.0;
         self.crossed = None;
+    }
+
+    /// Moves the test's point (values fresh, costs fresh unless marked dirty) to a grid point of its
+    /// null inside the boxes `bounds` (inside the current ones): each group clamped into its box,
+    /// then whole steps down, cheapest first, until Σ_g k_g is at most the target. Returns
+    /// Σ_g log K_g there (+∞ when no such point is found).
+    fn place_inside(&mut self, groups: &[Stratum], bounds: &[(u32, u32)], side: usize) -> f64 {
+        for (g, (stratum, &(lo, hi))) in groups.iter().zip(bounds).enumerate() {
+            let k = self.point[g];
+            let clamped = k.clamp(lo, hi);
+            if clamped != k {
+                self.point[g] = clamped;
+                self.values[g] = stratum.value(side, clamped);
+                self.dirty[g] = true;
+            }
+            let k = self.point[g];
+            self.next[g] = if k <= lo {
+                f64::INFINITY
+            } else if self.dirty[g] {
+                stratum.value(side, k - 1) - self.values[g]
+            } else {
+                self.next[g]
+            };
+        }
+        let cap = (self.target - 1e-9).floor();
+        let mut excess = self.point.iter().map(|&k| f64::from(k)).sum::<f64>() - cap;
+        while excess > 0.0 {
+            let Some((g, cost)) = self.cheapest().filter(|(_, cost)| cost.is_finite()) else {
+                return f64::INFINITY;
+            };
+            self.point[g] -= 1;
+            self.values[g] += cost;
+            let k = self.point[g];
+            self.next[g] = if k <= bounds[g].0 {
+                f64::INFINITY
+            } else {
+                groups[g].value(side, k - 1) - self.values[g]
+            };
+            excess -= 1.0;
+        }
+        self.values.iter().sum()
     }
 
     /// Brings a test that stopped looking back to the tables: every point into its group's box as it
