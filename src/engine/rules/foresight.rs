@@ -19,7 +19,7 @@
 //! proportionally to their room passed 7% of the time, not worth the walk.
 
 use crate::engine::rules::anytime::Bets;
-use crate::engine::rules::grid::{Grid, bet_scale, running_spread};
+use crate::engine::rules::grid::{Grid, bet_scales, running_spread};
 
 /// A product of factors is folded into its logarithm once it leaves [1e-150, 1e150]: far inside
 /// f64's range, and rare (a logarithm per fold).
@@ -102,10 +102,8 @@ impl Foresight {
             self.sum_at_end[gi] += x;
             // The bet scales of the draw, from its group's past only (as the tables take them).
             let run = &mut self.run[gi];
-            self.scales.push([
-                bet_scale(run.seen, run.mean, run.squares, bets, false),
-                bet_scale(run.seen, run.mean, run.squares, bets, true),
-            ]);
+            self.scales
+                .push(bet_scales(run.seen, run.mean, run.squares, bets));
             run.seen += 1;
             running_spread(run.seen, &mut run.mean, &mut run.squares, x);
         }

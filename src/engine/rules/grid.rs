@@ -57,6 +57,19 @@ pub(crate) fn bet_scale(seen: u32, mean: f64, squares: f64, bets: &Bets, reject:
     (mean - sd).clamp(bets.scale_min, bets.scale_max)
 }
 
+/// [`bet_scale`] of both tests at once (one square root): [promote, reject].
+pub(crate) fn bet_scales(seen: u32, mean: f64, squares: f64, bets: &Bets) -> [f64; 2] {
+    let (mean, sd) = match seen {
+        0 => (0.5, 0.25),
+        1 => (mean, 0.25),
+        i => (mean, (squares / f64::from(i - 1)).sqrt()),
+    };
+    [
+        (mean - sd).clamp(bets.scale_min, bets.scale_max),
+        ((1.0 - mean) - sd).clamp(bets.scale_min, bets.scale_max),
+    ]
+}
+
 /// Welford's update of a running mean and Σ (x − mean)² by the `seen`-th outcome x.
 pub(crate) fn running_spread(seen: u32, mean: &mut f64, squares: &mut f64, x: f64) {
     let delta = x - *mean;
