@@ -602,3 +602,90 @@ fn the_uniform_monitor_keeps_what_a_brute_force_watch_keeps() {
         assert!(checked > 0);
     }
 }
+
+#[test]
+fn the_stratified_monitor_keeps_what_a_watch_without_read_ahead_keeps() {
+    // A §9a replay reads each order ahead (certificates, windows, stretches walked with no look);
+    // a plain watch feeds the same order to a state that knows nothing ahead and keeps each
+    // threshold's first final verdict at a look where coverage is met. Per pair, threshold and
+    // budget the kept promotes and rejects must be the same.
+    use pareval::engine::replay::Prepared;
+    use pareval::engine::rules::coverage::{CoverageStatus, status_share};
+    use pareval::engine::rules::stratified::{Grid, StratifiedState};
+    let mut datasets =
+        vec![load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load")];
+    if let Some(root) = shared_data() {
+        for name in ["swebench_verified_bash_only", "hal_appworld"] {
+            let path = root.join(name).join("records.csv");
+            datasets.push(load(&[path], &LoadOptions::default()).expect("load"));
+        }
+    }
+    let mut kept_somewhere = 0;
+    for dataset in &datasets {
+        let mut settings = ReplaySettings::for_preset(Preset::Anytime);
+        settings.orders = 8;
+        let result = replay_with(dataset, &settings);
+        let prepared = Prepared::new(dataset, &settings).expect("prepare");
+        let (thresholds, budgets) = (settings.thresholds.len(), settings.grid.len());
+        let share = settings.policy.coverage_share.0;
+        let nulls: Vec<f64> = settings.thresholds.iter().map(|t| t.delta()).collect();
+        let bets = &prepared.rules.bets;
+        let mut order = Vec::new();
+        for (p, pair) in prepared.pairs.iter().enumerate() {
+            let n = pair.n();
+            let mut promotes = vec![0u32; thresholds * budgets];
+            let mut rejects = vec![0u32; thresholds * budgets];
+            for r in 0..settings.orders {
+                prepared.order(pair, r, &mut order);
+                let mut state = StratifiedState::default();
+                state.reset(
+                    &pair.group_sizes,
+                    Grid::for_scale(prepared.scale),
+                    nulls.iter().copied(),
+                );
+                let mut counts = vec![0u32; pair.group_sizes.len()];
+                let mut kept = vec![None; thresholds];
+                for (k, &i) in order.iter().enumerate() {
+                    let i = i as usize;
+                    state.observe(pair.diffs[i], pair.group_of[i], bets);
+                    counts[pair.group_of[i] as usize] += 1;
+                    let k = k as u32 + 1;
+                    if status_share(k, &counts, &pair.group_sizes, n, share) != CoverageStatus::Ok {
+                        continue;
+                    }
+                    for (t, slot) in kept.iter_mut().enumerate() {
+                        let (action, _) = state.verdict(t);
+                        if slot.is_none() && action.is_final() {
+                            *slot = Some((action, k));
+                        }
+                    }
+                }
+                for (t, slot) in kept.iter().enumerate() {
+                    let Some((action, at)) = *slot else { continue };
+                    for (b, budget) in settings.grid.iter().enumerate() {
+                        if at <= budget.tasks_of(n) {
+                            match action {
+                                pareval::engine::rules::Action::Promote => {
+                                    promotes[t * budgets + b] += 1
+                                }
+                                _ => rejects[t * budgets + b] += 1,
+                            }
+                            kept_somewhere += 1;
+                        }
+                    }
+                }
+            }
+            for t in 0..thresholds {
+                for b in 0..budgets {
+                    let counts = result.pair_counts(p, t, b);
+                    assert_eq!(
+                        (counts.promote, counts.reject),
+                        (promotes[t * budgets + b], rejects[t * budgets + b]),
+                        "pair {p} threshold {t} budget {b}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(kept_somewhere > 100, "only {kept_somewhere} kept decisions");
+}

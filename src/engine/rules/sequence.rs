@@ -97,6 +97,24 @@ impl Sequence {
         }
     }
 
+    /// The observed count up to which no verdict can change (the count now when nothing says so):
+    /// a §9a replay's windows and certificates (see [`StratifiedState::quiet_until`]).
+    pub fn quiet_until(&self) -> u32 {
+        match self {
+            Sequence::Uniform(state) => state.observed(),
+            Sequence::Stratified(state) => state.quiet_until(),
+        }
+    }
+
+    /// The next difference D of a stretch [`Sequence::quiet_until`] vouched for: no look is taken.
+    #[inline]
+    pub fn observe_quiet(&mut self, d: f64, group: u32, bets: &Bets) {
+        match self {
+            Sequence::Uniform(state) => state.observe(d, bets),
+            Sequence::Stratified(state) => state.observe_quiet(d, group, bets),
+        }
+    }
+
     /// [`Sequence::observe`] for each of `tasks` (local group, D) in turn, in one loop.
     pub fn observe_run(&mut self, tasks: impl Iterator<Item = (u32, f64)>, bets: &Bets) {
         match self {

@@ -261,25 +261,23 @@ impl Stratum {
             } else {
                 self.sum_units
             };
-            // The box after this draw (as `bounds` will compute it): the points outside it are never
-            // read again. Off a lattice the sums carry rounding, so one more point each side is kept.
-            let after = before + m * xi;
-            let (mut lo, mut hi) = (
-                grid_ceil(after),
-                grid_ceil(after + m * (left - 1.0)).min(top),
-            );
-            if !grid.exact {
-                lo = lo.saturating_sub(1);
-                hi = (hi + 1).min(top);
-            }
             let table = &mut self.tables[side];
             if xi <= 0.0 {
                 // φ = 1 − c whatever θ (the bet c/m on an outcome of 0).
                 table.offset += (1.0 - c).ln();
                 continue;
             }
-            if hi < lo {
-                continue;
+            // The box after this draw (as `bounds` will compute it): the points outside it are never
+            // read again. On an exact grid it is never empty and a factor needs none of it; off a
+            // lattice the sums carry rounding, so one more point each side is kept.
+            let mut lo = 0;
+            if !grid.exact {
+                let after = before + m * xi;
+                lo = grid_ceil(after).saturating_sub(1);
+                let hi = (grid_ceil(after + m * (left - 1.0)).min(top) + 1).min(top);
+                if hi < lo {
+                    continue;
+                }
             }
             // φ = 1 − c + c·x/m with m = (k/M − S)/R: 1 − c + c·x·R·M / (k − M·S). On an exact
             // grid k − M·S runs over the whole numbers from M·x ≥ 1 and 1/j is tabled, so a point
@@ -414,6 +412,8 @@ pub struct StratifiedState {
     /// Per side, the looks a replay certified ahead (see [`StratifiedState::open_window`]).
     windows: [Window; 2],
     window_scratch: Box<WindowScratch>,
+    /// Per side, whether it sat out the last look (its open tests hold a bound below the screen).
+    sitting: [bool; 2],
 }
 
 /// The first and the widest stretch of looks a window tries to certify, and how many looks a side
@@ -473,6 +473,7 @@ impl StratifiedState {
             foresight.clear();
         }
         self.windows = [Window::default(); 2];
+        self.sitting = [false; 2];
         let points = grid.per_task as usize * sizes.iter().copied().max().unwrap_or(0) as usize + 2;
         if self.reciprocals.len() < points {
             self.reciprocals = (0..points).map(|j| 1.0 / j as f64).collect();
@@ -709,11 +710,20 @@ impl StratifiedState {
         }
         for side in 0..2 {
             if !self.side_live(side, next) || self.windows[side].until >= next {
-                self.silence(side, bets);
+                // A side that sat out the last look too has its tests' bounds set already.
+                if !self.sitting[side] {
+                    self.silence(side, bets);
+                    self.sitting[side] = true;
+                }
             } else {
+                self.sitting[side] = false;
                 self.lead(side, g, screen);
                 self.open_window(side, bets);
             }
+        }
+        if self.sitting[0] && self.sitting[1] {
+            // Every open test's Λ is a bound below the screen: no crossing at this look.
+            return;
         }
         for level in &mut self.levels {
             if level.decided() {
@@ -730,6 +740,81 @@ impl StratifiedState {
                 self.open -= 1;
             }
         }
+    }
+
+    /// The observed count up to which no verdict can change, in a replay that reads its order ahead:
+    /// every side of an open threshold sits out the looks until then (a certificate to the end of
+    /// the order, or a window), and the observed sum cannot settle any open threshold by then (it
+    /// moves by at most 1 a task, and the unseen count by 1). The count now when nothing is known.
+    pub fn quiet_until(&self) -> u32 {
+        let now = self.observed;
+        if !self.screened || self.open == 0 || self.foresight.is_none() {
+            return now;
+        }
+        let mut until = self.total;
+        for side in 0..2 {
+            if self.side_live(side, now + 1) {
+                until = until.min(self.windows[side].until.max(now));
+            }
+        }
+        if until <= now {
+            return now;
+        }
+        let unseen = f64::from(self.total - now);
+        for level in &self.levels {
+            if level.decided() {
+                continue;
+            }
+            // After j more tasks, sum − unseen rises by at most 2j and sum + unseen falls by at
+            // most 2j: certainty needs sum − unseen > the edge, or sum + unseen ≤ it. One task less
+            // than the bounds allow keeps rounding out of it.
+            let below = (level.certain_above - (self.sum - unseen)) / 2.0;
+            let above = ((self.sum + unseen) - level.certain_above) / 2.0;
+            let room = below.min(above).floor() - 1.0;
+            if room < 1.0 {
+                return now;
+            }
+            until = until.min(now.saturating_add(room.min(f64::from(self.total)) as u32));
+        }
+        until
+    }
+
+    /// Takes the next difference D of a stretch that [`StratifiedState::quiet_until`] vouched for:
+    /// the group's tables and the sums only, no look (the sides sit out, and nothing settles).
+    pub fn observe_quiet(&mut self, d: f64, group: u32, bets: &Bets) {
+        let Some(grid) = self.grid else { return };
+        let g = group as usize;
+        if self.observed >= self.total || g >= self.groups.len() {
+            return;
+        }
+        if self.groups[g].seen >= self.groups[g].size {
+            return;
+        }
+        let look = self.observed + 1;
+        let live = [self.side_live(0, look), self.side_live(1, look)];
+        for side in 0..2 {
+            if !self.sitting[side] {
+                self.silence(side, bets);
+                self.sitting[side] = true;
+            }
+        }
+        let x = ((d + 1.0) / 2.0).clamp(0.0, 1.0);
+        let scales = self
+            .foresight
+            .as_deref()
+            .and_then(|foresight| foresight.scales().get(self.observed as usize));
+        let stratum = &mut self.groups[g];
+        stratum.observe(x, grid, bets, live, scales);
+        for side in 0..2 {
+            let (lo, hi) = stratum.bounds(grid, side == 1);
+            let (old_lo, old_hi) = self.boxes[side][g];
+            let sums = &mut self.box_sums[side];
+            sums.0 = sums.0 + u64::from(lo) - u64::from(old_lo);
+            sums.1 = sums.1 + u64::from(hi) - u64::from(old_hi);
+            self.boxes[side][g] = (lo, hi);
+        }
+        self.observed += 1;
+        self.sum += d;
     }
 
     /// One side's tests at a look, led by the open test most likely to cross. Λ of a promote test

@@ -495,7 +495,8 @@ impl Prepared {
         let keep_values = self.scale.is_none() && keep_pattern;
         let bets = &self.rules.bets;
         let scale = self.scale;
-        let take = |snapshot: &mut Snapshot, i: u32| {
+        // `quiet`: a task of a stretch where the rule can change no verdict (see below).
+        let take = |snapshot: &mut Snapshot, i: u32, quiet: bool| {
             let i = i as usize;
             let observed = &mut snapshot.observed;
             if let Some(scale) = scale {
@@ -516,25 +517,51 @@ impl Prepared {
             }
             let group = pair.group_of[i];
             if let Some(state) = &mut observed.sequence {
-                state.observe(d, group, bets);
+                if quiet {
+                    state.observe_quiet(d, group, bets);
+                } else {
+                    state.observe(d, group, bets);
+                }
             }
             observed.n += 1;
             snapshot.group_counts[group as usize] += 1;
             snapshot.k += 1;
         };
+        let gate_on = self.settings.policy.coverage_gate;
         let mut at = quiet_from;
         let mut rule_read = true;
-        for (position, &i) in order[..quiet_from].iter().enumerate() {
-            take(snapshot, i);
+        let mut position = 0;
+        while position < quiet_from {
+            take(snapshot, order[position], false);
+            position += 1;
             let budgets = budgets_here(snapshot, &mut next_budget);
-            if !budgets.is_empty() || look(snapshot) {
+            let looked = !budgets.is_empty() || look(snapshot);
+            if looked {
                 visit(budgets, snapshot);
                 if anytime && settled() {
                     // Nothing reads the rule again: its observations would be work for no one.
                     rule_read = false;
-                    at = position + 1;
+                    at = position;
                     break;
                 }
+            }
+            // A replay of §9a may know that no verdict can change for a while (its windows and
+            // certificates): after a look that kept every final verdict (it was visited with the
+            // gate open), the tasks up to then, short of the next budget, go into the rule's tables
+            // and the sums with no look at all.
+            if !(looked && (!gate_on || snapshot.gate_open())) {
+                continue;
+            }
+            let Some(state) = &snapshot.observed.sequence else {
+                continue;
+            };
+            let budget_k = sizes.get(next_budget).map_or(quiet_from, |&k| k as usize);
+            let end = (state.quiet_until() as usize)
+                .min(budget_k.saturating_sub(1))
+                .min(quiet_from);
+            while position < end {
+                take(snapshot, order[position], true);
+                position += 1;
             }
         }
         // The quiet rest, a chunk from budget to budget.
@@ -546,7 +573,7 @@ impl Prepared {
             if keep_pattern {
                 // The bootstrap's walk (the anytime rule's `rule_read` stays true here).
                 for &i in chunk {
-                    take(snapshot, i);
+                    take(snapshot, i, false);
                 }
             } else {
                 // The anytime rule's walk, summed in registers and stored once per chunk.
