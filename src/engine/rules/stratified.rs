@@ -416,12 +416,13 @@ pub struct StratifiedState {
     sitting: [bool; 2],
 }
 
-/// The first and the widest stretch of looks a window tries to certify, and how many looks a side
-/// waits after a window that did not open.
-const WINDOW_FIRST: u32 = 16;
-const WINDOW_WIDEST: u32 = 512;
-const WINDOW_NARROWEST: u32 = 4;
-const WINDOW_BACKOFF: u32 = 4;
+/// The first, the widest and the narrowest stretch of looks a window tries to certify, and how many
+/// looks a side waits after a window that did not open (wider windows cost fewer openings and
+/// leave the leader farther from its minimiser: 64 to 2,048 measured best on SWE-bench bash-only).
+const WINDOW_FIRST: u32 = 64;
+const WINDOW_WIDEST: u32 = 2048;
+const WINDOW_NARROWEST: u32 = 16;
+const WINDOW_BACKOFF: u32 = 16;
 
 /// One side's window: its tests sit out the looks up to `until`, whose Λ a point bounds below the
 /// screen; `width` is the stretch the next window tries.
@@ -2300,7 +2301,7 @@ mod tests {
             }
         }
         assert!(checked > 1000, "only {checked} silenced looks checked");
-        assert!(windowed > 500, "only {windowed} looks sat out in windows");
+        assert!(windowed > 200, "only {windowed} looks sat out in windows");
     }
 
     #[test]
