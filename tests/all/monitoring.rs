@@ -497,7 +497,6 @@ fn adjustments_are_refused_where_they_cannot_apply_and_recorded_where_they_do() 
 fn the_uniform_monitor_keeps_what_a_brute_force_watch_keeps() {
     use pareval::engine::replay::Prepared;
     use pareval::engine::rules::anytime::AnytimeState;
-    use pareval::engine::rules::coverage::{CoverageStatus, status_share};
     let mut datasets =
         vec![load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load")];
     if let Some(root) = shared_data() {
@@ -517,29 +516,20 @@ fn the_uniform_monitor_keeps_what_a_brute_force_watch_keeps() {
         let mut first = std::collections::HashMap::new();
         for (p, pair) in prepared.pairs.iter().enumerate() {
             let n = pair.n();
-            let mut promotes = vec![0u32; thresholds * budgets];
-            let mut rejects = vec![0u32; thresholds * budgets];
+            let mut tally = KeptTally::new(thresholds, budgets);
             for r in 0..settings.orders {
                 prepared.order(pair, r, &mut order);
                 let mut state = AnytimeState::default();
                 state.reset(n, &settings.thresholds);
-                let mut counts = vec![0u32; pair.group_sizes.len()];
-                let mut kept = vec![None; thresholds];
-                for (k, &i) in order.iter().enumerate() {
-                    let i = i as usize;
-                    state.observe(pair.diffs[i], &prepared.rules.bets);
-                    counts[pair.group_of[i] as usize] += 1;
-                    let k = k as u32 + 1;
-                    if status_share(k, &counts, &pair.group_sizes, n, share) != CoverageStatus::Ok {
-                        continue;
-                    }
-                    for (t, slot) in kept.iter_mut().enumerate() {
-                        let (action, _) = state.verdict(t);
-                        if slot.is_none() && action.is_final() {
-                            *slot = Some((action, k));
-                        }
-                    }
-                }
+                let kept = watch_order(
+                    &mut state,
+                    &order,
+                    pair,
+                    share,
+                    thresholds,
+                    |state, i| state.observe(pair.diffs[i], &prepared.rules.bets),
+                    |state, t| state.verdict(t).0,
+                );
                 let (tested, baseline) = prepared.names(pair);
                 for (t, slot) in kept.iter().enumerate() {
                     let Some((action, at)) = *slot else { continue };
@@ -547,29 +537,11 @@ fn the_uniform_monitor_keeps_what_a_brute_force_watch_keeps() {
                         (tested.to_string(), baseline.to_string(), r, t),
                         (action, at),
                     );
-                    for (b, budget) in settings.grid.iter().enumerate() {
-                        if at <= budget.tasks_of(n) {
-                            match action {
-                                pareval::engine::rules::Action::Promote => {
-                                    promotes[t * budgets + b] += 1
-                                }
-                                _ => rejects[t * budgets + b] += 1,
-                            }
-                            kept_somewhere += 1;
-                        }
-                    }
+                    tally.add(&settings, n, t, action, at);
                 }
             }
-            for t in 0..thresholds {
-                for b in 0..budgets {
-                    let counts = result.pair_counts(p, t, b);
-                    assert_eq!(
-                        (counts.promote, counts.reject),
-                        (promotes[t * budgets + b], rejects[t * budgets + b]),
-                        "pair {p} threshold {t} budget {b}"
-                    );
-                }
-            }
+            tally.assert_matches(&result, p);
+            kept_somewhere += tally.kept;
         }
         assert!(kept_somewhere > 0, "some order should keep a decision");
         // Records (whose wealths are updated at every task) name the look each decision was kept at.
@@ -610,7 +582,6 @@ fn the_stratified_monitor_keeps_what_a_watch_without_read_ahead_keeps() {
     // threshold's first final verdict at a look where coverage is met. Per pair, threshold and
     // budget the kept promotes and rejects must be the same.
     use pareval::engine::replay::Prepared;
-    use pareval::engine::rules::coverage::{CoverageStatus, status_share};
     use pareval::engine::rules::stratified::{Grid, StratifiedState};
     let mut datasets =
         vec![load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load")];
@@ -633,8 +604,7 @@ fn the_stratified_monitor_keeps_what_a_watch_without_read_ahead_keeps() {
         let mut order = Vec::new();
         for (p, pair) in prepared.pairs.iter().enumerate() {
             let n = pair.n();
-            let mut promotes = vec![0u32; thresholds * budgets];
-            let mut rejects = vec![0u32; thresholds * budgets];
+            let mut tally = KeptTally::new(thresholds, budgets);
             for r in 0..settings.orders {
                 prepared.order(pair, r, &mut order);
                 let mut state = StratifiedState::default();
@@ -643,49 +613,115 @@ fn the_stratified_monitor_keeps_what_a_watch_without_read_ahead_keeps() {
                     Grid::for_scale(prepared.scale),
                     nulls.iter().copied(),
                 );
-                let mut counts = vec![0u32; pair.group_sizes.len()];
-                let mut kept = vec![None; thresholds];
-                for (k, &i) in order.iter().enumerate() {
-                    let i = i as usize;
-                    state.observe(pair.diffs[i], pair.group_of[i], bets);
-                    counts[pair.group_of[i] as usize] += 1;
-                    let k = k as u32 + 1;
-                    if status_share(k, &counts, &pair.group_sizes, n, share) != CoverageStatus::Ok {
-                        continue;
-                    }
-                    for (t, slot) in kept.iter_mut().enumerate() {
-                        let (action, _) = state.verdict(t);
-                        if slot.is_none() && action.is_final() {
-                            *slot = Some((action, k));
-                        }
-                    }
-                }
+                let kept = watch_order(
+                    &mut state,
+                    &order,
+                    pair,
+                    share,
+                    thresholds,
+                    |state, i| state.observe(pair.diffs[i], pair.group_of[i], bets),
+                    |state, t| state.verdict(t).0,
+                );
                 for (t, slot) in kept.iter().enumerate() {
                     let Some((action, at)) = *slot else { continue };
-                    for (b, budget) in settings.grid.iter().enumerate() {
-                        if at <= budget.tasks_of(n) {
-                            match action {
-                                pareval::engine::rules::Action::Promote => {
-                                    promotes[t * budgets + b] += 1
-                                }
-                                _ => rejects[t * budgets + b] += 1,
-                            }
-                            kept_somewhere += 1;
-                        }
-                    }
+                    tally.add(&settings, n, t, action, at);
                 }
             }
-            for t in 0..thresholds {
-                for b in 0..budgets {
-                    let counts = result.pair_counts(p, t, b);
-                    assert_eq!(
-                        (counts.promote, counts.reject),
-                        (promotes[t * budgets + b], rejects[t * budgets + b]),
-                        "pair {p} threshold {t} budget {b}"
-                    );
-                }
-            }
+            tally.assert_matches(&result, p);
+            kept_somewhere += tally.kept;
         }
     }
     assert!(kept_somewhere > 100, "only {kept_somewhere} kept decisions");
+}
+
+/// A brute-force watch's kept decisions of one pair, counted per threshold and budget as a replay's
+/// tallies count them (a decision kept at look `at` stands at every budget from there on).
+struct KeptTally {
+    promotes: Vec<u32>,
+    rejects: Vec<u32>,
+    thresholds: usize,
+    budgets: usize,
+    /// (threshold, budget) cells a kept decision stands in.
+    kept: usize,
+}
+
+impl KeptTally {
+    fn new(thresholds: usize, budgets: usize) -> Self {
+        KeptTally {
+            promotes: vec![0; thresholds * budgets],
+            rejects: vec![0; thresholds * budgets],
+            thresholds,
+            budgets,
+            kept: 0,
+        }
+    }
+
+    fn add(
+        &mut self,
+        settings: &ReplaySettings,
+        n: u32,
+        t: usize,
+        action: pareval::engine::rules::Action,
+        at: u32,
+    ) {
+        for (b, budget) in settings.grid.iter().enumerate() {
+            if at <= budget.tasks_of(n) {
+                match action {
+                    pareval::engine::rules::Action::Promote => {
+                        self.promotes[t * self.budgets + b] += 1
+                    }
+                    _ => self.rejects[t * self.budgets + b] += 1,
+                }
+                self.kept += 1;
+            }
+        }
+    }
+
+    /// The replay's promotes and rejects of pair `p` are these, at every threshold and budget.
+    fn assert_matches(&self, result: &Replay, p: usize) {
+        for t in 0..self.thresholds {
+            for b in 0..self.budgets {
+                let counts = result.pair_counts(p, t, b);
+                let cell = t * self.budgets + b;
+                assert_eq!(
+                    (counts.promote, counts.reject),
+                    (self.promotes[cell], self.rejects[cell]),
+                    "pair {p} threshold {t} budget {b}"
+                );
+            }
+        }
+    }
+}
+
+/// A plain watch of one order of a pair: `observe(state, i)` feeds task i, and at every look where
+/// coverage is met each threshold keeps its first final verdict (`verdict(state, t)`) with the look.
+fn watch_order<S>(
+    state: &mut S,
+    order: &[u32],
+    pair: &pareval::engine::walk::pair::PairData,
+    share: u32,
+    thresholds: usize,
+    observe: impl Fn(&mut S, usize),
+    verdict: impl Fn(&S, usize) -> pareval::engine::rules::Action,
+) -> Vec<Option<(pareval::engine::rules::Action, u32)>> {
+    use pareval::engine::rules::coverage::{CoverageStatus, status_share};
+    let n = pair.n();
+    let mut counts = vec![0u32; pair.group_sizes.len()];
+    let mut kept = vec![None; thresholds];
+    for (k, &i) in order.iter().enumerate() {
+        let i = i as usize;
+        observe(state, i);
+        counts[pair.group_of[i] as usize] += 1;
+        let k = k as u32 + 1;
+        if status_share(k, &counts, &pair.group_sizes, n, share) != CoverageStatus::Ok {
+            continue;
+        }
+        for (t, slot) in kept.iter_mut().enumerate() {
+            let action = verdict(state, t);
+            if slot.is_none() && action.is_final() {
+                *slot = Some((action, k));
+            }
+        }
+    }
+    kept
 }

@@ -641,40 +641,12 @@ impl StratifiedState {
     pub fn observe(&mut self, d: f64, group: u32, bets: &Bets) {
         let Some(grid) = self.grid else { return };
         let g = group as usize;
-        if self.observed >= self.total || g >= self.groups.len() {
-            return;
-        }
-        if self.groups[g].seen >= self.groups[g].size {
+        if !self.takes(g) {
             return;
         }
         // A trace (unscreened) keeps every table going after the decisions.
         let open = self.open > 0 || !self.screened;
-        let x = ((d + 1.0) / 2.0).clamp(0.0, 1.0);
-        let look = self.observed + 1;
-        let live = [self.side_live(0, look), self.side_live(1, look)];
-        let stratum = &mut self.groups[g];
-        if open && (live[0] || live[1]) {
-            // A replay tabled the bet scales of its order's draws.
-            let scales = self
-                .foresight
-                .as_deref()
-                .and_then(|foresight| foresight.scales().get(self.observed as usize));
-            stratum.observe(x, grid, bets, live, scales);
-        } else {
-            // Every threshold is decided, or both sides sit out the rest of the order: only the sums
-            // go on (for the estimate and certainty).
-            stratum.observe_sums(x, grid);
-        }
-        for side in 0..2 {
-            let (lo, hi) = stratum.bounds(grid, side == 1);
-            let (old_lo, old_hi) = self.boxes[side][g];
-            let sums = &mut self.box_sums[side];
-            sums.0 = sums.0 + u64::from(lo) - u64::from(old_lo);
-            sums.1 = sums.1 + u64::from(hi) - u64::from(old_hi);
-            self.boxes[side][g] = (lo, hi);
-        }
-        self.observed += 1;
-        self.sum += d;
+        self.take(d, g, grid, bets, open);
         if !open {
             return;
         }
@@ -785,27 +757,42 @@ impl StratifiedState {
     pub fn observe_quiet(&mut self, d: f64, group: u32, bets: &Bets) {
         let Some(grid) = self.grid else { return };
         let g = group as usize;
-        if self.observed >= self.total || g >= self.groups.len() {
+        if !self.takes(g) {
             return;
         }
-        if self.groups[g].seen >= self.groups[g].size {
-            return;
-        }
-        let look = self.observed + 1;
-        let live = [self.side_live(0, look), self.side_live(1, look)];
         for side in 0..2 {
             if !self.sitting[side] {
                 self.silence(side, bets);
                 self.sitting[side] = true;
             }
         }
+        self.take(d, g, grid, bets, true);
+    }
+
+    /// Whether a task of local group `g` can be taken (the order and the group have room for it).
+    fn takes(&self, g: usize) -> bool {
+        self.observed < self.total && self.groups.get(g).is_some_and(|s| s.seen < s.size)
+    }
+
+    /// Takes D of local group `g` into the group's tables (those of the sides still live, when
+    /// `tables` and a side is) and its sums, the boxes and the observed sum.
+    fn take(&mut self, d: f64, g: usize, grid: Grid, bets: &Bets, tables: bool) {
         let x = ((d + 1.0) / 2.0).clamp(0.0, 1.0);
-        let scales = self
-            .foresight
-            .as_deref()
-            .and_then(|foresight| foresight.scales().get(self.observed as usize));
+        let look = self.observed + 1;
+        let live = [self.side_live(0, look), self.side_live(1, look)];
         let stratum = &mut self.groups[g];
-        stratum.observe(x, grid, bets, live, scales);
+        if tables && (live[0] || live[1]) {
+            // A replay tabled the bet scales of its order's draws.
+            let scales = self
+                .foresight
+                .as_deref()
+                .and_then(|foresight| foresight.scales().get(self.observed as usize));
+            stratum.observe(x, grid, bets, live, scales);
+        } else {
+            // Every threshold is decided, or both sides sit out the rest of the order: only the sums
+            // go on (for the estimate and certainty).
+            stratum.observe_sums(x, grid);
+        }
         for side in 0..2 {
             let (lo, hi) = stratum.bounds(grid, side == 1);
             let (old_lo, old_hi) = self.boxes[side][g];
