@@ -26,6 +26,52 @@ use crate::engine::rules::grid::{Grid, bet_scales, running_spread};
 const FOLD_ABOVE: f64 = 1e150;
 const FOLD_BELOW: f64 = 1e-150;
 
+/// U_t − U_s = Σ ln φ of a certificate's point along an order, walked one factor a draw against a
+/// limit: kept as folded logarithms and a product, so it reaches the limit exactly when the product
+/// reaches exp(limit − folded), with no logarithm but at a fold.
+pub(crate) struct BoundWalk {
+    folded: f64,
+    product: f64,
+    ceiling: f64,
+    limit: f64,
+}
+
+impl BoundWalk {
+    pub(crate) fn new(limit: f64) -> Self {
+        BoundWalk {
+            folded: 0.0,
+            product: 1.0,
+            ceiling: limit.exp(),
+            limit,
+        }
+    }
+
+    /// Takes one draw's factor; whether the sum has reached the limit. The comparison leaves room
+    /// for the rounding of exp and of the products (far below the margin the limit already has).
+    pub(crate) fn take(&mut self, factor: f64) -> bool {
+        self.product *= factor;
+        if !(FOLD_BELOW..=FOLD_ABOVE).contains(&self.product) {
+            self.folded += self.product.ln();
+            self.product = 1.0;
+            self.ceiling = (self.limit - self.folded).exp();
+        }
+        self.product >= self.ceiling * (1.0 - 1e-9)
+    }
+}
+
+/// A draw's factor at a grid point, as the tables take it: 1 − c + c·x·R·M / (k − M·S), where `gap`
+/// is k − M·S, `left` is R and `xs` the draw's x on the test's side (1 − c for x = 0); None when the
+/// point is not above M·S (it would lie outside the box after the draw).
+pub(crate) fn draw_factor(c: f64, xs: f64, left: f64, m: f64, gap: f64) -> Option<f64> {
+    if xs <= 0.0 {
+        Some(1.0 - c)
+    } else if gap <= 0.0 {
+        None
+    } else {
+        Some(1.0 - c + c * xs * left * m / gap)
+    }
+}
+
 /// The rest of an order of a pair, as a replay knows it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct Foresight {
@@ -149,40 +195,20 @@ impl Foresight {
         let m = f64::from(grid.per_task);
         self.run.clear();
         self.run.resize(self.sizes.len(), Running::default());
-        // U_t = folded + ln(product); U_t ≥ limit exactly when product ≥ exp(limit − folded).
-        let mut folded = 0.0;
-        let mut product = 1.0;
-        let mut ceiling = limit.exp();
+        let mut walk = BoundWalk::new(limit);
         let mut last_high: Option<u32> = None;
         for (t, (&(g, x), scales)) in self.draws.iter().zip(&self.scales).enumerate() {
             let gi = g as usize;
             let run = &mut self.run[gi];
-            let c = scales[usize::from(reject)];
             let xs = if reject { 1.0 - x } else { x };
-            let factor = if xs <= 0.0 {
-                1.0 - c
-            } else {
-                // φ = 1 − c + c·x·R·M / (k − M·S): the draw's factor at grid point k, as the tables
-                // take it. k lies in the box after the order's last draw, so k − M·S ≥ M·x > 0.
-                let left = f64::from(self.sizes[gi] - run.seen);
-                let gap = f64::from(self.point[gi]) - m * run.sum;
-                if gap <= 0.0 {
-                    return None;
-                }
-                1.0 - c + c * xs * left * m / gap
-            };
+            // k lies in the box after the order's last draw, so k − M·S ≥ M·x > 0.
+            let left = f64::from(self.sizes[gi] - run.seen);
+            let gap = f64::from(self.point[gi]) - m * run.sum;
+            let factor = draw_factor(scales[usize::from(reject)], xs, left, m, gap)?;
             run.seen += 1;
             run.sum += xs;
-            product *= factor;
-            if !(FOLD_BELOW..=FOLD_ABOVE).contains(&product) {
-                folded += product.ln();
-                product = 1.0;
-                ceiling = (limit - folded).exp();
-            }
             let look = t as u32 + 1;
-            // The comparison leaves room for the rounding of exp and of the products (far below
-            // the margin the limit already has).
-            if look >= from && product >= ceiling * (1.0 - 1e-9) {
+            if walk.take(factor) && look >= from {
                 last_high = Some(look);
             }
         }

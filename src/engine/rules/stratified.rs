@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use crate::engine::rules::anytime::Bets;
 use crate::engine::rules::decision::{Action, Reason};
-use crate::engine::rules::foresight::Foresight;
+use crate::engine::rules::foresight::{BoundWalk, Foresight, draw_factor};
 use crate::engine::settings::EPSILON;
 
 pub use crate::engine::rules::grid::{EXACT_LATTICE, Grid};
@@ -450,8 +450,8 @@ struct WindowRun {
     sum_units: f64,
 }
 
-/// Buffers of a window: the leading test solved on the boxes at the window's end, those boxes, and
-/// the groups' outcomes along the walk.
+/// Buffers of a window: a copy of the leading test placed inside the boxes at the window's end,
+/// those boxes, and the groups' outcomes now and at the end.
 #[derive(Debug, Clone, Default, PartialEq)]
 struct WindowScratch {
     test: Test,
@@ -859,13 +859,14 @@ impl StratifiedState {
     /// A replay's window for one side after a look that left its leader below the screen: the
     /// looks up to the window's end sit out when one point provably keeps Λ below the screen there.
     ///
-    /// The point is the leader's least favourable allocation of its null on the tables as they are
-    /// now, but inside the boxes at the horizon (this look plus the side's width), taken down to the
-    /// grid: the boxes only shrink, so it lies in every box up to the horizon and in every open
-    /// test's null of the side (see [`StratifiedState::lead`]), and Λ_t ≤ U_t = Σ_g log K_g,t(θ_g)
-    /// there. U_t follows the order draw by draw with one factor each (as [`Foresight`]'s
-    /// certificate does); the window ends before the first look where it reaches the screen. The
-    /// side's tables take every draw meanwhile, and its leader is brought to them after the window.
+    /// The point is the leader's point of this look clamped into the boxes at the horizon (this look
+    /// plus the side's width) and taken down by whole steps, cheapest first, into its null
+    /// ([`Test::place_inside`]): the boxes only shrink, so it lies in every box up to the horizon
+    /// and in every open test's null of the side (see [`StratifiedState::lead`]), and
+    /// Λ_t ≤ U_t = Σ_g log K_g,t(θ_g) there. U_t follows the order draw by draw with one factor each
+    /// (as [`Foresight`]'s certificate does); the window ends before the first look where it
+    /// reaches the screen. The side's tables take every draw meanwhile; the leader keeps the
+    /// window's point and is brought back to the tables after the window ([`Test::release`]).
     fn open_window(&mut self, side: usize, bets: &Bets) {
         let Some(grid) = self.grid else { return };
         let look = self.observed;
@@ -888,7 +889,8 @@ impl StratifiedState {
         } else {
             &level.promote
         };
-        if test.lambda.is_nan() || test.lambda >= limit {
+        // A leader that sat out looks has no point to start from until it is brought back.
+        if test.stale || test.lambda.is_nan() || test.lambda >= limit {
             return;
         }
         let horizon = (look + window.width).min(last);
@@ -920,9 +922,6 @@ impl StratifiedState {
                 .zip(ahead.iter())
                 .map(|(s, run)| box_of(s.size, run.seen, run.sum_units, grid, reject)),
         );
-        if test.stale {
-            return;
-        }
         point.clone_from(test);
         let start = point.place_inside(&self.groups, bounds, side);
         let opened = if start.is_nan() || start >= limit {
@@ -1195,52 +1194,30 @@ fn walk_window(
     look: u32,
 ) -> u32 {
     let m = f64::from(grid.per_task);
-    // Σ ln φ = folded + ln(product); it reaches `room` exactly when product ≥ exp(room − folded).
-    let mut folded = 0.0;
-    let mut product = 1.0;
-    let mut ceiling = room.exp();
+    let mut walk = BoundWalk::new(room);
     for (i, (&(g, x), scales)) in draws.iter().zip(scales).enumerate() {
         let gi = g as usize;
         let run = &mut runs[gi];
-        let c = scales[usize::from(reject)];
         let xs = if reject { 1.0 - x } else { x };
-        let factor = if xs <= 0.0 {
-            1.0 - c
+        let seen_units = if reject {
+            m * f64::from(run.seen) - run.sum_units
         } else {
-            let seen_units = if reject {
-                m * f64::from(run.seen) - run.sum_units
-            } else {
-                run.sum_units
-            };
-            let left = f64::from(groups[gi].size - run.seen);
-            // k lies in the box after the window's last draw, so k − M·S ≥ M·x > 0.
-            let gap = f64::from(point[gi]) - seen_units;
-            if gap <= 0.0 {
-                return look + i as u32;
-            }
-            1.0 - c + c * xs * left * m / gap
+            run.sum_units
+        };
+        let left = f64::from(groups[gi].size - run.seen);
+        // k lies in the box after the window's last draw, so k − M·S ≥ M·x > 0.
+        let gap = f64::from(point[gi]) - seen_units;
+        let Some(factor) = draw_factor(scales[usize::from(reject)], xs, left, m, gap) else {
+            return look + i as u32;
         };
         run.seen += 1;
         run.sum_units += m * x;
-        product *= factor;
-        if !(FOLD_BELOW..=FOLD_ABOVE).contains(&product) {
-            folded += product.ln();
-            product = 1.0;
-            ceiling = (room - folded).exp();
-        }
-        // The comparison leaves room for the rounding of exp and of the products (far below the
-        // margin the limit already has).
-        if product >= ceiling * (1.0 - 1e-9) {
+        if walk.take(factor) {
             return look + i as u32;
         }
     }
     look + draws.len() as u32
 }
-
-/// A product of factors is folded into its logarithm once it leaves [1e-150, 1e150]: far inside
-/// f64's range, and rare (a logarithm per fold).
-const FOLD_ABOVE: f64 = 1e150;
-const FOLD_BELOW: f64 = 1e-150;
 
 /// Why a §9a pair stands where it does: Λ of both tests after each observed task against ln(1/a),
 /// and at the last task the least favourable allocation of each null to the groups (as each group's
