@@ -106,12 +106,12 @@ impl Sequence {
         }
     }
 
-    /// The next difference D of a stretch [`Sequence::quiet_until`] vouched for: no look is taken.
-    #[inline]
-    pub fn observe_quiet(&mut self, d: f64, group: u32, bets: &Bets) {
+    /// The differences D (with their local groups) of a stretch [`Sequence::quiet_until`] vouched
+    /// for: no look is taken.
+    pub fn observe_quiet_run(&mut self, tasks: impl Iterator<Item = (u32, f64)>, bets: &Bets) {
         match self {
-            Sequence::Uniform(state) => state.observe(d, bets),
-            Sequence::Stratified(state) => state.observe_quiet(d, group, bets),
+            Sequence::Uniform(state) => tasks.for_each(|(_, d)| state.observe(d, bets)),
+            Sequence::Stratified(state) => state.observe_quiet_run(tasks, bets),
         }
     }
 

@@ -105,8 +105,11 @@ struct Table {
     applied: Vec<Cell<u32>>,
     draws: Vec<Draw>,
     /// Σ ln(1 − c) of the draws of x = 0, whose factor is the same at every θ: it shifts the table
-    /// without changing its steps.
-    offset: f64,
+    /// without changing its steps. Summed lazily too: `keeps` holds each such draw's 1 − c, and the
+    /// first `kept` of them are in `offset` (in the draws' order, so the sum has the same bits).
+    offset: Cell<f64>,
+    keeps: Vec<f64>,
+    kept: Cell<u32>,
 }
 
 impl Table {
@@ -117,7 +120,25 @@ impl Table {
         self.pending.resize(points, Cell::new(1.0));
         self.tails.resize(points, Cell::new(0.0));
         self.draws.clear();
-        self.offset = 0.0;
+        self.offset.set(0.0);
+        self.keeps.clear();
+        self.kept.set(0);
+    }
+
+    /// Σ ln(1 − c) of the draws of x = 0 so far.
+    #[inline]
+    fn offset(&self) -> f64 {
+        let kept = self.kept.get() as usize;
+        if kept == self.keeps.len() {
+            return self.offset.get();
+        }
+        let mut offset = self.offset.get();
+        for keep in &self.keeps[kept..] {
+            offset += keep.ln();
+        }
+        self.offset.set(offset);
+        self.kept.set(self.keeps.len() as u32);
+        offset
     }
 
     /// log K_g at grid point k, after bringing the point up to the table's draws. The value is the
@@ -163,7 +184,7 @@ impl Table {
             self.applied[at].set(self.draws.len() as u32);
             (log, tail)
         };
-        (self.offset + log) + tail
+        (self.offset() + log) + tail
     }
 
     /// The group settled its pending products: a point takes the logarithm of its product when it
@@ -264,7 +285,7 @@ impl Stratum {
             let table = &mut self.tables[side];
             if xi <= 0.0 {
                 // φ = 1 − c whatever θ (the bet c/m on an outcome of 0).
-                table.offset += (1.0 - c).ln();
+                table.keeps.push(1.0 - c);
                 continue;
             }
             // The box after this draw (as `bounds` will compute it): the points outside it are never
@@ -305,14 +326,17 @@ impl Stratum {
                 self.pending_draws = 0;
             }
         }
-        self.observe_sums(x, grid);
+        self.observe_sums(x, grid, scales.is_none());
     }
 
-    /// Takes x into the sums only.
-    fn observe_sums(&mut self, x: f64, grid: Grid) {
+    /// Takes x into the sums only (and into the running spread when `spread`: the bet scales
+    /// read it unless a replay tabled them for the whole order).
+    fn observe_sums(&mut self, x: f64, grid: Grid, spread: bool) {
         self.seen += 1;
         self.sum_units += f64::from(grid.per_task) * x;
-        running_spread(self.seen, &mut self.mean, &mut self.squares, x);
+        if spread {
+            running_spread(self.seen, &mut self.mean, &mut self.squares, x);
+        }
     }
 }
 
@@ -510,26 +534,24 @@ impl StratifiedState {
             sizes.iter().filter(|&&s| s > 0).count() as f64
         };
         let n = f64::from(total);
-        self.levels.clear();
+        // The levels are reset in place: their tests' buffers are kept from the last order.
+        let mut count = 0;
         for delta in nulls {
+            if count == self.levels.len() {
+                self.levels.push(Level::default());
+            }
+            let level = &mut self.levels[count];
+            count += 1;
             // Promote: x = (D + 1)/2 at level (δ + 1)/2; reject: x' = (1 − D)/2 at level (1 − δ)/2.
-            let mut level = Level {
-                certain_above: n * (delta + EPSILON),
-                settled: false,
-                promote: Test {
-                    target: (delta + 1.0) / 2.0 * mn + slack,
-                    ..Test::default()
-                },
-                reject: Test {
-                    target: (1.0 - delta) / 2.0 * mn + slack,
-                    ..Test::default()
-                },
-            };
+            level.certain_above = n * (delta + EPSILON);
+            level.settled = false;
+            level.promote.target = (delta + 1.0) / 2.0 * mn + slack;
+            level.reject.target = (1.0 - delta) / 2.0 * mn + slack;
             for test in [&mut level.promote, &mut level.reject] {
                 test.start(sizes, grid, mn);
             }
-            self.levels.push(level);
         }
+        self.levels.truncate(count);
         self.by_null.clear();
         self.by_null.extend(0..self.levels.len());
         let null_of = |level: &Level| level.certain_above;
@@ -752,21 +774,33 @@ impl StratifiedState {
         until
     }
 
-    /// Takes the next difference D of a stretch that [`StratifiedState::quiet_until`] vouched for:
-    /// the group's tables and the sums only, no look (the sides sit out, and nothing settles).
-    pub fn observe_quiet(&mut self, d: f64, group: u32, bets: &Bets) {
+    /// Takes the differences D (with their local groups) of a stretch that
+    /// [`StratifiedState::quiet_until`] vouched for: the groups' tables and the sums only, no look
+    /// (the sides sit out, and nothing settles). No look reads the boxes inside the stretch, so the
+    /// boxes of the groups that took tasks are brought up once at its end.
+    pub fn observe_quiet_run(&mut self, tasks: impl Iterator<Item = (u32, f64)>, bets: &Bets) {
         let Some(grid) = self.grid else { return };
-        let g = group as usize;
-        if !self.takes(g) {
-            return;
-        }
         for side in 0..2 {
             if !self.sitting[side] {
                 self.silence(side, bets);
                 self.sitting[side] = true;
             }
         }
-        self.take(d, g, grid, bets, true);
+        // Groups that took a task: a bit each (all of them past 64 groups).
+        let mut touched = 0u64;
+        for (group, d) in tasks {
+            let g = group as usize;
+            if !self.takes(g) {
+                continue;
+            }
+            self.take_without_boxes(d, g, grid, bets, true);
+            touched |= 1u64.checked_shl(group).unwrap_or(u64::MAX);
+        }
+        for g in 0..self.groups.len() {
+            if touched & 1u64.checked_shl(g as u32).unwrap_or(u64::MAX) != 0 {
+                self.update_boxes(g, grid);
+            }
+        }
     }
 
     /// Whether a task of local group `g` can be taken (the order and the group have room for it).
@@ -777,22 +811,14 @@ impl StratifiedState {
     /// Takes D of local group `g` into the group's tables (those of the sides still live, when
     /// `tables` and a side is) and its sums, the boxes and the observed sum.
     fn take(&mut self, d: f64, g: usize, grid: Grid, bets: &Bets, tables: bool) {
-        let x = ((d + 1.0) / 2.0).clamp(0.0, 1.0);
-        let look = self.observed + 1;
-        let live = [self.side_live(0, look), self.side_live(1, look)];
-        let stratum = &mut self.groups[g];
-        if tables && (live[0] || live[1]) {
-            // A replay tabled the bet scales of its order's draws.
-            let scales = self
-                .foresight
-                .as_deref()
-                .and_then(|foresight| foresight.scales().get(self.observed as usize));
-            stratum.observe(x, grid, bets, live, scales);
-        } else {
-            // Every threshold is decided, or both sides sit out the rest of the order: only the sums
-            // go on (for the estimate and certainty).
-            stratum.observe_sums(x, grid);
-        }
+        self.take_without_boxes(d, g, grid, bets, tables);
+        self.update_boxes(g, grid);
+    }
+
+    /// Brings group g's boxes (both tests) and their sums up to its outcomes.
+    #[inline]
+    fn update_boxes(&mut self, g: usize, grid: Grid) {
+        let stratum = &self.groups[g];
         for side in 0..2 {
             let (lo, hi) = stratum.bounds(grid, side == 1);
             let (old_lo, old_hi) = self.boxes[side][g];
@@ -800,6 +826,30 @@ impl StratifiedState {
             sums.0 = sums.0 + u64::from(lo) - u64::from(old_lo);
             sums.1 = sums.1 + u64::from(hi) - u64::from(old_hi);
             self.boxes[side][g] = (lo, hi);
+        }
+    }
+
+    /// [`StratifiedState::take`] but for the boxes, which the caller brings up.
+    #[inline]
+    fn take_without_boxes(&mut self, d: f64, g: usize, grid: Grid, bets: &Bets, tables: bool) {
+        let x = ((d + 1.0) / 2.0).clamp(0.0, 1.0);
+        let look = self.observed + 1;
+        let live = [self.side_live(0, look), self.side_live(1, look)];
+        if tables && (live[0] || live[1]) {
+            // A replay tabled the bet scales of its order's draws.
+            let scales = self
+                .foresight
+                .as_deref()
+                .and_then(|foresight| foresight.scales().get(self.observed as usize));
+            self.groups[g].observe(x, grid, bets, live, scales);
+        } else {
+            // Every threshold is decided, or both sides sit out the rest of the order: only the sums
+            // go on (for the estimate and certainty), and the spread unless the scales are tabled.
+            let tabled = self
+                .foresight
+                .as_deref()
+                .is_some_and(|foresight| foresight.len() > 0);
+            self.groups[g].observe_sums(x, grid, !tabled);
         }
         self.observed += 1;
         self.sum += d;
@@ -922,7 +972,7 @@ impl StratifiedState {
                 .zip(ahead.iter())
                 .map(|(s, run)| box_of(s.size, run.seen, run.sum_units, grid, reject)),
         );
-        point.clone_from(test);
+        point.copy_from(test);
         let start = point.place_inside(&self.groups, bounds, side);
         let opened = if start.is_nan() || start >= limit {
             look
@@ -1297,6 +1347,45 @@ pub fn stratified_trace(
 }
 
 impl Test {
+    /// Becomes a copy of `other` in its own buffers (a derived `clone_from` allocates a new test).
+    /// Written field by field from a full destructuring, so a new field cannot be forgotten.
+    fn copy_from(&mut self, other: &Test) {
+        let Test {
+            target,
+            point,
+            point_sum,
+            fractional,
+            values,
+            next,
+            last,
+            value_sum,
+            dirty,
+            exact,
+            stale,
+            held,
+            held_seen,
+            lambda,
+            max_lambda,
+            crossed,
+        } = other;
+        self.target = *target;
+        self.point.clone_from(point);
+        self.point_sum = *point_sum;
+        self.fractional = *fractional;
+        self.values.clone_from(values);
+        self.next.clone_from(next);
+        self.last.clone_from(last);
+        self.value_sum = *value_sum;
+        self.dirty.clone_from(dirty);
+        self.exact = *exact;
+        self.stale = *stale;
+        self.held = *held;
+        self.held_seen.clone_from(held_seen);
+        self.lambda = *lambda;
+        self.max_lambda = *max_lambda;
+        self.crossed = *crossed;
+    }
+
     /// The first minimiser: every group lowered from the top in proportion to its size (all tables
     /// are 0 before any task, so any split is a minimiser; later looks repair it).
     fn start(&mut self, sizes: &[u32], grid: Grid, mn: f64) {

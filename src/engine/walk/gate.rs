@@ -27,6 +27,9 @@ pub struct Gate {
     rises_at: Vec<usize>,
     /// Bit k: whether prefix k of the order last read passes the gate (k = 0..=its length).
     open: Vec<u64>,
+    /// The length and the last passing prefix of the order last read, when [`Gate::read_shared`]
+    /// read it: the bits then hold for every stratified order of the pair.
+    shared: Option<(usize, u32)>,
 }
 
 impl Gate {
@@ -53,6 +56,7 @@ impl Gate {
                 }
             }
             self.built = true;
+            self.shared = None;
             self.rising.clear();
             self.rises_at.clear();
             self.rises_at.push(0);
@@ -65,7 +69,9 @@ impl Gate {
                 self.rises_at.push(self.rising.len());
             }
         }
-        self.open.clear();
+        if self.shared.is_none() {
+            self.open.clear();
+        }
     }
 
     /// r_g at prefix `k`.
@@ -101,6 +107,7 @@ impl Gate {
     /// k, so the quotas sum to at most k), and returns the last one (0 if none). `counts` are zeros on
     /// entry and are left zeros.
     pub fn read(&mut self, groups: impl Iterator<Item = u32>, counts: &mut [u32]) -> u32 {
+        self.shared = None;
         self.open.clear();
         let mut bits = 0u64;
         let mut last = 0;
@@ -164,6 +171,29 @@ impl Gate {
             self.status(k, counts) == CoverageStatus::Ok
         );
         furthest
+    }
+
+    /// [`Gate::read`] for a stratified order under the full quotas (share 1), read once per pair.
+    ///
+    /// Such an order places the pair's (group, j-th task) items by their quota due times, the
+    /// earliest first, whatever breaks the ties among equal ones (`orders::stratified_order`). So
+    /// its first Σ_g r_g(k) positions hold every item due by k: a prefix k passes exactly when
+    /// Σ_g r_g(k) ≤ k, which depends on the group sizes alone. The reading of the first order is
+    /// kept for every later order of the same length (tested on real records against reading each).
+    pub fn read_shared(
+        &mut self,
+        groups: impl ExactSizeIterator<Item = u32>,
+        counts: &mut [u32],
+    ) -> u32 {
+        let len = groups.len();
+        if let Some((read_len, last)) = self.shared
+            && read_len == len
+        {
+            return last;
+        }
+        let last = self.read(groups, counts);
+        self.shared = Some((len, last));
+        last
     }
 
     /// Whether prefix `k` of the order last read passes the gate.

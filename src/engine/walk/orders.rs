@@ -761,6 +761,45 @@ mod tests {
     }
 
     #[test]
+    fn every_stratified_order_of_a_pair_passes_the_gate_at_the_same_prefixes() {
+        use crate::engine::rules::coverage::SHARE_UNITS;
+        use crate::engine::walk::gate::Gate;
+        for sizes in [
+            vec![50u32, 30, 20],
+            vec![231, 75, 44, 34, 32, 22, 22, 19, 11, 6, 3, 1],
+            vec![1, 1, 98],
+            vec![3, 3, 3, 3, 3],
+        ] {
+            let pair = pair_with_groups(&sizes);
+            let n = pair.n();
+            let mut zeros = vec![0u32; sizes.len()];
+            // Under stratified orders the first reading holds for all; uniform orders show that a
+            // reading kept from another order would be wrong (so this test can fail).
+            let mut kept_was_wrong = false;
+            for kind in [OrderKind::Stratified, OrderKind::Uniform] {
+                let (mut shared, mut each) = (Gate::default(), Gate::default());
+                for r in 0..40 {
+                    let mut order = Vec::new();
+                    build_order(kind, &pair, ("a", "b"), 5, r, &mut order);
+                    shared.start(&sizes, SHARE_UNITS);
+                    each.start(&sizes, SHARE_UNITS);
+                    let groups = || order.iter().map(|&i| pair.group_of[i as usize]);
+                    let last_shared = shared.read_shared(groups(), &mut zeros);
+                    let last = each.read(groups(), &mut zeros);
+                    let same = last_shared == last
+                        && (0..=n).all(|k| shared.is_open(k) == each.is_open(k));
+                    if kind == OrderKind::Stratified {
+                        assert!(same, "sizes {sizes:?} order {r}");
+                    } else {
+                        kept_was_wrong |= !same;
+                    }
+                }
+            }
+            assert!(kept_was_wrong || sizes.len() == 1, "sizes {sizes:?}");
+        }
+    }
+
+    #[test]
     fn neyman_keeps_every_quota_and_moves_variable_groups_forward_within_the_slack() {
         // Twelve groups of ten; only group 0 varies. Quotas leave slack only inside each quota window:
         // after one task of every group (k = 12), the next quota for all is due at k = 24, so Neyman

@@ -12,7 +12,7 @@ use crate::engine::rules::bootstrap::LatticeCounts;
 use crate::engine::rules::coverage::{self, CoverageStatus};
 use crate::engine::rules::sequence::Sequence;
 use crate::engine::rules::{Decision, Detail, LocalTails, Observed, RuleContext, TailCache};
-use crate::engine::settings::{BudgetMeasure, ReplaySettings, SettingError};
+use crate::engine::settings::{BudgetMeasure, OrderKind, ReplaySettings, SettingError};
 use crate::engine::streams::StreamKey;
 use crate::engine::walk::gate::Gate;
 use crate::engine::walk::kept_orders::OrderCache;
@@ -463,7 +463,16 @@ impl Prepared {
         let mut quiet_from = last;
         if self.settings.policy.coverage_gate {
             let groups = order[..last].iter().map(|&i| pair.group_of[i as usize]);
-            let open_until = snapshot.gate.read(groups, &mut snapshot.group_counts);
+            let policy = &self.settings.policy;
+            let open_until = if policy.order == OrderKind::Stratified
+                && policy.coverage_share.0 >= coverage::SHARE_UNITS
+            {
+                snapshot
+                    .gate
+                    .read_shared(groups, &mut snapshot.group_counts)
+            } else {
+                snapshot.gate.read(groups, &mut snapshot.group_counts)
+            };
             if *foresee && let Some(sequence) = &mut snapshot.observed.sequence {
                 sequence.bet_only_to(open_until);
             }
@@ -495,8 +504,7 @@ impl Prepared {
         let keep_values = self.scale.is_none() && keep_pattern;
         let bets = &self.rules.bets;
         let scale = self.scale;
-        // `quiet`: a task of a stretch where the rule can change no verdict (see below).
-        let take = |snapshot: &mut Snapshot, i: u32, quiet: bool| {
+        let take = |snapshot: &mut Snapshot, i: u32| {
             let i = i as usize;
             let observed = &mut snapshot.observed;
             if let Some(scale) = scale {
@@ -517,22 +525,50 @@ impl Prepared {
             }
             let group = pair.group_of[i];
             if let Some(state) = &mut observed.sequence {
-                if quiet {
-                    state.observe_quiet(d, group, bets);
-                } else {
-                    state.observe(d, group, bets);
-                }
+                state.observe(d, group, bets);
             }
             observed.n += 1;
             snapshot.group_counts[group as usize] += 1;
             snapshot.k += 1;
+        };
+        // The anytime rule's walk over a run of tasks with no look: the sums in registers, stored
+        // once, and the rule told the run at once (`quiet`: a stretch where it can change no
+        // verdict, see below; else the rest of the order, `rule_read` when it is still read).
+        let take_run = |snapshot: &mut Snapshot, chunk: &[u32], quiet: bool, rule_read: bool| {
+            let observed = &mut snapshot.observed;
+            let (mut sum_units, mut sum, mut sum_sq) =
+                (observed.sum_units, observed.sum, observed.sum_sq);
+            for &i in chunk {
+                let i = i as usize;
+                if scale.is_some() {
+                    sum_units += pair.units[i];
+                } else {
+                    let d = pair.diffs[i];
+                    sum += d;
+                    sum_sq += d * d;
+                }
+                snapshot.group_counts[pair.group_of[i] as usize] += 1;
+            }
+            (observed.sum_units, observed.sum, observed.sum_sq) = (sum_units, sum, sum_sq);
+            if rule_read && let Some(state) = &mut observed.sequence {
+                let tasks = chunk
+                    .iter()
+                    .map(|&i| (pair.group_of[i as usize], pair.diffs[i as usize]));
+                if quiet {
+                    state.observe_quiet_run(tasks, bets);
+                } else {
+                    state.observe_run(tasks, bets);
+                }
+            }
+            observed.n += chunk.len() as u32;
+            snapshot.k += chunk.len() as u32;
         };
         let gate_on = self.settings.policy.coverage_gate;
         let mut at = quiet_from;
         let mut rule_read = true;
         let mut position = 0;
         while position < quiet_from {
-            take(snapshot, order[position], false);
+            take(snapshot, order[position]);
             position += 1;
             let budgets = budgets_here(snapshot, &mut next_budget);
             let looked = !budgets.is_empty() || look(snapshot);
@@ -559,9 +595,9 @@ impl Prepared {
             let end = (state.quiet_until() as usize)
                 .min(budget_k.saturating_sub(1))
                 .min(quiet_from);
-            while position < end {
-                take(snapshot, order[position], true);
-                position += 1;
+            if position < end {
+                take_run(snapshot, &order[position..end], true, true);
+                position = end;
             }
         }
         // The quiet rest, a chunk from budget to budget.
@@ -573,33 +609,10 @@ impl Prepared {
             if keep_pattern {
                 // The bootstrap's walk (the anytime rule's `rule_read` stays true here).
                 for &i in chunk {
-                    take(snapshot, i, false);
+                    take(snapshot, i);
                 }
             } else {
-                // The anytime rule's walk, summed in registers and stored once per chunk.
-                let observed = &mut snapshot.observed;
-                let (mut sum_units, mut sum, mut sum_sq) =
-                    (observed.sum_units, observed.sum, observed.sum_sq);
-                for &i in chunk {
-                    let i = i as usize;
-                    if scale.is_some() {
-                        sum_units += pair.units[i];
-                    } else {
-                        let d = pair.diffs[i];
-                        sum += d;
-                        sum_sq += d * d;
-                    }
-                    snapshot.group_counts[pair.group_of[i] as usize] += 1;
-                }
-                (observed.sum_units, observed.sum, observed.sum_sq) = (sum_units, sum, sum_sq);
-                if rule_read && let Some(state) = &mut observed.sequence {
-                    let tasks = chunk
-                        .iter()
-                        .map(|&i| (pair.group_of[i as usize], pair.diffs[i as usize]));
-                    state.observe_run(tasks, bets);
-                }
-                observed.n += chunk.len() as u32;
-                snapshot.k += chunk.len() as u32;
+                take_run(snapshot, chunk, false, rule_read);
             }
             let budgets = budgets_here(snapshot, &mut next_budget);
             if !budgets.is_empty() {
