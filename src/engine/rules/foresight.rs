@@ -109,12 +109,13 @@ struct Running {
 }
 
 impl Foresight {
-    /// Takes a new order: its draws (group, D) in order, and every task of the pair (group, D).
+    /// Takes a new order: its draws (group, D) in order, and each group's Σ x over all the pair's
+    /// tasks ([`population_sums`]).
     pub(crate) fn reset(
         &mut self,
         sizes: &[u32],
         draws: impl Iterator<Item = (u32, f64)>,
-        population: impl Iterator<Item = (u32, f64)>,
+        population: &[f64],
         bets: &Bets,
     ) {
         let groups = sizes.len();
@@ -123,12 +124,8 @@ impl Foresight {
         self.sizes.clear();
         self.sizes.extend_from_slice(sizes);
         self.population.clear();
+        self.population.extend_from_slice(population);
         self.population.resize(groups, 0.0);
-        for (g, d) in population {
-            if let Some(sum) = self.population.get_mut(g as usize) {
-                *sum += promote_x(d);
-            }
-        }
         self.draws.clear();
         self.seen_at_end.clear();
         self.seen_at_end.resize(groups, 0);
@@ -281,6 +278,18 @@ impl Foresight {
     fn raise_point(&mut self, g: usize, step: u32) {
         self.point[g] += step;
         self.room[g] -= step;
+    }
+}
+
+/// Each of `groups` local groups' Σ x over every task of a pair, `tasks` being (group, D) in the
+/// pair's task order (a replay sums them once per pair, not once per order).
+pub fn population_sums(tasks: impl Iterator<Item = (u32, f64)>, groups: usize, out: &mut Vec<f64>) {
+    out.clear();
+    out.resize(groups, 0.0);
+    for (g, d) in tasks {
+        if let Some(sum) = out.get_mut(g as usize) {
+            *sum += promote_x(d);
+        }
     }
 }
 

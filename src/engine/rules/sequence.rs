@@ -71,7 +71,7 @@ impl Sequence {
     pub fn foresee(
         &mut self,
         draws: impl Iterator<Item = (u32, f64)>,
-        population: impl Iterator<Item = (u32, f64)>,
+        population: &[f64],
         bets: &Bets,
     ) {
         if let Sequence::Stratified(state) = self {

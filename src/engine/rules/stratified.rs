@@ -574,7 +574,7 @@ impl StratifiedState {
     pub fn foresee(
         &mut self,
         draws: impl Iterator<Item = (u32, f64)>,
-        population: impl Iterator<Item = (u32, f64)>,
+        population: &[f64],
         bets: &Bets,
     ) {
         let Some(grid) = self.grid else { return };
@@ -1888,6 +1888,7 @@ impl Test {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::rules::foresight::population_sums;
 
     fn bets() -> Bets {
         Bets::new(0.05, 0.5, 1000)
@@ -2255,7 +2256,9 @@ mod tests {
         let mut ahead = StratifiedState::default();
         ahead.reset(sizes, Grid::for_scale(Some(1)), nulls.iter().copied());
         let swap = |&(d, g): &(f64, u32)| (g, d);
-        ahead.foresee(tasks[..last].iter().map(swap), tasks.iter().map(swap), bets);
+        let mut population = Vec::new();
+        population_sums(tasks.iter().map(swap), sizes.len(), &mut population);
+        ahead.foresee(tasks[..last].iter().map(swap), &population, bets);
         (exact, ahead)
     }
 
@@ -2363,7 +2366,9 @@ mod tests {
         let mut state = StratifiedState::default();
         state.reset(&[6, 4], Grid::for_scale(None), [0.0].into_iter());
         let draws = [(0u32, 0.25), (1, -0.5), (0, 0.0)];
-        state.foresee(draws.into_iter(), draws.into_iter(), &bets);
+        let mut population = Vec::new();
+        population_sums(draws.into_iter(), 2, &mut population);
+        state.foresee(draws.into_iter(), &population, &bets);
         assert!(state.foresight.is_none());
     }
 }

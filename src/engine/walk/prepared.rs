@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use crate::dataset::Dataset;
 use crate::engine::rules::bootstrap::LatticeCounts;
 use crate::engine::rules::coverage::{self, CoverageStatus};
+use crate::engine::rules::foresight::population_sums;
 use crate::engine::rules::sequence::Sequence;
 use crate::engine::rules::{Decision, Detail, LocalTails, Observed, RuleContext, TailCache};
 use crate::engine::settings::{BudgetMeasure, OrderKind, ReplaySettings, SettingError};
@@ -428,6 +429,8 @@ impl Prepared {
             sizes,
             running,
             foresee,
+            population,
+            population_of,
             ..
         } = scratch;
         self.fill_prefix_sizes(pair, order, running, sizes);
@@ -449,12 +452,24 @@ impl Prepared {
         let last = sizes.last().map_or(0, |&k| k as usize).min(order.len());
         if *foresee && let Some(sequence) = &mut snapshot.observed.sequence {
             let at = |i: &u32| (pair.group_of[*i as usize], pair.diffs[*i as usize]);
-            let tasks = pair
-                .group_of
-                .iter()
-                .copied()
-                .zip(pair.diffs.iter().copied());
-            sequence.foresee(order[..last].iter().map(at), tasks, &self.rules.bets);
+            // The groups' sums over all tasks, once per pair (a pair's data does not change while
+            // it is borrowed, and a scratch lives within one borrow of the pairs; the key is where
+            // its outcomes and groups are, and how many).
+            let key = (
+                pair.diffs.as_ptr() as usize,
+                pair.group_of.as_ptr() as usize,
+                pair.diffs.len(),
+            );
+            if *population_of != Some(key) {
+                let tasks = pair
+                    .group_of
+                    .iter()
+                    .copied()
+                    .zip(pair.diffs.iter().copied());
+                population_sums(tasks, pair.group_sizes.len(), population);
+                *population_of = Some(key);
+            }
+            sequence.foresee(order[..last].iter().map(at), population, &self.rules.bets);
         }
         // Which prefixes pass the gate, read before the walk: a look asks a bit. Past the last that
         // passes every look abstains on coverage whatever the wealths say, so no look between budgets
@@ -756,6 +771,10 @@ pub struct WalkScratch {
     /// Whether the anytime state may read each order to its end before walking it (see
     /// [`WalkScratch::read_ahead`]).
     foresee: bool,
+    /// Each group's Σ x over all the pair's tasks, for the read-ahead, and the pair's outcomes it
+    /// was summed from (where they are, how many).
+    population: Vec<f64>,
+    population_of: Option<(usize, usize, usize)>,
 }
 
 impl WalkScratch {
