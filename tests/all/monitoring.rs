@@ -506,6 +506,7 @@ fn the_uniform_monitor_keeps_what_a_brute_force_watch_keeps() {
     for dataset in &datasets {
         let mut settings = ReplaySettings::for_preset(Preset::AnytimeUniform);
         settings.orders = 12;
+        settings.group_column = grouped(dataset);
         let result = replay_with(dataset, &settings);
         let prepared = Prepared::new(dataset, &settings).expect("prepare");
         let (thresholds, budgets) = (settings.thresholds.len(), settings.grid.len());
@@ -595,6 +596,7 @@ fn the_stratified_monitor_keeps_what_a_watch_without_read_ahead_keeps() {
     for dataset in &datasets {
         let mut settings = ReplaySettings::for_preset(Preset::Anytime);
         settings.orders = 8;
+        settings.group_column = grouped(dataset);
         let result = replay_with(dataset, &settings);
         let prepared = Prepared::new(dataset, &settings).expect("prepare");
         let (thresholds, budgets) = (settings.thresholds.len(), settings.grid.len());
@@ -724,4 +726,71 @@ fn watch_order<S>(
         }
     }
     kept
+}
+
+/// A task-by-task walk reads each order's coverage gate before walking it, and keeps a stratified
+/// order's reading for the pair's later orders (such an order places items by quota due time, so
+/// every one passes at the same prefixes). At every budget the gate's bit must be the status of that
+/// order's own counts, for every order kind, with one scratch walking a pair's orders in turn as a
+/// replay does; uniform orders show both states, so a reading kept across them would be caught.
+#[test]
+fn each_order_is_gated_on_its_own_counts() {
+    use pareval::engine::replay::Prepared;
+    use pareval::engine::rules::coverage::{CoverageStatus, status_share};
+    use pareval::engine::rules::{Detail, LocalTails};
+    use pareval::engine::walk::monitor::MonitorScratch;
+    let mut datasets =
+        vec![load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load")];
+    if let Some(root) = shared_data() {
+        let path = root.join("swebench_verified_bash_only/records.csv");
+        datasets.push(load(&[path], &LoadOptions::default()).expect("load"));
+    }
+    let mut uniform_closed = 0;
+    for dataset in &datasets {
+        for kind in [OrderKind::Stratified, OrderKind::Uniform, OrderKind::Neyman] {
+            let mut settings = ReplaySettings::for_preset(Preset::Anytime);
+            settings.policy.order = kind;
+            settings.group_column = grouped(dataset);
+            let prepared = Prepared::new(dataset, &settings).expect("prepare");
+            let share = settings.policy.coverage_share.0;
+            let (mut checked, mut closed) = (0, 0);
+            let mut order = Vec::new();
+            let mut local = LocalTails::default();
+            for pair in prepared.pairs.iter().take(12) {
+                let mut scratch = MonitorScratch::default();
+                for r in 0..8 {
+                    prepared.order(pair, r, &mut order);
+                    let decide = |look, snapshot: &_, out: &mut Vec<_>| {
+                        prepared.decide(pair, r, look, snapshot, Detail::Actions, &mut local, out);
+                    };
+                    prepared.decide_along(pair, &order, &mut scratch, decide, |b, snapshot, _| {
+                        let counts = &snapshot.group_counts;
+                        let own =
+                            status_share(snapshot.k, counts, &pair.group_sizes, pair.n(), share)
+                                == CoverageStatus::Ok;
+                        assert_eq!(snapshot.gate_open(), own, "{kind:?} order {r} budget {b}");
+                        checked += 1;
+                        closed += usize::from(!own);
+                    });
+                }
+            }
+            assert!(checked > 100, "{kind:?}: only {checked} budgets checked");
+            if kind == OrderKind::Uniform {
+                uniform_closed += closed;
+            }
+        }
+    }
+    // The bundled sample's few groups pass at every budget; SWE-bench bash-only's twelve do not.
+    if datasets.len() > 1 {
+        assert!(
+            uniform_closed > 0,
+            "uniform orders should fail the gate at some budget"
+        );
+    }
+}
+
+/// The record's group column as the CLI picks it by default (`group`), so that a test's replay
+/// stratifies as a user's does.
+fn grouped(dataset: &Dataset) -> Option<String> {
+    dataset.resolve_group_column(None).expect("group column")
 }

@@ -731,15 +731,20 @@ mod tests {
                 .all(|&i| !std::mem::replace(&mut seen[i as usize], true))
     }
 
+    /// Group layouts the stratified order's tests run on: uneven, SWE-bench bash-only's
+    /// repositories, two singletons, one group, and equal groups.
+    const LAYOUTS: [&[u32]; 5] = [
+        &[50, 30, 20],
+        &[231, 75, 44, 34, 32, 22, 22, 19, 11, 6, 3, 1],
+        &[1, 1, 98],
+        &[7],
+        &[3, 3, 3, 3, 3],
+    ];
+
     #[test]
     fn stratified_prefixes_meet_every_feasible_quota() {
-        for sizes in [
-            vec![50u32, 30, 20],
-            vec![231, 75, 44, 34, 32, 22, 22, 19, 11, 6, 3, 1],
-            vec![1, 1, 98],
-            vec![7],
-        ] {
-            let pair = pair_with_groups(&sizes);
+        for sizes in LAYOUTS {
+            let pair = pair_with_groups(sizes);
             let n = pair.n();
             for r in 0..40 {
                 let mut order = Vec::new();
@@ -749,7 +754,7 @@ mod tests {
                 for (k, &i) in order.iter().enumerate() {
                     counts[pair.group_of[i as usize] as usize] += 1;
                     let k = k as u32 + 1;
-                    let state = status(k, &counts, &sizes, n);
+                    let state = status(k, &counts, sizes, n);
                     assert_ne!(
                         state,
                         CoverageStatus::Missing,
@@ -764,13 +769,8 @@ mod tests {
     fn every_stratified_order_of_a_pair_passes_the_gate_at_the_same_prefixes() {
         use crate::engine::rules::coverage::SHARE_UNITS;
         use crate::engine::walk::gate::Gate;
-        for sizes in [
-            vec![50u32, 30, 20],
-            vec![231, 75, 44, 34, 32, 22, 22, 19, 11, 6, 3, 1],
-            vec![1, 1, 98],
-            vec![3, 3, 3, 3, 3],
-        ] {
-            let pair = pair_with_groups(&sizes);
+        for sizes in LAYOUTS {
+            let pair = pair_with_groups(sizes);
             let n = pair.n();
             let mut zeros = vec![0u32; sizes.len()];
             // Under stratified orders the first reading holds for all; uniform orders show that a
@@ -781,8 +781,8 @@ mod tests {
                 for r in 0..40 {
                     let mut order = Vec::new();
                     build_order(kind, &pair, ("a", "b"), 5, r, &mut order);
-                    shared.start(&sizes, SHARE_UNITS);
-                    each.start(&sizes, SHARE_UNITS);
+                    shared.start(sizes, SHARE_UNITS);
+                    each.start(sizes, SHARE_UNITS);
                     let groups = || order.iter().map(|&i| pair.group_of[i as usize]);
                     let last_shared = shared.read_shared(groups(), &mut zeros);
                     let last = each.read(groups(), &mut zeros);
