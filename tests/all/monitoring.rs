@@ -497,12 +497,7 @@ fn adjustments_are_refused_where_they_cannot_apply_and_recorded_where_they_do() 
 fn the_uniform_monitor_keeps_what_a_brute_force_watch_keeps() {
     use pareval::engine::replay::Prepared;
     use pareval::engine::rules::anytime::AnytimeState;
-    let mut datasets =
-        vec![load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load")];
-    if let Some(root) = shared_data() {
-        let path = root.join("swebench_verified_bash_only/records.csv");
-        datasets.push(load(&[path], &LoadOptions::default()).expect("load"));
-    }
+    let datasets = sample_and_shared(&["swebench_verified_bash_only"]);
     for dataset in &datasets {
         let mut settings = ReplaySettings::for_preset(Preset::AnytimeUniform);
         settings.orders = 12;
@@ -584,14 +579,7 @@ fn the_stratified_monitor_keeps_what_a_watch_without_read_ahead_keeps() {
     // budget the kept promotes and rejects must be the same.
     use pareval::engine::replay::Prepared;
     use pareval::engine::rules::stratified::{Grid, StratifiedState};
-    let mut datasets =
-        vec![load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load")];
-    if let Some(root) = shared_data() {
-        for name in ["swebench_verified_bash_only", "hal_appworld"] {
-            let path = root.join(name).join("records.csv");
-            datasets.push(load(&[path], &LoadOptions::default()).expect("load"));
-        }
-    }
+    let datasets = sample_and_shared(&["swebench_verified_bash_only", "hal_appworld"]);
     let mut kept_somewhere = 0;
     for dataset in &datasets {
         let mut settings = ReplaySettings::for_preset(Preset::Anytime);
@@ -739,12 +727,7 @@ fn each_order_is_gated_on_its_own_counts() {
     use pareval::engine::rules::coverage::{CoverageStatus, status_share};
     use pareval::engine::rules::{Detail, LocalTails};
     use pareval::engine::walk::monitor::MonitorScratch;
-    let mut datasets =
-        vec![load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load")];
-    if let Some(root) = shared_data() {
-        let path = root.join("swebench_verified_bash_only/records.csv");
-        datasets.push(load(&[path], &LoadOptions::default()).expect("load"));
-    }
+    let datasets = sample_and_shared(&["swebench_verified_bash_only"]);
     let mut uniform_closed = 0;
     for dataset in &datasets {
         for kind in [OrderKind::Stratified, OrderKind::Uniform, OrderKind::Neyman] {
@@ -793,4 +776,17 @@ fn each_order_is_gated_on_its_own_counts() {
 /// stratifies as a user's does.
 fn grouped(dataset: &Dataset) -> Option<String> {
     dataset.resolve_group_column(None).expect("group column")
+}
+
+/// The bundled sample, then each named record of the shared data when it is there.
+fn sample_and_shared(names: &[&str]) -> Vec<Dataset> {
+    let mut datasets =
+        vec![load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load")];
+    if let Some(root) = shared_data() {
+        for name in names {
+            let path = root.join(name).join("records.csv");
+            datasets.push(load(&[path], &LoadOptions::default()).expect("load"));
+        }
+    }
+    datasets
 }
