@@ -223,7 +223,8 @@ struct Stratum {
     seen: u32,
     /// M·Σ x of the promote test's x = (D + 1)/2 (the reject test's x' = 1 − x sums to M·seen − this).
     sum_units: f64,
-    /// Running mean and Σ (x − mean)² of x (Welford), for the bet scale.
+    /// Running mean and Σ (x − mean)² of x (Welford), for the bet scale; not kept in an order whose
+    /// bet scales a replay tabled ahead (nothing reads them then).
     mean: f64,
     squares: f64,
     /// The promote test's table ([0]) and the reject test's ([1]).

@@ -179,7 +179,8 @@ impl Gate {
     /// earliest first, whatever breaks the ties among equal ones (`orders::stratified_order`). So
     /// its first Σ_g r_g(k) positions hold every item due by k: a prefix k passes exactly when
     /// Σ_g r_g(k) ≤ k, which depends on the group sizes alone. The reading of the first order is
-    /// kept for every later order of the same length (tested on real records against reading each).
+    /// kept for every later order of the same length (tests read every order of several group
+    /// layouts, and check each bit against the order's own counts on real records).
     pub fn read_shared(
         &mut self,
         groups: impl ExactSizeIterator<Item = u32>,
