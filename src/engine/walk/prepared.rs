@@ -5,7 +5,7 @@
 //! tallies these walks; `monitor` and `family` read them with other looks and families.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use crate::dataset::Dataset;
 use crate::engine::rules::bootstrap::LatticeCounts;
@@ -74,7 +74,13 @@ pub struct Prepared {
     pub orders: Option<Arc<OrderCache>>,
     /// What the budget measure left out (SPEC §4: the count must be reported), None when nothing.
     pub left_out: Option<LeftOut>,
+    /// This preparation among all of the process's: what a walk's scratch keys its per-pair sums by,
+    /// with the pair's place, so a scratch kept across preparations never reads another's.
+    instance: u64,
 }
+
+/// The next [`Prepared::instance`].
+static NEXT_INSTANCE: AtomicU64 = AtomicU64::new(0);
 
 /// Pairs and shared tasks a budget measure by seconds, cost or steps left out because the field is
 /// unknown there, and the systems that lack it.
@@ -248,6 +254,7 @@ impl Prepared {
             rules,
             orders: caches.orders,
             left_out,
+            instance: NEXT_INSTANCE.fetch_add(1, Ordering::Relaxed),
         })
     }
 
@@ -452,13 +459,12 @@ impl Prepared {
         let last = sizes.last().map_or(0, |&k| k as usize).min(order.len());
         if *foresee && let Some(sequence) = &mut snapshot.observed.sequence {
             let at = |i: &u32| (pair.group_of[*i as usize], pair.diffs[*i as usize]);
-            // The groups' sums over all tasks, once per pair (a pair's data does not change while
-            // it is borrowed, and a scratch lives within one borrow of the pairs; the key is where
-            // its outcomes and groups are, and how many).
+            // The groups' sums over all tasks, once per pair: keyed by this preparation and where
+            // the pair and its outcomes are (a pair's data does not change while it is borrowed).
             let key = (
+                self.instance,
+                std::ptr::from_ref(pair) as usize,
                 pair.diffs.as_ptr() as usize,
-                pair.group_of.as_ptr() as usize,
-                pair.diffs.len(),
             );
             if *population_of != Some(key) {
                 let tasks = pair
@@ -771,10 +777,10 @@ pub struct WalkScratch {
     /// Whether the anytime state may read each order to its end before walking it (see
     /// [`WalkScratch::read_ahead`]).
     foresee: bool,
-    /// Each group's Σ x over all the pair's tasks, for the read-ahead, and the pair's outcomes it
-    /// was summed from (where they are, how many).
+    /// Each group's Σ x over all the pair's tasks, for the read-ahead, and the pair it was summed
+    /// for (its preparation, where it and its outcomes are).
     population: Vec<f64>,
-    population_of: Option<(usize, usize, usize)>,
+    population_of: Option<(u64, usize, usize)>,
 }
 
 impl WalkScratch {
