@@ -495,15 +495,10 @@ fn adjustments_are_refused_where_they_cannot_apply_and_recorded_where_they_do() 
 /// passes with a final verdict kept. On the bundled sample and on SWE-bench bash-only.
 #[test]
 fn the_uniform_monitor_keeps_what_a_brute_force_watch_keeps() {
-    use pareval::engine::replay::Prepared;
     use pareval::engine::rules::anytime::AnytimeState;
     let datasets = sample_and_shared(&["swebench_verified_bash_only"]);
     for dataset in &datasets {
-        let mut settings = ReplaySettings::for_preset(Preset::AnytimeUniform);
-        settings.orders = 12;
-        settings.group_column = grouped(dataset);
-        let result = replay_with(dataset, &settings);
-        let prepared = Prepared::new(dataset, &settings).expect("prepare");
+        let (settings, result, prepared) = replayed(dataset, Preset::AnytimeUniform, 12);
         let (thresholds, budgets) = (settings.thresholds.len(), settings.grid.len());
         let share = settings.policy.coverage_share.0;
         let mut order = Vec::new();
@@ -577,16 +572,11 @@ fn the_stratified_monitor_keeps_what_a_watch_without_read_ahead_keeps() {
     // a plain watch feeds the same order to a state that knows nothing ahead and keeps each
     // threshold's first final verdict at a look where coverage is met. Per pair, threshold and
     // budget the kept promotes and rejects must be the same.
-    use pareval::engine::replay::Prepared;
     use pareval::engine::rules::stratified::{Grid, StratifiedState};
     let datasets = sample_and_shared(&["swebench_verified_bash_only", "hal_appworld"]);
     let mut kept_somewhere = 0;
     for dataset in &datasets {
-        let mut settings = ReplaySettings::for_preset(Preset::Anytime);
-        settings.orders = 8;
-        settings.group_column = grouped(dataset);
-        let result = replay_with(dataset, &settings);
-        let prepared = Prepared::new(dataset, &settings).expect("prepare");
+        let (settings, result, prepared) = replayed(dataset, Preset::Anytime, 8);
         let (thresholds, budgets) = (settings.thresholds.len(), settings.grid.len());
         let share = settings.policy.coverage_share.0;
         let nulls: Vec<f64> = settings.thresholds.iter().map(|t| t.delta()).collect();
@@ -789,4 +779,19 @@ fn sample_and_shared(names: &[&str]) -> Vec<Dataset> {
         }
     }
     datasets
+}
+
+/// A preset's replay of `orders` orders per pair, stratified by the record's group column, with the
+/// preparation a test walks the same orders on.
+fn replayed(
+    dataset: &Dataset,
+    preset: Preset,
+    orders: u32,
+) -> (ReplaySettings, Replay, pareval::engine::replay::Prepared) {
+    let mut settings = ReplaySettings::for_preset(preset);
+    settings.orders = orders;
+    settings.group_column = grouped(dataset);
+    let result = replay_with(dataset, &settings);
+    let prepared = pareval::engine::replay::Prepared::new(dataset, &settings).expect("prepare");
+    (settings, result, prepared)
 }
