@@ -157,6 +157,9 @@ pub struct LiveCache {
     fed: Vec<(usize, u64)>,
     built_for: Option<(Option<u32>, usize)>,
     sequence: Option<Sequence>,
+    /// Per threshold, the first count of `fed` at which the rule's action was final (the anytime
+    /// verdict final and the coverage gate open there), as a sequential monitor keeps it.
+    first_final: Vec<Option<u32>>,
 }
 
 impl LiveCache {
@@ -252,6 +255,9 @@ pub fn decide_live_family_cached(
                     decision
                 };
             verdicts[i][t] = Some(verdict);
+            // The family's adjustment reads every baseline's evidence as it is now: its decision
+            // has no earlier look of its own to name.
+            cases[i].decided_at[t] = None;
         }
     }
     cases
@@ -275,6 +281,8 @@ pub fn decide_live_family_cached(
 /// One pair's state in a live run: its decisions per threshold and the counts its records show.
 struct LiveCase {
     decisions: Vec<Decision>,
+    /// Per threshold, the observed count at which its final anytime decision was first made.
+    decided_at: Vec<Option<u32>>,
     n: u32,
     finished: u32,
     blocker: Option<Blocker>,
@@ -373,15 +381,33 @@ fn live_case(
             (Some(from), Some(state)) => (state, from),
             (_, spare) => {
                 cache.fed.clear();
+                cache.first_final.clear();
+                cache.first_final.resize(settings.thresholds.len(), None);
                 cache.built_for = Some(built_for);
                 let state =
                     Sequence::start(construction, &sizes, scale, &settings.thresholds, spare);
                 (state, 0)
             }
         };
+        // Each group's count at the look being fed, for the coverage gate there.
+        let mut counts_so_far = vec![0u32; present.len()];
+        for &i in &observed_tasks[..from] {
+            counts_so_far[local_of(plan.groups[i])] += 1;
+        }
         for (&d, &i) in values.iter().zip(&observed_tasks).skip(from) {
-            state.observe(d, local_of(plan.groups[i]) as u32, &rules.bets);
+            let group = local_of(plan.groups[i]);
+            state.observe(d, group as u32, &rules.bets);
             cache.fed.push((i, d.to_bits()));
+            counts_so_far[group] += 1;
+            note_first_finals(
+                &state,
+                cache.fed.len() as u32,
+                &counts_so_far,
+                &sizes,
+                total,
+                settings.policy,
+                &mut cache.first_final,
+            );
         }
         observed.sequence = Some(state);
     }
@@ -421,8 +447,20 @@ fn live_case(
         }
     }
     cache.sequence = observed.sequence.take();
+    // Where the anytime rule's decision now standing was first made (None per-look and while open).
+    let decided_at = decisions
+        .iter()
+        .enumerate()
+        .map(|(t, decision)| {
+            let sequential = settings.policy.rule.is_anytime() && decision.action.is_final();
+            sequential
+                .then(|| cache.first_final.get(t).copied().flatten())
+                .flatten()
+        })
+        .collect();
     LiveCase {
         decisions,
+        decided_at,
         n,
         finished,
         blocker,
@@ -431,6 +469,39 @@ fn live_case(
         counts,
         sizes,
         present,
+    }
+}
+
+/// Records, for each threshold not yet noted, `count` as the first look at which the anytime rule's
+/// action was final: its verdict final and, under the coverage gate, coverage ok at that look (the
+/// quotas of that count, as [`live_case`] reads them at the current one).
+fn note_first_finals(
+    state: &Sequence,
+    count: u32,
+    counts: &[u32],
+    sizes: &[u32],
+    total: u32,
+    policy: Policy,
+    first_final: &mut [Option<u32>],
+) {
+    let pending =
+        |t: usize, noted: &[Option<u32>]| noted[t].is_none() && state.verdict(t).0.is_final();
+    if !state.any_final() || !(0..first_final.len()).any(|t| pending(t, first_final)) {
+        return;
+    }
+    if policy.coverage_gate {
+        let quotas: Vec<u32> = sizes
+            .iter()
+            .map(|&size| coverage::quota_share(count, size, total, policy.coverage_share.0))
+            .collect();
+        if coverage::status_from_quotas(count, counts, &quotas) != coverage::CoverageStatus::Ok {
+            return;
+        }
+    }
+    for t in 0..first_final.len() {
+        if pending(t, first_final) {
+            first_final[t] = Some(count);
+        }
     }
 }
 
@@ -478,7 +549,7 @@ fn live_records(
                 group_sizes: sizes,
                 group_labels: present,
                 decision: *decision,
-                decided_at: None,
+                decided_at: case.decided_at[t],
                 family: family.and_then(|f| f.get(t).copied().flatten()),
                 completed: None,
             });
@@ -715,6 +786,68 @@ mod cache_tests {
             seed: 0,
             budget: Fraction::ONE,
             reading: Reading::PlanPrefix,
+        }
+    }
+
+    #[test]
+    fn records_name_the_look_that_first_made_the_standing_decision() {
+        // Tasks arrive one at a time in plan order and the run is looked at after each: a final
+        // decision's record names the count at which a look first showed it, at every later look,
+        // and a single look at the whole run names the same counts.
+        let plan = plan();
+        let mut rng = StreamKey::new(9, "live-decided-at").rng();
+        let strong: Vec<f64> = (0..90)
+            .map(|_| f64::from(u8::from(rng.next_u64() % 10 < 8)))
+            .collect();
+        let weak: Vec<f64> = (0..90)
+            .map(|_| f64::from(u8::from(rng.next_u64() % 10 < 4)))
+            .collect();
+        let provenance = Provenance::new(&[]);
+        for order in [OrderKind::Stratified, OrderKind::Uniform] {
+            let settings = settings(order);
+            let mut cache = LiveCache::default();
+            let mut tested: Vec<Option<f64>> = vec![None; 90];
+            let mut baseline: Vec<Option<f64>> = vec![None; 90];
+            let mut first_seen: Vec<Option<u32>> = vec![None; settings.thresholds.len()];
+            for i in 0..90 {
+                tested[i] = Some(strong[i]);
+                baseline[i] = Some(weak[i]);
+                let records = decide_live_cached(
+                    &plan,
+                    ("s", "w"),
+                    &tested,
+                    &baseline,
+                    &settings,
+                    &provenance,
+                    &mut cache,
+                );
+                for (t, record) in records.iter().enumerate() {
+                    let expected = record
+                        .action
+                        .is_final()
+                        .then(|| *first_seen[t].get_or_insert(record.observed));
+                    assert_eq!(
+                        record.decided_at, expected,
+                        "{order:?}, threshold {t} at {i}"
+                    );
+                }
+            }
+            assert!(
+                first_seen.iter().flatten().any(|&at| at < 80),
+                "{order:?}: some threshold decides well before the end: {first_seen:?}"
+            );
+            let whole = decide_live(
+                &plan,
+                ("s", "w"),
+                &tested,
+                &baseline,
+                &settings,
+                &provenance,
+            );
+            for (t, record) in whole.iter().enumerate() {
+                let expected = record.action.is_final().then_some(first_seen[t]).flatten();
+                assert_eq!(record.decided_at, expected, "{order:?}, threshold {t}");
+            }
         }
     }
 
