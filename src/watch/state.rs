@@ -330,13 +330,20 @@ impl WatchState {
                         .any(|r| r.threshold_pp == record.threshold_pp && r.action.is_final())
                 });
                 if record.action.is_final() && !was_final {
+                    // An anytime decision names the look that made it; a poll may come tasks later.
+                    let made_at = record.decided_at.unwrap_or(record.observed);
+                    let seen = if made_at < record.observed {
+                        format!(" (seen at {})", record.observed)
+                    } else {
+                        String::new()
+                    };
                     self.notices.push(format!(
-                        "{} vs {} at {} pp: {} after {} of {} tasks",
+                        "{} vs {} at {} pp: {} after {} of {} tasks{seen}",
                         self.tested,
                         name,
                         crate::format::trim_number(record.threshold_pp),
                         record.action.name(),
-                        record.observed,
+                        made_at,
                         record.total
                     ));
                 }
@@ -511,6 +518,7 @@ fn read_diffs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::rules::Action;
     use crate::engine::settings::{Fraction, Preset, Threshold};
 
     fn state() -> WatchState {
@@ -551,6 +559,27 @@ mod tests {
                 outcome,
             },
         }
+    }
+
+    #[test]
+    fn a_decision_found_by_a_late_poll_names_the_look_that_made_it() {
+        // All ten tasks arrive in one poll; A wins every one, so the anytime rule decides well
+        // before the tenth, and the record and the notice name that look.
+        let mut state = state();
+        let mut events = Vec::new();
+        for t in 0..10 {
+            events.push(row("f.csv", 2 * t + 2, "A", &format!("t{t}"), 1.0));
+            events.push(row("f.csv", 2 * t + 3, "B", &format!("t{t}"), 0.0));
+        }
+        state.apply(events);
+        let record = &state.pairs[0].records[0];
+        assert_eq!((record.action, record.observed), (Action::Promote, 10));
+        let at = record
+            .decided_at
+            .expect("a final anytime decision names its look");
+        assert!(at < 10, "decided at {at}");
+        let notice = format!("A vs B at 0 pp: promote after {at} of 10 tasks (seen at 10)");
+        assert!(state.notices.contains(&notice), "{:?}", state.notices);
     }
 
     #[test]

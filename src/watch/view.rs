@@ -463,12 +463,16 @@ fn draw_coverage(frame: &mut Frame, state: &WatchState, pair: &PairView, area: R
     frame.render_widget(
         Paragraph::new(vec![
             Line::from(format!(
-                "coverage {} · {} of {} planned tasks read ({}){}",
+                "coverage {} · {} of {} planned tasks read ({}){}{}",
                 record.coverage.name(),
                 record.observed,
                 record.total,
                 percent(f64::from(record.observed) / f64::from(record.total.max(1))),
-                reading_note(record)
+                reading_note(record),
+                record
+                    .decided_at
+                    .map(|at| format!(" · {} after {at} tasks", record.action.name()))
+                    .unwrap_or_default()
             )),
             Line::from(groups),
             Line::from(Span::styled(
