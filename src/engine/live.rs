@@ -438,6 +438,38 @@ fn live_case(
             &mut decisions,
         );
         if settings.policy.rule.is_anytime() {
+            // Sequential monitoring keeps a pair's first promote or reject (SPEC §9, as the replay
+            // does): a gate that closes again later (under a uniform plan the counts drift below
+            // the quotas and back) does not take it back. A family's adjustment reads the look
+            // as it is.
+            let held_back = |decisions: &[Decision]| {
+                decisions
+                    .iter()
+                    .zip(&cache.first_final)
+                    .any(|(decision, first)| first.is_some() && !decision.action.is_final())
+            };
+            if family_size == 1 && held_back(&decisions) {
+                let mut gate_open = Vec::new();
+                rules.decide(
+                    &observed,
+                    coverage::CoverageStatus::Ok,
+                    &values,
+                    key,
+                    Detail::Full,
+                    &mut LocalTails::default(),
+                    &mut gate_open,
+                );
+                for ((decision, first), open) in
+                    decisions.iter_mut().zip(&cache.first_final).zip(gate_open)
+                {
+                    if first.is_some() && !decision.action.is_final() && open.action.is_final() {
+                        *decision = Decision {
+                            coverage: decision.coverage,
+                            ..open
+                        };
+                    }
+                }
+            }
             // Valid at any moment: without a decision yet the run goes on.
             for decision in &mut decisions {
                 if !decision.action.is_final() {
@@ -565,6 +597,15 @@ fn live_records(
                 } else {
                     "descriptive (the plan's order is not a random sample)"
                 };
+            }
+            if let Some(at) = case.decided_at[t]
+                && decision.coverage != coverage::CoverageStatus::Ok
+            {
+                record.reason = format!(
+                    "{}; kept from the look at {at} tasks, where coverage was ok (it is {} now)",
+                    record.reason,
+                    decision.coverage.name()
+                );
             }
             if decision.reason == Reason::BeforeLimit {
                 record.reason = format!(
@@ -849,6 +890,85 @@ mod cache_tests {
                 assert_eq!(record.decided_at, expected, "{order:?}, threshold {t}");
             }
         }
+    }
+
+    #[test]
+    fn a_decision_stands_when_coverage_later_falls_below_the_quotas() {
+        // 60 planned tasks in two groups of 30: the first 30 alternate (coverage ok), then 15 of
+        // group a in a row (group b falls below its quota) and 15 of group b. The tested system
+        // wins every task, so the §9 rule decides early; a sequential monitor keeps that decision
+        // through the looks where the gate would now hold it back, as the replay does.
+        let plan = LivePlan {
+            tasks: (0..60).map(|i| format!("t{i:02}")).collect(),
+            groups: (0..60)
+                .map(|i| match i {
+                    0..30 => (i % 2) as u32,
+                    30..45 => 0,
+                    _ => 1,
+                })
+                .collect(),
+            labels: vec!["a".into(), "b".into()],
+        };
+        let settings = settings(OrderKind::Uniform);
+        let provenance = Provenance::new(&[]);
+        let mut cache = LiveCache::default();
+        let mut tested: Vec<Option<f64>> = vec![None; 60];
+        let mut baseline: Vec<Option<f64>> = vec![None; 60];
+        let mut first: Option<(Action, u32)> = None;
+        let mut kept_while_missing = 0;
+        for i in 0..60 {
+            tested[i] = Some(1.0);
+            baseline[i] = Some(0.0);
+            let records = decide_live_cached(
+                &plan,
+                ("s", "w"),
+                &tested,
+                &baseline,
+                &settings,
+                &provenance,
+                &mut cache,
+            );
+            let record = &records[0];
+            match first {
+                None if record.action.is_final() => {
+                    assert_eq!(record.coverage, coverage::CoverageStatus::Ok);
+                    first = Some((record.action, record.observed));
+                }
+                None => {}
+                Some((action, at)) => {
+                    assert_eq!(
+                        (record.action, record.decided_at),
+                        (action, Some(at)),
+                        "look {}: {}",
+                        record.observed,
+                        record.reason
+                    );
+                    if record.coverage != coverage::CoverageStatus::Ok {
+                        kept_while_missing += 1;
+                        assert!(record.reason.contains("kept from the look at"));
+                    }
+                }
+            }
+        }
+        let (action, at) = first.expect("the rule decides");
+        assert_eq!(action, Action::Promote);
+        assert!(at < 30, "decided at {at}");
+        assert!(kept_while_missing > 0, "coverage falls below the quotas");
+        // A single look at a prefix where the gate is shut keeps it too.
+        let fresh = decide_live(
+            &plan,
+            ("s", "w"),
+            &tested[..40]
+                .iter()
+                .copied()
+                .chain(std::iter::repeat_n(None, 20))
+                .collect::<Vec<_>>(),
+            &baseline,
+            &settings,
+            &provenance,
+        );
+        assert_eq!(fresh[0].coverage, coverage::CoverageStatus::Missing);
+        assert_eq!((fresh[0].action, fresh[0].decided_at), (action, Some(at)));
     }
 
     #[test]
