@@ -257,16 +257,22 @@ fn summary(state: &WatchState, records: &[&DecisionRecord]) -> String {
     records
         .iter()
         .map(|r| {
+            // A final anytime decision names the look that made it, which later replies read past.
+            let made_at = r
+                .decided_at
+                .filter(|_| r.action.is_final())
+                .unwrap_or(r.observed);
             let head = format!(
-                "{} vs {} at {} pp: {} after {} of {} planned tasks",
+                "{} vs {} at {} pp: {} after {made_at} of {} planned tasks",
                 r.tested,
                 r.baseline,
                 crate::format::trim_number(r.threshold_pp),
                 r.action.name(),
-                r.observed,
                 r.total
             );
-            if r.action.is_final() {
+            if r.action.is_final() && made_at < r.observed {
+                format!("{head} (seen at {}; {})", r.observed, r.reason)
+            } else if r.action.is_final() {
                 format!("{head} ({})", r.reason)
             } else {
                 match &r.waiting_on {

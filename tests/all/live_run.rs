@@ -302,6 +302,18 @@ fn serve_answers_json_lines_and_decides_as_decide_does() {
     assert_eq!(last["actions"][0]["action"], "promote");
     let record = &last["records"][0];
     assert_eq!(record["reading"], "plan-prefix");
+    // The decision came before the 30th task; the summary names its look and what was read since.
+    let at = record["decided_at"]
+        .as_u64()
+        .expect("a final decision names its look");
+    assert!(at < 30, "{record}");
+    let summary = last["summary"].as_str().expect("summary");
+    assert!(
+        summary.contains(&format!(
+            "promote after {at} of 60 planned tasks (seen at 30; "
+        )),
+        "{summary}"
+    );
     // The same rows through `decide` give the same record.
     let mut rows = String::from("system,task,run,outcome\n");
     for i in 0..30 {
