@@ -258,10 +258,7 @@ fn summary(state: &WatchState, records: &[&DecisionRecord]) -> String {
         .iter()
         .map(|r| {
             // A final anytime decision names the look that made it, which later replies read past.
-            let made_at = r
-                .decided_at
-                .filter(|_| r.action.is_final())
-                .unwrap_or(r.observed);
+            let made_at = r.made_at();
             let head = format!(
                 "{} vs {} at {} pp: {} after {made_at} of {} planned tasks",
                 r.tested,

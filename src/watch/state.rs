@@ -331,19 +331,18 @@ impl WatchState {
                 });
                 if record.action.is_final() && !was_final {
                     // An anytime decision names the look that made it; a poll may come tasks later.
-                    let made_at = record.decided_at.unwrap_or(record.observed);
+                    let made_at = record.made_at();
                     let seen = if made_at < record.observed {
                         format!(" (seen at {})", record.observed)
                     } else {
                         String::new()
                     };
                     self.notices.push(format!(
-                        "{} vs {} at {} pp: {} after {} of {} tasks{seen}",
+                        "{} vs {} at {} pp: {} after {made_at} of {} tasks{seen}",
                         self.tested,
                         name,
                         crate::format::trim_number(record.threshold_pp),
                         record.action.name(),
-                        made_at,
                         record.total
                     ));
                 }

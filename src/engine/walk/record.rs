@@ -122,6 +122,16 @@ pub struct WaitingOn {
     pub systems: Vec<String>,
 }
 
+impl DecisionRecord {
+    /// The observed count that made a final decision (`decided_at`, which a later look may have read
+    /// past), and the observed count otherwise.
+    pub fn made_at(&self) -> u32 {
+        self.decided_at
+            .filter(|_| self.action.is_final())
+            .unwrap_or(self.observed)
+    }
+}
+
 impl WaitingOn {
     /// "waiting on q017 for new-agent".
     pub fn describe(&self) -> String {
