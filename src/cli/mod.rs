@@ -438,7 +438,7 @@ fn write_decisions(
             for record in records {
                 writeln!(
                     out,
-                    "{}{} pp: {} ({} of {} planned tasks read{}, coverage {})",
+                    "{}{} pp: {} ({} of {} planned tasks read{}{}, coverage {})",
                     if several {
                         format!("vs {}, ", record.baseline)
                     } else {
@@ -453,6 +453,12 @@ fn write_decisions(
                             format!(", {finished} finished")
                         }
                         _ => String::new(),
+                    },
+                    // A decision made before this look names the look that made it.
+                    if record.made_at() < record.observed {
+                        format!(", decided at {}", record.made_at())
+                    } else {
+                        String::new()
                     },
                     record.coverage.name()
                 )?;

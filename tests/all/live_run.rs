@@ -321,10 +321,12 @@ fn serve_answers_json_lines_and_decides_as_decide_does() {
     }
     let so_far = dir.join("so_far.csv");
     std::fs::write(&so_far, rows).expect("rows");
-    let decided = pareval(&[
+    let so_far_text = so_far.display().to_string();
+    let baseline_text = baseline.display().to_string();
+    let decide_args = [
         "decide",
-        &so_far.display().to_string(),
-        &baseline.display().to_string(),
+        so_far_text.as_str(),
+        baseline_text.as_str(),
         "--plan",
         &plan,
         "--tested",
@@ -333,8 +335,19 @@ fn serve_answers_json_lines_and_decides_as_decide_does() {
         "old",
         "--rule",
         "anytime",
-    ]);
+    ];
+    let decided = pareval(&decide_args);
     let from_decide = json_lines(&stdout(&decided)).remove(0);
+    // The text says where the decision was made too.
+    let text = stdout(&pareval(
+        &[&decide_args[..], &["--format", "text"]].concat(),
+    ));
+    assert!(
+        text.contains(&format!(
+            "promote (30 of 60 planned tasks read, decided at {at}, coverage ok)"
+        )),
+        "{text}"
+    );
     for key in [
         "action",
         "observed",
