@@ -8,7 +8,7 @@
 //! sequence is the plan's order whatever the harness's concurrency and durations.
 
 use crate::engine::rules::bootstrap::LatticeCounts;
-use crate::engine::rules::coverage;
+use crate::engine::rules::coverage::{self, CoverageStatus};
 use crate::engine::rules::sequence::Sequence;
 use crate::engine::rules::{
     Action, Decision, Detail, LocalTails, Observed, Reason, RuleContext, Statistic,
@@ -160,6 +160,22 @@ pub struct LiveCache {
     /// Per threshold, the first count of `fed` at which the rule's action was final (the anytime
     /// verdict final and the coverage gate open there), as a sequential monitor keeps it.
     first_final: Vec<Option<u32>>,
+    /// In a family read by plan prefix: per count of `fed`, a row of the rule's decisions per
+    /// threshold as they stood at that count (its coverage gate, the p-values as kept), for the
+    /// family's looks ([`advance_family_looks`]).
+    history: Vec<Decision>,
+    /// The family's looks adjusted so far, and per threshold this pair's first promote or reject of
+    /// the family at one of them: the look, the adjusted decision and its part in the adjustment.
+    family_looks: u32,
+    family_kept: Vec<Option<FamilyKept>>,
+}
+
+/// A family's first adjusted promote or reject of one pair and threshold, at a family look.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct FamilyKept {
+    look: u32,
+    decision: Decision,
+    verdict: FamilyVerdict,
 }
 
 impl LiveCache {
@@ -232,6 +248,10 @@ pub fn decide_live_family_cached(
             )
         })
         .collect();
+    let keeps = keeps_family_looks(settings, baselines.len());
+    if keeps {
+        advance_family_looks(caches, settings);
+    }
     // Per baseline and threshold: its part in the adjustment (None where nothing was adjusted).
     let mut verdicts: Vec<Vec<Option<FamilyVerdict>>> =
         vec![vec![None; settings.thresholds.len()]; cases.len()];
@@ -243,21 +263,33 @@ pub fn decide_live_family_cached(
             continue;
         }
         let adjusted = adjust_decisions(settings.policy.adjust, a, &decisions, threshold);
-        for (i, (decision, verdict)) in adjusted.into_iter().enumerate() {
-            cases[i].decisions[t] =
-                if settings.policy.rule.is_anytime() && !decision.action.is_final() {
-                    // Valid at any moment: without a decision yet the run goes on.
-                    Decision {
-                        action: Action::Continue,
+        for (i, (mut decision, mut verdict)) in adjusted.into_iter().enumerate() {
+            // The family's decision at the current look (each pair as far as it has read), unless
+            // a family look made one first: that one stands, as the replay's sequential monitor
+            // keeps the first adjusted decision, and names its look. Without family looks (a
+            // fixed-horizon rule, or every finished task read) the decision is the current look's.
+            let kept = keeps.then(|| caches[i].family_kept[t]).flatten();
+            let mut decided_at = None;
+            if let Some(kept) = kept {
+                if !decision.action.is_final() {
+                    decision = Decision {
+                        action: kept.decision.action,
+                        reason: kept.decision.reason,
                         ..decision
-                    }
-                } else {
-                    decision
-                };
+                    };
+                    verdict = kept.verdict;
+                }
+                if decision.action == kept.decision.action {
+                    decided_at = Some(kept.look);
+                }
+            }
+            if settings.policy.rule.is_anytime() && !decision.action.is_final() {
+                // Valid at any moment: without a decision yet the run goes on.
+                decision.action = Action::Continue;
+            }
+            cases[i].decisions[t] = decision;
             verdicts[i][t] = Some(verdict);
-            // The family's adjustment reads every baseline's evidence as it is now: its decision
-            // has no earlier look of its own to name.
-            cases[i].decided_at[t] = None;
+            cases[i].decided_at[t] = decided_at;
         }
     }
     cases
@@ -276,6 +308,85 @@ pub fn decide_live_family_cached(
             )
         })
         .collect()
+}
+
+/// Whether a live family keeps its first adjusted decisions from looks of its own: under an anytime
+/// rule, with every pair reading the plan's finished prefix, so that at look j every pair has read
+/// the plan's first j tasks (every finished task, read with gaps, gives the pairs no common look).
+fn keeps_family_looks(settings: &LiveSettings, family_size: usize) -> bool {
+    family_size > 1 && settings.policy.rule.is_anytime() && settings.reading == Reading::PlanPrefix
+}
+
+/// Adjusts the family at each look j that every pair has read since the last call (the pairs'
+/// histories up to the shortest; under the plan-prefix reading each pair's j-th count is the plan's
+/// first j tasks) and notes, per pair and threshold, the first look whose adjusted decision is
+/// promote or reject. The notes are a function of the outcomes alone, so `watch` polling a run and
+/// a single `decide` on it agree; a pair that started its sequence again (an outcome read again
+/// with another value, a task earlier in the plan arriving late) has the family look again from
+/// the first look.
+fn advance_family_looks(caches: &mut [LiveCache], settings: &LiveSettings) {
+    let thresholds = settings.thresholds.len();
+    if thresholds == 0 || caches.is_empty() {
+        return;
+    }
+    let done = caches.iter().map(|c| c.family_looks).min().unwrap_or(0);
+    let restarted = caches
+        .iter()
+        .any(|c| c.family_looks != done || c.family_kept.len() != thresholds);
+    if restarted {
+        for cache in caches.iter_mut() {
+            cache.family_looks = 0;
+            cache.family_kept.clear();
+            cache.family_kept.resize(thresholds, None);
+        }
+    }
+    let done = if restarted { 0 } else { done };
+    let common = caches
+        .iter()
+        .map(|c| (c.history.len() / thresholds) as u32)
+        .min()
+        .unwrap_or(0);
+    let a = settings.policy.tail.value();
+    let mut decisions = Vec::with_capacity(caches.len());
+    for look in done + 1..=common {
+        let row = (look as usize - 1) * thresholds;
+        for (t, &threshold) in settings.thresholds.iter().enumerate() {
+            decisions.clear();
+            decisions.extend(caches.iter().map(|c| c.history[row + t]));
+            let adjusted = adjust_decisions(settings.policy.adjust, a, &decisions, threshold);
+            for (cache, (decision, verdict)) in caches.iter_mut().zip(adjusted) {
+                let kept = &mut cache.family_kept[t];
+                if kept.is_none() && decision.action.is_final() {
+                    *kept = Some(FamilyKept {
+                        look,
+                        decision,
+                        verdict,
+                    });
+                }
+            }
+        }
+    }
+    for cache in caches.iter_mut() {
+        cache.family_looks = common.max(done);
+    }
+}
+
+/// The decision of threshold `t` as the rule gave it at the state's look, under the coverage
+/// status of that look (what [`RuleContext::decide`] gives an anytime rule, with the p-values as
+/// the walk kept them: exact wherever they are ≤ a, all an adjustment can reject on).
+fn decision_at_look(state: &Sequence, t: usize, coverage: CoverageStatus, gate: bool) -> Decision {
+    let (action, reason) = if gate && coverage != CoverageStatus::Ok {
+        (Action::Abstain, Reason::Coverage)
+    } else {
+        state.verdict(t)
+    };
+    Decision {
+        action,
+        reason,
+        coverage,
+        estimate: state.estimate(),
+        statistic: state.statistic_as_kept(t),
+    }
 }
 
 /// One pair's state in a live run: its decisions per threshold and the counts its records show.
@@ -383,12 +494,16 @@ fn live_case(
                 cache.fed.clear();
                 cache.first_final.clear();
                 cache.first_final.resize(settings.thresholds.len(), None);
+                cache.history.clear();
+                cache.family_looks = 0;
+                cache.family_kept.clear();
                 cache.built_for = Some(built_for);
                 let state =
                     Sequence::start(construction, &sizes, scale, &settings.thresholds, spare);
                 (state, 0)
             }
         };
+        let keeps_history = keeps_family_looks(settings, family_size);
         // Each group's count at the look being fed, for the coverage gate there.
         let mut counts_so_far = vec![0u32; present.len()];
         for &i in &observed_tasks[..from] {
@@ -399,15 +514,24 @@ fn live_case(
             state.observe(d, group as u32, &rules.bets);
             cache.fed.push((i, d.to_bits()));
             counts_so_far[group] += 1;
+            let count = cache.fed.len() as u32;
             note_first_finals(
                 &state,
-                cache.fed.len() as u32,
+                count,
                 &counts_so_far,
                 &sizes,
                 total,
                 settings.policy,
                 &mut cache.first_final,
             );
+            if keeps_history {
+                let coverage = coverage_at(count, &counts_so_far, &sizes, total, settings.policy);
+                cache.history.extend(
+                    (0..settings.thresholds.len()).map(|t| {
+                        decision_at_look(&state, t, coverage, settings.policy.coverage_gate)
+                    }),
+                );
+            }
         }
         observed.sequence = Some(state);
     }
@@ -440,8 +564,8 @@ fn live_case(
         if settings.policy.rule.is_anytime() {
             // Sequential monitoring keeps a pair's first promote or reject (SPEC §9, as the replay
             // does): a gate that closes again later (under a uniform plan the counts drift below
-            // the quotas and back) does not take it back. A family's adjustment reads the look
-            // as it is.
+            // the quotas and back) does not take it back. A family keeps its adjusted decisions
+            // at its own looks ([`advance_family_looks`]).
             let held_back = |decisions: &[Decision]| {
                 decisions
                     .iter()
@@ -452,7 +576,7 @@ fn live_case(
                 let mut gate_open = Vec::new();
                 rules.decide(
                     &observed,
-                    coverage::CoverageStatus::Ok,
+                    CoverageStatus::Ok,
                     &values,
                     key,
                     Detail::Full,
@@ -521,20 +645,32 @@ fn note_first_finals(
     if !state.any_final() || !(0..first_final.len()).any(|t| pending(t, first_final)) {
         return;
     }
-    if policy.coverage_gate {
-        let quotas: Vec<u32> = sizes
-            .iter()
-            .map(|&size| coverage::quota_share(count, size, total, policy.coverage_share.0))
-            .collect();
-        if coverage::status_from_quotas(count, counts, &quotas) != coverage::CoverageStatus::Ok {
-            return;
-        }
+    if policy.coverage_gate
+        && coverage_at(count, counts, sizes, total, policy) != CoverageStatus::Ok
+    {
+        return;
     }
     for t in 0..first_final.len() {
         if pending(t, first_final) {
             first_final[t] = Some(count);
         }
     }
+}
+
+/// The coverage status at a look of `count` observed tasks with `counts` per group (the quotas of
+/// that count, as [`live_case`] reads them at the current one).
+fn coverage_at(
+    count: u32,
+    counts: &[u32],
+    sizes: &[u32],
+    total: u32,
+    policy: Policy,
+) -> CoverageStatus {
+    let quotas: Vec<u32> = sizes
+        .iter()
+        .map(|&size| coverage::quota_share(count, size, total, policy.coverage_share.0))
+        .collect();
+    coverage::status_from_quotas(count, counts, &quotas)
 }
 
 /// The records of one pair's decisions (with its part in the family's adjustment, per threshold).
@@ -599,7 +735,7 @@ fn live_records(
                 };
             }
             if let Some(at) = case.decided_at[t]
-                && decision.coverage != coverage::CoverageStatus::Ok
+                && decision.coverage != CoverageStatus::Ok
             {
                 record.reason = format!(
                     "{}; kept from the look at {at} tasks, where coverage was ok (it is {} now)",
@@ -937,7 +1073,7 @@ mod cache_tests {
             let record = &records[0];
             match first {
                 None if record.action.is_final() => {
-                    assert_eq!(record.coverage, coverage::CoverageStatus::Ok);
+                    assert_eq!(record.coverage, CoverageStatus::Ok);
                     first = Some((record.action, record.observed));
                 }
                 None => {}
@@ -949,7 +1085,7 @@ mod cache_tests {
                         record.observed,
                         record.reason
                     );
-                    if record.coverage != coverage::CoverageStatus::Ok {
+                    if record.coverage != CoverageStatus::Ok {
                         kept_while_missing += 1;
                         assert!(record.reason.contains("kept from the look at"));
                     }
@@ -978,6 +1114,92 @@ mod cache_tests {
     }
 
     #[test]
+    fn a_family_decision_stands_when_coverage_later_falls_below_the_quotas() {
+        // The plan of the test above, a tested system that wins every task and a family of two
+        // baselines adjusted by Holm; the second baseline's outcomes arrive ten tasks behind the
+        // first's. The family decides at a look every pair has read, and the decision stands
+        // through the looks where a pair's coverage falls below its quotas (the current look's
+        // adjustment gives that pair p = 1 there), as the replay's sequential monitor keeps it.
+        let plan = LivePlan {
+            tasks: (0..60).map(|i| format!("t{i:02}")).collect(),
+            groups: (0..60)
+                .map(|i| match i {
+                    0..30 => (i % 2) as u32,
+                    30..45 => 0,
+                    _ => 1,
+                })
+                .collect(),
+            labels: vec!["a".into(), "b".into()],
+        };
+        let mut settings = settings(OrderKind::Uniform);
+        settings.policy.adjust = crate::engine::settings::Adjust::Holm;
+        let provenance = Provenance::new(&[]);
+        let mut caches = vec![LiveCache::default(); 2];
+        let mut tested: Vec<Option<f64>> = vec![None; 60];
+        let mut baselines: Vec<(&str, Vec<Option<f64>>)> =
+            vec![("w", vec![None; 60]), ("w2", vec![None; 60])];
+        // Per record (baseline × threshold): the first final action, and the look it names.
+        let mut first: Vec<Option<Action>> = vec![None; 2 * settings.thresholds.len()];
+        let mut named: Vec<Option<u32>> = vec![None; first.len()];
+        let mut kept_while_missing = 0;
+        let mut decided_ahead_of_the_family = 0;
+        for i in 0..70 {
+            if i < 60 {
+                tested[i] = Some(1.0);
+                baselines[0].1[i] = Some(0.0);
+            }
+            if i >= 10 {
+                baselines[1].1[i - 10] = Some(0.0);
+            }
+            let records = decide_live_family_cached(
+                &plan,
+                "s",
+                &tested,
+                &baselines,
+                &settings,
+                &provenance,
+                &mut caches,
+            );
+            let fresh = decide_live_family(&plan, "s", &tested, &baselines, &settings, &provenance);
+            assert_eq!(records, fresh, "look {i}");
+            for (r, record) in records.iter().enumerate() {
+                let context = format!("{} at look {i}: {}", record.baseline, record.reason);
+                match first[r] {
+                    None if record.action.is_final() => first[r] = Some(record.action),
+                    None => {}
+                    Some(action) => assert_eq!(record.action, action, "{context}"),
+                }
+                match (named[r], record.decided_at) {
+                    (None, None) if record.action.is_final() => {
+                        // Decided at this pair's own look, ahead of the looks every pair has read.
+                        decided_ahead_of_the_family += 1;
+                    }
+                    (None, at) => named[r] = at,
+                    (Some(at), now) => assert_eq!(now, Some(at), "{context}"),
+                }
+                if named[r].is_some() && record.coverage != CoverageStatus::Ok {
+                    kept_while_missing += 1;
+                    assert!(record.reason.contains("kept from the look at"), "{context}");
+                    assert!(
+                        record.reason.contains("holm over a family of 2: rejected"),
+                        "{context}"
+                    );
+                }
+            }
+        }
+        assert_eq!(first, vec![Some(Action::Promote); first.len()]);
+        assert!(
+            named.iter().all(|at| at.is_some_and(|at| at < 30)),
+            "{named:?}"
+        );
+        assert!(kept_while_missing > 0, "coverage falls below the quotas");
+        assert!(
+            decided_ahead_of_the_family > 0,
+            "the first baseline's pair reads further than the family's looks"
+        );
+    }
+
+    #[test]
     fn a_kept_sequence_decides_as_a_walk_from_scratch() {
         let plan = plan();
         let (strong, weak) = strong_and_weak(4, "live-cache");
@@ -996,9 +1218,31 @@ mod cache_tests {
             edits.push((7, 1.0 - strong[7], weak[7]));
             edits.push((30, 1.0, 0.0));
             let mut decided = 0;
+            // The family path keeps one cache per baseline; its second baseline loses every task
+            // the tested system wins, so the family decides along the way.
+            let mut caches = vec![LiveCache::default(); 2];
+            let mut second: Vec<Option<f64>> = vec![None; 90];
             for &(i, s, w) in &edits {
                 tested[i] = Some(s);
                 baseline[i] = Some(w);
+                second[i] = Some(1.0 - strong[i]);
+                let baselines = [("w", baseline.clone()), ("w2", second.clone())];
+                let kept = decide_live_family_cached(
+                    &plan,
+                    "s",
+                    &tested,
+                    &baselines,
+                    &settings,
+                    &provenance,
+                    &mut caches,
+                );
+                let fresh =
+                    decide_live_family(&plan, "s", &tested, &baselines, &settings, &provenance);
+                assert_eq!(
+                    kept, fresh,
+                    "{order:?}: family at {} observed",
+                    fresh[0].observed
+                );
                 let kept = decide_live_cached(
                     &plan,
                     ("s", "w"),
@@ -1023,26 +1267,13 @@ mod cache_tests {
                 decided > 0,
                 "{order:?}: some look decides, so the records carry evidence"
             );
-            // The family path keeps one cache per baseline.
-            let mut caches = vec![LiveCache::default(); 2];
-            let baselines = [
-                ("w", baseline.clone()),
-                ("w2", strong.iter().map(|&x| Some(1.0 - x)).collect()),
-            ];
-            for _ in 0..2 {
-                let kept = decide_live_family_cached(
-                    &plan,
-                    "s",
-                    &tested,
-                    &baselines,
-                    &settings,
-                    &provenance,
-                    &mut caches,
-                );
-                let fresh =
-                    decide_live_family(&plan, "s", &tested, &baselines, &settings, &provenance);
-                assert_eq!(kept, fresh);
-            }
+            let baselines = [("w", baseline.clone()), ("w2", second.clone())];
+            let family =
+                decide_live_family(&plan, "s", &tested, &baselines, &settings, &provenance);
+            assert!(
+                family.iter().any(|r| r.decided_at.is_some()),
+                "{order:?}: the family decides at one of its looks"
+            );
         }
     }
 }
