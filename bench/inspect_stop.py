@@ -4,7 +4,9 @@ Two stand-in models of known strength (integrations/inspect/tests/stand_in.py: r
 of samples by a hash of the sample id, wrong answers slower than right ones) run one task of N
 samples in G groups, 16 samples at a time each, on a stratified plan drawn by `pareval plan`; the
 integration in this checkout (integrations/inspect/src) attaches pareval's early stopping. Prints one
-JSON line: planned, started, scored, skipped, decided_at, action and the tested model's log.
+JSON line: planned, started, scored, skipped, stopped_at (the plan tasks read when pareval first
+replied decided), decided_at (the look that made the decision, which may come before: a reply can read
+several tasks at once), action and the tested model's log.
 """
 
 from __future__ import annotations
@@ -81,7 +83,8 @@ def main() -> None:
                 "started": len(log.samples),
                 "scored": meta.get("outcomes_sent"),
                 "skipped": len(summary.early_stops) if summary else 0,
-                "decided_at": reply.get("usable") if reply.get("decided") else None,
+                "stopped_at": reply.get("usable") if reply.get("decided") else None,
+                "decided_at": actions[0].get("decided_at") if actions else None,
                 "action": actions[0]["action"] if actions else None,
                 "seconds": round(seconds, 1),
                 "max_samples": args.max_samples,

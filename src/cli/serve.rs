@@ -25,6 +25,9 @@ struct PairAction<'a> {
     baseline: &'a str,
     threshold_pp: f64,
     action: &'static str,
+    /// The look (plan tasks read) that made a final anytime decision; null while it is open and
+    /// for a fixed-horizon rule.
+    decided_at: Option<u32>,
 }
 
 /// The state a reply reports: whether the run can stop, the reading of the pair that has read the
@@ -239,6 +242,7 @@ impl Service {
                     baseline: &r.baseline,
                     threshold_pp: r.threshold_pp,
                     action: r.action.name(),
+                    decided_at: r.decided_at,
                 })
                 .collect(),
             summary: summary(&self.state, &records),

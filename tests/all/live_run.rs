@@ -307,6 +307,7 @@ fn serve_answers_json_lines_and_decides_as_decide_does() {
         .as_u64()
         .expect("a final decision names its look");
     assert!(at < 30, "{record}");
+    assert_eq!(last["actions"][0]["decided_at"], at, "{last}");
     let summary = last["summary"].as_str().expect("summary");
     assert!(
         summary.contains(&format!(
