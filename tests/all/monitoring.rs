@@ -154,6 +154,7 @@ fn sample(name: &str) -> PathBuf {
 fn a_sequential_monitor_keeps_the_first_per_look_decision() {
     let dataset = load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load");
     let mut settings = ReplaySettings::for_preset(Preset::Primary);
+    settings.group_column = grouped(&dataset);
     settings.policy.rule = pareval::engine::Rule::Bootstrap(BootstrapMode::Exact);
     settings.orders = 4;
     let per_look = records_of(&dataset, &settings);
@@ -290,6 +291,8 @@ fn on_appworld_anytime_errs_less_than_peeking() {
     let mut shares = Vec::new();
     for preset in [Preset::Anytime, Preset::Peeking] {
         let mut settings = ReplaySettings::for_preset(preset);
+        // AppWorld's groups, as `replay` reads them by default: preset anytime is §9a over them.
+        settings.group_column = grouped(&dataset);
         settings.orders = 100;
         settings.policy.rule = match preset {
             Preset::Peeking => pareval::engine::Rule::Bootstrap(BootstrapMode::Exact),
@@ -346,6 +349,7 @@ fn families_decide_like_pairs_alone_until_they_are_adjusted() {
     use pareval::engine::settings::{Adjust, Family};
     let dataset = load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load");
     let mut settings = ReplaySettings::for_preset(Preset::Primary);
+    settings.group_column = grouped(&dataset);
     settings.policy.rule = pareval::engine::Rule::Bootstrap(BootstrapMode::Exact);
     settings.orders = 6;
     let alone = replay_with(&dataset, &settings);

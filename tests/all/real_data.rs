@@ -138,12 +138,14 @@ fn pair_cross_checks_use_the_rules_tasks_and_skip_graded_outcomes() {
     use pareval::engine::settings::{Fraction, Preset, ReplaySettings};
 
     let Some(root) = shared_data() else { return };
-    let settings = ReplaySettings::for_preset(Preset::Primary);
+    let mut settings = ReplaySettings::for_preset(Preset::Primary);
     let taubench = load(
         &[root.join("hal_taubench/records.csv")],
         &LoadOptions::default(),
     )
     .expect("load");
+    // The record's groups, as `pair` reads them by default.
+    settings.group_column = taubench.resolve_group_column(None).expect("group column");
     for budget in ["0.25", "1"] {
         let detail = pair_detail(
             &taubench,
@@ -180,6 +182,7 @@ fn pair_cross_checks_use_the_rules_tasks_and_skip_graded_outcomes() {
         &LoadOptions::default(),
     )
     .expect("load");
+    settings.group_column = terminal.resolve_group_column(None).expect("group column");
     let detail = pair_detail(
         &terminal,
         &settings,
