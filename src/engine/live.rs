@@ -161,7 +161,7 @@ pub struct LiveCache {
     /// verdict final and the coverage gate open there), as a sequential monitor keeps it.
     first_final: Vec<Option<u32>>,
     /// In a family read by plan prefix: per count of `fed`, a row of the rule's decisions per
-    /// threshold as they stood at that count (its coverage gate, the p-values as kept), for the
+    /// threshold as they stood at that count (its coverage gate, the full statistic), for the
     /// family's looks ([`advance_family_looks`]).
     history: Vec<Decision>,
     /// The family's looks adjusted so far, and per threshold this pair's first promote or reject of
@@ -371,9 +371,10 @@ fn advance_family_looks(caches: &mut [LiveCache], settings: &LiveSettings) {
     }
 }
 
-/// The decision of threshold `t` as the rule gave it at the state's look, under the coverage
-/// status of that look (what [`RuleContext::decide`] gives an anytime rule, with the p-values as
-/// the walk kept them: exact wherever they are ≤ a, all an adjustment can reject on).
+/// The decision of threshold `t` as the rule gives it at the state's look, under the coverage
+/// status of that look: what [`RuleContext::decide`] gives an anytime rule with the full statistic,
+/// as the current look and the replay's families read it (the walk's own values are upper bounds
+/// at screened looks and stop at a threshold's decision, which an adjustment at a/K would misread).
 fn decision_at_look(state: &Sequence, t: usize, coverage: CoverageStatus, gate: bool) -> Decision {
     let (action, reason) = if gate && coverage != CoverageStatus::Ok {
         (Action::Abstain, Reason::Coverage)
@@ -385,7 +386,7 @@ fn decision_at_look(state: &Sequence, t: usize, coverage: CoverageStatus, gate: 
         reason,
         coverage,
         estimate: state.estimate(),
-        statistic: state.statistic_as_kept(t),
+        statistic: state.statistic(t),
     }
 }
 
@@ -1196,6 +1197,55 @@ mod cache_tests {
         assert!(
             decided_ahead_of_the_family > 0,
             "the first baseline's pair reads further than the family's looks"
+        );
+    }
+
+    #[test]
+    fn a_family_at_a_shared_prefix_names_the_look_its_adjustment_first_decided() {
+        // §9a on a stratified plan, a strong tested system against two weak baselines under Holm,
+        // every system's outcomes arriving together and the run looked at after each task: the
+        // current look is then the family's look, so a final record names the first look that
+        // showed it (also for thresholds whose own test crossed before Holm's a/2 let the family
+        // decide: their statistic keeps growing after the crossing).
+        let plan = plan();
+        let (strong, weak) = strong_and_weak(5, "live-family-looks");
+        let (_, weaker) = strong_and_weak(6, "live-family-looks");
+        let mut settings = settings(OrderKind::Stratified);
+        settings.policy.adjust = crate::engine::settings::Adjust::Holm;
+        let provenance = Provenance::new(&[]);
+        let mut caches = vec![LiveCache::default(); 2];
+        let mut tested: Vec<Option<f64>> = vec![None; 90];
+        let mut baselines: Vec<(&str, Vec<Option<f64>>)> =
+            vec![("w", vec![None; 90]), ("w2", vec![None; 90])];
+        let mut first_seen: Vec<Option<u32>> = vec![None; 2 * settings.thresholds.len()];
+        for i in 0..90 {
+            tested[i] = Some(strong[i]);
+            baselines[0].1[i] = Some(weak[i]);
+            baselines[1].1[i] = Some(weaker[i]);
+            let records = decide_live_family_cached(
+                &plan,
+                "s",
+                &tested,
+                &baselines,
+                &settings,
+                &provenance,
+                &mut caches,
+            );
+            for (record, first) in records.iter().zip(first_seen.iter_mut()) {
+                let expected = record
+                    .action
+                    .is_final()
+                    .then(|| *first.get_or_insert(record.observed));
+                assert_eq!(
+                    record.decided_at, expected,
+                    "{} at {} pp, look {i}: {}",
+                    record.baseline, record.threshold_pp, record.reason
+                );
+            }
+        }
+        assert!(
+            first_seen.iter().flatten().any(|&at| at < 80),
+            "the family decides well before the end: {first_seen:?}"
         );
     }
 
