@@ -66,6 +66,15 @@ impl Sequence {
         self
     }
 
+    /// The same sequence for a live run: §9a's tables go on after every threshold is decided, so
+    /// that a decided threshold's statistic is read at the current look (§9's wealths always are).
+    pub fn live(mut self) -> Sequence {
+        if let Sequence::Stratified(state) = &mut self {
+            state.keep_tables_past_decisions();
+        }
+        self
+    }
+
     /// Tells a new order's §9a state the order ahead (see [`StratifiedState::foresee`]); the uniform
     /// rule has no use for it.
     pub fn foresee(

@@ -431,6 +431,10 @@ pub struct StratifiedState {
     /// Whether looks far below ln(1/a) may skip the repair (see [`Test::solve`]); off for traces,
     /// which show Λ itself at every look and go on past the decisions.
     screened: bool,
+    /// Whether the tables go on taking draws after every threshold is decided, so that a decided
+    /// threshold's Λ can be read at the current look ([`StratifiedState::log_wealths`]): a live run's
+    /// records show Λ now. A replay keeps each decision's own record and stops there.
+    tables_past_decisions: bool,
     /// The rest of the order, when a replay told it (see [`StratifiedState::foresee`]), and what
     /// it showed of each side.
     foresight: Option<Box<Foresight>>,
@@ -655,6 +659,12 @@ impl StratifiedState {
         self.screened = false;
     }
 
+    /// Keeps the tables going after the decisions (a live run, whose records read Λ at the current
+    /// look of thresholds decided earlier too).
+    pub fn keep_tables_past_decisions(&mut self) {
+        self.tables_past_decisions = true;
+    }
+
     pub fn grid(&self) -> Option<Grid> {
         self.grid
     }
@@ -667,9 +677,9 @@ impl StratifiedState {
         if !self.takes(g) {
             return;
         }
-        // A trace (unscreened) keeps every table going after the decisions.
+        // A trace (unscreened) keeps every table going after the decisions, and so does a live run.
         let open = self.open > 0 || !self.screened;
-        self.take(d, g, grid, bets, open);
+        self.take(d, g, grid, bets, open || self.tables_past_decisions);
         if !open {
             return;
         }
@@ -1110,10 +1120,14 @@ impl StratifiedState {
         let p = |max: f64| (-max).exp().min(1.0);
         // A screened look left an upper bound: the minimum itself is solved on a copy. A decided
         // threshold's tests stopped at its decision while the tables went on with the open ones, so
-        // its copy is first brought to the tables and boxes as they are now.
+        // its copy is first brought to the tables and boxes as they are now. A replay's tables may
+        // stop (a side certified quiet, every threshold decided), so there a test left exact at its
+        // decision keeps that minimum; a live run's tables go on past the decisions, and its
+        // decided tests are solved again for the current look.
         let stale = level.decided() && self.screened;
+        let now = stale && self.tables_past_decisions;
         let exact = |side: usize, test: &Test| {
-            if test.exact {
+            if test.exact && !now {
                 return test.lambda;
             }
             let mut copy = test.clone();
@@ -2279,6 +2293,7 @@ mod tests {
             let (mut exact, mut ahead) = exact_and_ahead(&sizes, &nulls, &tasks, last, &bets);
             let mut live = StratifiedState::default();
             live.reset(&sizes, Grid::for_scale(Some(1)), nulls.into_iter());
+            live.keep_tables_past_decisions();
             for (k, &(d, g)) in tasks[..last].iter().enumerate() {
                 exact.observe(d, g, &bets);
                 live.observe(d, g, &bets);
@@ -2371,5 +2386,69 @@ mod tests {
         population_sums(draws.into_iter(), 2, &mut population);
         state.foresee(draws.into_iter(), &population, &bets);
         assert!(state.foresight.is_none());
+    }
+}
+
+#[cfg(test)]
+mod live_tests {
+    use super::*;
+
+    #[test]
+    fn a_live_run_reads_decided_thresholds_at_the_current_look() {
+        // Strong pairs decide every threshold early; a live state's records go on reading Λ after
+        // that. Each decided threshold's Λ must be the one a trace (every look solved, every
+        // table going on) has at the same look, and its p-value no smaller than the trace's (the
+        // looks between the decision and now are not solved, so their Λ are not in its maximum).
+        let bets = Bets::new(0.05, 0.5, 1000);
+        let mut rng = crate::engine::streams::StreamKey::new(3, "live-decided").rng();
+        let (mut compared, mut after_all_decided) = (0, 0);
+        for case in 0..200 {
+            let sizes = [14u32, 10, 8];
+            let mut tasks: Vec<(f64, u32)> = Vec::new();
+            for (g, &size) in sizes.iter().enumerate() {
+                for _ in 0..size {
+                    let d = [-1.0, 0.0, 1.0, 1.0, 1.0, 1.0, 0.0][rng.below(7)];
+                    tasks.push((d, g as u32));
+                }
+            }
+            rng.shuffle(&mut tasks);
+            let nulls = [0.0, 0.05, 0.1];
+            let mut live = StratifiedState::default();
+            live.reset(&sizes, Grid::for_scale(Some(1)), nulls.into_iter());
+            live.keep_tables_past_decisions();
+            let mut trace = StratifiedState::default();
+            trace.reset(&sizes, Grid::for_scale(Some(1)), nulls.into_iter());
+            trace.trace_every_look();
+            for (i, &(d, g)) in tasks.iter().enumerate() {
+                live.observe(d, g, &bets);
+                trace.observe(d, g, &bets);
+                for t in 0..nulls.len() {
+                    if !live.levels[t].decided() || live.verdict(t).1 == Reason::Certain {
+                        continue;
+                    }
+                    assert_eq!(live.verdict(t), trace.verdict(t), "case {case} look {i}");
+                    let (now, truth) = (live.log_wealths(t), trace.log_wealths(t));
+                    for (x, y, px, py) in [
+                        (now.promote, truth.promote, now.p_promote, truth.p_promote),
+                        (now.reject, truth.reject, now.p_reject, truth.p_reject),
+                    ] {
+                        if x.is_finite() || y.is_finite() {
+                            assert!(
+                                (x - y).abs() <= 1e-9 * (1.0 + y.abs()),
+                                "case {case} look {} threshold {t}: {x} vs the trace's {y}",
+                                i + 1
+                            );
+                            assert!(px >= py - 1e-12, "case {case}: p {px} below {py}");
+                            compared += 1;
+                            after_all_decided += usize::from(live.open == 0);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            compared > 1000 && after_all_decided > 500,
+            "{compared} decided looks compared, {after_all_decided} after every threshold was decided"
+        );
     }
 }
