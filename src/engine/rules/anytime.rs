@@ -124,6 +124,9 @@ pub struct AnytimeState {
     /// The wealths take the tasks up to this observed count only (N unless a read-ahead says no look
     /// after it can use a verdict; see [`AnytimeState::bet_only_to`]).
     bets_end: u32,
+    /// Whether a test's wealths go on after it crossed (a live run's records read them at the
+    /// current look; a replay keeps each decision's own record and saves the bets).
+    bets_past_decisions: bool,
 }
 
 impl AnytimeState {
@@ -163,6 +166,12 @@ impl AnytimeState {
         self.bets_end = k.min(self.total);
     }
 
+    /// Keeps every wealth betting after its test crossed (a live run): the verdicts stay the first
+    /// crossings, and the wealths and anytime p-values are those of the current look.
+    pub fn keep_betting_past_decisions(&mut self) {
+        self.bets_past_decisions = true;
+    }
+
     pub fn observed(&self) -> u32 {
         self.observed
     }
@@ -187,13 +196,13 @@ impl AnytimeState {
             return;
         }
         let next = self.observed + 1;
-        let open = self.open > 0 && self.observed < self.bets_end;
+        let open = (self.open > 0 || self.bets_past_decisions) && self.observed < self.bets_end;
         if open {
             self.bet(d, bets);
         }
         self.observed = next;
         self.sum += d;
-        // The spread feeds only the bets of open tests; once every test has crossed it is not needed.
+        // The spread feeds only the bets still made; once every test has crossed it is not needed.
         if open {
             let mean = self.sum * bets.reciprocal(next);
             self.mean = mean;
@@ -205,7 +214,7 @@ impl AnytimeState {
     /// crossed, or the bets were stopped) the rest only add to the running sum, kept in a register.
     pub fn observe_run(&mut self, diffs: impl Iterator<Item = f64>, bets: &Bets) {
         let mut diffs = diffs;
-        while self.open > 0 && self.observed < self.bets_end {
+        while (self.open > 0 || self.bets_past_decisions) && self.observed < self.bets_end {
             match diffs.next() {
                 Some(d) => self.observe(d, bets),
                 None => return,
@@ -233,10 +242,13 @@ impl AnytimeState {
                 bets.cap / scale
             }
         };
+        let past = self.bets_past_decisions;
         for test in &mut self.tests {
             // A test that has crossed keeps its verdict (the p-value is a running minimum), so its wealth
-            // stays where it crossed and the work goes to the tests still open.
-            if test.promote_crossed.is_some() || test.reject_crossed.is_some() {
+            // stays where it crossed and the work goes to the tests still open; a live run's go on
+            // (their maxima too), without a second crossing.
+            let crossed = test.promote_crossed.is_some() || test.reject_crossed.is_some();
+            if crossed && !past {
                 continue;
             }
             let m = (test.null_total - self.sum) * remaining;
@@ -249,15 +261,17 @@ impl AnytimeState {
             test.reject *= 1.0 - down * (d - m);
             if test.promote > test.max_promote {
                 test.max_promote = test.promote;
-                if test.promote >= bets.barrier {
+                if !crossed && test.promote >= bets.barrier {
                     test.promote_crossed = Some(next);
                     self.open -= 1;
-                    continue;
+                    if !past {
+                        continue;
+                    }
                 }
             }
             if test.reject > test.max_reject {
                 test.max_reject = test.reject;
-                if test.reject >= bets.barrier {
+                if !crossed && test.promote_crossed.is_none() && test.reject >= bets.barrier {
                     test.reject_crossed = Some(next);
                     self.open -= 1;
                 }
@@ -418,6 +432,88 @@ mod tests {
         let before = state.wealths(0).promote;
         state.observe(d, bets);
         state.wealths(0).promote / before
+    }
+
+    /// The wealths of threshold δ after each task, from SPEC §9's formulas alone (no state).
+    fn wealths_by_the_formula(diffs: &[f64], delta: f64, bets: &Bets) -> Vec<(f64, f64)> {
+        let total = diffs.len() as f64;
+        let (mut sum, mut squares) = (0.0, 0.0);
+        let (mut promote, mut reject) = (1.0, 1.0);
+        let mut out = Vec::new();
+        for (k, &d) in diffs.iter().enumerate() {
+            let i = (k + 1) as f64;
+            let adaptive = (2.0 * bets.barrier.ln() / ((0.25 + squares) * i.ln_1p())).sqrt();
+            let m = (total * delta - sum) / (total - i + 1.0);
+            let (up, down) = if m.abs() >= 1.0 {
+                (0.0, 0.0)
+            } else {
+                (
+                    adaptive.min(bets.cap / (1.0 + m)),
+                    adaptive.min(bets.cap / (1.0 - m)),
+                )
+            };
+            promote *= 1.0 + up * (d - m);
+            reject *= 1.0 - down * (d - m);
+            sum += d;
+            let mean = sum / i;
+            squares += (d - mean) * (d - mean);
+            out.push((promote, reject));
+        }
+        out
+    }
+
+    #[test]
+    fn a_live_run_reads_the_wealths_of_decided_thresholds_at_the_current_look() {
+        // Strong pairs cross early; a live state's wealths go on as the formulas have them at every
+        // look, its p-values are their running minima, and its verdicts are a replay's.
+        let bets = Bets::new(0.05, 0.5, 1000);
+        let thresholds = [Threshold(0), Threshold(500), Threshold(1000)];
+        let mut rng = StreamKey::new(4, "live-wealths").rng();
+        let mut past_crossing = 0;
+        for case in 0..50 {
+            let diffs: Vec<f64> = (0..120)
+                .map(|_| [-1.0, 0.0, 0.0, 1.0, 1.0, 1.0][rng.below(6)])
+                .collect();
+            let mut live = AnytimeState::default();
+            live.reset(diffs.len() as u32, &thresholds);
+            live.keep_betting_past_decisions();
+            let mut replay = AnytimeState::default();
+            replay.reset(diffs.len() as u32, &thresholds);
+            let formula: Vec<Vec<(f64, f64)>> = thresholds
+                .iter()
+                .map(|t| wealths_by_the_formula(&diffs, t.delta(), &bets))
+                .collect();
+            for (k, &d) in diffs.iter().enumerate() {
+                live.observe(d, &bets);
+                replay.observe(d, &bets);
+                for (t, by_formula) in formula.iter().enumerate() {
+                    assert_eq!(live.verdict(t), replay.verdict(t), "case {case} look {k}");
+                    let w = live.wealths(t);
+                    let (promote, reject) = by_formula[k];
+                    let close = |x: f64, y: f64| (x - y).abs() <= 1e-9 * y.abs().max(1.0);
+                    assert!(
+                        close(w.promote, promote) && close(w.reject, reject),
+                        "case {case} look {k}"
+                    );
+                    let max = |side: fn(&(f64, f64)) -> f64| {
+                        by_formula[..=k].iter().map(side).fold(1.0, f64::max)
+                    };
+                    assert!(
+                        close(w.p_promote, 1.0 / max(|w| w.0)),
+                        "case {case} look {k}"
+                    );
+                    assert!(
+                        close(w.p_reject, 1.0 / max(|w| w.1)),
+                        "case {case} look {k}"
+                    );
+                    past_crossing += usize::from(live.verdict(t).1 == Reason::Supported);
+                }
+            }
+        }
+        assert!(
+            past_crossing > 1000,
+            "{past_crossing} looks after a crossing"
+        );
     }
 
     #[test]

@@ -66,11 +66,13 @@ impl Sequence {
         self
     }
 
-    /// The same sequence for a live run: §9a's tables go on after every threshold is decided, so
-    /// that a decided threshold's statistic is read at the current look (§9's wealths always are).
+    /// The same sequence for a live run: §9's wealths go on betting after their tests crossed and
+    /// §9a's tables go on after every threshold is decided, so that a decided threshold's statistic
+    /// is read at the current look (the verdicts stay the first crossings).
     pub fn live(mut self) -> Sequence {
-        if let Sequence::Stratified(state) = &mut self {
-            state.keep_tables_past_decisions();
+        match &mut self {
+            Sequence::Uniform(state) => state.keep_betting_past_decisions(),
+            Sequence::Stratified(state) => state.keep_tables_past_decisions(),
         }
         self
     }
