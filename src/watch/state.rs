@@ -518,17 +518,24 @@ fn read_diffs(
 mod tests {
     use super::*;
     use crate::engine::rules::Action;
-    use crate::engine::settings::{Fraction, Preset, Threshold};
+    use crate::engine::settings::{Fraction, OrderKind, Preset, Threshold};
 
     fn state() -> WatchState {
+        state_of(10, OrderKind::Stratified)
+    }
+
+    /// A watch of A against B on a plan of `tasks` tasks in one group drawn in `order`, at 0 pp
+    /// under the anytime rule.
+    fn state_of(tasks: usize, order: OrderKind) -> WatchState {
         let plan = LivePlan {
-            tasks: (0..10).map(|i| format!("t{i}")).collect(),
-            groups: vec![0; 10],
+            tasks: (0..tasks).map(|i| format!("t{i}")).collect(),
+            groups: vec![0; tasks],
             labels: vec!["all".into()],
         };
         let mut policy =
             Preset::Primary.policy(crate::engine::settings::BootstrapMode::Exact, Fraction(500));
         policy.rule = crate::engine::settings::Rule::ANYTIME;
+        policy.order = order;
         WatchState::new(
             plan,
             "A".into(),
@@ -579,6 +586,40 @@ mod tests {
         assert!(at < 10, "decided at {at}");
         let notice = format!("A vs B at 0 pp: promote after {at} of 10 tasks (seen at 10)");
         assert!(state.notices.contains(&notice), "{:?}", state.notices);
+    }
+
+    #[test]
+    fn the_wealth_curve_and_the_record_go_on_past_the_decision() {
+        // A wins three tasks in four, B one in three, on a plan of 200: the rule decides early by a
+        // crossing, and 60 tasks in the record and the curve both show the evidence of the last
+        // task, not of the look that decided (§9 on a uniform plan, §9a on a stratified one).
+        for order in [OrderKind::Uniform, OrderKind::Stratified] {
+            let mut state = state_of(200, order);
+            let mut events = Vec::new();
+            for t in 0..60 {
+                let (a, b) = (u8::from(t % 4 != 0), u8::from(t % 3 == 0));
+                events.push(row("f.csv", 2 * t + 2, "A", &format!("t{t}"), f64::from(a)));
+                events.push(row("f.csv", 2 * t + 3, "B", &format!("t{t}"), f64::from(b)));
+            }
+            state.apply(events);
+            let pair = &state.pairs[0];
+            let record = &pair.records[0];
+            assert_eq!(record.reason_code, crate::engine::rules::Reason::Supported);
+            let at = record.decided_at.expect("decided") as usize;
+            assert!(at < 50, "{order:?}: decided at {at}");
+            let (wealth, _, _, _) = record
+                .statistic
+                .anytime_evidence()
+                .expect("anytime evidence");
+            let curve = &pair.wealth_promote;
+            assert_eq!(curve.len(), 60);
+            assert!(
+                (curve[59] - wealth).abs() <= 1e-9 * wealth,
+                "{order:?}: curve {} vs record {wealth}",
+                curve[59]
+            );
+            assert!(curve[59] > curve[at - 1], "{order:?}: {curve:?}");
+        }
     }
 
     #[test]

@@ -57,11 +57,13 @@ impl Sequence {
         }
     }
 
-    /// The same sequence solved exactly at every look (§9a; §9 always is), for curves drawn along the
-    /// order.
+    /// The same sequence solved exactly at every look and going on past the decisions (§9a; §9's
+    /// wealths are exact at every look and go on betting), for curves drawn along the order.
     pub fn traced(mut self) -> Sequence {
-        if let Sequence::Stratified(state) = &mut self {
-            state.trace_every_look();
+        match &mut self {
+            // §9's wealths are exact at every look; a curve shows them going on past the crossing.
+            Sequence::Uniform(state) => state.keep_betting_past_decisions(),
+            Sequence::Stratified(state) => state.trace_every_look(),
         }
         self
     }
