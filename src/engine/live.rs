@@ -1037,13 +1037,10 @@ mod cache_tests {
         }
     }
 
-    #[test]
-    fn a_decision_stands_when_coverage_later_falls_below_the_quotas() {
-        // 60 planned tasks in two groups of 30: the first 30 alternate (coverage ok), then 15 of
-        // group a in a row (group b falls below its quota) and 15 of group b. The tested system
-        // wins every task, so the §9 rule decides early; a sequential monitor keeps that decision
-        // through the looks where the gate would now hold it back, as the replay does.
-        let plan = LivePlan {
+    /// 60 planned tasks in two groups of 30: the first 30 alternate (coverage ok), then 15 of group
+    /// a in a row (group b falls below its quota under a uniform plan) and 15 of group b.
+    fn drifting_plan() -> LivePlan {
+        LivePlan {
             tasks: (0..60).map(|i| format!("t{i:02}")).collect(),
             groups: (0..60)
                 .map(|i| match i {
@@ -1053,7 +1050,15 @@ mod cache_tests {
                 })
                 .collect(),
             labels: vec!["a".into(), "b".into()],
-        };
+        }
+    }
+
+    #[test]
+    fn a_decision_stands_when_coverage_later_falls_below_the_quotas() {
+        // The drifting plan: the tested system wins every task, so the §9 rule decides early; a
+        // sequential monitor keeps that decision through the looks where the gate would now hold
+        // it back, as the replay does.
+        let plan = drifting_plan();
         let settings = settings(OrderKind::Uniform);
         let provenance = Provenance::new(&[]);
         let mut cache = LiveCache::default();
@@ -1118,22 +1123,12 @@ mod cache_tests {
 
     #[test]
     fn a_family_decision_stands_when_coverage_later_falls_below_the_quotas() {
-        // The plan of the test above, a tested system that wins every task and a family of two
+        // The drifting plan, a tested system that wins every task and a family of two
         // baselines adjusted by Holm; the second baseline's outcomes arrive ten tasks behind the
         // first's. The family decides at a look every pair has read, and the decision stands
         // through the looks where a pair's coverage falls below its quotas (the current look's
         // adjustment gives that pair p = 1 there), as the replay's sequential monitor keeps it.
-        let plan = LivePlan {
-            tasks: (0..60).map(|i| format!("t{i:02}")).collect(),
-            groups: (0..60)
-                .map(|i| match i {
-                    0..30 => (i % 2) as u32,
-                    30..45 => 0,
-                    _ => 1,
-                })
-                .collect(),
-            labels: vec!["a".into(), "b".into()],
-        };
+        let plan = drifting_plan();
         let mut settings = settings(OrderKind::Uniform);
         settings.policy.adjust = crate::engine::settings::Adjust::Holm;
         let provenance = Provenance::new(&[]);
