@@ -156,6 +156,8 @@ impl AnytimeState {
         }));
         self.open = self.tests.len();
         self.bets_end = total;
+        // A live run asks for its bets again after each start (`Sequence::live`).
+        self.bets_past_decisions = false;
     }
 
     /// Lets the wealths stop after the `k`-th task: a caller that has read the order ahead and knows

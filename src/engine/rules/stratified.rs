@@ -499,6 +499,8 @@ impl StratifiedState {
         self.sum = 0.0;
         self.grid = Some(grid);
         self.screened = true;
+        // A live run asks for its tables again after each start (`Sequence::live`).
+        self.tables_past_decisions = false;
         if let Some(foresight) = &mut self.foresight {
             foresight.clear();
         }
