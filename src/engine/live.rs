@@ -981,6 +981,26 @@ mod cache_tests {
         (strong, weak)
     }
 
+    /// Checks that each record (per `first_seen` slot, in order) names as `decided_at` the observed
+    /// count of the first look at which it was final, noting that count at its first final look.
+    fn names_the_first_final_look(
+        records: &[DecisionRecord],
+        first_seen: &mut [Option<u32>],
+        context: &str,
+    ) {
+        for (record, first) in records.iter().zip(first_seen.iter_mut()) {
+            let expected = record
+                .action
+                .is_final()
+                .then(|| *first.get_or_insert(record.observed));
+            assert_eq!(
+                record.decided_at, expected,
+                "{context}: {} at {} pp: {}",
+                record.baseline, record.threshold_pp, record.reason
+            );
+        }
+    }
+
     #[test]
     fn records_name_the_look_that_first_made_the_standing_decision() {
         // Tasks arrive one at a time in plan order and the run is looked at after each: a final
@@ -1007,16 +1027,7 @@ mod cache_tests {
                     &provenance,
                     &mut cache,
                 );
-                for (t, record) in records.iter().enumerate() {
-                    let expected = record
-                        .action
-                        .is_final()
-                        .then(|| *first_seen[t].get_or_insert(record.observed));
-                    assert_eq!(
-                        record.decided_at, expected,
-                        "{order:?}, threshold {t} at {i}"
-                    );
-                }
+                names_the_first_final_look(&records, &mut first_seen, &format!("{order:?} at {i}"));
             }
             assert!(
                 first_seen.iter().flatten().any(|&at| at < 80),
@@ -1232,17 +1243,11 @@ mod cache_tests {
                     &provenance,
                     &mut caches,
                 );
-                for (record, first) in records.iter().zip(first_seen.iter_mut()) {
-                    let expected = record
-                        .action
-                        .is_final()
-                        .then(|| *first.get_or_insert(record.observed));
-                    assert_eq!(
-                        record.decided_at, expected,
-                        "seed {seed}: {} at {} pp, look {i}: {}",
-                        record.baseline, record.threshold_pp, record.reason
-                    );
-                }
+                names_the_first_final_look(
+                    &records,
+                    &mut first_seen,
+                    &format!("seed {seed}, look {i}"),
+                );
             }
             decided_early += first_seen.iter().flatten().filter(|&&at| at < 80).count();
         }

@@ -2389,11 +2389,6 @@ mod tests {
         state.foresee(draws.into_iter(), &population, &bets);
         assert!(state.foresight.is_none());
     }
-}
-
-#[cfg(test)]
-mod live_tests {
-    use super::*;
 
     #[test]
     fn a_live_run_reads_decided_thresholds_at_the_current_look() {
@@ -2401,7 +2396,7 @@ mod live_tests {
         // that. Each decided threshold's Λ must be the one a trace (every look solved, every
         // table going on) has at the same look, and its p-value no smaller than the trace's (the
         // looks between the decision and now are not solved, so their Λ are not in its maximum).
-        let bets = Bets::new(0.05, 0.5, 1000);
+        let bets = bets();
         let mut rng = crate::engine::streams::StreamKey::new(3, "live-decided").rng();
         let (mut compared, mut after_all_decided) = (0, 0);
         for case in 0..200 {
