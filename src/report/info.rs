@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::table::{Align, render};
 use crate::dataset::Dataset;
+use crate::format::wrap;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InfoReport {
@@ -363,23 +364,4 @@ fn presence(rows: usize, total: usize) -> String {
         n if n == total => format!("on every row ({n})"),
         n => format!("on {n} of {total} rows"),
     }
-}
-
-/// Wraps text at spaces to lines of at most `width` characters (a longer word stands alone).
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split(' ') {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
 }

@@ -3,7 +3,9 @@
 //! their p-values, the action), the selected pair's estimate and band against δ over the observed
 //! tasks, its wealth curves against 1/a, its coverage so far, with `--early` the runs a saved
 //! predictor could halt now and the joint saving so far, the latest notices and the status bar (a
-//! skipped input row names its file and line).
+//! skipped input row names its file and line). The header, the pair's detail and the notices wrap
+//! to the screen's width rather than being cut, and a narrow table leaves out the columns the charts
+//! repeat before it squeezes the evidence.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -18,7 +20,7 @@ use super::early::{EarlySummary, EarlyWatch};
 use super::state::{PairView, WatchState};
 use crate::engine::rules::Action;
 use crate::engine::walk::record::DecisionRecord;
-use crate::format::{percent, pp};
+use crate::format::{percent, pp, wrap};
 
 /// What the header says about the source, and the keys the footer lists.
 pub struct Chrome<'a> {
@@ -41,12 +43,25 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chr
     let area = frame.area();
     let rows = state.pairs.len() as u16 + 3;
     let early = state.early_summary();
+    let threshold = state
+        .settings
+        .thresholds
+        .get(state.focus)
+        .map_or(0.0, |t| t.delta());
+    let heading = header_lines(state, chrome, threshold, area.width);
+    let pair = state.pairs.get(selected);
+    let detail = pair.map_or_else(Vec::new, |pair| coverage_lines(state, pair, area.width));
+    // The header and the pair's detail take the lines they wrap to, but never more than a quarter
+    // of the screen each.
+    let quarter = (area.height / 4).max(2);
+    let header_height = (heading.len() as u16).clamp(2, quarter);
+    let detail_height = (detail.len() as u16).clamp(3, quarter.max(3));
     let [header, table, charts, early_area, coverage, notices, footer] = Layout::vertical([
-        Constraint::Length(2),
+        Constraint::Length(header_height),
         Constraint::Length(rows.min(area.height / 3).max(4)),
         Constraint::Min(8),
         Constraint::Length(if early.is_some() { EARLY_HEIGHT } else { 0 }),
-        Constraint::Length(4),
+        Constraint::Length(detail_height),
         Constraint::Length(3),
         Constraint::Length(1),
     ])
@@ -54,47 +69,14 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chr
     if let (Some(summary), Some(panel)) = (&early, &state.early) {
         draw_early(frame, summary, panel, early_area);
     }
-    let threshold = state
-        .settings
-        .thresholds
-        .get(state.focus)
-        .map_or(0.0, |t| t.delta());
-    frame.render_widget(
-        Paragraph::new(vec![
-            Line::from(Span::styled(
-                format!(
-                    "pareval watch · {} vs {} baseline{} · plan of {} tasks · {} · δ {}",
-                    state.tested,
-                    state.pairs.len(),
-                    if state.pairs.len() == 1 { "" } else { "s" },
-                    state.plan.tasks.len(),
-                    state.settings.policy.describe(),
-                    pp(threshold)
-                ),
-                Style::default().add_modifier(Modifier::BOLD),
-            )),
-            Line::from(format!(
-                "{} · {} rows read{}",
-                chrome.source,
-                state.rows_read,
-                // What the guarantee rests on: anytime-valid, or valid only when read once at the limit.
-                state
-                    .pairs
-                    .first()
-                    .and_then(|p| p.records.first())
-                    .map_or(String::new(), |r| format!(" · {}", r.validity))
-            )),
-        ]),
-        header,
-    );
+    frame.render_widget(Paragraph::new(heading), header);
     draw_table(frame, state, selected, table);
-    let pair = state.pairs.get(selected);
     let [band, wealth] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(charts);
     if let Some(pair) = pair {
         draw_band(frame, state, pair, threshold, band);
         draw_wealth(frame, state, pair, wealth);
-        draw_coverage(frame, state, pair, coverage);
+        frame.render_widget(Paragraph::new(detail), coverage);
     } else {
         frame.render_widget(
             Paragraph::new("No baseline has outcomes yet: waiting for rows.")
@@ -102,12 +84,13 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chr
             charts,
         );
     }
+    // The newest notices first, each wrapped, as many as the panel's rows hold.
     let recent: Vec<Line> = state
         .notices
         .iter()
         .rev()
-        .take(3)
-        .map(|n| Line::from(n.as_str()))
+        .flat_map(|n| fit(n, usize::from(area.width.max(1)), Style::default()))
+        .take(usize::from(notices.height))
         .collect();
     frame.render_widget(Paragraph::new(recent), notices);
     let problem = state
@@ -125,6 +108,59 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chr
         )),
     };
     frame.render_widget(Paragraph::new(status), footer);
+}
+
+/// The header: what is watched (bold), the policy in words, and where the rows come from with what
+/// the guarantee rests on, each wrapped at spaces to the screen's width. The policy's words name the
+/// family and its adjustment at the end, so it has a line of its own rather than being cut off.
+fn header_lines(
+    state: &WatchState,
+    chrome: &Chrome<'_>,
+    threshold: f64,
+    width: u16,
+) -> Vec<Line<'static>> {
+    let width = usize::from(width.max(1));
+    let what = format!(
+        "pareval watch · {} vs {} baseline{} · plan of {} tasks · δ {}",
+        state.tested,
+        state.pairs.len(),
+        if state.pairs.len() == 1 { "" } else { "s" },
+        state.plan.tasks.len(),
+        pp(threshold)
+    );
+    let source = format!(
+        "{} · {} rows read{}",
+        chrome.source,
+        state.rows_read,
+        // What the guarantee rests on: anytime-valid, or valid only when read once at the limit.
+        state
+            .pairs
+            .first()
+            .and_then(|p| p.records.first())
+            .map_or(String::new(), |r| format!(" · {}", r.validity))
+    );
+    let bold = Style::default().add_modifier(Modifier::BOLD);
+    let mut lines = fit(&what, width, bold);
+    for text in [state.settings.policy.describe(), source] {
+        lines.extend(fit(&text, width, Style::default()));
+    }
+    lines
+}
+
+/// `text` wrapped at spaces to lines of `width` cells in one style; a word longer than the screen
+/// (a long path) is broken, not cut. The panels whose words must all stay on screen (the header,
+/// the selected pair's decision) take as many rows as this gives.
+fn fit(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
+    wrap(text, width)
+        .into_iter()
+        .flat_map(|line| {
+            let chars: Vec<char> = line.chars().collect();
+            chars
+                .chunks(width)
+                .map(|piece| Line::from(Span::styled(piece.iter().collect::<String>(), style)))
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// Running trajectories the early panel lists (those furthest past their halting point first).
@@ -241,7 +277,53 @@ fn pp_short(value: Option<&f64>) -> String {
     )
 }
 
+/// The decisions table's columns and their widths (0: the baseline, which takes the rest).
+const COLUMNS: [(&str, u16); 7] = [
+    ("baseline", 0),
+    ("read (waiting)", 17),
+    ("Δ̂", 9),
+    ("anytime band", 18),
+    ("wealth ↑", 17),
+    ("wealth ↓", 17),
+    ("action", 9),
+];
+/// The baseline's column's width when there is room, and the least it gives way to (the other
+/// columns keep their full widths on an 80-column screen).
+const BASELINE_WIDTH: u16 = 18;
+const BASELINE_NARROWEST: u16 = 8;
+/// Columns a narrow screen leaves out, first to last: the band and the estimate are drawn in the
+/// chart below, while the wealths with their p-values and the action are the decision's evidence
+/// and are never squeezed.
+const DROPPED_WHEN_NARROW: [usize; 2] = [3, 2];
+
+/// Which columns fit `inner` cells (a space between columns), and the width the baseline's column
+/// keeps at least.
+fn shown_columns(inner: u16) -> ([bool; 7], u16) {
+    let mut shown = [true; 7];
+    let needed = |shown: &[bool; 7]| -> u16 {
+        let (count, width) = COLUMNS.iter().zip(shown).filter(|&(_, &keep)| keep).fold(
+            (0u16, 0u16),
+            |(count, width), (&(_, w), _)| {
+                (count + 1, width + if w == 0 { BASELINE_WIDTH } else { w })
+            },
+        );
+        width + count.saturating_sub(1)
+    };
+    for column in DROPPED_WHEN_NARROW {
+        if needed(&shown) <= inner {
+            break;
+        }
+        shown[column] = false;
+    }
+    let others = needed(&shown) - BASELINE_WIDTH;
+    let baseline = inner
+        .saturating_sub(others)
+        .clamp(BASELINE_NARROWEST, BASELINE_WIDTH);
+    (shown, baseline)
+}
+
 fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect) {
+    let (shown, baseline_width) = shown_columns(area.width.saturating_sub(2));
     let rows: Vec<Row> = state
         .pairs
         .iter()
@@ -275,7 +357,7 @@ fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect
                 ),
                 None => ("-".to_string(), "-".to_string()),
             };
-            Row::new(vec![
+            let cells = [
                 Cell::from(pair.baseline.clone()),
                 Cell::from(observed_cell(record)),
                 Cell::from(pp(record.estimate)),
@@ -286,35 +368,41 @@ fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect
                     record.action.name(),
                     action_style(record.action),
                 )),
-            ])
+            ];
+            Row::new(
+                cells
+                    .into_iter()
+                    .zip(&shown)
+                    .filter_map(|(cell, &keep)| keep.then_some(cell)),
+            )
         })
         .collect();
-    let table = Table::new(
-        rows,
-        [
-            Constraint::Min(18),
-            Constraint::Length(17),
-            Constraint::Length(9),
-            Constraint::Length(18),
-            Constraint::Length(17),
-            Constraint::Length(17),
-            Constraint::Length(9),
-        ],
-    )
-    .header(
-        Row::new(vec![
-            "baseline",
-            "read (waiting)",
-            "Δ̂",
-            "anytime band",
-            "wealth ↑",
-            "wealth ↓",
-            "action",
-        ])
-        .style(Style::default().add_modifier(Modifier::DIM)),
-    )
-    .row_highlight_style(Style::default().add_modifier(Modifier::REVERSED))
-    .block(Block::bordered().title(" decisions "));
+    let pick = |items: [&'static str; 7]| -> Vec<&'static str> {
+        items
+            .into_iter()
+            .zip(&shown)
+            .filter_map(|(item, &keep)| keep.then_some(item))
+            .collect()
+    };
+    let widths: Vec<Constraint> = COLUMNS
+        .iter()
+        .zip(&shown)
+        .filter(|&(_, &keep)| keep)
+        .map(|(&(_, width), _)| {
+            if width == 0 {
+                Constraint::Min(baseline_width)
+            } else {
+                Constraint::Length(width)
+            }
+        })
+        .collect();
+    let table = Table::new(rows, widths)
+        .header(
+            Row::new(pick(COLUMNS.map(|(name, _)| name)))
+                .style(Style::default().add_modifier(Modifier::DIM)),
+        )
+        .row_highlight_style(Style::default().add_modifier(Modifier::REVERSED))
+        .block(Block::bordered().title(" decisions "));
     let mut table_state = TableState::default().with_selected(Some(selected));
     frame.render_stateful_widget(table, area, &mut table_state);
 }
@@ -445,10 +533,13 @@ fn draw_wealth(frame: &mut Frame, state: &WatchState, pair: &PairView, area: Rec
     frame.render_widget(chart, area);
 }
 
-fn draw_coverage(frame: &mut Frame, state: &WatchState, pair: &PairView, area: Rect) {
+/// The selected pair's coverage so far, its groups and the reason of its decision, wrapped to
+/// `width` (the reason names the evidence and a family's adjustment: the words a user reads first).
+fn coverage_lines(state: &WatchState, pair: &PairView, width: u16) -> Vec<Line<'static>> {
     let Some(record) = pair.records.get(state.focus) else {
-        return;
+        return Vec::new();
     };
+    let width = usize::from(width.max(1));
     let groups = record
         .coverage_groups
         .iter()
@@ -460,29 +551,26 @@ fn draw_coverage(frame: &mut Frame, state: &WatchState, pair: &PairView, area: R
         })
         .collect::<Vec<_>>()
         .join(" · ");
-    frame.render_widget(
-        Paragraph::new(vec![
-            Line::from(format!(
-                "coverage {} · {} of {} planned tasks read ({}){}{}",
-                record.coverage.name(),
-                record.observed,
-                record.total,
-                percent(f64::from(record.observed) / f64::from(record.total.max(1))),
-                reading_note(record),
-                record
-                    .decided_at
-                    .map(|at| format!(" · {} after {at} tasks", record.action.name()))
-                    .unwrap_or_default()
-            )),
-            Line::from(groups),
-            Line::from(Span::styled(
-                record.reason.as_str(),
-                Style::default().add_modifier(Modifier::DIM),
-            )),
-        ])
-        .wrap(ratatui::widgets::Wrap { trim: true }),
-        area,
+    let status = format!(
+        "coverage {} · {} of {} planned tasks read ({}){}{}",
+        record.coverage.name(),
+        record.observed,
+        record.total,
+        percent(f64::from(record.observed) / f64::from(record.total.max(1))),
+        reading_note(record),
+        record
+            .decided_at
+            .map(|at| format!(" · {} after {at} tasks", record.action.name()))
+            .unwrap_or_default()
     );
+    let mut lines = fit(&status, width, Style::default());
+    lines.extend(fit(&groups, width, Style::default()));
+    lines.extend(fit(
+        &record.reason,
+        width,
+        Style::default().add_modifier(Modifier::DIM),
+    ));
+    lines
 }
 
 /// "41 of 400", or "41 of 400 (+16)" when 16 finished tasks wait behind the plan's prefix.
@@ -515,4 +603,219 @@ fn reading_note(record: &DecisionRecord) -> String {
         note.push_str(&waiting.describe());
     }
     note
+}
+
+#[cfg(test)]
+mod tests {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+    use crate::engine::live::{LivePlan, LiveSettings};
+    use crate::engine::settings::{
+        Adjust, BootstrapMode, Family, Fraction, OrderKind, Preset, Rule, Threshold,
+    };
+    use crate::engine::walk::record::Provenance;
+    use crate::watch::follow::{Event, OutcomeRow};
+    use crate::watch::state::Baselines;
+
+    /// A family watch (A against B and C, Holm) that has read 18 rows; its source is a long path.
+    fn family_state() -> WatchState {
+        let tasks = 40;
+        let plan = LivePlan {
+            tasks: (0..tasks).map(|i| format!("t{i}")).collect(),
+            groups: (0..tasks).map(|i| (i % 2) as u32).collect(),
+            labels: vec!["odd".into(), "even".into()],
+        };
+        let mut policy = Preset::Primary.policy(BootstrapMode::Exact, Fraction(500));
+        policy.rule = Rule::ANYTIME;
+        policy.order = OrderKind::Stratified;
+        policy.family = Family::Tested;
+        policy.adjust = Adjust::Holm;
+        let mut state = WatchState::new(
+            plan,
+            "A".into(),
+            Baselines::Named(vec!["B".into(), "C".into()]),
+            LiveSettings {
+                policy,
+                thresholds: vec![Threshold(0), Threshold(500)],
+                seed: 0,
+                budget: Fraction(10_000),
+                reading: Default::default(),
+            },
+            Provenance {
+                files: Vec::new(),
+                program: "test".into(),
+            },
+        );
+        let mut events = Vec::new();
+        for (line, (system, task)) in ["A", "B", "C"]
+            .iter()
+            .flat_map(|s| (0..6).map(move |t| (*s, t)))
+            .enumerate()
+        {
+            events.push(Event::Row {
+                file: "runs.csv".into(),
+                line: line as u64 + 2,
+                row: OutcomeRow {
+                    system: system.into(),
+                    task: format!("t{task}"),
+                    run: "0".into(),
+                    outcome: f64::from(u8::from(system == "A" || task % 2 == 0)),
+                },
+            });
+        }
+        state.apply(events);
+        state
+    }
+
+    fn screen(state: &WatchState, width: u16, height: u16) -> Vec<String> {
+        let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
+        let source = format!(
+            "following /home/someone/{}/results.csv",
+            "a-very-long-folder".repeat(8)
+        );
+        let chrome = Chrome {
+            source: &source,
+            keys: "q quit",
+        };
+        terminal
+            .draw(|frame| draw(frame, state, 0, &chrome))
+            .expect("draw");
+        let buffer = terminal.backend().buffer();
+        (0..height)
+            .map(|y| {
+                (0..width)
+                    .map(|x| buffer[(x, y)].symbol().to_string())
+                    .collect::<String>()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_narrow_screen_leaves_out_the_band_before_it_cuts_the_evidence() {
+        let state = family_state();
+        assert_eq!(state.pairs.len(), 2);
+        for width in [80u16, 100, 120, 170] {
+            let rows = screen(&state, width, 48);
+            let at = rows
+                .iter()
+                .position(|row| row.contains("decisions"))
+                .expect("the table's top border");
+            let heading = &rows[at + 1];
+            for (i, pair) in state.pairs.iter().enumerate() {
+                let row = &rows[at + 2 + i];
+                let record = &pair.records[0];
+                let (up, down, p_up, p_down) = record
+                    .statistic
+                    .anytime_evidence()
+                    .expect("anytime evidence");
+                for cell in [
+                    format!("{} (p {})", wealth_cell(up), crate::format::p_value(p_up)),
+                    format!(
+                        "{} (p {})",
+                        wealth_cell(down),
+                        crate::format::p_value(p_down)
+                    ),
+                    observed_cell(record),
+                    record.action.name().to_string(),
+                ] {
+                    assert!(
+                        row.contains(&cell),
+                        "width {width}: {cell:?} cut in {row:?}"
+                    );
+                }
+                // The baseline's name keeps its start.
+                assert!(
+                    row.contains(&format!("│{}", &pair.baseline[..1])),
+                    "{row:?}"
+                );
+            }
+            // The band is shown whenever the screen has room for every column.
+            assert_eq!(
+                heading.contains("anytime band"),
+                width >= 113,
+                "width {width}: {heading:?}"
+            );
+            assert_eq!(
+                heading.contains("Δ̂"),
+                width >= 94,
+                "width {width}: {heading:?}"
+            );
+        }
+    }
+
+    /// Text joined at whitespace, so that words wrapped across rows compare with the one-line text.
+    fn words(text: &str) -> String {
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn the_selected_pairs_reason_and_the_newest_notice_wrap_instead_of_being_cut() {
+        let mut state = family_state();
+        let notice = format!(
+            "A vs {} at 0 pp: promote after 31 of 40 tasks (seen at 36); holm over a family of 2",
+            "a-baseline-with-a-long-name ".repeat(3).trim_end()
+        );
+        state.notices.push("an older notice".into());
+        state.notices.push(notice.clone());
+        let reason = state.pairs[0].records[0].reason.clone();
+        assert!(reason.len() > 60, "{reason}");
+        for width in [60u16, 80, 170] {
+            let rows = screen(&state, width, 48);
+            // Below the charts' bottom border: the pair's detail, the notices and the footer.
+            let below = rows
+                .iter()
+                .rposition(|row| row.starts_with('└'))
+                .expect("the charts' bottom border");
+            let text = words(&rows[below + 1..].join(" "));
+            for part in [&reason, &notice] {
+                assert!(
+                    text.contains(&words(part)),
+                    "width {width}: {part:?} cut in {:#?}",
+                    &rows[below + 1..]
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_header_wraps_so_the_family_and_what_the_guarantee_rests_on_stay_on_screen() {
+        let state = family_state();
+        let policy = state.settings.policy.describe();
+        assert!(
+            policy.ends_with("family tested adjusted by holm"),
+            "{policy}"
+        );
+        for width in [60, 100, 170] {
+            let rows = screen(&state, width, 48);
+            // The header is the text down to the table's top border; its words, joined again,
+            // must hold every part of the header in full.
+            let header: Vec<&str> = rows
+                .iter()
+                .take_while(|row| !row.starts_with('┌'))
+                .map(|row| row.trim_end())
+                .collect();
+            let joined = header.join(" ");
+            let joined_words = words(&joined);
+            for part in [
+                "pareval watch · A vs 2 baselines · plan of 40 tasks · δ 0 pp".to_string(),
+                policy.clone(),
+                "18 rows read".to_string(),
+                "anytime-valid".to_string(),
+            ] {
+                assert!(
+                    joined_words.contains(&words(&part)),
+                    "width {width}: {part:?} missing from the header {header:#?}"
+                );
+            }
+            // The long path is broken across lines, not cut: every one of its characters is there.
+            let unbroken: String = header.concat().split_whitespace().collect();
+            assert_eq!(
+                unbroken.matches("a-very-long-folder").count(),
+                8,
+                "width {width}: {header:#?}"
+            );
+        }
+    }
 }
