@@ -514,6 +514,35 @@ fn read_diffs(
         .unzip()
 }
 
+/// A watch of "A" against `baselines` with seed 0, the whole plan as budget and the default reading,
+/// read by no file: the state the view's and the state's tests start from.
+#[cfg(test)]
+impl WatchState {
+    pub(crate) fn for_tests(
+        plan: LivePlan,
+        baselines: &[&str],
+        policy: crate::engine::settings::Policy,
+        thresholds: Vec<crate::engine::settings::Threshold>,
+    ) -> Self {
+        WatchState::new(
+            plan,
+            "A".into(),
+            Baselines::Named(baselines.iter().map(|b| b.to_string()).collect()),
+            LiveSettings {
+                policy,
+                thresholds,
+                seed: 0,
+                budget: crate::engine::settings::Fraction(10_000),
+                reading: Default::default(),
+            },
+            Provenance {
+                files: Vec::new(),
+                program: "test".into(),
+            },
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -536,22 +565,7 @@ mod tests {
             Preset::Primary.policy(crate::engine::settings::BootstrapMode::Exact, Fraction(500));
         policy.rule = crate::engine::settings::Rule::ANYTIME;
         policy.order = order;
-        WatchState::new(
-            plan,
-            "A".into(),
-            Baselines::Named(vec!["B".into()]),
-            LiveSettings {
-                policy,
-                thresholds: vec![Threshold(0)],
-                seed: 0,
-                budget: Fraction(10_000),
-                reading: Default::default(),
-            },
-            Provenance {
-                files: Vec::new(),
-                program: "test".into(),
-            },
-        )
+        WatchState::for_tests(plan, &["B"], policy, vec![Threshold(0)])
     }
 
     fn row(file: &str, line: u64, system: &str, task: &str, outcome: f64) -> Event {

@@ -611,13 +611,11 @@ mod tests {
     use ratatui::backend::TestBackend;
 
     use super::*;
-    use crate::engine::live::{LivePlan, LiveSettings};
+    use crate::engine::live::LivePlan;
     use crate::engine::settings::{
         Adjust, BootstrapMode, Family, Fraction, OrderKind, Preset, Rule, Threshold,
     };
-    use crate::engine::walk::record::Provenance;
     use crate::watch::follow::{Event, OutcomeRow};
-    use crate::watch::state::Baselines;
 
     /// A family watch (A against B and C, Holm) that has read 18 rows; its source is a long path.
     fn family_state() -> WatchState {
@@ -632,21 +630,11 @@ mod tests {
         policy.order = OrderKind::Stratified;
         policy.family = Family::Tested;
         policy.adjust = Adjust::Holm;
-        let mut state = WatchState::new(
+        let mut state = WatchState::for_tests(
             plan,
-            "A".into(),
-            Baselines::Named(vec!["B".into(), "C".into()]),
-            LiveSettings {
-                policy,
-                thresholds: vec![Threshold(0), Threshold(500)],
-                seed: 0,
-                budget: Fraction(10_000),
-                reading: Default::default(),
-            },
-            Provenance {
-                files: Vec::new(),
-                program: "test".into(),
-            },
+            &["B", "C"],
+            policy,
+            vec![Threshold(0), Threshold(500)],
         );
         let mut events = Vec::new();
         for (line, (system, task)) in ["A", "B", "C"]
