@@ -161,6 +161,35 @@ pub const BINDINGS: &[Binding] = &[
 /// The footer hint line.
 pub const FOOTER: &str = "←→ budget  space play  t thr  g group  o order  p preset  r rule  Tab view  Enter why  / filter  e export  ? help  q quit";
 
+/// How many hints at the end of a footer stay whatever the width (`? help  q quit`: the help lists
+/// every key the footer leaves out).
+const FOOTER_KEPT: usize = 2;
+
+/// A footer's hints (separated by two spaces) that fit `width` cells: the leading ones in order as
+/// far as they fit, then always the last [`FOOTER_KEPT`], so a narrow screen drops hints from the
+/// middle instead of cutting the way to the help and out.
+pub fn fit_footer(footer: &str, width: usize) -> String {
+    let hints: Vec<&str> = footer.split("  ").collect();
+    let kept = hints.len().saturating_sub(FOOTER_KEPT);
+    let (leading, last) = hints.split_at(kept);
+    let cells = |hint: &str| hint.chars().count();
+    let mut used = last
+        .iter()
+        .map(|h| cells(h) + 2)
+        .sum::<usize>()
+        .saturating_sub(2);
+    let mut shown = Vec::new();
+    for hint in leading {
+        if used + cells(hint) + 2 > width {
+            break;
+        }
+        used += cells(hint) + 2;
+        shown.push(*hint);
+    }
+    shown.extend_from_slice(last);
+    shown.join("  ")
+}
+
 /// The action for a key, given where typed characters go and whether the drill-down or the group
 /// selector is open.
 pub fn action_for(
@@ -299,6 +328,38 @@ mod tests {
             action_for(ctrl_c, Input::HelpFilter, true, false),
             Some(Action::Quit)
         ));
+    }
+
+    #[test]
+    fn a_narrow_footer_drops_middle_hints_and_keeps_the_way_to_help_and_out() {
+        assert_eq!(fit_footer(FOOTER, 500), FOOTER);
+        for width in [40, 60, 80, 100, 120] {
+            let fitted = fit_footer(FOOTER, width);
+            assert!(fitted.chars().count() <= width, "{width}: {fitted}");
+            assert!(fitted.ends_with("? help  q quit"), "{width}: {fitted}");
+            assert!(fitted.starts_with("←→ budget"), "{width}: {fitted}");
+            // Whole hints only, in the footer's order.
+            let mut rest = FOOTER;
+            for hint in fitted.split("  ") {
+                let at = rest.find(hint).expect("a hint of the footer");
+                rest = &rest[at + hint.len()..];
+            }
+            // As many as fit: the first hint left out would not.
+            let hints: Vec<&str> = FOOTER.split("  ").collect();
+            let shown = fitted.split("  ").count();
+            if shown < hints.len() {
+                let next = hints[shown - FOOTER_KEPT];
+                assert!(
+                    fitted.chars().count() + next.chars().count() + 2 > width,
+                    "{width}: {next} would fit in {fitted}"
+                );
+            }
+        }
+        assert_eq!(fit_footer(early_footer(), 10), "? help  q quit");
+    }
+
+    fn early_footer() -> &'static str {
+        crate::tui::view::early::EARLY_FOOTER
     }
 
     #[test]

@@ -18,7 +18,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
 
 use super::app::{App, Tab};
-use super::keys::{BINDINGS, FOOTER};
+use super::keys::{BINDINGS, FOOTER, fit_footer};
 use crate::format::{percent, trim_number};
 
 pub use chart::chart_series;
@@ -279,10 +279,16 @@ fn draw_footer(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
             theme.good()
         };
         Line::from(Span::styled(app.status.clone(), style))
-    } else if app.view.tab == Tab::Early && app.early.is_some() {
-        Line::from(Span::styled(early::EARLY_FOOTER, theme.dim()))
     } else {
-        Line::from(Span::styled(FOOTER, theme.dim()))
+        let keys = if app.view.tab == Tab::Early && app.early.is_some() {
+            early::EARLY_FOOTER
+        } else {
+            FOOTER
+        };
+        Line::from(Span::styled(
+            fit_footer(keys, usize::from(area.width)),
+            theme.dim(),
+        ))
     };
     frame.render_widget(Paragraph::new(line), area);
 }
