@@ -768,6 +768,16 @@ mod tests {
     }
 
     #[test]
+    fn a_tiny_terminal_draws_without_panicking() {
+        let mut state = family_state();
+        state.notices.push("a notice ".repeat(20));
+        for (width, height) in [(1, 1), (2, 3), (10, 5), (20, 10), (40, 12), (200, 6)] {
+            let rows = screen(&state, width, height);
+            assert_eq!(rows.len(), usize::from(height));
+        }
+    }
+
+    #[test]
     fn the_header_wraps_so_the_family_and_what_the_guarantee_rests_on_stay_on_screen() {
         let state = family_state();
         let policy = state.settings.policy.describe();
