@@ -70,6 +70,30 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// A line of key hints (separated by two spaces) that fits `width` cells: the leading hints in
+/// order as far as they fit, then always the last `kept`, so a narrow screen drops hints from the
+/// middle instead of cutting the way out (and to the help, where there is one).
+pub fn fit_hints(hints: &str, width: usize, kept: usize) -> String {
+    let hints: Vec<&str> = hints.split("  ").collect();
+    let (leading, last) = hints.split_at(hints.len().saturating_sub(kept));
+    let cells = |hint: &str| hint.chars().count();
+    let mut used = last
+        .iter()
+        .map(|h| cells(h) + 2)
+        .sum::<usize>()
+        .saturating_sub(2);
+    let mut shown = Vec::new();
+    for hint in leading {
+        if used + cells(hint) + 2 > width {
+            break;
+        }
+        used += cells(hint) + 2;
+        shown.push(*hint);
+    }
+    shown.extend_from_slice(last);
+    shown.join("  ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

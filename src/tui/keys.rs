@@ -165,29 +165,10 @@ pub const FOOTER: &str = "←→ budget  space play  t thr  g group  o order  p 
 /// every key the footer leaves out).
 const FOOTER_KEPT: usize = 2;
 
-/// A footer's hints (separated by two spaces) that fit `width` cells: the leading ones in order as
-/// far as they fit, then always the last [`FOOTER_KEPT`], so a narrow screen drops hints from the
-/// middle instead of cutting the way to the help and out.
+/// The footer's hints that fit `width` cells, always with its last [`FOOTER_KEPT`] (see
+/// [`crate::format::fit_hints`]).
 pub fn fit_footer(footer: &str, width: usize) -> String {
-    let hints: Vec<&str> = footer.split("  ").collect();
-    let kept = hints.len().saturating_sub(FOOTER_KEPT);
-    let (leading, last) = hints.split_at(kept);
-    let cells = |hint: &str| hint.chars().count();
-    let mut used = last
-        .iter()
-        .map(|h| cells(h) + 2)
-        .sum::<usize>()
-        .saturating_sub(2);
-    let mut shown = Vec::new();
-    for hint in leading {
-        if used + cells(hint) + 2 > width {
-            break;
-        }
-        used += cells(hint) + 2;
-        shown.push(*hint);
-    }
-    shown.extend_from_slice(last);
-    shown.join("  ")
+    crate::format::fit_hints(footer, width, FOOTER_KEPT)
 }
 
 /// The action for a key, given where typed characters go and whether the drill-down or the group

@@ -102,8 +102,9 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chr
             problem.as_str(),
             Style::default().fg(Color::Red),
         )),
+        // The last hint (q quit) stays whatever the width.
         None => Line::from(Span::styled(
-            chrome.keys,
+            crate::format::fit_hints(chrome.keys, usize::from(area.width), 1),
             Style::default().add_modifier(Modifier::DIM),
         )),
     };
@@ -665,7 +666,7 @@ mod tests {
         );
         let chrome = Chrome {
             source: &source,
-            keys: "q quit",
+            keys: "space pause  → step  r restart  + - speed  ↑↓ pair  t threshold  q quit",
         };
         terminal
             .draw(|frame| draw(frame, state, 0, &chrome))
@@ -739,7 +740,7 @@ mod tests {
     }
 
     #[test]
-    fn the_selected_pairs_reason_and_the_newest_notice_wrap_instead_of_being_cut() {
+    fn the_selected_pairs_reason_the_newest_notice_and_the_way_out_stay_on_a_narrow_screen() {
         let mut state = family_state();
         let notice = format!(
             "A vs {} at 0 pp: promote after 31 of 40 tasks (seen at 36); holm over a family of 2",
@@ -764,6 +765,13 @@ mod tests {
                     &rows[below + 1..]
                 );
             }
+            // The footer drops hints from the middle, never the way out.
+            let footer = rows.last().expect("a footer").trim_end();
+            assert!(footer.ends_with("  q quit"), "width {width}: {footer:?}");
+            assert!(
+                footer.starts_with("space pause"),
+                "width {width}: {footer:?}"
+            );
         }
     }
 
