@@ -514,19 +514,20 @@ fn read_diffs(
         .unzip()
 }
 
-/// A watch of "A" against `baselines` with seed 0, the whole plan as budget and the default reading,
+/// A watch of `tested` against `baselines` with seed 0, the whole plan as budget and the default reading,
 /// read by no file: the state the view's and the state's tests start from.
 #[cfg(test)]
 impl WatchState {
     pub(crate) fn for_tests(
         plan: LivePlan,
+        tested: &str,
         baselines: &[&str],
         policy: crate::engine::settings::Policy,
         thresholds: Vec<crate::engine::settings::Threshold>,
     ) -> Self {
         WatchState::new(
             plan,
-            "A".into(),
+            tested.into(),
             Baselines::Named(baselines.iter().map(|b| b.to_string()).collect()),
             LiveSettings {
                 policy,
@@ -565,7 +566,7 @@ mod tests {
             Preset::Primary.policy(crate::engine::settings::BootstrapMode::Exact, Fraction(500));
         policy.rule = crate::engine::settings::Rule::ANYTIME;
         policy.order = order;
-        WatchState::for_tests(plan, &["B"], policy, vec![Threshold(0)])
+        WatchState::for_tests(plan, "A", &["B"], policy, vec![Threshold(0)])
     }
 
     fn row(file: &str, line: u64, system: &str, task: &str, outcome: f64) -> Event {

@@ -297,9 +297,9 @@ const BASELINE_NARROWEST: u16 = 8;
 /// and are never squeezed.
 const DROPPED_WHEN_NARROW: [usize; 2] = [3, 2];
 
-/// Which columns fit `inner` cells (a space between columns), and the width the baseline's column
-/// keeps at least.
-fn shown_columns(inner: u16) -> ([bool; 7], u16) {
+/// Which columns fit `inner` cells (a space between columns), the width the baseline's column keeps
+/// at least, and the width it gets (the rest of the row).
+fn shown_columns(inner: u16) -> ([bool; 7], u16, u16) {
     let mut shown = [true; 7];
     let needed = |shown: &[bool; 7]| -> u16 {
         let (count, width) = COLUMNS.iter().zip(shown).filter(|&(_, &keep)| keep).fold(
@@ -317,20 +317,63 @@ fn shown_columns(inner: u16) -> ([bool; 7], u16) {
         shown[column] = false;
     }
     let others = needed(&shown) - BASELINE_WIDTH;
-    let baseline = inner
-        .saturating_sub(others)
-        .clamp(BASELINE_NARROWEST, BASELINE_WIDTH);
-    (shown, baseline)
+    let rest = inner.saturating_sub(others);
+    (
+        shown,
+        rest.clamp(BASELINE_NARROWEST, BASELINE_WIDTH),
+        rest.max(BASELINE_NARROWEST),
+    )
+}
+
+/// The baselines' names as a column of `width` cells shows them: as they are when every name fits,
+/// else without the words they all share with the tested system (HAL's "Inspect ReAct Agent (…)"),
+/// marked by "…", so that a narrow column still tells them apart (the chart's title names the
+/// selected pair in full).
+fn baseline_labels(tested: &str, baselines: &[&str], width: usize) -> Vec<String> {
+    if baselines.iter().all(|name| name.chars().count() <= width) {
+        return baselines.iter().map(|name| name.to_string()).collect();
+    }
+    // The characters every name starts with, cut back to the end of a word (after a space or an
+    // opening bracket), so that no name loses part of what tells it apart.
+    let shared = baselines
+        .iter()
+        .fold(tested.chars().count(), |shared, name| {
+            tested
+                .chars()
+                .zip(name.chars())
+                .take(shared)
+                .take_while(|(a, b)| a == b)
+                .count()
+        });
+    let prefix: String = tested.chars().take(shared).collect();
+    let cut = prefix
+        .char_indices()
+        .rfind(|&(_, c)| c == ' ' || c == '(' || c == '[')
+        .map_or(0, |(at, c)| at + c.len_utf8());
+    let dropped = prefix[..cut].chars().count();
+    baselines
+        .iter()
+        .map(|name| {
+            if dropped == 0 || name.chars().count() <= width {
+                name.to_string()
+            } else {
+                format!("…{}", name.chars().skip(dropped).collect::<String>())
+            }
+        })
+        .collect()
 }
 
 fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect) {
-    let (shown, baseline_width) = shown_columns(area.width.saturating_sub(2));
+    let (shown, baseline_width, label_width) = shown_columns(area.width.saturating_sub(2));
+    let names: Vec<&str> = state.pairs.iter().map(|p| p.baseline.as_str()).collect();
+    let labels = baseline_labels(&state.tested, &names, usize::from(label_width));
     let rows: Vec<Row> = state
         .pairs
         .iter()
-        .map(|pair| {
+        .zip(labels)
+        .map(|(pair, label)| {
             let Some(record) = pair.records.get(state.focus) else {
-                return Row::new(vec![Cell::from(pair.baseline.clone())]);
+                return Row::new(vec![Cell::from(label)]);
             };
             let (lo, hi) = (pair.band.lower.last(), pair.band.upper.last());
             // An empty band: a crossing the later tasks contradict (the chart's title says since when).
@@ -359,7 +402,7 @@ fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect
                 None => ("-".to_string(), "-".to_string()),
             };
             let cells = [
-                Cell::from(pair.baseline.clone()),
+                Cell::from(label),
                 Cell::from(observed_cell(record)),
                 Cell::from(pp(record.estimate)),
                 Cell::from(band),
@@ -620,6 +663,11 @@ mod tests {
 
     /// A family watch (A against B and C, Holm) that has read 18 rows; its source is a long path.
     fn family_state() -> WatchState {
+        family_state_of(["A", "B", "C"])
+    }
+
+    /// The family watch of `systems[0]` against the other two.
+    fn family_state_of(systems: [&str; 3]) -> WatchState {
         let tasks = 40;
         let plan = LivePlan {
             tasks: (0..tasks).map(|i| format!("t{i}")).collect(),
@@ -633,12 +681,13 @@ mod tests {
         policy.adjust = Adjust::Holm;
         let mut state = WatchState::for_tests(
             plan,
-            &["B", "C"],
+            systems[0],
+            &systems[1..],
             policy,
             vec![Threshold(0), Threshold(500)],
         );
         let mut events = Vec::new();
-        for (line, (system, task)) in ["A", "B", "C"]
+        for (line, (system, task)) in systems
             .iter()
             .flat_map(|s| (0..6).map(move |t| (*s, t)))
             .enumerate()
@@ -650,7 +699,7 @@ mod tests {
                     system: system.into(),
                     task: format!("t{task}"),
                     run: "0".into(),
-                    outcome: f64::from(u8::from(system == "A" || task % 2 == 0)),
+                    outcome: f64::from(u8::from(system == systems[0] || task % 2 == 0)),
                 },
             });
         }
@@ -783,6 +832,40 @@ mod tests {
             let rows = screen(&state, width, height);
             assert_eq!(rows.len(), usize::from(height));
         }
+    }
+
+    #[test]
+    fn a_narrow_column_tells_baselines_apart_by_what_their_names_do_not_share() {
+        let tested = "Inspect ReAct Agent (claude-3-7-sonnet-20250219)";
+        let baselines = [
+            "Inspect ReAct Agent (gpt-4o-2024-11-20)",
+            "Inspect ReAct Agent (gpt-4o-mini-2024-07-18)",
+        ];
+        // Names that fit stay whole; a shared start is dropped at a word's end only.
+        assert_eq!(baseline_labels(tested, &baselines, 60), baselines);
+        assert_eq!(
+            baseline_labels(tested, &baselines, 24),
+            ["…gpt-4o-2024-11-20)", "…gpt-4o-mini-2024-07-18)"]
+        );
+        assert_eq!(
+            baseline_labels("agent-v2", &["agent-v1", "agent-v10"], 5),
+            ["agent-v1", "agent-v10"]
+        );
+        let state = family_state_of([tested, baselines[0], baselines[1]]);
+        for width in [80u16, 90, 100] {
+            let rows = screen(&state, width, 48);
+            for label in ["…gpt-4o-2024-1", "…gpt-4o-mini-"] {
+                assert!(
+                    rows.iter().any(|row| row.starts_with(&format!("│{label}"))),
+                    "width {width}: {label} in {rows:#?}"
+                );
+            }
+        }
+        let rows = screen(&state, 170, 48);
+        assert!(
+            rows.iter()
+                .any(|row| row.starts_with(&format!("│{}", baselines[1])))
+        );
     }
 
     #[test]
