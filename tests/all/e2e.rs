@@ -10,8 +10,19 @@ use std::time::{Duration, Instant};
 
 use crate::common::{missing, shared_data, temp_dir};
 
+/// tmux on a server of this test process's own (`-L`, no configuration file): a developer's tmux
+/// sessions, options and `kill-server` neither reach these sessions nor are changed by them (the
+/// escape-time below is a server option).
+fn tmux_command() -> Command {
+    let mut command = Command::new("tmux");
+    command
+        .args(["-L", &format!("pareval-e2e-{}", std::process::id())])
+        .args(["-f", "/dev/null"]);
+    command
+}
+
 fn tmux(args: &[&str]) -> String {
-    let output = Command::new("tmux").args(args).output().expect("run tmux");
+    let output = tmux_command().args(args).output().expect("run tmux");
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
@@ -45,7 +56,7 @@ impl Session {
         );
         let dir_text = dir.to_string_lossy().into_owned();
         let _ = tmux(&["kill-session", "-t", &name]);
-        let status = Command::new("tmux")
+        let status = tmux_command()
             .args([
                 "new-session",
                 "-d",
