@@ -1037,7 +1037,7 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
     args.import.apply(&mut options)?;
     // Every check of the loader first: what is written always loads.
     let dataset = load(&args.files, &options)?;
-    let rows = crate::data::write::write_imported(
+    let (rows, files) = crate::data::write::write_imported(
         &args.files,
         format,
         &options.import_settings(),
@@ -1050,7 +1050,7 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
         plural(rows, "row"),
         plural(dataset.n_systems(), "system"),
         plural(dataset.n_tasks(), "task"),
-        plural(args.files.len(), &format!("{} file", format.name())),
+        plural(files, &format!("{} file", format.name())),
         args.out.display()
     )?;
     for note in &dataset.notes {

@@ -50,9 +50,14 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         }
     }
     // A folder of result files (a log folder, an eval set) is its files, as `watch` follows them.
+    let mut notes = Vec::new();
+    for folder in paths {
+        if folder.is_dir() && !super::import::is_run_folder(folder) {
+            notes.extend(super::import::unread_subfolder_notes(folder));
+        }
+    }
     let paths = &super::import::expand_paths(paths)?;
     let mut rows = Rows::default();
-    let mut notes = Vec::new();
     let mut inspect_logs = 0;
     let mut read_as: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for path in paths {

@@ -49,13 +49,14 @@ pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), WriteError>
         .map_err(|e| WriteError::new(&shown, format!("cannot write the file: {e}")))
 }
 
-/// Reads `files` as `format` and writes their canonical rows, one table, to `path`; returns the rows.
+/// Reads `files` as `format` (a folder as the files in it) and writes their canonical rows, one
+/// table, to `path`; returns the rows and the number of files read.
 pub fn write_imported(
     files: &[std::path::PathBuf],
     format: super::import::ImportFormat,
     settings: &super::import::ImportSettings<'_>,
     path: &Path,
-) -> Result<usize, WriteError> {
+) -> Result<(usize, usize), WriteError> {
     let out = path.display().to_string();
     let mut rows = Vec::new();
     let files =
@@ -66,7 +67,8 @@ pub fn write_imported(
         rows.extend(imported.rows);
     }
     // One table: a column some file lacks (cost, seconds, group) is empty on its rows.
-    write_built(super::import::canonical_frame(&rows), path)
+    let written = write_built(super::import::canonical_frame(&rows), path)?;
+    Ok((written, files.len()))
 }
 
 /// Writes the per-trajectory halting records of `pareval early --records` in the format the extension

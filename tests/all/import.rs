@@ -711,6 +711,75 @@ fn run_reports_in_one_folder_are_named_after_their_files() {
 }
 
 #[test]
+fn a_folder_names_the_subfolders_it_does_not_read() {
+    // shared/formats/swebench_harness_report holds two experiments, each in a folder of its own:
+    // one a run folder (its results.json), one not (baseline.eval.json). Given the parent, the
+    // loader reads the first and names the second with its file, rather than dropping it silently.
+    let Some(data) = shared_data() else { return };
+    let reports = data.join("../formats/swebench_harness_report");
+    let words = info_words(&reports.to_string_lossy());
+    assert!(
+        words.contains("zhikuncode_20260525/results.json: read as swebench"),
+        "{words}"
+    );
+    assert!(
+        words.contains("tdad_exp011: not read: a folder that is not a run of a harness pareval reads, holding 1 result file (baseline.eval.json); give it, or its files, to read them"),
+        "{words}"
+    );
+    // `import` gives the same note, and counts the files it read.
+    let out_dir = temp_dir("unread-subfolders");
+    let out = out_dir.join("reports.csv");
+    let output = pareval(&[
+        "import",
+        "swebench",
+        &reports.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    let text = stdout(&output);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(text.contains("from 1 swebench file to"), "{text}");
+    assert!(text.contains("tdad_exp011: not read"), "{text}");
+    // A folder whose only results lie in subfolders is refused naming them (a folder of pictures
+    // holds no result file and is not named).
+    let top = out_dir.join("experiments");
+    let deep = top.join("exp1").join("reports");
+    std::fs::create_dir_all(&deep).expect("folders");
+    std::fs::create_dir_all(top.join("plots")).expect("folders");
+    std::fs::write(top.join("plots").join("curve.png"), b"png").expect("write");
+    std::fs::copy(
+        reports.join("tdad_exp011/baseline.eval.json"),
+        deep.join("openai__gpt-4o.run1.json"),
+    )
+    .expect("copy");
+    std::fs::copy(
+        reports.join("tdad_exp011/baseline.eval.json"),
+        deep.join("anthropic__claude-3.5.run2.json"),
+    )
+    .expect("copy");
+    // A folder given to `import` counts the files read in it, not the one path given.
+    let output = pareval(&[
+        "import",
+        "swebench",
+        &deep.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("wrote 1000 rows (2 systems, 500 tasks) from 2 swebench files"),
+        "{}",
+        stdout(&output)
+    );
+    let output = pareval(&["info", &top.to_string_lossy()]);
+    assert_refused(
+        &output,
+        "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run folders of a harness pareval reads: Terminal-Bench, Harbor, HELM, HAL, aider); result files lie in its subfolders exp1/ (2 files): give those folders, or their files",
+    );
+    assert!(!stderr(&output).contains("plots"), "{}", stderr(&output));
+}
+
+#[test]
 fn lm_eval_finds_an_aggregate_file_named_after_the_output_path() {
     // `--output_path run.json` makes lm-eval write `run_<date>.json`, not `results_<date>.json`,
     // beside the samples files: the system and the subtasks' parent group still come from it.

@@ -356,20 +356,107 @@ pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
                 .unwrap_or_default();
             let companion =
                 is_companion(path, &name) || (helm_suite && helm::is_suite_summary(&name));
-            let result_file = ["csv", "jsonl", "ndjson", "json", "eval", "parquet"]
-                .iter()
-                .any(|extension| has_extension(path, extension));
             !name.starts_with('.')
                 && !companion
                 && if path.is_dir() {
                     is_run_folder(path)
                 } else {
-                    result_file
+                    is_result_file(path)
                 }
         })
         .collect();
     paths.sort();
     paths
+}
+
+/// Whether a file's extension is one a folder's result files have.
+fn is_result_file(path: &Path) -> bool {
+    ["csv", "jsonl", "ndjson", "json", "eval", "parquet"]
+        .iter()
+        .any(|extension| has_extension(path, extension))
+}
+
+/// How deep [`unread_subfolders`] looks for result files below a subfolder, and how many it names.
+const UNREAD_DEPTH: usize = 4;
+const UNREAD_NAMED: usize = 3;
+
+/// The subfolders of a folder that [`folder_entries`] leaves out (they are not runs of a harness
+/// pareval reads) although result files lie in them or below: per subfolder, in path order, the
+/// number of such files (to a depth of [`UNREAD_DEPTH`]) and the first few by path. A folder of
+/// experiments, each in a folder of its own, is read as nothing but its top-level files, so a
+/// loader says what it left out rather than dropping it in silence.
+pub fn unread_subfolders(folder: &Path) -> Vec<(PathBuf, usize, Vec<PathBuf>)> {
+    fn collect(folder: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(folder) else {
+            return;
+        };
+        for path in entries.flatten().map(|entry| entry.path()) {
+            let hidden = path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+            if hidden {
+                continue;
+            }
+            if path.is_dir() {
+                if depth > 1 {
+                    collect(&path, depth - 1, found);
+                }
+            } else if is_result_file(&path) {
+                found.push(path);
+            }
+        }
+    }
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut subfolders: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.is_dir()
+                && !is_run_folder(path)
+                && !path
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    subfolders.sort();
+    subfolders
+        .into_iter()
+        .filter_map(|subfolder| {
+            let mut found = Vec::new();
+            collect(&subfolder, UNREAD_DEPTH, &mut found);
+            found.sort();
+            let count = found.len();
+            found.truncate(UNREAD_NAMED);
+            (count > 0).then_some((subfolder, count, found))
+        })
+        .collect()
+}
+
+/// The note a loader gives for each of a folder's [`unread_subfolders`].
+pub fn unread_subfolder_notes(folder: &Path) -> Vec<String> {
+    unread_subfolders(folder)
+        .into_iter()
+        .map(|(subfolder, count, named)| {
+            let names: Vec<String> = named
+                .iter()
+                .map(|file| {
+                    file.strip_prefix(&subfolder)
+                        .unwrap_or(file)
+                        .display()
+                        .to_string()
+                })
+                .collect();
+            let more = if count > named.len() { ", …" } else { "" };
+            format!(
+                "{}: not read: a folder that is not a run of a harness pareval reads, holding {count} result file{} ({}{more}); give it, or its files, to read them",
+                subfolder.display(),
+                if count == 1 { "" } else { "s" },
+                names.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// Whether a file in a folder is read beside another rather than on its own (`name` lower case):
@@ -404,10 +491,24 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
         if path.is_dir() && !is_run_folder(path) {
             let entries = folder_entries(path);
             if entries.is_empty() {
-                return Err(LoadError::new(
-                    path.display().to_string(),
-                    "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run folders of a harness pareval reads: Terminal-Bench, Harbor, HELM, HAL, aider)",
-                ));
+                let mut message = "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run folders of a harness pareval reads: Terminal-Bench, Harbor, HELM, HAL, aider)".to_string();
+                let below: Vec<String> = unread_subfolders(path)
+                    .iter()
+                    .map(|(subfolder, count, _)| {
+                        let name = subfolder.file_name().unwrap_or_default().to_string_lossy();
+                        format!(
+                            "{name}/ ({count} file{})",
+                            if *count == 1 { "" } else { "s" }
+                        )
+                    })
+                    .collect();
+                if !below.is_empty() {
+                    message.push_str(&format!(
+                        "; result files lie in its subfolders {}: give those folders, or their files",
+                        below.join(", ")
+                    ));
+                }
+                return Err(LoadError::new(path.display().to_string(), message));
             }
             files.extend(entries);
         } else {
