@@ -94,6 +94,65 @@ pub fn fit_hints(hints: &str, width: usize, kept: usize) -> String {
     shown.join("  ")
 }
 
+/// Names as a column of `width` characters shows them, one label per name in `names`: all whole
+/// when they fit; else each longer one as its head, "…" and its tail, split at one place for the
+/// whole column, chosen so that as many different names as possible keep different labels, and
+/// among those places the middle one (by head length), so that a label keeps some of each end.
+/// A plain cut at the column's edge made rows that read the same ("HAL Generalist Agent
+/// (DeepSeek " for R1 and V3, HAL's GAIA leaderboard at 120 columns): what tells names apart is
+/// often at their end (the model after a shared scaffold), and what groups them at their start.
+pub fn fit_names(names: &[&str], width: usize) -> Vec<String> {
+    // Byte offsets of each name's characters (and its end), to slice heads and tails.
+    let bounds: Vec<Vec<usize>> = names
+        .iter()
+        .map(|name| {
+            name.char_indices()
+                .map(|(at, _)| at)
+                .chain(std::iter::once(name.len()))
+                .collect()
+        })
+        .collect();
+    let chars = |i: usize| bounds[i].len() - 1;
+    if (0..names.len()).all(|i| chars(i) <= width) {
+        return names.iter().map(|name| name.to_string()).collect();
+    }
+    if width == 0 {
+        return vec![String::new(); names.len()];
+    }
+    // A long name's label at head length `head`: its first `head` and last `width − 1 − head`
+    // characters.
+    let label = |i: usize, head: usize| -> (&str, &str) {
+        let name = names[i];
+        if chars(i) <= width {
+            return (name, "");
+        }
+        let tail = width - 1 - head;
+        (
+            &name[..bounds[i][head]],
+            &name[bounds[i][chars(i) - tail]..],
+        )
+    };
+    let told_apart: Vec<usize> = (0..width)
+        .map(|head| {
+            (0..names.len())
+                .map(|i| label(i, head))
+                .collect::<std::collections::HashSet<(&str, &str)>>()
+                .len()
+        })
+        .collect();
+    let most = told_apart.iter().copied().max().unwrap_or(0);
+    let best: Vec<usize> = (0..width)
+        .filter(|&head| told_apart[head] == most)
+        .collect();
+    let head = best.get(best.len() / 2).copied().unwrap_or(width - 1);
+    (0..names.len())
+        .map(|i| match label(i, head) {
+            (whole, "") if chars(i) <= width => whole.to_string(),
+            (head, tail) => format!("{head}…{tail}"),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +172,50 @@ mod tests {
         assert_eq!(p_value(0.77441), "0.7744");
         assert_eq!(p_value(4.9e-5), "4.9e-5");
         assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    }
+
+    #[test]
+    fn names_that_do_not_fit_keep_what_tells_them_apart() {
+        // HAL's GAIA names: a cut at 30 characters shows R1 and V3 as one name.
+        let names = [
+            "HAL Generalist Agent (DeepSeek R1 (January 2025))",
+            "HAL Generalist Agent (DeepSeek V3 (March 2025))",
+            "HF Open Deep Research (DeepSeek R1 (January 2025))",
+            "HF Open Deep Research (Claude Sonnet 4.5 (September 2025))",
+            "HF Open Deep Research (Claude Sonnet 4.5 High (September 2025))",
+            "o3",
+        ];
+        let labels = fit_names(&names, 30);
+        let distinct: std::collections::HashSet<&String> = labels.iter().collect();
+        assert_eq!(distinct.len(), names.len(), "{labels:?}");
+        for (label, name) in labels.iter().zip(names) {
+            assert!(label.chars().count() <= 30, "{label}");
+            if name.len() <= 30 {
+                assert_eq!(label, name);
+            } else {
+                let (head, tail) = label.split_once('…').expect("elided");
+                assert!(name.starts_with(head) && name.ends_with(tail), "{label}");
+                assert!(head.chars().count() >= 2, "{label}");
+            }
+        }
+        // Names that fit stay whole, and a plain cut is kept where it tells the names apart.
+        assert_eq!(fit_names(&["a", "bc"], 2), ["a", "bc"]);
+        // Every split tells these two apart: the middle one keeps some of each end.
+        assert_eq!(
+            fit_names(&["alpha-one-x", "beta-two-x"], 6),
+            ["alp…-x", "bet…-x"]
+        );
+        // Only the tails tell these apart.
+        assert_eq!(
+            fit_names(&["agent (model-a)", "agent (model-b)"], 8),
+            ["age…l-a)", "age…l-b)"]
+        );
+        // Repeated names share a label; a width of 0 or 1 cannot show more than the mark.
+        assert_eq!(
+            fit_names(&["same-long", "same-long"], 5),
+            ["sa…ng", "sa…ng"]
+        );
+        assert_eq!(fit_names(&["long"], 1), ["…"]);
+        assert_eq!(fit_names(&["long"], 0), [""]);
     }
 }

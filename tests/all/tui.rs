@@ -314,6 +314,91 @@ fn pair_filters_sort_and_name_search() {
 }
 
 #[test]
+fn the_pair_table_tells_apart_systems_whose_names_do_not_fit() {
+    // HAL's GAIA leaderboard: 32 systems named "<scaffold> (<model> (<month year>))". At 120
+    // columns a plain cut showed "HAL Generalist Agent (DeepSeek " for both DeepSeek R1 and V3.
+    let Some(data) = crate::common::shared_data() else {
+        return;
+    };
+    let path = data.join("hal/gaia.csv");
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let compute = App::default_compute(
+        &dataset,
+        pareval::engine::Preset::Primary,
+        vec![0, 500, 1000],
+        2,
+    );
+    let (mut app, first) = App::new(dataset, vec!["gaia.csv".into()], compute, None);
+    run_effects(&mut app, vec![first]);
+    act(&mut app, Action::StartNameFilter);
+    for c in "(DeepSeek".chars() {
+        act(&mut app, Action::InputChar(c));
+    }
+    act(&mut app, Action::InputDone);
+    // (Narrower, 21 characters cannot tell all 32 apart: "…(September 2025))" with and without
+    // "High".)
+    for width in [120u16, 160] {
+        let screen = render(&app, width, 40);
+        let lines: Vec<&str> = screen.lines().collect();
+        let header = lines
+            .iter()
+            .position(|line| line.starts_with("│tested"))
+            .expect("the pair table's header");
+        // The names' columns split what the fixed columns leave: 31 cells each at 120 columns.
+        let names_width = usize::from(width) - 2 - 56;
+        let (tested_width, baseline_width) = (names_width - names_width / 2, names_width / 2);
+        let mut named: std::collections::HashMap<String, String> = Default::default();
+        let rows = lines[header + 1..]
+            .iter()
+            .take_while(|line| line.starts_with('│'))
+            .zip(&app.rows);
+        let mut seen = 0;
+        for (line, row) in rows {
+            let cells: Vec<char> = line.chars().skip(1).collect();
+            let cell = |from: usize, width: usize| -> String {
+                cells[from..from + width]
+                    .iter()
+                    .collect::<String>()
+                    .trim_end()
+                    .to_string()
+            };
+            for (label, name, width) in [
+                (cell(0, tested_width), &row.tested, tested_width),
+                (
+                    cell(tested_width + 1, baseline_width),
+                    &row.baseline,
+                    baseline_width,
+                ),
+            ] {
+                assert!(label.chars().count() <= width, "{label}");
+                match label.split_once('…') {
+                    Some((head, tail)) => assert!(
+                        name.starts_with(head) && name.ends_with(tail) && name.len() > width,
+                        "{label} for {name}"
+                    ),
+                    None => assert_eq!(&label, name),
+                }
+                // One label, one system (per column width).
+                let key = format!("{width}:{label}");
+                let other = named.entry(key).or_insert_with(|| name.clone());
+                assert_eq!(
+                    other, name,
+                    "'{label}' stands for two systems at {width} columns"
+                );
+            }
+            seen += 1;
+        }
+        assert!(seen >= 10, "{screen}");
+        assert!(
+            app.rows
+                .iter()
+                .take(seen)
+                .any(|r| r.tested.contains("DeepSeek R1") || r.baseline.contains("DeepSeek R1"))
+        );
+    }
+}
+
+#[test]
 fn drill_down_explains_the_selected_pair() {
     let mut app = sample_app(10);
     act(&mut app, Action::SelectDown);

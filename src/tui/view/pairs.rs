@@ -5,10 +5,15 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::text::Span;
 use ratatui::widgets::{Block, Cell, Row, Table, TableState};
 
-use crate::format::{percent, pp, trim_number};
+use std::collections::HashMap;
+
+use crate::format::{fit_names, percent, pp, trim_number};
 use crate::tui::app::{App, Input, PairFilter};
 
 use super::widgets::{Theme, stale};
+
+/// The widths of the columns after the two names: N, Δ_full, completed, prom., rej., abst., wrong.
+const FIXED_COLUMNS: [u16; 7] = [5, 9, 9, 6, 6, 6, 7];
 
 pub(super) fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let threshold = app
@@ -43,6 +48,32 @@ pub(super) fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         app.view.sort.name(),
         if app.view.descending { " ↓" } else { " ↑" }
     );
+    // The name columns share what the fixed ones leave (borders, 8 gaps of one cell); names that
+    // do not fit are shortened over every system of the record, so a label is the same whichever
+    // rows are shown.
+    let fixed: u16 = FIXED_COLUMNS.iter().sum::<u16>() + FIXED_COLUMNS.len() as u16 + 1;
+    let names_width = area.width.saturating_sub(2 + fixed);
+    let (tested_width, baseline_width) = (names_width - names_width / 2, names_width / 2);
+    let systems: Vec<&str> = app
+        .dataset
+        .systems
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    let label_map = |width: u16| -> HashMap<&str, String> {
+        systems
+            .iter()
+            .copied()
+            .zip(fit_names(&systems, usize::from(width)))
+            .collect()
+    };
+    let (tested_labels, baseline_labels) = (label_map(tested_width), label_map(baseline_width));
+    let label = |labels: &HashMap<&str, String>, name: &str| {
+        labels
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| name.to_string())
+    };
     let rows: Vec<Row> = app
         .rows
         .iter()
@@ -58,8 +89,8 @@ pub(super) fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
                 Span::raw(percent(row.wrong))
             };
             Row::new(vec![
-                Cell::from(row.tested.clone()),
-                Cell::from(row.baseline.clone()),
+                Cell::from(label(&tested_labels, &row.tested)),
+                Cell::from(label(&baseline_labels, &row.baseline)),
                 Cell::from(row.shared.to_string()),
                 Cell::from(pp(row.delta_full)),
                 Cell::from(completed),
@@ -72,16 +103,11 @@ pub(super) fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         })
         .collect();
     let widths = [
-        Constraint::Fill(1),
-        Constraint::Fill(1),
-        Constraint::Length(5),
-        Constraint::Length(9),
-        Constraint::Length(9),
-        Constraint::Length(6),
-        Constraint::Length(6),
-        Constraint::Length(6),
-        Constraint::Length(7),
-    ];
+        Constraint::Length(tested_width),
+        Constraint::Length(baseline_width),
+    ]
+    .into_iter()
+    .chain(FIXED_COLUMNS.iter().map(|&width| Constraint::Length(width)));
     let header = Row::new(vec![
         "tested",
         "baseline",
