@@ -482,6 +482,14 @@ impl Looks {
         }
     }
 
+    /// The looks in words, for headers and titles.
+    pub fn in_words(self) -> &'static str {
+        match self {
+            Looks::Every => "a look after every task",
+            Looks::Grid => "a look at every budget",
+        }
+    }
+
     pub fn parse(text: &str) -> Result<Self, SettingError> {
         parse_name(text, "looks", &Looks::ALL, Looks::name)
     }
@@ -612,10 +620,7 @@ impl Policy {
             Monitor::PerLook => String::new(),
             Monitor::Sequential => format!(
                 "watched sequentially ({}), first decision kept{}",
-                match self.looks {
-                    Looks::Every => "a look after every task",
-                    Looks::Grid => "a look at every budget",
-                },
+                self.looks.in_words(),
                 if self.is_naive_peeking() {
                     "; naive peeking (invalid)"
                 } else {

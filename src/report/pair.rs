@@ -139,8 +139,11 @@ pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io
         if record.monitor != "per-look" {
             writeln!(
                 out,
-                "monitor   {} ({} looks), first decision kept; {}",
-                record.monitor, record.looks, record.validity
+                "monitor   {} ({}), first decision kept; {}",
+                record.monitor,
+                crate::engine::settings::Looks::parse(record.looks)
+                    .map_or(record.looks, |looks| looks.in_words()),
+                record.validity
             )?;
         }
         writeln!(out)?;

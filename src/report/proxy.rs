@@ -66,7 +66,11 @@ impl Render for ProxyReport {
             self.systems,
             self.tasks,
             if self.tasks_left_out > 0 {
-                format!(" ({} tasks left out)", self.tasks_left_out)
+                format!(
+                    " ({} task{} left out)",
+                    self.tasks_left_out,
+                    if self.tasks_left_out == 1 { "" } else { "s" }
+                )
             } else {
                 String::new()
             }

@@ -214,6 +214,21 @@ fn pair_explains_one_case_in_text_and_json() {
         "{text}"
     );
     assert!(text.contains("Newcombe 95% interval for Δ"), "{text}");
+    // A watched pair says how it is watched in words.
+    for (looks, words) in [
+        ("every", "(a look after every task)"),
+        ("grid", "(a look at every budget)"),
+    ] {
+        let text = stdout(&pareval(
+            &[&args[..], &["--monitor", "sequential", "--looks", looks]].concat(),
+        ));
+        assert!(
+            text.contains(&format!(
+                "monitor   sequential {words}, first decision kept"
+            )),
+            "{text}"
+        );
+    }
 
     let unknown = pareval(&[
         "pair",

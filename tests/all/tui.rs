@@ -182,7 +182,7 @@ fn every_switch_redraws_with_its_setting() {
         (
             Action::CycleMonitor,
             "switch_monitor",
-            "watched at grid looks",
+            "watched at grid budgets",
         ),
         // The bootstrap watched at every budget: the negative control, labelled in the summary.
         (

@@ -132,7 +132,14 @@ pub(super) fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rec
     let mut watched = match (sequential, policy.is_naive_peeking(), policy.looks) {
         (false, ..) => String::new(),
         (true, true, _) => " · naive peeking (invalid)".to_string(),
-        (true, false, looks) => format!(" · watched at {} looks", looks.name()),
+        // Short for the panel's title: "watched at every task" or "at grid budgets".
+        (true, false, looks) => format!(
+            " · watched at {}",
+            match looks {
+                crate::engine::settings::Looks::Every => "every task",
+                crate::engine::settings::Looks::Grid => "grid budgets",
+            }
+        ),
     };
     if families {
         watched.push_str(&format!(
