@@ -314,7 +314,7 @@ fn pair_filters_sort_and_name_search() {
 }
 
 #[test]
-fn the_pair_table_tells_apart_systems_whose_names_do_not_fit() {
+fn the_pair_and_proxy_tables_tell_apart_systems_whose_names_do_not_fit() {
     // HAL's GAIA leaderboard: 32 systems named "<scaffold> (<model> (<month year>))". At 120
     // columns a plain cut showed "HAL Generalist Agent (DeepSeek " for both DeepSeek R1 and V3.
     let Some(data) = crate::common::shared_data() else {
@@ -396,6 +396,47 @@ fn the_pair_table_tells_apart_systems_whose_names_do_not_fit() {
                 .any(|r| r.tested.contains("DeepSeek R1") || r.baseline.contains("DeepSeek R1"))
         );
     }
+    // The proxy view's per-system table: its rows stay told apart too (the three Claude Opus 4
+    // systems read "HAL Generalist Agent (Claude Opus 4" with a plain cut).
+    act(&mut app, Action::NextTab);
+    act(&mut app, Action::NextTab);
+    let grid: Vec<pareval::engine::Fraction> = app
+        .compute
+        .grid
+        .iter()
+        .map(|&b| pareval::engine::Fraction(b))
+        .collect();
+    let outcome = pareval::proxy::proxy_curve(
+        &app.dataset,
+        app.compute.group_column.as_deref(),
+        app.compute.proxy_method,
+        app.compute.proxy_protocol,
+        &grid,
+        0,
+        &|| false,
+    )
+    .map(Arc::new);
+    let generation = app.generation;
+    act(
+        &mut app,
+        Action::ProxyFinished {
+            generation,
+            outcome,
+        },
+    );
+    let screen = render(&app, 120, 40);
+    let labels: Vec<String> = screen
+        .lines()
+        .filter_map(|line| {
+            let at = line.find("│HAL ").or_else(|| line.find("│HF "))?;
+            let label: String = line[at + "│".len()..].chars().take(35).collect();
+            Some(label.trim_end().to_string())
+        })
+        .collect();
+    assert!(labels.len() >= 20, "{screen}");
+    let distinct: std::collections::HashSet<&String> = labels.iter().collect();
+    assert_eq!(distinct.len(), labels.len(), "{screen}");
+    assert!(labels.iter().all(|label| label.contains('…')), "{screen}");
 }
 
 #[test]

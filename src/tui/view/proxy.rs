@@ -147,12 +147,18 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
             .labels(vec!["0", "50", "100"]),
     );
     frame.render_widget(chart, scatter);
+    // The name column is what the three numbers (and their gaps) leave inside the border; names
+    // that do not fit keep their head and tail, so that the rows stay told apart.
+    let name_width = table.width.saturating_sub(2 + 3 * (6 + 1));
+    let names: Vec<&str> = result.systems.iter().map(|s| s.system.as_str()).collect();
+    let labels = crate::format::fit_names(&names, usize::from(name_width));
     let rows: Vec<Row> = result
         .systems
         .iter()
-        .map(|s| {
+        .zip(labels)
+        .map(|(s, label)| {
             Row::new(vec![
-                s.system.clone(),
+                label,
                 format!("{:.1}", s.predicted * 100.0),
                 format!("{:.1}", s.actual * 100.0),
                 format!("{:+.1}", (s.predicted - s.actual) * 100.0),
@@ -160,7 +166,7 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         })
         .collect();
     let widths = [
-        Constraint::Fill(1),
+        Constraint::Length(name_width),
         Constraint::Length(6),
         Constraint::Length(6),
         Constraint::Length(6),
