@@ -262,7 +262,6 @@ pub fn write_text(at: &[ReplayAt], out: &mut impl Write, width: usize) -> io::Re
                 .filter(|r| r.threshold_pp == threshold)
                 .map(|r| {
                     vec![
-                        format!("{} vs {}", r.tested, r.baseline),
                         r.shared.to_string(),
                         pp(r.delta_full),
                         r.completed.name().to_string(),
@@ -270,11 +269,15 @@ pub fn write_text(at: &[ReplayAt], out: &mut impl Write, width: usize) -> io::Re
                         percent(r.reject),
                         percent(r.abstain),
                         percent(r.wrong),
+                        format!("{} vs {}", r.tested, r.baseline),
                     ]
                 })
                 .collect();
+            // The pair's names come last and whole: leaderboard names are long and share their
+            // start ("HAL Generalist Agent (…", "20250807_mini-v1.7.0_…"), so a first column cut
+            // to fit 80 characters read the same on every row. Past the edge a terminal wraps them
+            // and the numbers stay in their columns.
             let header = [
-                "tested vs baseline",
                 "shared",
                 "Δ_full",
                 "completed",
@@ -282,10 +285,11 @@ pub fn write_text(at: &[ReplayAt], out: &mut impl Write, width: usize) -> io::Re
                 "reject",
                 "abstain",
                 "wrong",
+                "tested vs baseline",
             ];
             let mut align = [Align::Right; 8];
-            align[0] = Align::Left;
-            align[3] = Align::Left;
+            align[2] = Align::Left;
+            align[7] = Align::Left;
             write!(out, "{}", render(&header, &align, &rows, width, 2))?;
         }
     }

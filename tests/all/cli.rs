@@ -349,6 +349,57 @@ fn replay_reports_every_pair_at_a_budget_of_the_grid() {
     assert!(!stdout(&plain).contains("pairs_at"));
 }
 
+/// `replay --pairs-at` as text: leaderboard names are long and share their start (HAL's "HAL
+/// Generalist Agent (…"), so the pair's names come last and whole; a first column cut to 80
+/// characters read "HAL Generalist Ag…" on every row.
+#[test]
+fn the_text_pair_table_names_every_pair_in_full() {
+    let dir = temp_dir("long-pair-names");
+    let path = dir.join("records.csv");
+    let systems = [
+        "HAL Generalist Agent (DeepSeek R1 (January 2025))",
+        "HAL Generalist Agent (DeepSeek V3 (March 2025))",
+        "HAL Generalist Agent (o4-mini High (April 2025))",
+    ];
+    let mut csv = String::from("system,task,outcome\n");
+    for (s, system) in systems.iter().enumerate() {
+        for task in 0..40 {
+            let outcome = u8::from((task * (s + 2)) % 5 < 2 + s);
+            csv.push_str(&format!("\"{system}\",t{task},{outcome}\n"));
+        }
+    }
+    std::fs::write(&path, csv).expect("write");
+    let output = pareval(&[
+        "replay",
+        &path.to_string_lossy(),
+        "--orders",
+        "4",
+        "--thresholds",
+        "0",
+        "--pairs-at",
+        "0.5",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|line| !line.contains("pairs at budget 50%"))
+        .skip(2)
+        .take_while(|line| !line.trim().is_empty())
+        .collect();
+    assert_eq!(table.len(), 6, "{text}");
+    for tested in systems {
+        for baseline in systems.iter().filter(|&&b| b != tested) {
+            let pair = format!("{tested} vs {baseline}");
+            assert_eq!(
+                table.iter().filter(|line| line.ends_with(&pair)).count(),
+                1,
+                "{pair} in\n{text}"
+            );
+        }
+    }
+}
+
 /// `--system-key` and `--ignore-col` reach the loader from every command's options.
 #[test]
 fn system_key_and_ignore_col_are_loader_options_of_the_commands() {
