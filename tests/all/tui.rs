@@ -77,6 +77,34 @@ fn act(app: &mut App, action: Action) {
     run_effects(app, effects);
 }
 
+/// Computes the proxy curve of the app's current settings inline and hands it to the app as the
+/// result of `generation` (the worker's job in the explorer).
+fn deliver_proxy(app: &mut App, generation: u64) {
+    let grid: Vec<pareval::engine::Fraction> = app
+        .compute
+        .grid
+        .iter()
+        .map(|&b| pareval::engine::Fraction(b))
+        .collect();
+    let outcome = pareval::proxy::proxy_curve(
+        &app.dataset,
+        app.compute.group_column.as_deref(),
+        app.compute.proxy_method,
+        app.compute.proxy_protocol,
+        &grid,
+        0,
+        &|| false,
+    )
+    .map(Arc::new);
+    act(
+        app,
+        Action::ProxyFinished {
+            generation,
+            outcome,
+        },
+    );
+}
+
 fn render(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
     terminal.draw(|frame| draw(frame, app, MONO)).expect("draw");
@@ -400,30 +428,8 @@ fn the_pair_and_proxy_tables_tell_apart_systems_whose_names_do_not_fit() {
     // systems read "HAL Generalist Agent (Claude Opus 4" with a plain cut).
     act(&mut app, Action::NextTab);
     act(&mut app, Action::NextTab);
-    let grid: Vec<pareval::engine::Fraction> = app
-        .compute
-        .grid
-        .iter()
-        .map(|&b| pareval::engine::Fraction(b))
-        .collect();
-    let outcome = pareval::proxy::proxy_curve(
-        &app.dataset,
-        app.compute.group_column.as_deref(),
-        app.compute.proxy_method,
-        app.compute.proxy_protocol,
-        &grid,
-        0,
-        &|| false,
-    )
-    .map(Arc::new);
     let generation = app.generation;
-    act(
-        &mut app,
-        Action::ProxyFinished {
-            generation,
-            outcome,
-        },
-    );
+    deliver_proxy(&mut app, generation);
     let screen = render(&app, 120, 40);
     let labels: Vec<String> = screen
         .lines()
@@ -934,36 +940,11 @@ fn a_preview_is_shown_labelled_until_the_full_result_arrives() {
 #[test]
 fn the_proxy_view_follows_the_slider_and_its_switches() {
     let mut app = sample_app(10);
-    let curve = |app: &App| {
-        let grid: Vec<pareval::engine::Fraction> = app
-            .compute
-            .grid
-            .iter()
-            .map(|&b| pareval::engine::Fraction(b))
-            .collect();
-        pareval::proxy::proxy_curve(
-            &app.dataset,
-            app.compute.group_column.as_deref(),
-            app.compute.proxy_method,
-            app.compute.proxy_protocol,
-            &grid,
-            0,
-            &|| false,
-        )
-        .map(Arc::new)
-    };
     act(&mut app, Action::NextTab);
     act(&mut app, Action::NextTab);
     assert!(render(&app, 120, 40).contains("waiting for the proxy results"));
     let generation = app.generation;
-    let outcome = curve(&app);
-    act(
-        &mut app,
-        Action::ProxyFinished {
-            generation,
-            outcome,
-        },
-    );
+    deliver_proxy(&mut app, generation);
     let screen = render(&app, 120, 40);
     assert!(
         screen.contains("proxy benchmark at budget 25%: midrange-k under loao"),
@@ -979,14 +960,7 @@ fn the_proxy_view_follows_the_slider_and_its_switches() {
     act(&mut app, Action::CycleProxyMethod);
     assert_eq!(app.compute.proxy_method, pareval::proxy::Method::EasiestK);
     let stale = app.generation - 1;
-    let outcome = curve(&app);
-    act(
-        &mut app,
-        Action::ProxyFinished {
-            generation: stale,
-            outcome,
-        },
-    );
+    deliver_proxy(&mut app, stale);
     let method = |app: &App| {
         app.proxy
             .as_ref()
@@ -995,27 +969,13 @@ fn the_proxy_view_follows_the_slider_and_its_switches() {
     };
     assert_eq!(method(&app), Some("midrange-k"));
     let generation = app.generation;
-    let outcome = curve(&app);
-    act(
-        &mut app,
-        Action::ProxyFinished {
-            generation,
-            outcome,
-        },
-    );
+    deliver_proxy(&mut app, generation);
     assert_eq!(method(&app), Some("easiest-k"));
     // A protocol the record cannot support says why.
     act(&mut app, Action::CycleProxyProtocol);
     act(&mut app, Action::CycleProxyProtocol);
     let generation = app.generation;
-    let outcome = curve(&app);
-    act(
-        &mut app,
-        Action::ProxyFinished {
-            generation,
-            outcome,
-        },
-    );
+    deliver_proxy(&mut app, generation);
     assert!(
         render(&app, 120, 40).contains("✗ protocol 'loso' needs a 'scaffold' for every system")
     );
