@@ -96,8 +96,9 @@ pub fn fit_hints(hints: &str, width: usize, kept: usize) -> String {
 
 /// Names as a column of `width` characters shows them, one label per name in `names`: all whole
 /// when they fit; else each longer one as its head, "…" and its tail, split at one place for the
-/// whole column, chosen so that as many different names as possible keep different labels, and
-/// among those places the middle one (by head length), so that a label keeps some of each end.
+/// whole column, chosen so that as many different names as possible keep different labels: the
+/// plain cut at the end ("head…") when it is such a place, else the middle one of them (by head
+/// length), so that a label keeps some of each end.
 /// A plain cut at the column's edge made rows that read the same ("HAL Generalist Agent
 /// (DeepSeek " for R1 and V3, HAL's GAIA leaderboard at 120 columns): what tells names apart is
 /// often at their end (the model after a shared scaffold), and what groups them at their start.
@@ -144,7 +145,11 @@ pub fn fit_names(names: &[&str], width: usize) -> Vec<String> {
     let best: Vec<usize> = (0..width)
         .filter(|&head| told_apart[head] == most)
         .collect();
-    let head = best.get(best.len() / 2).copied().unwrap_or(width - 1);
+    let head = if told_apart[width - 1] == most {
+        width - 1
+    } else {
+        best.get(best.len() / 2).copied().unwrap_or(width - 1)
+    };
     (0..names.len())
         .map(|i| match label(i, head) {
             (whole, "") if chars(i) <= width => whole.to_string(),
@@ -200,10 +205,10 @@ mod tests {
         }
         // Names that fit stay whole, and a plain cut is kept where it tells the names apart.
         assert_eq!(fit_names(&["a", "bc"], 2), ["a", "bc"]);
-        // Every split tells these two apart: the middle one keeps some of each end.
+        // The plain cut tells these two apart, and is kept.
         assert_eq!(
             fit_names(&["alpha-one-x", "beta-two-x"], 6),
-            ["alp…-x", "bet…-x"]
+            ["alpha…", "beta-…"]
         );
         // Only the tails tell these apart.
         assert_eq!(
@@ -213,7 +218,7 @@ mod tests {
         // Repeated names share a label; a width of 0 or 1 cannot show more than the mark.
         assert_eq!(
             fit_names(&["same-long", "same-long"], 5),
-            ["sa…ng", "sa…ng"]
+            ["same…", "same…"]
         );
         assert_eq!(fit_names(&["long"], 1), ["…"]);
         assert_eq!(fit_names(&["long"], 0), [""]);

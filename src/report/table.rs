@@ -1,4 +1,5 @@
-//! Plain-text table layout: aligned columns that fit a width by shortening the first (name) column.
+//! Plain-text table layout: aligned columns that fit a width by shortening the first (name) column
+//! (its names kept apart from each other, see `format::fit_names`).
 //! No colours, no terminal queries; the caller decides the width.
 
 /// Column alignment.
@@ -33,11 +34,27 @@ pub fn render(
             .max(8)
             .min(widths[0]);
     }
+    // The first column's cells as its width shows them, kept apart from each other where a
+    // shortened name would read like another's (format::fit_names); the header is one of them.
+    let firsts: Vec<&str> = std::iter::once(header[0])
+        .chain(
+            rows.iter()
+                .filter_map(|row| row.first().map(String::as_str)),
+        )
+        .collect();
+    let first_labels: std::collections::HashMap<&str, String> = firsts
+        .iter()
+        .copied()
+        .zip(crate::format::fit_names(&firsts, widths[0]))
+        .collect();
     let mut out = String::new();
     let mut line = |cells: &[String]| {
         let mut text = " ".repeat(indent);
         for (i, cell) in cells.iter().enumerate().take(columns) {
-            let shown = shorten(cell, widths[i]);
+            let shown = match first_labels.get(cell.as_str()) {
+                Some(label) if i == 0 => label.clone(),
+                _ => shorten(cell, widths[i]),
+            };
             let pad = widths[i] - shown.chars().count();
             if i > 0 {
                 text.push_str("  ");
@@ -91,6 +108,40 @@ mod tests {
             assert!(line.chars().count() <= 20, "{line:?}");
         }
         assert!(text.contains('…'));
+    }
+
+    #[test]
+    fn shortened_names_stay_told_apart() {
+        // HAL's names share their start: a cut at the edge read the same on both rows.
+        let rows: Vec<Vec<String>> = [
+            "HAL Generalist Agent (DeepSeek R1 (January 2025))",
+            "HAL Generalist Agent (DeepSeek V3 (March 2025))",
+        ]
+        .iter()
+        .map(|name| vec![name.to_string(), "165".to_string()])
+        .collect();
+        let text = render(&["system", "n"], &[Align::Left, Align::Right], &rows, 40, 0);
+        let firsts: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .map(|line| {
+                line.rsplit_once("  ")
+                    .map_or(line, |(name, _)| name)
+                    .trim_end()
+            })
+            .collect();
+        assert_eq!(firsts.len(), 2);
+        assert_ne!(firsts[0], firsts[1], "{text}");
+        for line in text.lines() {
+            assert!(line.chars().count() <= 40, "{line:?}");
+        }
+        // Names a plain cut tells apart keep it.
+        let rows = vec![
+            vec!["alpha-system-one".to_string(), "1".to_string()],
+            vec!["beta-system-two".to_string(), "2".to_string()],
+        ];
+        let text = render(&["system", "n"], &[Align::Left, Align::Right], &rows, 13, 0);
+        assert!(text.contains("alpha-sys…  1"), "{text}");
     }
 
     #[test]
