@@ -342,7 +342,7 @@ fn pair_filters_sort_and_name_search() {
 }
 
 #[test]
-fn the_pair_and_proxy_tables_tell_apart_systems_whose_names_do_not_fit() {
+fn long_names_stay_told_apart_in_the_pair_table_drill_down_and_proxy_view() {
     // HAL's GAIA leaderboard: 32 systems named "<scaffold> (<model> (<month year>))". At 120
     // columns a plain cut showed "HAL Generalist Agent (DeepSeek " for both DeepSeek R1 and V3.
     let Some(data) = crate::common::shared_data() else {
@@ -424,6 +424,23 @@ fn the_pair_and_proxy_tables_tell_apart_systems_whose_names_do_not_fit() {
                 .any(|r| r.tested.contains("DeepSeek R1") || r.baseline.contains("DeepSeek R1"))
         );
     }
+    // The drill-down names the pair in full above its reason, and its title keeps the order, the
+    // budget and the way out (long names in the title pushed them past the edge at 100 columns).
+    act(&mut app, Action::OpenDrill);
+    let row = app.rows[0].clone();
+    let wide = render(&app, 160, 45);
+    assert!(
+        wide.contains(&format!("{} vs {}", row.tested, row.baseline)),
+        "{wide}"
+    );
+    for width in [100u16, 160] {
+        let screen = render(&app, width, 45);
+        assert!(
+            screen.contains("┌ order 0 of 2 ([ ]) · budget 25% · Esc closes "),
+            "{screen}"
+        );
+    }
+    act(&mut app, Action::CloseOverlay);
     // The proxy view's per-system table: its rows stay told apart too (the three Claude Opus 4
     // systems read "HAL Generalist Agent (Claude Opus 4" with a plain cut).
     act(&mut app, Action::NextTab);

@@ -3,6 +3,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Block, Cell, Chart, Clear, Paragraph, Row, Table, Wrap};
 
@@ -34,10 +35,10 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         }
     };
     let focus = app.view.focus.min(detail.records.len().saturating_sub(1));
+    // The pair's names open the text below, wrapped: in the title, long leaderboard names pushed
+    // the order, the budget and the way out past the edge (HAL's TAU-bench at 100 columns).
     let title = format!(
-        " {} vs {} · order {} of {} ([ ]) · budget {}{} · Esc closes ",
-        detail.tested,
-        detail.baseline,
+        " order {} of {} ([ ]) · budget {}{} · Esc closes ",
         detail.order_index,
         detail.orders,
         percent(detail.budget),
@@ -50,8 +51,12 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
     let block = Block::bordered().title(title);
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
+    let names = crate::format::wrap(
+        &format!("{} vs {}", detail.tested, detail.baseline),
+        usize::from(inner.width.max(1)),
+    );
     let [top, middle, bottom] = Layout::vertical([
-        Constraint::Length(8),
+        Constraint::Length(8 + names.len() as u16),
         Constraint::Min(6),
         // Two borders and the header row besides the groups (with one less, the last group was cut).
         Constraint::Length(detail.groups.len().min(8) as u16 + 3),
@@ -78,7 +83,16 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         } else {
             format!(" · missing: {}", record.missing_groups.join(", "))
         };
-        let lines = vec![
+        let mut lines: Vec<Line> = names
+            .iter()
+            .map(|line| {
+                Line::from(Span::styled(
+                    line.clone(),
+                    Style::default().add_modifier(Modifier::BOLD),
+                ))
+            })
+            .collect();
+        lines.extend([
             Line::from(format!(
                 "{} shared tasks · Δ_full = {} · completed at {} pp: {}",
                 detail.shared,
@@ -127,7 +141,7 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
                 theme.dim(),
             )),
             cross_check_line(detail, record, &theme),
-        ];
+        ]);
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), top);
     }
     // The bootstrap distribution with the threshold marked.
