@@ -1477,6 +1477,12 @@ fn the_early_view_trains_in_the_background_and_follows_the_tau_slider() {
         screen.contains("resolve rate per system at τ 0.95"),
         "{screen}"
     );
+    // The chart's title names its three curves (its own legend never fits the panel).
+    assert!(
+        screen.contains("┌ halting vs τ · loao · AUC ")
+            && screen.contains("│── steps saved  ── accuracy of halts  ── halted"),
+        "{screen}"
+    );
     assert!(
         screen.contains("agent-a") && screen.contains("agent-b"),
         "{screen}"

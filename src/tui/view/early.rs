@@ -147,16 +147,33 @@ pub fn draw_body(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Rect
             .style(theme.dim())
             .data(&cursor),
     ];
+    // The curves are named on the panel's first line, in their colours: the chart's own legend is
+    // hidden whenever it would take more than a quarter of the chart (always, at the sizes this
+    // panel has), which left a title reading " vs τ" over three lines no one could tell apart.
+    let block = Block::bordered().title(format!(
+        " halting vs τ · {} · AUC {} ",
+        result.protocol.name(),
+        result
+            .sweep
+            .first()
+            .and_then(|r| r.auc_success)
+            .map_or("-".to_string(), |a| format!("{a:.3}"))
+    ));
+    let inner = block.inner(left);
+    frame.render_widget(block, left);
+    let [legend, left] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled("── steps saved", theme.good()),
+            Span::raw("  "),
+            Span::styled("── accuracy of halts", theme.accent()),
+            Span::raw("  "),
+            Span::styled("── halted", theme.warn()),
+        ])),
+        legend,
+    );
     let chart = Chart::new(datasets)
-        .block(Block::bordered().title(format!(
-            " vs τ · {} · AUC {} ",
-            result.protocol.name(),
-            result
-                .sweep
-                .first()
-                .and_then(|r| r.auc_success)
-                .map_or("-".to_string(), |a| format!("{a:.3}"))
-        )))
+        .legend_position(None)
         .x_axis(
             Axis::default()
                 .bounds([lo, hi])
@@ -244,17 +261,23 @@ fn draw_systems(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Rect)
     let Some(current) = panel.current() else {
         return;
     };
+    // The name column is what the four figures (and their gaps) leave inside the border; long
+    // names keep what tells them apart (format::fit_names).
+    let name_width = area.width.saturating_sub(2 + (7 + 1) * 3 + 12 + 1);
+    let names: Vec<&str> = current.systems.iter().map(|s| s.system.as_str()).collect();
+    let labels = crate::format::fit_names(&names, usize::from(name_width));
     let rows: Vec<Row> = current
         .systems
         .iter()
-        .map(|s| {
+        .zip(labels)
+        .map(|(s, label)| {
             let delta_style = if s.delta_pp.abs() >= 5.0 {
                 theme.bad()
             } else {
                 ratatui::style::Style::default()
             };
             Row::new(vec![
-                Cell::from(s.system.clone()),
+                Cell::from(label),
                 Cell::from(percent(s.full)),
                 Cell::from(percent(s.early)),
                 Cell::from(Span::styled(format!("{:+.1}", s.delta_pp), delta_style)),
@@ -265,7 +288,7 @@ fn draw_systems(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Rect)
     let table = Table::new(
         rows,
         [
-            Constraint::Min(20),
+            Constraint::Length(name_width),
             Constraint::Length(7),
             Constraint::Length(7),
             Constraint::Length(7),
