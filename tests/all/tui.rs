@@ -153,6 +153,10 @@ fn main_screen() {
     assert!(
         screen.contains("primary: stratified order, coverage gate on, bootstrap (exact, a = 0.05)")
     );
+    assert!(
+        screen.contains("│── 0 pp  ── 5 pp  ── 10 pp  ┄ η 25%"),
+        "{screen}"
+    );
     snapshot("main", &screen);
 }
 
@@ -239,7 +243,8 @@ fn every_switch_redraws_with_its_setting() {
         (
             Action::ToggleChart,
             "switch_chart",
-            "FPR · FRR · coverage failure vs budget",
+            // The chart's first line names its curves (ratatui's legend never fits the panel).
+            "│0 pp: ── FPR  ── FRR  ── coverage failure  ┄ α 5%",
         ),
     ];
     for (action, name, expected) in cases {

@@ -1,7 +1,7 @@
 //! The main view's chart of unresolved rate against budget, and the summary table beside it.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
@@ -86,6 +86,36 @@ pub fn chart_series(app: &App, theme: Theme) -> Vec<Series> {
     series
 }
 
+/// The chart's curves named in their styles, short enough for the panel: "── 0 pp  ── 5 pp  ┄ η 25%"
+/// (the title says what is plotted), or for the errors of the focused threshold "0 pp: ── FPR
+/// ── FRR  ── coverage failure  ┄ α 5%".
+fn legend_line(app: &App, series: &[Series]) -> Line<'static> {
+    let mut spans = Vec::new();
+    let mut prefix = None;
+    for (name, style, _) in series.iter().filter(|(name, ..)| name != "cursor") {
+        let (label, mark) = if let Some(threshold) = name.strip_suffix(" unresolved") {
+            (threshold.to_string(), "── ")
+        } else if name.starts_with('η') || name.starts_with('α') {
+            (name.clone(), "┄ ")
+        } else if app.view.chart == ChartMode::Errors
+            && let Some((threshold, rate)) = name.split_once(" pp ")
+        {
+            prefix.get_or_insert_with(|| format!("{threshold} pp: "));
+            (rate.to_string(), "── ")
+        } else {
+            (name.clone(), "── ")
+        };
+        if !spans.is_empty() {
+            spans.push(Span::raw("  "));
+        }
+        spans.push(Span::styled(format!("{mark}{label}"), *style));
+    }
+    if let Some(prefix) = prefix {
+        spans.insert(0, Span::raw(prefix));
+    }
+    Line::from(spans)
+}
+
 pub(super) fn draw_chart(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let series = chart_series(app, theme);
     let title = match app.view.chart {
@@ -107,9 +137,17 @@ pub(super) fn draw_chart(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
                 .data(points)
         })
         .collect();
+    // The curves are named on the panel's first line, in their colours: ratatui hides a legend
+    // that would take more than a quarter of the chart, which at the usual sizes it always did,
+    // leaving coloured lines no one could match to their thresholds.
+    let block = Block::bordered().title(title);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [legend, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
+    frame.render_widget(Paragraph::new(legend_line(app, &series)), legend);
     let axis_style = theme.dim();
     let chart = Chart::new(datasets)
-        .block(Block::bordered().title(title))
+        .legend_position(None)
         .x_axis(
             Axis::default()
                 .bounds([0.0, 100.0])
