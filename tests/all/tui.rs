@@ -154,7 +154,7 @@ fn main_screen() {
         screen.contains("primary: stratified order, coverage gate on, bootstrap (exact, a = 0.05)")
     );
     assert!(
-        screen.contains("│── 0 pp  ── 5 pp  ── 10 pp  ┄ η 25%"),
+        screen.contains("│── 0 pp  ── 5 pp  ── 10 pp  ── η 25%"),
         "{screen}"
     );
     snapshot("main", &screen);
@@ -244,7 +244,7 @@ fn every_switch_redraws_with_its_setting() {
             Action::ToggleChart,
             "switch_chart",
             // The chart's first line names its curves (ratatui's legend never fits the panel).
-            "│0 pp: ── FPR  ── FRR  ── coverage failure  ┄ α 5%",
+            "│0 pp: ── FPR  ── FRR  ── coverage failure  ── α 5%",
         ),
     ];
     for (action, name, expected) in cases {
@@ -1238,6 +1238,8 @@ fn the_stratified_drill_down_charts_lambda_and_the_least_favourable_allocation()
     let screen = render(&app, 120, 40);
     assert!(screen.contains("§9a Λ vs ln(1/a)"), "{screen}");
     assert!(screen.contains("least favourable"), "{screen}");
+    // Each chart's first line names its curves (ratatui's legend never fits these panels).
+    assert!(screen.contains("│── Λ⁺  ── Λ⁻  ── ln(1/a)"), "{screen}");
     snapshot("drill_down_stratified", &screen);
     // The 12 groups do not fit: the tables say which show, and ↑↓ PgDn scroll them (the pair
     // selection stays), down to the last group.
@@ -1309,6 +1311,7 @@ fn the_anytime_drill_down_charts_the_band_and_the_look_that_decided() {
         let mark = &series.last().expect("mark").1;
         assert_eq!(mark[0].0, f64::from(at));
     }
+    assert!(screen.contains("│── band  ── Δ̂  ── δ  ── decided"), "{screen}");
     snapshot("drill_down_anytime", &screen);
 }
 

@@ -1,7 +1,7 @@
 //! The main view's chart of unresolved rate against budget, and the summary table beside it.
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
@@ -11,7 +11,7 @@ use crate::engine::walk::metrics::BudgetRow;
 use crate::format::{interval, percent, trim_number};
 use crate::tui::app::{App, ChartMode};
 
-use super::widgets::{Theme, stale};
+use super::widgets::{Theme, draw_chart_with_legend, legend, stale};
 
 /// One curve of the chart: its name, style and (budget %, rate %) points.
 pub type Series = (String, Style, Vec<(f64, f64)>);
@@ -86,34 +86,33 @@ pub fn chart_series(app: &App, theme: Theme) -> Vec<Series> {
     series
 }
 
-/// The chart's curves named in their styles, short enough for the panel: "── 0 pp  ── 5 pp  ┄ η 25%"
+/// The chart's curves named in their styles, short enough for the panel: "── 0 pp  ── 5 pp  ── η 25%"
 /// (the title says what is plotted), or for the errors of the focused threshold "0 pp: ── FPR
-/// ── FRR  ── coverage failure  ┄ α 5%".
+/// ── FRR  ── coverage failure  ── α 5%".
 fn legend_line(app: &App, series: &[Series]) -> Line<'static> {
-    let mut spans = Vec::new();
     let mut prefix = None;
-    for (name, style, _) in series.iter().filter(|(name, ..)| name != "cursor") {
-        let (label, mark) = if let Some(threshold) = name.strip_suffix(" unresolved") {
-            (threshold.to_string(), "── ")
-        } else if name.starts_with('η') || name.starts_with('α') {
-            (name.clone(), "┄ ")
-        } else if app.view.chart == ChartMode::Errors
-            && let Some((threshold, rate)) = name.split_once(" pp ")
-        {
-            prefix.get_or_insert_with(|| format!("{threshold} pp: "));
-            (rate.to_string(), "── ")
-        } else {
-            (name.clone(), "── ")
-        };
-        if !spans.is_empty() {
-            spans.push(Span::raw("  "));
-        }
-        spans.push(Span::styled(format!("{mark}{label}"), *style));
-    }
+    let entries: Vec<(String, Style)> = series
+        .iter()
+        .filter(|(name, ..)| name != "cursor")
+        .map(|(name, style, _)| {
+            let label = if let Some(threshold) = name.strip_suffix(" unresolved") {
+                threshold.to_string()
+            } else if app.view.chart == ChartMode::Errors
+                && let Some((threshold, rate)) = name.split_once(" pp ")
+            {
+                prefix.get_or_insert_with(|| format!("{threshold} pp: "));
+                rate.to_string()
+            } else {
+                name.clone()
+            };
+            (label, *style)
+        })
+        .collect();
+    let mut line = legend(entries);
     if let Some(prefix) = prefix {
-        spans.insert(0, Span::raw(prefix));
+        line.spans.insert(0, Span::raw(prefix));
     }
-    Line::from(spans)
+    line
 }
 
 pub(super) fn draw_chart(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
@@ -137,17 +136,8 @@ pub(super) fn draw_chart(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
                 .data(points)
         })
         .collect();
-    // The curves are named on the panel's first line, in their colours: ratatui hides a legend
-    // that would take more than a quarter of the chart, which at the usual sizes it always did,
-    // leaving coloured lines no one could match to their thresholds.
-    let block = Block::bordered().title(title);
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let [legend, area] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
-    frame.render_widget(Paragraph::new(legend_line(app, &series)), legend);
     let axis_style = theme.dim();
     let chart = Chart::new(datasets)
-        .legend_position(None)
         .x_axis(
             Axis::default()
                 .bounds([0.0, 100.0])
@@ -160,7 +150,13 @@ pub(super) fn draw_chart(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
                 .style(axis_style)
                 .labels(vec!["0", "50", "100%"]),
         );
-    frame.render_widget(chart, area);
+    draw_chart_with_legend(
+        frame,
+        Line::from(title),
+        legend_line(app, &series),
+        chart,
+        area,
+    );
 }
 
 pub(super) fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {

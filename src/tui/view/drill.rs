@@ -15,7 +15,7 @@ use crate::engine::walk::record::DecisionRecord;
 use crate::format::{p_value, percent, pp, trim_number};
 use crate::tui::app::App;
 
-use super::widgets::{Theme, glyph, line_datasets, overlay};
+use super::widgets::{Theme, draw_chart_with_legend, glyph, legend, line_datasets, overlay};
 
 pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let Some(drill) = &app.drill else { return };
@@ -245,13 +245,18 @@ pub(super) fn draw_lambda(
             high = high.max(y);
         }
     }
-    let datasets = line_datasets(&series, &[theme.good(), theme.bad(), theme.warn()]);
+    let styles = [theme.good(), theme.bad(), theme.warn()];
+    // Short for a third of the drill-down: Λ⁺ is the promote test's, Λ⁻ the reject test's.
+    let names = legend(series.iter().zip(styles).map(|((name, _), style)| {
+        let short = name.split_whitespace().next().unwrap_or(name);
+        (short.to_string(), style)
+    }));
+    let datasets = line_datasets(&series, &styles);
     let end = trace
         .lambda_promote
         .get(focus)
         .map_or(1, |l| l.len().max(1)) as f64;
     let chart = Chart::new(datasets)
-        .block(Block::bordered().title(" §9a Λ vs ln(1/a) "))
         .x_axis(
             Axis::default()
                 .bounds([1.0, end])
@@ -264,7 +269,7 @@ pub(super) fn draw_lambda(
                 .style(theme.dim())
                 .labels(vec![trim_number(low.floor()), trim_number(high.ceil())]),
         );
-    frame.render_widget(chart, area);
+    draw_chart_with_legend(frame, Line::from(" §9a Λ vs ln(1/a) "), names, chart, area);
 }
 
 /// The chart series of §9a's Λ⁺ ("promote"), Λ⁻ ("reject") and the barrier against observed tasks;
@@ -430,6 +435,21 @@ pub(super) fn draw_band(
         theme.warn(),
         theme.good(),
     ];
+    // The band's two edges are one entry ("band"); short for a third of the drill-down.
+    let names = legend(
+        series
+            .iter()
+            .zip(styles)
+            .filter(|((name, _), _)| *name != "lower")
+            .map(|((name, _), style)| {
+                let name = match *name {
+                    "upper" => "band",
+                    "estimate" => "Δ̂",
+                    other => other,
+                };
+                (name.to_string(), style)
+            }),
+    );
     let datasets = line_datasets(&series, &styles);
     let end = band.estimate.len().max(1) as f64;
     let empty = band.empty_note();
@@ -441,7 +461,6 @@ pub(super) fn draw_band(
         _ => format!(" anytime band for Δ (pp) vs observed tasks · no decision yet{empty} "),
     };
     let chart = Chart::new(datasets)
-        .block(Block::bordered().title(title))
         .x_axis(
             Axis::default()
                 .bounds([1.0, end])
@@ -454,7 +473,7 @@ pub(super) fn draw_band(
                 .style(theme.dim())
                 .labels(vec![trim_number(low), trim_number(high)]),
         );
-    frame.render_widget(chart, area);
+    draw_chart_with_legend(frame, Line::from(title), names, chart, area);
 }
 
 /// Bins of the bootstrap distribution for a histogram `width` columns wide: (Δ̂* at bin start, mass).

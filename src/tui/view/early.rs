@@ -12,7 +12,7 @@ use ratatui::widgets::{
     Axis, Block, Cell, Chart, Clear, Dataset, GraphType, Paragraph, Row, Table, TableState,
 };
 
-use super::widgets::{Theme, slider_track};
+use super::widgets::{Theme, draw_chart_with_legend, legend, slider_track};
 use crate::early::halting::Fired;
 use crate::format::percent;
 use crate::tui::early::{EarlyPanel, EarlyStatus, halting, tau_grid};
@@ -147,10 +147,7 @@ pub fn draw_body(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Rect
             .style(theme.dim())
             .data(&cursor),
     ];
-    // The curves are named on the panel's first line, in their colours: the chart's own legend is
-    // hidden whenever it would take more than a quarter of the chart (always, at the sizes this
-    // panel has), which left a title reading " vs τ" over three lines no one could tell apart.
-    let block = Block::bordered().title(format!(
+    let title = format!(
         " halting vs τ · {} · AUC {} ",
         result.protocol.name(),
         result
@@ -158,22 +155,13 @@ pub fn draw_body(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Rect
             .first()
             .and_then(|r| r.auc_success)
             .map_or("-".to_string(), |a| format!("{a:.3}"))
-    ));
-    let inner = block.inner(left);
-    frame.render_widget(block, left);
-    let [legend, left] = Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
-    frame.render_widget(
-        Paragraph::new(Line::from(vec![
-            Span::styled("── steps saved", theme.good()),
-            Span::raw("  "),
-            Span::styled("── accuracy of halts", theme.accent()),
-            Span::raw("  "),
-            Span::styled("── halted", theme.warn()),
-        ])),
-        legend,
     );
+    let names = legend([
+        ("steps saved".to_string(), theme.good()),
+        ("accuracy of halts".to_string(), theme.accent()),
+        ("halted".to_string(), theme.warn()),
+    ]);
     let chart = Chart::new(datasets)
-        .legend_position(None)
         .x_axis(
             Axis::default()
                 .bounds([lo, hi])
@@ -189,7 +177,7 @@ pub fn draw_body(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Rect
                 .style(theme.dim())
                 .labels(vec!["0", "50", "100%"]),
         );
-    frame.render_widget(chart, left);
+    draw_chart_with_legend(frame, Line::from(title), names, chart, left);
     match &result.target {
         Some(target) => {
             let [top, rest] =

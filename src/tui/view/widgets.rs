@@ -1,10 +1,13 @@
 //! What every view of the explorer draws with: the theme (colours, or modifiers alone without
-//! colour), status glyphs, the slider's track, overlays, the stale-result style and Braille line series.
+//! colour), status glyphs, the slider's track, overlays, the stale-result style, Braille line series
+//! and charts whose first line names their curves.
 
-use ratatui::layout::Rect;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols::Marker;
-use ratatui::widgets::{Dataset, GraphType};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Chart, Dataset, GraphType, Paragraph};
 
 use crate::engine::rules::Action;
 use crate::engine::walk::metrics::BudgetRow;
@@ -146,6 +149,38 @@ pub(super) fn overlay(area: Rect, width: u16, height: u16) -> Rect {
         width,
         height,
     }
+}
+
+/// Draws `chart` in a bordered panel titled `title`, whose first line is `legend`: the curves named
+/// in their styles. ratatui hides a chart's own legend when it takes more than a quarter of the
+/// chart's width or height, which in the explorer's panels it always did, leaving curves no one
+/// could tell apart; its own legend is turned off here.
+pub(super) fn draw_chart_with_legend(
+    frame: &mut Frame,
+    title: Line<'_>,
+    legend: Line<'_>,
+    chart: Chart<'_>,
+    area: Rect,
+) {
+    let block = Block::bordered().title(title);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [legend_row, plot] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
+    frame.render_widget(Paragraph::new(legend), legend_row);
+    frame.render_widget(chart.legend_position(None), plot);
+}
+
+/// A legend line: "── name" per curve in its style, two spaces apart.
+pub(super) fn legend<'a>(entries: impl IntoIterator<Item = (String, Style)>) -> Line<'a> {
+    let mut spans = Vec::new();
+    for (name, style) in entries {
+        if !spans.is_empty() {
+            spans.push(Span::raw("  "));
+        }
+        spans.push(Span::styled(format!("── {name}"), style));
+    }
+    Line::from(spans)
 }
 
 /// Named line series drawn in Braille, one style each in order.
