@@ -21,6 +21,7 @@ use super::state::{PairView, WatchState};
 use crate::engine::rules::Action;
 use crate::engine::walk::record::DecisionRecord;
 use crate::format::{percent, pp, wrap};
+use crate::tui::view::{draw_chart_with_legend, legend};
 
 /// What the header says about the source, and the keys the footer lists.
 pub struct Chrome<'a> {
@@ -478,6 +479,11 @@ fn draw_band(frame: &mut Frame, state: &WatchState, pair: &PairView, threshold: 
         .fold(threshold * 100.0, f64::max)
         .min(100.0)
         + 5.0;
+    let names = legend([
+        ("Δ̂".to_string(), Style::default().fg(Color::Cyan)),
+        ("band".to_string(), Style::default().fg(Color::Gray)),
+        ("δ".to_string(), Style::default().fg(Color::Yellow)),
+    ]);
     let chart = Chart::new(vec![
         Dataset::default()
             .name("Δ̂")
@@ -503,12 +509,6 @@ fn draw_band(frame: &mut Frame, state: &WatchState, pair: &PairView, threshold: 
             .style(Style::default().fg(Color::Yellow))
             .data(&delta),
     ])
-    .block(Block::bordered().title(format!(
-        " {} vs {}: estimate and anytime band (pp){} ",
-        state.tested,
-        pair.baseline,
-        pair.band.empty_note()
-    )))
     .x_axis(Axis::default().bounds([1.0, n]).labels(vec![
         "1".to_string(),
         format!("{} observed", pair.diffs.len()),
@@ -518,7 +518,13 @@ fn draw_band(frame: &mut Frame, state: &WatchState, pair: &PairView, threshold: 
             .bounds([lo, hi])
             .labels(vec![format!("{lo:.0}"), format!("{hi:.0}")]),
     );
-    frame.render_widget(chart, area);
+    let title = format!(
+        " {} vs {}: estimate and anytime band (pp){} ",
+        state.tested,
+        pair.baseline,
+        pair.band.empty_note()
+    );
+    draw_chart_with_legend(frame, Line::from(title), names, chart, area);
 }
 
 fn draw_wealth(frame: &mut Frame, state: &WatchState, pair: &PairView, area: Rect) {
@@ -548,6 +554,11 @@ fn draw_wealth(frame: &mut Frame, state: &WatchState, pair: &PairView, area: Rec
     } else {
         ("K⁺ promote", "K⁻ reject", " wealth (log10) ")
     };
+    let names = legend([
+        (name_up.to_string(), Style::default().fg(Color::Green)),
+        (name_down.to_string(), Style::default().fg(Color::Red)),
+        ("1/a".to_string(), Style::default().fg(Color::Yellow)),
+    ]);
     let chart = Chart::new(vec![
         Dataset::default()
             .name(name_up)
@@ -568,13 +579,12 @@ fn draw_wealth(frame: &mut Frame, state: &WatchState, pair: &PairView, area: Rec
             .style(Style::default().fg(Color::Yellow))
             .data(&line),
     ])
-    .block(Block::bordered().title(title))
     .x_axis(Axis::default().bounds([1.0, n]))
     .y_axis(Axis::default().bounds([-3.0, top]).labels(vec![
         "0.001".to_string(),
         wealth_cell(10f64.powf(top).round()),
     ]));
-    frame.render_widget(chart, area);
+    draw_chart_with_legend(frame, Line::from(title), names, chart, area);
 }
 
 /// The selected pair's coverage so far, its groups and the reason of its decision, wrapped to
@@ -832,6 +842,19 @@ mod tests {
             let rows = screen(&state, width, height);
             assert_eq!(rows.len(), usize::from(height));
         }
+    }
+
+    #[test]
+    fn both_charts_name_their_curves_on_their_first_line() {
+        // ratatui hides a chart's legend that would take a quarter of the chart: at 120×40 it did
+        // for both charts, leaving the estimate, the band and δ (and the two wealths) unnamed.
+        let state = family_state();
+        let text = screen(&state, 120, 40).join("\n");
+        assert!(text.contains("── band  ── δ "), "{text}");
+        assert!(
+            text.contains("│── e^Λ⁺ promote  ── e^Λ⁻ reject  ── 1/a "),
+            "{text}"
+        );
     }
 
     #[test]

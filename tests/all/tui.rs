@@ -1311,7 +1311,10 @@ fn the_anytime_drill_down_charts_the_band_and_the_look_that_decided() {
         let mark = &series.last().expect("mark").1;
         assert_eq!(mark[0].0, f64::from(at));
     }
-    assert!(screen.contains("│── band  ── Δ̂  ── δ  ── decided"), "{screen}");
+    assert!(
+        screen.contains("│── band  ── Δ̂  ── δ  ── decided"),
+        "{screen}"
+    );
     snapshot("drill_down_anytime", &screen);
 }
 

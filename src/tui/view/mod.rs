@@ -31,6 +31,8 @@ use pairs::draw_pairs;
 use proxy::draw_proxy;
 pub use proxy::proxy_agreement;
 pub use widgets::{MIN_HEIGHT, MIN_WIDTH, Theme, slider_track};
+/// Also drawn by `watch`'s charts.
+pub(crate) use widgets::{draw_chart_with_legend, legend};
 use widgets::{elide_front, focused_rows, overlay};
 
 /// Draws the whole screen.

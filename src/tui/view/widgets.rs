@@ -155,7 +155,7 @@ pub(super) fn overlay(area: Rect, width: u16, height: u16) -> Rect {
 /// in their styles. ratatui hides a chart's own legend when it takes more than a quarter of the
 /// chart's width or height, which in the explorer's panels it always did, leaving curves no one
 /// could tell apart; its own legend is turned off here.
-pub(super) fn draw_chart_with_legend(
+pub(crate) fn draw_chart_with_legend(
     frame: &mut Frame,
     title: Line<'_>,
     legend: Line<'_>,
@@ -172,7 +172,7 @@ pub(super) fn draw_chart_with_legend(
 }
 
 /// A legend line: "── name" per curve in its style, two spaces apart.
-pub(super) fn legend<'a>(entries: impl IntoIterator<Item = (String, Style)>) -> Line<'a> {
+pub(crate) fn legend<'a>(entries: impl IntoIterator<Item = (String, Style)>) -> Line<'a> {
     let mut spans = Vec::new();
     for (name, style) in entries {
         if !spans.is_empty() {
