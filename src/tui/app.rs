@@ -405,6 +405,8 @@ pub enum Action {
     Export,
     SaveSession,
     ToggleHelp,
+    /// The loader's notes on the record (`pareval info`'s notes).
+    ToggleNotes,
     /// The proxy view: next selection method, next protocol; a proxy curve arrived.
     CycleProxyMethod,
     CycleProxyProtocol,
@@ -446,6 +448,8 @@ pub struct App {
     pub view: ViewKey,
     pub input: Input,
     pub help: Option<String>,
+    /// Whether the loader's notes are shown.
+    pub notes_open: bool,
     pub drill: Option<Drill>,
     pub autoplay: bool,
     pub status: String,
@@ -500,6 +504,7 @@ impl App {
             }),
             input: Input::Keys,
             help: None,
+            notes_open: false,
             drill: None,
             autoplay: false,
             status: String::new(),
@@ -517,6 +522,15 @@ impl App {
             early: None,
         };
         app.clamp_view();
+        // What the loader chose or left out (a scorer among several, rows not read, a subfolder not
+        // read) would otherwise stay unseen outside `pareval info`.
+        let notes = app.dataset.notes.len();
+        if notes > 0 {
+            app.status = format!(
+                "the loader left {notes} note{} on this record: i shows them",
+                if notes == 1 { "" } else { "s" }
+            );
+        }
         let effect = app.recompute();
         (app, effect)
     }
@@ -638,7 +652,7 @@ impl App {
     /// In the early-outcome view, the slider, selection and drill-down keys act on it; returns the
     /// action back when the view does not take it.
     fn on_early(&mut self, action: Action) -> Option<Action> {
-        let overlay = self.help.is_some() || self.selector.is_some();
+        let overlay = self.help.is_some() || self.selector.is_some() || self.notes_open;
         let Some(panel) = self.early.as_mut() else {
             return Some(action);
         };
@@ -747,7 +761,8 @@ impl App {
             | Action::DrillPrevOrder
             | Action::DrillNextOrder
             | Action::CloseOverlay
-            | Action::ToggleHelp => self.on_overlay(action),
+            | Action::ToggleHelp
+            | Action::ToggleNotes => self.on_overlay(action),
             Action::Quit => effects.push(Effect::Quit),
             Action::Export => effects.push(Effect::Export),
             Action::SaveSession => effects.push(Effect::SaveSession),
@@ -1226,7 +1241,7 @@ impl App {
         }
     }
 
-    /// The drill-down and help overlays.
+    /// The drill-down, help and notes overlays.
     fn on_overlay(&mut self, action: Action) {
         match action {
             Action::OpenDrill => self.open_drill(0),
@@ -1246,10 +1261,13 @@ impl App {
                 } else if self.help.is_some() {
                     self.help = None;
                     self.input = Input::Keys;
+                } else if self.notes_open {
+                    self.notes_open = false;
                 } else {
                     self.drill = None;
                 }
             }
+            Action::ToggleNotes => self.notes_open = !self.notes_open,
             Action::ToggleHelp => {
                 if self.help.is_some() {
                     self.help = None;

@@ -145,12 +145,16 @@ pub const BINDINGS: &[Binding] = &[
         what: "save the session (settings, seed, view)",
     },
     Binding {
+        keys: "i",
+        what: "the loader's notes on the record (what it read, chose, left out)",
+    },
+    Binding {
         keys: "?",
         what: "this help (type to filter)",
     },
     Binding {
         keys: "Esc",
-        what: "close the drill-down or help",
+        what: "close the drill-down, notes or help",
     },
     Binding {
         keys: "q  Ctrl-C",
@@ -247,6 +251,7 @@ pub fn action_for(
         KeyCode::Char('e') => Action::Export,
         KeyCode::Char('w') => Action::SaveSession,
         KeyCode::Char('?') => Action::ToggleHelp,
+        KeyCode::Char('i') => Action::ToggleNotes,
         KeyCode::Esc => Action::CloseOverlay,
         _ => return None,
     };

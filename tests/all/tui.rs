@@ -468,6 +468,58 @@ fn long_names_stay_told_apart_in_the_pair_table_drill_down_and_proxy_view() {
 }
 
 #[test]
+fn the_loader_s_notes_are_a_key_away() {
+    // A folder holding the sample record and a subfolder of older results: the loader reads the
+    // record and notes the subfolder it did not read, which only `pareval info` used to show.
+    let dir = temp_dir("explorer-notes").join("runs");
+    std::fs::create_dir_all(dir.join("older")).expect("folders");
+    let sample = PathBuf::from(format!(
+        "{}/sample_runs/swe_repair.csv",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    std::fs::copy(&sample, dir.join("swe_repair.csv")).expect("copy");
+    std::fs::copy(&sample, dir.join("older").join("first_try.csv")).expect("copy");
+    let dataset = Arc::new(load(&[dir], &LoadOptions::default()).expect("load"));
+    assert_eq!(dataset.notes.len(), 1, "{:?}", dataset.notes);
+    let compute = App::default_compute(
+        &dataset,
+        pareval::engine::Preset::Primary,
+        vec![0, 500, 1000],
+        2,
+    );
+    let (mut app, first) = App::new(dataset, vec!["runs".into()], compute, None);
+    assert_eq!(
+        app.status,
+        "the loader left 1 note on this record: i shows them"
+    );
+    run_effects(&mut app, vec![first]);
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains("group group (12 groups) · 1 note (i)"),
+        "{screen}"
+    );
+    act(&mut app, Action::ToggleNotes);
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains("┌ the loader's notes · Esc closes "),
+        "{screen}"
+    );
+    // Wide enough for the note on one line, wherever the temporary folder is.
+    let screen = render(&app, 300, 40);
+    assert!(
+        screen.contains("/runs/older: not read: a folder that is not a run of a harness pareval reads, holding 1 result file (first_try.csv); give it, or its files, to read them"),
+        "{screen}"
+    );
+    act(&mut app, Action::CloseOverlay);
+    assert!(!render(&app, 120, 40).contains("the loader's notes"));
+    // A tiny terminal draws the notes without panicking.
+    act(&mut app, Action::ToggleNotes);
+    for (width, height) in [(1, 1), (20, 5), (80, 24)] {
+        render(&app, width, height);
+    }
+}
+
+#[test]
 fn drill_down_explains_the_selected_pair() {
     let mut app = sample_app(10);
     act(&mut app, Action::SelectDown);

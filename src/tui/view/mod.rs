@@ -80,6 +80,9 @@ pub fn draw(frame: &mut Frame, app: &App, theme: Theme) {
     if app.drill.is_some() {
         draw_drill(frame, app, theme, area);
     }
+    if app.notes_open {
+        draw_notes(frame, app, theme, area);
+    }
     if app.help.is_some() {
         draw_help(frame, app, theme, area);
     }
@@ -146,8 +149,13 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
             }
             format!(" · {} left out (no {})", parts.join(", "), l.field)
         });
+    let notes = match data.notes.len() {
+        0 => String::new(),
+        1 => " · 1 note (i)".to_string(),
+        n => format!(" · {n} notes (i)"),
+    };
     let facts = format!(
-        "{} systems · {} directed pairs{left_out} · {} tasks · group {group}",
+        "{} systems · {} directed pairs{left_out} · {} tasks · group {group}{notes}",
         data.n_systems(),
         pairs,
         data.n_tasks()
@@ -293,6 +301,46 @@ fn draw_footer(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         ))
     };
     frame.render_widget(Paragraph::new(line), area);
+}
+
+/// The loader's notes on the record, as `pareval info` lists them: what it read each file as, what
+/// it chose (a scorer among several) and what it left out, wrapped; what does not fit ends in a
+/// line that says how many more there are.
+fn draw_notes(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
+    let rect = overlay(
+        area,
+        area.width.saturating_sub(4),
+        area.height.saturating_sub(2),
+    );
+    let width = usize::from(rect.width.saturating_sub(4)).max(1);
+    let room = usize::from(rect.height.saturating_sub(2));
+    let mut lines: Vec<Line> = Vec::new();
+    if app.dataset.notes.is_empty() {
+        lines.push(Line::from("the loader left no note on this record"));
+    }
+    for note in &app.dataset.notes {
+        for (i, part) in crate::format::wrap(note, width).into_iter().enumerate() {
+            lines.push(Line::from(format!(
+                "{} {part}",
+                if i == 0 { "-" } else { " " }
+            )));
+        }
+    }
+    if lines.len() > room && room > 0 {
+        let more = lines.len() - (room - 1);
+        lines.truncate(room - 1);
+        lines.push(Line::from(Span::styled(
+            format!("… {more} more lines: pareval info lists every note"),
+            theme.dim(),
+        )));
+    }
+    let height = (lines.len() as u16 + 2).min(rect.height);
+    let rect = Rect { height, ..rect };
+    frame.render_widget(Clear, rect);
+    frame.render_widget(
+        Paragraph::new(lines).block(Block::bordered().title(" the loader's notes · Esc closes ")),
+        rect,
+    );
 }
 
 fn draw_help(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
