@@ -155,8 +155,9 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         n => format!(" · {n} notes (i)"),
     };
     let facts = format!(
-        "{} systems · {} directed pairs{left_out} · {} tasks · group {group}{notes}",
+        "{} system{} · {} directed pairs{left_out} · {} tasks · group {group}{notes}",
         data.n_systems(),
+        if data.n_systems() == 1 { "" } else { "s" },
         pairs,
         data.n_tasks()
     );
