@@ -44,7 +44,10 @@ pub fn csv_field(text: &str) -> String {
 /// A p-value or tail probability: four decimals, or scientific notation below 1e-4 where decimals would
 /// show zero.
 pub fn p_value(p: f64) -> String {
-    if p < 1e-4 {
+    if p == 0.0 {
+        // A null that cannot hold any more (Λ = +∞).
+        "0".to_string()
+    } else if p < 1e-4 {
         format!("{p:.1e}")
     } else {
         format!("{p:.4}")
@@ -176,6 +179,7 @@ mod tests {
         assert_eq!(csv_field("a,b"), "\"a,b\"");
         assert_eq!(p_value(0.77441), "0.7744");
         assert_eq!(p_value(4.9e-5), "4.9e-5");
+        assert_eq!(p_value(0.0), "0");
         assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
     }
 

@@ -75,7 +75,7 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chr
     let [band, wealth] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(charts);
     if let Some(pair) = pair {
-        draw_band(frame, state, pair, threshold, band);
+        draw_band(frame, pair, threshold, band);
         draw_wealth(frame, state, pair, wealth);
         frame.render_widget(Paragraph::new(detail), coverage);
     } else {
@@ -283,10 +283,12 @@ fn pp_short(value: Option<&f64>) -> String {
 const COLUMNS: [(&str, u16); 7] = [
     ("baseline", 0),
     ("read (waiting)", 17),
-    ("Δ̂", 9),
-    ("anytime band", 18),
-    ("wealth ↑", 17),
-    ("wealth ↓", 17),
+    // "-33.3 pp" and "[-44.5, 92.5] pp" at their longest.
+    ("Δ̂", 8),
+    ("anytime band", 16),
+    // "8.9e19 (p 1.1e-20)": a wealth past 10,000 and its p-value below 1e-4 (HAL's GAIA).
+    ("wealth ↑", 18),
+    ("wealth ↓", 18),
     ("action", 9),
 ];
 /// The baseline's column's width when there is room, and the least it gives way to (the other
@@ -328,8 +330,8 @@ fn shown_columns(inner: u16) -> ([bool; 7], u16, u16) {
 
 /// The baselines' names as a column of `width` cells shows them: as they are when every name fits,
 /// else without the words they all share with the tested system (HAL's "Inspect ReAct Agent (…)"),
-/// marked by "…", so that a narrow column still tells them apart (the chart's title names the
-/// selected pair in full).
+/// marked by "…", and those still too long shortened by `format::fit_names`, so that a narrow column
+/// still tells them apart (the chart's title names the selected pair in full).
 fn baseline_labels(tested: &str, baselines: &[&str], width: usize) -> Vec<String> {
     if baselines.iter().all(|name| name.chars().count() <= width) {
         return baselines.iter().map(|name| name.to_string()).collect();
@@ -352,7 +354,7 @@ fn baseline_labels(tested: &str, baselines: &[&str], width: usize) -> Vec<String
         .rfind(|&(_, c)| c == ' ' || c == '(' || c == '[')
         .map_or(0, |(at, c)| at + c.len_utf8());
     let dropped = prefix[..cut].chars().count();
-    baselines
+    let labels: Vec<String> = baselines
         .iter()
         .map(|name| {
             if dropped == 0 || name.chars().count() <= width {
@@ -361,7 +363,11 @@ fn baseline_labels(tested: &str, baselines: &[&str], width: usize) -> Vec<String
                 format!("…{}", name.chars().skip(dropped).collect::<String>())
             }
         })
-        .collect()
+        .collect();
+    // Labels still too long (baselines of several scaffolds share nothing with the tested system:
+    // HAL's GAIA read "HAL Generalist Agent (Cl" on every row) keep what tells them apart.
+    let shown: Vec<&str> = labels.iter().map(String::as_str).collect();
+    crate::format::fit_names(&shown, width)
 }
 
 fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect) {
@@ -383,7 +389,12 @@ fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect
                     format!("empty {} > {}", pp_short(lo), pp_short(hi)),
                     Style::default().fg(Color::Red),
                 ),
-                (Some(lo), Some(hi)) => Span::raw(format!("[{}, {}]", pp(*lo), pp(*hi))),
+                // One unit for both ends: "[-44.5 pp, 92.5 pp]" did not fit its column.
+                (Some(lo), Some(hi)) => Span::raw(format!(
+                    "[{}, {}] pp",
+                    pp_short(Some(lo)),
+                    pp_short(Some(hi))
+                )),
                 _ => Span::raw("-"),
             };
             // §9's wealths, or §9a's exp(Λ) (the least wealth over the groups' allocations).
@@ -452,7 +463,7 @@ fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect
     frame.render_stateful_widget(table, area, &mut table_state);
 }
 
-fn draw_band(frame: &mut Frame, state: &WatchState, pair: &PairView, threshold: f64, area: Rect) {
+fn draw_band(frame: &mut Frame, pair: &PairView, threshold: f64, area: Rect) {
     let points = |values: &[f64]| -> Vec<(f64, f64)> {
         values
             .iter()
@@ -518,9 +529,10 @@ fn draw_band(frame: &mut Frame, state: &WatchState, pair: &PairView, threshold: 
             .bounds([lo, hi])
             .labels(vec![format!("{lo:.0}"), format!("{hi:.0}")]),
     );
+    // The tested system is in the header: the baseline alone keeps the title's words on screen
+    // ("FullCodeRefl (…) vs ReAct (…): estim" at 120 columns).
     let title = format!(
-        " {} vs {}: estimate and anytime band (pp){} ",
-        state.tested,
+        " against {}: estimate and band (pp){} ",
         pair.baseline,
         pair.band.empty_note()
     );
@@ -744,7 +756,7 @@ mod tests {
     fn a_narrow_screen_leaves_out_the_band_before_it_cuts_the_evidence() {
         let state = family_state();
         assert_eq!(state.pairs.len(), 2);
-        for width in [80u16, 100, 120, 170] {
+        for width in [80u16, 94, 95, 100, 111, 112, 120, 170] {
             let rows = screen(&state, width, 48);
             let at = rows
                 .iter()
@@ -782,12 +794,12 @@ mod tests {
             // The band is shown whenever the screen has room for every column.
             assert_eq!(
                 heading.contains("anytime band"),
-                width >= 113,
+                width >= 112,
                 "width {width}: {heading:?}"
             );
             assert_eq!(
                 heading.contains("Δ̂"),
-                width >= 94,
+                width >= 95,
                 "width {width}: {heading:?}"
             );
         }
@@ -845,6 +857,27 @@ mod tests {
     }
 
     #[test]
+    fn a_wealth_cell_fits_its_column_far_past_the_barrier() {
+        // HAL's GAIA at 100 columns cut "8.9e19 (p 1.1e-20" and showed "∞ (p 0.0e0)".
+        let cell = |w: f64, p: f64| format!("{} (p {})", wealth_cell(w), crate::format::p_value(p));
+        for (w, p) in [
+            (8.9e19, 1.1e-20),
+            (3.96, 0.2526),
+            (7.4e-4, 1.0),
+            (f64::INFINITY, 0.0),
+        ] {
+            for column in [4, 5] {
+                assert!(
+                    cell(w, p).chars().count() <= usize::from(COLUMNS[column].1),
+                    "{}",
+                    cell(w, p)
+                );
+            }
+        }
+        assert_eq!(cell(f64::INFINITY, 0.0), "∞ (p 0)");
+    }
+
+    #[test]
     fn both_charts_name_their_curves_on_their_first_line() {
         // ratatui hides a chart's legend that would take a quarter of the chart: at 120×40 it did
         // for both charts, leaving the estimate, the band and δ (and the two wealths) unnamed.
@@ -870,14 +903,30 @@ mod tests {
             baseline_labels(tested, &baselines, 24),
             ["…gpt-4o-2024-11-20)", "…gpt-4o-mini-2024-07-18)"]
         );
+        // No shared word to drop: the labels keep what tells the names apart (a cut at the
+        // column's edge read "agent" for both).
         assert_eq!(
             baseline_labels("agent-v2", &["agent-v1", "agent-v10"], 5),
-            ["agent-v1", "agent-v10"]
+            ["ag…v1", "ag…10"]
         );
+        // Baselines of two scaffolds share no word with the tested system (HAL's GAIA).
+        let gaia = [
+            "HAL Generalist Agent (Claude Opus 4 (May 2025))",
+            "HAL Generalist Agent (Claude Opus 4 High (May 2025))",
+            "HF Open Deep Research (Claude Opus 4 (May 2025))",
+        ];
+        let labels = baseline_labels(
+            "HAL Generalist Agent (Claude Sonnet 4.5 (September 2025))",
+            &gaia,
+            24,
+        );
+        let distinct: std::collections::HashSet<&String> = labels.iter().collect();
+        assert_eq!(distinct.len(), 3, "{labels:?}");
+        assert!(labels.iter().all(|l| l.chars().count() <= 24), "{labels:?}");
         let state = family_state_of([tested, baselines[0], baselines[1]]);
         for width in [80u16, 90, 100] {
             let rows = screen(&state, width, 48);
-            for label in ["…gpt-4o-2024-1", "…gpt-4o-mini-"] {
+            for label in ["…gpt-4o-2", "…gpt-4o-m"] {
                 assert!(
                     rows.iter().any(|row| row.starts_with(&format!("│{label}"))),
                     "width {width}: {label} in {rows:#?}"
