@@ -136,11 +136,12 @@ pub fn fit_names(names: &[&str], width: usize) -> Vec<String> {
             &name[bounds[i][chars(i) - tail]..],
         )
     };
+    // A label as shown: its parts and whether it is elided ("abc" and "abc…" differ).
     let told_apart: Vec<usize> = (0..width)
         .map(|head| {
             (0..names.len())
-                .map(|i| label(i, head))
-                .collect::<std::collections::HashSet<(&str, &str)>>()
+                .map(|i| (label(i, head), chars(i) > width))
+                .collect::<std::collections::HashSet<((&str, &str), bool)>>()
                 .len()
         })
         .collect();
@@ -214,6 +215,8 @@ mod tests {
             fit_names(&["alpha-one-x", "beta-two-x"], 6),
             ["alpha…", "beta-…"]
         );
+        // A name that fits and another's cut head read differently ("abc" and "abc…").
+        assert_eq!(fit_names(&["abc", "abcdef"], 4), ["abc", "abc…"]);
         // Only the tails tell these apart.
         assert_eq!(
             fit_names(&["agent (model-a)", "agent (model-b)"], 8),
