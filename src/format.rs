@@ -73,6 +73,22 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// [`wrap`], then every line still wider than `width` (a long path, a word longer than the line)
+/// broken into pieces of `width` characters, so that nothing is cut at the edge.
+pub fn wrap_hard(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    wrap(text, width)
+        .into_iter()
+        .flat_map(|line| {
+            let chars: Vec<char> = line.chars().collect();
+            chars
+                .chunks(width)
+                .map(|piece| piece.iter().collect::<String>())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// A line of key hints (separated by two spaces) that fits `width` cells: the leading hints in
 /// order as far as they fit, then always the last `kept`, so a narrow screen drops hints from the
 /// middle instead of cutting the way out (and to the help, where there is one).
@@ -182,6 +198,16 @@ mod tests {
         assert_eq!(p_value(4.9e-5), "4.9e-5");
         assert_eq!(p_value(0.0), "0");
         assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+    }
+
+    #[test]
+    fn hard_wrapping_breaks_what_spaces_cannot() {
+        assert_eq!(
+            wrap_hard("see /a/very/long/path.jsonl: read", 10),
+            ["see", "/a/very/lo", "ng/path.js", "onl:", "read"]
+        );
+        assert_eq!(wrap_hard("short words here", 10), ["short", "words here"]);
+        assert_eq!(wrap_hard("x", 0), ["x"]);
     }
 
     #[test]

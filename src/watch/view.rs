@@ -20,7 +20,7 @@ use super::early::{EarlySummary, EarlyWatch};
 use super::state::{PairView, WatchState};
 use crate::engine::rules::Action;
 use crate::engine::walk::record::DecisionRecord;
-use crate::format::{percent, pp, wrap};
+use crate::format::{percent, pp};
 use crate::tui::view::{draw_chart_with_legend, legend};
 
 /// What the header says about the source, and the keys the footer lists.
@@ -153,15 +153,9 @@ fn header_lines(
 /// (a long path) is broken, not cut. The panels whose words must all stay on screen (the header,
 /// the selected pair's decision) take as many rows as this gives.
 fn fit(text: &str, width: usize, style: Style) -> Vec<Line<'static>> {
-    wrap(text, width)
+    crate::format::wrap_hard(text, width)
         .into_iter()
-        .flat_map(|line| {
-            let chars: Vec<char> = line.chars().collect();
-            chars
-                .chunks(width)
-                .map(|piece| Line::from(Span::styled(piece.iter().collect::<String>(), style)))
-                .collect::<Vec<_>>()
-        })
+        .map(|piece| Line::from(Span::styled(piece, style)))
         .collect()
 }
 

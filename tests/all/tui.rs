@@ -495,7 +495,7 @@ fn the_loader_s_notes_are_a_key_away() {
     run_effects(&mut app, vec![first]);
     let screen = render(&app, 120, 40);
     assert!(
-        screen.contains("group group (12 groups) · 1 note (i)"),
+        screen.contains("150 tasks · 1 note (i) · group group (12 groups)"),
         "{screen}"
     );
     act(&mut app, Action::ToggleNotes);

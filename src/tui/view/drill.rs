@@ -51,7 +51,7 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
     let block = Block::bordered().title(title);
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
-    let names = crate::format::wrap(
+    let names = crate::format::wrap_hard(
         &format!("{} vs {}", detail.tested, detail.baseline),
         usize::from(inner.width.max(1)),
     );

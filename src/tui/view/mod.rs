@@ -149,13 +149,14 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
             }
             format!(" · {} left out (no {})", parts.join(", "), l.field)
         });
+    // Before the group: a long group column's description is what a narrow screen cuts.
     let notes = match data.notes.len() {
         0 => String::new(),
         1 => " · 1 note (i)".to_string(),
         n => format!(" · {n} notes (i)"),
     };
     let facts = format!(
-        "{} system{} · {} directed pairs{left_out} · {} tasks · group {group}{notes}",
+        "{} system{} · {} directed pairs{left_out} · {} tasks{notes} · group {group}",
         data.n_systems(),
         if data.n_systems() == 1 { "" } else { "s" },
         pairs,
@@ -320,7 +321,10 @@ fn draw_notes(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         lines.push(Line::from("the loader left no note on this record"));
     }
     for note in &app.dataset.notes {
-        for (i, part) in crate::format::wrap(note, width).into_iter().enumerate() {
+        for (i, part) in crate::format::wrap_hard(note, width)
+            .into_iter()
+            .enumerate()
+        {
             lines.push(Line::from(format!(
                 "{} {part}",
                 if i == 0 { "-" } else { " " }
