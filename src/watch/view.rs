@@ -325,7 +325,7 @@ fn shown_columns(inner: u16) -> ([bool; 7], u16, u16) {
 /// The baselines' names as a column of `width` cells shows them: as they are when every name fits,
 /// else without the words they all share with the tested system (HAL's "Inspect ReAct Agent (…)"),
 /// marked by "…", and those still too long shortened by `format::fit_names`, so that a narrow column
-/// still tells them apart (the chart's title names the selected pair in full).
+/// still tells them apart (the chart's title names the selected baseline in full).
 fn baseline_labels(tested: &str, baselines: &[&str], width: usize) -> Vec<String> {
     if baselines.iter().all(|name| name.chars().count() <= width) {
         return baselines.iter().map(|name| name.to_string()).collect();

@@ -67,7 +67,15 @@ pub(super) fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
             .zip(fit_names(&systems, usize::from(width)))
             .collect()
     };
-    let (tested_labels, baseline_labels) = (label_map(tested_width), label_map(baseline_width));
+    // The two columns are one width apart at most: equal widths share one labelling.
+    let tested_labels = label_map(tested_width);
+    let other_labels;
+    let baseline_labels = if baseline_width == tested_width {
+        &tested_labels
+    } else {
+        other_labels = label_map(baseline_width);
+        &other_labels
+    };
     let label = |labels: &HashMap<&str, String>, name: &str| {
         labels
             .get(name)
@@ -90,7 +98,7 @@ pub(super) fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
             };
             Row::new(vec![
                 Cell::from(label(&tested_labels, &row.tested)),
-                Cell::from(label(&baseline_labels, &row.baseline)),
+                Cell::from(label(baseline_labels, &row.baseline)),
                 Cell::from(row.shared.to_string()),
                 Cell::from(pp(row.delta_full)),
                 Cell::from(completed),
