@@ -399,6 +399,8 @@ struct LiveCase {
     n: u32,
     finished: u32,
     blocker: Option<Blocker>,
+    /// A fixed-horizon rule read the plan's first `limit` tasks of more that were usable.
+    read_at_limit: bool,
     total: u32,
     limit: u32,
     counts: Vec<u32>,
@@ -418,10 +420,20 @@ fn live_case(
     let total = plan.tasks.len() as u32;
     let limit = settings.budget.tasks_of(total);
     let Usable {
-        tasks: observed_tasks,
+        tasks: mut observed_tasks,
         finished,
         blocker,
     } = usable_tasks(tested, baseline, settings.reading);
+    // A fixed-horizon rule is valid when read once, at its limit (SPEC §6). A plan-prefix reader that
+    // has more than the limit's prefix reads that prefix only: the tasks a run stopped at the limit
+    // would have had, so a read after the limit gives the decision made at it, and the record's
+    // validity is what it says. (Every finished task, read out of plan order, is descriptive anyway.)
+    let read_at_limit = !settings.policy.rule.is_anytime()
+        && settings.reading == Reading::PlanPrefix
+        && observed_tasks.len() > limit as usize;
+    if read_at_limit {
+        observed_tasks.truncate(limit as usize);
+    }
     let values: Vec<f64> = observed_tasks
         .iter()
         .map(|&i| tested[i].unwrap_or(0.0) - baseline[i].unwrap_or(0.0))
@@ -623,6 +635,7 @@ fn live_case(
         n,
         finished,
         blocker,
+        read_at_limit,
         total,
         limit,
         counts,
@@ -689,6 +702,7 @@ fn live_records(
         n,
         finished,
         blocker,
+        read_at_limit,
         total,
         limit,
         ref counts,
@@ -763,6 +777,15 @@ fn live_records(
                     .collect(),
             });
             match settings.reading {
+                // Nothing after the limit is read, so nothing there is waited on.
+                Reading::PlanPrefix if read_at_limit => {
+                    record.waiting_on = None;
+                    record.reason = format!(
+                        "read at the budget limit: the plan's first {n} tasks ({finished} finished; \
+                         those after the limit are not read); {}",
+                        record.reason
+                    );
+                }
                 Reading::PlanPrefix if finished > n => {
                     if let Some(waiting) = &record.waiting_on {
                         record.reason = format!(
@@ -865,6 +888,78 @@ mod tests {
         );
         assert_eq!(at_limit[0].order, "stratified");
         assert_eq!(at_limit[0].total, 20);
+    }
+
+    #[test]
+    fn a_fixed_horizon_rule_read_after_its_limit_decides_on_the_limits_prefix() {
+        let plan = LivePlan {
+            groups: (0..20).map(|i| i % 2).collect(),
+            ..plan()
+        };
+        let provenance = Provenance {
+            files: Vec::new(),
+            program: "test".into(),
+        };
+        // The limit at budget 0.5 is the plan's first 10 tasks: there the two systems trade wins
+        // (Δ̂ = 0); the tested system wins all 10 after it, which would promote on all 20.
+        let tested: Vec<Option<f64>> = (0..20)
+            .map(|i| Some(if i >= 10 || i % 2 == 0 { 1.0 } else { 0.0 }))
+            .collect();
+        let baseline: Vec<Option<f64>> = (0..20)
+            .map(|i| Some(if i < 10 && i % 2 == 1 { 1.0 } else { 0.0 }))
+            .collect();
+        let read_later = decide_live(
+            &plan,
+            ("A", "B"),
+            &tested,
+            &baseline,
+            &settings(5000),
+            &provenance,
+        );
+        let mut stopped_at_limit = tested.clone();
+        stopped_at_limit[10..].fill(None);
+        let read_at_limit = decide_live(
+            &plan,
+            ("A", "B"),
+            &stopped_at_limit,
+            &baseline,
+            &settings(5000),
+            &provenance,
+        );
+        let (later, at) = (&read_later[0], &read_at_limit[0]);
+        assert_eq!(later.observed, 10);
+        assert_eq!(later.finished, Some(20));
+        assert_eq!(later.action, at.action, "{}", later.reason);
+        assert_eq!(later.action, Action::Abstain, "{}", later.reason);
+        assert_eq!(later.estimate, at.estimate);
+        assert!(
+            later.reason.starts_with(
+                "read at the budget limit: the plan's first 10 tasks (20 finished; those after the limit are not read)"
+            ),
+            "{}",
+            later.reason
+        );
+        assert_eq!(later.validity, "valid when read once, at the budget limit");
+        assert!(later.waiting_on.is_none());
+        // Reading every finished task is descriptive, and reads them all.
+        let finished = decide_live(
+            &plan,
+            ("A", "B"),
+            &tested,
+            &baseline,
+            &LiveSettings {
+                reading: Reading::Finished,
+                ..settings(5000)
+            },
+            &provenance,
+        );
+        assert_eq!(finished[0].observed, 20);
+        assert_eq!(
+            finished[0].action,
+            Action::Promote,
+            "{}",
+            finished[0].reason
+        );
     }
 
     #[test]

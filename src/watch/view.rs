@@ -633,13 +633,23 @@ fn coverage_lines(state: &WatchState, pair: &PairView, width: u16) -> Vec<Line<'
     lines
 }
 
-/// "41 of 400", or "41 of 400 (+16)" when 16 finished tasks wait behind the plan's prefix.
+/// Whether a fixed-horizon rule read the plan's prefix up to its budget limit of more finished tasks
+/// (under the plan-prefix reading, finished tasks beyond the read ones with nothing waited on).
+fn read_at_limit(record: &DecisionRecord) -> bool {
+    record.monitor == "per-look"
+        && record.reading == Some("plan-prefix")
+        && record.waiting_on.is_none()
+        && record.finished.is_some_and(|f| f > record.observed)
+}
+
+/// "41 of 400", or "41 of 400 (+16)" when 16 finished tasks wait behind the plan's prefix (not
+/// when a fixed-horizon rule stopped reading at its limit: nothing waits there).
 fn observed_cell(record: &DecisionRecord) -> String {
     let waiting = record
         .finished
         .unwrap_or(record.observed)
         .saturating_sub(record.observed);
-    if waiting > 0 {
+    if waiting > 0 && !read_at_limit(record) {
         format!("{} of {} (+{waiting})", record.observed, record.total)
     } else {
         format!("{} of {}", record.observed, record.total)
@@ -652,6 +662,11 @@ fn reading_note(record: &DecisionRecord) -> String {
     let mut note = String::new();
     if record.reading == Some("finished") {
         note.push_str(" · every finished task read: descriptive");
+    } else if read_at_limit(record) {
+        note.push_str(&format!(
+            " · read at the budget limit ({} finished)",
+            record.finished.unwrap_or(record.observed)
+        ));
     } else if let Some(finished) = record.finished.filter(|&f| f > record.observed) {
         note.push_str(&format!(
             " · {} usable of {finished} finished",
@@ -721,6 +736,40 @@ mod tests {
         }
         state.apply(events);
         state
+    }
+
+    #[test]
+    fn a_fixed_horizon_rule_read_at_its_limit_shows_no_tasks_waiting() {
+        use crate::engine::live::{LiveSettings, Reading, decide_live};
+        use crate::engine::walk::record::Provenance;
+        let plan = LivePlan {
+            tasks: (0..20).map(|i| format!("t{i}")).collect(),
+            groups: (0..20).map(|i| i % 2).collect(),
+            labels: vec!["odd".into(), "even".into()],
+        };
+        // Both systems have finished the whole plan; the limit at budget 0.5 is its first 10 tasks.
+        let tested: Vec<Option<f64>> = (0..20).map(|i| Some(f64::from(i % 3 == 0))).collect();
+        let baseline: Vec<Option<f64>> = (0..20).map(|i| Some(f64::from(i % 4 == 0))).collect();
+        let settings = LiveSettings {
+            policy: Preset::Primary.policy(BootstrapMode::Exact, Fraction(500)),
+            thresholds: vec![Threshold(0)],
+            seed: 0,
+            budget: Fraction(5000),
+            reading: Reading::PlanPrefix,
+        };
+        let records = decide_live(
+            &plan,
+            ("A", "B"),
+            &tested,
+            &baseline,
+            &settings,
+            &Provenance::new(&[]),
+        );
+        assert_eq!(observed_cell(&records[0]), "10 of 20");
+        assert_eq!(
+            reading_note(&records[0]),
+            " · read at the budget limit (20 finished)"
+        );
     }
 
     fn screen(state: &WatchState, width: u16, height: u16) -> Vec<String> {
