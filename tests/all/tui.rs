@@ -1327,6 +1327,42 @@ fn trace_labels(app: &App) -> Vec<String> {
 }
 
 #[test]
+fn a_fixed_horizon_drill_down_gives_its_own_rules_numbers_beside_the_bootstrap_histogram() {
+    for (preset, title, evidence) in [
+        (
+            pareval::engine::Preset::PairedNormal,
+            " bootstrap Δ̂* as context (│ threshold) ",
+            "paired-normal p: ↑ ",
+        ),
+        (
+            pareval::engine::Preset::Serfling,
+            " bootstrap Δ̂* as context (│ threshold) ",
+            "serfling: Δ̂ ± t = [",
+        ),
+        (
+            pareval::engine::Preset::Primary,
+            "bootstrap distribution of Δ̂* (│ threshold) ",
+            "R_promote ",
+        ),
+    ] {
+        let dataset = sample_dataset("swe_repair.csv");
+        let compute = App::default_compute(&dataset, preset, vec![0, 500, 1000], 10);
+        let (mut app, first) = App::new(
+            dataset,
+            vec!["sample_runs/swe_repair.csv".into()],
+            compute,
+            None,
+        );
+        run_effects(&mut app, vec![first]);
+        act(&mut app, Action::BudgetLast);
+        act(&mut app, Action::OpenDrill);
+        let screen = render(&app, 140, 40);
+        assert!(screen.contains(title), "{preset:?}: {screen}");
+        assert!(screen.contains(evidence), "{preset:?}: {screen}");
+    }
+}
+
+#[test]
 fn the_anytime_drill_down_charts_the_band_and_the_look_that_decided() {
     let dataset = sample_dataset("swe_repair.csv");
     let mut compute = App::default_compute(

@@ -504,7 +504,15 @@ pub(super) fn draw_histogram(
     focus: usize,
     area: Rect,
 ) {
-    let block = Block::bordered().title(" bootstrap distribution of Δ̂* (│ threshold) ");
+    // Under another fixed-horizon rule the bootstrap's distribution is context, not the evidence the
+    // rule read: the title says so and the last line names the rule with its own numbers.
+    let rule = detail.records.get(focus).map_or("bootstrap", |r| r.rule);
+    let title = if rule == "bootstrap" {
+        " bootstrap distribution of Δ̂* (│ threshold) ".to_string()
+    } else {
+        " bootstrap Δ̂* as context (│ threshold) ".to_string()
+    };
+    let block = Block::bordered().title(title);
     let Some(dist) = &detail.bootstrap else {
         frame.render_widget(
             Paragraph::new("no exact distribution (outcomes off a lattice)").block(block),
@@ -571,6 +579,22 @@ pub(super) fn draw_histogram(
                     record.tail.map_or("-".into(), trim_number)
                 )
             }
+            crate::engine::rules::Statistic::PairedNormal {
+                se,
+                p_promote,
+                p_reject,
+            } => format!(
+                "paired-normal p: ↑ {} ↓ {} · se {}",
+                trim_number(p_promote),
+                trim_number(p_reject),
+                pp(se)
+            ),
+            crate::engine::rules::Statistic::Serfling { t } => format!(
+                "serfling: Δ̂ ± t = [{}, {}] against δ",
+                pp(record.estimate - t),
+                pp(record.estimate + t)
+            ),
+            _ if record.rule == "forced" => "forced: the sign of Δ̂ − δ decides".to_string(),
             _ => format!("rule {}", record.rule),
         };
         lines.pop();
