@@ -429,6 +429,39 @@ fn long_names_stay_told_apart_in_the_pair_table_drill_down_and_proxy_view() {
                 .any(|r| r.tested.contains("DeepSeek R1") || r.baseline.contains("DeepSeek R1"))
         );
     }
+    // Shortened, the selected pair is named below the table: whole at 120 columns, each name in
+    // half of the border at 80, where N and "completed" make room for the names (the completed
+    // decision's mark joins Δ_full).
+    let selected = app.rows[app.view.selected].clone();
+    let wide = render(&app, 120, 40);
+    assert!(
+        wide.contains(&format!(
+            "└ › {} vs {} ─",
+            selected.tested, selected.baseline
+        )),
+        "{wide}"
+    );
+    let narrow = render(&app, 80, 24);
+    let header = narrow
+        .lines()
+        .find(|line| line.starts_with("│tested"))
+        .expect("the pair table's header");
+    assert!(
+        header.contains("Δ_full") && !header.contains("completed") && !header.contains(" N "),
+        "{narrow}"
+    );
+    let first = narrow
+        .lines()
+        .skip_while(|line| !line.starts_with("│tested"))
+        .nth(1)
+        .expect("a row");
+    assert!(first.contains("▲ ") || first.contains("▼ "), "{narrow}");
+    let each = (80 - 4 - "›  vs ".len()) / 2;
+    let pair = pareval::format::fit_names(&[&selected.tested, &selected.baseline], each);
+    assert!(
+        narrow.contains(&format!("└ › {} vs {} ", pair[0], pair[1])),
+        "{narrow}"
+    );
     // The drill-down names the pair in full above its reason, and its title keeps the order, the
     // budget and the way out (long names in the title pushed them past the edge at 100 columns).
     act(&mut app, Action::OpenDrill);

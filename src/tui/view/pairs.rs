@@ -15,6 +15,17 @@ use super::widgets::{Theme, stale};
 /// The widths of the columns after the two names: N, Δ_full, completed, prom., rej., abst., wrong.
 const FIXED_COLUMNS: [u16; 7] = [5, 9, 9, 6, 6, 6, 7];
 
+/// On a narrow screen: Δ_full with the completed decision's mark ("▲ 4.8 pp"), prom., rej., abst.,
+/// wrong; N is left out. Taken when the full columns would leave a name fewer than
+/// [`NARROW_NAME`] cells.
+const COMPACT_COLUMNS: [u16; 5] = [10, 6, 6, 6, 7];
+const NARROW_NAME: u16 = 20;
+
+/// The cells of the columns' fixed part (their widths and one gap before each) inside the borders.
+fn fixed_width(columns: &[u16]) -> u16 {
+    columns.iter().sum::<u16>() + columns.len() as u16 + 1
+}
+
 pub(super) fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let threshold = app
         .compute
@@ -51,8 +62,14 @@ pub(super) fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
     // The name columns share what the fixed ones leave (borders, 8 gaps of one cell); names that
     // do not fit are shortened over every system of the record, so a label is the same whichever
     // rows are shown.
-    let fixed: u16 = FIXED_COLUMNS.iter().sum::<u16>() + FIXED_COLUMNS.len() as u16 + 1;
-    let names_width = area.width.saturating_sub(2 + fixed);
+    let full_names = area.width.saturating_sub(2 + fixed_width(&FIXED_COLUMNS));
+    let compact = full_names / 2 < NARROW_NAME;
+    let columns: &[u16] = if compact {
+        &COMPACT_COLUMNS
+    } else {
+        &FIXED_COLUMNS
+    };
+    let names_width = area.width.saturating_sub(2 + fixed_width(columns));
     let (tested_width, baseline_width) = (names_width - names_width / 2, names_width / 2);
     let systems: Vec<&str> = app
         .dataset
@@ -96,18 +113,28 @@ pub(super) fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
             } else {
                 Span::raw(percent(row.wrong))
             };
-            Row::new(vec![
+            let names = [
                 Cell::from(label(&tested_labels, &row.tested)),
                 Cell::from(label(baseline_labels, &row.baseline)),
-                Cell::from(row.shared.to_string()),
-                Cell::from(pp(row.delta_full)),
-                Cell::from(completed),
+            ];
+            let full = if compact {
+                // "▲ promote" → "▲ 4.8 pp": the mark of the completed decision beside Δ_full.
+                let mark = completed.split(' ').next().unwrap_or_default();
+                vec![Cell::from(format!("{mark} {}", pp(row.delta_full)))]
+            } else {
+                vec![
+                    Cell::from(row.shared.to_string()),
+                    Cell::from(pp(row.delta_full)),
+                    Cell::from(completed),
+                ]
+            };
+            let shares = [
                 Cell::from(percent(row.promote)),
                 Cell::from(percent(row.reject)),
                 Cell::from(percent(row.abstain)),
                 Cell::from(wrong),
-            ])
-            .style(stale(app, theme))
+            ];
+            Row::new(names.into_iter().chain(full).chain(shares)).style(stale(app, theme))
         })
         .collect();
     let widths = [
@@ -115,22 +142,46 @@ pub(super) fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         Constraint::Length(baseline_width),
     ]
     .into_iter()
-    .chain(FIXED_COLUMNS.iter().map(|&width| Constraint::Length(width)));
-    let header = Row::new(vec![
-        "tested",
-        "baseline",
-        "N",
-        "Δ_full",
-        "completed",
-        "prom.",
-        "rej.",
-        "abst.",
-        "wrong",
-    ])
-    .style(theme.dim());
+    .chain(columns.iter().map(|&width| Constraint::Length(width)));
+    let header: &[&str] = if compact {
+        &[
+            "tested", "baseline", "Δ_full", "prom.", "rej.", "abst.", "wrong",
+        ]
+    } else {
+        &[
+            "tested",
+            "baseline",
+            "N",
+            "Δ_full",
+            "completed",
+            "prom.",
+            "rej.",
+            "abst.",
+            "wrong",
+        ]
+    };
+    let header = Row::new(header.iter().copied()).style(theme.dim());
+    let mut block = Block::bordered().title(title);
+    // The selected pair in full below the table when its labels are shortened (`Enter` has them too).
+    if let Some(row) = app.rows.get(app.view.selected)
+        && (label(&tested_labels, &row.tested) != row.tested
+            || label(baseline_labels, &row.baseline) != row.baseline)
+    {
+        // Both names whole when they fit on the border, else each in half of it, told apart.
+        let room = usize::from(area.width.saturating_sub(4));
+        let whole = format!("› {} vs {}", row.tested, row.baseline);
+        let shown = if whole.chars().count() <= room {
+            whole
+        } else {
+            let each = room.saturating_sub("›  vs ".len()) / 2;
+            let pair = fit_names(&[row.tested.as_str(), row.baseline.as_str()], each);
+            format!("› {} vs {}", pair[0], pair[1])
+        };
+        block = block.title_bottom(format!(" {shown} "));
+    }
     let table = Table::new(rows, widths)
         .header(header)
-        .block(Block::bordered().title(title))
+        .block(block)
         .row_highlight_style(theme.selected());
     let mut state = TableState::default().with_selected(if app.rows.is_empty() {
         None
