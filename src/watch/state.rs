@@ -352,8 +352,13 @@ impl WatchState {
             .into_iter()
             .zip(records)
             .map(|((baseline, outcomes), records)| {
-                let (diffs, groups) =
+                let (mut diffs, mut groups) =
                     read_diffs(&self.plan, &tested, &outcomes, self.settings.reading);
+                // A fixed-horizon rule read after its limit reads the limit's prefix only: the
+                // curves follow what the decisions read.
+                let read = records.first().map_or(diffs.len(), |r| r.observed as usize);
+                diffs.truncate(read);
+                groups.truncate(read);
                 PairView {
                     baseline,
                     records,
@@ -635,6 +640,45 @@ mod tests {
             );
             assert!(curve[59] > curve[at - 1], "{order:?}: {curve:?}");
         }
+    }
+
+    #[test]
+    fn after_a_fixed_horizon_limit_the_curves_follow_the_tasks_the_decision_read() {
+        let plan = LivePlan {
+            tasks: (0..10).map(|i| format!("t{i}")).collect(),
+            groups: vec![0; 10],
+            labels: vec!["all".into()],
+        };
+        let policy =
+            Preset::Primary.policy(crate::engine::settings::BootstrapMode::Exact, Fraction(500));
+        let mut state = WatchState::new(
+            plan,
+            "A".into(),
+            Baselines::Named(vec!["B".into()]),
+            LiveSettings {
+                policy,
+                thresholds: vec![Threshold(0)],
+                seed: 0,
+                budget: Fraction(5000),
+                reading: Default::default(),
+            },
+            Provenance {
+                files: Vec::new(),
+                program: "test".into(),
+            },
+        );
+        let mut events = Vec::new();
+        for t in 0..10 {
+            events.push(row("f.csv", 2 * t + 2, "A", &format!("t{t}"), 1.0));
+            events.push(row("f.csv", 2 * t + 3, "B", &format!("t{t}"), 0.0));
+        }
+        state.apply(events);
+        let pair = &state.pairs[0];
+        assert_eq!(pair.records[0].observed, 5);
+        assert_eq!(pair.records[0].finished, Some(10));
+        assert_eq!(pair.diffs.len(), 5);
+        assert_eq!(pair.band.estimate.len(), 5);
+        assert_eq!(pair.wealth_promote.len(), 5);
     }
 
     #[test]
