@@ -523,13 +523,15 @@ fn draw_band(frame: &mut Frame, pair: &PairView, threshold: f64, area: Rect) {
             .bounds([lo, hi])
             .labels(vec![format!("{lo:.0}"), format!("{hi:.0}")]),
     );
-    // The tested system is in the header: the baseline alone keeps the title's words on screen
-    // ("FullCodeRefl (…) vs ReAct (…): estim" at 120 columns).
-    let title = format!(
-        " against {}: estimate and band (pp){} ",
-        pair.baseline,
-        pair.band.empty_note()
-    );
+    // The tested system is in the header, and what the chart draws comes first: a long baseline
+    // ("… vs ReAct (…): estim" at 120 columns, "…sonnet-4-5-20250929: estimate and" on SWE-bench)
+    // is shortened to the room the border leaves.
+    let words = " estimate and band (pp) against ";
+    let note = pair.band.empty_note();
+    let room =
+        usize::from(area.width).saturating_sub(words.chars().count() + note.chars().count() + 3);
+    let baseline = crate::format::fit_names(&[pair.baseline.as_str()], room);
+    let title = format!("{words}{}{note} ", baseline[0]);
     draw_chart_with_legend(frame, Line::from(title), names, chart, area);
 }
 
@@ -931,6 +933,30 @@ mod tests {
             text.contains("│── e^Λ⁺ promote  ── e^Λ⁻ reject  ── 1/a "),
             "{text}"
         );
+    }
+
+    #[test]
+    fn the_estimate_charts_title_says_what_it_draws_before_a_long_baseline() {
+        // SWE-bench's names cut the title after "…sonnet-4-5-20250929: estimate and" at 120.
+        let long = "20250929_mini-v1.13.3_sonnet-4-5-20250929-with-a-longer-tail";
+        let state = family_state_of(["A", long, "C"]);
+        for width in [100u16, 120, 160] {
+            let text = screen(&state, width, 40).join("\n");
+            let line = text
+                .lines()
+                .find(|line| line.contains(" estimate and band (pp) against "))
+                .unwrap_or_else(|| panic!("{text}"));
+            let after = line
+                .split(" estimate and band (pp) against ")
+                .nth(1)
+                .expect("the baseline");
+            // The label ends before the border goes on: whole, or shortened around "…".
+            let label = after.split(" ─").next().expect("label");
+            assert!(
+                label == long || (label.contains('…') && long.starts_with(&label[..4])),
+                "{width}: '{label}' in {line}"
+            );
+        }
     }
 
     #[test]
