@@ -711,6 +711,71 @@ fn run_reports_in_one_folder_are_named_after_their_files() {
 }
 
 #[test]
+fn an_lm_eval_output_path_is_read_as_its_model_folders() {
+    // lm-eval writes `<output_path>/<model>/samples_<task>_<date>.jsonl` beside
+    // `results_<date>.json`. Given the output path of two models' runs, the loader reads both
+    // model folders, as it reads them given one by one, and says so.
+    let Some(data) = shared_data() else { return };
+    let run = data.join("../formats/lm_eval/eval_mmlu_pro_plus");
+    let output_path = temp_dir("lm-eval-output-path").join("out");
+    // `watch` follows the output path as lm-eval fills it: nothing at first, then the model
+    // folders' samples as they are written.
+    std::fs::create_dir_all(&output_path).expect("folders");
+    let mut followed = pareval::watch::follow::Followed::new(std::slice::from_ref(&output_path))
+        .expect("followed");
+    assert!(followed.poll().is_empty());
+    for (model, stamp) in [
+        ("gemma-3-12b-it-base", "2025-10-14T14-44-39.372006"),
+        ("gemma3_12b_u2", "2025-10-14T15-11-56.507865"),
+    ] {
+        let folder = output_path.join(model);
+        std::fs::create_dir_all(&folder).expect("folders");
+        for entry in std::fs::read_dir(&run).expect("the lm-eval run").flatten() {
+            let name = entry.file_name().to_string_lossy().to_string();
+            if name.contains(stamp) {
+                std::fs::copy(entry.path(), folder.join(&name)).expect("copy");
+            }
+        }
+    }
+    // (A harness's file is read once two polls see it unchanged, as for any folder.)
+    let mut events = followed.poll();
+    events.extend(followed.poll());
+    let rows = events
+        .iter()
+        .filter(|e| matches!(e, pareval::watch::follow::Event::Row { .. }))
+        .count();
+    assert_eq!(rows, 18, "{events:?}");
+    let given_one_by_one = crate::import_formats::info_words(&[
+        &output_path.join("gemma-3-12b-it-base").to_string_lossy(),
+        &output_path.join("gemma3_12b_u2").to_string_lossy(),
+    ]);
+    let words = info_words(&output_path.to_string_lossy());
+    for figures in [
+        "systems 2",
+        "tasks 9",
+        "pairs 2 directed (median 9 shared tasks)",
+    ] {
+        assert!(given_one_by_one.contains(figures), "{given_one_by_one}");
+        assert!(words.contains(figures), "{words}");
+    }
+    assert!(
+        words.contains(
+            "out: its top level holds no result file; read its lm-eval model folders gemma-3-12b-it-base/, gemma3_12b_u2/ (lm-eval writes one per model under --output_path)"
+        ),
+        "{words}"
+    );
+    // A result file of its own at the top level: the model folders are named, not read.
+    std::fs::copy(
+        data.join("../formats/lm_eval/samples_gsm8k_2025-09-09T13-31-53.431753.jsonl"),
+        output_path.join("samples_gsm8k_2025-09-09T13-31-53.431753.jsonl"),
+    )
+    .expect("copy");
+    let words = info_words(&output_path.to_string_lossy());
+    assert!(words.contains("gemma3_12b_u2: not read"), "{words}");
+    assert!(!words.contains("read its lm-eval model folders"), "{words}");
+}
+
+#[test]
 fn a_folder_names_the_subfolders_it_does_not_read() {
     // shared/formats/swebench_harness_report holds two experiments, each in a folder of its own:
     // one a run folder (its results.json), one not (baseline.eval.json). Given the parent, the

@@ -338,9 +338,59 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
 
 /// What a folder holds that is read: its result files (.csv and .jsonl rows, a harness's .json,
 /// .jsonl or .eval files) and its run folders ([`is_run_folder`]), in path order, leaving out dot
-/// files and files read beside another ([`is_companion`]). `watch` follows
-/// these as they appear; `decide` and every other loader read them once, so all read the same files.
+/// files and files read beside another ([`is_companion`]); when there are none, those of its lm-eval
+/// model folders ([`model_folders`]). `watch` follows these as they appear; `decide` and every other
+/// loader read them once, so all read the same files.
 pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
+    let own = own_entries(folder);
+    if !own.is_empty() {
+        return own;
+    }
+    model_folders(folder)
+        .iter()
+        .flat_map(|model| own_entries(model))
+        .collect()
+}
+
+/// Whether a folder is one that lm-eval writes for a model under `--output_path`
+/// (`<output_path>/<model>/samples_<task>_<date>.jsonl`, beside `results_<date>.json`).
+fn is_lm_eval_model_folder(folder: &Path) -> bool {
+    std::fs::read_dir(folder).is_ok_and(|entries| {
+        entries.flatten().any(|entry| {
+            let name = entry.file_name().to_string_lossy().to_lowercase();
+            name.starts_with("samples_") && name.ends_with(".jsonl") && entry.path().is_file()
+        })
+    })
+}
+
+/// The subfolders a folder is read as when its own top level holds no result file: its lm-eval
+/// model folders, in path order. lm-eval's `--output_path` is such a folder, one subfolder per
+/// model, and a team compares the models in it; any other folder of folders is refused naming them.
+pub fn model_folders(folder: &Path) -> Vec<PathBuf> {
+    if !own_entries(folder).is_empty() {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut models: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.is_dir()
+                && !path
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+                && !is_run_folder(path)
+                && is_lm_eval_model_folder(path)
+        })
+        .collect();
+    models.sort();
+    models
+}
+
+/// A folder's own result files and run folders ([`folder_entries`] without its model folders).
+fn own_entries(folder: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return Vec::new();
     };
@@ -409,12 +459,14 @@ pub fn unread_subfolders(folder: &Path) -> Vec<(PathBuf, usize, Vec<PathBuf>)> {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return Vec::new();
     };
+    let models = model_folders(folder);
     let mut subfolders: Vec<PathBuf> = entries
         .flatten()
         .map(|entry| entry.path())
         .filter(|path| {
             path.is_dir()
                 && !is_run_folder(path)
+                && !models.contains(path)
                 && !path
                     .file_name()
                     .is_some_and(|n| n.to_string_lossy().starts_with('.'))
@@ -434,29 +486,45 @@ pub fn unread_subfolders(folder: &Path) -> Vec<(PathBuf, usize, Vec<PathBuf>)> {
         .collect()
 }
 
-/// The note a loader gives for each of a folder's [`unread_subfolders`].
+/// The notes a loader gives for a folder's subfolders: the [`model_folders`] it read in place of its
+/// own files, then each of its [`unread_subfolders`].
 pub fn unread_subfolder_notes(folder: &Path) -> Vec<String> {
-    unread_subfolders(folder)
-        .into_iter()
-        .map(|(subfolder, count, named)| {
-            let names: Vec<String> = named
-                .iter()
-                .map(|file| {
-                    file.strip_prefix(&subfolder)
-                        .unwrap_or(file)
-                        .display()
-                        .to_string()
-                })
-                .collect();
-            let more = if count > named.len() { ", …" } else { "" };
-            format!(
-                "{}: not read: a folder that is not a run of a harness pareval reads, holding {count} result file{} ({}{more}); give it, or its files, to read them",
-                subfolder.display(),
-                if count == 1 { "" } else { "s" },
-                names.join(", ")
-            )
-        })
+    let models = model_folders(folder);
+    let read = (!models.is_empty()).then(|| {
+        let names: Vec<String> = models
+            .iter()
+            .map(|model| format!("{}/", model.file_name().unwrap_or_default().to_string_lossy()))
+            .collect();
+        format!(
+            "{}: its top level holds no result file; read its lm-eval model folder{} {} (lm-eval writes one per model under --output_path)",
+            folder.display(),
+            if models.len() == 1 { "" } else { "s" },
+            names.join(", ")
+        )
+    });
+    read.into_iter()
+        .chain(unread_subfolders(folder).into_iter().map(unread_note))
         .collect()
+}
+
+/// The note for one of [`unread_subfolders`].
+fn unread_note((subfolder, count, named): (PathBuf, usize, Vec<PathBuf>)) -> String {
+    let names: Vec<String> = named
+        .iter()
+        .map(|file| {
+            file.strip_prefix(&subfolder)
+                .unwrap_or(file)
+                .display()
+                .to_string()
+        })
+        .collect();
+    let more = if count > named.len() { ", …" } else { "" };
+    format!(
+        "{}: not read: a folder that is not a run of a harness pareval reads, holding {count} result file{} ({}{more}); give it, or its files, to read them",
+        subfolder.display(),
+        if count == 1 { "" } else { "s" },
+        names.join(", ")
+    )
 }
 
 /// Whether a file in a folder is read beside another rather than on its own (`name` lower case):
