@@ -33,29 +33,10 @@ pub fn is_results(object: &serde_json::Map<String, Value>) -> bool {
     object.contains_key("testcase") && object.contains_key("tests_outcomes")
 }
 
-fn subfolders(folder: &Path) -> Vec<PathBuf> {
-    let mut folders: Vec<PathBuf> = std::fs::read_dir(folder)
-        .map(|entries| {
-            entries
-                .flatten()
-                .map(|entry| entry.path())
-                .filter(|path| {
-                    path.is_dir()
-                        && !path
-                            .file_name()
-                            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    folders.sort();
-    folders
-}
-
 /// The exercise folders of a run as (task, group, folder): polyglot languages' practice exercises,
 /// else the run's own subfolders (the Python edit benchmark).
 fn exercises(run: &Path) -> Vec<(String, String, PathBuf)> {
-    let languages: Vec<PathBuf> = subfolders(run)
+    let languages: Vec<PathBuf> = super::subfolders(run)
         .into_iter()
         .filter(|folder| folder.join("exercises/practice").is_dir())
         .collect();
@@ -65,7 +46,7 @@ fn exercises(run: &Path) -> Vec<(String, String, PathBuf)> {
             .unwrap_or_default()
     };
     if languages.is_empty() {
-        return subfolders(run)
+        return super::subfolders(run)
             .into_iter()
             .map(|folder| (name(&folder), "python".to_string(), folder))
             .collect();
@@ -74,7 +55,7 @@ fn exercises(run: &Path) -> Vec<(String, String, PathBuf)> {
         .iter()
         .flat_map(|language| {
             let language_name = name(language);
-            subfolders(&language.join("exercises/practice"))
+            super::subfolders(&language.join("exercises/practice"))
                 .into_iter()
                 .map(move |folder| {
                     (
@@ -100,9 +81,9 @@ pub fn results_files(run: &Path) -> Vec<PathBuf> {
 /// own globs: `*/.aider.results.json`, `*/exercises/practice/*/.aider.results.json`).
 pub fn is_run_folder(folder: &Path) -> bool {
     folder.is_dir()
-        && subfolders(folder).iter().any(|child| {
+        && super::subfolders(folder).iter().any(|child| {
             child.join(RESULTS).is_file()
-                || subfolders(&child.join("exercises/practice"))
+                || super::subfolders(&child.join("exercises/practice"))
                     .iter()
                     .any(|exercise| exercise.join(RESULTS).is_file())
         })

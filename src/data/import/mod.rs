@@ -363,6 +363,26 @@ fn is_lm_eval_model_folder(folder: &Path) -> bool {
     })
 }
 
+/// A folder's subfolders in path order, leaving out dot folders (a regrade's copies, a tool's cache).
+pub(super) fn subfolders(folder: &Path) -> Vec<PathBuf> {
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(folder)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| entry.path())
+                .filter(|path| {
+                    path.is_dir()
+                        && !path
+                            .file_name()
+                            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    folders.sort();
+    folders
+}
+
 /// The subfolders a folder is read as when its own top level holds no result file: its lm-eval
 /// model folders, in path order. lm-eval's `--output_path` is such a folder, one subfolder per
 /// model, and a team compares the models in it; any other folder of folders is refused naming them.
@@ -370,23 +390,10 @@ pub fn model_folders(folder: &Path) -> Vec<PathBuf> {
     if !own_entries(folder).is_empty() {
         return Vec::new();
     }
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return Vec::new();
-    };
-    let mut models: Vec<PathBuf> = entries
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| {
-            path.is_dir()
-                && !path
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-                && !is_run_folder(path)
-                && is_lm_eval_model_folder(path)
-        })
-        .collect();
-    models.sort();
-    models
+    subfolders(folder)
+        .into_iter()
+        .filter(|path| !is_run_folder(path) && is_lm_eval_model_folder(path))
+        .collect()
 }
 
 /// A folder's own result files and run folders ([`folder_entries`] without its model folders).
@@ -456,25 +463,10 @@ pub fn unread_subfolders(folder: &Path) -> Vec<(PathBuf, usize, Vec<PathBuf>)> {
             }
         }
     }
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return Vec::new();
-    };
     let models = model_folders(folder);
-    let mut subfolders: Vec<PathBuf> = entries
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| {
-            path.is_dir()
-                && !is_run_folder(path)
-                && !models.contains(path)
-                && !path
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-        })
-        .collect();
-    subfolders.sort();
-    subfolders
+    subfolders(folder)
         .into_iter()
+        .filter(|path| !is_run_folder(path) && !models.contains(path))
         .filter_map(|subfolder| {
             let mut found = Vec::new();
             collect(&subfolder, UNREAD_DEPTH, &mut found);
