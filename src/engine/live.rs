@@ -839,17 +839,19 @@ mod tests {
         }
     }
 
+    /// [`plan`] with its two groups alternating, so that any even prefix holds as many of each.
+    fn alternating_plan() -> LivePlan {
+        LivePlan {
+            groups: (0..20).map(|i| i % 2).collect(),
+            ..plan()
+        }
+    }
+
     #[test]
     fn continues_before_the_limit_and_decides_at_it() {
         // The groups alternate, so the plan's first 6 tasks hold 3 of each.
-        let plan = LivePlan {
-            groups: (0..20).map(|i| i % 2).collect(),
-            ..plan()
-        };
-        let provenance = Provenance {
-            files: Vec::new(),
-            program: "test".into(),
-        };
+        let plan = alternating_plan();
+        let provenance = Provenance::new(&[]);
         // Tested wins every observed task; the plan's first 6 tasks observed, 3 from each group.
         let mut tested = vec![None; 20];
         let mut baseline = vec![None; 20];
@@ -892,14 +894,8 @@ mod tests {
 
     #[test]
     fn a_fixed_horizon_rule_read_after_its_limit_decides_on_the_limits_prefix() {
-        let plan = LivePlan {
-            groups: (0..20).map(|i| i % 2).collect(),
-            ..plan()
-        };
-        let provenance = Provenance {
-            files: Vec::new(),
-            program: "test".into(),
-        };
+        let plan = alternating_plan();
+        let provenance = Provenance::new(&[]);
         // The limit at budget 0.5 is the plan's first 10 tasks: there the two systems trade wins
         // (Δ̂ = 0); the tested system wins all 10 after it, which would promote on all 20.
         let tested: Vec<Option<f64>> = (0..20)

@@ -35,13 +35,13 @@ fn sample_app(orders: u32) -> App {
 
 /// The sample record shown under `label`, the file name the header prints.
 fn sample_app_named(orders: u32, label: &str) -> App {
+    sample_app_launched(pareval::engine::Preset::Primary, orders, label)
+}
+
+/// The sample record under `preset` at thresholds 0/5/10 pp, its first replay delivered.
+fn sample_app_launched(preset: pareval::engine::Preset, orders: u32, label: &str) -> App {
     let dataset = sample_dataset("swe_repair.csv");
-    let compute = App::default_compute(
-        &dataset,
-        pareval::engine::Preset::Primary,
-        vec![0, 500, 1000],
-        orders,
-    );
+    let compute = App::default_compute(&dataset, preset, vec![0, 500, 1000], orders);
     let (mut app, first) = App::new(dataset, vec![label.into()], compute, None);
     run_effects(&mut app, vec![first]);
     app
@@ -1277,20 +1277,11 @@ fn a_cancelled_proxy_curve_says_so() {
 #[test]
 fn the_stratified_drill_down_charts_lambda_and_the_least_favourable_allocation() {
     // Preset anytime: the stratified order and SPEC §9a over the sample's 12 groups.
-    let dataset = sample_dataset("swe_repair.csv");
-    let compute = App::default_compute(
-        &dataset,
+    let mut app = sample_app_launched(
         pareval::engine::Preset::Anytime,
-        vec![0, 500, 1000],
         10,
+        "sample_runs/swe_repair.csv",
     );
-    let (mut app, first) = App::new(
-        dataset,
-        vec!["sample_runs/swe_repair.csv".into()],
-        compute,
-        None,
-    );
-    run_effects(&mut app, vec![first]);
     act(&mut app, Action::BudgetLast);
     act(&mut app, Action::ReverseSort);
     act(&mut app, Action::OpenDrill);
@@ -1378,15 +1369,7 @@ fn a_fixed_horizon_drill_down_gives_its_own_rules_numbers_beside_the_bootstrap_h
             "R_promote ",
         ),
     ] {
-        let dataset = sample_dataset("swe_repair.csv");
-        let compute = App::default_compute(&dataset, preset, vec![0, 500, 1000], 10);
-        let (mut app, first) = App::new(
-            dataset,
-            vec!["sample_runs/swe_repair.csv".into()],
-            compute,
-            None,
-        );
-        run_effects(&mut app, vec![first]);
+        let mut app = sample_app_launched(preset, 10, "sample_runs/swe_repair.csv");
         act(&mut app, Action::BudgetLast);
         act(&mut app, Action::OpenDrill);
         let screen = render(&app, 140, 40);
