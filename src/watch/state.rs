@@ -192,14 +192,20 @@ impl WatchState {
             .len()
     }
 
-    /// Whether the run can stop: some pair is watched and every pair has a final action (promote,
-    /// reject, abstain) at every threshold.
+    /// Whether the run can stop: some pair is watched and every pair has its last action at every
+    /// threshold: promote or reject, or under a fixed-horizon rule whatever it decided at its limit.
     pub fn decided(&self) -> bool {
+        // A fixed-horizon rule's action at its limit is its last, abstain included: it reads
+        // nothing after the limit, so the run has nothing left to give it.
+        let anytime = self.settings.policy.rule.is_anytime();
+        let settled = |r: &DecisionRecord| {
+            r.action.is_final() || (!anytime && r.action != crate::engine::rules::Action::Continue)
+        };
         !self.pairs.is_empty()
             && self
                 .pairs
                 .iter()
-                .all(|p| !p.records.is_empty() && p.records.iter().all(|r| r.action.is_final()))
+                .all(|p| !p.records.is_empty() && p.records.iter().all(settled))
     }
 
     pub fn cycle_focus(&mut self) {

@@ -422,6 +422,61 @@ echo "finished" >> {log}
 }
 
 #[test]
+fn run_ends_the_harness_at_a_fixed_horizon_limit_whatever_the_rule_decided_there() {
+    // Two systems that trade wins: the bootstrap abstains at the limit (20 of 200 tasks at budget
+    // 0.1), and a fixed-horizon rule reads nothing after it, so the harness is ended there rather
+    // than left to run the 180 tasks the decision never reads.
+    let dir = temp_dir("run-limit");
+    let plan = write_plan(&dir, 200);
+    let out = dir.join("out.csv");
+    let script = format!(
+        r#"echo "system,task,outcome" > {out}
+for i in $(seq 0 199); do
+  t=$(printf 't%03d' "$i")
+  echo "new,$t,$((i % 2))" >> {out}
+  echo "old,$t,$(((i + 1) % 2))" >> {out}
+  sleep 0.1
+done
+"#,
+        out = out.display()
+    );
+    let harness = dir.join("harness.sh");
+    std::fs::write(&harness, script).expect("script");
+    let harness_text = harness.display().to_string();
+    let started = std::time::Instant::now();
+    let output = run_new_against_old(
+        &out,
+        &plan,
+        &[
+            "--rule",
+            "bootstrap",
+            "--budget",
+            "0.1",
+            "--grace",
+            "1",
+            "--",
+            "bash",
+            &harness_text,
+        ],
+    );
+    let elapsed = started.elapsed().as_secs_f64();
+    let text = stdout(&output);
+    assert!(output.status.success(), "{}\n{text}", stderr(&output));
+    assert!(
+        text.contains("0 pp: abstain (20 of 200 planned tasks read"),
+        "{text}"
+    );
+    let note = stderr(&output);
+    assert!(note.contains("the harness was ended"), "{note}");
+    assert!(note.contains("not run"), "{note}");
+    assert!(
+        elapsed < 15.0,
+        "run took {elapsed:.1} s: the harness was not ended at the limit"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn run_passes_on_a_harness_s_error() {
     let dir = temp_dir("run-error");
     let plan = write_plan(&dir, 10);
