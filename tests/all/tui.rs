@@ -1375,6 +1375,24 @@ fn a_fixed_horizon_drill_down_gives_its_own_rules_numbers_beside_the_bootstrap_h
         let screen = render(&app, 140, 40);
         assert!(screen.contains(title), "{preset:?}: {screen}");
         assert!(screen.contains(evidence), "{preset:?}: {screen}");
+        // At 80 columns the box has 39 cells: shorter titles, and the evidence line whole.
+        let narrow = render(&app, 80, 30);
+        let short = if preset == pareval::engine::Preset::Primary {
+            " bootstrap Δ̂* (│ threshold) "
+        } else {
+            " bootstrap Δ̂*, context (│ δ) "
+        };
+        assert!(narrow.contains(short), "{preset:?}: {narrow}");
+        let line = narrow
+            .lines()
+            .find(|line| line.contains(evidence))
+            .unwrap_or_else(|| panic!("{preset:?}: {narrow}"));
+        let shown = line.split(evidence).nth(1).expect("the evidence");
+        let shown = shown.split('│').next().expect("the box's edge").trim_end();
+        assert!(
+            shown.ends_with(|c: char| c.is_ascii_digit() || c == ']' || c == 'p'),
+            "{preset:?}: cut '{shown}' in {line}"
+        );
     }
 }
 

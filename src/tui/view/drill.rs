@@ -507,10 +507,13 @@ pub(super) fn draw_histogram(
     // Under another fixed-horizon rule the bootstrap's distribution is context, not the evidence the
     // rule read: the title says so and the last line names the rule with its own numbers.
     let rule = detail.records.get(focus).map_or("bootstrap", |r| r.rule);
-    let title = if rule == "bootstrap" {
-        " bootstrap distribution of Δ̂* (│ threshold) ".to_string()
-    } else {
-        " bootstrap Δ̂* as context (│ threshold) ".to_string()
+    // The long title where it fits (the box is half the drill-down, 39 cells inside at 80 columns).
+    let room = usize::from(area.width.saturating_sub(2));
+    let title = match (rule == "bootstrap", room >= 46) {
+        (true, true) => " bootstrap distribution of Δ̂* (│ threshold) ",
+        (true, false) => " bootstrap Δ̂* (│ threshold) ",
+        (false, true) => " bootstrap Δ̂* as context (│ threshold) ",
+        (false, false) => " bootstrap Δ̂*, context (│ δ) ",
     };
     let block = Block::bordered().title(title);
     let Some(dist) = &detail.bootstrap else {
@@ -566,37 +569,49 @@ pub(super) fn draw_histogram(
         lines.push(Line::from(spans));
     }
     if let Some(record) = detail.records.get(focus) {
-        let tails = match record.statistic {
+        // The rule's own numbers, and what may be left out where the line would be cut (a and se
+        // are in the reason above too; "against δ" is what the interval is read by).
+        let (tails, extra) = match record.statistic {
             crate::engine::rules::Statistic::Bootstrap {
                 r_promote,
                 r_reject,
                 ..
-            } => {
+            } => (
                 format!(
-                    "R_promote {} · R_reject {} · a {}",
+                    "R_promote {} · R_reject {}",
                     trim_number(r_promote),
-                    trim_number(r_reject),
-                    record.tail.map_or("-".into(), trim_number)
-                )
-            }
+                    trim_number(r_reject)
+                ),
+                format!(" · a {}", record.tail.map_or("-".into(), trim_number)),
+            ),
             crate::engine::rules::Statistic::PairedNormal {
                 se,
                 p_promote,
                 p_reject,
-            } => format!(
-                "paired-normal p: ↑ {} ↓ {} · se {}",
-                trim_number(p_promote),
-                trim_number(p_reject),
-                pp(se)
+            } => (
+                format!(
+                    "paired-normal p: ↑ {} ↓ {}",
+                    trim_number(p_promote),
+                    trim_number(p_reject)
+                ),
+                format!(" · se {}", pp(se)),
             ),
-            crate::engine::rules::Statistic::Serfling { t } => format!(
-                "serfling: Δ̂ ± t = [{}, {}] against δ",
-                pp(record.estimate - t),
-                pp(record.estimate + t)
+            crate::engine::rules::Statistic::Serfling { t } => (
+                format!(
+                    "serfling: Δ̂ ± t = [{}, {}]",
+                    pp(record.estimate - t),
+                    pp(record.estimate + t)
+                ),
+                " against δ".to_string(),
             ),
-            _ if record.rule == "forced" => "forced: the sign of Δ̂ − δ decides".to_string(),
-            _ => format!("rule {}", record.rule),
+            _ if record.rule == "forced" => (
+                "forced: the sign of Δ̂ − δ decides".to_string(),
+                String::new(),
+            ),
+            _ => (format!("rule {}", record.rule), String::new()),
         };
+        let fits = tails.chars().count() + extra.chars().count() <= usize::from(inner.width);
+        let tails = if fits { tails + &extra } else { tails };
         lines.pop();
         let (low, high) = (
             bins.first().map_or(dist.first, |b| b.0),
