@@ -1397,6 +1397,60 @@ fn a_fixed_horizon_drill_down_gives_its_own_rules_numbers_beside_the_bootstrap_h
 }
 
 #[test]
+fn the_coverage_view_at_80_columns_cuts_no_group_name_or_line_silently() {
+    // SWE-bench bash-only's groups are repositories: "scikit-learn/scikit-learn" read
+    // "scikit-learn/scikit-", the title and the legend lost their ends.
+    let Some(data) = crate::common::shared_data() else {
+        return;
+    };
+    let path = data.join("swebench_verified_bash_only/records.csv");
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let groups: Vec<String> = dataset
+        .group_column("group")
+        .expect("the group column")
+        .labels
+        .clone();
+    let compute = App::default_compute(
+        &dataset,
+        pareval::engine::Preset::Primary,
+        vec![0, 500, 1000],
+        2,
+    );
+    let (mut app, first) = App::new(dataset, vec!["records.csv".into()], compute, None);
+    run_effects(&mut app, vec![first]);
+    act(&mut app, Action::NextTab);
+    let screen = render(&app, 80, 24);
+    assert!(
+        screen.contains("┌ coverage gaps under the stratified order, by budget ─"),
+        "{screen}"
+    );
+    assert!(
+        screen
+            .lines()
+            .any(|line| line.starts_with("strip: ") && line.trim_end().ends_with("█≥50%")),
+        "{screen}"
+    );
+    let mut shown = 0;
+    for group in &groups {
+        let line = screen
+            .lines()
+            .find(|line| {
+                // (These group names hold no space.)
+                let label = line.trim_start_matches('│').split(' ').next().unwrap_or("");
+                !label.is_empty()
+                    && (label == group
+                        || label.split_once('…').is_some_and(|(head, tail)| {
+                            group.starts_with(head) && group.ends_with(tail)
+                        }))
+            })
+            .unwrap_or_else(|| panic!("{group} in {screen}"));
+        assert!(line.starts_with('│'), "{line}");
+        shown += 1;
+    }
+    assert_eq!(shown, 12);
+}
+
+#[test]
 fn the_anytime_drill_down_charts_the_band_and_the_look_that_decided() {
     let dataset = sample_dataset("swe_repair.csv");
     let mut compute = App::default_compute(

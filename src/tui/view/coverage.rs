@@ -5,7 +5,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Span;
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
 
-use crate::format::percent;
+use crate::format::{fit_names, percent};
 use crate::tui::app::App;
 
 use super::widgets::{Theme, stale};
@@ -26,10 +26,16 @@ pub fn shade(rate: f64) -> char {
 }
 
 pub(super) fn draw_coverage(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
-    let block = Block::bordered().title(format!(
-        " coverage gaps under the {} order: how often a run stopped at each budget misses a group's quota ",
-        app.compute.policy().order.name()
-    ));
+    let order = app.compute.policy().order.name();
+    let long = format!(
+        " coverage gaps under the {order} order: how often a run stopped at each budget misses a group's quota "
+    );
+    let title = if long.chars().count() + 2 <= usize::from(area.width) {
+        long
+    } else {
+        format!(" coverage gaps under the {order} order, by budget ")
+    };
+    let block = Block::bordered().title(title);
     let Some(replay) = app.replay() else {
         frame.render_widget(
             Paragraph::new("waiting for the first replay…").block(block),
@@ -54,11 +60,17 @@ pub(super) fn draw_coverage(frame: &mut Frame, app: &App, theme: Theme, area: Re
     let strips: Vec<Vec<crate::report::pairs::GroupRow>> = (0..budgets)
         .map(|b| crate::report::pairs::group_rows(replay, b))
         .collect();
+    // The group column takes what the fixed ones leave (borders, four gaps); long names keep what
+    // tells them apart ("scikit-learn/scikit-learn" was cut to "scikit-learn/scikit-" at 80).
+    let fixed = 14 + 9 + 10 + budgets as u16 + 2 + 4;
+    let group_width = usize::from(area.width.saturating_sub(2 + fixed));
+    let names: Vec<&str> = at_budget.iter().map(|row| row.group.as_str()).collect();
+    let labels = fit_names(&names, group_width);
     let rows: Vec<Row> = at_budget
         .iter()
         .enumerate()
         .map(|(g, row)| {
-            let label = &row.group;
+            let label = &labels[g];
             let missing = row.missed_share;
             let size = sizes.get(g).copied().unwrap_or(0);
             let strip: String = strips.iter().map(|at| shade(at[g].missed_share)).collect();
@@ -98,9 +110,11 @@ pub(super) fn draw_coverage(frame: &mut Frame, app: &App, theme: Theme, area: Re
     .style(theme.dim());
     let [table, legend] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     frame.render_widget(Table::new(rows, widths).header(header).block(block), table);
-    frame.render_widget(
-        Paragraph::new("strip: share of cases missing the group's quota at each budget · none ░ <5% ▒ <25% ▓ <50% █ ≥50%")
-            .style(theme.dim()),
-        legend,
-    );
+    let long = "strip: share of cases missing the group's quota at each budget · none ░ <5% ▒ <25% ▓ <50% █ ≥50%";
+    let text = if long.chars().count() <= usize::from(legend.width) {
+        long
+    } else {
+        "strip: cases missing the quota, per budget · none ░<5% ▒<25% ▓<50% █≥50%"
+    };
+    frame.render_widget(Paragraph::new(text).style(theme.dim()), legend);
 }
