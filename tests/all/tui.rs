@@ -442,6 +442,8 @@ fn long_names_stay_told_apart_in_the_pair_table_drill_down_and_proxy_view() {
         "{wide}"
     );
     let narrow = render(&app, 80, 24);
+    // The chart's title takes its short form rather than being cut ("unresolved rate vs budget (").
+    assert!(narrow.contains("┌ unresolved vs budget ─"), "{narrow}");
     let header = narrow
         .lines()
         .find(|line| line.starts_with("│tested"))

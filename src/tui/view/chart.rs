@@ -117,9 +117,17 @@ fn legend_line(app: &App, series: &[Series]) -> Line<'static> {
 
 pub(super) fn draw_chart(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let series = chart_series(app, theme);
+    // Short forms where the long title would be cut (the chart is about a third of 80 columns).
+    let fits = |title: &str| title.chars().count() + 2 <= usize::from(area.width);
     let title = match app.view.chart {
-        ChartMode::Unresolved => " unresolved rate vs budget (c: errors) ",
-        ChartMode::Errors => " FPR · FRR · coverage failure vs budget (c: unresolved) ",
+        ChartMode::Unresolved if fits(" unresolved rate vs budget (c: errors) ") => {
+            " unresolved rate vs budget (c: errors) "
+        }
+        ChartMode::Unresolved => " unresolved vs budget ",
+        ChartMode::Errors if fits(" FPR · FRR · coverage failure vs budget (c: unresolved) ") => {
+            " FPR · FRR · coverage failure vs budget (c: unresolved) "
+        }
+        ChartMode::Errors => " errors vs budget ",
     };
     let datasets: Vec<Dataset> = series
         .iter()
