@@ -75,7 +75,8 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chr
     let [band, wealth] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(charts);
     if let Some(pair) = pair {
-        draw_band(frame, pair, threshold, band);
+        let baselines: Vec<&str> = state.pairs.iter().map(|p| p.baseline.as_str()).collect();
+        draw_band(frame, pair, &baselines, threshold, band);
         draw_wealth(frame, state, pair, wealth);
         frame.render_widget(Paragraph::new(detail), coverage);
     } else {
@@ -325,7 +326,7 @@ fn shown_columns(inner: u16) -> ([bool; 7], u16, u16) {
 /// The baselines' names as a column of `width` cells shows them: as they are when every name fits,
 /// else without the words they all share with the tested system (HAL's "Inspect ReAct Agent (…)"),
 /// marked by "…", and those still too long shortened by `format::fit_names`, so that a narrow column
-/// still tells them apart (the chart's title names the selected baseline in full).
+/// still tells them apart (the chart's title names the selected baseline, whole where it fits).
 fn baseline_labels(tested: &str, baselines: &[&str], width: usize) -> Vec<String> {
     if baselines.iter().all(|name| name.chars().count() <= width) {
         return baselines.iter().map(|name| name.to_string()).collect();
@@ -457,7 +458,7 @@ fn draw_table(frame: &mut Frame, state: &WatchState, selected: usize, area: Rect
     frame.render_stateful_widget(table, area, &mut table_state);
 }
 
-fn draw_band(frame: &mut Frame, pair: &PairView, threshold: f64, area: Rect) {
+fn draw_band(frame: &mut Frame, pair: &PairView, baselines: &[&str], threshold: f64, area: Rect) {
     let points = |values: &[f64]| -> Vec<(f64, f64)> {
         values
             .iter()
@@ -530,8 +531,15 @@ fn draw_band(frame: &mut Frame, pair: &PairView, threshold: f64, area: Rect) {
     let note = pair.band.empty_note();
     let room =
         usize::from(area.width).saturating_sub(words.chars().count() + note.chars().count() + 3);
-    let baseline = crate::format::fit_names(&[pair.baseline.as_str()], room);
-    let title = format!("{words}{}{note} ", baseline[0]);
+    // Shortened as every baseline would be at that width, so that the label tells this one
+    // apart from the others (a cut at the end read "20250720…" for most of SWE-bench's).
+    let labels = crate::format::fit_names(baselines, room);
+    let label = baselines
+        .iter()
+        .position(|&name| name == pair.baseline)
+        .and_then(|at| labels.get(at).cloned())
+        .unwrap_or_else(|| pair.baseline.clone());
+    let title = format!("{words}{label}{note} ");
     draw_chart_with_legend(frame, Line::from(title), names, chart, area);
 }
 
@@ -775,6 +783,11 @@ mod tests {
     }
 
     fn screen(state: &WatchState, width: u16, height: u16) -> Vec<String> {
+        screen_at(state, 0, width, height)
+    }
+
+    /// The screen with baseline `selected` chosen.
+    fn screen_at(state: &WatchState, selected: usize, width: u16, height: u16) -> Vec<String> {
         let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
         let source = format!(
             "following /home/someone/{}/results.csv",
@@ -785,7 +798,7 @@ mod tests {
             keys: "space pause  → step  r restart  + - speed  ↑↓ pair  t threshold  q quit",
         };
         terminal
-            .draw(|frame| draw(frame, state, 0, &chrome))
+            .draw(|frame| draw(frame, state, selected, &chrome))
             .expect("draw");
         let buffer = terminal.backend().buffer();
         (0..height)
@@ -951,12 +964,41 @@ mod tests {
                 .nth(1)
                 .expect("the baseline");
             // The label ends before the border goes on: whole, or shortened around "…".
-            let label = after.split(" ─").next().expect("label");
-            assert!(
-                label == long || (label.contains('…') && long.starts_with(&label[..4])),
-                "{width}: '{label}' in {line}"
-            );
+            let label = after.split(['─', '┐']).next().expect("label").trim_end();
+            let shortened = label
+                .split_once('…')
+                .is_some_and(|(head, tail)| long.starts_with(head) && long.ends_with(tail));
+            assert!(label == long || shortened, "{width}: '{label}' in {line}");
         }
+    }
+
+    #[test]
+    fn the_estimate_charts_title_tells_the_selected_baseline_from_the_others() {
+        // SWE-bench's names share their start: cut at the end, every title read "20250720_mini…".
+        let state = family_state_of([
+            "A",
+            "20250720_mini-v1.0.0_o3-2025-04-16",
+            "20250720_mini-v1.0.0_gpt-5-mini-2025-08-07",
+        ]);
+        let title = |selected: usize| -> String {
+            let text = screen_at(&state, selected, 90, 40).join("\n");
+            let line = text
+                .lines()
+                .find(|line| line.contains(" estimate and band (pp) against "))
+                .unwrap_or_else(|| panic!("{text}"))
+                .to_string();
+            line.split(" estimate and band (pp) against ")
+                .nth(1)
+                .expect("the baseline")
+                .split(['─', '┐'])
+                .next()
+                .expect("label")
+                .trim_end()
+                .to_string()
+        };
+        let (first, second) = (title(0), title(1));
+        assert!(first.contains('…'), "{first}");
+        assert_ne!(first, second);
     }
 
     #[test]
