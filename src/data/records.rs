@@ -474,6 +474,13 @@ fn missing_column(frame: &DataFrame, file: &str, required: &str) -> LoadError {
             ));
         }
     }
+    // A step-level trajectories table (SPEC §11) given as records: say where it goes.
+    let has = |column: &str| names.iter().any(|n| n.as_str() == column);
+    if required == columns::OUTCOME && has("step") && (has("action") || has("role")) {
+        message.push_str(
+            "; it looks like a step-level trajectories table: give it as --steps with its outcomes table as --outcomes (explore, early)",
+        );
+    }
     let lower = file.to_lowercase();
     if [".json", ".jsonl", ".ndjson"]
         .iter()

@@ -12,6 +12,10 @@ const CASES: &[(&str, &str)] = &[
         "missing required column 'outcome' (columns found: 'system', 'task', 'group')",
     ),
     (
+        "trajectory_steps.csv",
+        "missing required column 'outcome' (columns found: 'system', 'task', 'run', 'step', 'role', 'action'); it looks like a step-level trajectories table: give it as --steps with its outcomes table as --outcomes (explore, early)",
+    ),
+    (
         "outcome_not_number.csv",
         "column 'outcome' must hold a number in [0, 1] (or true/false): outcome 'abc' on line 3",
     ),
