@@ -1697,6 +1697,16 @@ fn the_early_view_trains_in_the_background_and_follows_the_tau_slider() {
         )),
         "{screen}"
     );
+    // At 80 columns the summary keeps all five figures (it lost "pairs agree" under the track).
+    let narrow = render(&app, 80, 24);
+    let summary = narrow
+        .lines()
+        .find(|line| line.contains("halted "))
+        .unwrap_or_else(|| panic!("{narrow}"));
+    assert!(
+        summary.contains(" · agree ") || summary.contains(" · pairs agree "),
+        "{summary}"
+    );
     // The drill-down shows one trajectory's probabilities, the thresholds and the halting step.
     act(&mut app, Action::SelectDown);
     act(&mut app, Action::OpenDrill);

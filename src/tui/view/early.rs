@@ -33,15 +33,41 @@ pub fn draw_slider(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Re
         Span::styled(format!("τ {:>10.2} ", panel.tau_value()), theme.accent()),
         Span::raw(track),
     ]);
+    let width = usize::from(area.width);
     let second = match (&panel.status, panel.current()) {
-        (EarlyStatus::Ready(_), Some(c)) => format!(
-            "             halted {} · accuracy {} · steps saved {} · Spearman {} · pairs agree {}",
-            percent(c.coverage),
-            optional_percent(c.accuracy),
-            percent(c.steps_saved),
-            c.spearman.map_or("-".to_string(), |r| format!("{r:.3}")),
-            optional_percent(c.pair_agreement)
-        ),
+        (EarlyStatus::Ready(_), Some(c)) => {
+            let values = [
+                percent(c.coverage),
+                optional_percent(c.accuracy),
+                percent(c.steps_saved),
+                c.spearman.map_or("-".to_string(), |r| format!("{r:.3}")),
+                optional_percent(c.pair_agreement),
+            ];
+            // Under the track where it fits, else from the left edge, else in short words (at 80
+            // columns the long line lost "pairs agree").
+            let line = |names: [&str; 5]| -> String {
+                names
+                    .iter()
+                    .zip(&values)
+                    .map(|(name, value)| format!("{name} {value}"))
+                    .collect::<Vec<_>>()
+                    .join(" · ")
+            };
+            let long = line([
+                "halted",
+                "accuracy",
+                "steps saved",
+                "Spearman",
+                "pairs agree",
+            ]);
+            if 13 + long.chars().count() <= width {
+                format!("             {long}")
+            } else if long.chars().count() <= width {
+                long
+            } else {
+                line(["halted", "acc.", "saved", "ρ", "agree"])
+            }
+        }
         (EarlyStatus::Training { done, total }, _) => {
             format!("             training fold {} of {total} …", done + 1)
         }
