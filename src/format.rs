@@ -54,12 +54,60 @@ pub fn p_value(p: f64) -> String {
     }
 }
 
-/// Wraps text at spaces to lines of at most `width` characters (a longer word stands alone).
+/// The terminal cells `text` takes: a CJK character two, a combining mark none (what ratatui and a
+/// terminal give it), where counting characters misaligned columns of such names.
+pub fn cells(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+fn char_cells(c: char) -> usize {
+    unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)
+}
+
+/// The longest start of `text` that takes at most `width` cells.
+pub fn head_cells(text: &str, width: usize) -> &str {
+    let mut used = 0;
+    for (at, c) in text.char_indices() {
+        used += char_cells(c);
+        if used > width {
+            return &text[..at];
+        }
+    }
+    text
+}
+
+/// The longest end of `text` that takes at most `width` cells.
+pub fn tail_cells(text: &str, width: usize) -> &str {
+    let mut used = 0;
+    for (at, c) in text.char_indices().rev() {
+        used += char_cells(c);
+        if used > width {
+            return &text[at + c.len_utf8()..];
+        }
+    }
+    text
+}
+
+/// `text` shortened to `width` cells, ending in '…' when cut.
+pub fn shorten(text: &str, width: usize) -> String {
+    if cells(text) <= width {
+        text.to_string()
+    } else {
+        format!("{}…", head_cells(text, width.saturating_sub(1)))
+    }
+}
+
+/// Spaces that fill `text` up to `width` cells (none when it is as wide or wider).
+pub fn padding(text: &str, width: usize) -> String {
+    " ".repeat(width.saturating_sub(cells(text)))
+}
+
+/// Wraps text at spaces to lines of at most `width` cells (a longer word stands alone).
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
     let mut lines = Vec::new();
     let mut line = String::new();
     for word in text.split(' ') {
-        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+        if !line.is_empty() && cells(&line) + 1 + cells(word) > width {
             lines.push(std::mem::take(&mut line));
         }
         if !line.is_empty() {
@@ -74,17 +122,25 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 /// [`wrap`], then every line still wider than `width` (a long path, a word longer than the line)
-/// broken into pieces of `width` characters, so that nothing is cut at the edge.
+/// broken into pieces of at most `width` cells, so that nothing is cut at the edge.
 pub fn wrap_hard(text: &str, width: usize) -> Vec<String> {
     let width = width.max(1);
     wrap(text, width)
         .into_iter()
         .flat_map(|line| {
-            let chars: Vec<char> = line.chars().collect();
-            chars
-                .chunks(width)
-                .map(|piece| piece.iter().collect::<String>())
-                .collect::<Vec<_>>()
+            let mut pieces = Vec::new();
+            let mut rest = line.as_str();
+            while !rest.is_empty() {
+                let mut piece = head_cells(rest, width);
+                if piece.is_empty() {
+                    // A character wider than the line stands alone.
+                    let first = rest.chars().next().map_or(rest.len(), char::len_utf8);
+                    piece = &rest[..first];
+                }
+                pieces.push(piece.to_string());
+                rest = &rest[piece.len()..];
+            }
+            pieces
         })
         .collect()
 }
@@ -95,7 +151,6 @@ pub fn wrap_hard(text: &str, width: usize) -> Vec<String> {
 pub fn fit_hints(hints: &str, width: usize, kept: usize) -> String {
     let hints: Vec<&str> = hints.split("  ").collect();
     let (leading, last) = hints.split_at(hints.len().saturating_sub(kept));
-    let cells = |hint: &str| hint.chars().count();
     let mut used = last
         .iter()
         .map(|h| cells(h) + 2)
@@ -122,41 +177,27 @@ pub fn fit_hints(hints: &str, width: usize, kept: usize) -> String {
 /// (DeepSeek " for R1 and V3, HAL's GAIA leaderboard at 120 columns): what tells names apart is
 /// often at their end (the model after a shared scaffold), and what groups them at their start.
 pub fn fit_names(names: &[&str], width: usize) -> Vec<String> {
-    // Byte offsets of each name's characters (and its end), to slice heads and tails.
-    let bounds: Vec<Vec<usize>> = names
-        .iter()
-        .map(|name| {
-            name.char_indices()
-                .map(|(at, _)| at)
-                .chain(std::iter::once(name.len()))
-                .collect()
-        })
-        .collect();
-    let chars = |i: usize| bounds[i].len() - 1;
-    if (0..names.len()).all(|i| chars(i) <= width) {
+    let widths: Vec<usize> = names.iter().map(|name| cells(name)).collect();
+    if widths.iter().all(|&w| w <= width) {
         return names.iter().map(|name| name.to_string()).collect();
     }
     if width == 0 {
         return vec![String::new(); names.len()];
     }
-    // A long name's label at head length `head`: its first `head` and last `width − 1 − head`
-    // characters.
+    // A long name's label at head width `head`: its first `head` and last `width − 1 − head` cells
+    // (fewer where a wide character would cross the edge).
     let label = |i: usize, head: usize| -> (&str, &str) {
         let name = names[i];
-        if chars(i) <= width {
+        if widths[i] <= width {
             return (name, "");
         }
-        let tail = width - 1 - head;
-        (
-            &name[..bounds[i][head]],
-            &name[bounds[i][chars(i) - tail]..],
-        )
+        (head_cells(name, head), tail_cells(name, width - 1 - head))
     };
     // A label as shown: its parts and whether it is elided ("abc" and "abc…" differ).
     let told_apart: Vec<usize> = (0..width)
         .map(|head| {
             (0..names.len())
-                .map(|i| (label(i, head), chars(i) > width))
+                .map(|i| (label(i, head), widths[i] > width))
                 .collect::<std::collections::HashSet<((&str, &str), bool)>>()
                 .len()
         })
@@ -172,7 +213,7 @@ pub fn fit_names(names: &[&str], width: usize) -> Vec<String> {
     };
     (0..names.len())
         .map(|i| match label(i, head) {
-            (whole, "") if chars(i) <= width => whole.to_string(),
+            (whole, "") if widths[i] <= width => whole.to_string(),
             (head, tail) => format!("{head}…{tail}"),
         })
         .collect()
@@ -208,6 +249,34 @@ mod tests {
         );
         assert_eq!(wrap_hard("short words here", 10), ["short", "words here"]);
         assert_eq!(wrap_hard("x", 0), ["x"]);
+    }
+
+    #[test]
+    fn widths_are_counted_in_terminal_cells() {
+        // A CJK character takes two cells, a combining mark none.
+        assert_eq!(cells("通义千问"), 8);
+        assert_eq!(cells("Δ̂"), 1);
+        assert_eq!(head_cells("通义千问-72B", 5), "通义");
+        assert_eq!(tail_cells("通义千问-72B", 5), "-72B");
+        assert_eq!(shorten("通义千问-72B-Chat", 8), "通义千…");
+        assert_eq!(padding("通义", 6), "  ");
+        for piece in wrap_hard("模型评测结果目录/很长的文件名.jsonl", 7) {
+            assert!(cells(&piece) <= 7, "{piece}");
+        }
+        // Names in wide characters are fitted to cells, and kept apart.
+        let names = [
+            "通义千问 Qwen2.5-72B-Instruct（阿里云）",
+            "通义千问 Qwen2.5-7B-Instruct（阿里云）",
+            "文心一言 ERNIE-4.0（百度）",
+        ];
+        let labels = fit_names(&names, 20);
+        let distinct: std::collections::HashSet<&String> = labels.iter().collect();
+        assert_eq!(distinct.len(), names.len(), "{labels:?}");
+        for (label, name) in labels.iter().zip(names) {
+            assert!(cells(label) <= 20, "{label}");
+            let (head, tail) = label.split_once('…').expect("elided");
+            assert!(name.starts_with(head) && name.ends_with(tail), "{label}");
+        }
     }
 
     #[test]

@@ -50,16 +50,20 @@ pub fn write_plan_text(
         .tasks
         .iter()
         .take(SHOWN)
-        .map(|t| t.group.chars().count())
+        .map(|t| crate::format::cells(&t.group))
         .max()
         .unwrap_or(0)
         .max(5);
     writeln!(out, "  position  {:<width$}  task", "group")?;
     for task in plan.tasks.iter().take(SHOWN) {
+        // Padded by cells, not characters, so that groups in wide characters stay aligned.
         writeln!(
             out,
-            "  {:>8}  {:<width$}  {}",
-            task.position, task.group, task.task
+            "  {:>8}  {}{}  {}",
+            task.position,
+            task.group,
+            crate::format::padding(&task.group, width),
+            task.task
         )?;
     }
     if plan.tasks.len() > SHOWN {

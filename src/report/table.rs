@@ -10,7 +10,8 @@ pub enum Align {
 }
 
 /// Lays out `rows` under `header`, each column as wide as its widest cell, the first column shortened
-/// with '…' so that a line fits in `width` characters when that is possible.
+/// with '…' so that a line fits in `width` cells when that is possible (widths counted in terminal
+/// cells, so that names in wide characters stay aligned).
 pub fn render(
     header: &[&str],
     align: &[Align],
@@ -19,10 +20,11 @@ pub fn render(
     indent: usize,
 ) -> String {
     let columns = header.len();
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    let cells = crate::format::cells;
+    let mut widths: Vec<usize> = header.iter().map(|h| cells(h)).collect();
     for row in rows {
         for (i, cell) in row.iter().enumerate().take(columns) {
-            widths[i] = widths[i].max(cell.chars().count());
+            widths[i] = widths[i].max(cells(cell));
         }
     }
     let rest: usize = widths[1..].iter().map(|w| w + 2).sum::<usize>() + indent;
@@ -30,7 +32,7 @@ pub fn render(
         // Shortened, never widened: a narrow first column stays as it is when the rest is too wide.
         widths[0] = width
             .saturating_sub(rest)
-            .max(header[0].chars().count())
+            .max(cells(header[0]))
             .max(8)
             .min(widths[0]);
     }
@@ -53,9 +55,9 @@ pub fn render(
         for (i, cell) in cells.iter().enumerate().take(columns) {
             let shown = match first_labels.get(cell.as_str()) {
                 Some(label) if i == 0 => label.clone(),
-                _ => shorten(cell, widths[i]),
+                _ => crate::format::shorten(cell, widths[i]),
             };
-            let pad = widths[i] - shown.chars().count();
+            let pad = widths[i].saturating_sub(crate::format::cells(&shown));
             if i > 0 {
                 text.push_str("  ");
             }
@@ -80,17 +82,6 @@ pub fn render(
         line(row);
     }
     out
-}
-
-/// Shortens `text` to `width` characters, ending in '…' when cut.
-pub fn shorten(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_string()
-    } else {
-        let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
-        cut.push('…');
-        cut
-    }
 }
 
 #[cfg(test)]
@@ -142,6 +133,32 @@ mod tests {
         ];
         let text = render(&["system", "n"], &[Align::Left, Align::Right], &rows, 13, 0);
         assert!(text.contains("alpha-sys…  1"), "{text}");
+    }
+
+    #[test]
+    fn names_in_wide_characters_keep_the_columns_aligned() {
+        let rows = vec![
+            vec!["通义千问-72B".to_string(), "0.812".to_string()],
+            vec!["gpt-4o".to_string(), "0.790".to_string()],
+            vec![
+                "文心一言 ERNIE-4.0（百度）很长的名字".to_string(),
+                "0.701".to_string(),
+            ],
+        ];
+        let text = render(
+            &["system", "mean"],
+            &[Align::Left, Align::Right],
+            &rows,
+            24,
+            0,
+        );
+        let ends: Vec<usize> = text.lines().map(crate::format::cells).collect();
+        // Every line ends at the same cell (right-aligned numbers) and fits the width.
+        assert!(
+            ends.iter().all(|&end| end == ends[0] && end <= 24),
+            "{text}"
+        );
+        assert!(text.contains('…'), "{text}");
     }
 
     #[test]

@@ -195,12 +195,9 @@ fn draw_early(frame: &mut Frame, summary: &EarlySummary, panel: &EarlyWatch, are
         )),
     ];
     let cut = |text: &str, width: usize| -> String {
-        if text.chars().count() <= width {
-            format!("{text:width$}")
-        } else {
-            let head: String = text.chars().take(width - 1).collect();
-            format!("{head}…")
-        }
+        let shown = crate::format::shorten(text, width);
+        let pad = crate::format::padding(&shown, width);
+        format!("{shown}{pad}")
     };
     if summary.halt_now.is_empty() {
         lines.push(Line::from("no running trajectory has reached a threshold"));
@@ -328,7 +325,10 @@ fn shown_columns(inner: u16) -> ([bool; 7], u16, u16) {
 /// marked by "…", and those still too long shortened by `format::fit_names`, so that a narrow column
 /// still tells them apart (the chart's title names the selected baseline, whole where it fits).
 fn baseline_labels(tested: &str, baselines: &[&str], width: usize) -> Vec<String> {
-    if baselines.iter().all(|name| name.chars().count() <= width) {
+    if baselines
+        .iter()
+        .all(|name| crate::format::cells(name) <= width)
+    {
         return baselines.iter().map(|name| name.to_string()).collect();
     }
     // The characters every name starts with, cut back to the end of a word (after a space or an
@@ -352,7 +352,7 @@ fn baseline_labels(tested: &str, baselines: &[&str], width: usize) -> Vec<String
     let labels: Vec<String> = baselines
         .iter()
         .map(|name| {
-            if dropped == 0 || name.chars().count() <= width {
+            if dropped == 0 || crate::format::cells(name) <= width {
                 name.to_string()
             } else {
                 format!("…{}", name.chars().skip(dropped).collect::<String>())

@@ -166,7 +166,7 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     // (the file name is the telling part), so the header never wraps into the policy line.
     // Below a dozen characters a shortened path says nothing, so it is left out.
     let room = usize::from(area.width)
-        .saturating_sub("pareval ".len() + " · ".len() + facts.chars().count());
+        .saturating_sub("pareval ".len() + " · ".len() + crate::format::cells(&facts));
     let mut first = vec![Span::styled("pareval ", theme.accent())];
     if room >= 12 {
         first.push(Span::raw(elide_front(&app.files.join(", "), room)));

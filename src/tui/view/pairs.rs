@@ -170,7 +170,7 @@ pub(super) fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         // Both names whole when they fit on the border, else each in half of it, told apart.
         let room = usize::from(area.width.saturating_sub(4));
         let whole = format!("› {} vs {}", row.tested, row.baseline);
-        let shown = if whole.chars().count() <= room {
+        let shown = if crate::format::cells(&whole) <= room {
             whole
         } else {
             let each = room.saturating_sub("›  vs ".len()) / 2;

@@ -85,17 +85,15 @@ pub(super) fn glyph(action: Action) -> &'static str {
     }
 }
 
-/// `text` cut to at most `max` characters by dropping its start behind an ellipsis.
+/// `text` cut to at most `max` cells by dropping its start behind an ellipsis.
 pub(super) fn elide_front(text: &str, max: usize) -> String {
-    let count = text.chars().count();
-    if count <= max {
+    if crate::format::cells(text) <= max {
         return text.to_string();
     }
     if max == 0 {
         return String::new();
     }
-    let kept: String = text.chars().skip(count - (max - 1)).collect();
-    format!("…{kept}")
+    format!("…{}", crate::format::tail_cells(text, max - 1))
 }
 
 pub(super) fn focused_rows(app: &App) -> Option<&[BudgetRow]> {
