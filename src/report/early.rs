@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::Render;
-use super::table::{Align, render};
+use super::table::{Align, render, render_split};
 use crate::early::evaluate::{ModelAtTarget, TargetResult, TauResult, TauSpread};
 use crate::format::{csv_field, percent, trim_number};
 
@@ -155,7 +155,7 @@ impl Render for EarlyReport {
         write!(
             out,
             "{}",
-            render(&Self::HEADER, &align, &self.rows(), width, 2)
+            render_split(&Self::HEADER, &align, &self.rows(), width, 2, 2)
         )?;
         if let Some(last) = self.results.last() {
             writeln!(out)?;

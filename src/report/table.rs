@@ -84,6 +84,72 @@ pub fn render(
     out
 }
 
+/// [`render`] for a table whose columns cannot all fit `width` however its first column is shortened:
+/// its columns after the first `keys` are split into blocks that fit, one after another (a blank
+/// line between), each repeating the `keys` columns, so that an 80-column terminal does not wrap
+/// every line. A table that fits is rendered whole, as by [`render`].
+pub fn render_split(
+    header: &[&str],
+    align: &[Align],
+    rows: &[Vec<String>],
+    width: usize,
+    indent: usize,
+    keys: usize,
+) -> String {
+    let keys = keys.clamp(1, header.len());
+    let column_width = |i: usize| {
+        rows.iter()
+            .filter_map(|row| row.get(i))
+            .map(|cell| crate::format::cells(cell))
+            .chain(std::iter::once(crate::format::cells(header[i])))
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..header.len()).map(column_width).collect();
+    let line = |columns: &[usize]| -> usize {
+        indent
+            + columns.iter().map(|&i| widths[i]).sum::<usize>()
+            + 2 * columns.len().saturating_sub(1)
+    };
+    let all: Vec<usize> = (0..header.len()).collect();
+    if line(&all) <= width || header.len() <= keys {
+        return render(header, align, rows, width, indent);
+    }
+    // Greedy blocks of the other columns, each with the keys in front (a column too wide for any
+    // block stands alone with them).
+    let mut blocks: Vec<Vec<usize>> = Vec::new();
+    let mut block: Vec<usize> = (0..keys).collect();
+    for i in keys..header.len() {
+        block.push(i);
+        if line(&block) > width && block.len() > keys + 1 {
+            block.pop();
+            blocks.push(std::mem::replace(
+                &mut block,
+                (0..keys).chain([i]).collect(),
+            ));
+        }
+    }
+    blocks.push(block);
+    blocks
+        .iter()
+        .map(|columns| {
+            let header: Vec<&str> = columns.iter().map(|&i| header[i]).collect();
+            let align: Vec<Align> = columns.iter().map(|&i| align[i]).collect();
+            let rows: Vec<Vec<String>> = rows
+                .iter()
+                .map(|row| {
+                    columns
+                        .iter()
+                        .map(|&i| row.get(i).cloned().unwrap_or_default())
+                        .collect()
+                })
+                .collect();
+            render(&header, &align, &rows, width, indent)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,6 +225,50 @@ mod tests {
             "{text}"
         );
         assert!(text.contains('…'), "{text}");
+    }
+
+    #[test]
+    fn a_table_too_wide_for_the_width_is_split_into_blocks_that_fit() {
+        let header = [
+            "protocol",
+            "τ",
+            "coverage",
+            "accuracy",
+            "steps saved",
+            "Spearman",
+            "pairs agree",
+        ];
+        let mut align = vec![Align::Left];
+        align.extend([Align::Right; 6]);
+        let rows = vec![
+            ["loao", "0.75", "68.7%", "55.8%", "77.4%", "-1.000", "0%"]
+                .map(String::from)
+                .to_vec(),
+            ["loao", "0.8", "0%", "-", "0%", "1.000", "100%"]
+                .map(String::from)
+                .to_vec(),
+        ];
+        let text = render_split(&header, &align, &rows, 40, 2, 2);
+        for line in text.lines() {
+            assert!(crate::format::cells(line) <= 40, "{line:?}\n{text}");
+        }
+        // Every column is shown once, each block led by the key columns.
+        for name in header {
+            assert!(text.contains(name), "{name}: {text}");
+        }
+        let blocks: Vec<&str> = text.split("\n\n").collect();
+        assert!(blocks.len() >= 2, "{text}");
+        assert!(
+            blocks
+                .iter()
+                .all(|b| b.trim_start().starts_with("protocol     τ")),
+            "{text}"
+        );
+        // A table that fits is the plain one.
+        assert_eq!(
+            render_split(&header, &align, &rows, 200, 2, 2),
+            render(&header, &align, &rows, 200, 2)
+        );
     }
 
     #[test]

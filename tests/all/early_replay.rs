@@ -260,6 +260,18 @@ fn terminal_bench_halting_records_feed_the_replay() {
         &halts,
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // The protocol table (12 columns, 140 cells whole) comes in blocks that fit 80 columns, each led
+    // by protocol and τ.
+    let text = crate::common::stdout(&out);
+    for line in text.lines().filter(|line| !line.starts_with("wrote")) {
+        assert!(pareval::format::cells(line) <= 80, "{line}\n{text}");
+    }
+    let blocks = text
+        .lines()
+        .filter(|line| line.starts_with("  protocol") && line.contains(" τ "))
+        .count();
+    assert_eq!(blocks, 2, "{text}");
+    assert!(text.contains("pairs agree"), "{text}");
     let rows = json_rows(&[
         "replay", &outcomes, "--early", &halts, "--format", "json", "--orders", "50",
     ]);
