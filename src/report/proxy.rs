@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 
 use super::Render;
-use super::table::{Align, render};
+use super::table::{Align, render, render_split};
 use crate::proxy::ProxyResult;
 /// The report is the evaluation itself ([`crate::proxy::evaluate_protocols`] or Pace's
 /// leave-one-model-out); this module only renders it.
@@ -75,21 +75,20 @@ impl Render for ProxyReport {
                 String::new()
             }
         )?;
-        writeln!(
-            out,
-            "ρ, τ-b, R², MAE, pairs: ridge predictions (α = 1) vs full scores; ρ mean: the subset mean's rank correlation;"
-        )?;
-        writeln!(
-            out,
-            "agree 0pp: share of ordered pairs whose proxy decision matches the completed record at 0 pp"
-        )?;
+        for line in crate::format::wrap(
+            "ρ, τ-b, R², MAE, pairs: ridge predictions (α = 1) vs full scores; ρ mean: the subset mean's rank correlation; \
+             agree 0pp: share of ordered pairs whose proxy decision matches the completed record at 0 pp",
+            width,
+        ) {
+            writeln!(out, "{line}")?;
+        }
         writeln!(out)?;
         let mut align = vec![Align::Left, Align::Left];
         align.extend([Align::Right; 9]);
         write!(
             out,
             "{}",
-            render(&HEADER, &align, &self.rows(), width.max(110), 0)
+            render_split(&HEADER, &align, &self.rows(), width, 0, 4)
         )?;
         if let [row] = self.results.as_slice() {
             writeln!(out)?;

@@ -440,6 +440,20 @@ fn proxy_json_keeps_the_contract_fields_and_sweeps_budgets() {
 }
 
 #[test]
+fn proxy_text_fits_80_columns() {
+    // Eleven columns (97 cells) and a 114-cell legend wrapped every line of an 80-column terminal.
+    let output = pareval(&["proxy", &sample("swe_repair.csv")]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    for line in text.lines() {
+        assert!(pareval::format::cells(line) <= 80, "{line}\n{text}");
+    }
+    for column in ["ρ", "τ-b", "R²", "MAE pp", "pairs", "ρ mean", "agree 0pp"] {
+        assert!(text.contains(column), "{column}: {text}");
+    }
+}
+
+#[test]
 fn proxy_protocols_say_which_column_they_need() {
     let output = pareval(&["proxy", &sample("swe_repair.csv"), "--protocol", "loso"]);
     assert_eq!(output.status.code(), Some(2));
