@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::Render;
 use super::pairs::ReplayAt;
-use super::table::{Align, render};
+use super::table::{Align, natural_width, render_split};
 use crate::engine::Replay;
 use crate::engine::settings::{Adjust, BootstrapMode, Construction, Family, Monitor, Rule};
 use crate::engine::walk::metrics::BudgetRow;
@@ -442,7 +442,25 @@ impl Render for ReplayReport {
             }
             header.extend(["cov.fail", "unresolved", "95% interval", "sufficient"]);
             align.extend([Align::Right, Align::Right, Align::Left, Align::Left]);
-            write!(out, "{}", render(&header, &align, &rows, width, 4))?;
+            // Too wide for the width (sequential monitoring adds ever-wrong, families and early
+            // halting more): short headers and a smaller indent first, then blocks led by budget and
+            // tasks.
+            let mut indent = 4;
+            if natural_width(&header, &rows, indent) > width {
+                for name in &mut header {
+                    *name = match *name {
+                        "unresolved" => "unres.",
+                        "sufficient" => "suff.",
+                        other => other,
+                    };
+                }
+                indent = 2;
+            }
+            write!(
+                out,
+                "{}",
+                render_split(&header, &align, &rows, width, indent, 2)
+            )?;
         }
         super::pairs::write_text(&self.pairs_at, out, width)?;
         if !self.notes.is_empty() {

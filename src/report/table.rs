@@ -84,6 +84,26 @@ pub fn render(
     out
 }
 
+/// Each column's width in cells: its widest cell or its header.
+fn column_widths(header: &[&str], rows: &[Vec<String>]) -> Vec<usize> {
+    (0..header.len())
+        .map(|i| {
+            rows.iter()
+                .filter_map(|row| row.get(i))
+                .map(|cell| crate::format::cells(cell))
+                .chain(std::iter::once(crate::format::cells(header[i])))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
+/// The cells a line of the table takes with no column shortened.
+pub fn natural_width(header: &[&str], rows: &[Vec<String>], indent: usize) -> usize {
+    let widths = column_widths(header, rows);
+    indent + widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1)
+}
+
 /// [`render`] for a table whose columns cannot all fit `width` however its first column is shortened:
 /// its columns after the first `keys` are split into blocks that fit, one after another (a blank
 /// line between), each repeating the `keys` columns, so that an 80-column terminal does not wrap
@@ -97,15 +117,7 @@ pub fn render_split(
     keys: usize,
 ) -> String {
     let keys = keys.clamp(1, header.len());
-    let column_width = |i: usize| {
-        rows.iter()
-            .filter_map(|row| row.get(i))
-            .map(|cell| crate::format::cells(cell))
-            .chain(std::iter::once(crate::format::cells(header[i])))
-            .max()
-            .unwrap_or(0)
-    };
-    let widths: Vec<usize> = (0..header.len()).map(column_width).collect();
+    let widths = column_widths(header, rows);
     let line = |columns: &[usize]| -> usize {
         indent
             + columns.iter().map(|&i| widths[i]).sum::<usize>()
@@ -130,6 +142,24 @@ pub fn render_split(
         }
     }
     blocks.push(block);
+    // As many blocks as the greedy split needs, their columns shared out evenly where that fits too
+    // (the greedy one can leave a last column alone: "budget tasks suff.").
+    let others: Vec<usize> = (keys..header.len()).collect();
+    let count = blocks.len();
+    let mut even: Vec<Vec<usize>> = Vec::new();
+    let mut from = 0;
+    for b in 0..count {
+        let size = others.len() / count + usize::from(b < others.len() % count);
+        even.push(
+            (0..keys)
+                .chain(others[from..from + size].iter().copied())
+                .collect(),
+        );
+        from += size;
+    }
+    if even.iter().all(|block| line(block) <= width) {
+        blocks = even;
+    }
     blocks
         .iter()
         .map(|columns| {

@@ -269,6 +269,21 @@ fn the_cli_names_the_monitoring_and_refuses_bad_values() {
     ]));
     assert!(text.contains("ever-wrong"), "{text}");
     assert!(text.contains("naive peeking (invalid)"), "{text}");
+    // The budget table with its ever-wrong column fits 80 columns (it took 87): "suff." heads the
+    // last column and the rest comes in blocks led by budget and tasks. Prose lines may run on, a
+    // table's may not.
+    let table: Vec<&str> = text
+        .lines()
+        .filter(|line| {
+            let cells = line.trim_start();
+            cells.starts_with("budget") || cells.split(' ').next().is_some_and(|c| c.ends_with('%'))
+        })
+        .collect();
+    assert!(table.len() >= 40, "{text}");
+    assert!(table.iter().any(|line| line.ends_with("suff.")), "{text}");
+    for line in &table {
+        assert!(pareval::format::cells(line) <= 80, "{line}\n{text}");
+    }
     assert_refused(
         &pareval(&["replay", path, "--monitor", "often"]),
         "monitor 'often' is not one of per-look, sequential",
