@@ -117,7 +117,9 @@ pub fn render_split(
     keys: usize,
 ) -> String {
     let keys = keys.clamp(1, header.len());
-    let widths = column_widths(header, rows);
+    let mut widths = column_widths(header, rows);
+    // The first column as far as `render` would shorten it: a table that fits so is not split.
+    widths[0] = widths[0].min(crate::format::cells(header[0]).max(8));
     let line = |columns: &[usize]| -> usize {
         indent
             + columns.iter().map(|&i| widths[i]).sum::<usize>()
@@ -294,10 +296,24 @@ mod tests {
                 .all(|b| b.trim_start().starts_with("protocol     τ")),
             "{text}"
         );
-        // A table that fits is the plain one.
+        // A table that fits is the plain one, and so is one that fits once its first column is
+        // shortened.
         assert_eq!(
             render_split(&header, &align, &rows, 200, 2, 2),
             render(&header, &align, &rows, 200, 2)
+        );
+        let named = vec![
+            ["a-very-long-system-name-indeed", "1", "2"]
+                .map(String::from)
+                .to_vec(),
+            ["another-long-system-name", "3", "4"]
+                .map(String::from)
+                .to_vec(),
+        ];
+        let align = [Align::Left, Align::Right, Align::Right];
+        assert_eq!(
+            render_split(&["system", "n", "m"], &align, &named, 20, 0, 1),
+            render(&["system", "n", "m"], &align, &named, 20, 0)
         );
     }
 
