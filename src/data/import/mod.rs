@@ -346,7 +346,8 @@ pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
     if !own.is_empty() {
         return own;
     }
-    model_folders(folder)
+    // Its own entries are none: its model folders are read (without listing it again).
+    lm_eval_model_folders(folder)
         .iter()
         .flat_map(|model| own_entries(model))
         .collect()
@@ -390,6 +391,11 @@ pub fn model_folders(folder: &Path) -> Vec<PathBuf> {
     if !own_entries(folder).is_empty() {
         return Vec::new();
     }
+    lm_eval_model_folders(folder)
+}
+
+/// A folder's subfolders that lm-eval wrote for a model (whatever the folder holds itself).
+fn lm_eval_model_folders(folder: &Path) -> Vec<PathBuf> {
     subfolders(folder)
         .into_iter()
         .filter(|path| !is_run_folder(path) && is_lm_eval_model_folder(path))
