@@ -844,6 +844,112 @@ fn a_folder_names_the_subfolders_it_does_not_read() {
     assert!(!stderr(&output).contains("plots"), "{}", stderr(&output));
 }
 
+/// Copies a folder and everything in it.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("folder");
+    for entry in std::fs::read_dir(from).expect("folder").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+#[test]
+fn a_swebench_split_folder_is_read_as_its_submissions() {
+    // SWE-bench/experiments keeps one folder per submission under `evaluation/<split>/`, each with
+    // its `results/results.json` and `metadata.yaml`; given the split folder, the loader reads every
+    // submission, as it reads them given one by one, and says so.
+    let Some(data) = shared_data() else { return };
+    let formats = data.join("../formats");
+    let split = temp_dir("swebench-split").join("lite");
+    let first = split.join("20260520_zhikuncode");
+    let second = split.join("20260601_other_agent");
+    copy_tree(&formats.join("swebench_experiments_v2"), &first);
+    copy_tree(&formats.join("swebench_experiments_v2"), &second);
+    let metadata = std::fs::read_to_string(second.join("metadata.yaml")).expect("metadata");
+    std::fs::write(
+        second.join("metadata.yaml"),
+        metadata.replace("name: ZhikunCode", "name: Other Agent"),
+    )
+    .expect("metadata");
+    let given_one_by_one =
+        crate::import_formats::info_words(&[&first.to_string_lossy(), &second.to_string_lossy()]);
+    let words = info_words(&split.to_string_lossy());
+    for figures in [
+        "systems 2",
+        "tasks 300",
+        "pairs 2 directed (median 300 shared tasks)",
+        "Other Agent 300 0.463",
+        "ZhikunCode 300 0.463",
+    ] {
+        assert!(given_one_by_one.contains(figures), "{given_one_by_one}");
+        assert!(words.contains(figures), "{words}");
+    }
+    assert!(
+        words.contains("lite: its top level holds no result file; read the results of its 2 submission folders 20260520_zhikuncode/, 20260601_other_agent/ (a SWE-bench leaderboard's layout"),
+        "{words}"
+    );
+    // A submission's own results/resolved_by_repo.json is never read as a record.
+    assert!(!words.contains("resolved_by_repo"), "{words}");
+    // The graded runs of one submission (`acr-run-N/new_eval_results/report.json`) are its runs:
+    // 54 + 57 + 57 resolved of 3 × 300 (shared/formats/expected.json).
+    let runs = formats.join("swebench_experiments_prev2");
+    let out = pareval(&["info", &runs.to_string_lossy(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let system = &json["systems"][0];
+    assert_eq!(json["systems"].as_array().map(Vec::len), Some(1), "{json}");
+    assert_eq!(system["system"], "acr");
+    assert_eq!(system["runs"], 3, "{system}");
+    assert_eq!(system["rows"], 900, "{system}");
+    let mean = system["mean_outcome"].as_f64().expect("mean");
+    assert!((mean - 168.0 / 900.0).abs() < 1e-9, "{mean}");
+    // `watch` follows a split folder as submissions land in it.
+    let mut followed =
+        pareval::watch::follow::Followed::new(std::slice::from_ref(&split)).expect("followed");
+    let mut events = followed.poll();
+    events.extend(followed.poll());
+    let rows = |events: &[pareval::watch::follow::Event]| {
+        events
+            .iter()
+            .filter(|e| matches!(e, pareval::watch::follow::Event::Row { .. }))
+            .count()
+    };
+    assert_eq!(rows(&events), 600);
+    copy_tree(
+        &formats.join("swebench_experiments_v2"),
+        &split.join("20260701_third"),
+    );
+    let third = split.join("20260701_third/metadata.yaml");
+    let metadata = std::fs::read_to_string(&third).expect("metadata");
+    std::fs::write(&third, metadata.replace("name: ZhikunCode", "name: Third")).expect("write");
+    let mut events = followed.poll();
+    events.extend(followed.poll());
+    assert_eq!(rows(&events), 300);
+}
+
+#[test]
+fn a_note_names_eight_folders_then_counts_the_rest() {
+    // A folder of many experiments, none of them a run pareval reads, is refused naming the first
+    // eight subfolders and counting the rest, not with hundreds of names.
+    let Some(data) = shared_data() else { return };
+    let report = data.join("../formats/swebench_harness_report/tdad_exp011/baseline.eval.json");
+    let top = temp_dir("many-experiments").join("experiments");
+    for index in 0..11 {
+        let folder = top.join(format!("exp{index:02}")).join("reports");
+        std::fs::create_dir_all(&folder).expect("folders");
+        std::fs::copy(&report, folder.join("baseline.eval.json")).expect("copy");
+    }
+    let output = pareval(&["info", &top.to_string_lossy()]);
+    assert_refused(
+        &output,
+        "result files lie in its subfolders exp00/ (1 file), exp01/ (1 file), exp02/ (1 file), exp03/ (1 file), exp04/ (1 file), exp05/ (1 file), exp06/ (1 file), exp07/ (1 file), … and 3 more: give those folders, or their files",
+    );
+}
+
 #[test]
 fn lm_eval_finds_an_aggregate_file_named_after_the_output_path() {
     // `--output_path run.json` makes lm-eval write `run_<date>.json`, not `results_<date>.json`,

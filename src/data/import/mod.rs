@@ -339,18 +339,22 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
 /// What a folder holds that is read: its result files (.csv and .jsonl rows, a harness's .json,
 /// .jsonl or .eval files) and its run folders ([`is_run_folder`]), in path order, leaving out dot
 /// files and files read beside another ([`is_companion`]); when there are none, those of its lm-eval
-/// model folders ([`model_folders`]). `watch` follows these as they appear; `decide` and every other
-/// loader read them once, so all read the same files.
+/// model folders ([`model_folders`]) and the results files of its SWE-bench submission folders
+/// ([`submission_folders`]). `watch` follows these as they appear; `decide` and every other loader
+/// read them once, so all read the same files.
 pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
     let own = own_entries(folder);
     if !own.is_empty() {
         return own;
     }
-    // Its own entries are none: its model folders are read (without listing it again).
-    lm_eval_model_folders(folder)
-        .iter()
-        .flat_map(|model| own_entries(model))
-        .collect()
+    // Its own entries are none: its model and submission folders are read (without listing it again).
+    let models = lm_eval_model_folders(folder)
+        .into_iter()
+        .flat_map(|model| own_entries(&model));
+    let submissions = swebench_submission_folders(folder)
+        .into_iter()
+        .map(|(_, results)| results);
+    models.chain(submissions).collect()
 }
 
 /// Whether a folder is one that lm-eval writes for a model under `--output_path`
@@ -399,6 +403,26 @@ fn lm_eval_model_folders(folder: &Path) -> Vec<PathBuf> {
     subfolders(folder)
         .into_iter()
         .filter(|path| !is_run_folder(path) && is_lm_eval_model_folder(path))
+        .collect()
+}
+
+/// The subfolders a folder is read as when its own top level holds no result file and they are
+/// SWE-bench leaderboard submissions (`evaluation/<split>/` of SWE-bench/experiments holds one per
+/// submission, each with its `results/results.json`): each with its results file, in path order.
+pub fn submission_folders(folder: &Path) -> Vec<(PathBuf, PathBuf)> {
+    if !own_entries(folder).is_empty() {
+        return Vec::new();
+    }
+    swebench_submission_folders(folder)
+}
+
+/// A folder's subfolders that are SWE-bench submissions, with their results files (whatever the
+/// folder holds itself; an lm-eval model folder is read as that).
+fn swebench_submission_folders(folder: &Path) -> Vec<(PathBuf, PathBuf)> {
+    subfolders(folder)
+        .into_iter()
+        .filter(|path| !is_run_folder(path) && !is_lm_eval_model_folder(path))
+        .filter_map(|path| swebench::submission_results(&path).map(|results| (path, results)))
         .collect()
 }
 
@@ -470,9 +494,14 @@ pub fn unread_subfolders(folder: &Path) -> Vec<(PathBuf, usize, Vec<PathBuf>)> {
         }
     }
     let models = model_folders(folder);
+    let submissions: Vec<PathBuf> = submission_folders(folder)
+        .into_iter()
+        .map(|(submission, _)| submission)
+        .collect();
     subfolders(folder)
         .into_iter()
         .filter(|path| !is_run_folder(path) && !models.contains(path))
+        .filter(|path| !submissions.contains(path))
         .filter_map(|subfolder| {
             let mut found = Vec::new();
             collect(&subfolder, UNREAD_DEPTH, &mut found);
@@ -484,25 +513,58 @@ pub fn unread_subfolders(folder: &Path) -> Vec<(PathBuf, usize, Vec<PathBuf>)> {
         .collect()
 }
 
-/// The notes a loader gives for a folder's subfolders: the [`model_folders`] it read in place of its
-/// own files, then each of its [`unread_subfolders`].
+/// The notes a loader gives for a folder's subfolders: the [`model_folders`] and
+/// [`submission_folders`] it read in place of its own files, then each of its [`unread_subfolders`].
 pub fn unread_subfolder_notes(folder: &Path) -> Vec<String> {
     let models = model_folders(folder);
-    let read = (!models.is_empty()).then(|| {
-        let names: Vec<String> = models
-            .iter()
-            .map(|model| format!("{}/", model.file_name().unwrap_or_default().to_string_lossy()))
-            .collect();
+    let read_models = (!models.is_empty()).then(|| {
         format!(
             "{}: its top level holds no result file; read its lm-eval model folder{} {} (lm-eval writes one per model under --output_path)",
             folder.display(),
             if models.len() == 1 { "" } else { "s" },
-            names.join(", ")
+            folder_names(&models)
         )
     });
-    read.into_iter()
+    let submissions: Vec<PathBuf> = submission_folders(folder)
+        .into_iter()
+        .map(|(submission, _)| submission)
+        .collect();
+    let read_submissions = (!submissions.is_empty()).then(|| {
+        format!(
+            "{}: its top level holds no result file; read the results of its {} submission folder{} {} (a SWE-bench leaderboard's layout: one folder per submission under evaluation/<split>/, its results in results/results.json, or new_eval_results/report.json for a graded run)",
+            folder.display(),
+            submissions.len(),
+            if submissions.len() == 1 { "" } else { "s" },
+            folder_names(&submissions)
+        )
+    });
+    read_models
+        .into_iter()
+        .chain(read_submissions)
         .chain(unread_subfolders(folder).into_iter().map(unread_note))
         .collect()
+}
+
+/// How many folders a note names before it counts the rest.
+const FOLDERS_NAMED: usize = 8;
+
+/// Folders' names for a note (`a/, b/`), the first [`FOLDERS_NAMED`] and then how many more: a
+/// leaderboard's split folder holds hundreds of submissions.
+fn folder_names(folders: &[PathBuf]) -> String {
+    let mut names: Vec<String> = folders
+        .iter()
+        .take(FOLDERS_NAMED)
+        .map(|folder| {
+            format!(
+                "{}/",
+                folder.file_name().unwrap_or_default().to_string_lossy()
+            )
+        })
+        .collect();
+    if folders.len() > FOLDERS_NAMED {
+        names.push(format!("… and {} more", folders.len() - FOLDERS_NAMED));
+    }
+    names.join(", ")
 }
 
 /// The note for one of [`unread_subfolders`].
@@ -558,8 +620,10 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
             let entries = folder_entries(path);
             if entries.is_empty() {
                 let mut message = "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run folders of a harness pareval reads: Terminal-Bench, Harbor, HELM, HAL, aider)".to_string();
-                let below: Vec<String> = unread_subfolders(path)
+                let unread = unread_subfolders(path);
+                let mut below: Vec<String> = unread
                     .iter()
+                    .take(FOLDERS_NAMED)
                     .map(|(subfolder, count, _)| {
                         let name = subfolder.file_name().unwrap_or_default().to_string_lossy();
                         format!(
@@ -568,6 +632,9 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
                         )
                     })
                     .collect();
+                if unread.len() > FOLDERS_NAMED {
+                    below.push(format!("… and {} more", unread.len() - FOLDERS_NAMED));
+                }
                 if !below.is_empty() {
                     message.push_str(&format!(
                         "; result files lie in its subfolders {}: give those folders, or their files",

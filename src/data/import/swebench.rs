@@ -70,6 +70,19 @@ fn submission_folder(path: &Path) -> &Path {
     }
 }
 
+/// The results file of a leaderboard submission folder: `results/results.json`, as
+/// SWE-bench/experiments' `get_results.py` writes it under `evaluation/<split>/<submission>/`, or the
+/// `new_eval_results/report.json` of a graded run folder (`<name>-run-N/`); None for any other folder.
+pub(super) fn submission_results(folder: &Path) -> Option<std::path::PathBuf> {
+    [
+        ["results", "results.json"],
+        ["new_eval_results", "report.json"],
+    ]
+    .iter()
+    .map(|[inner, file]| folder.join(inner).join(file))
+    .find(|path| path.is_file())
+}
+
 /// A folder name less its `YYYYMMDD_` date prefix.
 fn without_date(name: &str) -> &str {
     if name.len() > 9 && name[..8].chars().all(|c| c.is_ascii_digit()) && &name[8..9] == "_" {
