@@ -907,6 +907,24 @@ fn a_swebench_split_folder_is_read_as_its_submissions() {
     assert_eq!(system["rows"], 900, "{system}");
     let mean = system["mean_outcome"].as_f64().expect("mean");
     assert!((mean - 168.0 / 900.0).abs() < 1e-9, "{mean}");
+    // Two submissions of one name (a team's later entry) are two systems, each with its folder.
+    let again = split.join("20260610_zhikuncode_v2");
+    copy_tree(&formats.join("swebench_experiments_v2"), &again);
+    let words = info_words(&split.to_string_lossy());
+    assert!(words.contains("systems 3"), "{words}");
+    assert!(
+        words.contains("ZhikunCode (20260520_zhikuncode) 300"),
+        "{words}"
+    );
+    assert!(
+        words.contains("ZhikunCode (20260610_zhikuncode_v2) 300"),
+        "{words}"
+    );
+    assert!(
+        words.contains("metadata.yaml names the system 'ZhikunCode', as does 20260610_zhikuncode_v2 beside it; the system is 'ZhikunCode (20260520_zhikuncode)'"),
+        "{words}"
+    );
+    std::fs::remove_dir_all(&again).expect("remove");
     // `watch` follows a split folder as submissions land in it.
     let mut followed =
         pareval::watch::follow::Followed::new(std::slice::from_ref(&split)).expect("followed");

@@ -125,6 +125,29 @@ fn dated_sibling(folder: &Path, full: &str, name: &str) -> Option<String> {
     siblings.into_iter().next()
 }
 
+/// Another submission folder beside `folder` (other than a run of the same submission, `dated`
+/// being this one's name less its run) whose `metadata.yaml` gives the same `info.name`.
+fn named_sibling(folder: &Path, dated: &str, name: &str) -> Option<String> {
+    let parent = folder.canonicalize().ok()?.parent()?.to_path_buf();
+    let mut siblings: Vec<String> = std::fs::read_dir(&parent)
+        .ok()?
+        .filter_map(|entry| entry.ok())
+        .filter(|entry| entry.path().is_dir())
+        .filter(|entry| without_run(&entry.file_name().to_string_lossy()).0 != dated)
+        .filter(|entry| {
+            let path = entry.path();
+            std::fs::read_to_string(path.join("metadata.yaml"))
+                .or_else(|_| std::fs::read_to_string(path.join("metadata.yml")))
+                .ok()
+                .and_then(|text| metadata_name(&text))
+                .is_some_and(|other| other == name)
+        })
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    siblings.sort();
+    siblings.into_iter().next()
+}
+
 /// The system of a run report named as the harness names it, `<model>.<run_id>.json` with the
 /// model's '/' written as '__' (two runs in one folder are two systems); None for a copy renamed to
 /// a bare word (`results.json`, `report.json`), which says nothing of the run.
@@ -323,7 +346,18 @@ pub fn results(
     let (dated, run) = without_run(&full);
     let name = without_date(&dated).to_string();
     let system = match metadata.as_deref().and_then(metadata_name) {
-        Some(system) => system,
+        // Leaderboard splits hold submissions of one name (a team's later entry): each keeps its
+        // folder beside the name, so a split folder reads as many systems as it has submissions.
+        Some(system) => match named_sibling(folder, &dated, &system) {
+            Some(sibling) => {
+                let both = format!("{system} ({dated})");
+                notes.push(format!(
+                    "{file}: metadata.yaml names the system '{system}', as does {sibling} beside it; the system is '{both}' (--system-name sets another)"
+                ));
+                both
+            }
+            None => system,
+        },
         None => {
             // Two submissions of one team differ only in the date: stripping it would merge them.
             match dated_sibling(folder, &full, &name) {
