@@ -190,7 +190,7 @@ pub enum Command {
     Run(RunArgs),
     /// Read a harness's result files and write the canonical record table.
     #[command(
-        long_about = "Read the result files an evaluation harness wrote (swebench, inspect, lm-eval, tau-bench, tau2, terminal-bench, \
+        long_about = "Read the result files an evaluation harness wrote (swebench, swebench-leaderboard, inspect, lm-eval, tau-bench, tau2, terminal-bench, \
         harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal) and write the canonical record table (system, task, run, outcome, status, source, and group, \
         cost_usd, seconds where the files have them) to --out, in the format its extension names (.csv, .jsonl, \
         .parquet, …). The rows pass every check of the loader first. Errors the harness scored as failures keep \
@@ -201,8 +201,8 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// The native format: swebench, inspect, lm-eval, tau-bench, tau2, terminal-bench, harbor,
-    /// openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal.
+    /// The native format: swebench, swebench-leaderboard, inspect, lm-eval, tau-bench, tau2,
+    /// terminal-bench, harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal.
     #[arg(value_name = "FORMAT")]
     pub format: String,
     /// Result files (a Terminal-Bench run folder is accepted for its results.json, a Harbor job or
@@ -220,7 +220,9 @@ pub struct ImportArgs {
 #[derive(Debug, Args)]
 pub struct ImportFlags {
     /// The SWE-bench split a leaderboard results.json is scored against: lite or verified (default:
-    /// from metadata.yaml, the folder names, or the one split holding every listed instance).
+    /// from metadata.yaml, the folder names, or the one split holding every listed instance); for
+    /// swebench.com's leaderboards.json, the board read (bash-only, Verified, …; default: the first
+    /// with per-instance results).
     #[arg(long, value_name = "SPLIT")]
     pub split: Option<String>,
     /// The lm-eval filter whose sample lines are read (default: none when present, else the first).
@@ -347,8 +349,9 @@ pub struct LoadArgs {
     /// cross-benchmark proxies from separate files).
     #[arg(long)]
     pub benchmark_per_file: bool,
-    /// Read the files as a harness's native results: swebench, inspect, lm-eval, tau-bench, tau2,
-    /// terminal-bench, harbor, openhands (default: canonical records, or a native .json, .jsonl or .eval file
+    /// Read the files as a harness's native results: swebench, swebench-leaderboard, inspect,
+    /// lm-eval, tau-bench, tau2, terminal-bench, harbor, openhands, helm, evalplus, bigcodebench, metr,
+    /// aider, lighteval, hal (default: canonical records, or a native .json, .jsonl or .eval file
     /// recognised by its keys).
     #[arg(long, value_name = "FORMAT")]
     pub from: Option<String>,

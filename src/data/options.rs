@@ -26,7 +26,8 @@ pub struct LoadOptions {
     /// Read every file as this native format (`--from`); None reads canonical records, or a native
     /// file recognised by its keys.
     pub from: Option<super::import::ImportFormat>,
-    /// The SWE-bench split a leaderboard `results.json` is scored against (`lite`, `verified`).
+    /// The SWE-bench split a leaderboard `results.json` is scored against (`lite`, `verified`), or
+    /// the board of swebench.com's `leaderboards.json` (`bash-only`, `Verified`, …).
     pub split: Option<String>,
     /// The lm-eval filter whose lines are read (default `none`, else the first seen).
     pub filter: Option<String>,

@@ -759,3 +759,135 @@ fn hal_uploads_count_as_hal_s_leaderboard_and_keep_errors_and_empty_patches() {
     let refused = pareval(&["info", &upload.to_string_lossy()]);
     assert_refused(&refused, "the upload grades no task");
 }
+
+#[test]
+fn the_swebench_leaderboard_file_gives_each_entry_s_per_instance_results() {
+    // tests/fixtures/swebench_leaderboard: swebench.com's data/leaderboards.json, reduced to nine of
+    // its entries (README). Its default board is the first with per-instance results (bash-only).
+    let file = fixture("swebench_leaderboard/leaderboards.json");
+    let rows = import_rows("swebench-leaderboard", &[&file], &[], "board-default");
+    let tallies = tally(&rows);
+    let opus = &tallies["Claude 4.5 Opus medium (20251101)"];
+    assert_eq!((opus.rows, opus.tasks, opus.outcome_sum), (500, 500, 372.0));
+    let sonnet = &tallies["Claude 3.7 Sonnet (20250219)"];
+    assert_eq!((sonnet.rows, sonnet.outcome_sum), (500, 51.0));
+    assert_eq!(tallies.len(), 2, "{tallies:?}");
+    let cost: f64 = rows
+        .iter()
+        .filter(|r| r["system"] == "Claude 4.5 Opus medium (20251101)")
+        .map(|r| {
+            r["cost_usd"]
+                .as_str()
+                .and_then(|v| v.parse::<f64>().ok())
+                .expect("cost")
+        })
+        .sum();
+    assert!((cost - 360.6225).abs() < 1e-3, "{cost}");
+    assert_eq!(rows[0]["group"], "astropy/astropy");
+    // The same outcomes and costs, instance by instance, as shared/data's SWE-bench record, derived
+    // from this file by a script of its own (where the entry is named by its folder).
+    if let Some(data) = crate::common::shared_data() {
+        let record = std::fs::read_to_string(data.join("swebench_verified_bash_only/records.csv"))
+            .expect("the SWE-bench record");
+        let shared: BTreeMap<&str, (f64, f64)> = record
+            .lines()
+            .filter_map(|line| {
+                let fields: Vec<&str> = line.split(',').collect();
+                (fields[0] == "20251124_mini-v1.16.0_claude-opus-4-5-20251101").then(|| {
+                    let number = |i: usize| fields[i].parse::<f64>().expect("a number");
+                    (fields[1], (number(2), number(4)))
+                })
+            })
+            .collect();
+        let imported: BTreeMap<&str, (f64, f64)> = rows
+            .iter()
+            .filter(|r| r["system"] == "Claude 4.5 Opus medium (20251101)")
+            .map(|r| {
+                let number = |key: &str| r[key].as_str().and_then(|v| v.parse::<f64>().ok());
+                let task = r["task"].as_str().expect("task");
+                (
+                    task,
+                    (
+                        number("outcome").expect("outcome"),
+                        number("cost_usd").expect("cost"),
+                    ),
+                )
+            })
+            .collect();
+        assert_eq!(shared.len(), 500);
+        assert_eq!(imported, shared);
+    }
+    // Recognised by its keys; the boards not read, the entries without per-instance results and the
+    // entry whose results disagree with its headline are named.
+    let words = info_words(&[&file.to_string_lossy()]);
+    for note in [
+        "leaderboards.json: read as swebench-leaderboard (recognised by its keys)",
+        "read board 'bash-only'; boards with per-instance results: bash-only (2 entries), Verified (1 entry) (--split NAME reads another)",
+        "board 'bash-only': 1 entry with a headline score only (no per-instance results) not read: 'GPT-4.1 (2025-04-14)'",
+        "board 'bash-only', entry 'Claude 3.7 Sonnet (20250219)': its per-instance results resolve 51 of 500 (10.2%), its headline says 52.8%; read as listed",
+    ] {
+        assert!(words.contains(note), "{note}\n{words}");
+    }
+    assert!(
+        !words.contains("Claude 4.5 Opus medium (20251101)':"),
+        "{words}"
+    );
+    // Another board by --split, in any case; a board of headline scores only, or none of that name,
+    // is refused naming the boards.
+    let rows = import_rows(
+        "swebench-leaderboard",
+        &[&file],
+        &["--split", "verified"],
+        "board-v",
+    );
+    let tallies = tally(&rows);
+    let mini = &tallies["mini-SWE-agent + GPT-5 mini (2025-08-07) (medium reasoning)"];
+    assert_eq!(
+        (tallies.len(), mini.rows, mini.outcome_sum),
+        (1, 500, 299.0)
+    );
+    let path = file.to_string_lossy();
+    assert_refused(
+        &pareval(&["info", &path, "--split", "Lite"]),
+        "board 'Lite' holds headline scores only, no per-instance results (boards with per-instance results: bash-only (2 entries), Verified (1 entry))",
+    );
+    assert_refused(
+        &pareval(&["info", &path, "--split", "full"]),
+        "--split 'full': the file has no such board (its boards: bash-only, Test, Verified, Lite, Multimodal)",
+    );
+}
+
+#[test]
+fn swebench_leaderboard_entries_of_one_name_and_best_of_n_entries_are_noted() {
+    let file = fixture("swebench_leaderboard/leaderboards.json");
+    let mut board: Value =
+        serde_json::from_slice(&std::fs::read(&file).expect("fixture")).expect("JSON");
+    // A second entry of the Opus name (another folder), tagged best-of-N.
+    let entries = board["leaderboards"][0]["results"]
+        .as_array_mut()
+        .expect("entries");
+    let mut again = entries[0].clone();
+    again["folder"] = Value::from("20251201_opus_again");
+    again["tags"] = serde_json::json!(["System: Attempts - 2+"]);
+    entries.push(again);
+    let dir = temp_dir("board-names");
+    let copy = dir.join("leaderboards.json");
+    std::fs::write(&copy, serde_json::to_vec(&board).expect("JSON")).expect("write");
+    let words = info_words(&[&copy.to_string_lossy()]);
+    for expected in [
+        "systems 3",
+        "board 'bash-only' has 2 entries named 'Claude 4.5 Opus medium (20251101)'; this one is 'Claude 4.5 Opus medium (20251101) (20251201_opus_again)'",
+        "this one is 'Claude 4.5 Opus medium (20251101) (20251124_mini-v1.16.0_claude-opus-4-5-20251101)'",
+        "entry 'Claude 4.5 Opus medium (20251101) (20251201_opus_again)' is tagged 'System: Attempts - 2+': a best-of-N (pass@k) submission",
+    ] {
+        assert!(words.contains(expected), "{expected}\n{words}");
+    }
+    // An instance whose `resolved` is not true or false is refused, naming the entry and instance.
+    board["leaderboards"][0]["results"][1]["per_instance_details"]["astropy__astropy-12907"]["resolved"] =
+        Value::from(1);
+    std::fs::write(&copy, serde_json::to_vec(&board).expect("JSON")).expect("write");
+    assert_refused(
+        &pareval(&["info", &copy.to_string_lossy()]),
+        "board 'bash-only', entry 'Claude 3.7 Sonnet (20250219)', instance 'astropy__astropy-12907': 'resolved' is 1, not true or false",
+    );
+}

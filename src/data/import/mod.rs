@@ -28,6 +28,7 @@ mod lm_eval;
 mod metr;
 mod openhands;
 mod swebench;
+mod swebench_board;
 mod tau;
 mod terminal_bench;
 mod time;
@@ -50,6 +51,7 @@ pub enum ImportFormat {
     Harbor,
     OpenHands,
     SweBench,
+    SweBenchLeaderboard,
     LmEval,
     Inspect,
     EvalPlus,
@@ -62,9 +64,10 @@ pub enum ImportFormat {
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 15] = [
+    pub const ALL: [ImportFormat; 16] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
+        ImportFormat::SweBenchLeaderboard,
         ImportFormat::Inspect,
         ImportFormat::LmEval,
         ImportFormat::TauBench,
@@ -88,6 +91,7 @@ impl ImportFormat {
             ImportFormat::Harbor => "harbor",
             ImportFormat::OpenHands => "openhands",
             ImportFormat::SweBench => "swebench",
+            ImportFormat::SweBenchLeaderboard => "swebench-leaderboard",
             ImportFormat::LmEval => "lm-eval",
             ImportFormat::Inspect => "inspect",
             ImportFormat::EvalPlus => "evalplus",
@@ -136,6 +140,9 @@ impl ImportFormat {
             Value::Object(object) => {
                 if object.contains_key("simulations") && object.contains_key("info") {
                     return Some(ImportFormat::Tau2);
+                }
+                if swebench_board::looks_like(object) {
+                    return Some(ImportFormat::SweBenchLeaderboard);
                 }
                 if swebench::looks_like(object) {
                     return Some(ImportFormat::SweBench);
@@ -851,6 +858,9 @@ fn parse_file(
                 }
             },
             ImportFormat::SweBench => swebench::results(&value, &file_path, &file, settings.split)?,
+            ImportFormat::SweBenchLeaderboard => {
+                swebench_board::results(&value, &file, settings.split)?
+            }
             ImportFormat::Inspect => {
                 let log = inspect::json_log(value);
                 inspect::rows(&log, &file, settings)?
