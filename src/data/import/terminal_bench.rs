@@ -16,34 +16,160 @@ fn attempt(trial_name: &str, task: &str) -> Option<u32> {
     k.parse().ok().filter(|&k| k >= 1)
 }
 
-/// The system from `run_metadata.json` beside the results (agent and model), else the folder's name.
-fn system(path: &Path, notes: &mut Vec<String>, file: &str) -> String {
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let metadata = std::fs::read(folder.join("run_metadata.json"))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok());
+/// `agent / model` (or the agent alone) of the `run_metadata.json` in `folder`, if it names an agent.
+fn metadata_name(folder: &Path) -> Option<String> {
+    let metadata: Value =
+        serde_json::from_slice(&std::fs::read(folder.join("run_metadata.json")).ok()?).ok()?;
     let field = |key: &str| {
         metadata
-            .as_ref()
-            .and_then(|m| m.get(key))
+            .get(key)
             .and_then(Value::as_str)
             .map(str::to_string)
     };
-    match (field("agent_name"), field("model_name")) {
-        (Some(agent), Some(model)) => format!("{agent} / {model}"),
-        (Some(agent), None) => agent,
-        (None, _) => {
-            let name = folder
-                .file_name()
-                .map_or("terminal-bench".to_string(), |n| {
-                    n.to_string_lossy().into_owned()
-                });
-            notes.push(format!(
-                "{file}: no run_metadata.json with an agent_name beside it; the system is named after the folder, '{name}'"
-            ));
-            name
-        }
+    match (field("agent_name")?, field("model_name")) {
+        (agent, Some(model)) => Some(format!("{agent} / {model}")),
+        (agent, None) => Some(agent),
     }
+}
+
+/// The name of a folder or file (its last component).
+fn last_name(path: &Path) -> String {
+    path.file_name().map_or("terminal-bench".to_string(), |n| {
+        n.to_string_lossy().into_owned()
+    })
+}
+
+/// Whether a file's name is a Terminal-Bench run's results (`results.json`, or a copy renamed with a
+/// prefix, `<date>_results.json`, as some leaderboard submissions keep their runs).
+fn is_results_name(name: &str) -> bool {
+    name.to_lowercase().ends_with("results.json")
+}
+
+/// The Terminal-Bench runs in a folder, by path: its subfolders that hold a `results.json`, and its
+/// own files named like one ([`is_results_name`]).
+fn runs_in(folder: &Path) -> Vec<std::path::PathBuf> {
+    let mut runs: Vec<std::path::PathBuf> = std::fs::read_dir(folder)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| entry.path())
+                .filter(|path| {
+                    let name = last_name(path);
+                    !name.starts_with('.')
+                        && if path.is_dir() {
+                            path.join("results.json").is_file()
+                        } else {
+                            is_results_name(&name)
+                        }
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    runs.sort();
+    runs
+}
+
+/// The folder whose `run_metadata.json` describes a run (its folder, or a run file's folder).
+fn run_metadata_folder(run: &Path) -> &Path {
+    if run.is_dir() {
+        run
+    } else {
+        run.parent().unwrap_or(Path::new("."))
+    }
+}
+
+/// Where one run's rows belong: its system, and the offset of its runs.
+struct RunPlace {
+    system: String,
+    offset: u32,
+}
+
+/// The system and run offset of the run whose results are `path`. A run folder's `run_metadata.json`
+/// names the system (agent and model). A leaderboard submission keeps several runs of one attempt each
+/// in a folder (`<submission>/<run>/results.json`, or `<date>_results.json` files): such runs of one
+/// system are numbered in path order, and a system with no metadata is named after the submission's
+/// folder. A run that holds several attempts per task (`<task>.<k>-of-<n>`) is a submission on its
+/// own. When another submission beside it gives the same name (the metadata often names the agent
+/// only), the system keeps its folder: `name (folder)`.
+fn place(path: &Path, attempts: u32, notes: &mut Vec<String>, file: &str) -> RunPlace {
+    // Whole paths, so that a relative one still has the folders above it.
+    let path = &path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
+    let run =
+        if is_results_name(&last_name(path)) && last_name(path).to_lowercase() != "results.json" {
+            path.to_path_buf()
+        } else {
+            path.parent().unwrap_or(Path::new(".")).to_path_buf()
+        };
+    let container = run.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let named = metadata_name(run_metadata_folder(&run));
+    let same: Vec<std::path::PathBuf> = runs_in(&container)
+        .into_iter()
+        .filter(|other| metadata_name(run_metadata_folder(other)) == named)
+        .collect();
+    let grouped = attempts == 1 && same.len() > 1 && same.contains(&run);
+    let (submission, offset) = if grouped {
+        let position = same.iter().position(|other| *other == run).unwrap_or(0);
+        (container.clone(), position as u32)
+    } else {
+        (run.clone(), 0)
+    };
+    let Some(name) = named else {
+        let name = if grouped {
+            last_name(&container)
+        } else {
+            last_name(run_metadata_folder(&run))
+        };
+        notes.push(format!(
+            "{file}: no run_metadata.json with an agent_name beside it; the system is named after the folder, '{name}'"
+        ));
+        if grouped {
+            notes.push(grouped_note(file, &name, same.len(), offset, &container));
+        }
+        return RunPlace {
+            system: name,
+            offset,
+        };
+    };
+    // Another submission beside this one with the same name: runs beside it holding several attempts
+    // each, or (for a submission folder of runs) a folder beside the submission holding such runs.
+    let shared = if grouped {
+        let beside = container.parent().unwrap_or(Path::new("."));
+        std::fs::read_dir(beside)
+            .map(|entries| {
+                entries.flatten().map(|entry| entry.path()).any(|other| {
+                    other.is_dir()
+                        && other != container
+                        && (metadata_name(&other).as_ref() == Some(&name)
+                            || runs_in(&other).iter().any(|r| {
+                                metadata_name(run_metadata_folder(r)).as_ref() == Some(&name)
+                            }))
+                })
+            })
+            .unwrap_or(false)
+    } else {
+        same.iter().any(|other| *other != run)
+    };
+    let system = if shared {
+        let both = format!("{name} ({})", last_name(&submission));
+        notes.push(format!(
+            "{file}: run_metadata.json names the system '{name}', as does another submission beside it; the system is '{both}' (--system-name sets another)"
+        ));
+        both
+    } else {
+        name
+    };
+    if grouped {
+        notes.push(grouped_note(file, &system, same.len(), offset, &container));
+    }
+    RunPlace { system, offset }
+}
+
+/// The note for a run numbered among its submission's runs.
+fn grouped_note(file: &str, system: &str, runs: usize, offset: u32, folder: &Path) -> String {
+    format!(
+        "{file}: one of {runs} runs of '{system}' in {}/ (one attempt per task each), numbered in path order: run {offset}",
+        last_name(folder)
+    )
 }
 
 pub fn results(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadError> {
@@ -57,7 +183,19 @@ pub fn results(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadE
             )
         })?;
     let mut notes = Vec::new();
-    let system = system(path, &mut notes, file);
+    // The attempts per task the run holds (n of `<task>.<k>-of-<n>`; 1 without).
+    let attempts = results
+        .iter()
+        .filter_map(|trial| {
+            let name = trial.get("trial_name").and_then(Value::as_str)?;
+            let task = trial.get("task_id").and_then(Value::as_str)?;
+            let rest = name.strip_prefix(task)?.strip_prefix('.')?;
+            let (_, n) = rest.split_once("-of-")?;
+            n.split('.').next()?.parse::<u32>().ok()
+        })
+        .max()
+        .unwrap_or(1);
+    let RunPlace { system, offset } = place(path, attempts, &mut notes, file);
     let mut attempts_seen: std::collections::HashMap<String, u32> =
         std::collections::HashMap::new();
     let mut rows = Vec::with_capacity(results.len());
@@ -69,7 +207,7 @@ pub fn results(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadE
             .unwrap_or("");
         let order = attempts_seen.entry(task.clone()).or_insert(0);
         // k-of-n is 1-based; without it, the order of the task's trials in the file.
-        let run = attempt(trial_name, &task).map_or(*order, |k| k - 1);
+        let run = offset + attempt(trial_name, &task).map_or(*order, |k| k - 1);
         *order += 1;
         let (outcome, status) = match trial.get("is_resolved") {
             Some(Value::Bool(true)) => (1.0, RowStatus::Ok),
