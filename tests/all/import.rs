@@ -889,7 +889,7 @@ fn a_swebench_split_folder_is_read_as_its_submissions() {
         assert!(words.contains(figures), "{words}");
     }
     assert!(
-        words.contains("lite: its top level holds no result file; read the results of its 2 submission folders 20260520_zhikuncode/, 20260601_other_agent/ (a SWE-bench leaderboard's layout"),
+        words.contains("lite: read the results of its 2 submission folders 20260520_zhikuncode/, 20260601_other_agent/ (a leaderboard's layout"),
         "{words}"
     );
     // A submission's own results/resolved_by_repo.json is never read as a record.
@@ -947,6 +947,92 @@ fn a_swebench_split_folder_is_read_as_its_submissions() {
     let mut events = followed.poll();
     events.extend(followed.poll());
     assert_eq!(rows(&events), 300);
+}
+
+#[test]
+fn a_terminal_bench_leaderboard_folder_is_read_as_its_submissions() {
+    // laude-institute/terminal-bench-leaderboard keeps `results/<dataset>/<submission>/`: a run
+    // folder holding every attempt (`<task>.k-of-5`), or a folder of runs of one attempt each
+    // (`<run>/results.json`, or `<date>_results.json` files), and its run_metadata.json often names
+    // the agent only. Built here from the real runs in shared/formats/terminal_bench.
+    let Some(data) = shared_data() else { return };
+    let runs = data.join("../formats/terminal_bench");
+    let dataset = temp_dir("tb-leaderboard").join("terminal-bench-core@0.1.1");
+    let orchestrator = runs.join("orchestrator_claude-4.1-opus");
+    let mini = runs.join("swe-agent-mini_2025-08-15__19-28-24");
+    copy_tree(&orchestrator, &dataset.join("20250906_orchestrator"));
+    copy_tree(&orchestrator, &dataset.join("20250907_orchestrator_again"));
+    copy_tree(&mini, &dataset.join("20250815_mini/2025-08-15__16-23-45"));
+    copy_tree(&mini, &dataset.join("20250815_mini/2025-08-15__19-28-24"));
+    let goose = dataset.join("20250829_goose");
+    std::fs::create_dir_all(&goose).expect("folder");
+    for date in [
+        "2025-08-27__22-13-13",
+        "2025-08-29__07-37-19",
+        "2025-08-29__09-03-09",
+    ] {
+        std::fs::copy(
+            mini.join("results.json"),
+            goose.join(format!("{date}_results.json")),
+        )
+        .expect("copy");
+    }
+    let out = pareval(&["info", &dataset.to_string_lossy(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let mut systems: Vec<(String, u64, u64)> = json["systems"]
+        .as_array()
+        .expect("systems")
+        .iter()
+        .map(|s| {
+            let name = s["system"].as_str().expect("name").to_string();
+            (
+                name,
+                s["runs"].as_u64().expect("runs"),
+                s["rows"].as_u64().expect("rows"),
+            )
+        })
+        .collect();
+    systems.sort();
+    assert_eq!(
+        systems,
+        [
+            ("20250829_goose".to_string(), 3, 240),
+            (
+                "LeadArchitectAgent (20250906_orchestrator)".to_string(),
+                5,
+                400
+            ),
+            (
+                "LeadArchitectAgent (20250907_orchestrator_again)".to_string(),
+                5,
+                400
+            ),
+            (
+                "mini-swe-agent / anthropic/claude-sonnet-4-0".to_string(),
+                2,
+                160
+            ),
+        ]
+    );
+    let words = info_words(&dataset.to_string_lossy());
+    for note in [
+        "terminal-bench-core@0.1.1: read the results of its 2 submission folders 20250815_mini/, 20250829_goose/",
+        "20250815_mini/2025-08-15__19-28-24/results.json: one of 2 runs of 'mini-swe-agent / anthropic/claude-sonnet-4-0' in 20250815_mini/ (one attempt per task each), numbered in path order: run 1",
+        "2025-08-29__09-03-09_results.json: one of 3 runs of '20250829_goose' in 20250829_goose/",
+        "run_metadata.json names the system 'LeadArchitectAgent', as does another submission beside it; the system is 'LeadArchitectAgent (20250907_orchestrator_again)'",
+    ] {
+        assert!(words.contains(note), "{note}\n{words}");
+    }
+    // A submission given alone is read the same way: its runs numbered, its name kept apart from
+    // the submissions beside it.
+    let words = info_words(&dataset.join("20250906_orchestrator").to_string_lossy());
+    assert!(
+        words.contains("LeadArchitectAgent (20250906_orchestrator) 80"),
+        "{words}"
+    );
+    let words = info_words(&goose.to_string_lossy());
+    assert!(words.contains("20250829_goose 80 0.075 3"), "{words}");
 }
 
 #[test]

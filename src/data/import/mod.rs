@@ -344,24 +344,27 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
 }
 
 /// What a folder holds that is read: its result files (.csv and .jsonl rows, a harness's .json,
-/// .jsonl or .eval files) and its run folders ([`is_run_folder`]), in path order, leaving out dot
-/// files and files read beside another ([`is_companion`]); when there are none, those of its lm-eval
-/// model folders ([`model_folders`]) and the results files of its SWE-bench submission folders
-/// ([`submission_folders`]). `watch` follows these as they appear; `decide` and every other loader
-/// read them once, so all read the same files.
+/// .jsonl or .eval files), its run folders ([`is_run_folder`]) and the results of its submission
+/// folders ([`submission_folders`]), in path order, leaving out dot files and files read beside
+/// another ([`is_companion`]); when there are none, those of its lm-eval model folders
+/// ([`model_folders`]). `watch` follows these as they appear; `decide` and every other loader read
+/// them once, so all read the same files.
 pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
-    let own = own_entries(folder);
-    if !own.is_empty() {
-        return own;
+    let mut entries = own_entries(folder);
+    entries.extend(
+        submission_folders(folder)
+            .into_iter()
+            .flat_map(|(_, results)| results),
+    );
+    if !entries.is_empty() {
+        entries.sort();
+        return entries;
     }
-    // Its own entries are none: its model and submission folders are read (without listing it again).
-    let models = lm_eval_model_folders(folder)
+    // None of its own: its model folders are read (without listing it again).
+    lm_eval_model_folders(folder)
         .into_iter()
-        .flat_map(|model| own_entries(&model));
-    let submissions = swebench_submission_folders(folder)
-        .into_iter()
-        .map(|(_, results)| results);
-    models.chain(submissions).collect()
+        .flat_map(|model| own_entries(&model))
+        .collect()
 }
 
 /// Whether a folder is one that lm-eval writes for a model under `--output_path`
@@ -399,7 +402,7 @@ pub(super) fn subfolders(folder: &Path) -> Vec<PathBuf> {
 /// model folders, in path order. lm-eval's `--output_path` is such a folder, one subfolder per
 /// model, and a team compares the models in it; any other folder of folders is refused naming them.
 pub fn model_folders(folder: &Path) -> Vec<PathBuf> {
-    if !own_entries(folder).is_empty() {
+    if !own_entries(folder).is_empty() || !submission_folders(folder).is_empty() {
         return Vec::new();
     }
     lm_eval_model_folders(folder)
@@ -413,24 +416,34 @@ fn lm_eval_model_folders(folder: &Path) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The subfolders a folder is read as when its own top level holds no result file and they are
-/// SWE-bench leaderboard submissions (`evaluation/<split>/` of SWE-bench/experiments holds one per
-/// submission, each with its `results/results.json`): each with its results file, in path order.
-pub fn submission_folders(folder: &Path) -> Vec<(PathBuf, PathBuf)> {
-    if !own_entries(folder).is_empty() {
-        return Vec::new();
-    }
-    swebench_submission_folders(folder)
-}
-
-/// A folder's subfolders that are SWE-bench submissions, with their results files (whatever the
-/// folder holds itself; an lm-eval model folder is read as that).
-fn swebench_submission_folders(folder: &Path) -> Vec<(PathBuf, PathBuf)> {
+/// A folder's subfolders that are leaderboard submissions, each with the results read for it, in
+/// path order: a SWE-bench submission (`evaluation/<split>/<submission>/` of SWE-bench/experiments,
+/// read through its `results/results.json`, or `new_eval_results/report.json` of a graded run), or a
+/// folder of runs (every result in it a harness's run folder, or a file named `…results.json`: a
+/// Terminal-Bench leaderboard submission's `<run>/results.json` or `<date>_results.json` files).
+/// Leaderboard repositories keep one such folder per submission beside the ones that are runs.
+pub fn submission_folders(folder: &Path) -> Vec<(PathBuf, Vec<PathBuf>)> {
     subfolders(folder)
         .into_iter()
         .filter(|path| !is_run_folder(path) && !is_lm_eval_model_folder(path))
-        .filter_map(|path| swebench::submission_results(&path).map(|results| (path, results)))
+        .filter_map(|path| submission_results(&path).map(|results| (path, results)))
         .collect()
+}
+
+/// The results read for a submission folder ([`submission_folders`]), None for any other folder.
+fn submission_results(folder: &Path) -> Option<Vec<PathBuf>> {
+    if let Some(results) = swebench::submission_results(folder) {
+        return Some(vec![results]);
+    }
+    let own = own_entries(folder);
+    let runs_only = own.iter().all(|path| {
+        is_run_folder(path)
+            || (path.is_file()
+                && path
+                    .file_name()
+                    .is_some_and(|n| n.to_string_lossy().to_lowercase().ends_with("results.json")))
+    });
+    (!own.is_empty() && runs_only).then_some(own)
 }
 
 /// A folder's own result files and run folders ([`folder_entries`] without its model folders).
@@ -520,8 +533,8 @@ pub fn unread_subfolders(folder: &Path) -> Vec<(PathBuf, usize, Vec<PathBuf>)> {
         .collect()
 }
 
-/// The notes a loader gives for a folder's subfolders: the [`model_folders`] and
-/// [`submission_folders`] it read in place of its own files, then each of its [`unread_subfolders`].
+/// The notes a loader gives for a folder's subfolders: the [`submission_folders`] it read, the
+/// [`model_folders`] it read in place of its own files, then each of its [`unread_subfolders`].
 pub fn unread_subfolder_notes(folder: &Path) -> Vec<String> {
     let models = model_folders(folder);
     let read_models = (!models.is_empty()).then(|| {
@@ -538,7 +551,7 @@ pub fn unread_subfolder_notes(folder: &Path) -> Vec<String> {
         .collect();
     let read_submissions = (!submissions.is_empty()).then(|| {
         format!(
-            "{}: its top level holds no result file; read the results of its {} submission folder{} {} (a SWE-bench leaderboard's layout: one folder per submission under evaluation/<split>/, its results in results/results.json, or new_eval_results/report.json for a graded run)",
+            "{}: read the results of its {} submission folder{} {} (a leaderboard's layout: one folder per submission, holding its runs, or SWE-bench's results/results.json)",
             folder.display(),
             submissions.len(),
             if submissions.len() == 1 { "" } else { "s" },
