@@ -891,3 +891,76 @@ fn swebench_leaderboard_entries_of_one_name_and_best_of_n_entries_are_noted() {
         "board 'bash-only', entry 'Claude 3.7 Sonnet (20250219)', instance 'astropy__astropy-12907': 'resolved' is 1, not true or false",
     );
 }
+
+#[test]
+fn multi_swebench_leaderboard_submissions_are_read_as_run_reports() {
+    // tests/fixtures/multi_swebench: three submissions of multi-swe-bench/experiments' SWE-bench-java
+    // Verified split, whose results/results.json is the harness's run report with its resolved ids
+    // under `resolved`, and metadata.yaml a top-level `name:`; index.json sits beside them.
+    let split = fixture("multi_swebench/evaluation/java/verified");
+    let rows = import_rows("swebench", &[&split], &[], "multi-swebench");
+    let tallies = tally(&rows);
+    let chat = &tallies["SWE-agent + deepseek-chat-v2"];
+    assert_eq!((chat.rows, chat.outcome_sum), (91, 9.0));
+    assert_eq!(chat.statuses.get("error"), Some(&1));
+    let gpt4o = &tallies["SWE-agent + gpt-4o-2024-05-13"];
+    assert_eq!((gpt4o.rows, gpt4o.outcome_sum), (91, 6.0));
+    assert_eq!(gpt4o.statuses.get("not_attempted"), Some(&6));
+    let mini = &tallies["SWE-agent + gpt-4o-mini-2024-07-18"];
+    assert_eq!((mini.rows, mini.outcome_sum), (91, 1.0));
+    assert_eq!(mini.statuses.get("not_attempted"), Some(&90));
+    assert_eq!(tallies.len(), 3);
+    let groups: std::collections::BTreeSet<&str> =
+        rows.iter().filter_map(|r| r["group"].as_str()).collect();
+    assert!(groups.contains("apache/dubbo"), "{groups:?}");
+    // The split folder is read as its submissions, its index.json left beside them.
+    let words = info_words(&[&split.to_string_lossy()]);
+    assert!(words.contains("systems 3"), "{words}");
+    assert!(
+        words.contains("read the results of its 3 submission folders"),
+        "{words}"
+    );
+    assert!(!words.contains("index.json"), "{words}");
+    // A report that lists fewer ids than its total_instances says so.
+    let mut report: Value = serde_json::from_slice(
+        &std::fs::read(
+            split.join("20240825_SWE-agent_gpt-4o-mini-2024-07-18/results/results.json"),
+        )
+        .expect("report"),
+    )
+    .expect("JSON");
+    report["incomplete_ids"] = serde_json::json!([]);
+    let copy = temp_dir("multi-swebench-short").join("20240825_SWE-agent_gpt-4o-mini.json");
+    std::fs::write(&copy, serde_json::to_vec(&report).expect("JSON")).expect("write");
+    let words = info_words(&[&copy.to_string_lossy()]);
+    assert!(
+        words.contains("the report lists 1 of its 91 instances (total_instances); the others have no row, so the system covers 1 of 91"),
+        "{words}"
+    );
+    // Submitted ids agree with shared/data's record, derived from the same files by a script of
+    // its own (which scores every instance not submitted 0).
+    if let Some(data) = crate::common::shared_data() {
+        let record = std::fs::read_to_string(data.join("swebench_java_verified/records.csv"))
+            .expect("the Java record");
+        let shared: BTreeMap<&str, f64> = record
+            .lines()
+            .filter_map(|line| {
+                let fields: Vec<&str> = line.split(',').collect();
+                (fields[0] == "20240825_SWE-agent_gpt-4o-2024-05-13")
+                    .then(|| (fields[1], fields[2].parse::<f64>().expect("outcome")))
+            })
+            .collect();
+        assert_eq!(shared.len(), 91);
+        for row in rows
+            .iter()
+            .filter(|r| r["system"] == "SWE-agent + gpt-4o-2024-05-13")
+        {
+            let task = row["task"].as_str().expect("task");
+            let outcome = row["outcome"]
+                .as_str()
+                .and_then(|v| v.parse::<f64>().ok())
+                .unwrap_or(0.0);
+            assert_eq!(shared[task], outcome, "{task}");
+        }
+    }
+}

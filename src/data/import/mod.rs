@@ -610,7 +610,8 @@ fn unread_note((subfolder, count, named): (PathBuf, usize, Vec<PathBuf>)) -> Str
 /// Whether a file in a folder is read beside another rather than on its own (`name` lower case):
 /// Inspect's listings of a log folder (`logs.json`, `eval-set.json`), BigCodeBench's summary beside
 /// its eval results (`…_pass_at_k.json`), lm-eval's aggregate `results_<date>.json` beside its
-/// `samples_<task>_<date>.jsonl` files, a HAL run's raw results and time lines beside its upload.
+/// `samples_<task>_<date>.jsonl` files, a HAL run's raw results and time lines beside its upload,
+/// a Multi-SWE-bench split's `index.json` beside its submission folders.
 fn is_companion(path: &Path, name: &str) -> bool {
     let lm_eval_aggregate = || {
         name.starts_with("results_")
@@ -625,8 +626,16 @@ fn is_companion(path: &Path, name: &str) -> bool {
                     })
                 })
     };
+    // Multi-SWE-bench's split folder keeps its instance index beside the submission folders.
+    let split_index = || {
+        name == "index.json"
+            && path
+                .parent()
+                .is_some_and(|folder| !submission_folders(folder).is_empty())
+    };
     matches!(name, "logs.json" | "eval-set.json")
         || name.ends_with("_pass_at_k.json")
+        || split_index()
         || lm_eval_aggregate()
         || hal::is_run_companion(path, name)
 }

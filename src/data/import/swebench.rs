@@ -83,6 +83,13 @@ pub(super) fn submission_results(folder: &Path) -> Option<std::path::PathBuf> {
     .find(|path| path.is_file())
 }
 
+/// The text of a submission folder's `metadata.yaml` (or `.yml`).
+fn metadata(folder: &Path) -> Option<String> {
+    std::fs::read_to_string(folder.join("metadata.yaml"))
+        .or_else(|_| std::fs::read_to_string(folder.join("metadata.yml")))
+        .ok()
+}
+
 /// A folder name less its `YYYYMMDD_` date prefix.
 fn without_date(name: &str) -> &str {
     if name.len() > 9 && name[..8].chars().all(|c| c.is_ascii_digit()) && &name[8..9] == "_" {
@@ -135,10 +142,7 @@ fn named_sibling(folder: &Path, dated: &str, name: &str) -> Option<String> {
         .filter(|entry| entry.path().is_dir())
         .filter(|entry| without_run(&entry.file_name().to_string_lossy()).0 != dated)
         .filter(|entry| {
-            let path = entry.path();
-            std::fs::read_to_string(path.join("metadata.yaml"))
-                .or_else(|_| std::fs::read_to_string(path.join("metadata.yml")))
-                .ok()
+            metadata(&entry.path())
                 .and_then(|text| metadata_name(&text))
                 .is_some_and(|other| other == name)
         })
@@ -170,8 +174,6 @@ fn folder_name(folder: &Path) -> String {
         .map_or("swebench".to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-/// `info.name` of a `metadata.yaml`, block (`info:` then an indented `name:`) or flow
-/// (`info: {name: "…"}`) style; every other field is ignored.
 /// `tags.system.attempts` of a metadata.yaml (a string in some files, a number in others; block or
 /// flow style), unquoted.
 fn metadata_attempts(text: &str) -> Option<String> {
@@ -186,6 +188,9 @@ fn metadata_attempts(text: &str) -> Option<String> {
     })
 }
 
+/// `info.name` of a `metadata.yaml`, block (`info:` then an indented `name:`) or flow
+/// (`info: {name: "…"}`) style, else a top-level `name:` (Multi-SWE-bench's submissions); every
+/// other field is ignored.
 fn metadata_name(text: &str) -> Option<String> {
     let unquote = |value: &str| {
         value
@@ -194,7 +199,11 @@ fn metadata_name(text: &str) -> Option<String> {
             .to_string()
     };
     let mut in_info = false;
+    let mut top_level = None;
     for line in text.lines() {
+        if let Some(name) = line.strip_prefix("name:") {
+            top_level = Some(unquote(name)).filter(|n| !n.is_empty());
+        }
         if let Some(rest) = line.strip_prefix("info:") {
             let rest = rest.trim();
             if let Some(flow) = rest.strip_prefix('{') {
@@ -214,7 +223,7 @@ fn metadata_name(text: &str) -> Option<String> {
             }
         }
     }
-    None
+    top_level
 }
 
 /// The split named by `--split`, the submission's metadata (its log URLs) or a folder on the path.
@@ -315,7 +324,16 @@ fn row(
 pub fn looks_like(object: &serde_json::Map<String, Value>) -> bool {
     (object.contains_key("resolved")
         && (object.contains_key("no_generation") || object.contains_key("no_logs")))
-        || (object.contains_key("resolved_ids") && object.contains_key("submitted_ids"))
+        || is_run_report(object)
+}
+
+/// Whether a parsed object is the harness's run report: its `resolved_ids`, or (Multi-SWE-bench's
+/// leaderboard copies, e.g. `evaluation/java/verified/<submission>/results/results.json`) the same
+/// report with the resolved ids listed under `resolved`.
+fn is_run_report(object: &serde_json::Map<String, Value>) -> bool {
+    object.contains_key("submitted_ids")
+        && (object.contains_key("resolved_ids")
+            || object.get("resolved").is_some_and(Value::is_array))
 }
 
 pub fn results(
@@ -335,12 +353,10 @@ pub fn results(
         })?;
     let mut notes = Vec::new();
     let folder = submission_folder(path);
-    if object.contains_key("resolved_ids") {
+    if is_run_report(object) {
         return run_report(value, path, folder, file, notes);
     }
-    let metadata = std::fs::read_to_string(folder.join("metadata.yaml"))
-        .or_else(|_| std::fs::read_to_string(folder.join("metadata.yml")))
-        .ok();
+    let metadata = metadata(folder);
     // The folder name, less a YYYYMMDD_ prefix and a -run-N suffix (the run).
     let full = folder_name(folder);
     let (dated, run) = without_run(&full);
@@ -492,16 +508,26 @@ fn run_report(
             ));
             system
         }
-        None => {
-            let system = folder_name(folder);
-            notes.push(format!(
-                "{file}: a SWE-bench run report stores no system name; it is named after its folder, '{system}'"
-            ));
-            system
-        }
+        None => match metadata(folder).as_deref().and_then(metadata_name) {
+            // A leaderboard submission's copy (Multi-SWE-bench keeps the run report as
+            // results/results.json beside a metadata.yaml that names the system).
+            Some(system) => system,
+            None => {
+                let system = folder_name(folder);
+                notes.push(format!(
+                    "{file}: a SWE-bench run report stores no system name; it is named after its folder, '{system}'"
+                ));
+                system
+            }
+        },
+    };
+    let resolved_key = if value.get("resolved_ids").is_some() {
+        "resolved_ids"
+    } else {
+        "resolved"
     };
     let lists = [
-        ("resolved_ids", Some(1.0), RowStatus::Ok, "resolved"),
+        (resolved_key, Some(1.0), RowStatus::Ok, "resolved"),
         ("error_ids", Some(0.0), RowStatus::Error, "evaluation error"),
         ("unresolved_ids", Some(0.0), RowStatus::Ok, "unresolved"),
         ("empty_patch_ids", Some(0.0), RowStatus::Ok, "empty patch"),
@@ -529,6 +555,15 @@ fn run_report(
         }
     }
     rows.sort_by(|a, b| a.task.cmp(&b.task));
+    if let Some(total) = value.get("total_instances").and_then(Value::as_u64)
+        && total > rows.len() as u64
+    {
+        notes.push(format!(
+            "{file}: the report lists {} of its {total} instances (total_instances); the others have no row, so the system covers {} of {total}",
+            rows.len(),
+            rows.len()
+        ));
+    }
     Ok(Imported::entries(rows, notes))
 }
 
@@ -548,6 +583,10 @@ mod tests {
             Some("ToyAgent + model-z")
         );
         assert_eq!(metadata_name("tags:\n  name: no\n"), None);
+        assert_eq!(
+            metadata_name("name: SWE-agent + gpt-4o\noss: true\n").as_deref(),
+            Some("SWE-agent + gpt-4o")
+        );
     }
 
     #[test]
