@@ -890,6 +890,15 @@ fn swebench_leaderboard_entries_of_one_name_and_best_of_n_entries_are_noted() {
         &pareval(&["info", &copy.to_string_lossy()]),
         "board 'bash-only', entry 'Claude 3.7 Sonnet (20250219)', instance 'astropy__astropy-12907': 'resolved' is 1, not true or false",
     );
+    // So is a cost that is not a number.
+    let instance = &mut board["leaderboards"][0]["results"][1]["per_instance_details"]["astropy__astropy-12907"];
+    instance["resolved"] = Value::from(true);
+    instance["cost"] = Value::from("n/a");
+    std::fs::write(&copy, serde_json::to_vec(&board).expect("JSON")).expect("write");
+    assert_refused(
+        &pareval(&["info", &copy.to_string_lossy()]),
+        "board 'bash-only', entry 'Claude 3.7 Sonnet (20250219)', instance 'astropy__astropy-12907': 'cost' is \"n/a\", not a number",
+    );
 }
 
 #[test]

@@ -208,6 +208,18 @@ fn entry_rows(
                 ));
             }
         };
+        let cost = match detail.get("cost") {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(cost)) => cost.as_f64(),
+            Some(other) => {
+                return Err(LoadError::new(
+                    file,
+                    format!(
+                        "board '{board}', entry '{system}', instance '{instance}': 'cost' is {other}, not a number"
+                    ),
+                ));
+            }
+        };
         rows.push(CanonicalRow {
             system: system.to_string(),
             task: instance.clone(),
@@ -215,7 +227,7 @@ fn entry_rows(
             outcome: Some(if resolved { 1.0 } else { 0.0 }),
             status: RowStatus::Ok,
             group: swebench_repo(instance),
-            cost_usd: detail.get("cost").and_then(Value::as_f64),
+            cost_usd: cost,
             seconds: None,
             source: format!("swebench-leaderboard {board}: {folder}"),
         });
