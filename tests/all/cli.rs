@@ -430,3 +430,20 @@ fn system_key_and_ignore_col_are_loader_options_of_the_commands() {
     let json: serde_json::Value = serde_json::from_slice(&ignored.stdout).expect("json");
     assert_eq!(json["n_systems"], 1);
 }
+
+#[test]
+fn the_help_names_every_format_pareval_reads() {
+    // The format lists in `import --help` and `--from`'s help are written by hand: each must name
+    // every format the importer knows.
+    let import = stdout(&pareval(&["import", "--help"]));
+    let info = stdout(&pareval(&["info", "--help"]));
+    for format in pareval::data::import::ImportFormat::ALL {
+        let name = format.name();
+        let words = |text: &str| {
+            text.split(|c: char| !(c.is_alphanumeric() || c == '-'))
+                .any(|word| word == name)
+        };
+        assert!(words(&import), "import --help lacks {name}");
+        assert!(words(&info), "info --help (--from) lacks {name}");
+    }
+}
