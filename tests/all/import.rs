@@ -422,7 +422,7 @@ fn openhands_output_needs_grades_and_then_reproduces_the_expected_figures() {
     let want = &expected["openhands/output.jsonl"];
     let real = formats.join("openhands/output.jsonl");
     let refused = pareval(&["info", &real.to_string_lossy()]);
-    assert_refused(&refused, "no line has a graded test_result.report");
+    assert_refused(&refused, "no line has a graded report");
 
     // Grade every line (resolved on the first only) as OpenHands' eval_infer would merge it.
     let dir = temp_dir("openhands");
@@ -855,6 +855,85 @@ fn copy_tree(from: &Path, to: &Path) {
             std::fs::copy(entry.path(), &target).expect("copy");
         }
     }
+}
+
+#[test]
+fn an_openhands_output_folder_is_read_through_its_output_jsonl() {
+    // OpenHands V0 writes <model>_maxiter_<N>/ with metadata.json and output.jsonl; grading adds
+    // output.swebench_eval.jsonl (eval_infer's lines, graded in test_result.report) or the
+    // SWE-bench report.json, and update_output_with_eval.py merges the grades into output.jsonl as a
+    // top-level `report` (keeping output.jsonl.bak). Built from the real inference output.
+    let Some(data) = shared_data() else { return };
+    let real = data.join("../formats/openhands/output.jsonl");
+    let run = temp_dir("openhands-folder").join("model-z_maxiter_100_N_v0.15");
+    std::fs::create_dir_all(&run).expect("folder");
+    let lines: Vec<Value> = std::fs::read_to_string(&real)
+        .expect("read")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("line"))
+        .collect();
+    let status = |i: usize| {
+        serde_json::json!({"empty_generation": false, "resolved": i == 0,
+            "failed_apply_patch": false, "error_eval": false, "test_timeout": false})
+    };
+    let write = |name: &str, lines: Vec<Value>| {
+        let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+        std::fs::write(run.join(name), text.join("\n") + "\n").expect("write");
+    };
+    write("output.jsonl", lines.clone());
+    let metadata = lines[0]["metadata"].clone();
+    std::fs::write(run.join("metadata.json"), metadata.to_string()).expect("metadata");
+    let evaluated: Vec<Value> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut line = line.clone();
+            line["test_result"]["report"] = status(i);
+            line
+        })
+        .collect();
+    write("output.swebench_eval.jsonl", evaluated);
+    // Graded but not merged: the folder's output.jsonl is refused, naming the graded copy.
+    assert_refused(
+        &pareval(&["info", &run.to_string_lossy()]),
+        "its graded copy output.swebench_eval.jsonl lies beside it: import that file, or merge it into this one with OpenHands' update_output_with_eval.py",
+    );
+    // Merged: every file of the folder but output.jsonl is left beside it, and the grades are read
+    // from the top-level report.
+    std::fs::rename(run.join("output.jsonl"), run.join("output.jsonl.bak")).expect("backup");
+    let merged: Vec<Value> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut line = line.clone();
+            line["report"] = status(i);
+            line
+        })
+        .collect();
+    write("output.jsonl", merged);
+    let first = lines[0]["instance_id"].as_str().expect("id");
+    std::fs::write(
+        run.join("report.json"),
+        serde_json::json!({"total_instances": 3, "submitted_instances": 3,
+            "resolved_ids": [first], "submitted_ids": [first], "unresolved_ids": []})
+        .to_string(),
+    )
+    .expect("report");
+    let out = pareval(&["info", &run.to_string_lossy(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["systems"].as_array().map(Vec::len), Some(1), "{json}");
+    assert_eq!(json["systems"][0]["rows"], 3);
+    assert!(
+        json["systems"][0]["mean_outcome"]
+            .as_f64()
+            .is_some_and(|m| (m - 1.0 / 3.0).abs() < 1e-9)
+    );
+    let words = info_words(&run.to_string_lossy());
+    assert!(
+        words.contains("3 graded reports read from the lines' top-level 'report', as OpenHands' update_output_with_eval.py merges them in"),
+        "{words}"
+    );
 }
 
 #[test]

@@ -611,7 +611,8 @@ fn unread_note((subfolder, count, named): (PathBuf, usize, Vec<PathBuf>)) -> Str
 /// Inspect's listings of a log folder (`logs.json`, `eval-set.json`), BigCodeBench's summary beside
 /// its eval results (`…_pass_at_k.json`), lm-eval's aggregate `results_<date>.json` beside its
 /// `samples_<task>_<date>.jsonl` files, a HAL run's raw results and time lines beside its upload,
-/// a Multi-SWE-bench split's `index.json` beside its submission folders.
+/// a Multi-SWE-bench split's `index.json` beside its submission folders, an OpenHands output's
+/// `metadata.json`, `report.json` and `output.swebench_eval.jsonl` beside its `output.jsonl`.
 fn is_companion(path: &Path, name: &str) -> bool {
     let lm_eval_aggregate = || {
         name.starts_with("results_")
@@ -633,9 +634,19 @@ fn is_companion(path: &Path, name: &str) -> bool {
                 .parent()
                 .is_some_and(|folder| !submission_folders(folder).is_empty())
     };
+    // An OpenHands output folder: its metadata, the SWE-bench report and eval_infer's graded lines
+    // beside output.jsonl, whose lines carry the grades once merged (else it says where they are).
+    let beside = |other: &str| path.parent().is_some_and(|f| f.join(other).is_file());
+    let openhands_companion = || {
+        (matches!(name, "metadata.json" | "report.json") && beside("output.jsonl"))
+            || name
+                .strip_suffix(".swebench_eval.jsonl")
+                .is_some_and(|stem| beside(&format!("{stem}.jsonl")))
+    };
     matches!(name, "logs.json" | "eval-set.json")
         || name.ends_with("_pass_at_k.json")
         || split_index()
+        || openhands_companion()
         || lm_eval_aggregate()
         || hal::is_run_companion(path, name)
 }

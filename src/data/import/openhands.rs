@@ -1,6 +1,7 @@
 //! OpenHands evaluation output (`output.jsonl`, V0 and V1), as described in `shared/formats/NOTES.md`
-//! §7. The outcome is the graded `test_result.report.resolved`; inference output without any report
-//! has no outcome and is refused, not read as failures.
+//! §7. The outcome is the graded `test_result.report.resolved` (or the top-level `report` that
+//! OpenHands' `update_output_with_eval.py` merges into `output.jsonl`); inference output without any
+//! report has no outcome and is refused, not read as failures.
 
 use serde_json::Value;
 
@@ -47,6 +48,7 @@ fn seconds(line: &Value) -> Option<f64> {
 pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError> {
     let mut rows = Vec::with_capacity(lines.len());
     let mut graded = 0;
+    let mut merged = 0;
     let mut zero_cost = 0;
     for (index, (line_number, line)) in lines.iter().enumerate() {
         let at = |what: String| LoadError::new(file, format!("line {line_number}: {what}"));
@@ -54,7 +56,16 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
             .map_err(|_| at("no instance_id".to_string()))?;
         let system = system(line.get("metadata"))
             .ok_or_else(|| at("no metadata.agent_class or model to name the system".to_string()))?;
-        let report = line.get("test_result").and_then(|t| t.get("report"));
+        // eval_infer grades into test_result.report (output.swebench_eval.jsonl, V1); OpenHands'
+        // update_output_with_eval.py merges the grades back into output.jsonl as a top-level
+        // `report`.
+        let nested = line.get("test_result").and_then(|t| t.get("report"));
+        let report = nested.or_else(|| line.get("report").filter(|r| r.is_object()));
+        let report_key = if nested.is_some() {
+            "test_result.report"
+        } else {
+            "report"
+        };
         let error = line
             .get("error")
             .and_then(Value::as_str)
@@ -63,6 +74,9 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
         let (outcome, status) = match (report, flag("resolved")) {
             (Some(_), Some(resolved)) => {
                 graded += 1;
+                if nested.is_none() {
+                    merged += 1;
+                }
                 let errored = error.is_some() || flag("error_eval") == Some(true);
                 (
                     Some(f64::from(u8::from(resolved))),
@@ -74,9 +88,7 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
                 )
             }
             (Some(_), None) => {
-                return Err(at(
-                    "test_result.report has no boolean 'resolved'".to_string()
-                ));
+                return Err(at(format!("{report_key} has no boolean 'resolved'")));
             }
             (None, _) => (None, RowStatus::NotAttempted),
         };
@@ -122,12 +134,31 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
         });
     }
     if graded == 0 {
+        // eval_infer writes its graded lines beside the output, as <stem>.swebench_eval.jsonl.
+        let path = std::path::Path::new(file);
+        let graded_copy = path
+            .file_stem()
+            .map(|stem| format!("{}.swebench_eval.jsonl", stem.to_string_lossy()))
+            .filter(|name| path.with_file_name(name).is_file());
+        let hint = match graded_copy {
+            Some(name) => format!(
+                "; its graded copy {name} lies beside it: import that file, or merge it into this one with OpenHands' update_output_with_eval.py"
+            ),
+            None => String::new(),
+        };
         return Err(LoadError::new(
             file,
-            "no line has a graded test_result.report: this is inference output only; grade it first (for SWE-bench, OpenHands' eval_infer merges the report into output.jsonl) and import the graded file",
+            format!(
+                "no line has a graded report (test_result.report, or the top-level report OpenHands' update_output_with_eval.py merges in): this is inference output only; grade it first (for SWE-bench, OpenHands' eval_infer) and import the graded file{hint}"
+            ),
         ));
     }
     let mut notes = Vec::new();
+    if merged > 0 {
+        notes.push(format!(
+            "{file}: {merged} graded reports read from the lines' top-level 'report', as OpenHands' update_output_with_eval.py merges them in"
+        ));
+    }
     if graded < rows.len() {
         notes.push(format!(
             "{file}: {} of {} instances have no graded report and are not attempted",
