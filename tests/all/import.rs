@@ -934,6 +934,81 @@ fn an_openhands_output_folder_is_read_through_its_output_jsonl() {
         words.contains("3 graded reports read from the lines' top-level 'report', as OpenHands' update_output_with_eval.py merges them in"),
         "{words}"
     );
+
+    // OpenHands V1 (OpenHands/benchmarks) never merges: swebench-eval writes the predictions as
+    // output.swebench.jsonl, moves the harness's report beside the output as output.report.json,
+    // and writes cost_report.jsonl (one indented JSON object); critic attempts sit beside it too.
+    let v1 = temp_dir("openhands-v1").join("eval_outputs");
+    std::fs::create_dir_all(&v1).expect("folder");
+    let text: Vec<String> = lines.iter().map(Value::to_string).collect();
+    std::fs::write(v1.join("output.jsonl"), text.join("\n") + "\n").expect("write");
+    std::fs::write(
+        v1.join("output.critic_attempt_1.jsonl"),
+        text.join("\n") + "\n",
+    )
+    .expect("write");
+    std::fs::write(v1.join("metadata.json"), metadata.to_string()).expect("metadata");
+    let ids: Vec<&str> = lines
+        .iter()
+        .map(|line| line["instance_id"].as_str().expect("id"))
+        .collect();
+    let predictions: Vec<String> = ids
+        .iter()
+        .map(|id| {
+            serde_json::json!({"instance_id": id, "model_patch": "", "model_name_or_path": "OpenHands"})
+                .to_string()
+        })
+        .collect();
+    std::fs::write(
+        v1.join("output.swebench.jsonl"),
+        predictions.join("\n") + "\n",
+    )
+    .expect("write");
+    std::fs::write(
+        v1.join("output.report.json"),
+        serde_json::json!({"total_instances": 500, "submitted_instances": 3,
+            "resolved_ids": [ids[0]], "unresolved_ids": [ids[1]], "error_ids": [],
+            "empty_patch_ids": [], "submitted_ids": ids})
+        .to_string(),
+    )
+    .expect("report");
+    std::fs::write(
+        v1.join("cost_report.jsonl"),
+        "{\n  \"directory\": \"eval_outputs\",\n  \"summary\": {\"total_cost\": 0.0}\n}\n",
+    )
+    .expect("cost report");
+    let rows = crate::import_formats::import_rows("openhands", &[&v1], &[], "openhands-v1-rows");
+    let outcome = |id: &str| {
+        let row = rows.iter().find(|r| r["task"] == id).expect("row");
+        (
+            row["outcome"].as_str().map(str::to_string),
+            row["status"].as_str().map(str::to_string),
+        )
+    };
+    assert_eq!(rows.len(), 3);
+    assert_eq!(
+        outcome(ids[0]),
+        (Some("1".to_string()), Some("ok".to_string()))
+    );
+    assert_eq!(
+        outcome(ids[1]),
+        (Some("0".to_string()), Some("ok".to_string()))
+    );
+    assert_eq!(outcome(ids[2]).1.as_deref(), Some("not_attempted"));
+    let words = info_words(&v1.to_string_lossy());
+    assert!(
+        words.contains("graded by output.report.json beside it (the SWE-bench harness report OpenHands' swebench-eval moves there)"),
+        "{words}"
+    );
+    assert!(words.contains("systems 1"), "{words}");
+    // The report grades one line per instance: an output with several attempts of one instance
+    // is refused rather than graded by it.
+    let doubled = format!("{}\n{}\n", text.join("\n"), text[0]);
+    std::fs::write(v1.join("output.jsonl"), doubled).expect("write");
+    assert_refused(
+        &pareval(&["info", &v1.to_string_lossy()]),
+        "has several lines (attempts), but output.report.json grades one per instance",
+    );
 }
 
 #[test]

@@ -611,8 +611,9 @@ fn unread_note((subfolder, count, named): (PathBuf, usize, Vec<PathBuf>)) -> Str
 /// Inspect's listings of a log folder (`logs.json`, `eval-set.json`), BigCodeBench's summary beside
 /// its eval results (`…_pass_at_k.json`), lm-eval's aggregate `results_<date>.json` beside its
 /// `samples_<task>_<date>.jsonl` files, a HAL run's raw results and time lines beside its upload,
-/// a Multi-SWE-bench split's `index.json` beside its submission folders, an OpenHands output's
-/// `metadata.json`, `report.json` and `output.swebench_eval.jsonl` beside its `output.jsonl`.
+/// a Multi-SWE-bench split's `index.json` beside its submission folders, an OpenHands output
+/// folder's other files beside its `output.jsonl` (metadata, reports, derived copies, V1's critic
+/// attempts and cost report).
 fn is_companion(path: &Path, name: &str) -> bool {
     let lm_eval_aggregate = || {
         name.starts_with("results_")
@@ -634,11 +635,16 @@ fn is_companion(path: &Path, name: &str) -> bool {
                 .parent()
                 .is_some_and(|folder| !submission_folders(folder).is_empty())
     };
-    // An OpenHands output folder: its metadata, the SWE-bench report and eval_infer's graded lines
-    // beside output.jsonl, whose lines carry the grades once merged (else it says where they are).
+    // An OpenHands output folder: beside output.jsonl (one line per instance, read with its grades),
+    // its metadata, the SWE-bench reports (V0 report.json; V1 output.report.json, read through
+    // output.jsonl), the predictions and graded copies derived from it (output.swebench.jsonl,
+    // output.swebench_eval.jsonl), V1's critic attempts and cost report.
     let beside = |other: &str| path.parent().is_some_and(|f| f.join(other).is_file());
     let openhands_companion = || {
-        (matches!(name, "metadata.json" | "report.json") && beside("output.jsonl"))
+        let derived = name != "output.jsonl"
+            && (name.starts_with("output.")
+                || matches!(name, "metadata.json" | "report.json" | "cost_report.jsonl"));
+        (derived && beside("output.jsonl"))
             || name
                 .strip_suffix(".swebench_eval.jsonl")
                 .is_some_and(|stem| beside(&format!("{stem}.jsonl")))

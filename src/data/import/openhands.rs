@@ -3,6 +3,9 @@
 //! OpenHands' `update_output_with_eval.py` merges into `output.jsonl`); inference output without any
 //! report has no outcome and is refused, not read as failures.
 
+use std::collections::HashMap;
+use std::path::Path;
+
 use serde_json::Value;
 
 use super::time::epoch_seconds;
@@ -45,7 +48,91 @@ fn seconds(line: &Value) -> Option<f64> {
     (times.len() >= 2).then_some(last - first)
 }
 
+/// An instance's grade from a SWE-bench run report: outcome and status.
+type Grade = (f64, RowStatus);
+
+/// A report beside the output: its file name and each listed instance's grade.
+type GradesBeside = (String, HashMap<String, Grade>);
+
+/// The SWE-bench harness report OpenHands V1's `swebench-eval` moves beside the output as
+/// `<stem>.report.json` (V1 never merges the grades into `output.jsonl`): its file name and each
+/// listed instance's grade (resolved 1; unresolved and empty patches 0; evaluation errors 0 with
+/// status error). None when there is no such report.
+fn report_beside(file: &str) -> Result<Option<GradesBeside>, LoadError> {
+    let path = Path::new(file);
+    let Some(stem) = path.file_stem() else {
+        return Ok(None);
+    };
+    let name = format!("{}.report.json", stem.to_string_lossy());
+    let report_path = path.with_file_name(&name);
+    let Ok(bytes) = std::fs::read(&report_path) else {
+        return Ok(None);
+    };
+    let shown = report_path.display().to_string();
+    let report: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| LoadError::new(&shown, format!("not JSON: {e}")))?;
+    let mut grades = HashMap::new();
+    for (key, grade) in [
+        ("resolved_ids", (1.0, RowStatus::Ok)),
+        ("error_ids", (0.0, RowStatus::Error)),
+        ("unresolved_ids", (0.0, RowStatus::Ok)),
+        ("empty_patch_ids", (0.0, RowStatus::Ok)),
+    ] {
+        let ids = match report.get(key) {
+            None | Some(Value::Null) => continue,
+            Some(Value::Array(ids)) => ids,
+            Some(other) => {
+                return Err(LoadError::new(
+                    &shown,
+                    format!("'{key}' must be a list of instance ids, found {other}"),
+                ));
+            }
+        };
+        for id in ids {
+            let id = id.as_str().ok_or_else(|| {
+                LoadError::new(
+                    &shown,
+                    format!("'{key}' must list instance ids, found {id}"),
+                )
+            })?;
+            // The first list an id is in decides (as the run report importer reads it).
+            grades.entry(id.to_string()).or_insert(grade);
+        }
+    }
+    Ok(Some((name, grades)))
+}
+
 pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError> {
+    let graded_by_report = lines.iter().all(|(_, line)| {
+        line.get("test_result")
+            .and_then(|t| t.get("report"))
+            .is_none()
+            && line.get("report").is_none()
+    });
+    let beside = if graded_by_report {
+        report_beside(file)?
+    } else {
+        None
+    };
+    if let Some((name, _)) = &beside {
+        // The report grades one line per instance (output.jsonl keeps the selected attempt).
+        let mut seen = std::collections::HashSet::new();
+        if let Some((line_number, line)) = lines.iter().find(|(_, line)| {
+            line.get("instance_id")
+                .and_then(Value::as_str)
+                .is_some_and(|id| !seen.insert(id.to_string()))
+        }) {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "line {line_number}: instance '{}' has several lines (attempts), but {name} grades one per instance; import the output that holds one line per instance",
+                    line.get("instance_id")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                ),
+            ));
+        }
+    }
     let mut rows = Vec::with_capacity(lines.len());
     let mut graded = 0;
     let mut merged = 0;
@@ -71,7 +158,20 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
             .and_then(Value::as_str)
             .filter(|e| !e.is_empty());
         let flag = |key: &str| report.and_then(|r| r.get(key)).and_then(Value::as_bool);
+        let from_report = beside.as_ref().map(|(_, grades)| grades.get(task.as_str()));
         let (outcome, status) = match (report, flag("resolved")) {
+            (None, _) if from_report.is_some() => match from_report.flatten() {
+                Some(&(outcome, status)) => {
+                    graded += 1;
+                    let status = if error.is_some() {
+                        RowStatus::Error
+                    } else {
+                        status
+                    };
+                    (Some(outcome), status)
+                }
+                None => (None, RowStatus::NotAttempted),
+            },
             (Some(_), Some(resolved)) => {
                 graded += 1;
                 if nested.is_none() {
@@ -154,6 +254,11 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
         ));
     }
     let mut notes = Vec::new();
+    if let Some((name, _)) = &beside {
+        notes.push(format!(
+            "{file}: graded by {name} beside it (the SWE-bench harness report OpenHands' swebench-eval moves there)"
+        ));
+    }
     if merged > 0 {
         notes.push(format!(
             "{file}: {merged} graded reports read from the lines' top-level 'report', as OpenHands' update_output_with_eval.py merges them in"
