@@ -930,6 +930,37 @@ fn multi_swebench_leaderboard_submissions_are_read_as_run_reports() {
         "{words}"
     );
     assert!(!words.contains("index.json"), "{words}");
+    // Two submissions whose metadata give one name are two systems, each with its folder.
+    let copy_split = temp_dir("multi-swebench-names").join("verified");
+    for (from, to) in [
+        (
+            "20240825_SWE-agent_deepseek-chat-v2",
+            "20240825_SWE-agent_deepseek-chat-v2",
+        ),
+        (
+            "20240825_SWE-agent_deepseek-chat-v2",
+            "20240901_SWE-agent_deepseek-chat-v2-again",
+        ),
+    ] {
+        let folder = copy_split.join(to).join("results");
+        std::fs::create_dir_all(&folder).expect("folder");
+        std::fs::copy(
+            split.join(from).join("metadata.yaml"),
+            copy_split.join(to).join("metadata.yaml"),
+        )
+        .expect("copy");
+        std::fs::copy(
+            split.join(from).join("results/results.json"),
+            folder.join("results.json"),
+        )
+        .expect("copy");
+    }
+    let words = info_words(&[&copy_split.to_string_lossy()]);
+    assert!(words.contains("systems 2"), "{words}");
+    assert!(
+        words.contains("the system is 'SWE-agent + deepseek-chat-v2 (20240901_SWE-agent_deepseek-chat-v2-again)'"),
+        "{words}"
+    );
     // A report that lists fewer ids than its total_instances says so.
     let mut report: Value = serde_json::from_slice(
         &std::fs::read(

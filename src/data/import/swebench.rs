@@ -152,6 +152,27 @@ fn named_sibling(folder: &Path, dated: &str, name: &str) -> Option<String> {
     siblings.into_iter().next()
 }
 
+/// The system a submission's metadata names, with its folder (`name (folder)`, noted) when another
+/// submission beside it gives the same name ([`named_sibling`]).
+fn kept_apart(
+    folder: &Path,
+    dated: &str,
+    system: String,
+    file: &str,
+    notes: &mut Vec<String>,
+) -> String {
+    match named_sibling(folder, dated, &system) {
+        Some(sibling) => {
+            let both = format!("{system} ({dated})");
+            notes.push(format!(
+                "{file}: metadata.yaml names the system '{system}', as does {sibling} beside it; the system is '{both}' (--system-name sets another)"
+            ));
+            both
+        }
+        None => system,
+    }
+}
+
 /// The system of a run report named as the harness names it, `<model>.<run_id>.json` with the
 /// model's '/' written as '__' (two runs in one folder are two systems); None for a copy renamed to
 /// a bare word (`results.json`, `report.json`), which says nothing of the run.
@@ -364,16 +385,7 @@ pub fn results(
     let system = match metadata.as_deref().and_then(metadata_name) {
         // Leaderboard splits hold submissions of one name (a team's later entry): each keeps its
         // folder beside the name, so a split folder reads as many systems as it has submissions.
-        Some(system) => match named_sibling(folder, &dated, &system) {
-            Some(sibling) => {
-                let both = format!("{system} ({dated})");
-                notes.push(format!(
-                    "{file}: metadata.yaml names the system '{system}', as does {sibling} beside it; the system is '{both}' (--system-name sets another)"
-                ));
-                both
-            }
-            None => system,
-        },
+        Some(system) => kept_apart(folder, &dated, system, file, &mut notes),
         None => {
             // Two submissions of one team differ only in the date: stripping it would merge them.
             match dated_sibling(folder, &full, &name) {
@@ -511,7 +523,10 @@ fn run_report(
         None => match metadata(folder).as_deref().and_then(metadata_name) {
             // A leaderboard submission's copy (Multi-SWE-bench keeps the run report as
             // results/results.json beside a metadata.yaml that names the system).
-            Some(system) => system,
+            Some(system) => {
+                let dated = without_run(&folder_name(folder)).0;
+                kept_apart(folder, &dated, system, file, &mut notes)
+            }
             None => {
                 let system = folder_name(folder);
                 notes.push(format!(
