@@ -1,9 +1,10 @@
 //! OpenHands evaluation output (`output.jsonl`, V0 and V1), as described in `shared/formats/NOTES.md`
-//! §7. The outcome is the graded `test_result.report.resolved` (or the top-level `report` that
-//! OpenHands' `update_output_with_eval.py` merges into `output.jsonl`); inference output without any
-//! report has no outcome and is refused, not read as failures.
+//! §7. The outcome is the graded `test_result.report.resolved`, the top-level `report` that
+//! OpenHands' `update_output_with_eval.py` merges into `output.jsonl`, or (V1, which never merges)
+//! the SWE-bench harness report `swebench-eval` moves beside it as `output.report.json`; inference
+//! output without any grade has no outcome and is refused, not read as failures.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use serde_json::Value;
@@ -116,7 +117,7 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
     };
     if let Some((name, _)) = &beside {
         // The report grades one line per instance (output.jsonl keeps the selected attempt).
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         if let Some((line_number, line)) = lines.iter().find(|(_, line)| {
             line.get("instance_id")
                 .and_then(Value::as_str)
@@ -235,7 +236,7 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
     }
     if graded == 0 {
         // eval_infer writes its graded lines beside the output, as <stem>.swebench_eval.jsonl.
-        let path = std::path::Path::new(file);
+        let path = Path::new(file);
         let graded_copy = path
             .file_stem()
             .map(|stem| format!("{}.swebench_eval.jsonl", stem.to_string_lossy()))
