@@ -1172,12 +1172,18 @@ fn a_terminal_bench_leaderboard_folder_is_read_as_its_submissions() {
     let words = info_words(&dataset.to_string_lossy());
     for note in [
         "terminal-bench-core@0.1.1: read the results of its 2 submission folders 20250815_mini/, 20250829_goose/",
-        "20250815_mini/2025-08-15__19-28-24/results.json: one of 2 runs of 'mini-swe-agent / anthropic/claude-sonnet-4-0' in 20250815_mini/ (one attempt per task each), numbered in path order: run 1",
-        "2025-08-29__09-03-09_results.json: one of 3 runs of '20250829_goose' in 20250829_goose/",
+        "20250815_mini/: 2 runs of 'mini-swe-agent / anthropic/claude-sonnet-4-0' (one attempt per task each), numbered 0–1 in path order",
+        "20250829_goose/: 3 runs of one attempt per task each, numbered 0–2 in path order, with no run_metadata.json naming an agent; the system is named after the folder, '20250829_goose'",
         "run_metadata.json names the system 'LeadArchitectAgent', as does another submission beside it; the system is 'LeadArchitectAgent (20250907_orchestrator_again)'",
     ] {
         assert!(words.contains(note), "{note}\n{words}");
     }
+    // Once per submission, not once per run.
+    assert_eq!(
+        words.matches("runs of 'mini-swe-agent").count(),
+        1,
+        "{words}"
+    );
     // A submission given alone is read the same way: its runs numbered, its name kept apart from
     // the submissions beside it.
     let words = info_words(&dataset.join("20250906_orchestrator").to_string_lossy());

@@ -113,17 +113,33 @@ fn place(path: &Path, attempts: u32, notes: &mut Vec<String>, file: &str) -> Run
     } else {
         (run.clone(), 0)
     };
+    // A submission's runs are noted once, with its first run, naming the folder.
+    let shown_folder = {
+        let shown = Path::new(file);
+        let folder = if run == *path {
+            shown.parent()
+        } else {
+            shown.parent().and_then(Path::parent)
+        };
+        folder.map_or_else(|| last_name(&container), |f| f.display().to_string())
+    };
+    let first = offset == 0;
+    let runs = same.len();
     let Some(name) = named else {
         let name = if grouped {
             last_name(&container)
         } else {
             last_name(run_metadata_folder(&run))
         };
-        notes.push(format!(
-            "{file}: no run_metadata.json with an agent_name beside it; the system is named after the folder, '{name}'"
-        ));
-        if grouped {
-            notes.push(grouped_note(file, &name, same.len(), offset, &container));
+        if !grouped {
+            notes.push(format!(
+                "{file}: no run_metadata.json with an agent_name beside it; the system is named after the folder, '{name}'"
+            ));
+        } else if first {
+            notes.push(format!(
+                "{shown_folder}/: {runs} runs of one attempt per task each, numbered 0–{} in path order, with no run_metadata.json naming an agent; the system is named after the folder, '{name}'",
+                runs - 1
+            ));
         }
         return RunPlace {
             system: name,
@@ -150,26 +166,27 @@ fn place(path: &Path, attempts: u32, notes: &mut Vec<String>, file: &str) -> Run
         same.iter().any(|other| *other != run)
     };
     let system = if shared {
-        let both = format!("{name} ({})", last_name(&submission));
-        notes.push(format!(
-            "{file}: run_metadata.json names the system '{name}', as does another submission beside it; the system is '{both}' (--system-name sets another)"
-        ));
-        both
+        format!("{name} ({})", last_name(&submission))
     } else {
-        name
+        name.clone()
     };
-    if grouped {
-        notes.push(grouped_note(file, &system, same.len(), offset, &container));
+    let noted = if grouped {
+        shown_folder.clone() + "/"
+    } else {
+        file.to_string()
+    };
+    if shared && first {
+        notes.push(format!(
+            "{noted}: run_metadata.json names the system '{name}', as does another submission beside it; the system is '{system}' (--system-name sets another)"
+        ));
+    }
+    if grouped && first {
+        notes.push(format!(
+            "{noted}: {runs} runs of '{system}' (one attempt per task each), numbered 0–{} in path order",
+            runs - 1
+        ));
     }
     RunPlace { system, offset }
-}
-
-/// The note for a run numbered among its submission's runs.
-fn grouped_note(file: &str, system: &str, runs: usize, offset: u32, folder: &Path) -> String {
-    format!(
-        "{file}: one of {runs} runs of '{system}' in {}/ (one attempt per task each), numbered in path order: run {offset}",
-        last_name(folder)
-    )
 }
 
 pub fn results(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadError> {
