@@ -1043,7 +1043,7 @@ fn a_swebench_split_folder_is_read_as_its_submissions() {
         assert!(words.contains(figures), "{words}");
     }
     assert!(
-        words.contains("lite: read the results of its 2 submission folders 20260520_zhikuncode/, 20260601_other_agent/ (a leaderboard's layout"),
+        words.contains("lite: read its 2 subfolders of runs 20260520_zhikuncode/, 20260601_other_agent/ (each holds runs"),
         "{words}"
     );
     // A submission's own results/resolved_by_repo.json is never read as a record.
@@ -1171,7 +1171,7 @@ fn a_terminal_bench_leaderboard_folder_is_read_as_its_submissions() {
     );
     let words = info_words(&dataset.to_string_lossy());
     for note in [
-        "terminal-bench-core@0.1.1: read the results of its 2 submission folders 20250815_mini/, 20250829_goose/",
+        "terminal-bench-core@0.1.1: read its 2 subfolders of runs 20250815_mini/, 20250829_goose/",
         "20250815_mini/: 2 runs of 'mini-swe-agent / anthropic/claude-sonnet-4-0' (one attempt per task each), numbered 0–1 in path order",
         "20250829_goose/: 3 runs of one attempt per task each, numbered 0–2 in path order, with no run_metadata.json naming an agent; the system is named after the folder, '20250829_goose'",
         "run_metadata.json names the system 'LeadArchitectAgent', as does another submission beside it; the system is 'LeadArchitectAgent (20250907_orchestrator_again)'",

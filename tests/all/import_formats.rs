@@ -925,10 +925,7 @@ fn multi_swebench_leaderboard_submissions_are_read_as_run_reports() {
     // The split folder is read as its submissions, its index.json left beside them.
     let words = info_words(&[&split.to_string_lossy()]);
     assert!(words.contains("systems 3"), "{words}");
-    assert!(
-        words.contains("read the results of its 3 submission folders"),
-        "{words}"
-    );
+    assert!(words.contains("read its 3 subfolders of runs"), "{words}");
     assert!(!words.contains("index.json"), "{words}");
     // Two submissions whose metadata give one name are two systems, each with its folder.
     let copy_split = temp_dir("multi-swebench-names").join("verified");
@@ -1003,4 +1000,31 @@ fn multi_swebench_leaderboard_submissions_are_read_as_run_reports() {
             assert_eq!(shared[task], outcome, "{task}");
         }
     }
+}
+
+#[test]
+fn a_hal_results_folder_is_read_as_its_benchmarks_runs() {
+    // hal-harness writes results/<benchmark>/<run_id>/: given results/, every benchmark's runs are
+    // read (each benchmark folder holds runs only), as given one by one.
+    let results = fixture("hal/results");
+    let one_by_one: Vec<String> = [
+        "corebench_hard",
+        "gaia",
+        "swebench_verified_mini",
+        "taubench_airline",
+    ]
+    .iter()
+    .map(|benchmark| results.join(benchmark).to_string_lossy().into_owned())
+    .collect();
+    let args: Vec<&str> = one_by_one.iter().map(String::as_str).collect();
+    let given = info_words(&args);
+    let words = info_words(&[&results.to_string_lossy()]);
+    for figures in ["systems 2", "tasks 21", "cost on 11 of 27 rows"] {
+        assert!(given.contains(figures), "{given}");
+        assert!(words.contains(figures), "{words}");
+    }
+    assert!(
+        words.contains("results: read its 4 subfolders of runs corebench_hard/, gaia/, swebench_verified_mini/, taubench_airline/"),
+        "{words}"
+    );
 }

@@ -551,7 +551,7 @@ pub fn unread_subfolder_notes(folder: &Path) -> Vec<String> {
         .collect();
     let read_submissions = (!submissions.is_empty()).then(|| {
         format!(
-            "{}: read the results of its {} submission folder{} {} (a leaderboard's layout: one folder per submission, holding its runs, or SWE-bench's results/results.json)",
+            "{}: read its {} subfolder{} of runs {} (each holds runs or results files only, as leaderboards keep one per submission; a SWE-bench submission through its results/results.json)",
             folder.display(),
             submissions.len(),
             if submissions.len() == 1 { "" } else { "s" },
