@@ -665,7 +665,7 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
         if path.is_dir() && !is_run_folder(path) {
             let entries = folder_entries(path);
             if entries.is_empty() {
-                let mut message = "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run folders of a harness pareval reads: Terminal-Bench, Harbor, HELM, HAL, aider)".to_string();
+                let mut message = "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run folders of a harness pareval reads: Terminal-Bench, Harbor, HELM, HAL, aider, and subfolders holding only such runs)".to_string();
                 let unread = unread_subfolders(path);
                 let mut below: Vec<String> = unread
                     .iter()
