@@ -1193,6 +1193,25 @@ fn a_terminal_bench_leaderboard_folder_is_read_as_its_submissions() {
     );
     let words = info_words(&goose.to_string_lossy());
     assert!(words.contains("20250829_goose 80 0.075 3"), "{words}");
+    // A run of the same agent whose metadata names another model string is another system, and
+    // the submission says so (the real leaderboard's swe-agent-mini runs do this).
+    let other = dataset.join("20250815_mini/2025-08-16__10-00-00");
+    copy_tree(&mini, &other);
+    let metadata = std::fs::read_to_string(other.join("run_metadata.json")).expect("metadata");
+    std::fs::write(
+        other.join("run_metadata.json"),
+        metadata.replace(
+            "anthropic/claude-sonnet-4-0",
+            "anthropic/claude-sonnet-4-20250514",
+        ),
+    )
+    .expect("metadata");
+    let words = info_words(&dataset.join("20250815_mini").to_string_lossy());
+    assert!(words.contains("systems 2"), "{words}");
+    assert!(
+        words.contains("20250815_mini/: runs beside it of the same agent name another model in run_metadata.json ('mini-swe-agent / anthropic/claude-sonnet-4-20250514'); they are read as another system"),
+        "{words}"
+    );
 }
 
 #[test]

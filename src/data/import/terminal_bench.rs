@@ -186,7 +186,34 @@ fn place(path: &Path, attempts: u32, notes: &mut Vec<String>, file: &str) -> Run
             runs - 1
         ));
     }
+    // Runs beside it of the same agent whose metadata names another model are another system: say
+    // so, as a submission's runs that disagree on the model string are easily taken for one system.
+    if first && attempts == 1 {
+        let agent = metadata_agent(run_metadata_folder(&run));
+        let mut others: Vec<String> = runs_in(&container)
+            .iter()
+            .map(|other| run_metadata_folder(other))
+            .filter(|other| agent.is_some() && metadata_agent(other) == agent)
+            .filter_map(metadata_name)
+            .filter(|other| *other != name)
+            .collect();
+        others.sort();
+        others.dedup();
+        if !others.is_empty() {
+            notes.push(format!(
+                "{noted}: runs beside it of the same agent name another model in run_metadata.json ({}); they are read as another system",
+                others.iter().map(|o| format!("'{o}'")).collect::<Vec<_>>().join(", ")
+            ));
+        }
+    }
     RunPlace { system, offset }
+}
+
+/// The `agent_name` of the `run_metadata.json` in `folder`.
+fn metadata_agent(folder: &Path) -> Option<String> {
+    let metadata: Value =
+        serde_json::from_slice(&std::fs::read(folder.join("run_metadata.json")).ok()?).ok()?;
+    metadata.get("agent_name")?.as_str().map(str::to_string)
 }
 
 pub fn results(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadError> {
