@@ -16,10 +16,14 @@ fn attempt(trial_name: &str, task: &str) -> Option<u32> {
     k.parse().ok().filter(|&k| k >= 1)
 }
 
+/// The `run_metadata.json` in `folder`, parsed.
+fn run_metadata(folder: &Path) -> Option<Value> {
+    serde_json::from_slice(&std::fs::read(folder.join("run_metadata.json")).ok()?).ok()
+}
+
 /// `agent / model` (or the agent alone) of the `run_metadata.json` in `folder`, if it names an agent.
 fn metadata_name(folder: &Path) -> Option<String> {
-    let metadata: Value =
-        serde_json::from_slice(&std::fs::read(folder.join("run_metadata.json")).ok()?).ok()?;
+    let metadata = run_metadata(folder)?;
     let field = |key: &str| {
         metadata
             .get(key)
@@ -211,9 +215,10 @@ fn place(path: &Path, attempts: u32, notes: &mut Vec<String>, file: &str) -> Run
 
 /// The `agent_name` of the `run_metadata.json` in `folder`.
 fn metadata_agent(folder: &Path) -> Option<String> {
-    let metadata: Value =
-        serde_json::from_slice(&std::fs::read(folder.join("run_metadata.json")).ok()?).ok()?;
-    metadata.get("agent_name")?.as_str().map(str::to_string)
+    run_metadata(folder)?
+        .get("agent_name")?
+        .as_str()
+        .map(str::to_string)
 }
 
 pub fn results(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadError> {
