@@ -66,3 +66,26 @@ pub fn temp_dir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("create temp dir");
     dir
 }
+
+#[test]
+fn every_test_folder_name_is_used_once() {
+    // `temp_dir` empties its folder, and tests run in parallel in one process: two tests given the
+    // same name delete each other's files at random (two did, and failed one run in several).
+    let mut seen = std::collections::BTreeMap::new();
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/all");
+    for entry in std::fs::read_dir(&folder).expect("tests/all").flatten() {
+        let text = std::fs::read_to_string(entry.path()).expect("a test file");
+        for (at, _) in text.match_indices("temp_dir(\"") {
+            let rest = &text[at + "temp_dir(\"".len()..];
+            let name = &rest[..rest.find('"').expect("a closing quote")];
+            if let Some(first) = seen.insert(name.to_string(), entry.file_name()) {
+                panic!(
+                    "temp_dir(\"{name}\") is used in {} and {}",
+                    first.to_string_lossy(),
+                    entry.file_name().to_string_lossy()
+                );
+            }
+        }
+    }
+    assert!(seen.len() > 50, "{} names found", seen.len());
+}

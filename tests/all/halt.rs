@@ -255,7 +255,7 @@ fn halt_refuses_what_it_cannot_score() {
 
 #[test]
 fn early_reports_target_precision_per_model_in_json() {
-    let dir = temp_dir("early-target");
+    let dir = temp_dir("halt-early-target");
     let (steps, outcomes) = synthetic(&dir);
     let out = pareval(&[
         "early",

@@ -1018,7 +1018,7 @@ fn a_swebench_split_folder_is_read_as_its_submissions() {
     // submission, as it reads them given one by one, and says so.
     let Some(data) = shared_data() else { return };
     let formats = data.join("../formats");
-    let split = temp_dir("swebench-split").join("lite");
+    let split = temp_dir("swebench-split-folder").join("lite");
     let first = split.join("20260520_zhikuncode");
     let second = split.join("20260601_other_agent");
     copy_tree(&formats.join("swebench_experiments_v2"), &first);
