@@ -219,8 +219,10 @@ pub struct ImportArgs {
 /// Choices some harness formats need; shared by `import` and every command that loads records.
 #[derive(Debug, Args)]
 pub struct ImportFlags {
-    /// The SWE-bench split a leaderboard results.json is scored against: lite or verified (default:
-    /// from metadata.yaml, the folder names, or the one split holding every listed instance); for
+    /// The SWE-bench split a leaderboard results.json is scored against: lite, verified, or a file
+    /// of the split's instance ids (one per line, or a CSV with an instance_id column) for any other
+    /// (default: from metadata.yaml, the folder names, or the one split holding every listed
+    /// instance); for
     /// swebench.com's leaderboards.json, the board read (bash-only, Verified, …; default: the first
     /// with per-instance results).
     #[arg(long, value_name = "SPLIT")]

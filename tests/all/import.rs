@@ -522,7 +522,10 @@ fn swebench_leaderboard_results_are_read_against_their_split() {
         );
     }
     let unknown = pareval(&["info", &file, "--split", "full"]);
-    assert_refused(&unknown, "--split 'full' is not a shipped instance list");
+    assert_refused(
+        &unknown,
+        "--split 'full' is neither a shipped instance list (lite, verified, bash-only) nor a file listing the split's instance ids",
+    );
     // An id outside the named split is refused, naming it.
     std::fs::write(
         &path,
@@ -1101,6 +1104,67 @@ fn a_swebench_split_folder_is_read_as_its_submissions() {
     let mut events = followed.poll();
     events.extend(followed.poll());
     assert_eq!(rows(&events), 300);
+}
+
+#[test]
+fn a_swebench_results_file_can_be_scored_against_an_instance_list_file() {
+    // Only Lite and Verified ship with pareval; a submission to any other split (SWE-bench's full
+    // test set, multimodal, …) is scored against a file of the split's instance ids (--split FILE):
+    // a CSV with an instance_id column, or one id per line. Checked on the Lite list in
+    // shared/formats against the shipped Lite.
+    let Some(data) = shared_data() else { return };
+    let formats = data.join("../formats");
+    let submission = formats.join("swebench_experiments_v2");
+    let list = formats.join("swebench_ids/swebench_lite_test_300.csv");
+    let shipped = info_words(&submission.to_string_lossy());
+    let from_csv = crate::import_formats::info_words(&[
+        &submission.to_string_lossy(),
+        "--split",
+        &list.to_string_lossy(),
+    ]);
+    assert!(
+        from_csv.contains("scored against the 300 instances listed in"),
+        "{from_csv}"
+    );
+    let dir = temp_dir("swebench-split-file");
+    let ids: Vec<String> = std::fs::read_to_string(&list)
+        .expect("list")
+        .lines()
+        .skip(1)
+        .map(|line| line.split(',').next().expect("id").to_string())
+        .collect();
+    let plain = dir.join("ids.txt");
+    std::fs::write(&plain, ids.join("\n") + "\n").expect("write");
+    let from_text = crate::import_formats::info_words(&[
+        &submission.to_string_lossy(),
+        "--split",
+        &plain.to_string_lossy(),
+    ]);
+    for words in [&from_csv, &from_text] {
+        for figures in ["tasks 300", "ZhikunCode 300 0.463"] {
+            assert!(shipped.contains(figures), "{shipped}");
+            assert!(words.contains(figures), "{words}");
+        }
+    }
+    // A list that leaves out a listed instance, or names one twice, is refused naming it.
+    let short = dir.join("short.txt");
+    std::fs::write(&short, ids[1..].join("\n")).expect("write");
+    let output = pareval(&[
+        "info",
+        &submission.to_string_lossy(),
+        "--split",
+        &short.to_string_lossy(),
+    ]);
+    assert_refused(&output, "listed instances are not in the");
+    let twice = dir.join("twice.txt");
+    std::fs::write(&twice, format!("{}\n{}\n", ids.join("\n"), ids[0])).expect("write");
+    let output = pareval(&[
+        "info",
+        &submission.to_string_lossy(),
+        "--split",
+        &twice.to_string_lossy(),
+    ]);
+    assert_refused(&output, &format!("instance '{}' is listed twice", ids[0]));
 }
 
 #[test]

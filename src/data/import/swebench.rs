@@ -20,6 +20,51 @@ const KNOWN_REPORT_SCHEMA: u64 = 2;
 const LITE: &str = include_str!("../../../assets/swebench_lite_test_300.csv");
 const VERIFIED: &str = include_str!("../../../assets/swebench_verified_test_500.csv");
 
+/// The instance ids a `--split FILE` lists: a CSV whose header has an `instance_id` column (as the
+/// shipped lists), else one id per line (the first comma-separated field); blank lines are skipped.
+fn ids_from_file(path: &Path) -> Result<Vec<String>, LoadError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| LoadError::new(&shown, format!("cannot read the instance list: {e}")))?;
+    let mut lines = text.lines().map(str::trim).filter(|line| !line.is_empty());
+    let first = lines.next().unwrap_or_default();
+    let header: Vec<&str> = first.split(',').map(str::trim).collect();
+    let (column, ids): (usize, Vec<&str>) = match header.iter().position(|c| *c == "instance_id") {
+        Some(column) => (column, Vec::new()),
+        None => (0, vec![header[0]]),
+    };
+    let mut ids: Vec<String> = ids.into_iter().map(str::to_string).collect();
+    for (index, line) in lines.enumerate() {
+        let id = line
+            .split(',')
+            .nth(column)
+            .map(str::trim)
+            .unwrap_or_default();
+        if id.is_empty() {
+            return Err(LoadError::new(
+                &shown,
+                format!(
+                    "line {}: no instance id in column {}",
+                    index + 2,
+                    column + 1
+                ),
+            ));
+        }
+        ids.push(id.to_string());
+    }
+    if ids.is_empty() || ids.iter().all(|id| id.is_empty()) {
+        return Err(LoadError::new(&shown, "the instance list is empty"));
+    }
+    let mut seen = HashSet::new();
+    if let Some(twice) = ids.iter().find(|id| !seen.insert(id.as_str())) {
+        return Err(LoadError::new(
+            &shown,
+            format!("instance '{twice}' is listed twice"),
+        ));
+    }
+    Ok(ids)
+}
+
 /// The instance ids of a shipped split.
 fn split_ids(split: &str) -> Option<Vec<String>> {
     let text = match split {
@@ -294,18 +339,31 @@ fn universe(
                 _ => {
                     return Err(LoadError::new(
                         file,
-                        "a leaderboard results.json lists only some instances; name the split they are scored against with --split lite or --split verified",
+                        "a leaderboard results.json lists only some instances; name the split they are scored against with --split lite or --split verified, or for any other split (test, multimodal, …) --split FILE, a file of its instance ids (one per line, or a CSV with an instance_id column)",
                     ));
                 }
             }
         }
     };
-    let ids = split_ids(&split).ok_or_else(|| {
-        LoadError::new(
-            file,
-            format!("--split '{split}' is not a shipped instance list (lite, verified, bash-only)"),
-        )
-    })?;
+    let ids = match split_ids(&split) {
+        Some(ids) => ids,
+        None if Path::new(&split).is_file() => {
+            let ids = ids_from_file(Path::new(&split))?;
+            notes.push(format!(
+                "{file}: scored against the {} instances listed in {split} (--split)",
+                ids.len()
+            ));
+            ids
+        }
+        None => {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "--split '{split}' is neither a shipped instance list (lite, verified, bash-only) nor a file listing the split's instance ids"
+                ),
+            ));
+        }
+    };
     let known: HashSet<&String> = ids.iter().collect();
     let outside: Vec<&String> = listed.iter().filter(|id| !known.contains(id)).collect();
     if let Some(first) = outside.first() {
