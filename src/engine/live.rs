@@ -839,6 +839,23 @@ mod tests {
         }
     }
 
+    /// [`decide_live`] for tested "A" against baseline "B", with no input files.
+    fn decide_ab(
+        plan: &LivePlan,
+        tested: &[Option<f64>],
+        baseline: &[Option<f64>],
+        settings: &LiveSettings,
+    ) -> Vec<DecisionRecord> {
+        decide_live(
+            plan,
+            ("A", "B"),
+            tested,
+            baseline,
+            settings,
+            &Provenance::new(&[]),
+        )
+    }
+
     /// [`plan`] with its two groups alternating, so that any even prefix holds as many of each.
     fn alternating_plan() -> LivePlan {
         LivePlan {
@@ -851,7 +868,6 @@ mod tests {
     fn continues_before_the_limit_and_decides_at_it() {
         // The groups alternate, so the plan's first 6 tasks hold 3 of each.
         let plan = alternating_plan();
-        let provenance = Provenance::new(&[]);
         // Tested wins every observed task; the plan's first 6 tasks observed, 3 from each group.
         let mut tested = vec![None; 20];
         let mut baseline = vec![None; 20];
@@ -859,14 +875,7 @@ mod tests {
             tested[i] = Some(1.0);
             baseline[i] = Some(0.0);
         }
-        let early = decide_live(
-            &plan,
-            ("A", "B"),
-            &tested,
-            &baseline,
-            &settings(5000),
-            &provenance,
-        );
+        let early = decide_ab(&plan, &tested, &baseline, &settings(5000));
         assert_eq!(early[0].action, Action::Continue);
         assert_eq!(early[0].observed, 6);
         assert!(
@@ -874,14 +883,7 @@ mod tests {
                 .reason
                 .starts_with("6 of 10 tasks observed before the budget limit")
         );
-        let at_limit = decide_live(
-            &plan,
-            ("A", "B"),
-            &tested,
-            &baseline,
-            &settings(3000),
-            &provenance,
-        );
+        let at_limit = decide_ab(&plan, &tested, &baseline, &settings(3000));
         assert_eq!(
             at_limit[0].action,
             Action::Promote,
@@ -895,7 +897,6 @@ mod tests {
     #[test]
     fn a_fixed_horizon_rule_read_after_its_limit_decides_on_the_limits_prefix() {
         let plan = alternating_plan();
-        let provenance = Provenance::new(&[]);
         // The limit at budget 0.5 is the plan's first 10 tasks: there the two systems trade wins
         // (Δ̂ = 0); the tested system wins all 10 after it, which would promote on all 20.
         let tested: Vec<Option<f64>> = (0..20)
@@ -904,24 +905,10 @@ mod tests {
         let baseline: Vec<Option<f64>> = (0..20)
             .map(|i| Some(if i < 10 && i % 2 == 1 { 1.0 } else { 0.0 }))
             .collect();
-        let read_later = decide_live(
-            &plan,
-            ("A", "B"),
-            &tested,
-            &baseline,
-            &settings(5000),
-            &provenance,
-        );
+        let read_later = decide_ab(&plan, &tested, &baseline, &settings(5000));
         let mut stopped_at_limit = tested.clone();
         stopped_at_limit[10..].fill(None);
-        let read_at_limit = decide_live(
-            &plan,
-            ("A", "B"),
-            &stopped_at_limit,
-            &baseline,
-            &settings(5000),
-            &provenance,
-        );
+        let read_at_limit = decide_ab(&plan, &stopped_at_limit, &baseline, &settings(5000));
         let (later, at) = (&read_later[0], &read_at_limit[0]);
         assert_eq!(later.observed, 10);
         assert_eq!(later.finished, Some(20));
@@ -938,16 +925,14 @@ mod tests {
         assert_eq!(later.validity, "valid when read once, at the budget limit");
         assert!(later.waiting_on.is_none());
         // Reading every finished task is descriptive, and reads them all.
-        let finished = decide_live(
+        let finished = decide_ab(
             &plan,
-            ("A", "B"),
             &tested,
             &baseline,
             &LiveSettings {
                 reading: Reading::Finished,
                 ..settings(5000)
             },
-            &provenance,
         );
         assert_eq!(finished[0].observed, 20);
         assert_eq!(
@@ -961,24 +946,13 @@ mod tests {
     #[test]
     fn a_skipped_group_abstains_at_the_limit() {
         let plan = plan();
-        let provenance = Provenance {
-            files: Vec::new(),
-            program: "test".into(),
-        };
         let mut tested = vec![None; 20];
         let mut baseline = vec![None; 20];
         for i in 0..6 {
             tested[i] = Some(1.0);
             baseline[i] = Some(0.0);
         }
-        let records = decide_live(
-            &plan,
-            ("A", "B"),
-            &tested,
-            &baseline,
-            &settings(3000),
-            &provenance,
-        );
+        let records = decide_ab(&plan, &tested, &baseline, &settings(3000));
         assert_eq!(records[0].action, Action::Abstain);
         assert_eq!(records[0].missing_groups, ["b"]);
         assert_eq!(
