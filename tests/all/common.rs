@@ -67,6 +67,19 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// Copies a folder and everything in it.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("folder");
+    for entry in std::fs::read_dir(from).expect("folder").flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
 #[test]
 fn every_test_folder_name_is_used_once() {
     // `temp_dir` empties its folder, and tests run in parallel in one process: two tests given the

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{assert_refused, pareval, shared_data, stderr, stdout, temp_dir};
+use crate::common::{assert_refused, copy_tree, pareval, shared_data, stderr, stdout, temp_dir};
 
 /// The canonical rows `pareval import` writes, as JSON objects.
 fn imported_rows(format: &str, file: &Path, out: &Path) -> Vec<Value> {
@@ -845,19 +845,6 @@ fn a_folder_names_the_subfolders_it_does_not_read() {
         "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run folders of a harness pareval reads: Terminal-Bench, Harbor, HELM, HAL, aider, and subfolders holding only such runs); result files lie in its subfolders exp1/ (2 files): give those folders, or their files",
     );
     assert!(!stderr(&output).contains("plots"), "{}", stderr(&output));
-}
-
-/// Copies a folder and everything in it.
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("folder");
-    for entry in std::fs::read_dir(from).expect("folder").flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{assert_refused, fixture, pareval, stderr, stdout, temp_dir};
+use crate::common::{assert_refused, copy_tree, fixture, pareval, stderr, stdout, temp_dir};
 
 /// The canonical rows `pareval import FORMAT PATH… [extra]` writes, as JSON objects.
 pub fn import_rows(format: &str, paths: &[&Path], extra: &[&str], name: &str) -> Vec<Value> {
@@ -1027,4 +1027,176 @@ fn a_hal_results_folder_is_read_as_its_benchmarks_runs() {
         words.contains("results: read its 4 subfolders of runs corebench_hard/, gaia/, swebench_verified_mini/, taubench_airline/"),
         "{words}"
     );
+}
+
+#[test]
+fn tau2_dir_format_runs_are_read_through_their_simulation_index() {
+    // tau2-bench's dir format (voice runs' default, or `tau2 convert-results --to dir`): results.json holds the run's
+    // info and a `simulation_index` (one summary per simulation, rewritten after each), the
+    // simulations themselves lie in simulations/<id>.json beside it. Written by tau2's own
+    // checkpoint code, with the same eight simulations in its monolithic format beside it: both read
+    // to the same rows.
+    let root = fixture("tau2");
+    let dir_rows = import_rows("tau2", &[&root.join("dir_run")], &[], "tau2-dir");
+    let json_rows = import_rows("tau2", &[&root.join("json_run")], &[], "tau2-json");
+    assert_eq!(dir_rows, json_rows);
+    let by_task_run = |rows: &[Value]| -> BTreeMap<(String, String), (Value, String)> {
+        rows.iter()
+            .map(|row| {
+                (
+                    (
+                        row["task"].as_str().unwrap().to_string(),
+                        row["run"].as_str().unwrap().to_string(),
+                    ),
+                    (
+                        row["outcome"].clone(),
+                        row["status"].as_str().unwrap().to_string(),
+                    ),
+                )
+            })
+            .collect()
+    };
+    let read = by_task_run(&dir_rows);
+    let expect = |task: &str, run: &str, outcome: Value, status: &str| {
+        assert_eq!(
+            read[&(task.to_string(), run.to_string())],
+            (outcome, status.to_string()),
+            "task {task} run {run}"
+        );
+    };
+    // agent_stop 1, user_stop 0, max_steps 0 (the agent's failure), infrastructure_error (never
+    // ran: tau2 leaves it out of its metrics), unexpected_error (an error, its 0 kept),
+    // context_window_exceeded 0.
+    expect("0", "0", Value::from("1"), "ok");
+    expect("0", "1", Value::from("0"), "ok");
+    expect("1", "0", Value::from("0"), "ok");
+    expect("1", "1", Value::Null, "not_attempted");
+    expect("2", "1", Value::from("0"), "error");
+    expect("3", "0", Value::from("0"), "ok");
+    assert_eq!(dir_rows[7]["cost_usd"], "0.08");
+    assert_eq!(dir_rows[7]["seconds"], "67");
+    assert_eq!(dir_rows[0]["group"], "airline");
+    assert_eq!(dir_rows[0]["system"], "llm_agent / stand-in-model");
+    let words = info_words(&[&root.join("dir_run").to_string_lossy()]);
+    assert!(
+        words.contains("1 simulation ended in infrastructure_error: read as not attempted"),
+        "{words}"
+    );
+
+    // Mid-write: a simulation's file lands just before its index entry, and a file may be gone; the
+    // index is what is read, and both are said.
+    let work = temp_dir("tau2-dir-format");
+    let run = work.join("run");
+    copy_tree(&root.join("dir_run"), &run);
+    std::fs::copy(
+        run.join("simulations/sim-07.json"),
+        run.join("simulations/sim-08.json"),
+    )
+    .expect("copy");
+    std::fs::remove_file(run.join("simulations/sim-00.json")).expect("remove");
+    std::fs::write(run.join("simulations/.sim_tmp.json"), "{").expect("a temporary file");
+    assert_eq!(import_rows("tau2", &[&run], &[], "tau2-dir-mid"), dir_rows);
+    let words = info_words(&[&run.to_string_lossy()]);
+    for note in [
+        "1 simulation of its simulation_index has no file in",
+        "(sim-00); read from the index",
+        "1 simulation file in",
+        "is not in its simulation_index yet (sim-08): not read",
+    ] {
+        assert!(words.contains(note), "{note}: {words}");
+    }
+
+    // `watch` follows a dir-format run as tau2 rewrites its index after each simulation.
+    let live = work.join("live");
+    copy_tree(&root.join("dir_run"), &live);
+    let meta = live.join("results.json");
+    let full: Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta).expect("read")).expect("json");
+    let mut partial = full.clone();
+    partial["simulation_index"]
+        .as_array_mut()
+        .expect("an index")
+        .truncate(3);
+    std::fs::write(&meta, partial.to_string()).expect("write");
+    let mut followed =
+        pareval::watch::follow::Followed::new(std::slice::from_ref(&live)).expect("followed");
+    let rows = |followed: &mut pareval::watch::follow::Followed| {
+        let mut events = followed.poll();
+        events.extend(followed.poll());
+        events
+            .iter()
+            .filter(|e| matches!(e, pareval::watch::follow::Event::Row { .. }))
+            .count()
+    };
+    assert_eq!(rows(&mut followed), 3);
+    std::fs::write(&meta, full.to_string()).expect("write");
+    // A native file is read once it stops changing: poll until it has been read again.
+    let mut again = 0;
+    for _ in 0..50 {
+        again += rows(&mut followed);
+        if again > 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // Eight simulations, one never ran (not attempted: no outcome to observe).
+    assert_eq!(again, 7);
+
+    // No index (tau2's loader then reads the folder): the simulation files are read.
+    std::fs::remove_file(run.join("simulations/sim-08.json")).expect("remove");
+    std::fs::remove_file(run.join("simulations/.sim_tmp.json")).expect("remove");
+    std::fs::copy(
+        root.join("dir_run/simulations/sim-00.json"),
+        run.join("simulations/sim-00.json"),
+    )
+    .expect("copy");
+    let meta = run.join("results.json");
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(&meta).expect("read")).expect("json");
+    value["simulation_index"] = Value::Null;
+    std::fs::write(&meta, value.to_string()).expect("write");
+    assert_eq!(
+        import_rows("tau2", &[&run], &[], "tau2-dir-files"),
+        dir_rows
+    );
+    assert!(
+        info_words(&[&run.to_string_lossy()])
+            .contains("tau2 dir format without a simulation_index: read its 8 simulation files in"),
+    );
+    // A broken simulation file is named; no folder at all is refused naming what is missing.
+    std::fs::write(run.join("simulations/sim-03.json"), "[1, 2]").expect("write");
+    assert_refused(
+        &pareval(&["info", &run.to_string_lossy()]),
+        "sim-03.json: a tau2 simulation file holds one SimulationRun object, found an array",
+    );
+    std::fs::remove_dir_all(run.join("simulations")).expect("remove");
+    assert_refused(
+        &pareval(&["info", &run.to_string_lossy()]),
+        "results.json: a tau2 file needs a 'simulations' array, or a 'simulation_index' (tau2's dir format, with the simulations in simulations/ beside it, which is not there)",
+    );
+    value["simulation_index"] = Value::from("sim-00");
+    std::fs::write(&meta, value.to_string()).expect("write");
+    assert_refused(
+        &pareval(&["info", &run.to_string_lossy()]),
+        "'simulation_index' must be an array, found a string",
+    );
+
+    // tau2 keeps runs under data/simulations/<run>/: that folder is read as its runs, whatever the
+    // format, and no run's simulation files are read as results of their own.
+    let simulations = work.join("simulations");
+    copy_tree(&root.join("dir_run"), &simulations.join("voice_run"));
+    copy_tree(&root.join("json_run"), &simulations.join("text_run"));
+    let text = simulations.join("text_run/results.json");
+    let renamed = std::fs::read_to_string(&text)
+        .expect("read")
+        .replace("stand-in-model", "other-model");
+    std::fs::write(&text, renamed).expect("write");
+    let words = info_words(&[&simulations.to_string_lossy()]);
+    assert!(words.contains("systems 2"), "{words}");
+    for run in [
+        "text_run/results.json (8 rows)",
+        "voice_run/results.json (8 rows)",
+    ] {
+        assert!(words.contains(run), "{run}: {words}");
+    }
 }

@@ -138,7 +138,10 @@ impl ImportFormat {
                 .then_some(ImportFormat::TauBench)
             }
             Value::Object(object) => {
-                if object.contains_key("simulations") && object.contains_key("info") {
+                if object.contains_key("info")
+                    && (object.contains_key("simulations")
+                        || object.contains_key("simulation_index"))
+                {
                     return Some(ImportFormat::Tau2);
                 }
                 if swebench_board::looks_like(object) {
@@ -882,7 +885,7 @@ fn parse_file(
         };
         let imported = match format {
             ImportFormat::TauBench => tau::tau_bench(&value, &file_path, &file)?,
-            ImportFormat::Tau2 => tau::tau2(&value, &file)?,
+            ImportFormat::Tau2 => tau::tau2(&value, &file_path, &file)?,
             ImportFormat::TerminalBench => terminal_bench::results(&value, &file_path, &file)?,
             ImportFormat::Harbor => match value.as_object() {
                 Some(object) if harbor::is_job(object) => {

@@ -1,5 +1,7 @@
-//! tau-bench v1 (`EnvRunResult` arrays) and tau2-bench (`Results` with `simulations`), as described in
-//! `shared/formats/NOTES.md` §6.
+//! tau-bench v1 (`EnvRunResult` arrays) and tau2-bench (`Results` with `simulations`, or the dir
+//! format's `results.json` with its `simulation_index` and `simulations/` folder), as described in
+//! `shared/formats/NOTES.md` §6 and read in tau2's own `data_model/simulation.py` and
+//! `runner/checkpoint.py`.
 
 use std::path::Path;
 
@@ -74,7 +76,16 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
     })
 }
 
-pub fn tau2(value: &Value, file: &str) -> Result<Imported, LoadError> {
+/// The folder beside a dir-format `results.json` that holds one file per simulation.
+const SIMULATIONS_DIR: &str = "simulations";
+
+/// A tau2 `Results`: the monolithic file (`simulations` inside it), or the dir format's
+/// `results.json` (the default of tau2's voice runs, or `tau2 convert-results --to dir`), which
+/// keeps a summary of each simulation in `simulation_index` and the simulations themselves in
+/// `simulations/<id>.json` beside it. The index is read (it is what tau2 writes for readers that
+/// do not want the large simulation files, and it is rewritten after each simulation); without
+/// one, the simulation files are read, as tau2's own loader does.
+pub fn tau2(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadError> {
     let info = value
         .get("info")
         .ok_or_else(|| LoadError::new(file, "a tau2 file needs 'info'"))?;
@@ -92,65 +103,279 @@ pub fn tau2(value: &Value, file: &str) -> Result<Imported, LoadError> {
         .and_then(|e| e.get("domain_name"))
         .and_then(Value::as_str)
         .map(str::to_string);
-    let simulations = value
-        .get("simulations")
-        .and_then(Value::as_array)
-        .ok_or_else(|| LoadError::new(file, "a tau2 file needs a 'simulations' array"))?;
-    let mut rows = Vec::with_capacity(simulations.len());
-    let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
-    for (index, simulation) in simulations.iter().enumerate() {
-        let task = text_field(simulation, "task_id", file, index)?;
-        let order = seen.entry(task.clone()).or_insert(0);
-        let run = match number_field(simulation, "trial", file, index)? {
-            Some(t) if t >= 0.0 && t.fract() == 0.0 => t as u32,
-            // No trial index: the order of the task's simulations in the file.
-            None => *order,
-            Some(t) => {
-                return Err(LoadError::new(
-                    file,
-                    format!(
-                        "simulation {}: trial '{t}' is not a whole number ≥ 0",
-                        index + 1
-                    ),
-                ));
-            }
-        };
-        *order += 1;
-        let reward = match simulation.get("reward_info") {
-            None | Some(Value::Null) => None,
-            Some(reward_info) => number_field(reward_info, "reward", file, index)?,
-        };
-        let termination = simulation
-            .get("termination_reason")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let errored = reward.is_none() || matches!(termination, "agent_error" | "user_error");
-        rows.push(CanonicalRow {
-            system: system.clone(),
-            task,
-            run,
-            // A simulation without a reward was not scored; the harness counts it as 0.
-            outcome: Some(reward.unwrap_or(0.0)),
-            status: if errored {
-                RowStatus::Error
-            } else {
-                RowStatus::Ok
-            },
-            group: group.clone(),
-            cost_usd: number_field(simulation, "agent_cost", file, index)?,
-            seconds: number_field(simulation, "duration", file, index)?,
-            source: format!(
-                "tau2 simulation {}, trial {run}{}",
-                simulation.get("id").and_then(Value::as_str).unwrap_or("?"),
-                if termination.is_empty() {
-                    String::new()
-                } else {
-                    format!(", {termination}")
-                }
-            ),
-        });
+    let run = Tau2Run {
+        system,
+        group,
+        file,
+    };
+    let folder = path
+        .parent()
+        .unwrap_or(Path::new("."))
+        .join(SIMULATIONS_DIR);
+    let mut notes = Vec::new();
+    let mut rows = match (value.get("simulations"), value.get("simulation_index")) {
+        (Some(Value::Array(simulations)), _) => run.rows(simulations.iter(), Reward::Graded)?,
+        (Some(other), _) => {
+            return Err(LoadError::new(
+                file,
+                format!("'simulations' must be an array, found {}", kind(other)),
+            ));
+        }
+        (None, Some(Value::Array(index))) => {
+            notes.extend(index_notes(index, &folder, file));
+            run.rows(index.iter(), Reward::Summary)?
+        }
+        (None, None | Some(Value::Null)) if folder.is_dir() => {
+            let (simulations, files) = simulation_files(&folder)?;
+            notes.push(format!(
+                "{file}: tau2 dir format without a simulation_index: read its {} in {}",
+                super::counted(files, "simulation file", "simulation files"),
+                folder.display()
+            ));
+            run.rows(simulations.iter(), Reward::Graded)?
+        }
+        (None, None | Some(Value::Null)) => {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "a tau2 file needs a 'simulations' array, or a 'simulation_index' (tau2's dir format, with the simulations in {}/ beside it, which is not there)",
+                    SIMULATIONS_DIR
+                ),
+            ));
+        }
+        (None, Some(other)) => {
+            return Err(LoadError::new(
+                file,
+                format!("'simulation_index' must be an array, found {}", kind(other)),
+            ));
+        }
+    };
+    let infrastructure = rows
+        .iter()
+        .filter(|row| row.status == RowStatus::NotAttempted)
+        .count();
+    if infrastructure > 0 {
+        notes.push(format!(
+            "{file}: {} ended in infrastructure_error: read as not attempted (tau2 leaves them out of its metrics and runs them again when the run is resumed)",
+            super::counted(infrastructure, "simulation", "simulations")
+        ));
     }
-    Ok(Imported::entries(rows, Vec::new()))
+    rows.shrink_to_fit();
+    Ok(Imported::entries(rows, notes))
+}
+
+/// What a tau2 run gives every row.
+struct Tau2Run<'a> {
+    system: String,
+    group: Option<String>,
+    file: &'a str,
+}
+
+/// Where a simulation's reward is: a `SimulationRun` holds `reward_info.reward`, an entry of the dir
+/// format's index the `reward` itself.
+#[derive(Clone, Copy)]
+enum Reward {
+    Graded,
+    Summary,
+}
+
+impl Tau2Run<'_> {
+    /// One row per simulation (a `SimulationRun`, or an index entry with the same keys but the
+    /// reward).
+    fn rows<'v>(
+        &self,
+        simulations: impl Iterator<Item = &'v Value>,
+        reward_at: Reward,
+    ) -> Result<Vec<CanonicalRow>, LoadError> {
+        let file = self.file;
+        let mut rows = Vec::new();
+        let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+        for (index, simulation) in simulations.enumerate() {
+            let task = text_field(simulation, "task_id", file, index)?;
+            let order = seen.entry(task.clone()).or_insert(0);
+            let run = match number_field(simulation, "trial", file, index)? {
+                Some(t) if t >= 0.0 && t.fract() == 0.0 => t as u32,
+                // No trial index: the order of the task's simulations in the file.
+                None => *order,
+                Some(t) => {
+                    return Err(LoadError::new(
+                        file,
+                        format!(
+                            "simulation {}: trial '{t}' is not a whole number ≥ 0",
+                            index + 1
+                        ),
+                    ));
+                }
+            };
+            *order += 1;
+            let reward = match reward_at {
+                Reward::Summary => number_field(simulation, "reward", file, index)?,
+                Reward::Graded => match simulation.get("reward_info") {
+                    None | Some(Value::Null) => None,
+                    Some(reward_info) => number_field(reward_info, "reward", file, index)?,
+                },
+            };
+            let termination = simulation
+                .get("termination_reason")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let (outcome, status) = simulation_outcome(reward, termination);
+            rows.push(CanonicalRow {
+                system: self.system.clone(),
+                task,
+                run,
+                outcome,
+                status,
+                group: self.group.clone(),
+                cost_usd: number_field(simulation, "agent_cost", file, index)?,
+                seconds: number_field(simulation, "duration", file, index)?,
+                source: format!(
+                    "tau2 simulation {}, trial {run}{}",
+                    simulation.get("id").and_then(Value::as_str).unwrap_or("?"),
+                    if termination.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", {termination}")
+                    }
+                ),
+            });
+        }
+        Ok(rows)
+    }
+}
+
+/// A simulation's outcome and status from its reward and termination reason. tau2 grades every
+/// simulation that ended other than by a stop of the agent or the user with reward 0: the agent's
+/// own failures (max_steps, too_many_errors, timeout, context_window_exceeded) are failures; a
+/// failed call of the agent's or the user simulator's model, and an unexpected exception, are
+/// errors with their reward 0 kept; an infrastructure_error never ran (tau2's metrics leave it out
+/// and a resumed run repeats it), so it is not attempted.
+fn simulation_outcome(reward: Option<f64>, termination: &str) -> (Option<f64>, RowStatus) {
+    match termination {
+        "infrastructure_error" => (None, RowStatus::NotAttempted),
+        // A simulation without a reward was not scored; the harness counts it as 0.
+        "agent_error" | "user_error" | "unexpected_error" => {
+            (Some(reward.unwrap_or(0.0)), RowStatus::Error)
+        }
+        _ => match reward {
+            Some(reward) => (Some(reward), RowStatus::Ok),
+            None => (Some(0.0), RowStatus::Error),
+        },
+    }
+}
+
+/// What a dir-format run's `simulations/` folder says of its index: simulations the index names
+/// whose file is not there (read from the index all the same), and files the index does not name
+/// yet (tau2 writes a simulation's file just before the index entry; those are not read).
+fn index_notes(index: &[Value], folder: &Path, file: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let on_disk: std::collections::HashSet<String> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|p| is_simulation_file(p))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    let indexed: std::collections::HashSet<&str> = index
+        .iter()
+        .filter_map(|entry| entry.get("id").and_then(Value::as_str))
+        .collect();
+    let mut missing: Vec<&str> = indexed
+        .iter()
+        .copied()
+        .filter(|id| !on_disk.contains(*id))
+        .collect();
+    let mut unindexed: Vec<&str> = on_disk
+        .iter()
+        .map(String::as_str)
+        .filter(|id| !indexed.contains(id))
+        .collect();
+    missing.sort_unstable();
+    unindexed.sort_unstable();
+    let mut notes = Vec::new();
+    if !missing.is_empty() {
+        notes.push(format!(
+            "{file}: {} of its simulation_index {} no file in {} ({}); read from the index",
+            super::counted(missing.len(), "simulation", "simulations"),
+            if missing.len() == 1 { "has" } else { "have" },
+            folder.display(),
+            first_ids(&missing)
+        ));
+    }
+    if !unindexed.is_empty() {
+        notes.push(format!(
+            "{file}: {} in {} {} not in its simulation_index yet ({}): not read (tau2 writes a simulation's file just before its index entry; read the run again)",
+            super::counted(unindexed.len(), "simulation file", "simulation files"),
+            folder.display(),
+            if unindexed.len() == 1 { "is" } else { "are" },
+            first_ids(&unindexed)
+        ));
+    }
+    notes
+}
+
+/// The first few ids of a list for a note, then how many more.
+fn first_ids(ids: &[&str]) -> String {
+    const NAMED: usize = 3;
+    let mut named: Vec<String> = ids.iter().take(NAMED).map(|id| id.to_string()).collect();
+    if ids.len() > NAMED {
+        named.push(format!("… and {} more", ids.len() - NAMED));
+    }
+    named.join(", ")
+}
+
+/// Whether a path in `simulations/` is a simulation's file (tau2 writes each through a dot-named
+/// temporary file first).
+fn is_simulation_file(path: &Path) -> bool {
+    path.is_file()
+        && path.extension().is_some_and(|e| e == "json")
+        && !path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+}
+
+/// The simulations of a dir-format run without an index: every `<id>.json` of its folder, in name
+/// order (as tau2 reads them), parsed; and how many there were.
+fn simulation_files(folder: &Path) -> Result<(Vec<Value>, usize), LoadError> {
+    let folder_name = folder.display().to_string();
+    let mut paths: Vec<_> = std::fs::read_dir(folder)
+        .map_err(|e| LoadError::new(&folder_name, format!("cannot read the folder: {e}")))?
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|p| is_simulation_file(p))
+        .collect();
+    paths.sort();
+    let mut simulations = Vec::with_capacity(paths.len());
+    for path in &paths {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path)
+            .map_err(|e| LoadError::new(&name, format!("cannot read the file: {e}")))?;
+        let (simulation, _) = super::json::parse_lenient(&bytes, &name)?;
+        if !simulation.is_object() {
+            return Err(LoadError::new(
+                &name,
+                format!(
+                    "a tau2 simulation file holds one SimulationRun object, found {}",
+                    kind(&simulation)
+                ),
+            ));
+        }
+        simulations.push(simulation);
+    }
+    Ok((simulations, paths.len()))
+}
+
+/// A JSON value's kind, for a message.
+fn kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
 }
 
 #[cfg(test)]
