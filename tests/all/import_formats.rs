@@ -1142,6 +1142,17 @@ fn tau2_dir_format_runs_are_read_through_their_simulation_index() {
     // Eight simulations, one never ran (not attempted: no outcome to observe).
     assert_eq!(again, 7);
 
+    // A simulation file, or the simulations/ folder, given on its own: the run folder is named.
+    for given in [run.join("simulations/sim-01.json"), run.join("simulations")] {
+        assert_refused(
+            &pareval(&["info", &given.to_string_lossy()]),
+            &format!(
+                "one simulation of a tau2 run in its dir format: give the run's folder {} (or its results.json)",
+                run.display()
+            ),
+        );
+    }
+
     // No index (tau2's loader then reads the folder): the simulation files are read.
     std::fs::remove_file(run.join("simulations/sim-08.json")).expect("remove");
     std::fs::remove_file(run.join("simulations/.sim_tmp.json")).expect("remove");

@@ -879,6 +879,15 @@ fn parse_file(
         let Some(format) = format.or_else(|| ImportFormat::detect(&value)) else {
             // Canonical JSON records are an array: an object is a harness file of another kind.
             return match value.as_object() {
+                Some(object) if tau::is_simulation(object) => Err(LoadError::new(
+                    &file,
+                    format!(
+                        "one simulation of a tau2 run in its dir format: give the run's folder{} (or its results.json), whose simulation_index is read for every simulation",
+                        tau::run_folder_of(&file_path)
+                            .map(|run| format!(" {}", run.display()))
+                            .unwrap_or_default()
+                    ),
+                )),
                 Some(object) => Err(unknown_object(&file, object)),
                 None => Ok(None),
             };

@@ -164,6 +164,21 @@ pub fn tau2(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadErro
     Ok(Imported::entries(rows, notes))
 }
 
+/// Whether a JSON object is one tau2 `SimulationRun` (a dir-format run's `simulations/<id>.json`).
+pub fn is_simulation(object: &serde_json::Map<String, Value>) -> bool {
+    ["id", "task_id", "termination_reason", "start_time"]
+        .iter()
+        .all(|key| object.contains_key(*key))
+}
+
+/// The run folder of a dir-format simulation file (`<run>/simulations/<id>.json` with
+/// `<run>/results.json`), if it lies in one.
+pub fn run_folder_of(simulation: &Path) -> Option<&Path> {
+    let folder = simulation.parent()?;
+    let run = folder.parent()?;
+    (folder.file_name()? == SIMULATIONS_DIR && run.join("results.json").is_file()).then_some(run)
+}
+
 /// What a tau2 run gives every row.
 struct Tau2Run<'a> {
     system: String,
