@@ -1211,3 +1211,158 @@ fn tau2_dir_format_runs_are_read_through_their_simulation_index() {
         assert!(words.contains(run), "{run}: {words}");
     }
 }
+
+#[test]
+fn osworld_result_folders_are_read_by_their_layout() {
+    // OSWorld writes <result_dir>/<action_space>/<observation_type>/<model>/<domain>/<id>/ with
+    // traj.jsonl and, once evaluated, result.txt; result folders side by side are runs. Real
+    // folders: three gpt-4o runs of one task (0.0, interrupted, 0.0) and two upstream examples
+    // that ended in an error.
+    let root = fixture("osworld");
+    let traces = import_rows("osworld", &[&root.join("traces")], &[], "osworld-traces");
+    let read: Vec<(String, String, Value, String)> = traces
+        .iter()
+        .map(|row| {
+            (
+                row["system"].as_str().unwrap().to_string(),
+                row["run"].as_str().unwrap().to_string(),
+                row["outcome"].clone(),
+                row["status"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let system = "gpt-4o (pyautogui, screenshot_a11y_tree)".to_string();
+    assert_eq!(
+        read,
+        [
+            (system.clone(), "0".into(), Value::from("0"), "ok".into()),
+            (
+                system.clone(),
+                "1".into(),
+                Value::Null,
+                "not_attempted".into()
+            ),
+            (system.clone(), "2".into(), Value::from("0"), "ok".into()),
+        ]
+    );
+    assert_eq!(
+        traces[0]["task"],
+        "libreoffice_calc/163789f0-c895-4a50-8207-17cbdd56ec38"
+    );
+    assert_eq!(traces[0]["group"], "libreoffice_calc");
+    // One result folder given alone keeps its run among those beside it.
+    let alone = import_rows(
+        "osworld",
+        &[&root.join("traces/20250204-1")],
+        &[],
+        "osworld-alone",
+    );
+    assert_eq!(alone[0]["run"], "2");
+    let failed = import_rows("osworld", &[&root.join("results")], &[], "osworld-failed");
+    assert_eq!(failed.len(), 2);
+    for row in &failed {
+        assert_eq!(row["system"], "gpt-4-vision-preview (pyautogui, som)");
+        assert_eq!(
+            (row["outcome"].as_str(), row["status"].as_str()),
+            (Some("0"), Some("error"))
+        );
+        assert!(
+            row["source"]
+                .as_str()
+                .unwrap()
+                .contains("no result.txt: Time limit exceeded in chrome/"),
+            "{row}"
+        );
+    }
+    // The model's folder (or any folder below the observation type) reads the same rows.
+    let model = root.join("results/pyautogui/som/gpt-4-vision-preview");
+    assert_eq!(
+        import_rows("osworld", &[&model], &[], "osworld-model").len(),
+        2
+    );
+    let words = info_words(&[&root.to_string_lossy()]);
+    for figure in ["systems 2", "tasks 3"] {
+        assert!(words.contains(figure), "{figure}: {words}");
+    }
+    for note in [
+        "2 examples ended in an error with no result.txt (the first: Time limit exceeded in chrome/7b6c7e24-c58a-49fc-a5bb-d57b80e5b4c3): 0, status error",
+        "1 example folder has neither result.txt nor an error (running, or the run stopped; a resumed run repeats them): not attempted",
+    ] {
+        assert!(words.contains(note), "{note}: {words}");
+    }
+
+    // Partial scores and booleans; a model name with a slash is two folders.
+    let work = temp_dir("osworld-layout");
+    let finished = root.join(
+        "traces/20250130-1/pyautogui/screenshot_a11y_tree/gpt-4o/libreoffice_calc/163789f0-c895-4a50-8207-17cbdd56ec38",
+    );
+    let results = work.join("results");
+    let model = results.join("pyautogui/screenshot/ByteDance-Seed/UI-TARS-1.5-7B");
+    for (id, score) in [("a", "0.5\n"), ("b", "True\n"), ("c", "1\n")] {
+        let example = model.join("chrome").join(id);
+        copy_tree(&finished, &example);
+        std::fs::write(example.join("result.txt"), score).expect("write");
+    }
+    let rows = import_rows("osworld", &[&results], &[], "osworld-partial");
+    let outcomes: Vec<&str> = rows
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["0.5", "1", "1"]);
+    assert_eq!(
+        rows[0]["system"],
+        "ByteDance-Seed/UI-TARS-1.5-7B (pyautogui, screenshot)"
+    );
+    // Without --from the folder is recognised by its layout.
+    assert!(info_words(&[&results.to_string_lossy()]).contains("read as osworld"));
+    // `watch` follows a result folder: an example counts once its result.txt is written.
+    let pending = model.join("chrome/d");
+    copy_tree(&finished, &pending);
+    std::fs::remove_file(pending.join("result.txt")).expect("remove");
+    let mut followed =
+        pareval::watch::follow::Followed::new(std::slice::from_ref(&results)).expect("followed");
+    let count = |followed: &mut pareval::watch::follow::Followed| {
+        let mut events = Vec::new();
+        for _ in 0..50 {
+            events.extend(followed.poll());
+            if events
+                .iter()
+                .any(|e| matches!(e, pareval::watch::follow::Event::Row { .. }))
+            {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        events
+            .iter()
+            .filter(|e| matches!(e, pareval::watch::follow::Event::Row { .. }))
+            .count()
+    };
+    assert_eq!(count(&mut followed), 3);
+    std::fs::write(pending.join("result.txt"), "1.0\n").expect("write");
+    assert_eq!(count(&mut followed), 4);
+    // A score that is not one is refused, naming the file.
+    std::fs::write(pending.join("result.txt"), "None\n").expect("write");
+    assert_refused(
+        &pareval(&["info", &results.to_string_lossy()]),
+        "chrome/d/result.txt: line 1: 'None' is not a score (OSWorld writes a number in [0, 1], or True or False)",
+    );
+    // An example's own file is read as its example; any other file is not OSWorld's.
+    std::fs::write(pending.join("result.txt"), "1.0\n").expect("write");
+    let one = import_rows(
+        "osworld",
+        &[&pending.join("result.txt")],
+        &[],
+        "osworld-one-file",
+    );
+    assert_eq!((one.len(), one[0]["task"].as_str()), (1, Some("chrome/d")));
+    assert_refused(
+        &pareval(&[
+            "info",
+            "--from",
+            "osworld",
+            &root.join("README.md").to_string_lossy(),
+        ]),
+        "README.md: no OSWorld example folder here",
+    );
+}

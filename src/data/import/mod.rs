@@ -12,7 +12,8 @@
 //! `run_metadata.json` beside it), `harbor` (job and trial folders), `openhands` (V0/V1
 //! `output.jsonl` with the graded `test_result.report`), `helm` (run folders), `evalplus` and
 //! `bigcodebench` (`*eval_results.json`), `metr` (`runs.jsonl`), `aider` (benchmark run folders),
-//! `lighteval` (details Parquet files) and `hal` (`<run_id>_UPLOAD.json`). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
+//! `lighteval` (details Parquet files), `hal` (`<run_id>_UPLOAD.json`) and `osworld` (result folders
+//! of `<domain>/<example_id>/result.txt`). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
 //! lighteval details file, or a run folder is recognised by its keys or layout (a `.jsonl` file by its
 //! first line only, so canonical JSON Lines are parsed once).
 
@@ -27,6 +28,7 @@ mod lighteval;
 mod lm_eval;
 mod metr;
 mod openhands;
+mod osworld;
 mod swebench;
 mod swebench_board;
 mod tau;
@@ -61,10 +63,11 @@ pub enum ImportFormat {
     Aider,
     LightEval,
     Hal,
+    OsWorld,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 16] = [
+    pub const ALL: [ImportFormat; 17] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -81,6 +84,7 @@ impl ImportFormat {
         ImportFormat::Aider,
         ImportFormat::LightEval,
         ImportFormat::Hal,
+        ImportFormat::OsWorld,
     ];
 
     pub fn name(self) -> &'static str {
@@ -101,6 +105,7 @@ impl ImportFormat {
             ImportFormat::Aider => "aider",
             ImportFormat::LightEval => "lighteval",
             ImportFormat::Hal => "hal",
+            ImportFormat::OsWorld => "osworld",
         }
     }
 
@@ -326,16 +331,24 @@ pub fn is_run_folder(path: &Path) -> bool {
             || path.join("result.json").is_file()
             || helm::is_run_folder(path)
             || hal::upload_in(path).is_some()
-            || aider::is_run_folder(path))
+            || aider::is_run_folder(path)
+            || osworld::is_results_tree(path))
 }
 
 /// What changes when a result is rewritten or grows (size, last change): of its file, or, for an
 /// aider run, of all its exercises' results files together. `watch` reads a result again when this
 /// changes.
 pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)> {
-    if aider::is_run_folder(path) {
+    let together = if aider::is_run_folder(path) {
+        Some(aider::results_files(path))
+    } else if osworld::is_results_tree(path) {
+        Some(osworld::tracked_files(path))
+    } else {
+        None
+    };
+    if let Some(files) = together {
         let mut stamp = (0u64, None);
-        for file in aider::results_files(path) {
+        for file in files {
             let meta = std::fs::metadata(&file).ok()?;
             stamp.0 += meta.len() + 1;
             stamp.1 = stamp.1.max(meta.modified().ok());
@@ -668,7 +681,7 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
         if path.is_dir() && !is_run_folder(path) {
             let entries = folder_entries(path);
             if entries.is_empty() {
-                let mut message = "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run folders of a harness pareval reads: Terminal-Bench, Harbor, HELM, HAL, aider, and subfolders holding only such runs)".to_string();
+                let mut message = "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run folders of a harness pareval reads: Terminal-Bench, Harbor, HELM, HAL, aider, OSWorld, and subfolders holding only such runs)".to_string();
                 let unread = unread_subfolders(path);
                 let mut below: Vec<String> = unread
                     .iter()
@@ -783,6 +796,11 @@ fn parse_file(
         let (imported, bytes, file) =
             aider::run(path, settings.aider_tries.unwrap_or(aider::HEADLINE_TRIES))?;
         return finish_parsed(imported, ImportFormat::Aider, file, &bytes, 0, settings).map(Some);
+    }
+    if format == Some(ImportFormat::OsWorld) || (format.is_none() && osworld::is_results_tree(path))
+    {
+        let (imported, bytes, file) = osworld::results(path)?;
+        return finish_parsed(imported, ImportFormat::OsWorld, file, &bytes, 0, settings).map(Some);
     }
     if format == Some(ImportFormat::LightEval)
         || (format.is_none() && lighteval::is_details(&file_path))
@@ -939,7 +957,9 @@ fn parse_file(
                 }
                 evalplus::results(&value, &file_path, &file, settings.evalplus_tests)?
             }
-            ImportFormat::Helm | ImportFormat::LightEval => read_before_parsing(format, &file)?,
+            ImportFormat::Helm | ImportFormat::LightEval | ImportFormat::OsWorld => {
+                read_before_parsing(format, &file)?
+            }
             ImportFormat::Hal => hal::upload(&value, &file)?,
             // A renamed copy of one exercise's results, recognised by its keys.
             ImportFormat::Aider => {
@@ -969,14 +989,21 @@ fn parse_file(
     finish_parsed(imported, format, file, &bytes, non_finite, settings).map(Some)
 }
 
-/// HELM runs and lighteval details are read before any JSON is parsed: a path that gets here is not one.
+/// HELM runs, lighteval details and OSWorld results are read before any JSON is parsed: a path
+/// that gets here is not one.
 fn read_before_parsing(format: ImportFormat, file: &str) -> Result<Imported, LoadError> {
     Err(LoadError::new(
         file,
-        if format == ImportFormat::Helm {
-            "HELM results are run folders (run_spec.json with per_instance_stats.json) or a suite folder of them"
-        } else {
-            "lighteval details are Parquet files (details/<model>/<date>/details_<task>_<date>.parquet)"
+        match format {
+            ImportFormat::Helm => {
+                "HELM results are run folders (run_spec.json with per_instance_stats.json) or a suite folder of them"
+            }
+            ImportFormat::OsWorld => {
+                "OSWorld results are folders (<result_dir>/<action_space>/<observation_type>/<model>/<domain>/<example_id>/ with result.txt and traj.jsonl)"
+            }
+            _ => {
+                "lighteval details are Parquet files (details/<model>/<date>/details_<task>_<date>.parquet)"
+            }
         },
     ))
 }

@@ -1,0 +1,314 @@
+//! OSWorld's results folders (`run.py`, `lib_run_single.py` of xlang-ai/OSWorld): a result folder
+//! (`--result_dir`, `./results` by default) holds `<action_space>/<observation_type>/<model>/
+//! <domain>/<example_id>/`, each example folder with `traj.jsonl` (one line per action) and, once
+//! the example was evaluated, `result.txt` (the score `env.evaluate()` returned, one line). A model
+//! name with `/` in it (`ByteDance-Seed/UI-TARS-1.5-7B`) is more than one folder. Read as follows:
+//!
+//! - system: `<model> (<action_space>, <observation_type>)`: one model observed or acting otherwise
+//!   is another system.
+//! - task: `<domain>/<example_id>` (older test sets list one id under two domains, as two tasks);
+//!   group: the domain.
+//! - run: OSWorld has no run index: repeated runs are other result folders. Result folders side by
+//!   side (`traces/<run>/pyautogui/…`) are runs 0, 1, … of each system they hold, in path order.
+//! - outcome: `result.txt`'s number (partial scores such as 0.5 are kept: OSWorld's success rate
+//!   is their mean), or `True`/`False`, which some metrics return; anything else is refused.
+//! - status: an example folder without `result.txt` whose `traj.jsonl` ends in `{"Error": …}` (the
+//!   runner writes it for any exception, "Time limit exceeded in …") is 0 with status error: the
+//!   leaderboards count it as failed over the whole test set, though `show_result.py` leaves it
+//!   out; one without either is not attempted (running, or the run stopped; a resumed run repeats
+//!   it). Neither cost nor time is recorded.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::{CanonicalRow, Imported, RowStatus, counted};
+use crate::data::error::LoadError;
+
+/// OSWorld's `--observation_type` choices: the folder level that anchors the layout.
+const OBSERVATIONS: [&str; 4] = ["screenshot", "a11y_tree", "screenshot_a11y_tree", "som"];
+const SCORE: &str = "result.txt";
+const TRAJECTORY: &str = "traj.jsonl";
+/// How deep below a given folder example folders are looked for (a result folder's examples lie
+/// four levels down, more for a model name with slashes).
+const EXAMPLE_DEPTH: usize = 10;
+
+/// One example folder and where the layout places it.
+#[derive(Debug, Clone)]
+struct Example {
+    /// The result folder it lies in (`--result_dir`).
+    root: PathBuf,
+    system: String,
+    domain: String,
+    id: String,
+    folder: PathBuf,
+}
+
+/// Whether a folder holds what OSWorld writes for one example.
+fn is_example(folder: &Path) -> bool {
+    folder.join(SCORE).is_file() || folder.join(TRAJECTORY).is_file()
+}
+
+/// Whether a folder name is an OSWorld observation type.
+fn is_observation(name: &str) -> bool {
+    OBSERVATIONS.contains(&name)
+}
+
+/// Whether an observation-type folder lies at most `depth` levels below `folder`.
+fn observation_below(folder: &Path, depth: usize) -> bool {
+    super::subfolders(folder).iter().any(|child| {
+        child
+            .file_name()
+            .is_some_and(|n| is_observation(&n.to_string_lossy()))
+            || (depth > 1 && observation_below(child, depth - 1))
+    })
+}
+
+/// Whether a folder is (in) an OSWorld result folder: a result folder itself or its action-space
+/// folder (an observation type one or two levels down), or any folder below an observation type,
+/// with an example folder in it.
+pub fn is_results_tree(folder: &Path) -> bool {
+    if !folder.is_dir() {
+        return false;
+    }
+    let inside = std::fs::canonicalize(folder).is_ok_and(|path| {
+        path.components()
+            .any(|c| is_observation(&c.as_os_str().to_string_lossy()))
+    });
+    (inside || observation_below(folder, 2)) && !examples(folder).is_empty()
+}
+
+/// The example folders below `folder` (itself included), in path order, placed by the layout;
+/// folders whose path has no observation-type level with a model, a domain and an id below it
+/// are not OSWorld's and are left out.
+fn examples(folder: &Path) -> Vec<Example> {
+    fn walk(folder: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+        if is_example(folder) {
+            found.push(folder.to_path_buf());
+            return;
+        }
+        if depth == 0 {
+            return;
+        }
+        for child in super::subfolders(folder) {
+            walk(&child, depth - 1, found);
+        }
+    }
+    let mut folders = Vec::new();
+    walk(folder, EXAMPLE_DEPTH, &mut folders);
+    let base = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    folders
+        .into_iter()
+        .filter_map(|example| {
+            let shown = folder.join(example.strip_prefix(folder).unwrap_or(&example));
+            let absolute = base.join(example.strip_prefix(folder).unwrap_or(&example));
+            place(&absolute, shown)
+        })
+        .collect()
+}
+
+/// An example folder's place in the layout, from its absolute path (`shown` is the path messages
+/// use): the last observation-type level with at least a model, a domain and an id below it.
+fn place(absolute: &Path, shown: PathBuf) -> Option<Example> {
+    let names: Vec<String> = absolute
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let at = (1..names.len().saturating_sub(3))
+        .rev()
+        .find(|&i| is_observation(&names[i]))?;
+    let (domain, id) = (&names[names.len() - 2], &names[names.len() - 1]);
+    let model = names[at + 1..names.len() - 2].join("/");
+    let action_space = &names[at - 1];
+    let root: PathBuf = absolute.components().take(at - 1).collect();
+    Some(Example {
+        root,
+        system: format!("{model} ({action_space}, {})", names[at]),
+        domain: domain.clone(),
+        id: id.clone(),
+        folder: shown,
+    })
+}
+
+/// The run of a system in result folder `root`: how many result folders beside it (in path order,
+/// before it) hold the same system. Runs of one setting are result folders side by side.
+fn run_of(root: &Path, system: &str) -> u32 {
+    let Some(parent) = root.parent() else {
+        return 0;
+    };
+    let mut run = 0;
+    for sibling in super::subfolders(parent) {
+        let sibling = std::fs::canonicalize(&sibling).unwrap_or(sibling);
+        if sibling.as_path() >= root {
+            break;
+        }
+        if observation_below(&sibling, 2)
+            && examples(&sibling)
+                .iter()
+                .any(|example| example.system == system)
+        {
+            run += 1;
+        }
+    }
+    run
+}
+
+/// The score in a `result.txt`: a number in [0, 1], or `True`/`False`.
+fn score(text: &str, file: &str) -> Result<f64, LoadError> {
+    let value = text.trim();
+    let score = match value {
+        "True" => Some(1.0),
+        "False" => Some(0.0),
+        _ => value.parse::<f64>().ok(),
+    };
+    score
+        .filter(|s| (0.0..=1.0).contains(s))
+        .ok_or_else(|| {
+            LoadError::new(
+                file,
+                format!(
+                    "line 1: '{value}' is not a score (OSWorld writes a number in [0, 1], or True or False)"
+                ),
+            )
+        })
+}
+
+/// The error a trajectory ends in (`{"Error": …}`, which the runner appends when an example fails
+/// to finish), if any.
+fn trajectory_error(folder: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(folder.join(TRAJECTORY)).ok()?;
+    let last = text.lines().rev().find(|line| !line.trim().is_empty())?;
+    let value: Value = serde_json::from_str(last).ok()?;
+    value.get("Error").map(|error| match error {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    })
+}
+
+/// Every file whose change `watch` must see: the scores and trajectories of every example.
+pub fn tracked_files(folder: &Path) -> Vec<PathBuf> {
+    examples(folder)
+        .iter()
+        .flat_map(|example| [example.folder.join(SCORE), example.folder.join(TRAJECTORY)])
+        .filter(|file| file.is_file())
+        .collect()
+}
+
+/// The rows of an OSWorld result folder (or of any folder of its layout, or an example's file),
+/// the bytes read (for the content hash) and the name messages use.
+pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
+    // An example's own result.txt or traj.jsonl is read as its folder.
+    let path = match path.parent() {
+        Some(folder) if path.is_file() && is_example(folder) => folder,
+        _ => path,
+    };
+    let shown = path.display().to_string();
+    let examples = examples(path);
+    if examples.is_empty() {
+        return Err(LoadError::new(
+            &shown,
+            "no OSWorld example folder here (<result_dir>/<action_space>/<observation_type>/<model>/<domain>/<example_id>/ with result.txt or traj.jsonl)",
+        ));
+    }
+    let mut rows = Vec::with_capacity(examples.len());
+    let mut bytes = Vec::new();
+    let mut runs: std::collections::HashMap<(PathBuf, String), u32> =
+        std::collections::HashMap::new();
+    let (mut errors, mut unfinished) = (Vec::new(), 0usize);
+    for example in &examples {
+        let run = *runs
+            .entry((example.root.clone(), example.system.clone()))
+            .or_insert_with(|| run_of(&example.root, &example.system));
+        let score_file = example.folder.join(SCORE);
+        bytes.extend_from_slice(example.folder.to_string_lossy().as_bytes());
+        let (outcome, status, detail) = if score_file.is_file() {
+            let file = score_file.display().to_string();
+            let text = std::fs::read_to_string(&score_file)
+                .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
+            bytes.extend_from_slice(text.as_bytes());
+            (Some(score(&text, &file)?), RowStatus::Ok, String::new())
+        } else if let Some(error) = trajectory_error(&example.folder) {
+            bytes.extend_from_slice(error.as_bytes());
+            let detail = format!(", no {SCORE}: {error}");
+            errors.push(error);
+            (Some(0.0), RowStatus::Error, detail)
+        } else {
+            unfinished += 1;
+            (None, RowStatus::NotAttempted, format!(", no {SCORE} yet"))
+        };
+        rows.push(CanonicalRow {
+            system: example.system.clone(),
+            task: format!("{}/{}", example.domain, example.id),
+            run,
+            outcome,
+            status,
+            group: Some(example.domain.clone()),
+            cost_usd: None,
+            seconds: None,
+            source: format!("osworld {}{detail}", example.folder.display()),
+        });
+    }
+    let mut systems: Vec<&str> = examples.iter().map(|e| e.system.as_str()).collect();
+    systems.sort_unstable();
+    systems.dedup();
+    let mut notes = vec![format!(
+        "{shown}: OSWorld results, {} of {}; the outcome is result.txt's score (partial scores kept: OSWorld's success rate is their mean)",
+        counted(examples.len(), "example folder", "example folders"),
+        systems.join(", ")
+    )];
+    if let Some(first) = errors.first() {
+        notes.push(format!(
+            "{shown}: {} ended in an error with no {SCORE} (the first: {first}): 0, status error (show_result.py leaves them out; a success rate over the whole test set counts them as failed)",
+            counted(errors.len(), "example", "examples")
+        ));
+    }
+    if unfinished > 0 {
+        notes.push(format!(
+            "{shown}: {} neither {SCORE} nor an error (running, or the run stopped; a resumed run repeats them): not attempted",
+            counted(unfinished, "example folder has", "example folders have")
+        ));
+    }
+    Ok((Imported::entries(rows, notes), bytes, shown))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_are_numbers_in_the_unit_interval_or_booleans() {
+        assert_eq!(score("0.0\n", "f").ok(), Some(0.0));
+        assert_eq!(score("1\n", "f").ok(), Some(1.0));
+        assert_eq!(score("0.5", "f").ok(), Some(0.5));
+        assert_eq!(score("True\n", "f").ok(), Some(1.0));
+        assert_eq!(score("False\n", "f").ok(), Some(0.0));
+        for bad in ["None\n", "nan", "1.5", "-0.1", ""] {
+            assert!(score(bad, "f").is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_layout_places_a_model_name_with_slashes() {
+        let example = place(
+            Path::new("/r/results/pyautogui/screenshot/ByteDance-Seed/UI-TARS-1.5-7B/chrome/abc"),
+            PathBuf::from("shown"),
+        )
+        .expect("placed");
+        assert_eq!(
+            example.system,
+            "ByteDance-Seed/UI-TARS-1.5-7B (pyautogui, screenshot)"
+        );
+        assert_eq!(
+            (example.domain.as_str(), example.id.as_str()),
+            ("chrome", "abc")
+        );
+        assert_eq!(example.root, Path::new("/r/results"));
+        assert!(
+            place(
+                Path::new("/r/results/pyautogui/other/m/chrome/abc"),
+                PathBuf::new()
+            )
+            .is_none()
+        );
+    }
+}
