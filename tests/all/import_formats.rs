@@ -1366,3 +1366,94 @@ fn osworld_result_folders_are_read_by_their_layout() {
         "README.md: no OSWorld example folder here",
     );
 }
+
+#[test]
+fn appworld_evaluation_reports_give_task_goal_completion() {
+    // `appworld evaluate` writes experiments/outputs/<experiment>/evaluations/<dataset>.json; a real
+    // report of ten tasks, three of them solved.
+    let outputs = fixture("appworld/experiments/outputs");
+    let report = outputs.join("MetaCognition/evaluations/agent_arena_eval.json");
+    let rows = import_rows("appworld", &[&report], &[], "appworld-rows");
+    let tallies = tally(&rows);
+    let tally = &tallies["MetaCognition"];
+    assert_eq!((tally.rows, tally.tasks, tally.outcome_sum), (10, 10, 3.0));
+    assert_eq!(tally.statuses["ok"], 10);
+    let solved: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["outcome"] == "1")
+        .map(|r| r["task"].as_str().unwrap())
+        .collect();
+    assert_eq!(solved, ["5e27cd7_2", "ba46d91_2", "dbc0276_3"]);
+    let groups = |d: &str| rows.iter().filter(|r| r["group"] == d).count();
+    assert_eq!(
+        (
+            groups("difficulty 1"),
+            groups("difficulty 2"),
+            groups("difficulty 3")
+        ),
+        (3, 3, 4)
+    );
+    // The outputs folder reads every experiment through its evaluations/, as given one by one.
+    let words = info_words(&[&outputs.to_string_lossy()]);
+    assert!(
+        words.contains("agent_arena_eval: 3 of 10 tasks succeeded, task goal completion 30.0% as the report's aggregate"),
+        "{words}"
+    );
+
+    // AppWorld 0.2: experiment names hold slashes, tasks may carry their cost.
+    let work = temp_dir("appworld-layout");
+    let experiment = work.join("experiments/outputs/simplified_react_code_agent/deepseek/v3/dev10");
+    std::fs::create_dir_all(experiment.join("evaluations")).expect("folder");
+    let copy = experiment.join("evaluations/dev10.json");
+    std::fs::copy(&report, &copy).expect("copy");
+    let usage = |task: &str, text: &str| {
+        let folder = experiment.join("tasks").join(task).join("misc");
+        std::fs::create_dir_all(&folder).expect("folder");
+        std::fs::write(folder.join("usage.json"), text).expect("write");
+    };
+    usage(
+        "5e27cd7_2",
+        r#"{"tokens": {"output": 10}, "cost": {"input_cache_miss": 0.25, "input_cache_hit": 0.0, "input_cache_write": 0.0, "output": 0.5}}"#,
+    );
+    usage("ba46d91_2", "{}");
+    let rows = import_rows("appworld", &[&copy], &[], "appworld-slashes");
+    assert_eq!(
+        rows[0]["system"],
+        "simplified_react_code_agent/deepseek/v3/dev10"
+    );
+    let task = |id: &str| rows.iter().find(|r| r["task"] == id).expect("a task");
+    assert_eq!(task("5e27cd7_2")["cost_usd"], "0.75");
+    // An empty usage file is an unknown cost, not a free task.
+    let empty = task("ba46d91_2");
+    assert!(empty.get("cost_usd").is_none_or(Value::is_null), "{empty}");
+    // An older report says passes_fully; an aggregate that disagrees is said; a success that is
+    // not a boolean is refused, naming the task.
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(&copy).expect("read")).expect("json");
+    let first = value["individual"]["5e27cd7_2"]
+        .as_object_mut()
+        .expect("a task");
+    let success = first.remove("success").expect("success");
+    first.insert("passes_fully".to_string(), success);
+    value["aggregate"]["task_goal_completion"] = Value::from(40.0);
+    std::fs::write(&copy, value.to_string()).expect("write");
+    assert_eq!(
+        tally_of(&import_rows("appworld", &[&copy], &[], "appworld-legacy")),
+        3.0
+    );
+    assert!(
+        info_words(&[&copy.to_string_lossy()])
+            .contains("task goal completion 30.0%, but the report's aggregate says 40%"),
+    );
+    value["individual"]["ba46d91_2"]["success"] = Value::from("yes");
+    std::fs::write(&copy, value.to_string()).expect("write");
+    assert_refused(
+        &pareval(&["info", &copy.to_string_lossy()]),
+        "dev10.json: task 'ba46d91_2' has no boolean 'success' (found \"yes\")",
+    );
+}
+
+/// The sum of the outcomes of rows.
+fn tally_of(rows: &[Value]) -> f64 {
+    tally(rows).values().map(|t| t.outcome_sum).sum()
+}

@@ -12,12 +12,13 @@
 //! `run_metadata.json` beside it), `harbor` (job and trial folders), `openhands` (V0/V1
 //! `output.jsonl` with the graded `test_result.report`), `helm` (run folders), `evalplus` and
 //! `bigcodebench` (`*eval_results.json`), `metr` (`runs.jsonl`), `aider` (benchmark run folders),
-//! `lighteval` (details Parquet files), `hal` (`<run_id>_UPLOAD.json`) and `osworld` (result folders
-//! of `<domain>/<example_id>/result.txt`). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
+//! `lighteval` (details Parquet files), `hal` (`<run_id>_UPLOAD.json`), `osworld` (result folders
+//! of `<domain>/<example_id>/result.txt`) and `appworld` (`evaluations/<dataset>.json`). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
 //! lighteval details file, or a run folder is recognised by its keys or layout (a `.jsonl` file by its
 //! first line only, so canonical JSON Lines are parsed once).
 
 mod aider;
+mod appworld;
 mod evalplus;
 mod hal;
 mod harbor;
@@ -64,10 +65,11 @@ pub enum ImportFormat {
     LightEval,
     Hal,
     OsWorld,
+    AppWorld,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 17] = [
+    pub const ALL: [ImportFormat; 18] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -85,6 +87,7 @@ impl ImportFormat {
         ImportFormat::LightEval,
         ImportFormat::Hal,
         ImportFormat::OsWorld,
+        ImportFormat::AppWorld,
     ];
 
     pub fn name(self) -> &'static str {
@@ -106,6 +109,7 @@ impl ImportFormat {
             ImportFormat::LightEval => "lighteval",
             ImportFormat::Hal => "hal",
             ImportFormat::OsWorld => "osworld",
+            ImportFormat::AppWorld => "appworld",
         }
     }
 
@@ -166,6 +170,9 @@ impl ImportFormat {
                 }
                 if hal::is_upload(object) {
                     return Some(ImportFormat::Hal);
+                }
+                if appworld::is_evaluation(object) {
+                    return Some(ImportFormat::AppWorld);
                 }
                 match evalplus::shape(object) {
                     Some(evalplus::Shape::BigCodeBench) => return Some(ImportFormat::BigCodeBench),
@@ -434,7 +441,8 @@ fn lm_eval_model_folders(folder: &Path) -> Vec<PathBuf> {
 
 /// A folder's subfolders that are leaderboard submissions, each with the results read for it, in
 /// path order: a SWE-bench submission (`evaluation/<split>/<submission>/` of SWE-bench/experiments,
-/// read through its `results/results.json`, or `new_eval_results/report.json` of a graded run), or a
+/// read through its `results/results.json`, or `new_eval_results/report.json` of a graded run), an
+/// AppWorld experiment (`experiments/outputs/<experiment>/`, read through its `evaluations/`), or a
 /// folder of runs (every result in it a harness's run folder, or a file named `…results.json`: a
 /// Terminal-Bench leaderboard submission's `<run>/results.json` or `<date>_results.json` files).
 /// Leaderboard repositories keep one such folder per submission beside the ones that are runs.
@@ -450,6 +458,9 @@ pub fn submission_folders(folder: &Path) -> Vec<(PathBuf, Vec<PathBuf>)> {
 fn submission_results(folder: &Path) -> Option<Vec<PathBuf>> {
     if let Some(results) = swebench::submission_results(folder) {
         return Some(vec![results]);
+    }
+    if let Some(reports) = appworld::evaluations_in(folder) {
+        return Some(reports);
     }
     let own = own_entries(folder);
     let runs_only = own.iter().all(|path| {
@@ -567,7 +578,7 @@ pub fn unread_subfolder_notes(folder: &Path) -> Vec<String> {
         .collect();
     let read_submissions = (!submissions.is_empty()).then(|| {
         format!(
-            "{}: read its {} subfolder{} of runs {} (each holds runs or results files only, as leaderboards keep one per submission; a SWE-bench submission through its results/results.json)",
+            "{}: read its {} subfolder{} of runs {} (each holds runs or results files only, as leaderboards keep one per submission; a SWE-bench submission through its results/results.json, an AppWorld experiment through its evaluations/)",
             folder.display(),
             submissions.len(),
             if submissions.len() == 1 { "" } else { "s" },
@@ -961,6 +972,7 @@ fn parse_file(
                 read_before_parsing(format, &file)?
             }
             ImportFormat::Hal => hal::upload(&value, &file)?,
+            ImportFormat::AppWorld => appworld::evaluation(&value, &file_path, &file)?,
             // A renamed copy of one exercise's results, recognised by its keys.
             ImportFormat::Aider => {
                 aider::run(
