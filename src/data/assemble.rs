@@ -61,6 +61,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
     let mut inspect_logs = 0;
     let mut read_as: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for path in paths {
+        super::import::refuse_lfs_pointer(path)?;
         let file_benchmark = options.benchmark_per_file.then(|| benchmark_name(path));
         let native = if options.from.is_some() || super::import::may_be_native(path) {
             super::import::read_native(path, options.from, &options.import_settings())?

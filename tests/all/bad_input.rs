@@ -8,6 +8,14 @@ use crate::common::{fixture, pareval, stderr};
 /// (file under tests/fixtures/bad, the message after "<file>: ").
 const CASES: &[(&str, &str)] = &[
     (
+        "lfs_pointer.csv",
+        "line 1: a Git LFS pointer, not the file itself (2933 bytes, oid sha256:00255b17c43b2d5f4a1cbd1d2cbc4bf5f8d3b5c6c9f2a4b2d0a3e5c4f6b7a8c9): the repository keeps it in Git LFS; fetch it with `git lfs pull` and read it again",
+    ),
+    (
+        "lfs_pointer.json",
+        "line 1: a Git LFS pointer, not the file itself (4 bytes, oid sha256:5717e7c840171019a4eeab5b79a7f894a4986eaff93d04ec5b12c9a189f594bf): the repository keeps it in Git LFS; fetch it with `git lfs pull` and read it again",
+    ),
+    (
         "missing_outcome_column.csv",
         "missing required column 'outcome' (columns found: 'system', 'task', 'group')",
     ),

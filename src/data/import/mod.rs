@@ -684,6 +684,40 @@ fn is_companion(path: &Path, name: &str) -> bool {
         || hal::is_run_companion(path, name)
 }
 
+/// A Git LFS pointer's first line: a repository that keeps a file in LFS checks out this text in
+/// its place until `git lfs pull` fetches it.
+const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/";
+
+/// Refuses a file that is a Git LFS pointer rather than the file (leaderboard repositories keep
+/// their result files in LFS): the parser's own message would be a puzzle, and the rows are not
+/// there to read.
+pub fn refuse_lfs_pointer(path: &Path) -> Result<(), LoadError> {
+    use std::io::Read;
+    if !path.is_file() {
+        return Ok(());
+    }
+    let mut head = Vec::with_capacity(256);
+    let read = std::fs::File::open(path).and_then(|file| file.take(256).read_to_end(&mut head));
+    if read.is_err() || !head.starts_with(LFS_POINTER) {
+        return Ok(());
+    }
+    let text = String::from_utf8_lossy(&head);
+    let field = |key: &str| {
+        text.lines()
+            .find_map(|line| line.strip_prefix(key).map(str::trim))
+            .unwrap_or("?")
+            .to_string()
+    };
+    Err(LoadError::new(
+        path.display().to_string(),
+        format!(
+            "line 1: a Git LFS pointer, not the file itself ({} bytes, oid {}): the repository keeps it in Git LFS; fetch it with `git lfs pull` and read it again",
+            field("size "),
+            field("oid ")
+        ),
+    ))
+}
+
 /// The files read for the paths given: a file as it is, a run folder ([`is_run_folder`]) as it is,
 /// any other folder as its [`folder_entries`] (an empty one is refused, naming it).
 pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
@@ -794,6 +828,7 @@ fn parse_file(
     settings: &ImportSettings<'_>,
 ) -> Result<Option<Parsed>, LoadError> {
     let file_path = native_file(path);
+    refuse_lfs_pointer(&file_path)?;
     let helm_run = file_path
         .file_name()
         .is_some_and(|name| name == "per_instance_stats.json")
