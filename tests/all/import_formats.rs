@@ -1457,3 +1457,116 @@ fn appworld_evaluation_reports_give_task_goal_completion() {
 fn tally_of(rows: &[Value]) -> f64 {
     tally(rows).values().map(|t| t.outcome_sum).sum()
 }
+
+#[test]
+fn mlebench_grading_reports_give_medals_per_competition_and_seed() {
+    // `mlebench grade` writes <output-dir>/<timestamp>_grading_report.json; two real reports.
+    let root = fixture("mlebench");
+    let its = root.join("ITS-bench/output/2025-05-07T12-59-41-GMT_grading_report.json");
+    let rows = import_rows("mle-bench", &[&its], &[], "mlebench-its");
+    let read: Vec<(&str, &str, &str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["task"].as_str().unwrap(),
+                r["outcome"].as_str().unwrap(),
+                r["status"].as_str().unwrap(),
+                r["group"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        read,
+        [
+            ("denoising-dirty-documents", "0", "error", "low"),
+            ("aerial-cactus-identification", "0", "ok", "low"),
+            ("leaf-classification", "0", "ok", "low"),
+        ]
+    );
+    assert_eq!(rows[0]["system"], "output");
+    // Another medal flag by --metric; the raw score is not one.
+    let above = import_rows(
+        "mle-bench",
+        &[&its],
+        &["--metric", "above_median"],
+        "mlebench-above",
+    );
+    let outcomes: Vec<&str> = above
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(outcomes, ["0", "1", "0"]);
+    assert_refused(
+        &pareval(&["info", &its.to_string_lossy(), "--metric", "score"]),
+        "--metric 'score': an MLE-bench report's outcome is one of any_medal, gold_medal, silver_medal, bronze_medal, above_median",
+    );
+    let group = root.join("pumpkin-mle-bench/runs/2026-05-18T19-44-26-UTC_run-group_aide");
+    let words = info_words(&[&group.to_string_lossy()]);
+    assert!(
+        words.contains("so the system is its folder '2026-05-18T19-44-26-UTC_run-group_aide'"),
+        "{words}"
+    );
+
+    // A run group: the seeds are one report's repeated competitions, its metadata.json and run
+    // folders (with their Kaggle submission CSVs) lie beside it and are not read.
+    let work = temp_dir("mlebench-run-group");
+    let run_group = work.join("runs/2024-09-19T20-07-15-GMT_run-group_aide");
+    std::fs::create_dir_all(run_group.join("aerial-cactus-identification_0b1c/submission"))
+        .expect("folder");
+    std::fs::write(
+        run_group.join("aerial-cactus-identification_0b1c/submission/submission.csv"),
+        "id,has_cactus\n1,0.9\n",
+    )
+    .expect("write");
+    std::fs::write(
+        run_group.join("metadata.json"),
+        r#"{"run_group": "2024-09-19T20-07-15-GMT_run-group_aide", "runs": {}}"#,
+    )
+    .expect("write");
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(&its).expect("read")).expect("json");
+    let reports = value["competition_reports"]
+        .as_array_mut()
+        .expect("reports");
+    let mut second = reports.clone();
+    second[1]["any_medal"] = Value::from(true);
+    second[2]["competition_id"] = Value::from("my-own-competition");
+    reports.extend(second);
+    std::fs::write(
+        run_group.join("2024-09-19T20-07-15-GMT_grading_report.json"),
+        value.to_string(),
+    )
+    .expect("write");
+    let rows = import_rows("mle-bench", &[&run_group], &[], "mlebench-seeds");
+    let runs: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["task"].as_str().unwrap(),
+                r["run"].as_str().unwrap(),
+                r["outcome"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            ("denoising-dirty-documents", "0", "0"),
+            ("aerial-cactus-identification", "0", "0"),
+            ("leaf-classification", "0", "0"),
+            ("denoising-dirty-documents", "1", "0"),
+            ("aerial-cactus-identification", "1", "1"),
+            ("my-own-competition", "0", "0"),
+        ]
+    );
+    assert!(rows[5].get("group").is_none_or(Value::is_null));
+    let words = info_words(&[&work.join("runs").to_string_lossy()]);
+    for note in [
+        "competitions graded up to 2 times (a run group's seeds) are runs 0 … 1",
+        "2 submissions are missing: 0, status error",
+        "1 report is of a competition not among MLE-bench's 75 competitions",
+    ] {
+        assert!(words.contains(note), "{note}: {words}");
+    }
+    assert!(!words.contains("not read"), "{words}");
+}

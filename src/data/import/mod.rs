@@ -13,7 +13,8 @@
 //! `output.jsonl` with the graded `test_result.report`), `helm` (run folders), `evalplus` and
 //! `bigcodebench` (`*eval_results.json`), `metr` (`runs.jsonl`), `aider` (benchmark run folders),
 //! `lighteval` (details Parquet files), `hal` (`<run_id>_UPLOAD.json`), `osworld` (result folders
-//! of `<domain>/<example_id>/result.txt`) and `appworld` (`evaluations/<dataset>.json`). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
+//! of `<domain>/<example_id>/result.txt`), `appworld` (`evaluations/<dataset>.json`) and `mle-bench`
+//! (`<timestamp>_grading_report.json`). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
 //! lighteval details file, or a run folder is recognised by its keys or layout (a `.jsonl` file by its
 //! first line only, so canonical JSON Lines are parsed once).
 
@@ -28,6 +29,7 @@ mod json;
 mod lighteval;
 mod lm_eval;
 mod metr;
+mod mlebench;
 mod openhands;
 mod osworld;
 mod swebench;
@@ -66,10 +68,11 @@ pub enum ImportFormat {
     Hal,
     OsWorld,
     AppWorld,
+    MleBench,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 18] = [
+    pub const ALL: [ImportFormat; 19] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -88,6 +91,7 @@ impl ImportFormat {
         ImportFormat::Hal,
         ImportFormat::OsWorld,
         ImportFormat::AppWorld,
+        ImportFormat::MleBench,
     ];
 
     pub fn name(self) -> &'static str {
@@ -110,6 +114,7 @@ impl ImportFormat {
             ImportFormat::Hal => "hal",
             ImportFormat::OsWorld => "osworld",
             ImportFormat::AppWorld => "appworld",
+            ImportFormat::MleBench => "mle-bench",
         }
     }
 
@@ -173,6 +178,9 @@ impl ImportFormat {
                 }
                 if appworld::is_evaluation(object) {
                     return Some(ImportFormat::AppWorld);
+                }
+                if mlebench::is_report(object) {
+                    return Some(ImportFormat::MleBench);
                 }
                 match evalplus::shape(object) {
                     Some(evalplus::Shape::BigCodeBench) => return Some(ImportFormat::BigCodeBench),
@@ -444,7 +452,8 @@ fn lm_eval_model_folders(folder: &Path) -> Vec<PathBuf> {
 /// read through its `results/results.json`, or `new_eval_results/report.json` of a graded run), an
 /// AppWorld experiment (`experiments/outputs/<experiment>/`, read through its `evaluations/`), or a
 /// folder of runs (every result in it a harness's run folder, or a file named `…results.json`: a
-/// Terminal-Bench leaderboard submission's `<run>/results.json` or `<date>_results.json` files).
+/// Terminal-Bench leaderboard submission's `<run>/results.json` or `<date>_results.json` files; or
+/// an MLE-bench run group's `…grading_report….json`).
 /// Leaderboard repositories keep one such folder per submission beside the ones that are runs.
 pub fn submission_folders(folder: &Path) -> Vec<(PathBuf, Vec<PathBuf>)> {
     subfolders(folder)
@@ -466,9 +475,10 @@ fn submission_results(folder: &Path) -> Option<Vec<PathBuf>> {
     let runs_only = own.iter().all(|path| {
         is_run_folder(path)
             || (path.is_file()
-                && path
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().to_lowercase().ends_with("results.json")))
+                && path.file_name().is_some_and(|n| {
+                    let name = n.to_string_lossy().to_lowercase();
+                    name.ends_with("results.json") || mlebench::is_report_name(&name)
+                }))
     });
     (!own.is_empty() && runs_only).then_some(own)
 }
@@ -539,6 +549,14 @@ pub fn unread_subfolders(folder: &Path) -> Vec<(PathBuf, usize, Vec<PathBuf>)> {
                 found.push(path);
             }
         }
+    }
+    // An MLE-bench run group's subfolders are the runs its grading report grades (their
+    // submission CSVs are Kaggle predictions, not records).
+    if own_entries(folder).iter().any(|path| {
+        path.file_name()
+            .is_some_and(|n| mlebench::is_report_name(&n.to_string_lossy().to_lowercase()))
+    }) {
+        return Vec::new();
     }
     let models = model_folders(folder);
     let submissions: Vec<PathBuf> = submission_folders(folder)
@@ -676,7 +694,22 @@ fn is_companion(path: &Path, name: &str) -> bool {
                 .strip_suffix(".swebench_eval.jsonl")
                 .is_some_and(|stem| beside(&format!("{stem}.jsonl")))
     };
+    // An MLE-bench run group keeps its metadata.json beside the grading report.
+    let run_group_metadata = || {
+        name == "metadata.json"
+            && path
+                .parent()
+                .and_then(|f| std::fs::read_dir(f).ok())
+                .is_some_and(|entries| {
+                    entries.flatten().any(|entry| {
+                        mlebench::is_report_name(
+                            &entry.file_name().to_string_lossy().to_lowercase(),
+                        )
+                    })
+                })
+    };
     matches!(name, "logs.json" | "eval-set.json")
+        || run_group_metadata()
         || name.ends_with("_pass_at_k.json")
         || split_index()
         || openhands_companion()
@@ -1008,6 +1041,7 @@ fn parse_file(
             }
             ImportFormat::Hal => hal::upload(&value, &file)?,
             ImportFormat::AppWorld => appworld::evaluation(&value, &file_path, &file)?,
+            ImportFormat::MleBench => mlebench::report(&value, &file_path, &file, settings.metric)?,
             // A renamed copy of one exercise's results, recognised by its keys.
             ImportFormat::Aider => {
                 aider::run(

@@ -1,0 +1,203 @@
+//! MLE-bench grading reports (`mlebench grade`: `grade_jsonl` in openai/mle-bench's `grade.py` writes
+//! `<output-dir>/<timestamp>_grading_report.json`): totals and `competition_reports`, one per graded
+//! submission, in the order the submissions were listed, with the medal flags
+//! (`CompetitionReport.to_dict` in `grade_helpers.py`). Read as follows:
+//!
+//! - system: the report names no agent, model or seed, so the folder it lies in names the system:
+//!   `run_agent.py` keeps every seed of a run group in `runs/<run group>/`, and the report is graded
+//!   there (`--system-name` sets another).
+//! - task: `competition_id`; group: the competition's complexity (`low` = MLE-bench Lite, `medium`,
+//!   `high`, from `experiments/splits/`), none for a competition outside the 75.
+//! - run: the seeds of a run group are graded in one report, so a competition listed k times is runs
+//!   0 … k − 1, in the report's order.
+//! - outcome: `any_medal` (the leaderboard's headline), or another flag by `--metric`
+//!   (`gold_medal`, `silver_medal`, `bronze_medal`, `above_median`); the raw score is not an
+//!   outcome (its scale and direction differ by competition).
+//! - status: a submission that is missing or that the grader rejected (`valid_submission` false,
+//!   score null) is 0 with status error, as the leaderboard counts it failed.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use super::{CanonicalRow, Imported, RowStatus, counted};
+use crate::data::error::LoadError;
+
+/// MLE-bench's 75 competitions and their complexity (`experiments/splits/{low,medium,high}.txt` of
+/// openai/mle-bench at 783b15a).
+const SPLITS: &str = include_str!("../../../assets/mlebench_splits.csv");
+
+/// The flags a report gives per competition that can be an outcome (`--metric`).
+const FLAGS: [&str; 5] = [
+    "any_medal",
+    "gold_medal",
+    "silver_medal",
+    "bronze_medal",
+    "above_median",
+];
+
+/// Whether a parsed file is an MLE-bench grading report.
+pub fn is_report(object: &Map<String, Value>) -> bool {
+    object
+        .get("competition_reports")
+        .and_then(Value::as_array)
+        .and_then(|reports| reports.first())
+        .is_some_and(|first| {
+            first.get("competition_id").is_some() && first.get("any_medal").is_some()
+        })
+}
+
+/// Whether a file name is one of a grading report (`*grading_report*.json`, as MLE-bench's own
+/// aggregation globs them).
+pub fn is_report_name(name: &str) -> bool {
+    name.contains("grading_report") && name.ends_with(".json")
+}
+
+/// The complexity of each of MLE-bench's 75 competitions.
+fn complexity() -> HashMap<&'static str, &'static str> {
+    SPLITS
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split_once(','))
+        .collect()
+}
+
+pub fn report(
+    value: &Value,
+    path: &Path,
+    file: &str,
+    metric: Option<&str>,
+) -> Result<Imported, LoadError> {
+    let flag = metric.unwrap_or(FLAGS[0]);
+    if !FLAGS.contains(&flag) {
+        return Err(LoadError::new(
+            file,
+            format!(
+                "--metric '{flag}': an MLE-bench report's outcome is one of {}",
+                FLAGS.join(", ")
+            ),
+        ));
+    }
+    let reports = value
+        .get("competition_reports")
+        .and_then(Value::as_array)
+        .ok_or_else(|| {
+            LoadError::new(
+                file,
+                "an MLE-bench report needs a 'competition_reports' array",
+            )
+        })?;
+    let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let system = absolute.parent().and_then(Path::file_name).map_or_else(
+        || "mle-bench".to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let complexity = complexity();
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    let mut rows = Vec::with_capacity(reports.len());
+    let (mut missing, mut invalid, mut outside) = (0usize, 0usize, 0usize);
+    for (index, report) in reports.iter().enumerate() {
+        let competition = super::text_field(report, "competition_id", file, index)?;
+        let boolean = |key: &str| -> Result<bool, LoadError> {
+            report.get(key).and_then(Value::as_bool).ok_or_else(|| {
+                LoadError::new(
+                    file,
+                    format!(
+                        "entry {} ({competition}): '{key}' must be true or false, found {}",
+                        index + 1,
+                        report.get(key).map_or("none".to_string(), Value::to_string)
+                    ),
+                )
+            })
+        };
+        let valid = boolean("valid_submission")?;
+        let exists = boolean("submission_exists")?;
+        let outcome = if boolean(flag)? { 1.0 } else { 0.0 };
+        let run = seen.entry(competition.clone()).or_insert(0);
+        let detail = if valid {
+            String::new()
+        } else if exists {
+            invalid += 1;
+            ", the grader rejected the submission".to_string()
+        } else {
+            missing += 1;
+            ", no submission".to_string()
+        };
+        let group = complexity.get(competition.as_str()).map(|c| c.to_string());
+        outside += usize::from(group.is_none());
+        rows.push(CanonicalRow {
+            system: system.clone(),
+            task: competition.clone(),
+            run: *run,
+            outcome: Some(outcome),
+            status: if valid {
+                RowStatus::Ok
+            } else {
+                RowStatus::Error
+            },
+            group,
+            cost_usd: None,
+            seconds: None,
+            source: format!("mle-bench report entry {}{detail}", index + 1),
+        });
+        *run += 1;
+    }
+    let seeds = seen.values().copied().max().unwrap_or(0);
+    let mut notes = vec![format!(
+        "{file}: MLE-bench grading report; it names no agent or model, so the system is its folder '{system}' (a run group; --system-name sets another); the outcome is {flag}{}",
+        if seeds > 1 {
+            format!(
+                "; competitions graded up to {seeds} times (a run group's seeds) are runs 0 … {}",
+                seeds - 1
+            )
+        } else {
+            String::new()
+        }
+    )];
+    let failed: Vec<String> = [
+        (
+            missing,
+            counted(missing, "submission is missing", "submissions are missing"),
+        ),
+        (
+            invalid,
+            counted(invalid, "submission was", "submissions were") + " rejected by the grader",
+        ),
+    ]
+    .into_iter()
+    .filter(|(count, _)| *count > 0)
+    .map(|(_, text)| text)
+    .collect();
+    if !failed.is_empty() {
+        notes.push(format!(
+            "{file}: {}: 0, status error (the leaderboard counts them failed)",
+            failed.join(", ")
+        ));
+    }
+    if outside > 0 {
+        notes.push(format!(
+            "{file}: {} not among MLE-bench's 75 competitions: no complexity group",
+            counted(
+                outside,
+                "report is of a competition",
+                "reports are of competitions"
+            )
+        ));
+    }
+    Ok(Imported::entries(rows, notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_splits_give_the_75_competitions_their_complexity() {
+        let complexity = complexity();
+        assert_eq!(complexity.len(), 75);
+        let count = |c: &str| complexity.values().filter(|v| **v == c).count();
+        assert_eq!((count("low"), count("medium"), count("high")), (22, 38, 15));
+        assert_eq!(complexity["aerial-cactus-identification"], "low");
+    }
+}
