@@ -81,6 +81,9 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                         format.name(),
                         if options.from.is_some() {
                             "(--from)"
+                        } else if path.is_dir() {
+                            // A run folder (aider, OSWorld, HELM, Harbor, …) is told by its layout.
+                            "(recognised by its layout)"
                         } else {
                             "(recognised by its keys)"
                         }

@@ -1643,7 +1643,7 @@ fn harbor_job_folders_import_with_harbor_s_own_error_policy() {
     // counted by exception.
     let said = info_words(&jobs.join("2026-05-14__10-02-33").to_string_lossy());
     assert!(
-        said.contains("read as harbor (recognised by its keys)"),
+        said.contains("read as harbor (recognised by its layout)"),
         "{said}"
     );
     assert!(

@@ -471,7 +471,7 @@ fn aider_runs_give_the_leaderboard_s_pass_rates_and_tell_runs_of_one_model_apart
     );
     let words = info_words(&[&root.to_string_lossy()]);
     assert!(
-        words.contains("read as aider (recognised by its keys)"),
+        words.contains("read as aider (recognised by its layout)"),
         "{words}"
     );
     assert!(words.contains("edit_format diff"), "{words}");
@@ -703,7 +703,7 @@ fn hal_uploads_count_as_hal_s_leaderboard_and_keep_errors_and_empty_patches() {
     assert_eq!(claude.statuses.get("error"), Some(&1), "TIMEOUT string");
     let words = info_words(&[&results.join("taubench_airline").to_string_lossy()]);
     assert!(
-        words.contains("read as hal (recognised by its keys)"),
+        words.contains("read as hal (recognised by its layout)"),
         "{words}"
     );
 
@@ -1314,7 +1314,10 @@ fn osworld_result_folders_are_read_by_their_layout() {
         "ByteDance-Seed/UI-TARS-1.5-7B (pyautogui, screenshot)"
     );
     // Without --from the folder is recognised by its layout.
-    assert!(info_words(&[&results.to_string_lossy()]).contains("read as osworld"));
+    assert!(
+        info_words(&[&results.to_string_lossy()])
+            .contains("read as osworld (recognised by its layout)")
+    );
     // `watch` follows a result folder: an example counts once its result.txt is written.
     let pending = model.join("chrome/d");
     copy_tree(&finished, &pending);

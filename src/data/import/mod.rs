@@ -351,8 +351,8 @@ pub fn is_run_folder(path: &Path) -> bool {
 }
 
 /// What changes when a result is rewritten or grows (size, last change): of its file, or, for an
-/// aider run, of all its exercises' results files together. `watch` reads a result again when this
-/// changes.
+/// aider run or an OSWorld result folder, of all its exercises' (examples') files together. `watch`
+/// reads a result again when this changes.
 pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)> {
     let together = if aider::is_run_folder(path) {
         Some(aider::results_files(path))
