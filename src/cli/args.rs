@@ -224,9 +224,10 @@ pub struct ImportFlags {
     /// The SWE-bench split a leaderboard results.json is scored against: lite, verified, or a file
     /// of the split's instance ids (one per line, or a CSV with an instance_id column) for any other
     /// (default: from metadata.yaml, the folder names, or the one split holding every listed
-    /// instance); for
-    /// swebench.com's leaderboards.json, the board read (bash-only, Verified, …; default: the first
-    /// with per-instance results).
+    /// instance); for swebench.com's leaderboards.json, the board read (bash-only, Verified, …;
+    /// default: the first with per-instance results); for OSWorld, a test set file
+    /// (evaluation_examples/test_all.json: domain → example ids) whose tasks without an example
+    /// folder are read as not attempted.
     #[arg(long, value_name = "SPLIT")]
     pub split: Option<String>,
     /// The lm-eval filter whose sample lines are read (default: none when present, else the first).

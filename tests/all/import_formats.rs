@@ -1291,6 +1291,56 @@ fn osworld_result_folders_are_read_by_their_layout() {
         assert!(words.contains(note), "{note}: {words}");
     }
 
+    // A test set (OSWorld's own test_small.json, 39 tasks, the two errored chrome examples among
+    // them) makes each run's unstarted tasks not attempted, so what a partial run skipped shows.
+    let test_small = fixture("osworld_test_sets/test_small.json");
+    let split = ["--split", &*test_small.to_string_lossy()].map(str::to_string);
+    let split: Vec<&str> = split.iter().map(String::as_str).collect();
+    let planned = import_rows(
+        "osworld",
+        &[&root.join("results")],
+        &split,
+        "osworld-test-set",
+    );
+    assert_eq!(planned.len(), 39);
+    let unstarted = planned
+        .iter()
+        .filter(|r| r["status"] == "not_attempted")
+        .count();
+    assert_eq!(unstarted, 37);
+    assert_eq!(
+        planned
+            .iter()
+            .filter(|r| r["group"] == "multi_apps")
+            .count(),
+        17
+    );
+    // The traces' task is in no test set: kept, noted; each of the three runs misses all 39.
+    let traces_planned = import_rows(
+        "osworld",
+        &[&root.join("traces")],
+        &split,
+        "osworld-test-set-traces",
+    );
+    assert_eq!(traces_planned.len(), 3 + 3 * 39);
+    let traces_path = root.join("traces").to_string_lossy().into_owned();
+    let words = info_words(&[split[0], split[1], &traces_path]);
+    assert!(
+        words.contains("1 example is not in the test set"),
+        "{words}"
+    );
+    let bad_set = temp_dir("osworld-bad-test-set").join("test_all.json");
+    std::fs::write(&bad_set, r#"{"chrome": "bb5e4c0d"}"#).expect("write");
+    assert_refused(
+        &pareval(&[
+            "info",
+            "--split",
+            &bad_set.to_string_lossy(),
+            &root.join("results").to_string_lossy(),
+        ]),
+        "test_all.json: domain 'chrome': a list of example ids, found \"bb5e4c0d\"",
+    );
+
     // Partial scores and booleans; a model name with a slash is two folders.
     let work = temp_dir("osworld-layout");
     let finished = root.join(

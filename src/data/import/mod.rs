@@ -878,7 +878,7 @@ fn parse_file(
     }
     if format == Some(ImportFormat::OsWorld) || (format.is_none() && osworld::is_results_tree(path))
     {
-        let (imported, bytes, file) = osworld::results(path)?;
+        let (imported, bytes, file) = osworld::results(path, settings.split)?;
         return finish_parsed(imported, ImportFormat::OsWorld, file, &bytes, 0, settings).map(Some);
     }
     if format == Some(ImportFormat::LightEval)

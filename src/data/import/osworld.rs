@@ -17,6 +17,10 @@
 //!   leaderboards count it as failed over the whole test set, though `show_result.py` leaves it
 //!   out; one without either is not attempted (running, or the run stopped; a resumed run repeats
 //!   it). Neither cost nor time is recorded.
+//! - test set (`--split FILE`, OSWorld's `evaluation_examples/test_all.json` or another list of
+//!   domain → example ids): a task of it with no example folder for a system's run is not attempted
+//!   (never started, or wiped by a resume), so what a partial run skipped shows; examples outside
+//!   it are kept, noted.
 
 use std::path::{Path, PathBuf};
 
@@ -196,7 +200,43 @@ pub fn tracked_files(folder: &Path) -> Vec<PathBuf> {
 
 /// The rows of an OSWorld result folder (or of any folder of its layout, or an example's file),
 /// the bytes read (for the content hash) and the name messages use.
-pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
+/// The tasks of a test set file (`{"<domain>": ["<example id>", …], …}`), as (domain, id) in the
+/// file's order (an id listed twice under one domain once).
+fn test_set(file: &str) -> Result<Vec<(String, String)>, LoadError> {
+    let bytes = std::fs::read(file)
+        .map_err(|e| LoadError::new(file, format!("cannot read the test set: {e}")))?;
+    let (value, _) = super::json::parse_lenient(&bytes, file)?;
+    let domains = value.as_object().ok_or_else(|| {
+        LoadError::new(
+            file,
+            "an OSWorld test set is a JSON object of domains, each a list of example ids",
+        )
+    })?;
+    let mut tasks = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (domain, ids) in domains {
+        let ids = ids.as_array().ok_or_else(|| {
+            LoadError::new(
+                file,
+                format!("domain '{domain}': a list of example ids, found {ids}"),
+            )
+        })?;
+        for id in ids {
+            let id = id.as_str().ok_or_else(|| {
+                LoadError::new(file, format!("domain '{domain}': the id {id} is not text"))
+            })?;
+            if seen.insert((domain.clone(), id.to_string())) {
+                tasks.push((domain.clone(), id.to_string()));
+            }
+        }
+    }
+    Ok(tasks)
+}
+
+pub fn results(
+    path: &Path,
+    test_set_file: Option<&str>,
+) -> Result<(Imported, Vec<u8>, String), LoadError> {
     // An example's own result.txt or traj.jsonl is read as its folder.
     let path = match path.parent() {
         Some(folder) if path.is_file() && is_example(folder) => folder,
@@ -251,6 +291,58 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
     let mut systems: Vec<&str> = examples.iter().map(|e| e.system.as_str()).collect();
     systems.sort_unstable();
     systems.dedup();
+    let mut test_set_notes = Vec::new();
+    if let Some(file) = test_set_file {
+        let tasks = test_set(file)?;
+        let listed: std::collections::HashSet<String> = tasks
+            .iter()
+            .map(|(domain, id)| format!("{domain}/{id}"))
+            .collect();
+        let outside = rows
+            .iter()
+            .filter(|row| !listed.contains(&row.task))
+            .count();
+        // Each system's runs, as the rows found them.
+        let mut runs: Vec<(String, u32)> = rows.iter().map(|r| (r.system.clone(), r.run)).collect();
+        runs.sort();
+        runs.dedup();
+        let present: std::collections::HashSet<(String, u32, String)> = rows
+            .iter()
+            .map(|r| (r.system.clone(), r.run, r.task.clone()))
+            .collect();
+        let mut unstarted = 0usize;
+        for (system, run) in &runs {
+            for (domain, id) in &tasks {
+                let task = format!("{domain}/{id}");
+                if present.contains(&(system.clone(), *run, task.clone())) {
+                    continue;
+                }
+                unstarted += 1;
+                rows.push(CanonicalRow {
+                    system: system.clone(),
+                    task,
+                    run: *run,
+                    outcome: None,
+                    status: RowStatus::NotAttempted,
+                    group: Some(domain.clone()),
+                    cost_usd: None,
+                    seconds: None,
+                    source: format!("osworld test set {file}: no example folder"),
+                });
+            }
+        }
+        test_set_notes.push(format!(
+            "{shown}: test set {file} ({}): {} of a system's run with no example folder (never started, or wiped by a resumed run): not attempted",
+            counted(tasks.len(), "task", "tasks"),
+            counted(unstarted, "task", "tasks")
+        ));
+        if outside > 0 {
+            test_set_notes.push(format!(
+                "{shown}: {} not in the test set {file}: read all the same",
+                counted(outside, "example is", "examples are")
+            ));
+        }
+    }
     let mut notes = vec![format!(
         "{shown}: OSWorld results, {} of {}; the outcome is result.txt's score (partial scores kept: OSWorld's success rate is their mean)",
         counted(examples.len(), "example folder", "example folders"),
@@ -268,6 +360,7 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
             counted(unfinished, "example folder has", "example folders have")
         ));
     }
+    notes.extend(test_set_notes);
     Ok((Imported::entries(rows, notes), bytes, shown))
 }
 
