@@ -1615,11 +1615,71 @@ fn mlebench_grading_reports_give_medals_per_competition_and_seed() {
     assert!(rows[5].get("group").is_none_or(Value::is_null));
     let words = info_words(&[&work.join("runs").to_string_lossy()]);
     for note in [
-        "competitions graded up to 2 times (a run group's seeds) are runs 0 … 1",
+        "competitions graded up to 2 times (a run group's seeds) are runs, in the report's order",
         "2 submissions are missing: 0, status error",
         "1 report is of a competition not among MLE-bench's 75 competitions",
     ] {
         assert!(words.contains(note), "{note}: {words}");
     }
     assert!(!words.contains("not read"), "{words}");
+
+    // The leaderboard's run_group_experiments.csv beside the run groups: an experiment's run
+    // groups (listed in any order) are one system, their seeds its runs in MLE-bench's order (run
+    // groups by name); a run group it does not list keeps its folder's name.
+    let runs = work.join("leaderboard/runs");
+    for group in ["g1", "g2", "g3"] {
+        std::fs::create_dir_all(runs.join(group)).expect("folder");
+        std::fs::copy(
+            &its,
+            runs.join(group)
+                .join("2025-05-07T12-59-41-GMT_grading_report.json"),
+        )
+        .expect("copy");
+    }
+    std::fs::write(
+        runs.join("run_group_experiments.csv"),
+        "experiment_id,run_group\nexp-a,g2\nexp-a,g1\n",
+    )
+    .expect("write");
+    let rows = import_rows("mle-bench", &[&runs], &[], "mlebench-experiments");
+    let of = |system: &str| -> Vec<(String, String)> {
+        rows.iter()
+            .filter(|r| r["system"] == system)
+            .map(|r| {
+                (
+                    r["task"].as_str().unwrap().to_string(),
+                    r["run"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(of("exp-a").len(), 6);
+    assert!(of("exp-a").contains(&("leaf-classification".to_string(), "1".to_string())));
+    assert_eq!(of("g3").len(), 3);
+    // A run group given alone keeps its run among the experiment's.
+    let alone = import_rows(
+        "mle-bench",
+        &[&runs.join("g2")],
+        &[],
+        "mlebench-experiment-alone",
+    );
+    assert!(
+        alone
+            .iter()
+            .all(|r| r["run"] == "1" && r["system"] == "exp-a")
+    );
+    assert!(
+        info_words(&[&runs.join("g1").to_string_lossy()])
+            .contains("the system is experiment 'exp-a' of run_group_experiments.csv beside its run group 'g1' (one of its 2 run groups"),
+    );
+    // A re-graded run group of an experiment is refused, as MLE-bench's aggregation refuses it.
+    std::fs::copy(
+        &its,
+        runs.join("g1/2025-05-08T00-00-00-GMT_grading_report.json"),
+    )
+    .expect("copy");
+    assert_refused(
+        &pareval(&["info", &runs.join("g2").to_string_lossy()]),
+        "g1: a run group of an experiment in run_group_experiments.csv holds 2 grading reports",
+    );
 }

@@ -3,9 +3,12 @@
 //! submission, in the order the submissions were listed, with the medal flags
 //! (`CompetitionReport.to_dict` in `grade_helpers.py`). Read as follows:
 //!
-//! - system: the report names no agent, model or seed, so the folder it lies in names the system:
-//!   `run_agent.py` keeps every seed of a run group in `runs/<run group>/`, and the report is graded
-//!   there (`--system-name` sets another).
+//! - system: the report names no agent, model or seed. When the folder of run groups holds the
+//!   leaderboard's `run_group_experiments.csv` (experiment id, run group) and it lists the report's
+//!   run group, the experiment names the system and its run groups' seeds are its runs, in the order
+//!   MLE-bench's own aggregation reads them (run groups by name, then each competition's repeats);
+//!   else the folder it lies in (`run_agent.py` keeps every seed of a run group in
+//!   `runs/<run group>/`, and the report is graded there). `--system-name` sets another.
 //! - task: `competition_id`; group: the competition's complexity (`low` = MLE-bench Lite, `medium`,
 //!   `high`, from `experiments/splits/`), none for a competition outside the 75.
 //! - run: the seeds of a run group are graded in one report, so a competition listed k times is runs
@@ -17,7 +20,7 @@
 //!   score null) is 0 with status error, as the leaderboard counts it failed.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -52,6 +55,122 @@ pub fn is_report(object: &Map<String, Value>) -> bool {
 /// aggregation globs them).
 pub fn is_report_name(name: &str) -> bool {
     name.contains("grading_report") && name.ends_with(".json")
+}
+
+/// The leaderboard's map of run groups to experiments, in the folder of run groups (read beside
+/// the reports, never as records).
+pub const EXPERIMENTS_FILE: &str = "run_group_experiments.csv";
+
+/// Where a report stands among its experiment's run groups: the experiment, how many run groups it
+/// has, and how many times each competition was graded in the run groups before this one.
+struct Experiment {
+    name: String,
+    run_groups: usize,
+    earlier: HashMap<String, u32>,
+}
+
+/// The single top-level grading report of a run group folder (MLE-bench's aggregation refuses a
+/// run group with several), None when it has none.
+fn report_of(run_group: &Path) -> Result<Option<PathBuf>, LoadError> {
+    let Ok(entries) = std::fs::read_dir(run_group) else {
+        return Ok(None);
+    };
+    let mut reports: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            path.is_file()
+                && path
+                    .file_name()
+                    .is_some_and(|n| is_report_name(&n.to_string_lossy().to_lowercase()))
+        })
+        .collect();
+    reports.sort();
+    if reports.len() > 1 {
+        return Err(LoadError::new(
+            run_group.display().to_string(),
+            format!(
+                "a run group of an experiment in {EXPERIMENTS_FILE} holds {} grading reports (a re-grade?); MLE-bench's aggregation reads one: keep one",
+                reports.len()
+            ),
+        ));
+    }
+    Ok(reports.pop())
+}
+
+/// The experiment of the run group a report lies in, from `run_group_experiments.csv` beside the
+/// run groups; None when there is no such file (or it is a Git LFS pointer, noted) or it does not
+/// list the run group.
+fn experiment_of(report: &Path, notes: &mut Vec<String>) -> Result<Option<Experiment>, LoadError> {
+    let absolute = std::fs::canonicalize(report).unwrap_or_else(|_| report.to_path_buf());
+    let Some(run_group) = absolute.parent() else {
+        return Ok(None);
+    };
+    let Some(runs) = run_group.parent() else {
+        return Ok(None);
+    };
+    let table = runs.join(EXPERIMENTS_FILE);
+    let Ok(text) = std::fs::read_to_string(&table) else {
+        return Ok(None);
+    };
+    if super::refuse_lfs_pointer(&table).is_err() {
+        notes.push(format!(
+            "{}: a Git LFS pointer (git lfs pull fetches it): run groups are named by their folders",
+            table.display()
+        ));
+        return Ok(None);
+    }
+    let pairs: Vec<(&str, &str)> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with("experiment_id"))
+        .filter_map(|line| line.split_once(','))
+        .map(|(experiment, group)| (experiment.trim(), group.trim()))
+        .collect();
+    let own = run_group
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    let Some(name) = pairs
+        .iter()
+        .find(|(_, group)| Some(*group) == own.as_deref())
+        .map(|(experiment, _)| experiment.to_string())
+    else {
+        return Ok(None);
+    };
+    let mut groups: Vec<&str> = pairs
+        .iter()
+        .filter(|(experiment, _)| *experiment == name)
+        .map(|(_, group)| *group)
+        .collect();
+    groups.sort_unstable();
+    groups.dedup();
+    let mut earlier: HashMap<String, u32> = HashMap::new();
+    for group in groups
+        .iter()
+        .take_while(|group| Some(**group) != own.as_deref())
+    {
+        let Some(path) = report_of(&runs.join(group))? else {
+            continue;
+        };
+        let file = path.display().to_string();
+        let bytes = std::fs::read(&path)
+            .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
+        let (value, _) = super::json::parse_lenient(&bytes, &file)?;
+        for report in value
+            .get("competition_reports")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(id) = report.get("competition_id").and_then(Value::as_str) {
+                *earlier.entry(id.to_string()).or_insert(0) += 1;
+            }
+        }
+    }
+    Ok(Some(Experiment {
+        name,
+        run_groups: groups.len(),
+        earlier,
+    }))
 }
 
 /// The complexity of each of MLE-bench's 75 competitions.
@@ -89,10 +208,21 @@ pub fn report(
             )
         })?;
     let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let system = absolute.parent().and_then(Path::file_name).map_or_else(
+    let folder = absolute.parent().and_then(Path::file_name).map_or_else(
         || "mle-bench".to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
+    let mut table_notes = Vec::new();
+    let experiment = experiment_of(path, &mut table_notes)?;
+    let earlier = |competition: &str| {
+        experiment
+            .as_ref()
+            .and_then(|e| e.earlier.get(competition).copied())
+            .unwrap_or(0)
+    };
+    let system = experiment
+        .as_ref()
+        .map_or_else(|| folder.clone(), |e| e.name.clone());
     let complexity = complexity();
     let mut seen: HashMap<String, u32> = HashMap::new();
     let mut rows = Vec::with_capacity(reports.len());
@@ -114,7 +244,9 @@ pub fn report(
         let valid = boolean("valid_submission")?;
         let exists = boolean("submission_exists")?;
         let outcome = if boolean(flag)? { 1.0 } else { 0.0 };
-        let run = seen.entry(competition.clone()).or_insert(0);
+        let run = seen
+            .entry(competition.clone())
+            .or_insert_with(|| earlier(&competition));
         let detail = if valid {
             String::new()
         } else if exists {
@@ -143,18 +275,32 @@ pub fn report(
         });
         *run += 1;
     }
-    let seeds = seen.values().copied().max().unwrap_or(0);
-    let mut notes = vec![format!(
-        "{file}: MLE-bench grading report; it names no agent or model, so the system is its folder '{system}' (a run group; --system-name sets another); the outcome is {flag}{}",
+    let seeds = seen
+        .iter()
+        .map(|(competition, &after)| after - earlier(competition))
+        .max()
+        .unwrap_or(0);
+    let named = match &experiment {
+        Some(e) => format!(
+            "the system is experiment '{}' of {EXPERIMENTS_FILE} beside its run group '{folder}' (one of its {}; their seeds are runs, in MLE-bench's order)",
+            e.name,
+            counted(e.run_groups, "run group", "run groups")
+        ),
+        None => format!(
+            "it names no agent or model, so the system is its folder '{system}' (a run group)"
+        ),
+    };
+    let mut notes = table_notes;
+    notes.push(format!(
+        "{file}: MLE-bench grading report; {named}; --system-name sets another; the outcome is {flag}{}",
         if seeds > 1 {
             format!(
-                "; competitions graded up to {seeds} times (a run group's seeds) are runs 0 … {}",
-                seeds - 1
+                "; competitions graded up to {seeds} times (a run group's seeds) are runs, in the report's order"
             )
         } else {
             String::new()
         }
-    )];
+    ));
     let failed: Vec<String> = [
         (
             missing,

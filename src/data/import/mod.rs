@@ -656,7 +656,8 @@ fn unread_note((subfolder, count, named): (PathBuf, usize, Vec<PathBuf>)) -> Str
 /// Inspect's listings of a log folder (`logs.json`, `eval-set.json`), BigCodeBench's summary beside
 /// its eval results (`…_pass_at_k.json`), lm-eval's aggregate `results_<date>.json` beside its
 /// `samples_<task>_<date>.jsonl` files, a HAL run's raw results and time lines beside its upload,
-/// a Multi-SWE-bench split's `index.json` beside its submission folders, an OpenHands output
+/// a Multi-SWE-bench split's `index.json` beside its submission folders, MLE-bench's
+/// `run_group_experiments.csv` beside its run groups and `metadata.json` in each, an OpenHands output
 /// folder's other files beside its `output.jsonl` (metadata, reports, derived copies, V1's critic
 /// attempts and cost report).
 fn is_companion(path: &Path, name: &str) -> bool {
@@ -708,8 +709,10 @@ fn is_companion(path: &Path, name: &str) -> bool {
                     })
                 })
     };
-    matches!(name, "logs.json" | "eval-set.json")
-        || run_group_metadata()
+    matches!(
+        name,
+        "logs.json" | "eval-set.json" | mlebench::EXPERIMENTS_FILE
+    ) || run_group_metadata()
         || name.ends_with("_pass_at_k.json")
         || split_index()
         || openhands_companion()
