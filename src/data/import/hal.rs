@@ -38,18 +38,7 @@ pub fn is_upload(object: &Map<String, Value>) -> bool {
 
 /// The upload of a HAL run folder (`<run_id>_UPLOAD.json`), if the folder holds one.
 pub fn upload_in(folder: &std::path::Path) -> Option<std::path::PathBuf> {
-    let mut uploads: Vec<std::path::PathBuf> = std::fs::read_dir(folder)
-        .ok()?
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| {
-            path.is_file()
-                && path
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().to_lowercase().ends_with("_upload.json"))
-        })
-        .collect();
-    uploads.sort();
+    let mut uploads = super::files_named(folder, |name| name.ends_with("_upload.json"));
     // One run, one upload: a folder of several is a folder of files, read one by one.
     (uploads.len() == 1).then(|| uploads.remove(0))
 }

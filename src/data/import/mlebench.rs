@@ -72,20 +72,7 @@ struct Experiment {
 /// The single top-level grading report of a run group folder (MLE-bench's aggregation refuses a
 /// run group with several), None when it has none.
 fn report_of(run_group: &Path) -> Result<Option<PathBuf>, LoadError> {
-    let Ok(entries) = std::fs::read_dir(run_group) else {
-        return Ok(None);
-    };
-    let mut reports: Vec<PathBuf> = entries
-        .flatten()
-        .map(|entry| entry.path())
-        .filter(|path| {
-            path.is_file()
-                && path
-                    .file_name()
-                    .is_some_and(|n| is_report_name(&n.to_string_lossy().to_lowercase()))
-        })
-        .collect();
-    reports.sort();
+    let mut reports = super::files_named(run_group, is_report_name);
     if reports.len() > 1 {
         return Err(LoadError::new(
             run_group.display().to_string(),

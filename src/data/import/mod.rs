@@ -409,6 +409,27 @@ fn is_lm_eval_model_folder(folder: &Path) -> bool {
     })
 }
 
+/// A folder's files whose lower-case name passes `named`, in path order (none when it cannot be
+/// read): how importers find the file a run folder is read through.
+pub(super) fn files_named(folder: &Path, named: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(folder)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|entry| entry.path())
+                .filter(|path| {
+                    path.is_file()
+                        && path
+                            .file_name()
+                            .is_some_and(|n| named(&n.to_string_lossy().to_lowercase()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
 /// A folder's subfolders in path order, leaving out dot folders (a regrade's copies, a tool's cache).
 pub(super) fn subfolders(folder: &Path) -> Vec<PathBuf> {
     let mut folders: Vec<PathBuf> = std::fs::read_dir(folder)
