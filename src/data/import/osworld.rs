@@ -79,36 +79,48 @@ pub fn is_results_tree(folder: &Path) -> bool {
         path.components()
             .any(|c| is_observation(&c.as_os_str().to_string_lossy()))
     });
-    (inside || observation_below(folder, 2)) && !examples(folder).is_empty()
+    (inside || observation_below(folder, 2)) && !examples_up_to(folder, 1).is_empty()
 }
 
 /// The example folders below `folder` (itself included), in path order, placed by the layout;
 /// folders whose path has no observation-type level with a model, a domain and an id below it
 /// are not OSWorld's and are left out.
 fn examples(folder: &Path) -> Vec<Example> {
-    fn walk(folder: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+    examples_up_to(folder, usize::MAX)
+}
+
+/// [`examples`], stopping once `most` are found: whether a folder is OSWorld's needs one, and
+/// every loader asks it of every folder (and `watch` twice a second).
+fn examples_up_to(folder: &Path, most: usize) -> Vec<Example> {
+    fn walk(
+        folder: &Path,
+        depth: usize,
+        most: usize,
+        place_at: &dyn Fn(&Path) -> Option<Example>,
+        found: &mut Vec<Example>,
+    ) {
+        if found.len() >= most {
+            return;
+        }
         if is_example(folder) {
-            found.push(folder.to_path_buf());
+            found.extend(place_at(folder));
             return;
         }
         if depth == 0 {
             return;
         }
         for child in super::subfolders(folder) {
-            walk(&child, depth - 1, found);
+            walk(&child, depth - 1, most, place_at, found);
         }
     }
-    let mut folders = Vec::new();
-    walk(folder, EXAMPLE_DEPTH, &mut folders);
     let base = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
-    folders
-        .into_iter()
-        .filter_map(|example| {
-            let shown = folder.join(example.strip_prefix(folder).unwrap_or(&example));
-            let absolute = base.join(example.strip_prefix(folder).unwrap_or(&example));
-            place(&absolute, shown)
-        })
-        .collect()
+    let place_at = |example: &Path| {
+        let relative = example.strip_prefix(folder).unwrap_or(example);
+        place(&base.join(relative), folder.join(relative))
+    };
+    let mut found = Vec::new();
+    walk(folder, EXAMPLE_DEPTH, most, &place_at, &mut found);
+    found
 }
 
 /// An example folder's place in the layout, from its absolute path (`shown` is the path messages

@@ -113,7 +113,7 @@ pub fn tau2(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadErro
         .unwrap_or(Path::new("."))
         .join(SIMULATIONS_DIR);
     let mut notes = Vec::new();
-    let mut rows = match (value.get("simulations"), value.get("simulation_index")) {
+    let rows = match (value.get("simulations"), value.get("simulation_index")) {
         (Some(Value::Array(simulations)), _) => run.rows(simulations.iter(), Reward::Graded)?,
         (Some(other), _) => {
             return Err(LoadError::new(
@@ -160,7 +160,6 @@ pub fn tau2(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadErro
             super::counted(infrastructure, "simulation", "simulations")
         ));
     }
-    rows.shrink_to_fit();
     Ok(Imported::entries(rows, notes))
 }
 
