@@ -1059,7 +1059,7 @@ fn tau2_dir_format_runs_are_read_through_their_simulation_index() {
     let read = by_task_run(&dir_rows);
     let expect = |task: &str, run: &str, outcome: Value, status: &str| {
         assert_eq!(
-            read[&(task.to_string(), run.to_string())],
+            read[&(format!("airline/{task}"), run.to_string())],
             (outcome, status.to_string()),
             "task {task} run {run}"
         );
@@ -1210,6 +1210,28 @@ fn tau2_dir_format_runs_are_read_through_their_simulation_index() {
     ] {
         assert!(words.contains(run), "{run}: {words}");
     }
+
+    // tau2 numbers each domain's tasks from 0: one model's runs on two domains are one system
+    // whose tasks the domain keeps apart (airline's "0" is not retail's "0").
+    let domains = work.join("domains");
+    copy_tree(&root.join("json_run"), &domains.join("airline"));
+    copy_tree(&root.join("json_run"), &domains.join("retail"));
+    let retail = domains.join("retail/results.json");
+    let text = std::fs::read_to_string(&retail).expect("read").replace(
+        "\"domain_name\": \"airline\"",
+        "\"domain_name\": \"retail\"",
+    );
+    std::fs::write(&retail, text).expect("write");
+    let rows = import_rows("tau2", &[&domains], &[], "tau2-domains");
+    let tallies = tally(&rows);
+    assert_eq!(
+        (tallies.len(), tallies["llm_agent / stand-in-model"].tasks),
+        (1, 8)
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r["task"] == "retail/0" && r["group"] == "retail")
+    );
 }
 
 #[test]

@@ -205,7 +205,13 @@ impl Tau2Run<'_> {
         let mut rows = Vec::new();
         let mut seen: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
         for (index, simulation) in simulations.enumerate() {
-            let task = text_field(simulation, "task_id", file, index)?;
+            // tau2 numbers the tasks of each domain from 0 (airline's "8" and retail's "8" are
+            // other tasks), and a model is run on every domain: the domain keeps them apart.
+            let id = text_field(simulation, "task_id", file, index)?;
+            let task = match &self.group {
+                Some(domain) => format!("{domain}/{id}"),
+                None => id,
+            };
             let order = seen.entry(task.clone()).or_insert(0);
             let run = match number_field(simulation, "trial", file, index)? {
                 Some(t) if t >= 0.0 && t.fract() == 0.0 => t as u32,
