@@ -141,10 +141,12 @@ fn imports_reproduce_the_expected_figures_of_every_real_file() {
                     "{key}: {field}"
                 ),
                 "error_task_ids" => {
+                    // tau-bench's task is `<environment>/<task_id>`; the figures give the id.
                     let ids: Vec<String> = rows
                         .iter()
                         .filter(|r| r["status"] == "error")
-                        .filter_map(|r| r["task"].as_str().map(str::to_string))
+                        .filter_map(|r| r["task"].as_str())
+                        .map(|task| task.rsplit('/').next().unwrap_or(task).to_string())
                         .collect();
                     let want: Vec<String> = value
                         .as_array()
@@ -324,6 +326,111 @@ fn imports_reproduce_the_expected_figures_of_every_real_file() {
     assert_eq!(
         checked, 27,
         "six SWE-bench, six Inspect, eight lm-eval, two tau-bench, three tau2 and two Terminal-Bench files"
+    );
+}
+
+/// One tau-bench v1 entry: `policy` the system message's first line (None: no system message),
+/// `actions` the task's ground-truth tool names; `error` writes an exception's entry (no task, an
+/// empty trajectory), as tau-bench's `run.py` does.
+fn tau_entry(task: u32, reward: f64, policy: Option<&str>, actions: &[&str], error: bool) -> Value {
+    if error {
+        return serde_json::json!({"task_id": task, "reward": 0.0, "trial": 0,
+            "info": {"error": "boom", "traceback": "…"}, "traj": []});
+    }
+    let mut traj = vec![serde_json::json!({"role": "user", "content": "Hi"})];
+    if let Some(policy) = policy {
+        traj.insert(
+            0,
+            serde_json::json!({"role": "system", "content": format!("{policy}\n\nThe current time is …")}),
+        );
+    }
+    let actions: Vec<Value> = actions
+        .iter()
+        .map(|name| serde_json::json!({"name": name, "kwargs": {}}))
+        .collect();
+    serde_json::json!({"task_id": task, "reward": reward, "trial": 0, "traj": traj,
+        "info": {"task": {"user_id": "u", "actions": actions, "instruction": "…", "outputs": []},
+                 "source": "user", "reward_info": {"reward": reward}}})
+}
+
+#[test]
+fn tau_bench_keeps_its_two_environments_apart() {
+    // run.py writes both environments' runs of one model under one name, and both number their
+    // tasks from 0: retail task 0 and airline task 0 must stay two tasks.
+    let dir = temp_dir("tau-bench-environments");
+    let name =
+        |range: &str| format!("tool-calling-gpt-4o-0.0_range_{range}_user-gpt-4o-llm_0101.json");
+    let airline = serde_json::json!([
+        tau_entry(
+            0,
+            1.0,
+            Some("# Airline Agent Policy"),
+            &["book_reservation"],
+            false
+        ),
+        tau_entry(1, 0.0, None, &[], true),
+    ]);
+    let retail = serde_json::json!([
+        tau_entry(
+            0,
+            0.0,
+            None,
+            &["get_user_details", "exchange_delivered_order_items"],
+            false
+        ),
+        tau_entry(1, 1.0, Some("# Retail agent policy"), &[], false),
+    ]);
+    std::fs::write(dir.join(name("0-2")), airline.to_string()).expect("write");
+    std::fs::write(dir.join(name("0--1")), retail.to_string()).expect("write");
+    // The imports are written beside the folders read, not into them.
+    let out = temp_dir("tau-bench-environments-out");
+    let rows = imported_rows("tau-bench", &dir, &out.join("both.jsonl"));
+    let keys: std::collections::BTreeSet<(String, String, String)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["task"].as_str().unwrap_or("").to_string(),
+                r["group"].as_str().unwrap_or("").to_string(),
+                r["status"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    let want: std::collections::BTreeSet<(String, String, String)> = [
+        ("airline/0", "airline", "ok"),
+        ("airline/1", "airline", "error"),
+        ("retail/0", "retail", "ok"),
+        ("retail/1", "retail", "ok"),
+    ]
+    .iter()
+    .map(|(t, g, s)| (t.to_string(), g.to_string(), s.to_string()))
+    .collect();
+    assert_eq!(keys, want);
+    // Entries that show nothing take the file name's environment (tau-bench's own
+    // `historical_trajectories/<model>-<env>.json`), else keep their bare ids, said in a note.
+    let named = dir.join("named");
+    std::fs::create_dir_all(&named).expect("mkdir");
+    let silent = serde_json::json!([tau_entry(3, 1.0, None, &[], false)]);
+    std::fs::write(named.join("sonnet-35-new-retail.json"), silent.to_string()).expect("write");
+    let rows = imported_rows("tau-bench", &named, &out.join("named.jsonl"));
+    assert_eq!(rows[0]["task"], "retail/3");
+    let bare = dir.join("bare");
+    std::fs::create_dir_all(&bare).expect("mkdir");
+    std::fs::write(bare.join(name("3-4")), silent.to_string()).expect("write");
+    let rows = imported_rows("tau-bench", &bare, &out.join("bare.jsonl"));
+    assert_eq!(rows[0]["task"], "3");
+    assert!(info_words(&bare.to_string_lossy()).contains("tasks keep their bare ids and no group"));
+    // A file mixing both environments reads each entry as it shows; one showing neither is refused.
+    let mixed = dir.join("mixed.json");
+    let entries = serde_json::json!([
+        tau_entry(0, 1.0, Some("# Airline Agent Policy"), &[], false),
+        tau_entry(0, 1.0, Some("# Retail agent policy"), &[], false),
+        tau_entry(5, 0.0, None, &[], true),
+    ]);
+    std::fs::write(&mixed, entries.to_string()).expect("write");
+    let output = pareval(&["info", &mixed.to_string_lossy(), "--from", "tau-bench"]);
+    assert_refused(
+        &output,
+        "entry 3: the file holds entries of both tau-bench environments",
     );
 }
 

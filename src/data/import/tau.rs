@@ -1,7 +1,9 @@
 //! tau-bench v1 (`EnvRunResult` arrays) and tau2-bench (`Results` with `simulations`, or the dir
 //! format's `results.json` with its `simulation_index` and `simulations/` folder), as described in
 //! `shared/formats/NOTES.md` §6 and read in tau2's own `data_model/simulation.py` and
-//! `runner/checkpoint.py`.
+//! `runner/checkpoint.py`. tau-bench v1's environment (airline or retail), which its files never
+//! name, is told from what its `run.py`, agents and environments (sierra-research/tau-bench @ 59a200c)
+//! put in the entries.
 
 use std::path::Path;
 
@@ -26,14 +28,161 @@ fn system_from_file_name(path: &Path) -> String {
     }
 }
 
+/// tau-bench v1's two environments. A run (`run.py --env …`) holds one; its file name and entries
+/// do not name it, and both number their tasks from 0, so a retail task and an airline task of one
+/// model would be one task without it.
+const ENVIRONMENTS: [&str; 2] = ["airline", "retail"];
+
+/// How each environment's policy (`envs/<env>/wiki.md`) begins: every agent tau-bench ships puts it
+/// first in its system message.
+const POLICY_HEADINGS: [&str; 2] = ["# Airline Agent Policy", "# Retail agent policy"];
+
+/// Tools only one environment has (`envs/<env>/tools/`; `calculate`, `get_user_details`, `think`
+/// and `transfer_to_human_agents` are in both).
+const AIRLINE_TOOLS: [&str; 10] = [
+    "book_reservation",
+    "cancel_reservation",
+    "get_reservation_details",
+    "list_all_airports",
+    "search_direct_flight",
+    "search_onestop_flight",
+    "send_certificate",
+    "update_reservation_baggages",
+    "update_reservation_flights",
+    "update_reservation_passengers",
+];
+const RETAIL_TOOLS: [&str; 12] = [
+    "cancel_pending_order",
+    "exchange_delivered_order_items",
+    "find_user_id_by_email",
+    "find_user_id_by_name_zip",
+    "get_order_details",
+    "get_product_details",
+    "list_all_product_types",
+    "modify_pending_order_address",
+    "modify_pending_order_items",
+    "modify_pending_order_payment",
+    "modify_user_address",
+    "return_delivered_order_items",
+];
+
+/// The environment one entry shows (an index into [`ENVIRONMENTS`]): the policy heading of its
+/// system message, else the tools of its task's ground-truth actions. None for an entry that shows
+/// neither (an exception's entry has an empty trajectory and no task).
+fn entry_environment(entry: &Value) -> Option<usize> {
+    let policy = entry
+        .get("traj")
+        .and_then(Value::as_array)
+        .and_then(|traj| {
+            traj.iter()
+                .find(|m| m.get("role") == Some(&Value::from("system")))
+        })
+        .and_then(|message| message.get("content"))
+        .and_then(Value::as_str)
+        .and_then(|content| {
+            POLICY_HEADINGS
+                .iter()
+                .position(|heading| content.trim_start().starts_with(heading))
+        });
+    if policy.is_some() {
+        return policy;
+    }
+    let actions = entry
+        .get("info")
+        .and_then(|info| info.get("task"))
+        .and_then(|task| task.get("actions"))
+        .and_then(Value::as_array)?;
+    actions.iter().find_map(|action| {
+        let name = action.get("name").and_then(Value::as_str)?;
+        if AIRLINE_TOOLS.contains(&name) {
+            Some(0)
+        } else if RETAIL_TOOLS.contains(&name) {
+            Some(1)
+        } else {
+            None
+        }
+    })
+}
+
+/// The environment a file's name gives (tau-bench's own historical files are
+/// `<model>-<env>.json`), as a word between separators.
+fn environment_from_file_name(path: &Path) -> Option<usize> {
+    let stem = path.file_stem()?.to_string_lossy().to_lowercase();
+    let words: Vec<&str> = stem.split(|c: char| !c.is_ascii_alphanumeric()).collect();
+    let found: Vec<usize> = (0..ENVIRONMENTS.len())
+        .filter(|&e| words.contains(&ENVIRONMENTS[e]))
+        .collect();
+    match found.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
 pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadError> {
     let entries = value.as_array().ok_or_else(|| {
         LoadError::new(file, "a tau-bench file must hold a JSON array of results")
     })?;
     let system = system_from_file_name(path);
+    let mut notes = vec![format!(
+        "{file}: tau-bench files name no system; '{system}' is taken from the file name"
+    )];
+    // The environment of each entry: a run holds one, so entries that show none (exceptions) take
+    // the one the others show, else the file name's.
+    let shown: Vec<Option<usize>> = entries.iter().map(entry_environment).collect();
+    let mut seen: Vec<usize> = shown.iter().flatten().copied().collect();
+    seen.sort_unstable();
+    seen.dedup();
+    let file_environment = match seen.as_slice() {
+        [one] => {
+            notes.push(format!(
+                "{file}: tau-bench environment {} (from its entries); task = {}/<task_id>, group = \
+                 environment",
+                ENVIRONMENTS[*one], ENVIRONMENTS[*one]
+            ));
+            Some(*one)
+        }
+        [] => {
+            let named = environment_from_file_name(path);
+            match named {
+                Some(e) => notes.push(format!(
+                    "{file}: tau-bench environment {} (from the file name: no entry shows its \
+                     policy or tools); task = {}/<task_id>, group = environment",
+                    ENVIRONMENTS[e], ENVIRONMENTS[e]
+                )),
+                None => notes.push(format!(
+                    "{file}: no entry shows its tau-bench environment (airline or retail: no policy \
+                     in a system message, no environment's tool among the task's actions) and the \
+                     file name names none, so tasks keep their bare ids and no group; files of the \
+                     other environment would share those ids"
+                )),
+            }
+            named
+        }
+        _ => {
+            notes.push(format!(
+                "{file}: entries of both tau-bench environments (airline and retail) in one file, \
+                 each read as its own environment shows"
+            ));
+            None
+        }
+    };
     let mut rows = Vec::with_capacity(entries.len());
     for (index, entry) in entries.iter().enumerate() {
-        let task = text_field(entry, "task_id", file, index)?;
+        let id = text_field(entry, "task_id", file, index)?;
+        let environment = if seen.len() > 1 {
+            Some(shown[index].ok_or_else(|| {
+                LoadError::new(
+                    file,
+                    format!(
+                        "entry {}: the file holds entries of both tau-bench environments, and this \
+                         one (task {id}) shows neither its policy nor an environment's tool",
+                        index + 1
+                    ),
+                )
+            })?)
+        } else {
+            file_environment
+        };
         let outcome = number_field(entry, "reward", file, index)?
             .ok_or_else(|| LoadError::new(file, format!("entry {} has no reward", index + 1)))?;
         let trial = match number_field(entry, "trial", file, index)? {
@@ -51,6 +200,13 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
             .get("info")
             .and_then(|info| info.get("error"))
             .filter(|e| !e.is_null());
+        let (task, group) = match environment {
+            Some(e) => (
+                format!("{}/{id}", ENVIRONMENTS[e]),
+                Some(ENVIRONMENTS[e].to_string()),
+            ),
+            None => (id, None),
+        };
         rows.push(CanonicalRow {
             system: system.clone(),
             task,
@@ -61,7 +217,7 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
             } else {
                 RowStatus::Ok
             },
-            group: None,
+            group,
             cost_usd: None,
             seconds: None,
             source: format!("tau-bench entry {}, trial {trial}", index + 1),
@@ -69,9 +225,7 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
     }
     Ok(Imported {
         rows,
-        notes: vec![format!(
-            "{file}: tau-bench files name no system; '{system}' is taken from the file name"
-        )],
+        notes,
         lines: None,
     })
 }
