@@ -821,6 +821,110 @@ fn run_reports_in_one_folder_are_named_after_their_files() {
 }
 
 #[test]
+fn sb_cli_reports_are_named_after_their_run_ids() {
+    // sb-cli (SWE-bench's cloud evaluation) keeps every run's report in one folder,
+    // `sb-cli-reports/<subset>__<split>__<run_id>.json`, with a `.response.json` beside each: the
+    // folder reads as one system a run, and a report fetched while instances were still pending
+    // evaluation has those not attempted, not failed.
+    let Some(data) = shared_data() else { return };
+    let source = data.join("../formats/swebench_harness_report/zhikuncode_20260525/results.json");
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(&source).expect("report")).expect("json");
+    let dir = temp_dir("sb-cli").join("sb-cli-reports");
+    std::fs::create_dir_all(&dir).expect("folder");
+    std::fs::write(
+        dir.join("swe-bench_verified__test__run-a.json"),
+        report.to_string(),
+    )
+    .expect("write");
+    // The second run's report, fetched with 20 resolved instances still pending.
+    let mut pending = report.clone();
+    let resolved: Vec<Value> = report["resolved_ids"].as_array().expect("ids").clone();
+    let held: Vec<Value> = resolved[..20].to_vec();
+    pending["resolved_ids"] = Value::from(resolved[20..].to_vec());
+    let completed: Vec<Value> = report["completed_ids"]
+        .as_array()
+        .expect("ids")
+        .iter()
+        .filter(|id| !held.contains(id))
+        .cloned()
+        .collect();
+    pending["completed_ids"] = Value::from(completed);
+    pending["pending_instances"] = Value::from(20);
+    std::fs::write(
+        dir.join("swe-bench_verified__test__run-b.json"),
+        pending.to_string(),
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("swe-bench_verified__test__run-b.response.json"),
+        r#"{"run_id": "run-b"}"#,
+    )
+    .expect("write");
+    let out = pareval(&["info", &dir.to_string_lossy(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let systems: Vec<(String, u64, u64)> = json["systems"]
+        .as_array()
+        .expect("systems")
+        .iter()
+        .map(|s| {
+            (
+                s["system"].as_str().expect("name").to_string(),
+                s["not_attempted"].as_u64().expect("count"),
+                s["errored"].as_u64().expect("count"),
+            )
+        })
+        .collect();
+    let errored = report["error_ids"].as_array().expect("ids").len() as u64;
+    assert_eq!(
+        systems,
+        [
+            ("run-a".to_string(), 0, errored),
+            ("run-b".to_string(), 20, errored)
+        ]
+    );
+    let notes = json["notes"].to_string();
+    assert!(
+        notes.contains("20 instances were still pending evaluation"),
+        "{notes}"
+    );
+    // Fetched again without --overwrite, sb-cli writes `<run_id>-1.json` beside the first fetch:
+    // the latest fetch is read, as the same run.
+    std::fs::write(
+        dir.join("swe-bench_verified__test__run-b-1.json"),
+        report.to_string(),
+    )
+    .expect("write");
+    let out = pareval(&["info", &dir.to_string_lossy(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let systems: Vec<(&str, u64)> = json["systems"]
+        .as_array()
+        .expect("systems")
+        .iter()
+        .map(|s| {
+            (
+                s["system"].as_str().expect("name"),
+                s["not_attempted"].as_u64().expect("n"),
+            )
+        })
+        .collect();
+    assert_eq!(systems, [("run-a", 0), ("run-b", 0)]);
+    let notes = json["notes"].to_string();
+    assert!(notes.contains("sb-cli's fetch 2 of run 'run-b'"), "{notes}");
+    // The same report without sb-cli's pending count: its submitted ids without a result are
+    // evaluation errors, as the harness's own reports have them.
+    pending["pending_instances"] = Value::from(0);
+    let plain = temp_dir("sb-cli-done").join("swe-bench_verified__test__run-c.json");
+    std::fs::write(&plain, pending.to_string()).expect("write");
+    let out = pareval(&["info", &plain.to_string_lossy(), "--format", "json"]);
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(json["systems"][0]["system"], "run-c");
+    assert_eq!(json["systems"][0]["errored"], errored + 20);
+}
+
+#[test]
 fn an_lm_eval_output_path_is_read_as_its_model_folders() {
     // lm-eval writes `<output_path>/<model>/samples_<task>_<date>.jsonl` beside
     // `results_<date>.json`. Given the output path of two models' runs, the loader reads both

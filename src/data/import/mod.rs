@@ -680,7 +680,8 @@ fn unread_note((subfolder, count, named): (PathBuf, usize, Vec<PathBuf>)) -> Str
 /// a Multi-SWE-bench split's `index.json` beside its submission folders, MLE-bench's
 /// `run_group_experiments.csv` beside its run groups and `metadata.json` in each, an OpenHands output
 /// folder's other files beside its `output.jsonl` (metadata, reports, derived copies, V1's critic
-/// attempts and cost report).
+/// attempts and cost report), sb-cli's `.response.json` beside its report and the earlier fetches
+/// of a report fetched again.
 fn is_companion(path: &Path, name: &str) -> bool {
     let lm_eval_aggregate = || {
         name.starts_with("results_")
@@ -739,6 +740,18 @@ fn is_companion(path: &Path, name: &str) -> bool {
         || openhands_companion()
         || lm_eval_aggregate()
         || hal::is_run_companion(path, name)
+        || sb_cli_response(name).is_some_and(|report| beside(&report))
+        || swebench::sb_cli_superseded(path)
+}
+
+/// sb-cli's `<subset>__<split>__<run_id>.response.json`, written beside the report of that run with
+/// what the server sent besides the report: the report's own file name.
+fn sb_cli_response(name: &str) -> Option<String> {
+    let stem = name.strip_suffix(".response.json")?;
+    let report = format!("{stem}.json");
+    swebench::sb_cli_report_name(&report)
+        .is_some()
+        .then_some(report)
 }
 
 /// A Git LFS pointer's first line: a repository that keeps a file in LFS checks out this text in

@@ -218,6 +218,50 @@ fn kept_apart(
     }
 }
 
+/// The subsets sb-cli (SWE-bench's cloud evaluation, `sb-cli get-report`) evaluates, as it writes
+/// them in a report's file name (`sb_cli/config.py`).
+const SB_CLI_SUBSETS: [&str; 3] = ["swe-bench-m", "swe-bench_lite", "swe-bench_verified"];
+
+/// An sb-cli report's file name, `<subset>__<split>__<run_id>.json`: (subset, split, run id).
+pub(super) fn sb_cli_report_name(name: &str) -> Option<(&str, &str, &str)> {
+    let stem = name.strip_suffix(".json")?;
+    let (subset, rest) = stem.split_once("__")?;
+    let (split, run_id) = rest.split_once("__")?;
+    (SB_CLI_SUBSETS.contains(&subset) && !split.is_empty() && !run_id.is_empty())
+        .then_some((subset, split, run_id))
+}
+
+/// An sb-cli report as one fetch of its run: (the run id, the fetch). sb-cli does not overwrite a
+/// report it fetched before (`--overwrite 0`, the default) but writes the next fetch beside it as
+/// `<subset>__<split>__<run_id>-<k>.json` (`safe_save_json`), so a `-<k>` name whose first fetch
+/// lies beside it is fetch k of that run (the first is fetch 0).
+pub(super) fn sb_cli_fetch(path: &Path) -> Option<(String, u32)> {
+    let name = path.file_name()?.to_str()?;
+    let (subset, split, run_id) = sb_cli_report_name(name)?;
+    let later = run_id.rsplit_once('-').and_then(|(base, k)| {
+        let k: u32 = k.parse().ok().filter(|&k| k >= 1)?;
+        let first = path.with_file_name(format!("{subset}__{split}__{base}.json"));
+        first.is_file().then(|| (base.to_string(), k))
+    });
+    Some(later.unwrap_or_else(|| (run_id.to_string(), 0)))
+}
+
+/// Whether a later fetch of the same sb-cli run lies beside this report (the latest is read).
+pub(super) fn sb_cli_superseded(path: &Path) -> bool {
+    let Some((run_id, fetch)) = sb_cli_fetch(path) else {
+        return false;
+    };
+    let Some(entries) = path
+        .parent()
+        .and_then(|folder| std::fs::read_dir(folder).ok())
+    else {
+        return false;
+    };
+    entries.flatten().any(|entry| {
+        sb_cli_fetch(&entry.path()).is_some_and(|(other, k)| other == run_id && k > fetch)
+    })
+}
+
 /// The system of a run report named as the harness names it, `<model>.<run_id>.json` with the
 /// model's '/' written as '__' (two runs in one folder are two systems); None for a copy renamed to
 /// a bare word (`results.json`, `report.json`), which says nothing of the run.
@@ -571,14 +615,34 @@ fn run_report(
             ),
         ));
     }
-    let system = match report_name(path) {
-        Some(system) => {
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    // sb-cli names a report after the subset, split and run id, and keeps every run's report in one
+    // folder (`sb-cli-reports/` by default): the run id names the system.
+    let sb_cli = sb_cli_report_name(&file_name).map(|(subset, split, _)| {
+        let (run_id, fetch) = sb_cli_fetch(path).unwrap_or_default();
+        notes.push(format!(
+            "{file}: an sb-cli report ({subset}, {split}) stores no system name; it is named after its run id, '{run_id}'"
+        ));
+        if fetch > 0 {
+            notes.push(format!(
+                "{file}: sb-cli's fetch {} of run '{run_id}' (written beside the first as -{fetch}); the earlier fetches beside it are left out",
+                fetch + 1
+            ));
+        }
+        run_id
+    });
+    let system = match (sb_cli, report_name(path)) {
+        (Some(system), _) => system,
+        (None, Some(system)) => {
             notes.push(format!(
                 "{file}: a SWE-bench run report stores no system name; it is named after its file (<model>.<run_id>.json, '/' written as '__'), '{system}'"
             ));
             system
         }
-        None => match metadata(folder).as_deref().and_then(metadata_name) {
+        (None, None) => match metadata(folder).as_deref().and_then(metadata_name) {
             // A leaderboard submission's copy (Multi-SWE-bench keeps the run report as
             // results/results.json beside a metadata.yaml that names the system).
             Some(system) => {
@@ -599,6 +663,30 @@ fn run_report(
     } else {
         "resolved"
     };
+    // A submitted id in no other list had no result: an evaluation error, unless sb-cli fetched the
+    // report while instances were still pending (its `pending_instances`), when it may be one of them.
+    let pending = value
+        .get("pending_instances")
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    let submitted_without_result = if pending > 0 {
+        notes.push(format!(
+            "{file}: {pending} instances were still pending evaluation when this report was fetched; submitted instances without a result are not attempted (fetch the report again once the run is done)"
+        ));
+        (
+            "submitted_ids",
+            None,
+            RowStatus::NotAttempted,
+            "submitted, pending evaluation",
+        )
+    } else {
+        (
+            "submitted_ids",
+            Some(0.0),
+            RowStatus::Error,
+            "submitted, no result",
+        )
+    };
     let lists = [
         (resolved_key, Some(1.0), RowStatus::Ok, "resolved"),
         ("error_ids", Some(0.0), RowStatus::Error, "evaluation error"),
@@ -610,12 +698,7 @@ fn run_report(
             RowStatus::NotAttempted,
             "no prediction",
         ),
-        (
-            "submitted_ids",
-            Some(0.0),
-            RowStatus::Error,
-            "submitted, no result",
-        ),
+        submitted_without_result,
     ];
     let mut seen: HashSet<String> = HashSet::new();
     let mut rows = Vec::new();
