@@ -1705,3 +1705,151 @@ fn mlebench_grading_reports_give_medals_per_competition_and_seed() {
         "g1: a run group of an experiment in run_group_experiments.csv holds 2 grading reports",
     );
 }
+
+#[test]
+fn agentlab_studies_are_read_by_their_layout() {
+    // BrowserGym's own ExpArgs wrote this study (tests/fixtures/agentlab/write_fixture.py): one
+    // folder per episode, `<date>_<agent>_on_<task>_<seed>/`, with summary_info.json once it ended.
+    let study = fixture("agentlab/study");
+    let rows = import_rows("agentlab", &[&study], &[], "agentlab-study");
+    let read: Vec<(&str, &str, &str, Option<&str>, &str)> = rows
+        .iter()
+        .map(|row| {
+            (
+                row["system"].as_str().unwrap(),
+                row["task"].as_str().unwrap(),
+                row["run"].as_str().unwrap(),
+                row["outcome"].as_str(),
+                row["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let (mini, gpt) = (
+        "GenericAgent-gpt-4o-mini-2024-07-18",
+        "GenericAgent-openai_gpt-4o-2024-08-06",
+    );
+    assert_eq!(
+        read,
+        [
+            (mini, "webarena.310", "0", Some("0"), "ok"),
+            (mini, "webarena.311", "0", Some("0"), "error"),
+            (
+                mini,
+                "webarena_verified.279.0.2",
+                "0",
+                None,
+                "not_attempted"
+            ),
+            // Two seeds of one task: runs in the order the episodes started.
+            (
+                mini,
+                "workarena.servicenow.order-ipad-pro",
+                "0",
+                Some("1"),
+                "ok"
+            ),
+            (
+                mini,
+                "workarena.servicenow.order-ipad-pro",
+                "1",
+                Some("0"),
+                "ok"
+            ),
+            (gpt, "webarena.310", "0", Some("1"), "ok"),
+            // The relaunch's `_`-prefixed folder (reward 1) is left out, as AgentLab leaves it out.
+            (gpt, "webarena.311", "0", Some("0"), "ok"),
+            (gpt, "webarena_verified.279.0.2", "0", Some("1"), "ok"),
+            (
+                gpt,
+                "workarena.servicenow.order-ipad-pro",
+                "0",
+                Some("1"),
+                "ok"
+            ),
+        ]
+    );
+    // The benchmark is the group; cost is the LLM tracker's sum, seconds the steps' env + agent time.
+    assert_eq!(rows[5]["group"], "webarena");
+    assert_eq!(rows[7]["group"], "webarena_verified");
+    assert_eq!(
+        (rows[5]["cost_usd"].as_str(), rows[5]["seconds"].as_str()),
+        (Some("0.03"), Some("11.25"))
+    );
+    assert!(
+        rows[1]["source"]
+            .as_str()
+            .unwrap()
+            .contains("TimeoutError: Page.goto: Timeout 30000ms exceeded."),
+        "{}",
+        rows[1]
+    );
+    let words = info_words(&[&study.to_string_lossy()]);
+    for note in [
+        "read as agentlab (recognised by its layout)",
+        "1 experiment has no summary_info.json (not run yet, or running): not attempted",
+        "1 experiment folder has a name starting with _ or . (a relaunch moves the episode it repeats aside so): left out",
+    ] {
+        assert!(words.contains(note), "{note}: {words}");
+    }
+    // One experiment's folder, or its summary file, reads as that experiment.
+    let one =
+        study.join("2026-12-04_15-56-17_GenericAgent-openai_gpt-4o-2024-08-06_on_webarena.310_11");
+    for path in [one.clone(), one.join("summary_info.json")] {
+        let rows = import_rows("agentlab", &[&path], &[], "agentlab-one");
+        assert_eq!(
+            (rows.len(), rows[0]["task"].as_str()),
+            (1, Some("webarena.310"))
+        );
+    }
+
+    // `watch` follows a study as it runs: an episode counts once its summary is written.
+    let live = temp_dir("agentlab-live").join("study");
+    copy_tree(&study, &live);
+    let waiting = live.join(
+        "2026-12-04_15-56-18_GenericAgent-gpt-4o-mini-2024-07-18_on_webarena_verified.279.0.2_25",
+    );
+    let mut followed =
+        pareval::watch::follow::Followed::new(std::slice::from_ref(&live)).expect("followed");
+    let count = |followed: &mut pareval::watch::follow::Followed| {
+        let mut events = Vec::new();
+        for _ in 0..50 {
+            events.extend(followed.poll());
+            if events
+                .iter()
+                .any(|e| matches!(e, pareval::watch::follow::Event::Row { .. }))
+            {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        events
+            .iter()
+            .filter(|e| matches!(e, pareval::watch::follow::Event::Row { .. }))
+            .count()
+    };
+    assert_eq!(count(&mut followed), 8);
+    std::fs::write(
+        waiting.join("summary_info.json"),
+        r#"{"n_steps": 1, "cum_reward": 1, "cum_raw_reward": 1, "err_msg": null, "stack_trace": null, "stats.cum_steps": 2, "terminated": true, "truncated": false}"#,
+    )
+    .expect("write");
+    assert_eq!(count(&mut followed), 9);
+    // A reward outside [0, 1] is refused, naming the file.
+    std::fs::write(
+        waiting.join("summary_info.json"),
+        r#"{"n_steps": 1, "cum_reward": 2.0, "err_msg": null}"#,
+    )
+    .expect("write");
+    assert_refused(
+        &pareval(&["info", &live.to_string_lossy()]),
+        "webarena_verified.279.0.2_25/summary_info.json: cum_reward 2 is not in [0, 1]",
+    );
+    // An experiment folder renamed away from AgentLab's pattern is left out with a note.
+    std::fs::remove_file(waiting.join("summary_info.json")).expect("remove");
+    std::fs::rename(&waiting, live.join("renamed")).expect("rename");
+    let words = info_words(&[&live.to_string_lossy()]);
+    assert!(
+        words.contains("1 experiment folder has a name that is not AgentLab's"),
+        "{words}"
+    );
+}

@@ -13,11 +13,13 @@
 //! `output.jsonl` with the graded `test_result.report`), `helm` (run folders), `evalplus` and
 //! `bigcodebench` (`*eval_results.json`), `metr` (`runs.jsonl`), `aider` (benchmark run folders),
 //! `lighteval` (details Parquet files), `hal` (`<run_id>_UPLOAD.json`), `osworld` (result folders
-//! of `<domain>/<example_id>/result.txt`), `appworld` (`evaluations/<dataset>.json`) and `mle-bench`
-//! (`<timestamp>_grading_report.json`). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
+//! of `<domain>/<example_id>/result.txt`), `appworld` (`evaluations/<dataset>.json`), `mle-bench`
+//! (`<timestamp>_grading_report.json`) and `agentlab` (study folders of experiment folders with
+//! `summary_info.json`). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
 //! lighteval details file, or a run folder is recognised by its keys or layout (a `.jsonl` file by its
 //! first line only, so canonical JSON Lines are parsed once).
 
+mod agentlab;
 mod aider;
 mod appworld;
 mod evalplus;
@@ -69,10 +71,11 @@ pub enum ImportFormat {
     OsWorld,
     AppWorld,
     MleBench,
+    AgentLab,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 19] = [
+    pub const ALL: [ImportFormat; 20] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -92,6 +95,7 @@ impl ImportFormat {
         ImportFormat::OsWorld,
         ImportFormat::AppWorld,
         ImportFormat::MleBench,
+        ImportFormat::AgentLab,
     ];
 
     pub fn name(self) -> &'static str {
@@ -115,6 +119,7 @@ impl ImportFormat {
             ImportFormat::OsWorld => "osworld",
             ImportFormat::AppWorld => "appworld",
             ImportFormat::MleBench => "mle-bench",
+            ImportFormat::AgentLab => "agentlab",
         }
     }
 
@@ -347,7 +352,8 @@ pub fn is_run_folder(path: &Path) -> bool {
             || helm::is_run_folder(path)
             || hal::upload_in(path).is_some()
             || aider::is_run_folder(path)
-            || osworld::is_results_tree(path))
+            || osworld::is_results_tree(path)
+            || agentlab::is_study(path))
 }
 
 /// What changes when a result is rewritten or grows (size, last change): of its file, or, for an
@@ -358,6 +364,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(aider::results_files(path))
     } else if osworld::is_results_tree(path) {
         Some(osworld::tracked_files(path))
+    } else if agentlab::is_study(path) {
+        Some(agentlab::tracked_files(path))
     } else {
         None
     };
@@ -918,6 +926,13 @@ fn parse_file(
         let (imported, bytes, file) = osworld::results(path, settings.split)?;
         return finish_parsed(imported, ImportFormat::OsWorld, file, &bytes, 0, settings).map(Some);
     }
+    if format == Some(ImportFormat::AgentLab)
+        || (format.is_none() && (agentlab::is_study(path) || agentlab::is_summary_file(path)))
+    {
+        let (imported, bytes, file) = agentlab::results(path)?;
+        return finish_parsed(imported, ImportFormat::AgentLab, file, &bytes, 0, settings)
+            .map(Some);
+    }
     if format == Some(ImportFormat::LightEval)
         || (format.is_none() && lighteval::is_details(&file_path))
     {
@@ -1073,9 +1088,10 @@ fn parse_file(
                 }
                 evalplus::results(&value, &file_path, &file, settings.evalplus_tests)?
             }
-            ImportFormat::Helm | ImportFormat::LightEval | ImportFormat::OsWorld => {
-                read_before_parsing(format, &file)?
-            }
+            ImportFormat::Helm
+            | ImportFormat::LightEval
+            | ImportFormat::OsWorld
+            | ImportFormat::AgentLab => read_before_parsing(format, &file)?,
             ImportFormat::Hal => hal::upload(&value, &file)?,
             ImportFormat::AppWorld => appworld::evaluation(&value, &file_path, &file)?,
             ImportFormat::MleBench => mlebench::report(&value, &file_path, &file, settings.metric)?,
@@ -1107,7 +1123,7 @@ fn parse_file(
     finish_parsed(imported, format, file, &bytes, non_finite, settings).map(Some)
 }
 
-/// HELM runs, lighteval details and OSWorld results are read before any JSON is parsed: a path
+/// HELM runs, lighteval details, OSWorld results and AgentLab studies are read before any JSON is parsed: a path
 /// that gets here is not one.
 fn read_before_parsing(format: ImportFormat, file: &str) -> Result<Imported, LoadError> {
     Err(LoadError::new(
@@ -1115,6 +1131,9 @@ fn read_before_parsing(format: ImportFormat, file: &str) -> Result<Imported, Loa
         match format {
             ImportFormat::Helm => {
                 "HELM results are run folders (run_spec.json with per_instance_stats.json) or a suite folder of them"
+            }
+            ImportFormat::AgentLab => {
+                "AgentLab results are study folders (<study>/<YYYY-MM-DD_HH-MM-SS>_<agent>_on_<task>_<seed>/ with exp_args.pkl and summary_info.json)"
             }
             ImportFormat::OsWorld => {
                 "OSWorld results are folders (<result_dir>/<action_space>/<observation_type>/<model>/<domain>/<example_id>/ with result.txt and traj.jsonl)"
