@@ -1123,8 +1123,8 @@ fn parse_file(
     finish_parsed(imported, format, file, &bytes, non_finite, settings).map(Some)
 }
 
-/// HELM runs, lighteval details, OSWorld results and AgentLab studies are read before any JSON is parsed: a path
-/// that gets here is not one.
+/// HELM runs, lighteval details, OSWorld results and AgentLab studies are read before any JSON is
+/// parsed: a path that gets here is not one.
 fn read_before_parsing(format: ImportFormat, file: &str) -> Result<Imported, LoadError> {
     Err(LoadError::new(
         file,

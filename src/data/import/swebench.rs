@@ -231,24 +231,39 @@ pub(super) fn sb_cli_report_name(name: &str) -> Option<(&str, &str, &str)> {
         .then_some((subset, split, run_id))
 }
 
-/// An sb-cli report as one fetch of its run: (the run id, the fetch). sb-cli does not overwrite a
-/// report it fetched before (`--overwrite 0`, the default) but writes the next fetch beside it as
+/// One fetch of an sb-cli run: the run (subset, split, run id) and which fetch it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct SbCliFetch {
+    pub subset: String,
+    pub split: String,
+    pub run_id: String,
+    pub fetch: u32,
+}
+
+/// An sb-cli report as one fetch of its run. sb-cli does not overwrite a report it fetched before
+/// (`--overwrite 0`, the default) but writes the next fetch beside it as
 /// `<subset>__<split>__<run_id>-<k>.json` (`safe_save_json`), so a `-<k>` name whose first fetch
 /// lies beside it is fetch k of that run (the first is fetch 0).
-pub(super) fn sb_cli_fetch(path: &Path) -> Option<(String, u32)> {
+pub(super) fn sb_cli_fetch(path: &Path) -> Option<SbCliFetch> {
     let name = path.file_name()?.to_str()?;
     let (subset, split, run_id) = sb_cli_report_name(name)?;
     let later = run_id.rsplit_once('-').and_then(|(base, k)| {
         let k: u32 = k.parse().ok().filter(|&k| k >= 1)?;
         let first = path.with_file_name(format!("{subset}__{split}__{base}.json"));
-        first.is_file().then(|| (base.to_string(), k))
+        first.is_file().then_some((base, k))
     });
-    Some(later.unwrap_or_else(|| (run_id.to_string(), 0)))
+    let (run_id, fetch) = later.unwrap_or((run_id, 0));
+    Some(SbCliFetch {
+        subset: subset.to_string(),
+        split: split.to_string(),
+        run_id: run_id.to_string(),
+        fetch,
+    })
 }
 
 /// Whether a later fetch of the same sb-cli run lies beside this report (the latest is read).
 pub(super) fn sb_cli_superseded(path: &Path) -> bool {
-    let Some((run_id, fetch)) = sb_cli_fetch(path) else {
+    let Some(this) = sb_cli_fetch(path) else {
         return false;
     };
     let Some(entries) = path
@@ -258,7 +273,11 @@ pub(super) fn sb_cli_superseded(path: &Path) -> bool {
         return false;
     };
     entries.flatten().any(|entry| {
-        sb_cli_fetch(&entry.path()).is_some_and(|(other, k)| other == run_id && k > fetch)
+        sb_cli_fetch(&entry.path()).is_some_and(|other| {
+            (&other.subset, &other.split, &other.run_id)
+                == (&this.subset, &this.split, &this.run_id)
+                && other.fetch > this.fetch
+        })
     })
 }
 
@@ -615,14 +634,15 @@ fn run_report(
             ),
         ));
     }
-    let file_name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
     // sb-cli names a report after the subset, split and run id, and keeps every run's report in one
     // folder (`sb-cli-reports/` by default): the run id names the system.
-    let sb_cli = sb_cli_report_name(&file_name).map(|(subset, split, _)| {
-        let (run_id, fetch) = sb_cli_fetch(path).unwrap_or_default();
+    let sb_cli = sb_cli_fetch(path).map(|run| {
+        let SbCliFetch {
+            subset,
+            split,
+            run_id,
+            fetch,
+        } = run;
         notes.push(format!(
             "{file}: an sb-cli report ({subset}, {split}) stores no system name; it is named after its run id, '{run_id}'"
         ));
@@ -756,6 +776,34 @@ mod tests {
             Some("2+")
         );
         assert_eq!(metadata_attempts("info:\n  name: x\n"), None);
+    }
+
+    #[test]
+    fn a_later_sb_cli_fetch_supersedes_only_its_own_run() {
+        let dir = std::env::temp_dir().join(format!("pareval-sb-cli-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("folder");
+        let names = [
+            "swe-bench_lite__test__z.json",
+            "swe-bench_verified__test__z.json",
+            "swe-bench_verified__test__z-1.json",
+            "swe-bench_verified__test__solo-2.json",
+        ];
+        for name in names {
+            std::fs::write(dir.join(name), "{}").expect("write");
+        }
+        let superseded: Vec<bool> = names
+            .iter()
+            .map(|name| sb_cli_superseded(&dir.join(name)))
+            .collect();
+        // The lite report of the same run id is another run; `solo-2` has no first fetch beside
+        // it, so its run id is `solo-2`.
+        assert_eq!(superseded, [false, true, false, false]);
+        let later = sb_cli_fetch(&dir.join(names[2])).expect("a report");
+        assert_eq!((later.run_id.as_str(), later.fetch), ("z", 1));
+        let solo = sb_cli_fetch(&dir.join(names[3])).expect("a report");
+        assert_eq!((solo.run_id.as_str(), solo.fetch), ("solo-2", 0));
+        assert!(sb_cli_report_name("swe-bench_full__test__z.json").is_none());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
