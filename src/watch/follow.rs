@@ -85,6 +85,10 @@ fn kind_of(path: &Path) -> Option<Kind> {
     }
 }
 
+/// How many polls in a row a native result may keep changing before it is read all the same (at two
+/// polls a second, every two seconds).
+const READ_WHILE_CHANGING: u32 = 4;
+
 /// One followed file.
 #[derive(Debug)]
 pub struct FileFollower {
@@ -95,6 +99,8 @@ pub struct FileFollower {
     /// Native files: the (length, modified) last seen, and the one last read.
     seen: Option<(u64, Option<std::time::SystemTime>)>,
     read: Option<(u64, Option<std::time::SystemTime>)>,
+    /// Polls in a row that found the native result changed since the one before and not read.
+    changing: u32,
     /// How harness result files are read (`--metric`, `--aider-tries`, …).
     options: Arc<LoadOptions>,
 }
@@ -118,6 +124,7 @@ impl FileFollower {
             tail: Tail::new(path, kind == Kind::JsonLines),
             seen: None,
             read: None,
+            changing: 0,
             options,
         })
     }
@@ -163,16 +170,37 @@ impl FileFollower {
     }
 
     /// A harness's result file: read whole once it has stopped changing between two polls (a harness
-    /// may write it in several goes), again, with a notice, whenever it changes after that.
+    /// may write it in several goes), again, with a notice, whenever it changes after that. A result
+    /// that keeps changing (a run folder whose episodes end more often than the polls come: an
+    /// AgentLab study or OSWorld results with many workers, a tau2 file rewritten after each
+    /// simulation) is read every [`READ_WHILE_CHANGING`] polls all the same, so a live decision is
+    /// not held back until the harness pauses; a read that fails then may have caught a file half
+    /// written and is tried again at the next poll instead of being reported.
     fn poll_native(&mut self, out: &mut Vec<Event>) {
         let Some(stamp) = crate::data::import::change_stamp(&self.path) else {
             return;
         };
         let stable = self.seen == Some(stamp);
         self.seen = Some(stamp);
-        if !stable || self.read == Some(stamp) {
+        if self.read == Some(stamp) {
+            self.changing = 0;
             return;
         }
+        if !stable {
+            self.changing += 1;
+            if self.changing < READ_WHILE_CHANGING {
+                return;
+            }
+        }
+        let imported = crate::data::import::import_recognised_with(
+            &self.path,
+            &self.options.import_settings(),
+        );
+        // Half written, a file may fail to parse or not be recognised yet.
+        if !stable && !matches!(imported, Ok(Some(_))) {
+            return;
+        }
+        self.changing = 0;
         if self.read.is_some() {
             out.push(Event::Reread {
                 file: self.name(),
@@ -180,10 +208,7 @@ impl FileFollower {
             });
         }
         self.read = Some(stamp);
-        match crate::data::import::import_recognised_with(
-            &self.path,
-            &self.options.import_settings(),
-        ) {
+        match imported {
             Ok(Some((_, imported))) => {
                 for (i, row) in imported.rows.into_iter().enumerate() {
                     // Rows never attempted carry no outcome: nothing to observe yet.
@@ -420,6 +445,46 @@ mod tests {
             [("t1".to_string(), 1.0), ("t2".to_string(), 0.5)]
         );
         assert!(matches!(&events[2], Event::Bad { line: 3, .. }));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_result_that_keeps_changing_is_read_every_few_polls() {
+        // A harness rewriting its result file before every poll (tau-bench v1 checkpoints after
+        // each task) is still read while it runs; a read that catches it half written is tried
+        // again, and only a file that stays broken is reported.
+        let dir = std::env::temp_dir().join(format!("pareval-follow-c-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let path = dir.join("run.json");
+        let write = |n: u32| {
+            let entries: Vec<String> = (0..n)
+                .map(|t| format!(r#"{{"task_id": {t}, "reward": 1.0, "trial": 0}}"#))
+                .collect();
+            std::fs::write(&path, format!("[{}]", entries.join(", "))).expect("write");
+        };
+        let mut follower = FileFollower::new(&path).expect("follower");
+        let mut events = Vec::new();
+        for n in 1..READ_WHILE_CHANGING {
+            write(n);
+            follower.poll(&mut events);
+        }
+        assert!(events.is_empty(), "{events:?}");
+        std::fs::write(&path, r#"[{"task_id": 0, "rew"#).expect("half written");
+        follower.poll(&mut events);
+        assert!(events.is_empty(), "{events:?}");
+        write(5);
+        follower.poll(&mut events);
+        assert_eq!(rows(&events).len(), 5);
+        events.clear();
+        std::fs::write(&path, "[1, 2").expect("broken");
+        follower.poll(&mut events);
+        assert!(events.is_empty(), "{events:?}");
+        follower.poll(&mut events);
+        assert!(
+            events.iter().any(|e| matches!(e, Event::Bad { .. })),
+            "{events:?}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -498,3 +498,74 @@ fn run_passes_on_a_harness_s_error() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn run_ends_an_agentlab_study_whose_episodes_end_faster_than_the_looks() {
+    // An AgentLab study with many workers: every experiment folder is prepared first, then
+    // summaries land twenty a second, faster than `run` looks (twice a second). The study keeps
+    // changing until the end, so a reader that waits for it to settle would decide only once the
+    // harness had finished; it is read every two seconds instead, and the harness is ended early.
+    let dir = temp_dir("run-agentlab");
+    let plan = write_plan(&dir, 200);
+    let baseline = dir.join("old.csv");
+    let mut rows = String::from("system,task,outcome\n");
+    for i in 0..200 {
+        rows.push_str(&format!("old,t{i:03},0\n"));
+    }
+    std::fs::write(&baseline, rows).expect("baseline");
+    let live = dir.join("live");
+    std::fs::create_dir_all(&live).expect("live");
+    let log = dir.join("harness.log");
+    let script = format!(
+        r#"study={live}/2026-01-01_00-00-00_new_on_plan
+mkdir -p "$study"
+for i in $(seq 0 199); do
+  t=$(printf 't%03d' "$i")
+  mkdir -p "$study/2026-01-01_00-00-00_new_on_${{t}}_$i"
+  echo stand-in > "$study/2026-01-01_00-00-00_new_on_${{t}}_$i/exp_args.pkl"
+done
+for i in $(seq 0 199); do
+  t=$(printf 't%03d' "$i")
+  echo '{{"n_steps": 1, "cum_reward": 1, "err_msg": null, "stack_trace": null, "terminated": true, "truncated": false}}' > "$study/2026-01-01_00-00-00_new_on_${{t}}_$i/summary_info.json"
+  sleep 0.05
+done
+echo finished > {log}
+"#,
+        live = live.display(),
+        log = log.display()
+    );
+    let harness = dir.join("harness.sh");
+    std::fs::write(&harness, script).expect("script");
+    let (live_text, baseline_text, harness_text) = (
+        live.display().to_string(),
+        baseline.display().to_string(),
+        harness.display().to_string(),
+    );
+    let output = pareval(&[
+        "run",
+        &live_text,
+        &baseline_text,
+        "--plan",
+        &plan,
+        "--tested",
+        "new",
+        "--baseline",
+        "old",
+        "--grace",
+        "1",
+        "--",
+        "bash",
+        &harness_text,
+    ]);
+    let text = stdout(&output);
+    assert!(output.status.success(), "{}\n{text}", stderr(&output));
+    assert!(text.contains("0 pp: promote"), "{text}");
+    let note = stderr(&output);
+    assert!(note.contains("the harness was ended"), "{note}");
+    assert!(
+        note.contains("not run") && !note.contains(", 0 not run"),
+        "{note}"
+    );
+    assert!(!log.exists(), "the harness finished: {note}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
