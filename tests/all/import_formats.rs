@@ -27,6 +27,26 @@ pub fn import_rows(format: &str, paths: &[&Path], extra: &[&str], name: &str) ->
         .collect()
 }
 
+/// The rows `watch` reads from a followed path once some arrive (polling every 0.1 s for up to five
+/// seconds).
+fn rows_once_read(followed: &mut pareval::watch::follow::Followed) -> usize {
+    let mut events = Vec::new();
+    for _ in 0..50 {
+        events.extend(followed.poll());
+        if events
+            .iter()
+            .any(|e| matches!(e, pareval::watch::follow::Event::Row { .. }))
+        {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    events
+        .iter()
+        .filter(|e| matches!(e, pareval::watch::follow::Event::Row { .. }))
+        .count()
+}
+
 /// Per system: (rows, distinct tasks, sum of outcomes, rows of each status).
 #[derive(Debug, Default, PartialEq)]
 pub struct Tally {
@@ -1396,26 +1416,9 @@ fn osworld_result_folders_are_read_by_their_layout() {
     std::fs::remove_file(pending.join("result.txt")).expect("remove");
     let mut followed =
         pareval::watch::follow::Followed::new(std::slice::from_ref(&results)).expect("followed");
-    let count = |followed: &mut pareval::watch::follow::Followed| {
-        let mut events = Vec::new();
-        for _ in 0..50 {
-            events.extend(followed.poll());
-            if events
-                .iter()
-                .any(|e| matches!(e, pareval::watch::follow::Event::Row { .. }))
-            {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        events
-            .iter()
-            .filter(|e| matches!(e, pareval::watch::follow::Event::Row { .. }))
-            .count()
-    };
-    assert_eq!(count(&mut followed), 3);
+    assert_eq!(rows_once_read(&mut followed), 3);
     std::fs::write(pending.join("result.txt"), "1.0\n").expect("write");
-    assert_eq!(count(&mut followed), 4);
+    assert_eq!(rows_once_read(&mut followed), 4);
     // A score that is not one is refused, naming the file.
     std::fs::write(pending.join("result.txt"), "None\n").expect("write");
     assert_refused(
@@ -1810,30 +1813,13 @@ fn agentlab_studies_are_read_by_their_layout() {
     );
     let mut followed =
         pareval::watch::follow::Followed::new(std::slice::from_ref(&live)).expect("followed");
-    let count = |followed: &mut pareval::watch::follow::Followed| {
-        let mut events = Vec::new();
-        for _ in 0..50 {
-            events.extend(followed.poll());
-            if events
-                .iter()
-                .any(|e| matches!(e, pareval::watch::follow::Event::Row { .. }))
-            {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        events
-            .iter()
-            .filter(|e| matches!(e, pareval::watch::follow::Event::Row { .. }))
-            .count()
-    };
-    assert_eq!(count(&mut followed), 8);
+    assert_eq!(rows_once_read(&mut followed), 8);
     std::fs::write(
         waiting.join("summary_info.json"),
         r#"{"n_steps": 1, "cum_reward": 1, "cum_raw_reward": 1, "err_msg": null, "stack_trace": null, "stats.cum_steps": 2, "terminated": true, "truncated": false}"#,
     )
     .expect("write");
-    assert_eq!(count(&mut followed), 9);
+    assert_eq!(rows_once_read(&mut followed), 9);
     // A reward outside [0, 1] is refused, naming the file.
     std::fs::write(
         waiting.join("summary_info.json"),
