@@ -287,6 +287,8 @@ impl FileFollower {
 pub struct Followed {
     files: BTreeMap<PathBuf, FileFollower>,
     folders: Vec<PathBuf>,
+    /// The files followed because a folder held them (not named on their own).
+    found: std::collections::BTreeSet<PathBuf>,
     options: Arc<LoadOptions>,
 }
 
@@ -302,6 +304,7 @@ impl Followed {
         let mut followed = Followed {
             files: BTreeMap::new(),
             folders: Vec::new(),
+            found: std::collections::BTreeSet::new(),
             options,
         };
         for path in paths {
@@ -340,8 +343,12 @@ impl Followed {
         folders.chain(named).collect::<Vec<_>>().join(", ")
     }
 
-    /// One poll of every file (and every folder's new files), in path order.
+    /// One poll of every file (and every folder's new files), in path order. A file a folder no
+    /// longer reads on its own though it is still there (sb-cli's report once a later fetch of the
+    /// run lands beside it, or a file that became another's companion) is withdrawn: its rows go,
+    /// and the file that took its place is read instead of being a second outcome of the same runs.
     pub fn poll(&mut self) -> Vec<Event> {
+        let mut withdrawn = Vec::new();
         for folder in &self.folders {
             // A folder that turned out to be one run (a Harbor job, a Terminal-Bench run) once the
             // harness wrote its result file is followed as one result, not as its trial folders.
@@ -353,15 +360,32 @@ impl Followed {
                 }
                 continue;
             }
-            for path in crate::data::import::folder_entries(folder) {
+            let entries = crate::data::import::folder_entries(folder);
+            let left: Vec<PathBuf> = self
+                .found
+                .iter()
+                .filter(|path| path.starts_with(folder) && path.exists() && !entries.contains(path))
+                .cloned()
+                .collect();
+            for path in left {
+                self.found.remove(&path);
+                if let Some(follower) = self.files.remove(&path) {
+                    withdrawn.push(Event::Reread {
+                        file: follower.name(),
+                        rewritten: true,
+                    });
+                }
+            }
+            for path in entries {
                 if !self.files.contains_key(&path)
                     && let Ok(follower) = FileFollower::with_options(&path, self.options.clone())
                 {
+                    self.found.insert(path.clone());
                     self.files.insert(path, follower);
                 }
             }
         }
-        let mut events = Vec::new();
+        let mut events = withdrawn;
         for follower in self.files.values_mut() {
             follower.poll(&mut events);
         }
@@ -484,6 +508,53 @@ mod tests {
         assert!(
             events.iter().any(|e| matches!(e, Event::Bad { .. })),
             "{events:?}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_report_fetched_again_replaces_the_earlier_fetch() {
+        // sb-cli writes each fetch of a run's report beside the last (`…__r.json`, then
+        // `…__r-1.json`): the earlier one is withdrawn, and the later one's rows are not second
+        // outcomes of the same runs.
+        let dir = std::env::temp_dir().join(format!("pareval-follow-s-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let report = |resolved: &str, pending: u32| {
+            format!(
+                r#"{{"schema_version": 2, "total_instances": 2, "submitted_ids": ["a__b-1", "a__b-2"], "resolved_ids": [{resolved}], "unresolved_ids": [], "error_ids": [], "empty_patch_ids": [], "incomplete_ids": [], "pending_instances": {pending}}}"#
+            )
+        };
+        let first = dir.join("swe-bench_verified__test__r.json");
+        std::fs::write(&first, report(r#""a__b-1""#, 1)).expect("first fetch");
+        let mut followed = Followed::new(std::slice::from_ref(&dir)).expect("followed");
+        let mut events = Vec::new();
+        for _ in 0..3 {
+            events.extend(followed.poll());
+        }
+        assert_eq!(rows(&events), [("a__b-1".to_string(), 1.0)]);
+        std::fs::write(
+            dir.join("swe-bench_verified__test__r-1.json"),
+            report(r#""a__b-1", "a__b-2""#, 0),
+        )
+        .expect("second fetch");
+        let mut events = Vec::new();
+        for _ in 0..3 {
+            events.extend(followed.poll());
+        }
+        let withdrawn = first.display().to_string();
+        assert!(
+            matches!(&events[0], Event::Reread { file, .. } if *file == withdrawn),
+            "{events:?}"
+        );
+        assert_eq!(
+            rows(&events),
+            [("a__b-1".to_string(), 1.0), ("a__b-2".to_string(), 1.0)]
+        );
+        assert!(
+            followed.describe().ends_with("(1 file)"),
+            "{}",
+            followed.describe()
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
