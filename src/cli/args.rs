@@ -208,7 +208,7 @@ pub struct ImportArgs {
     pub format: String,
     /// Result files (a Terminal-Bench run folder is accepted for its results.json, a Harbor job or
     /// trial folder for its result.json, a HELM run or suite folder, a HAL or aider run folder, an
-    /// OSWorld result folder, an AgentLab study folder).
+    /// OSWorld result folder, an AgentLab study folder, a HAL leaderboard database).
     #[arg(value_name = "PATH", required = true)]
     pub files: Vec<PathBuf>,
     /// Output file; the extension picks the format.

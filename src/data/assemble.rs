@@ -125,6 +125,15 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 " (Inspect logs of different tasks repeat sample ids, and --inspect-task-key task-id keys them <task>/<sample id>; two logs of one task and model are two evals of it, to be read one at a time)",
             );
         }
+        // HAL keeps one leaderboard database per benchmark, and benchmarks share task ids ('5').
+        if read_as.get("hal").is_some_and(|&files| files > 1)
+            && collision
+            && !options.benchmark_per_file
+        {
+            error.message.push_str(
+                " (HAL's leaderboard databases are one benchmark each and benchmarks repeat task ids: --benchmark-per-file keys each file's tasks by its benchmark)",
+            );
+        }
         if read_as.get("helm").is_some_and(|&runs| runs > 1) && collision {
             error.message.push_str(
                 " (two HELM runs of one model on one scenario, a rerun or the same run in two suites, are two evaluations of it: read them one at a time)",

@@ -1839,3 +1839,120 @@ fn agentlab_studies_are_read_by_their_layout() {
         "{words}"
     );
 }
+
+#[test]
+fn hal_leaderboard_databases_give_each_run_s_listed_tasks() {
+    // Real rows of HAL's leaderboard databases (hal-frontend's preprocessed_traces/*.db; see
+    // tests/fixtures/hal_db/write_fixture.py): five SWE-bench Verified Mini runs of three agents,
+    // two of them run twice, and two ColBench runs scored without task lists.
+    let swe = fixture("hal_db/swebench_verified_mini.db");
+    let rows = import_rows("hal", &[&swe], &[], "hal-db");
+    assert_eq!(rows.len(), 249);
+    let mut runs: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for row in &rows {
+        *runs
+            .entry((
+                row["system"].as_str().unwrap().to_string(),
+                row["run"].as_str().unwrap().to_string(),
+            ))
+            .or_default() += 1;
+    }
+    let opus = "SWE-Agent (Claude Opus 4.1 (August 2025))".to_string();
+    assert_eq!(runs.len(), 5);
+    assert_eq!(runs.get(&(opus.clone(), "1".to_string())), Some(&50));
+    assert_eq!(
+        rows[0]["group"].as_str().map(|g| g.contains('/')),
+        Some(true)
+    );
+    // Without --from the database is recognised; the shared records converted from the same
+    // databases hold the same outcomes for these runs.
+    let words = info_words(&[&swe.to_string_lossy()]);
+    assert!(words.contains("read as hal"), "{words}");
+    assert!(words.contains("5 runs of 3 agents"), "{words}");
+    if let Some(data) = crate::common::shared_data() {
+        let text =
+            std::fs::read_to_string(data.join("hal/swebench_verified_mini.csv")).expect("csv");
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+        let at = |name: &str| header.iter().position(|h| *h == name).expect("column");
+        let (system, task, outcome, run) = (at("system"), at("task"), at("outcome"), at("run"));
+        let systems: std::collections::BTreeSet<&str> =
+            rows.iter().map(|r| r["system"].as_str().unwrap()).collect();
+        let mut shared: Vec<(String, String, String, String)> = Vec::new();
+        for line in lines {
+            // No field of these rows holds a comma (names, ids, sources): the line splits plainly.
+            let fields: Vec<&str> = line.split(',').collect();
+            if systems.contains(fields[system]) {
+                shared.push((
+                    fields[system].to_string(),
+                    fields[task].to_string(),
+                    fields[run].to_string(),
+                    fields[outcome].to_string(),
+                ));
+            }
+        }
+        let mut ours: Vec<(String, String, String, String)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r["system"].as_str().unwrap().to_string(),
+                    r["task"].as_str().unwrap().to_string(),
+                    r["run"].as_str().unwrap().to_string(),
+                    r["outcome"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        shared.sort();
+        ours.sort();
+        assert_eq!(ours, shared);
+    }
+    // A database whose runs list no task is refused alone, and left out of a folder, noted.
+    let colbench = fixture("hal_db/colbench_frontend_design.db");
+    assert_refused(
+        &pareval(&["info", &colbench.to_string_lossy()]),
+        "no run of table parsed_results lists its tasks (2 runs;",
+    );
+    let words = info_words(&[&fixture("hal_db").to_string_lossy()]);
+    assert!(
+        words.contains(
+            "left out colbench_frontend_design.db (HAL leaderboard database whose runs list no task"
+        ),
+        "{words}"
+    );
+    // Malformed databases name the file, the run and the column.
+    let dir = temp_dir("hal-db-bad");
+    let bad = dir.join("bad.db");
+    let connection = rusqlite::Connection::open(&bad).expect("db");
+    connection
+        .execute_batch(
+            "create table parsed_results (agent_name text, date text, run_id text, successful_tasks text, failed_tasks text);
+             insert into parsed_results values ('A', '2025-01-01', 'r1', '[''t1'', ''t2''', '[]');",
+        )
+        .expect("rows");
+    drop(connection);
+    assert_refused(
+        &pareval(&["info", &bad.to_string_lossy()]),
+        "bad.db: run r1: successful_tasks: not a list: '['t1', 't2''",
+    );
+    let other = dir.join("other.db");
+    rusqlite::Connection::open(&other)
+        .and_then(|c| c.execute_batch("create table notes (text text);"))
+        .expect("db");
+    assert_refused(
+        &pareval(&["info", &other.to_string_lossy()]),
+        "other.db: an SQLite database without a parsed_results table",
+    );
+    let both = dir.join("both.db");
+    rusqlite::Connection::open(&both)
+        .and_then(|c| {
+            c.execute_batch(
+                "create table parsed_results (agent_name text, date text, run_id text, successful_tasks text, failed_tasks text);
+                 insert into parsed_results values ('A', '2025-01-01', 'r1', '[''t1'']', '[''t1'']');",
+            )
+        })
+        .expect("db");
+    assert_refused(
+        &pareval(&["info", &both.to_string_lossy()]),
+        "run r1: task 't1' is listed twice",
+    );
+}

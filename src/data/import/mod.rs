@@ -24,6 +24,7 @@ mod aider;
 mod appworld;
 mod evalplus;
 mod hal;
+mod hal_db;
 mod harbor;
 mod helm;
 mod inspect;
@@ -547,6 +548,29 @@ fn is_result_file(path: &Path) -> bool {
     ["csv", "jsonl", "ndjson", "json", "eval", "parquet"]
         .iter()
         .any(|extension| has_extension(path, extension))
+        || (is_database_name(path) && hal_db::is_database(path) && hal_db::lists_tasks(path))
+}
+
+fn is_database_name(path: &Path) -> bool {
+    ["db", "sqlite", "sqlite3"]
+        .iter()
+        .any(|extension| has_extension(path, extension))
+}
+
+/// A folder's HAL databases that list no task (every run scored otherwise): left out of it, noted.
+fn databases_without_tasks(folder: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut found: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| {
+            is_database_name(path) && hal_db::is_database(path) && !hal_db::lists_tasks(path)
+        })
+        .collect();
+    found.sort();
+    found
 }
 
 /// How deep [`unread_subfolders`] looks for result files below a subfolder, and how many it names.
@@ -632,9 +656,23 @@ pub fn unread_subfolder_notes(folder: &Path) -> Vec<String> {
             folder_names(&submissions)
         )
     });
+    let databases = databases_without_tasks(folder);
+    let left_databases = (!databases.is_empty()).then(|| {
+        let names: Vec<String> = databases
+            .iter()
+            .map(|path| path.file_name().unwrap_or_default().to_string_lossy().into_owned())
+            .collect();
+        format!(
+            "{}: left out {} (HAL leaderboard database{} whose runs list no task: the benchmark is scored otherwise)",
+            folder.display(),
+            names.join(", "),
+            if names.len() == 1 { "" } else { "s" }
+        )
+    });
     read_models
         .into_iter()
         .chain(read_submissions)
+        .chain(left_databases)
         .chain(unread_subfolders(folder).into_iter().map(unread_note))
         .collect()
 }
@@ -841,14 +879,15 @@ pub fn is_lighteval_details(path: &Path) -> bool {
     lighteval::is_details(path)
 }
 
-/// Whether `path` may hold a native file: a `.json`, `.jsonl` or `.eval` file, a folder, or a
-/// lighteval details Parquet file (never CSV).
+/// Whether `path` may hold a native file: a `.json`, `.jsonl` or `.eval` file, a folder, a
+/// lighteval details Parquet file or an SQLite database (HAL's leaderboard; never CSV).
 pub fn may_be_native(path: &Path) -> bool {
     path.is_dir()
         || is_json(path)
         || is_json_lines(path)
         || has_extension(path, "eval")
         || lighteval::is_details(path)
+        || hal_db::is_database(path)
 }
 
 fn has_extension(path: &Path, extension: &str) -> bool {
@@ -932,6 +971,10 @@ fn parse_file(
         let (imported, bytes, file) = agentlab::results(path)?;
         return finish_parsed(imported, ImportFormat::AgentLab, file, &bytes, 0, settings)
             .map(Some);
+    }
+    if matches!(format, None | Some(ImportFormat::Hal)) && hal_db::is_database(&file_path) {
+        let (imported, bytes, file) = hal_db::leaderboard(&file_path)?;
+        return finish_parsed(imported, ImportFormat::Hal, file, &bytes, 0, settings).map(Some);
     }
     if format == Some(ImportFormat::LightEval)
         || (format.is_none() && lighteval::is_details(&file_path))
