@@ -1942,6 +1942,11 @@ fn hal_leaderboard_databases_give_each_run_s_listed_tasks() {
         &pareval(&["info", &other.to_string_lossy()]),
         "other.db: an SQLite database without a parsed_results table",
     );
+    // In a folder, a database that is not HAL's is left out like any file that is not a result.
+    let mixed = temp_dir("hal-db-folder");
+    std::fs::copy(&swe, mixed.join("swebench_verified_mini.db")).expect("copy");
+    std::fs::copy(&other, mixed.join("cache.db")).expect("copy");
+    assert!(info_words(&[&mixed.to_string_lossy()]).contains("systems 3"));
     let both = dir.join("both.db");
     rusqlite::Connection::open(&both)
         .and_then(|c| {

@@ -39,17 +39,16 @@ pub fn is_database(path: &Path) -> bool {
         .is_ok_and(|()| &head == SQLITE_MAGIC)
 }
 
-/// Whether a database's runs list their tasks: false only for a HAL database whose every run's
-/// lists are empty (`None`: a benchmark scored otherwise, such as ColBench's frontend design). A
-/// folder leaves such a file out, noted, rather than stop on it; one that cannot be read as HAL's
-/// is read, so that its error is shown.
-pub fn lists_tasks(path: &Path) -> bool {
-    let Ok(connection) = Connection::open_with_flags(
+/// What a database in a folder is: None when it is not HAL's (no `parsed_results` table, or not
+/// readable: a folder leaves it out, as it leaves out any file that is not a result), else whether
+/// its runs list their tasks (false for a benchmark scored otherwise, such as ColBench's frontend
+/// design, every run's lists `None`: a folder leaves it out, noted).
+pub fn lists_tasks(path: &Path) -> Option<bool> {
+    let connection = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    ) else {
-        return true;
-    };
+    )
+    .ok()?;
     let listed = |column: &str| {
         format!("coalesce(trim(cast({column} as text)), 'None') not in ('None', '')")
     };
@@ -60,7 +59,8 @@ pub fn lists_tasks(path: &Path) -> bool {
     );
     connection
         .query_row(&query, [], |row| row.get::<_, i64>(0))
-        .map_or(true, |count| count > 0)
+        .ok()
+        .map(|count| count > 0)
 }
 
 /// The items of a Python-literal list of task ids (`['a', "b", 3]`): quoted strings with Python's

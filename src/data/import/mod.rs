@@ -548,7 +548,9 @@ fn is_result_file(path: &Path) -> bool {
     ["csv", "jsonl", "ndjson", "json", "eval", "parquet"]
         .iter()
         .any(|extension| has_extension(path, extension))
-        || (is_database_name(path) && hal_db::is_database(path) && hal_db::lists_tasks(path))
+        || (is_database_name(path)
+            && hal_db::is_database(path)
+            && hal_db::lists_tasks(path) == Some(true))
 }
 
 fn is_database_name(path: &Path) -> bool {
@@ -566,7 +568,9 @@ fn databases_without_tasks(folder: &Path) -> Vec<PathBuf> {
         .flatten()
         .map(|entry| entry.path())
         .filter(|path| {
-            is_database_name(path) && hal_db::is_database(path) && !hal_db::lists_tasks(path)
+            is_database_name(path)
+                && hal_db::is_database(path)
+                && hal_db::lists_tasks(path) == Some(false)
         })
         .collect();
     found.sort();
