@@ -1961,3 +1961,115 @@ fn hal_leaderboard_databases_give_each_run_s_listed_tasks() {
         "run r1: task 't1' is listed twice",
     );
 }
+
+#[test]
+fn theagentcompany_results_give_full_completion_or_the_partial_score() {
+    // Real result files of two leaderboard submissions (TheAgentCompany/experiments), the older
+    // format (checkpoints and final_score only) and the newer (task_id, error, timestamp).
+    let root = fixture("theagentcompany");
+    let aria = root.join("20260430_ARIA-deepseek-v3.2/results");
+    let iris = root.join("20260625_IRIS-GraphAgent-gpt-5.4-2026-03-05/results");
+    let outcomes = |rows: &[Value]| -> Vec<(String, String, String)> {
+        rows.iter()
+            .map(|r| {
+                (
+                    r["task"].as_str().unwrap().to_string(),
+                    r["outcome"].as_str().unwrap().to_string(),
+                    r["group"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let rows = import_rows("theagentcompany", &[&aria, &iris], &[], "tac");
+    assert!(
+        rows[..4]
+            .iter()
+            .all(|r| r["system"] == "ARIA-deepseek-v3.2")
+    );
+    assert!(
+        rows[4..]
+            .iter()
+            .all(|r| r["system"] == "IRIS-GraphAgent-gpt-5.4-2026-03-05")
+    );
+    let read = outcomes(&rows);
+    let want = |task: &str, outcome: &str, group: &str| {
+        (task.to_string(), outcome.to_string(), group.to_string())
+    };
+    assert_eq!(
+        read,
+        [
+            want("admin-make-spreadsheet", "0", "admin"),
+            want("ds-merge-multiple-sheets", "0", "ds"),
+            want("finance-invoice-matching", "0", "finance"),
+            want("sde-create-sqlite-database", "1", "sde"),
+            want("admin-make-spreadsheet", "1", "admin"),
+            want("ds-merge-multiple-sheets", "1", "ds"),
+            want("finance-invoice-matching", "1", "finance"),
+            // final_score is the evaluator's (2 of 8), not the checkpoints' sum (1).
+            want("sde-create-sqlite-database", "0", "sde"),
+        ]
+    );
+    // The paper's partial completion score: 0.5·result/total + 0.5·full.
+    let partial = import_rows(
+        "theagentcompany",
+        &[&aria, &iris],
+        &["--metric", "partial"],
+        "tac-p",
+    );
+    let scores: Vec<String> = outcomes(&partial).into_iter().map(|(_, o, _)| o).collect();
+    assert_eq!(scores, ["0.2", "0.25", "0.4", "1", "1", "1", "1", "0.125"]);
+    // Without --from: a results folder, a submission folder, the folder of submissions and one
+    // file are recognised.
+    for path in [&root, &aria.parent().unwrap().to_path_buf()] {
+        let words = info_words(&[&path.to_string_lossy()]);
+        assert!(
+            words.contains("read as theagentcompany (recognised by its layout)"),
+            "{words}"
+        );
+    }
+    let words = info_words(&[&root.to_string_lossy()]);
+    assert!(
+        words.contains("systems 2") && words.contains("tasks 4"),
+        "{words}"
+    );
+    let one = aria.join("eval_finance-invoice-matching.json");
+    let rows = import_rows("theagentcompany", &[&one], &[], "tac-one");
+    assert_eq!(
+        (
+            rows.len(),
+            rows[0]["task"].as_str(),
+            rows[0]["system"].as_str()
+        ),
+        (
+            1,
+            Some("finance-invoice-matching"),
+            Some("ARIA-deepseek-v3.2")
+        )
+    );
+    // An error is status error; a score out of no total, or an unknown metric, is refused.
+    let dir = temp_dir("tac-bad").join("20260101_bad/results");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(
+        dir.join("eval_hr-x.json"),
+        r#"{"task_id": "hr-x", "checkpoints": [], "error": "container crashed", "final_score": {"total": 2, "result": 0}}"#,
+    )
+    .expect("write");
+    let rows = import_rows("theagentcompany", &[&dir], &[], "tac-error");
+    assert_eq!(
+        (rows[0]["status"].as_str(), rows[0]["system"].as_str()),
+        (Some("error"), Some("bad"))
+    );
+    assert_refused(
+        &pareval(&["info", &dir.to_string_lossy(), "--metric", "score"]),
+        "--metric score: TheAgentCompany's outcomes are resolved or partial",
+    );
+    std::fs::write(
+        dir.join("eval_hr-x.json"),
+        r#"{"checkpoints": [], "final_score": {"total": 0, "result": 0}}"#,
+    )
+    .expect("write");
+    assert_refused(
+        &pareval(&["info", &dir.to_string_lossy()]),
+        "eval_hr-x.json: final_score 0 of 0: not a score out of a positive total",
+    );
+}

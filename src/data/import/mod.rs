@@ -39,6 +39,7 @@ mod swebench;
 mod swebench_board;
 mod tau;
 mod terminal_bench;
+mod theagentcompany;
 mod time;
 
 use std::path::{Path, PathBuf};
@@ -73,10 +74,11 @@ pub enum ImportFormat {
     AppWorld,
     MleBench,
     AgentLab,
+    TheAgentCompany,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 20] = [
+    pub const ALL: [ImportFormat; 21] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -97,6 +99,7 @@ impl ImportFormat {
         ImportFormat::AppWorld,
         ImportFormat::MleBench,
         ImportFormat::AgentLab,
+        ImportFormat::TheAgentCompany,
     ];
 
     pub fn name(self) -> &'static str {
@@ -121,6 +124,7 @@ impl ImportFormat {
             ImportFormat::AppWorld => "appworld",
             ImportFormat::MleBench => "mle-bench",
             ImportFormat::AgentLab => "agentlab",
+            ImportFormat::TheAgentCompany => "theagentcompany",
         }
     }
 
@@ -187,6 +191,9 @@ impl ImportFormat {
                 }
                 if mlebench::is_report(object) {
                     return Some(ImportFormat::MleBench);
+                }
+                if theagentcompany::is_result(object) {
+                    return Some(ImportFormat::TheAgentCompany);
                 }
                 match evalplus::shape(object) {
                     Some(evalplus::Shape::BigCodeBench) => return Some(ImportFormat::BigCodeBench),
@@ -354,7 +361,8 @@ pub fn is_run_folder(path: &Path) -> bool {
             || hal::upload_in(path).is_some()
             || aider::is_run_folder(path)
             || osworld::is_results_tree(path)
-            || agentlab::is_study(path))
+            || agentlab::is_study(path)
+            || theagentcompany::is_results_folder(path))
 }
 
 /// What changes when a result is rewritten or grows (size, last change): of its file, or, for an
@@ -367,6 +375,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(osworld::tracked_files(path))
     } else if agentlab::is_study(path) {
         Some(agentlab::tracked_files(path))
+    } else if theagentcompany::is_results_folder(path) {
+        Some(theagentcompany::tracked_files(path))
     } else {
         None
     };
@@ -976,6 +986,21 @@ fn parse_file(
         return finish_parsed(imported, ImportFormat::AgentLab, file, &bytes, 0, settings)
             .map(Some);
     }
+    if matches!(format, None | Some(ImportFormat::TheAgentCompany))
+        && path.is_dir()
+        && theagentcompany::is_results_folder(path)
+    {
+        let (imported, bytes, file) = theagentcompany::results_folder(path, settings.metric)?;
+        return finish_parsed(
+            imported,
+            ImportFormat::TheAgentCompany,
+            file,
+            &bytes,
+            0,
+            settings,
+        )
+        .map(Some);
+    }
     if matches!(format, None | Some(ImportFormat::Hal)) && hal_db::is_database(&file_path) {
         let (imported, bytes, file) = hal_db::leaderboard(&file_path)?;
         return finish_parsed(imported, ImportFormat::Hal, file, &bytes, 0, settings).map(Some);
@@ -1142,6 +1167,9 @@ fn parse_file(
             ImportFormat::Hal => hal::upload(&value, &file)?,
             ImportFormat::AppWorld => appworld::evaluation(&value, &file_path, &file)?,
             ImportFormat::MleBench => mlebench::report(&value, &file_path, &file, settings.metric)?,
+            ImportFormat::TheAgentCompany => {
+                theagentcompany::result(&value, &file_path, &file, settings.metric)?
+            }
             // A renamed copy of one exercise's results, recognised by its keys.
             ImportFormat::Aider => {
                 aider::run(
