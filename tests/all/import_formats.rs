@@ -2032,6 +2032,23 @@ fn theagentcompany_results_give_full_completion_or_the_partial_score() {
         words.contains("systems 2") && words.contains("tasks 4"),
         "{words}"
     );
+    // The leaderboard's version folder, whose submissions keep a README, screenshots and
+    // trajectories beside results/, reads every submission.
+    let version = temp_dir("tac-leaderboard").join("1.0.0");
+    for submission in [aria.parent().unwrap(), iris.parent().unwrap()] {
+        let copy = version.join(submission.file_name().unwrap());
+        copy_tree(submission, &copy);
+        std::fs::write(copy.join("README.md"), "# submission\n").expect("readme");
+        std::fs::create_dir_all(copy.join("screenshots/task")).expect("screenshots");
+        std::fs::write(copy.join("screenshots/task/0001.jpg"), "jpg").expect("screenshot");
+        std::fs::create_dir_all(copy.join("trajectories")).expect("trajectories");
+        std::fs::write(copy.join("trajectories/task.md"), "# steps\n").expect("trajectory");
+    }
+    let words = info_words(&[&version.to_string_lossy()]);
+    assert!(
+        words.contains("systems 2") && words.contains("tasks 4"),
+        "{words}"
+    );
     let one = aria.join("eval_finance-invoice-matching.json");
     let rows = import_rows("theagentcompany", &[&one], &[], "tac-one");
     assert_eq!(
