@@ -2049,6 +2049,19 @@ fn theagentcompany_results_give_full_completion_or_the_partial_score() {
         words.contains("systems 2") && words.contains("tasks 4"),
         "{words}"
     );
+    // `watch` follows a results folder as a run writes it: a task counts once its file lands.
+    let live = temp_dir("tac-live").join("20260101_live/results");
+    std::fs::create_dir_all(&live).expect("live");
+    for task in ["admin-make-spreadsheet", "ds-merge-multiple-sheets"] {
+        let name = format!("eval_{task}.json");
+        std::fs::copy(iris.join(&name), live.join(&name)).expect("copy");
+    }
+    let mut followed =
+        pareval::watch::follow::Followed::new(std::slice::from_ref(&live)).expect("followed");
+    assert_eq!(rows_once_read(&mut followed), 2);
+    let name = "eval_finance-invoice-matching.json";
+    std::fs::copy(iris.join(name), live.join(name)).expect("copy");
+    assert_eq!(rows_once_read(&mut followed), 3);
     let one = aria.join("eval_finance-invoice-matching.json");
     let rows = import_rows("theagentcompany", &[&one], &[], "tac-one");
     assert_eq!(
