@@ -195,11 +195,7 @@ fn number(summary: &Value, key: &str, file: &str) -> Result<Option<f64>, LoadErr
 
 /// An error message on one line, cut to a length a note can show.
 fn one_line(text: &str) -> String {
-    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    match joined.char_indices().nth(160) {
-        Some((at, _)) => format!("{}…", &joined[..at]),
-        None => joined,
-    }
+    crate::format::shorten(&text.split_whitespace().collect::<Vec<_>>().join(" "), 161)
 }
 
 /// One experiment's row from its `summary_info.json`: (outcome, status, cost, seconds, error).

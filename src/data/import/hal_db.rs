@@ -74,7 +74,7 @@ fn python_list(text: &str) -> Result<Option<Vec<String>>, String> {
     let inner = text
         .strip_prefix('[')
         .and_then(|t| t.strip_suffix(']'))
-        .ok_or_else(|| format!("not a list: '{}'", shorten(text)))?;
+        .ok_or_else(|| format!("not a list: '{}'", crate::format::shorten(text, 61)))?;
     let mut items = Vec::new();
     let mut chars = inner.chars().peekable();
     loop {
@@ -115,13 +115,6 @@ fn python_list(text: &str) -> Result<Option<Vec<String>>, String> {
         }
     }
     Ok(Some(items))
-}
-
-fn shorten(text: &str) -> String {
-    match text.char_indices().nth(60) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
 }
 
 /// The group of a task id of a benchmark: a SWE-bench id's repository, a USACO id's division.

@@ -135,8 +135,8 @@ fn metadata(folder: &Path) -> Option<String> {
         .ok()
 }
 
-/// A folder name less its `YYYYMMDD_` date prefix.
-fn without_date(name: &str) -> &str {
+/// A folder name less its `YYYYMMDD_` date prefix (leaderboards name submissions so).
+pub(super) fn without_date(name: &str) -> &str {
     if name.len() > 9 && name[..8].chars().all(|c| c.is_ascii_digit()) && &name[8..9] == "_" {
         &name[9..]
     } else {

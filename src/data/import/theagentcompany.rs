@@ -51,14 +51,7 @@ fn system_of(path: &Path) -> String {
     } else {
         name(&folder)
     };
-    match submission.split_once('_') {
-        Some((date, rest))
-            if date.len() == 8 && date.bytes().all(|b| b.is_ascii_digit()) && !rest.is_empty() =>
-        {
-            rest.to_string()
-        }
-        _ => submission,
-    }
+    super::swebench::without_date(&submission).to_string()
 }
 
 /// A count of `final_score` (a number or a boolean, as checkpoints write them).
