@@ -2103,3 +2103,203 @@ fn theagentcompany_results_give_full_completion_or_the_partial_score() {
         "eval_hr-x.json: final_score 0 of 0: not a score out of a positive total",
     );
 }
+
+/// (system, task) → (outcome, status, group, seconds) of imported rows.
+fn bfcl_rows(rows: &[Value]) -> BTreeMap<(String, String), (String, String, String, String)> {
+    let text = |r: &Value, key: &str| r[key].as_str().unwrap_or("").to_string();
+    rows.iter()
+        .map(|r| {
+            (
+                (text(r, "system"), text(r, "task")),
+                (
+                    text(r, "outcome"),
+                    text(r, "status"),
+                    text(r, "group"),
+                    text(r, "seconds"),
+                ),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn bfcl_score_files_are_read_with_their_results_every_unlisted_entry_passing() {
+    // Files bfcl-eval's own writer and checkers wrote (v4), and real leaderboard files of 2024.
+    let root = fixture("bfcl");
+    let v4 = root.join("v4");
+    let rows = import_rows("bfcl", &[&v4], &[], "bfcl-v4");
+    assert_eq!(rows.len(), 38);
+    let read = bfcl_rows(&rows);
+    let failed = |system: &str| -> Vec<String> {
+        read.iter()
+            .filter(|((s, _), (outcome, ..))| s == system && outcome == "0")
+            .map(|((_, task), _)| task.clone())
+            .collect()
+    };
+    assert_eq!(
+        failed("gpt-4o-2024-11-20"),
+        [
+            "multi_turn_base_0",
+            "multi_turn_base_2",
+            "simple_python_3",
+            "simple_python_8"
+        ]
+    );
+    assert_eq!(
+        failed("gpt-4o-mini-2024-07-18"),
+        [
+            "irrelevance_1",
+            "irrelevance_4",
+            "multi_turn_base_0",
+            "multi_turn_base_1",
+            "simple_python_1",
+            "simple_python_4",
+            "simple_python_7"
+        ]
+    );
+    let row = |system: &str, task: &str| read[&(system.to_string(), task.to_string())].clone();
+    let want = |outcome: &str, status: &str, group: &str, seconds: &str| {
+        (
+            outcome.to_string(),
+            status.to_string(),
+            group.to_string(),
+            seconds.to_string(),
+        )
+    };
+    assert_eq!(
+        row("gpt-4o-2024-11-20", "simple_python_0"),
+        want("1", "ok", "simple_python", "0.5")
+    );
+    // Multi-turn latencies are per turn and step: summed.
+    assert_eq!(
+        row("gpt-4o-2024-11-20", "multi_turn_base_2"),
+        want("0", "ok", "multi_turn_base", "6.25")
+    );
+    // BFCL's record of an exception during generation: graded a failure, status error.
+    assert_eq!(
+        row("gpt-4o-mini-2024-07-18", "simple_python_7"),
+        want("0", "error", "simple_python", "")
+    );
+    // Without --from: the project folder, its score folder, a model's score folder (v4's group
+    // folders below it), a group folder and one score file are recognised; BFCL's data_*.csv
+    // tables in score/ are not rows.
+    let score = v4.join("score");
+    let model = score.join("gpt-4o-2024-11-20");
+    for (path, systems, tasks) in [
+        (v4.clone(), 2, 19),
+        (score.clone(), 2, 19),
+        (model.clone(), 1, 19),
+        (model.join("non_live"), 1, 16),
+        (model.join("non_live/BFCL_v4_irrelevance_score.json"), 1, 6),
+    ] {
+        let words = info_words(&[&path.to_string_lossy()]);
+        assert!(
+            words.contains("read as bfcl (recognised by its")
+                && !words.contains("no score file yet")
+                && words.contains(&format!("systems {systems} "))
+                && words.contains(&format!("tasks {tasks} ")),
+            "{}: {words}",
+            path.display()
+        );
+    }
+    let words = info_words(&[&v4.to_string_lossy()]);
+    assert!(
+        words.contains("BFCL scores of 2 models over 3 categories (38 entries")
+            && words.contains("1 entry is BFCL's record of an exception during generation"),
+        "{words}"
+    );
+
+    // 2024's leaderboard files: failures numbered from 1 in the result file's order.
+    let old = root.join("leaderboard_2024");
+    let rows = import_rows("bfcl", &[&old], &[], "bfcl-2024");
+    let read = bfcl_rows(&rows);
+    let tallied = tally(&rows);
+    assert_eq!(tallied["gpt-4o-2024-05-13-FC"].outcome_sum, 96.0);
+    assert_eq!(tallied["Nexusflow-Raven-v2"].outcome_sum, 95.0);
+    let raven_failed: Vec<&str> = read
+        .iter()
+        .filter(|((s, _), (o, ..))| s == "Nexusflow-Raven-v2" && o == "0")
+        .map(|((_, t), _)| t.as_str())
+        .collect();
+    assert_eq!(
+        raven_failed,
+        [
+            "executable_simple_15",
+            "executable_simple_24",
+            "executable_simple_40",
+            "executable_simple_41",
+            "executable_simple_55"
+        ]
+    );
+    let seconds: f64 = rows
+        .iter()
+        .filter(|r| r["system"] == "gpt-4o-2024-05-13-FC")
+        .map(|r| r["seconds"].as_str().unwrap().parse::<f64>().unwrap())
+        .sum();
+    assert!((seconds - 74.7148).abs() < 1e-3, "{seconds}");
+    let words = info_words(&[&old.to_string_lossy()]);
+    assert!(
+        words.contains("2024's score files number failures from 1"),
+        "{words}"
+    );
+}
+
+#[test]
+fn bfcl_files_that_cannot_say_which_entries_passed_are_refused_naming_them() {
+    let v4 = fixture("bfcl").join("v4");
+    let model = "gpt-4o-2024-11-20";
+    // The answers alone: not graded.
+    let answers = v4.join(format!(
+        "result/{model}/non_live/BFCL_v4_simple_python_result.json"
+    ));
+    assert_refused(
+        &pareval(&["info", &answers.to_string_lossy()]),
+        "a BFCL result file: the model's answers, not their grades; run `bfcl evaluate`",
+    );
+    // A score folder whose result folder is not beside it: the passes are unknown.
+    let alone = temp_dir("bfcl-score-alone");
+    copy_tree(&v4.join("score"), &alone.join("score"));
+    assert_refused(
+        &pareval(&["info", &alone.to_string_lossy()]),
+        "its result file is not there",
+    );
+    // Answers generated again after grading (one more entry), and a failure the results lack.
+    let copy = temp_dir("bfcl-regenerated");
+    copy_tree(&v4, &copy);
+    let result = copy.join(format!(
+        "result/{model}/non_live/BFCL_v4_simple_python_result.json"
+    ));
+    let mut text = std::fs::read_to_string(&result).expect("result");
+    text.push_str("{\"id\": \"simple_python_10\", \"result\": \"[f(x=1)]\", \"latency\": 1.0}\n");
+    std::fs::write(&result, &text).expect("write");
+    assert_refused(
+        &pareval(&["info", &copy.to_string_lossy()]),
+        "it graded 10 entries (8 correct, 2 failures listed), but",
+    );
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.contains("\"simple_python_3\""))
+        .collect();
+    std::fs::write(&result, kept.join("\n")).expect("write");
+    assert_refused(
+        &pareval(&["info", &copy.to_string_lossy()]),
+        "failed entry 'simple_python_3' is not in",
+    );
+    // A result file with no score file yet (not graded) is left out, noted.
+    let ungraded = temp_dir("bfcl-ungraded");
+    copy_tree(&v4, &ungraded);
+    let live = ungraded.join(format!("result/{model}/live"));
+    std::fs::create_dir_all(&live).expect("live folder");
+    std::fs::write(
+        live.join("BFCL_v4_live_simple_result.json"),
+        "{\"id\": \"live_simple_0-0-0\", \"result\": \"[f(x=1)]\", \"latency\": 1.0}\n",
+    )
+    .expect("write");
+    let words = info_words(&[&ungraded.to_string_lossy()]);
+    assert!(
+        words.contains("1 result file of these models has no score file yet")
+            && words.contains("BFCL_v4_live_simple_result.json")
+            && words.contains("tasks 19 "),
+        "{words}"
+    );
+}

@@ -14,14 +14,16 @@
 //! `bigcodebench` (`*eval_results.json`), `metr` (`runs.jsonl`), `aider` (benchmark run folders),
 //! `lighteval` (details Parquet files), `hal` (`<run_id>_UPLOAD.json`), `osworld` (result folders
 //! of `<domain>/<example_id>/result.txt`), `appworld` (`evaluations/<dataset>.json`), `mle-bench`
-//! (`<timestamp>_grading_report.json`) and `agentlab` (study folders of experiment folders with
-//! `summary_info.json`). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
+//! (`<timestamp>_grading_report.json`), `agentlab` (study folders of experiment folders with
+//! `summary_info.json`), `theagentcompany` (`eval_<task>.json` results folders) and `bfcl` (the
+//! Berkeley Function Calling Leaderboard's score files, read with their result files). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
 //! lighteval details file, or a run folder is recognised by its keys or layout (a `.jsonl` file by its
 //! first line only, so canonical JSON Lines are parsed once).
 
 mod agentlab;
 mod aider;
 mod appworld;
+mod bfcl;
 mod evalplus;
 mod hal;
 mod hal_db;
@@ -75,10 +77,11 @@ pub enum ImportFormat {
     MleBench,
     AgentLab,
     TheAgentCompany,
+    Bfcl,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 21] = [
+    pub const ALL: [ImportFormat; 22] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -100,6 +103,7 @@ impl ImportFormat {
         ImportFormat::MleBench,
         ImportFormat::AgentLab,
         ImportFormat::TheAgentCompany,
+        ImportFormat::Bfcl,
     ];
 
     pub fn name(self) -> &'static str {
@@ -125,6 +129,7 @@ impl ImportFormat {
             ImportFormat::MleBench => "mle-bench",
             ImportFormat::AgentLab => "agentlab",
             ImportFormat::TheAgentCompany => "theagentcompany",
+            ImportFormat::Bfcl => "bfcl",
         }
     }
 
@@ -362,7 +367,8 @@ pub fn is_run_folder(path: &Path) -> bool {
             || aider::is_run_folder(path)
             || osworld::is_results_tree(path)
             || agentlab::is_study(path)
-            || theagentcompany::is_results_folder(path))
+            || theagentcompany::is_results_folder(path)
+            || bfcl::is_tree(path))
 }
 
 /// What changes when a result is rewritten or grows (size, last change): of its file, or, for an
@@ -377,6 +383,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(agentlab::tracked_files(path))
     } else if theagentcompany::is_results_folder(path) {
         Some(theagentcompany::tracked_files(path))
+    } else if bfcl::is_tree(path) {
+        Some(bfcl::tracked_files(path))
     } else {
         None
     };
@@ -1001,6 +1009,18 @@ fn parse_file(
         )
         .map(Some);
     }
+    if format == Some(ImportFormat::Bfcl)
+        || (format.is_none() && (bfcl::is_score_file(path) || bfcl::is_tree(path)))
+    {
+        let (imported, bytes, file) = bfcl::results(path)?;
+        return finish_parsed(imported, ImportFormat::Bfcl, file, &bytes, 0, settings).map(Some);
+    }
+    if format.is_none() && bfcl::is_result_file(path) {
+        return Err(LoadError::new(
+            path.display().to_string(),
+            "a BFCL result file: the model's answers, not their grades; run `bfcl evaluate` and give its score folder (score/<model>/…) or the project folder holding score/ and result/",
+        ));
+    }
     if matches!(format, None | Some(ImportFormat::Hal)) && hal_db::is_database(&file_path) {
         let (imported, bytes, file) = hal_db::leaderboard(&file_path)?;
         return finish_parsed(imported, ImportFormat::Hal, file, &bytes, 0, settings).map(Some);
@@ -1163,7 +1183,8 @@ fn parse_file(
             ImportFormat::Helm
             | ImportFormat::LightEval
             | ImportFormat::OsWorld
-            | ImportFormat::AgentLab => read_before_parsing(format, &file)?,
+            | ImportFormat::AgentLab
+            | ImportFormat::Bfcl => read_before_parsing(format, &file)?,
             ImportFormat::Hal => hal::upload(&value, &file)?,
             ImportFormat::AppWorld => appworld::evaluation(&value, &file_path, &file)?,
             ImportFormat::MleBench => mlebench::report(&value, &file_path, &file, settings.metric)?,
@@ -1209,6 +1230,9 @@ fn read_before_parsing(format: ImportFormat, file: &str) -> Result<Imported, Loa
             }
             ImportFormat::AgentLab => {
                 "AgentLab results are study folders (<study>/<YYYY-MM-DD_HH-MM-SS>_<agent>_on_<task>_<seed>/ with exp_args.pkl and summary_info.json)"
+            }
+            ImportFormat::Bfcl => {
+                "BFCL results are score files (score/<model>/<group>/BFCL_v4_<category>_score.json) read with their result files"
             }
             ImportFormat::OsWorld => {
                 "OSWorld results are folders (<result_dir>/<action_space>/<observation_type>/<model>/<domain>/<example_id>/ with result.txt and traj.jsonl)"
