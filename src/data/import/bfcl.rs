@@ -149,12 +149,22 @@ fn score_root(folder: &Path) -> PathBuf {
 /// folder of other things is not walked.
 fn score_files(folder: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
-    collect_score_files(&score_root(folder), 0, &mut found);
+    let score = |name: &str, path: &Path| name.ends_with("_score.json") && is_score_file(path);
+    collect_files(&score_root(folder), 0, true, &score, &mut found);
     found.sort();
     found
 }
 
-fn collect_score_files(folder: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+/// The files under `folder` that `keep` takes (by name and path), walking subfolders only through
+/// BFCL's group folders, and any subfolder of the first level when `models_first` (a `score/`
+/// folder's model folders).
+fn collect_files(
+    folder: &Path,
+    depth: usize,
+    models_first: bool,
+    keep: &impl Fn(&str, &Path) -> bool,
+    found: &mut Vec<PathBuf>,
+) {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return;
     };
@@ -165,11 +175,11 @@ fn collect_score_files(folder: &Path, depth: usize, found: &mut Vec<PathBuf>) {
             continue;
         }
         if path.is_dir() {
-            let through = depth == 0 || GROUP_FOLDERS.contains(&name.as_str());
+            let through = (models_first && depth == 0) || GROUP_FOLDERS.contains(&name.as_str());
             if through && depth < DEEPEST {
-                collect_score_files(&path, depth + 1, found);
+                collect_files(&path, depth + 1, models_first, keep, found);
             }
-        } else if name.ends_with("_score.json") && is_score_file(&path) {
+        } else if keep(&name, &path) {
             found.push(path);
         }
     }
@@ -681,7 +691,9 @@ fn unscored_results(models: &HashSet<PathBuf>, scored: &HashSet<PathBuf>) -> Vec
     let mut unscored = Vec::new();
     for folder in models {
         let mut found = Vec::new();
-        collect_result_files(folder, 0, &mut found);
+        let result =
+            |name: &str, path: &Path| name.ends_with("_result.json") && is_result_file(path);
+        collect_files(folder, 0, false, &result, &mut found);
         unscored.extend(found.into_iter().filter(|f| !scored.contains(f)));
     }
     unscored.sort();
@@ -705,23 +717,6 @@ fn named(files: &[PathBuf]) -> String {
         names.push(format!("and {} more", files.len() - NAMED));
     }
     names.join(", ")
-}
-
-fn collect_result_files(folder: &Path, depth: usize, found: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if path.is_dir() {
-            if depth < DEEPEST && GROUP_FOLDERS.contains(&name.as_str()) {
-                collect_result_files(&path, depth + 1, found);
-            }
-        } else if name.ends_with("_result.json") && is_result_file(&path) {
-            found.push(path);
-        }
-    }
 }
 
 /// Every file of a BFCL folder whose change `watch` must see: the score files and the result
