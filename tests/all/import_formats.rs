@@ -2239,7 +2239,56 @@ fn bfcl_score_files_are_read_with_their_results_every_unlisted_entry_passing() {
     assert!((seconds - 74.7148).abs() < 1e-3, "{seconds}");
     let words = info_words(&[&old.to_string_lossy()]);
     assert!(
-        words.contains("2024's score files number failures from 1"),
+        words.contains("2 score files number the failed entries from 1"),
+        "{words}"
+    );
+    // Answers out of id order: bfcl-eval numbered them sorted by id (from 2024-11-24), or in file
+    // order (before); the failures' prompt ids tell which, and both read the same failures.
+    let raven_in = |copy: &Path| {
+        let folder = |side: &str| copy.join(format!("{side}-BFCL/Nexusflow-Raven-v2"));
+        (
+            folder("result").join("gorilla_openfunctions_v1_test_executable_simple_result.json"),
+            folder("score").join("executable_simple_score.json"),
+        )
+    };
+    let failed_of = |copy: &Path, name: &str| -> Vec<String> {
+        bfcl_rows(&import_rows("bfcl", &[copy], &[], name))
+            .into_iter()
+            .filter(|((s, _), (o, ..))| s == "Nexusflow-Raven-v2" && o == "0")
+            .map(|((_, t), _)| t)
+            .collect()
+    };
+    let sorted = temp_dir("bfcl-2024-reversed");
+    copy_tree(&old, &sorted);
+    let (result, score) = raven_in(&sorted);
+    let lines: Vec<String> = std::fs::read_to_string(&result)
+        .expect("result")
+        .lines()
+        .rev()
+        .map(str::to_string)
+        .collect();
+    std::fs::write(&result, lines.join("\n")).expect("write");
+    assert_eq!(failed_of(&sorted, "bfcl-2024-id-order"), raven_failed);
+    // The same answers graded in file order: each failure's place counted in the reversed file.
+    let graded = std::fs::read_to_string(&score).expect("score");
+    let renumbered: Vec<String> = graded
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            if i == 0 {
+                return line.to_string();
+            }
+            let mut failure: Value = serde_json::from_str(line).expect("failure");
+            let place = failure["id"].as_u64().expect("numbered");
+            failure["id"] = Value::from(100 - place + 1);
+            failure.to_string()
+        })
+        .collect();
+    std::fs::write(&score, renumbered.join("\n")).expect("write");
+    assert_eq!(failed_of(&sorted, "bfcl-2024-file-order"), raven_failed);
+    let words = info_words(&[&sorted.to_string_lossy()]);
+    assert!(
+        words.contains("1 in file order, as their failures' prompt ids show"),
         "{words}"
     );
 }

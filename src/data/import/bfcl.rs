@@ -13,10 +13,11 @@
 //!   leaderboard's published `score-BFCL`/`result-BFCL` too), else beside the score file. Group
 //!   folders (`non_live`, `live`, `multi_turn`, `agentic`, `format_sensitivity`, and the memory
 //!   backends' `memory/<backend>`) sit between the model folder and the files in v4 and not before.
-//! - versions: `BFCL_v<N>_<category>_score.json` with the failures' `id` the entry's id (v3, v4),
-//!   and 2024's `<category>_score.json` beside `gorilla_openfunctions_v1_test_<category>_result.json`,
-//!   whose failures' `id` is the entry's 1-based place in the result file (checked against the
-//!   prompt's own id where the failure carries one).
+//! - versions: `BFCL_v<N>_<category>_score.json` (v3, v4), and 2024's `<category>_score.json`
+//!   beside `gorilla_openfunctions_v1_test_<category>_result.json`. Since 2025-01-26 a failure's
+//!   `id` is the entry's id; before, it is a 1-based place among the answers as bfcl-eval graded
+//!   them: sorted by id from 2024-11-24, in file order before. Both agree for a file in id order;
+//!   otherwise the failures' prompt ids (most carry one) tell which, and each is checked.
 //! - system: the model folder's name as BFCL writes it (its registry name, a `/` written `_`).
 //! - task: the entry's `id` (it starts with its category, so ids never collide across categories);
 //!   group: the category.
@@ -443,6 +444,9 @@ struct Graded {
     correct: u64,
     total: u64,
     failed: BTreeMap<usize, String>,
+    numbering: Numbering,
+    /// Whether any failure is numbered rather than named.
+    numbered: bool,
 }
 
 fn read_score(
@@ -457,29 +461,23 @@ fn read_score(
         .enumerate()
         .map(|(place, entry)| (entry.id.as_str(), place))
         .collect();
-    let mut lines = parse_lines::<ScoreLine>(bytes, &file)?.into_iter();
-    let (correct, total) = match lines.next() {
-        Some((
-            _,
-            ScoreLine {
-                accuracy: Some(_),
-                correct_count: Some(correct),
-                total_count: Some(total),
-                ..
-            },
-        )) => (correct, total),
-        Some((line, _)) => {
-            return Err(LoadError::new(
-                &file,
-                format!(
-                    "line {line}: not BFCL's score header (accuracy, correct_count, total_count)"
-                ),
-            ));
-        }
-        None => return Err(LoadError::new(&file, "the score file is empty")),
+    let lines = parse_lines::<ScoreLine>(bytes, &file)?;
+    let Some(((header_line, header), failures)) = lines.split_first() else {
+        return Err(LoadError::new(&file, "the score file is empty"));
     };
+    let (Some(_), Some(correct), Some(total)) =
+        (header.accuracy, header.correct_count, header.total_count)
+    else {
+        return Err(LoadError::new(
+            &file,
+            format!(
+                "line {header_line}: not BFCL's score header (accuracy, correct_count, total_count)"
+            ),
+        ));
+    };
+    let (numbered, numbering) = numbering(entries, failures);
     let mut failed = BTreeMap::new();
-    for (line, failure) in lines {
+    for (line, failure) in failures {
         let at = |what: String| LoadError::new(&file, format!("line {line}: {what}"));
         let place = match &failure.id {
             Some(Value::String(id)) => *places.get(id.as_str()).ok_or_else(|| {
@@ -487,21 +485,21 @@ fn read_score(
                     "failed entry '{id}' is not in {result_file}: grade the answers again"
                 ))
             })?,
-            // 2024's score files number the failed entries from 1 in the result file's order.
+            // Score files before 2025-01-26 number the failed entries from 1 (see [`numbering`]).
             Some(Value::Number(n)) => {
                 let place = n
                     .as_u64()
-                    .filter(|&p| p >= 1 && p as usize <= entries.len())
+                    .and_then(|p| numbered.get((p as usize).checked_sub(1)?))
+                    .copied()
                     .ok_or_else(|| {
                         at(format!(
                             "failed entry {n} is not a place in {result_file} (1 to {})",
                             entries.len()
                         ))
-                    })? as usize
-                    - 1;
+                    })?;
                 if let Some(said) = failure.prompt.as_ref().filter(|s| **s != entries[place].id) {
                     return Err(at(format!(
-                        "failed entry {n} is '{said}', but place {n} of {result_file} is '{}'",
+                        "failed entry {n} is '{said}', but entry {n} of {result_file} is '{}'",
                         entries[place].id
                     )));
                 }
@@ -518,7 +516,8 @@ fn read_score(
         };
         let kind = failure
             .error_type
-            .or(failure.error)
+            .clone()
+            .or_else(|| failure.error.clone())
             .unwrap_or_else(|| "failed".to_string());
         if failed.insert(place, kind).is_some() {
             return Err(at(format!(
@@ -531,7 +530,75 @@ fn read_score(
         correct,
         total,
         failed,
+        numbering,
+        numbered: failures
+            .iter()
+            .any(|(_, f)| matches!(f.id, Some(Value::Number(_)))),
     })
+}
+
+/// How a score file that numbers its failures counts the result file's entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Numbering {
+    /// The file is in id order, so both readings agree (or the failures are named by id).
+    Agreed,
+    /// In id order (bfcl-eval sorted the answers before grading from 2024-11-24), as the failures'
+    /// own prompt ids confirm, or with none to confirm it.
+    IdOrder { confirmed: bool },
+    /// In file order (as bfcl-eval graded before sorting), as the failures' prompt ids show.
+    FileOrder,
+}
+
+/// BFCL's sort key of an entry id: its category and the number after the last `_` (before any
+/// `-`, as `live_simple_19-3-15` has); ids it cannot read sort last in their category.
+fn sort_key(id: &str) -> (&str, u64) {
+    match id.rsplit_once('_') {
+        Some((category, index)) => (
+            category,
+            index
+                .split('-')
+                .next()
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(u64::MAX),
+        ),
+        None => (id, u64::MAX),
+    }
+}
+
+/// Which entry each place 1, 2, … of a score file's numbered failures is: bfcl-eval numbered the
+/// answers as it graded them, in file order until it began sorting them by id (2024-11-24); the two
+/// agree for a file in id order, and where they do not, the failures' prompt ids (most carry one)
+/// tell which was used.
+fn numbering(entries: &[Entry], failures: &[(u64, ScoreLine)]) -> (Vec<usize>, Numbering) {
+    let file_order: Vec<usize> = (0..entries.len()).collect();
+    let mut id_order = file_order.clone();
+    id_order.sort_by(|&a, &b| sort_key(&entries[a].id).cmp(&sort_key(&entries[b].id)));
+    if id_order == file_order {
+        return (file_order, Numbering::Agreed);
+    }
+    let named: Vec<(usize, &str)> = failures
+        .iter()
+        .filter_map(|(_, failure)| match (&failure.id, &failure.prompt) {
+            (Some(Value::Number(n)), Some(said)) => {
+                Some(((n.as_u64()? as usize).checked_sub(1)?, said.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    let fits = |order: &[usize]| {
+        named
+            .iter()
+            .all(|&(place, said)| order.get(place).is_some_and(|&i| entries[i].id == said))
+    };
+    if fits(&id_order) {
+        let confirmed = !named.is_empty();
+        (id_order, Numbering::IdOrder { confirmed })
+    } else if fits(&file_order) {
+        (file_order, Numbering::FileOrder)
+    } else {
+        // Neither: the failures' own check names the first that does not fit.
+        (id_order, Numbering::IdOrder { confirmed: false })
+    }
 }
 
 /// The rows of every score file under `path` (a folder [`is_tree`], or one score file), the bytes
@@ -559,7 +626,11 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
     let mut scored_results = HashSet::new();
     let mut whole_models = HashSet::new();
     let mut inference_errors = 0;
-    let mut old_layout = false;
+    // Score files that number their failures, and of those the ones read in file order and the
+    // ones read in id order with no failure's prompt id to confirm it.
+    let mut numbered = 0;
+    let mut in_file_order = 0;
+    let mut unconfirmed = 0;
     for score in &scores {
         let score_file = score.display().to_string();
         let name = score
@@ -572,7 +643,6 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
                 "not a BFCL score file name (BFCL_v4_<category>_score.json)",
             )
         })?;
-        old_layout |= result_name.starts_with(OLD_RESULT_PREFIX);
         let candidates = result_candidates(score, &result_name);
         let result = candidates.iter().find(|c| c.is_file()).ok_or_else(|| {
             LoadError::new(
@@ -595,6 +665,14 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
         let score_bytes = read(score, &score_file)?;
         let entries = read_results(result, &result_bytes)?;
         let graded = read_score(score, &score_bytes, &entries, &result_file)?;
+        if graded.numbered {
+            numbered += 1;
+            match graded.numbering {
+                Numbering::FileOrder => in_file_order += 1,
+                Numbering::IdOrder { confirmed: false } => unconfirmed += 1,
+                _ => {}
+            }
+        }
         if graded.total != entries.len() as u64
             || graded.correct + graded.failed.len() as u64 != graded.total
         {
@@ -655,18 +733,34 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
         categories.insert(category);
     }
     let mut notes = vec![format!(
-        "{shown}: BFCL scores of {} model{} over {} categor{} ({} entries; a score file lists the failed entries only, so every other entry of its result file passed{}); systems are the model folders, groups the categories",
+        "{shown}: BFCL scores of {} model{} over {} categor{} ({} entries; a score file lists the failed entries only, so every other entry of its result file passed); systems are the model folders, groups the categories",
         models.len(),
         if models.len() == 1 { "" } else { "s" },
         categories.len(),
         if categories.len() == 1 { "y" } else { "ies" },
         rows.len(),
-        if old_layout {
-            "; 2024's score files number failures from 1 in the result file's order"
-        } else {
-            ""
-        }
     )];
+    if numbered > 0 {
+        notes.push(format!(
+            "{shown}: {numbered} score file{} number{} the failed entries from 1 (bfcl-eval before 2025-01-26), read as places among the result file's entries in id order{}{}",
+            if numbered == 1 { "" } else { "s" },
+            if numbered == 1 { "s" } else { "" },
+            if in_file_order > 0 {
+                format!(
+                    "; {in_file_order} in file order, as their failures' prompt ids show (bfcl-eval sorted the answers only from 2024-11-24)"
+                )
+            } else {
+                String::new()
+            },
+            if unconfirmed > 0 {
+                format!(
+                    "; {unconfirmed} with the result file out of id order and no failure naming its entry to confirm the reading"
+                )
+            } else {
+                String::new()
+            }
+        ));
+    }
     if inference_errors > 0 {
         notes.push(format!(
             "{shown}: {inference_errors} entr{} BFCL's record of an exception during generation (\"{INFERENCE_ERROR}: …\"): status error, with the outcome BFCL graded",
