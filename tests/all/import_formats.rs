@@ -2352,3 +2352,135 @@ fn bfcl_files_that_cannot_say_which_entries_passed_are_refused_naming_them() {
         "{words}"
     );
 }
+
+#[test]
+fn promptfoo_results_give_each_provider_s_passes_with_repeats_as_runs() {
+    // Files promptfoo 0.120.27 wrote itself, on stand-in providers.
+    let root = fixture("promptfoo");
+    let json = root.join("repeat/results.json");
+    let lines = root.join("repeat/results.jsonl");
+    let rows = import_rows("promptfoo", &[&json], &[], "promptfoo-json");
+    assert_eq!(rows.len(), 32);
+    // promptfoo's own counts: strong-agent 11 passed of 16, weak-agent 4 passed and 2 errors.
+    let tallied = tally(&rows);
+    assert_eq!(tallied["strong-agent"].outcome_sum, 11.0);
+    assert_eq!(tallied["weak-agent"].outcome_sum, 4.0);
+    assert_eq!(tallied["weak-agent"].statuses.get("error"), Some(&2));
+    assert_eq!(tallied["strong-agent"].tasks, 8);
+    // A task is the test case, not promptfoo's testIdx (one per test and repeat): its repeats
+    // are runs 0 and 1.
+    let errored: Vec<(String, String)> = rows
+        .iter()
+        .filter(|r| r["status"] == "error")
+        .map(|r| {
+            (
+                r["task"].as_str().unwrap().to_string(),
+                r["run"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        errored,
+        [
+            ("sum 3".to_string(), "0".to_string()),
+            ("sum 3".to_string(), "1".to_string())
+        ]
+    );
+    let seconds: f64 = rows
+        .iter()
+        .filter(|r| r["system"] == "strong-agent")
+        .map(|r| r["seconds"].as_str().unwrap().parse::<f64>().unwrap())
+        .sum();
+    assert!((seconds - 0.058).abs() < 1e-9, "{seconds}");
+    assert!(
+        rows.iter()
+            .all(|r| r["cost_usd"] == "0.0015" || r["status"] == "error")
+    );
+    let groups: std::collections::BTreeSet<&str> =
+        rows.iter().map(|r| r["group"].as_str().unwrap()).collect();
+    assert_eq!(
+        groups.into_iter().collect::<Vec<_>>(),
+        ["easy", "hard", "medium"]
+    );
+    // The JSON Lines output holds the same results.
+    let from_lines = import_rows("promptfoo", &[&lines], &[], "promptfoo-jsonl");
+    let key = |r: &Value| {
+        [
+            "system", "task", "run", "outcome", "status", "group", "seconds",
+        ]
+        .map(|k| r[k].as_str().unwrap_or("").to_string())
+    };
+    let mut a: Vec<_> = rows.iter().map(key).collect();
+    let mut b: Vec<_> = from_lines.iter().map(key).collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    // Recognised without --from, both shapes.
+    for path in [&json, &lines] {
+        let words = info_words(&[&path.to_string_lossy()]);
+        assert!(
+            words.contains("read as promptfoo (recognised by its keys)")
+                && words.contains("2 results where the provider or a grader raised"),
+            "{words}"
+        );
+    }
+}
+
+#[test]
+fn promptfoo_prompts_are_systems_and_tests_of_one_description_stay_apart() {
+    let file = fixture("promptfoo").join("prompts/results.json");
+    let rows = import_rows("promptfoo", &[&file], &[], "promptfoo-prompts");
+    let read: BTreeMap<(String, String), String> = rows
+        .iter()
+        .map(|r| {
+            (
+                (
+                    r["system"].as_str().unwrap().to_string(),
+                    r["task"].as_str().unwrap().to_string(),
+                ),
+                r["outcome"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let want = |system: &str, task: &str| read[&(system.to_string(), task.to_string())].clone();
+    for prompt in ["terse", "spelled-out"] {
+        let system = format!("strong-agent · {prompt}");
+        assert_eq!(want(&system, "sum 12"), "0");
+        assert_eq!(want(&system, r#"twin {"a":9,"b":4}"#), "1");
+        assert_eq!(want(&system, r#"twin {"a":2,"b":2}"#), "0");
+        assert_eq!(want(&system, r#"{"a":5,"b":5}"#), "1");
+    }
+    // --metric score: the weighted assertions' score (the right-format half of sum 12).
+    let scored = import_rows(
+        "promptfoo",
+        &[&file],
+        &["--metric", "score"],
+        "promptfoo-score",
+    );
+    let sum12: Vec<&str> = scored
+        .iter()
+        .filter(|r| r["task"] == "sum 12")
+        .map(|r| r["outcome"].as_str().unwrap())
+        .collect();
+    assert_eq!(sum12, ["0.25", "0.25"]);
+    // A score outside [0, 1] and a result without success are refused naming the place.
+    let copy = temp_dir("promptfoo-bad");
+    let text = std::fs::read_to_string(&file).expect("results");
+    let mut value: Value = serde_json::from_str(&text).expect("json");
+    value["results"]["results"][2]["score"] = Value::from(3.0);
+    let bad = copy.join("results.json");
+    std::fs::write(&bad, value.to_string()).expect("write");
+    assert_refused(
+        &pareval(&["info", &bad.to_string_lossy(), "--metric", "score"]),
+        "result 3: score is 3, outside [0, 1]",
+    );
+    value["results"]["results"][4]
+        .as_object_mut()
+        .unwrap()
+        .remove("success");
+    std::fs::write(&bad, value.to_string()).expect("write");
+    assert_refused(
+        &pareval(&["info", &bad.to_string_lossy()]),
+        "result 5: success is missing",
+    );
+}

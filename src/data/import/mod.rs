@@ -15,8 +15,9 @@
 //! `lighteval` (details Parquet files), `hal` (`<run_id>_UPLOAD.json`), `osworld` (result folders
 //! of `<domain>/<example_id>/result.txt`), `appworld` (`evaluations/<dataset>.json`), `mle-bench`
 //! (`<timestamp>_grading_report.json`), `agentlab` (study folders of experiment folders with
-//! `summary_info.json`), `theagentcompany` (`eval_<task>.json` results folders) and `bfcl` (the
-//! Berkeley Function Calling Leaderboard's score files, read with their result files). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
+//! `summary_info.json`), `theagentcompany` (`eval_<task>.json` results folders), `bfcl` (the
+//! Berkeley Function Calling Leaderboard's score files, read with their result files) and
+//! `promptfoo` (`promptfoo eval`'s JSON and JSON Lines outputs). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
 //! lighteval details file, or a run folder is recognised by its keys or layout (a `.jsonl` file by its
 //! first line only, so canonical JSON Lines are parsed once).
 
@@ -37,6 +38,7 @@ mod metr;
 mod mlebench;
 mod openhands;
 mod osworld;
+mod promptfoo;
 mod swebench;
 mod swebench_board;
 mod tau;
@@ -78,10 +80,11 @@ pub enum ImportFormat {
     AgentLab,
     TheAgentCompany,
     Bfcl,
+    Promptfoo,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 22] = [
+    pub const ALL: [ImportFormat; 23] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -104,6 +107,7 @@ impl ImportFormat {
         ImportFormat::AgentLab,
         ImportFormat::TheAgentCompany,
         ImportFormat::Bfcl,
+        ImportFormat::Promptfoo,
     ];
 
     pub fn name(self) -> &'static str {
@@ -130,6 +134,7 @@ impl ImportFormat {
             ImportFormat::AgentLab => "agentlab",
             ImportFormat::TheAgentCompany => "theagentcompany",
             ImportFormat::Bfcl => "bfcl",
+            ImportFormat::Promptfoo => "promptfoo",
         }
     }
 
@@ -145,6 +150,9 @@ impl ImportFormat {
         }
         if metr::is_run(object) {
             return Some(ImportFormat::Metr);
+        }
+        if promptfoo::is_result(object) {
+            return Some(ImportFormat::Promptfoo);
         }
         if object.contains_key("instance_id")
             && (object.contains_key("test_result") || object.contains_key("metadata"))
@@ -199,6 +207,9 @@ impl ImportFormat {
                 }
                 if theagentcompany::is_result(object) {
                     return Some(ImportFormat::TheAgentCompany);
+                }
+                if promptfoo::is_output(object) {
+                    return Some(ImportFormat::Promptfoo);
                 }
                 match evalplus::shape(object) {
                     Some(evalplus::Shape::BigCodeBench) => return Some(ImportFormat::BigCodeBench),
@@ -1078,16 +1089,18 @@ fn parse_file(
             }
         };
         let (imported, non_finite) = match format {
-            ImportFormat::OpenHands | ImportFormat::Metr => {
+            ImportFormat::OpenHands | ImportFormat::Metr | ImportFormat::Promptfoo => {
                 let mut lines = Vec::new();
                 let non_finite = for_each_line(&bytes, &file, false, |number, value| {
                     lines.push((number, value));
                     Ok(())
                 })?;
-                let imported = if format == ImportFormat::Metr {
-                    metr::runs(&lines, &file, settings.metric)?
-                } else {
-                    openhands::output(&lines, &file)?
+                let imported = match format {
+                    ImportFormat::Metr => metr::runs(&lines, &file, settings.metric)?,
+                    ImportFormat::Promptfoo => {
+                        promptfoo::rows(&lines, &file, settings.metric, true)?
+                    }
+                    _ => openhands::output(&lines, &file)?,
                 };
                 (imported, non_finite)
             }
@@ -1190,6 +1203,10 @@ fn parse_file(
             ImportFormat::MleBench => mlebench::report(&value, &file_path, &file, settings.metric)?,
             ImportFormat::TheAgentCompany => {
                 theagentcompany::result(&value, &file_path, &file, settings.metric)?
+            }
+            ImportFormat::Promptfoo => {
+                let results = promptfoo::output_results(&value, &file)?;
+                promptfoo::rows(&results, &file, settings.metric, false)?
             }
             // A renamed copy of one exercise's results, recognised by its keys.
             ImportFormat::Aider => {
