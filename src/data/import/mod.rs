@@ -1098,7 +1098,9 @@ fn parse_file(
                 let imported = match format {
                     ImportFormat::Metr => metr::runs(&lines, &file, settings.metric)?,
                     ImportFormat::Promptfoo => {
-                        promptfoo::rows(&lines, &file, settings.metric, true)?
+                        let results: Vec<(u64, &Value)> =
+                            lines.iter().map(|(n, v)| (*n, v)).collect();
+                        promptfoo::rows(&results, &file, settings.metric, true)?
                     }
                     _ => openhands::output(&lines, &file)?,
                 };

@@ -54,8 +54,12 @@ pub fn is_output(object: &serde_json::Map<String, Value>) -> bool {
         })
 }
 
-/// The results of an output file, with their place (entry number from 1).
-pub fn output_results(value: &Value, file: &str) -> Result<Vec<(u64, Value)>, LoadError> {
+/// The results of an output file, with their place (entry number from 1), borrowed from it (an
+/// output of tens of thousands of results is large: it is not copied).
+pub fn output_results<'a>(
+    value: &'a Value,
+    file: &str,
+) -> Result<Vec<(u64, &'a Value)>, LoadError> {
     let results = value
         .get("results")
         .and_then(|r| r.get("results"))
@@ -64,7 +68,7 @@ pub fn output_results(value: &Value, file: &str) -> Result<Vec<(u64, Value)>, Lo
     Ok(results
         .iter()
         .enumerate()
-        .map(|(i, r)| (i as u64 + 1, r.clone()))
+        .map(|(i, r)| (i as u64 + 1, r))
         .collect())
 }
 
@@ -95,7 +99,7 @@ struct Read {
 /// The rows of promptfoo's results (`results`: each with its line, or entry, number from 1).
 /// `lines` says whether the numbers are lines of a JSON Lines file.
 pub fn rows(
-    results: &[(u64, Value)],
+    results: &[(u64, &Value)],
     file: &str,
     metric: Option<&str>,
     lines: bool,
