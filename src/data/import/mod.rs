@@ -1089,23 +1089,21 @@ fn parse_file(
             }
         };
         let (imported, non_finite) = match format {
-            ImportFormat::OpenHands | ImportFormat::Metr | ImportFormat::Promptfoo => {
+            ImportFormat::OpenHands | ImportFormat::Metr => {
                 let mut lines = Vec::new();
                 let non_finite = for_each_line(&bytes, &file, false, |number, value| {
                     lines.push((number, value));
                     Ok(())
                 })?;
-                let imported = match format {
-                    ImportFormat::Metr => metr::runs(&lines, &file, settings.metric)?,
-                    ImportFormat::Promptfoo => {
-                        let results: Vec<(u64, &Value)> =
-                            lines.iter().map(|(n, v)| (*n, v)).collect();
-                        promptfoo::rows(&results, &file, settings.metric, true)?
-                    }
-                    _ => openhands::output(&lines, &file)?,
+                let imported = if format == ImportFormat::Metr {
+                    metr::runs(&lines, &file, settings.metric)?
+                } else {
+                    openhands::output(&lines, &file)?
                 };
                 (imported, non_finite)
             }
+            // Typed lines: a red-teaming eval's prompts and responses are never held as values.
+            ImportFormat::Promptfoo => (promptfoo::lines(&bytes, &file, settings.metric)?, 0),
             ImportFormat::LmEval => {
                 let mut reader = lm_eval::Reader::default();
                 let non_finite = for_each_line(&bytes, &file, false, |number, value| {
@@ -1124,6 +1122,14 @@ fn parse_file(
             }
         };
         (imported, format, non_finite)
+    } else if format == Some(ImportFormat::Promptfoo)
+        || (format.is_none() && promptfoo::looks_like_output(&file_path))
+    {
+        (
+            promptfoo::output(&bytes, &file, settings.metric)?,
+            ImportFormat::Promptfoo,
+            0,
+        )
     } else {
         let (value, non_finite) = match json::parse_lenient(&bytes, &file) {
             Ok(parsed) => parsed,
@@ -1206,10 +1212,8 @@ fn parse_file(
             ImportFormat::TheAgentCompany => {
                 theagentcompany::result(&value, &file_path, &file, settings.metric)?
             }
-            ImportFormat::Promptfoo => {
-                let results = promptfoo::output_results(&value, &file)?;
-                promptfoo::rows(&results, &file, settings.metric, false)?
-            }
+            // An output that does not start with its evalId (rewritten by another tool).
+            ImportFormat::Promptfoo => promptfoo::output(&bytes, &file, settings.metric)?,
             // A renamed copy of one exercise's results, recognised by its keys.
             ImportFormat::Aider => {
                 aider::run(

@@ -19,9 +19,15 @@
 //!   its reason in `error` too.
 //! - group: the test's `metadata` `group`, else `category`, else `pluginId` (red teaming's plugin),
 //!   named in a note; cost: `cost` (USD); seconds: `latencyMs` / 1000 (none for a cached response).
+//!
+//! A red-teaming eval writes tens of thousands of results with their prompts and responses: the
+//! results are read into typed records of the fields above only, so memory follows the results,
+//! not the JSON (an output is recognised by its first key, `evalId`, before it is parsed).
 
 use std::collections::{BTreeMap, HashMap};
 
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny};
 use serde_json::Value;
 
 use super::{CanonicalRow, Imported, RowStatus};
@@ -54,22 +60,127 @@ pub fn is_output(object: &serde_json::Map<String, Value>) -> bool {
         })
 }
 
-/// The results of an output file, with their place (entry number from 1), borrowed from it (an
-/// output of tens of thousands of results is large: it is not copied).
-pub fn output_results<'a>(
-    value: &'a Value,
-    file: &str,
-) -> Result<Vec<(u64, &'a Value)>, LoadError> {
-    let results = value
-        .get("results")
-        .and_then(|r| r.get("results"))
-        .and_then(Value::as_array)
-        .ok_or_else(|| LoadError::new(file, "a promptfoo output needs results.results"))?;
-    Ok(results
-        .iter()
+/// Whether a file starts as promptfoo's output does (`{"evalId": …`, its first key): such a file is
+/// read into typed records at once, never whole into JSON values.
+pub fn looks_like_output(path: &std::path::Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 256];
+    let Ok(read) = std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&head[..read]);
+    text.trim_start()
+        .strip_prefix('{')
+        .is_some_and(|rest| rest.trim_start().starts_with("\"evalId\""))
+}
+
+/// promptfoo's output file, as far as it is read.
+#[derive(Deserialize)]
+struct Output {
+    results: OutputResults,
+}
+
+#[derive(Deserialize)]
+struct OutputResults {
+    results: Vec<Record>,
+}
+
+/// One result, as far as it is read (its prompt text, response and grading are skipped).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Record {
+    provider: Option<Provider>,
+    prompt: Option<PromptLabel>,
+    vars: Option<Value>,
+    test_case: Option<TestCase>,
+    test_idx: Option<u64>,
+    success: Option<Value>,
+    score: Option<Value>,
+    failure_reason: Option<u64>,
+    #[serde(default, deserialize_with = "present")]
+    error: bool,
+    #[serde(default, deserialize_with = "present")]
+    grading_result: bool,
+    latency_ms: Option<f64>,
+    cost: Option<f64>,
+    response: Option<Response>,
+}
+
+/// A provider: its id alone (older files), or its id and label.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Provider {
+    Id(String),
+    Labelled {
+        id: Option<String>,
+        label: Option<String>,
+    },
+}
+
+#[derive(Deserialize)]
+struct PromptLabel {
+    label: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct TestCase {
+    description: Option<String>,
+    vars: Option<Value>,
+    metadata: Option<serde_json::Map<String, Value>>,
+}
+
+#[derive(Deserialize)]
+struct Response {
+    cached: Option<bool>,
+}
+
+/// Whether a field holds something other than null (its value skipped unparsed).
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<bool, D::Error> {
+    Ok(Option::<IgnoredAny>::deserialize(deserializer)?.is_some())
+}
+
+/// The rows of promptfoo's output file (`-o results.json`, or `promptfoo export`).
+pub fn output(bytes: &[u8], file: &str, metric: Option<&str>) -> Result<Imported, LoadError> {
+    let output: Output = serde_json::from_slice(bytes).map_err(|e| {
+        LoadError::new(
+            file,
+            format!(
+                "not promptfoo's output (results.results of results): {e} (line {}, column {})",
+                e.line(),
+                e.column()
+            ),
+        )
+    })?;
+    let results: Vec<(u64, Record)> = output
+        .results
+        .results
+        .into_iter()
         .enumerate()
         .map(|(i, r)| (i as u64 + 1, r))
-        .collect())
+        .collect();
+    rows(results, file, metric, false)
+}
+
+/// The rows of promptfoo's JSON Lines output (`-o results.jsonl`, a result a line).
+pub fn lines(bytes: &[u8], file: &str, metric: Option<&str>) -> Result<Imported, LoadError> {
+    let mut results = Vec::new();
+    for (index, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let number = index as u64 + 1;
+        let record: Record = serde_json::from_slice(line).map_err(|e| {
+            LoadError::new(
+                file,
+                format!(
+                    "line {number}: not a promptfoo result: {e} (column {})",
+                    e.column()
+                ),
+            )
+        })?;
+        results.push((number, record));
+    }
+    rows(results, file, metric, true)
 }
 
 /// A text field, or a number written as text.
@@ -96,10 +207,10 @@ struct Read {
     seconds: Option<f64>,
 }
 
-/// The rows of promptfoo's results (`results`: each with its line, or entry, number from 1).
-/// `lines` says whether the numbers are lines of a JSON Lines file.
-pub fn rows(
-    results: &[(u64, &Value)],
+/// The rows of promptfoo's results (each with its line, or entry, number from 1; `lines` says
+/// whether the numbers are lines of a JSON Lines file).
+fn rows(
+    results: Vec<(u64, Record)>,
     file: &str,
     metric: Option<&str>,
     lines: bool,
@@ -112,41 +223,45 @@ pub fn rows(
         ));
     }
     let place = if lines { "line" } else { "result" };
+    let numbers: Vec<u64> = results.iter().map(|(n, _)| *n).collect();
     let mut read = Vec::with_capacity(results.len());
     for (number, result) in results {
         let at = |what: String| LoadError::new(file, format!("{place} {number}: {what}"));
-        let provider = match result.get("provider") {
-            Some(Value::String(id)) => Some(id.clone()),
-            Some(object) => text(object.get("label")).or_else(|| text(object.get("id"))),
+        let provider = match result.provider {
+            Some(Provider::Id(id)) => Some(id).filter(|id| !id.is_empty()),
+            Some(Provider::Labelled { id, label }) => label
+                .filter(|l| !l.is_empty())
+                .or(id.filter(|i| !i.is_empty())),
             None => None,
         }
         .ok_or_else(|| at("no provider label or id".to_string()))?;
-        let prompt = result
-            .get("prompt")
-            .and_then(|p| text(p.get("label")).or_else(|| text(p.get("raw"))))
-            .unwrap_or_default();
-        let test = result.get("testCase");
-        let description = test.and_then(|t| text(t.get("description")));
+        let prompt = result.prompt.and_then(|p| p.label).unwrap_or_default();
+        let (description, test_vars, metadata) = match result.test_case {
+            Some(test) => (
+                test.description.filter(|d| !d.is_empty()),
+                test.vars,
+                test.metadata,
+            ),
+            None => (None, None, None),
+        };
         let vars = result
-            .get("vars")
-            .or_else(|| test.and_then(|t| t.get("vars")))
-            .map(Value::to_string)
+            .vars
+            .or(test_vars)
+            .map(|v| v.to_string())
             .unwrap_or_else(|| "{}".to_string());
         let test_idx = result
-            .get("testIdx")
-            .and_then(Value::as_u64)
+            .test_idx
             .ok_or_else(|| at("no testIdx".to_string()))?;
-        let failure = result.get("failureReason").and_then(Value::as_u64);
+        let failure = result.failure_reason;
         // Before failureReason (2024), an error without a grading result was the provider's.
         let error = failure == Some(FAILURE_ERROR)
-            || (failure.is_none()
-                && result.get("error").is_some_and(|e| !e.is_null())
-                && result.get("gradingResult").is_none_or(Value::is_null));
+            || (failure.is_none() && result.error && !result.grading_result);
         let outcome = if metric == "score" && !error {
             let score = result
-                .get("score")
+                .score
+                .as_ref()
                 .and_then(Value::as_f64)
-                .ok_or_else(|| at(format!("score is {}", shown(result.get("score")))))?;
+                .ok_or_else(|| at(format!("score is {}", shown(result.score.as_ref()))))?;
             if !(0.0..=1.0).contains(&score) {
                 return Err(at(format!(
                     "score is {score}, outside [0, 1] (assertion weights can take it there): read success instead"
@@ -154,32 +269,21 @@ pub fn rows(
             }
             score
         } else {
-            match result.get("success") {
+            match result.success {
                 Some(Value::Bool(true)) => 1.0,
                 Some(Value::Bool(false)) => 0.0,
-                other => return Err(at(format!("success is {}", shown(other)))),
+                other => return Err(at(format!("success is {}", shown(other.as_ref())))),
             }
         };
-        let metadata = test
-            .and_then(|t| t.get("metadata"))
-            .or_else(|| result.get("metadata"));
         let group = GROUP_KEYS
             .iter()
-            .find_map(|&key| text(metadata.and_then(|m| m.get(key))).map(|g| (g, key)));
-        let cached = result
-            .get("response")
-            .and_then(|r| r.get("cached"))
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
+            .find_map(|&key| text(metadata.as_ref().and_then(|m| m.get(key))).map(|g| (g, key)));
+        let cached = result.response.and_then(|r| r.cached).unwrap_or(false);
         let seconds = result
-            .get("latencyMs")
-            .and_then(Value::as_f64)
+            .latency_ms
             .filter(|ms| ms.is_finite() && *ms >= 0.0 && !cached)
             .map(|ms| ms / 1000.0);
-        let cost = result
-            .get("cost")
-            .and_then(Value::as_f64)
-            .filter(|c| c.is_finite() && *c >= 0.0);
+        let cost = result.cost.filter(|c| c.is_finite() && *c >= 0.0);
         read.push(Read {
             system: provider.clone(),
             provider,
@@ -311,7 +415,7 @@ pub fn rows(
     Ok(Imported {
         rows,
         notes,
-        lines: lines.then(|| results.iter().map(|(n, _)| *n).collect()),
+        lines: lines.then_some(numbers),
     })
 }
 
