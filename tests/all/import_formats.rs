@@ -2209,6 +2209,22 @@ fn bfcl_score_files_are_read_with_their_results_every_unlisted_entry_passing() {
         "{words}"
     );
 
+    // v4's agentic categories, a memory backend's files a level deeper (agentic/memory/kv).
+    let agentic = import_rows("bfcl", &[&root.join("v4_agentic")], &[], "bfcl-agentic");
+    let read_agentic = bfcl_rows(&agentic);
+    for category in ["memory_kv", "web_search_base"] {
+        let outcomes: Vec<&str> = read_agentic
+            .iter()
+            .filter(|(_, (_, _, group, _))| group == category)
+            .map(|(_, (outcome, ..))| outcome.as_str())
+            .collect();
+        assert_eq!(outcomes, ["1", "0", "1", "0"], "{category}");
+    }
+    assert!(read_agentic.contains_key(&(
+        "gpt-4o-2024-11-20".to_string(),
+        "memory_kv_1-customer-1".to_string()
+    )));
+
     // 2024's leaderboard files: failures numbered from 1 in the result file's order.
     let old = root.join("leaderboard_2024");
     let rows = import_rows("bfcl", &[&old], &[], "bfcl-2024");
