@@ -134,6 +134,11 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 " (HAL's leaderboard databases are one benchmark each and benchmarks repeat task ids: --benchmark-per-file keys each file's tasks by its benchmark)",
             );
         }
+        if read_as.get("deepeval").is_some_and(|&runs| runs > 1) && collision {
+            error.message.push_str(
+                " (two DeepEval test runs of one system are two runs of it: give their results folder, which numbers them in time order)",
+            );
+        }
         if read_as.get("helm").is_some_and(|&runs| runs > 1) && collision {
             error.message.push_str(
                 " (two HELM runs of one model on one scenario, a rerun or the same run in two suites, are two evaluations of it: read them one at a time)",

@@ -2500,3 +2500,96 @@ fn promptfoo_prompts_are_systems_and_tests_of_one_description_stay_apart() {
         "result 5: success is missing",
     );
 }
+
+#[test]
+fn deepeval_test_runs_are_systems_by_hyperparameters_with_a_folder_s_runs_in_time_order() {
+    // Test runs DeepEval 4.3.1's own evaluate() wrote, on stand-in systems and metrics.
+    let root = fixture("deepeval");
+    let results = root.join("results");
+    let rows = import_rows("deepeval", &[&results], &[], "deepeval-folder");
+    assert_eq!(rows.len(), 24);
+    let strong = "model=strong-model, prompt version=v1";
+    let weak = "model=weak-model, prompt version=v1";
+    let tallied = tally(&rows);
+    assert_eq!(tallied[strong].rows, 16);
+    assert_eq!(tallied[strong].outcome_sum, 12.0);
+    assert_eq!(tallied[weak].outcome_sum, 2.0);
+    assert_eq!(tallied[weak].statuses.get("error"), Some(&1));
+    let field = |r: &Value, k: &str| r[k].as_str().unwrap_or("").to_string();
+    // The strong system's two test runs are its runs 0 and 1, in file (time) order.
+    let runs: std::collections::BTreeSet<String> = rows
+        .iter()
+        .filter(|r| r["system"] == strong)
+        .map(|r| field(r, "run"))
+        .collect();
+    assert_eq!(runs.into_iter().collect::<Vec<_>>(), ["0", "1"]);
+    let sum3 = rows
+        .iter()
+        .find(|r| r["system"] == weak && r["task"] == "sum 3")
+        .expect("sum 3");
+    assert_eq!(
+        ["outcome", "status", "group", "cost_usd", "seconds"].map(|k| field(sum3, k)),
+        ["0", "error", "easy", "0.0015", "0.8"]
+    );
+    // --metric NAME: that metric's score; the metric that raised has none (not attempted), and a
+    // test case where another metric raised keeps the score with status error.
+    let exact = import_rows(
+        "deepeval",
+        &[&results],
+        &["--metric", "Exact Sum"],
+        "deepeval-exact",
+    );
+    let row = |rows: &[Value], task: &str| -> [String; 2] {
+        let r = rows
+            .iter()
+            .find(|r| r["system"] == weak && r["task"] == task)
+            .expect("row");
+        [field(r, "outcome"), field(r, "status")]
+    };
+    assert_eq!(row(&exact, "sum 3"), ["", "not_attempted"]);
+    let brevity = import_rows(
+        "deepeval",
+        &[&results],
+        &["--metric", "Brevity"],
+        "deepeval-brevity",
+    );
+    assert_eq!(row(&brevity, "sum 3"), ["0.25", "error"]);
+    // Recognised without --from: the folder, one file, and DeepEval's own latest copy.
+    let words = info_words(&[&results.to_string_lossy()]);
+    assert!(
+        words.contains("read as deepeval (recognised by its layout)")
+            && words.contains("DeepEval test runs, 3 of them (24 test cases)")
+            && words.contains("(its hyperparameters)"),
+        "{words}"
+    );
+    let latest = root.join(".deepeval/.latest_test_run.json");
+    let words = info_words(&[&latest.to_string_lossy()]);
+    assert!(
+        words.contains("read as deepeval (recognised by its keys)")
+            && words.contains("systems 1 ")
+            && words.contains("tasks 8 "),
+        "{words}"
+    );
+    // Two test runs of one system given one by one collide, with the way out named.
+    let first = results.join("test_run_20261204_182437.json");
+    let third = results.join("test_run_20261204_182442.json");
+    assert_refused(
+        &pareval(&["info", &first.to_string_lossy(), &third.to_string_lossy()]),
+        "give their results folder",
+    );
+    assert_refused(
+        &pareval(&["info", &first.to_string_lossy(), "--metric", "Faithfulness"]),
+        "no metric 'Faithfulness' (it has Exact Sum, Brevity)",
+    );
+    // A name twice in one run cannot be told apart.
+    let copy = temp_dir("deepeval-twice");
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(&first).expect("run")).expect("json");
+    value["testCases"][1]["name"] = Value::from("sum 0");
+    let twice = copy.join("test_run_twice.json");
+    std::fs::write(&twice, value.to_string()).expect("write");
+    assert_refused(
+        &pareval(&["info", &twice.to_string_lossy()]),
+        "testCases entry 2: test case 'sum 0' again (first as entry 1)",
+    );
+}

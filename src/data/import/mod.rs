@@ -16,8 +16,9 @@
 //! of `<domain>/<example_id>/result.txt`), `appworld` (`evaluations/<dataset>.json`), `mle-bench`
 //! (`<timestamp>_grading_report.json`), `agentlab` (study folders of experiment folders with
 //! `summary_info.json`), `theagentcompany` (`eval_<task>.json` results folders), `bfcl` (the
-//! Berkeley Function Calling Leaderboard's score files, read with their result files) and
-//! `promptfoo` (`promptfoo eval`'s JSON and JSON Lines outputs). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
+//! Berkeley Function Calling Leaderboard's score files, read with their result files),
+//! `promptfoo` (`promptfoo eval`'s JSON and JSON Lines outputs) and `deepeval` (`test_run_*.json`
+//! files and their results folder). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
 //! lighteval details file, or a run folder is recognised by its keys or layout (a `.jsonl` file by its
 //! first line only, so canonical JSON Lines are parsed once).
 
@@ -25,6 +26,7 @@ mod agentlab;
 mod aider;
 mod appworld;
 mod bfcl;
+mod deepeval;
 mod evalplus;
 mod hal;
 mod hal_db;
@@ -81,10 +83,11 @@ pub enum ImportFormat {
     TheAgentCompany,
     Bfcl,
     Promptfoo,
+    DeepEval,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 23] = [
+    pub const ALL: [ImportFormat; 24] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -108,6 +111,7 @@ impl ImportFormat {
         ImportFormat::TheAgentCompany,
         ImportFormat::Bfcl,
         ImportFormat::Promptfoo,
+        ImportFormat::DeepEval,
     ];
 
     pub fn name(self) -> &'static str {
@@ -135,6 +139,7 @@ impl ImportFormat {
             ImportFormat::TheAgentCompany => "theagentcompany",
             ImportFormat::Bfcl => "bfcl",
             ImportFormat::Promptfoo => "promptfoo",
+            ImportFormat::DeepEval => "deepeval",
         }
     }
 
@@ -210,6 +215,9 @@ impl ImportFormat {
                 }
                 if promptfoo::is_output(object) {
                     return Some(ImportFormat::Promptfoo);
+                }
+                if deepeval::is_test_run(object) {
+                    return Some(ImportFormat::DeepEval);
                 }
                 match evalplus::shape(object) {
                     Some(evalplus::Shape::BigCodeBench) => return Some(ImportFormat::BigCodeBench),
@@ -379,6 +387,7 @@ pub fn is_run_folder(path: &Path) -> bool {
             || osworld::is_results_tree(path)
             || agentlab::is_study(path)
             || theagentcompany::is_results_folder(path)
+            || deepeval::is_results_folder(path)
             || bfcl::is_tree(path))
 }
 
@@ -394,6 +403,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(agentlab::tracked_files(path))
     } else if theagentcompany::is_results_folder(path) {
         Some(theagentcompany::tracked_files(path))
+    } else if deepeval::is_results_folder(path) {
+        Some(deepeval::tracked_files(path))
     } else if bfcl::is_tree(path) {
         Some(bfcl::tracked_files(path))
     } else {
@@ -1020,6 +1031,14 @@ fn parse_file(
         )
         .map(Some);
     }
+    if matches!(format, None | Some(ImportFormat::DeepEval))
+        && path.is_dir()
+        && deepeval::is_results_folder(path)
+    {
+        let (imported, bytes, file) = deepeval::results_folder(path, settings.metric)?;
+        return finish_parsed(imported, ImportFormat::DeepEval, file, &bytes, 0, settings)
+            .map(Some);
+    }
     if format == Some(ImportFormat::Bfcl)
         || (format.is_none() && (bfcl::is_score_file(path) || bfcl::is_tree(path)))
     {
@@ -1214,6 +1233,9 @@ fn parse_file(
             }
             // An output that does not start with its evalId (rewritten by another tool).
             ImportFormat::Promptfoo => promptfoo::output(&bytes, &file, settings.metric)?,
+            ImportFormat::DeepEval => {
+                deepeval::test_run_file(&value, &file_path, &file, settings.metric)?
+            }
             // A renamed copy of one exercise's results, recognised by its keys.
             ImportFormat::Aider => {
                 aider::run(
