@@ -60,13 +60,7 @@ fn test_run_files(folder: &Path) -> Vec<PathBuf> {
 /// Whether a folder is a DeepEval results folder (its first `test_run_*.json` is a test run): read as
 /// one result, so one system's runs are numbered together.
 pub fn is_results_folder(folder: &Path) -> bool {
-    test_run_files(folder).first().is_some_and(|file| {
-        std::fs::read(file)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-            .and_then(|value| value.as_object().map(is_test_run))
-            .unwrap_or(false)
-    })
+    super::first_file_is(&test_run_files(folder), is_test_run)
 }
 
 /// Every file of a results folder whose change `watch` must see.
@@ -307,15 +301,11 @@ pub fn results_folder(
     let files = test_run_files(folder);
     for path in &files {
         let file = path.display().to_string();
-        let text = std::fs::read(path)
-            .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
-        let (value, _) = super::json::parse_lenient(&text, &file)?;
-        if !value.as_object().is_some_and(is_test_run) {
-            return Err(LoadError::new(
-                &file,
-                "not a DeepEval test run (testCases with testPassed or metricsScores)",
-            ));
-        }
+        let (value, text) = super::read_member(
+            path,
+            is_test_run,
+            "a DeepEval test run (testCases with testPassed or metricsScores)",
+        )?;
         let (system, _) = system_of(unwrapped(&value), path);
         let run = runs.entry(system).or_default();
         let (read, by) = test_run(&value, path, &file, metric, *run)?;

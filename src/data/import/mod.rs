@@ -479,6 +479,38 @@ pub(super) fn files_named(folder: &Path, named: impl Fn(&str) -> bool) -> Vec<Pa
     files
 }
 
+/// Whether the first of `files` is a JSON object that `is` takes: how a folder of one harness's
+/// per-task or per-run files is recognised without reading them all.
+pub(super) fn first_file_is(
+    files: &[PathBuf],
+    is: impl Fn(&serde_json::Map<String, Value>) -> bool,
+) -> bool {
+    files.first().is_some_and(|file| {
+        std::fs::read(file)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+            .and_then(|value| value.as_object().map(&is))
+            .unwrap_or(false)
+    })
+}
+
+/// One file of a folder read as one result: its parsed JSON and its bytes (for the content hash),
+/// refused naming the file when `is` does not take it (`what` says what it should be).
+pub(super) fn read_member(
+    path: &Path,
+    is: impl Fn(&serde_json::Map<String, Value>) -> bool,
+    what: &str,
+) -> Result<(Value, Vec<u8>), LoadError> {
+    let file = path.display().to_string();
+    let text = std::fs::read(path)
+        .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
+    let (value, _) = json::parse_lenient(&text, &file)?;
+    if !value.as_object().is_some_and(is) {
+        return Err(LoadError::new(&file, format!("not {what}")));
+    }
+    Ok((value, text))
+}
+
 /// A folder's subfolders in path order, leaving out dot folders (a regrade's copies, a tool's cache).
 pub(super) fn subfolders(folder: &Path) -> Vec<PathBuf> {
     let mut folders: Vec<PathBuf> = std::fs::read_dir(folder)

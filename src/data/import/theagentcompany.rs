@@ -149,13 +149,7 @@ fn eval_files(folder: &Path) -> Vec<std::path::PathBuf> {
 /// Whether a folder holds TheAgentCompany's results (its first `eval_<task>.json` is one): read as
 /// one result, so a submission's 175 files give one system and one note.
 pub fn is_results_folder(folder: &Path) -> bool {
-    eval_files(folder).first().is_some_and(|file| {
-        std::fs::read(file)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-            .and_then(|value| value.as_object().map(is_result))
-            .unwrap_or(false)
-    })
+    super::first_file_is(&eval_files(folder), is_result)
 }
 
 /// Every result file of a results folder whose change `watch` must see.
@@ -174,15 +168,11 @@ pub fn results_folder(
     let mut bytes = Vec::new();
     for path in eval_files(folder) {
         let file = path.display().to_string();
-        let text = std::fs::read(&path)
-            .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
-        let (value, _) = super::json::parse_lenient(&text, &file)?;
-        if !value.as_object().is_some_and(is_result) {
-            return Err(LoadError::new(
-                &file,
-                "not a TheAgentCompany result (checkpoints and final_score {total, result})",
-            ));
-        }
+        let (value, text) = super::read_member(
+            &path,
+            is_result,
+            "a TheAgentCompany result (checkpoints and final_score {total, result})",
+        )?;
         bytes.extend_from_slice(&text);
         rows.extend(result(&value, &path, &file, metric)?.rows);
     }
