@@ -191,7 +191,7 @@ pub enum Command {
     /// Read a harness's result files and write the canonical record table.
     #[command(
         long_about = "Read the result files an evaluation harness wrote (swebench, swebench-leaderboard, inspect, lm-eval, tau-bench, tau2, terminal-bench, \
-        harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval) and write the canonical record table (system, task, run, outcome, status, source, and group, \
+        harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo) and write the canonical record table (system, task, run, outcome, status, source, and group, \
         cost_usd, seconds where the files have them) to --out, in the format its extension names (.csv, .jsonl, \
         .parquet, …). The rows pass every check of the loader first. Errors the harness scored as failures keep \
         their outcome with status error."
@@ -203,14 +203,15 @@ pub enum Command {
 pub struct ImportArgs {
     /// The native format: swebench, swebench-leaderboard, inspect, lm-eval, tau-bench, tau2,
     /// terminal-bench, harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal,
-    /// osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval.
+    /// osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval,
+    /// agentdojo.
     #[arg(value_name = "FORMAT")]
     pub format: String,
     /// Result files (a Terminal-Bench run folder is accepted for its results.json, a Harbor job or
     /// trial folder for its result.json, a HELM run or suite folder, a HAL or aider run folder, an
     /// OSWorld result folder, an AgentLab study folder, a HAL leaderboard database, a
     /// TheAgentCompany results folder, a BFCL project, score or model folder, a DeepEval results
-    /// folder).
+    /// folder, an AgentDojo logdir).
     #[arg(value_name = "PATH", required = true)]
     pub files: Vec<PathBuf>,
     /// Output file; the extension picks the format.
@@ -262,7 +263,8 @@ pub struct ImportFlags {
     /// from HELM's schemas, e.g. exact_match; lighteval: default the task's first metric; MLE-bench:
     /// any_medal, or gold_medal, silver_medal, bronze_medal, above_median; TheAgentCompany:
     /// resolved, full completion, or partial, the paper's partial completion score; promptfoo:
-    /// success, or score, the weighted assertion score; DeepEval: a metric's name, its score).
+    /// success, or score, the weighted assertion score; DeepEval: a metric's name, its score;
+    /// AgentDojo: utility, or security, whether the agent resisted the injection).
     #[arg(long, value_name = "NAME")]
     pub metric: Option<String>,
     /// An aider exercise passes when its tests pass within this many tries (2: pass_rate_2, the
@@ -361,7 +363,7 @@ pub struct LoadArgs {
     pub benchmark_per_file: bool,
     /// Read the files as a harness's native results: swebench, swebench-leaderboard, inspect,
     /// lm-eval, tau-bench, tau2, terminal-bench, harbor, openhands, helm, evalplus, bigcodebench, metr,
-    /// aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval (default: canonical records, or a native .json, .jsonl or .eval file
+    /// aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo (default: canonical records, or a native .json, .jsonl or .eval file
     /// recognised by its keys).
     #[arg(long, value_name = "FORMAT")]
     pub from: Option<String>,

@@ -2593,3 +2593,124 @@ fn deepeval_test_runs_are_systems_by_hyperparameters_with_a_folder_s_runs_in_tim
         "testCases entry 2: test case 'sum 0' again (first as entry 1)",
     );
 }
+
+#[test]
+fn agentdojo_runs_give_utility_or_resistance_per_pipeline_and_attack() {
+    // Runs AgentDojo 0.1.35's own benchmark functions and TraceLogger wrote, stand-in pipelines.
+    let runs = fixture("agentdojo").join("runs");
+    let rows = import_rows("agentdojo", &[&runs], &[], "agentdojo-utility");
+    // 2 pipelines × (6 user tasks + 6 × 2 attacked pairs); the injection tasks run alone are out.
+    assert_eq!(rows.len(), 36);
+    let tallied = tally(&rows);
+    let careful = "local-stand-in-careful";
+    let gullible = "local-stand-in-gullible";
+    let attacked = |p: &str| format!("{p} · important_instructions");
+    assert_eq!(tallied[careful].outcome_sum, 5.0);
+    assert_eq!(tallied[gullible].outcome_sum, 4.0);
+    assert_eq!(tallied[&attacked(careful)].outcome_sum, 10.0);
+    assert_eq!(tallied[&attacked(gullible)].outcome_sum, 8.0);
+    assert!(
+        rows.iter().all(|r| r["group"] == "banking"
+            && !r["task"].as_str().unwrap().contains("/injection_task_0/"))
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r["task"] == "banking/user_task_3/injection_task_0")
+    );
+    // --metric security: whether the agent resisted, under the attack only.
+    let resisted = import_rows(
+        "agentdojo",
+        &[&runs],
+        &["--metric", "security"],
+        "agentdojo-security",
+    );
+    let tallied = tally(&resisted);
+    assert_eq!(tallied.len(), 2);
+    assert_eq!(tallied[&attacked(careful)].outcome_sum, 12.0);
+    let mut reached: Vec<&str> = resisted
+        .iter()
+        .filter(|r| r["system"] == attacked(gullible).as_str() && r["outcome"] == "0")
+        .map(|r| r["task"].as_str().unwrap())
+        .collect();
+    reached.sort();
+    assert_eq!(
+        reached,
+        [
+            "banking/user_task_0/injection_task_0",
+            "banking/user_task_2/injection_task_1",
+            "banking/user_task_3/injection_task_0",
+            "banking/user_task_5/injection_task_1"
+        ]
+    );
+    // Recognised without --from: the logdir, a suite folder below it, one file.
+    let words = info_words(&[&runs.to_string_lossy()]);
+    assert!(
+        words.contains("read as agentdojo (recognised by its layout)")
+            && words.contains("4 runs of an injection task alone"),
+        "{words}"
+    );
+    let one = runs.join(format!(
+        "{gullible}/banking/user_task_0/important_instructions/injection_task_0.json"
+    ));
+    let words = info_words(&[&one.to_string_lossy()]);
+    assert!(
+        words.contains("read as agentdojo (recognised by its keys)"),
+        "{words}"
+    );
+    // A run still going (no utility yet) is not attempted; a logged provider error is an error
+    // with AgentDojo's score.
+    let copy = temp_dir("agentdojo-live");
+    copy_tree(&runs, &copy.join("runs"));
+    let edit = |relative: &str, change: &dyn Fn(&mut Value)| {
+        let path = copy.join("runs").join(relative);
+        let mut value: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).expect("run")).expect("json");
+        change(&mut value);
+        std::fs::write(&path, value.to_string()).expect("write");
+    };
+    edit(
+        &format!("{careful}/banking/user_task_1/none/none.json"),
+        &|v| {
+            let object = v.as_object_mut().unwrap();
+            object.remove("utility");
+            object.remove("security");
+        },
+    );
+    edit(
+        &format!("{careful}/banking/user_task_3/none/none.json"),
+        &|v| {
+            v["error"] = Value::from("context_length_exceeded");
+            v["utility"] = Value::from(false);
+        },
+    );
+    let rows = import_rows("agentdojo", &[&copy.join("runs")], &[], "agentdojo-edited");
+    let status = |task: &str| {
+        let r = rows
+            .iter()
+            .find(|r| r["system"] == careful && r["task"] == task)
+            .expect("row");
+        [
+            r["outcome"].as_str().unwrap_or("").to_string(),
+            r["status"].as_str().unwrap().to_string(),
+        ]
+    };
+    assert_eq!(status("banking/user_task_1"), ["", "not_attempted"]);
+    assert_eq!(status("banking/user_task_3"), ["0", "error"]);
+    // `watch` follows a logdir: a run counts once AgentDojo writes its utility into its file.
+    let mut followed =
+        pareval::watch::follow::Followed::new(&[copy.join("runs")]).expect("followed");
+    let before = rows_once_read(&mut followed);
+    edit(
+        &format!("{careful}/banking/user_task_1/none/none.json"),
+        &|v| {
+            v["utility"] = Value::from(true);
+            v["security"] = Value::from(true);
+        },
+    );
+    let after = rows_once_read(&mut followed);
+    assert_eq!((before, after), (35, 36));
+    assert_refused(
+        &pareval(&["info", &runs.to_string_lossy(), "--metric", "asr"]),
+        "--metric asr: AgentDojo's outcomes are utility (the default) or security",
+    );
+}

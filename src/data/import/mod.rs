@@ -17,11 +17,12 @@
 //! (`<timestamp>_grading_report.json`), `agentlab` (study folders of experiment folders with
 //! `summary_info.json`), `theagentcompany` (`eval_<task>.json` results folders), `bfcl` (the
 //! Berkeley Function Calling Leaderboard's score files, read with their result files),
-//! `promptfoo` (`promptfoo eval`'s JSON and JSON Lines outputs) and `deepeval` (`test_run_*.json`
-//! files and their results folder). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
+//! `promptfoo` (`promptfoo eval`'s JSON and JSON Lines outputs), `deepeval` (`test_run_*.json`
+//! files and their results folder) and `agentdojo` (a logdir of run files). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
 //! lighteval details file, or a run folder is recognised by its keys or layout (a `.jsonl` file by its
 //! first line only, so canonical JSON Lines are parsed once).
 
+mod agentdojo;
 mod agentlab;
 mod aider;
 mod appworld;
@@ -84,10 +85,11 @@ pub enum ImportFormat {
     Bfcl,
     Promptfoo,
     DeepEval,
+    AgentDojo,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 24] = [
+    pub const ALL: [ImportFormat; 25] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -112,6 +114,7 @@ impl ImportFormat {
         ImportFormat::Bfcl,
         ImportFormat::Promptfoo,
         ImportFormat::DeepEval,
+        ImportFormat::AgentDojo,
     ];
 
     pub fn name(self) -> &'static str {
@@ -140,6 +143,7 @@ impl ImportFormat {
             ImportFormat::Bfcl => "bfcl",
             ImportFormat::Promptfoo => "promptfoo",
             ImportFormat::DeepEval => "deepeval",
+            ImportFormat::AgentDojo => "agentdojo",
         }
     }
 
@@ -218,6 +222,9 @@ impl ImportFormat {
                 }
                 if deepeval::is_test_run(object) {
                     return Some(ImportFormat::DeepEval);
+                }
+                if agentdojo::is_run(object) {
+                    return Some(ImportFormat::AgentDojo);
                 }
                 match evalplus::shape(object) {
                     Some(evalplus::Shape::BigCodeBench) => return Some(ImportFormat::BigCodeBench),
@@ -388,7 +395,8 @@ pub fn is_run_folder(path: &Path) -> bool {
             || agentlab::is_study(path)
             || theagentcompany::is_results_folder(path)
             || deepeval::is_results_folder(path)
-            || bfcl::is_tree(path))
+            || bfcl::is_tree(path)
+            || agentdojo::is_logdir(path))
 }
 
 /// What changes when a result is rewritten or grows (size, last change): of its file, or, for an
@@ -407,6 +415,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(deepeval::tracked_files(path))
     } else if bfcl::is_tree(path) {
         Some(bfcl::tracked_files(path))
+    } else if agentdojo::is_logdir(path) {
+        Some(agentdojo::tracked_files(path))
     } else {
         None
     };
@@ -1071,6 +1081,13 @@ fn parse_file(
         return finish_parsed(imported, ImportFormat::DeepEval, file, &bytes, 0, settings)
             .map(Some);
     }
+    if (format == Some(ImportFormat::AgentDojo) && path.is_dir())
+        || (format.is_none() && agentdojo::is_logdir(path))
+    {
+        let (imported, bytes, file) = agentdojo::results(path, settings.metric)?;
+        return finish_parsed(imported, ImportFormat::AgentDojo, file, &bytes, 0, settings)
+            .map(Some);
+    }
     if format == Some(ImportFormat::Bfcl)
         || (format.is_none() && (bfcl::is_score_file(path) || bfcl::is_tree(path)))
     {
@@ -1268,6 +1285,7 @@ fn parse_file(
             ImportFormat::DeepEval => {
                 deepeval::test_run_file(&value, &file_path, &file, settings.metric)?
             }
+            ImportFormat::AgentDojo => agentdojo::results(&file_path, settings.metric)?.0,
             // A renamed copy of one exercise's results, recognised by its keys.
             ImportFormat::Aider => {
                 aider::run(
