@@ -218,30 +218,32 @@ pub fn results(
             "utility: the user's task done"
         }
     )];
-    if alone > 0 {
-        notes.push(format!(
-            "{shown}: {alone} runs of an injection task alone (AgentDojo's check that the agent can do it) left out: they are not user tasks"
-        ));
-    }
-    if no_attack > 0 {
-        notes.push(format!(
-            "{shown}: {no_attack} runs without an attack left out (--metric security is measured under an attack only)"
-        ));
-    }
-    if running > 0 {
-        notes.push(format!(
-            "{shown}: {running} runs without a result yet (running, or stopped): not attempted"
-        ));
-    }
-    if errors > 0 {
-        notes.push(format!(
-            "{shown}: {errors} runs where AgentDojo logged an error (the provider's context length or server): status error, with AgentDojo's score"
-        ));
-    }
-    if other_files > 0 {
-        notes.push(format!(
-            "{shown}: {other_files} other .json files below it are not AgentDojo runs: not read"
-        ));
+    // What was left out or marked, each said when it happened.
+    for (count, what) in [
+        (
+            alone,
+            "runs of an injection task alone (AgentDojo's check that the agent can do it) left out: they are not user tasks",
+        ),
+        (
+            no_attack,
+            "runs without an attack left out (--metric security is measured under an attack only)",
+        ),
+        (
+            running,
+            "runs without a result yet (running, or stopped): not attempted",
+        ),
+        (
+            errors,
+            "runs where AgentDojo logged an error (the provider's context length or server): status error, with AgentDojo's score",
+        ),
+        (
+            other_files,
+            "other .json files below it are not AgentDojo runs: not read",
+        ),
+    ] {
+        if count > 0 {
+            notes.push(format!("{shown}: {count} {what}"));
+        }
     }
     Ok((Imported::entries(rows, notes), bytes, shown))
 }
