@@ -3,8 +3,9 @@
 //! within one second), the `TestRun` model: `testCases` and `conversationalTestCases` (each with
 //! `name`, `success`, `metricsData` of `{name, score, success, threshold, error}`, `tokenCost`,
 //! `completionTime`, `tags`, `metadata`), `hyperparameters`, `identifier`, `testPassed`,
-//! `testFailed`, `metricsScores`; DeepEval also keeps the latest in `.deepeval/` (`.latest_run_full.json`,
-//! and `.latest_test_run.json`, which wraps it in `testRunData`), read the same.
+//! `testFailed`, `metricsScores`; DeepEval also keeps the latest in `.deepeval/`
+//! (`.latest_run_full.json`, and `.latest_test_run.json`, which wraps it in `testRunData`), read
+//! the same.
 //! Read as follows:
 //!
 //! - system: the run's `identifier` (`deepeval test run --identifier`), else its `hyperparameters`

@@ -18,9 +18,10 @@
 //! `summary_info.json`), `theagentcompany` (`eval_<task>.json` results folders), `bfcl` (the
 //! Berkeley Function Calling Leaderboard's score files, read with their result files),
 //! `promptfoo` (`promptfoo eval`'s JSON and JSON Lines outputs), `deepeval` (`test_run_*.json`
-//! files and their results folder) and `agentdojo` (a logdir of run files). Without `--from` a `.json`, `.jsonl` or `.eval` file, a
-//! lighteval details file, or a run folder is recognised by its keys or layout (a `.jsonl` file by its
-//! first line only, so canonical JSON Lines are parsed once).
+//! files and their results folder) and `agentdojo` (a logdir of run files). Without `--from` a
+//! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
+//! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
+//! once).
 
 mod agentdojo;
 mod agentlab;
