@@ -36,9 +36,15 @@ pub fn is_run(object: &serde_json::Map<String, Value>) -> bool {
         .all(|key| object.contains_key(*key))
 }
 
-/// The `.json` files under a folder down to [`DEEPEST`] levels, in path order (dot entries left
-/// out); with `first_only`, stops at the first.
-fn json_files(folder: &Path, depth: usize, first_only: bool, found: &mut Vec<PathBuf>) {
+/// The `.json` files under a folder down to [`DEEPEST`] levels that `keep` takes, in path order
+/// (dot entries left out); with `first_only`, stops at the first.
+fn json_files(
+    folder: &Path,
+    depth: usize,
+    keep: &dyn Fn(&Path) -> bool,
+    first_only: bool,
+    found: &mut Vec<PathBuf>,
+) {
     let mut entries: Vec<PathBuf> = match std::fs::read_dir(folder) {
         Ok(entries) => entries
             .flatten()
@@ -54,29 +60,44 @@ fn json_files(folder: &Path, depth: usize, first_only: bool, found: &mut Vec<Pat
         }
         if path.is_dir() {
             if depth < DEEPEST {
-                json_files(&path, depth + 1, first_only, found);
+                json_files(&path, depth + 1, keep, first_only, found);
             }
-        } else if path.extension().is_some_and(|e| e == "json") {
+        } else if path.extension().is_some_and(|e| e == "json") && keep(&path) {
             found.push(path);
         }
     }
 }
 
-/// Whether a folder is an AgentDojo logdir, or a folder below one: its first `.json` file (in path
-/// order, a few levels down) is a run file.
+/// Whether a file is named as AgentDojo names its run files: `none.json` or
+/// `injection_task_<n>.json` in `<user_task or injection_task>/<attack>/`.
+fn named_as_run(path: &Path) -> bool {
+    let name = |p: Option<&Path>| {
+        p.and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let file = name(Some(path));
+    let task = name(path.parent().and_then(Path::parent));
+    (file == "none.json" || (file.starts_with("injection_task_") && file.ends_with(".json")))
+        && (task.starts_with("user_task_") || task.starts_with("injection_task_"))
+}
+
+/// Whether a folder is an AgentDojo logdir, or a folder below one: its first file named as a run
+/// file (in path order, a few levels down) is one. Only such names are opened, so a folder of
+/// other JSON (an Inspect log folder) is never parsed to tell.
 pub fn is_logdir(folder: &Path) -> bool {
     if !folder.is_dir() {
         return false;
     }
     let mut first = Vec::new();
-    json_files(folder, 0, true, &mut first);
+    json_files(folder, 0, &named_as_run, true, &mut first);
     super::first_file_is(&first, is_run)
 }
 
 /// Every run file of a logdir whose change `watch` must see.
 pub fn tracked_files(folder: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    json_files(folder, 0, false, &mut files);
+    json_files(folder, 0, &|_| true, false, &mut files);
     files
 }
 
