@@ -2714,3 +2714,75 @@ fn agentdojo_runs_give_utility_or_resistance_per_pipeline_and_attack() {
         "--metric asr: AgentDojo's outcomes are utility (the default) or security",
     );
 }
+
+#[test]
+fn swebench_evaluation_logs_are_read_while_the_harness_grades() {
+    // A grading run in progress, written by the SWE-bench harness's own report, logger and
+    // run-metadata code.
+    let logs = fixture("swebench_logs").join("logs/run_evaluation");
+    let rows = import_rows("swebench", &[&logs], &[], "swebench-logs");
+    let read: BTreeMap<(String, String), [String; 2]> = rows
+        .iter()
+        .map(|r| {
+            let f = |k: &str| r[k].as_str().unwrap_or("").to_string();
+            ((f("system"), f("task")), [f("outcome"), f("status")])
+        })
+        .collect();
+    // Named as the run report the harness writes at the end: <model>.<run_id>, '__' read as '/'.
+    let a = "stand-in/agent-a.live-demo";
+    let b = "stand-in/agent-b.live-demo";
+    let at = |system: &str, task: &str| read[&(system.to_string(), task.to_string())].clone();
+    let is = |outcome: &str, status: &str| [outcome.to_string(), status.to_string()];
+    assert_eq!(at(a, "django__django-11133"), is("1", "ok"));
+    assert_eq!(at(a, "sympy__sympy-20590"), is("0", "ok"));
+    assert_eq!(at(b, "django__django-11133"), is("0", "ok"));
+    assert_eq!(at(b, "pytest-dev__pytest-5221"), is("0", "error"));
+    assert_eq!(at(a, "sphinx-doc__sphinx-8721"), is("", "not_attempted"));
+    let tallied = tally(&rows);
+    assert_eq!((tallied[a].outcome_sum, tallied[b].outcome_sum), (3.0, 2.0));
+    // Recognised by its layout at each level; a model's folder alone is one system.
+    for (path, systems) in [
+        (logs.clone(), 2),
+        (logs.join("live-demo"), 2),
+        (logs.join("live-demo/stand-in__agent-b"), 1),
+    ] {
+        let words = info_words(&[&path.to_string_lossy()]);
+        assert!(
+            words.contains("read as swebench (recognised by its layout)")
+                && words.contains(&format!("systems {systems} ")),
+            "{}: {words}",
+            path.display()
+        );
+    }
+    // `watch` follows the run: an instance counts once its report lands.
+    let copy = temp_dir("swebench-logs-live");
+    copy_tree(&fixture("swebench_logs").join("logs"), &copy.join("logs"));
+    let live = copy.join("logs/run_evaluation");
+    let mut followed =
+        pareval::watch::follow::Followed::new(std::slice::from_ref(&live)).expect("followed");
+    let before = rows_once_read(&mut followed);
+    let graded = live.join("live-demo/stand-in__agent-a/django__django-11099/report.json");
+    let report = std::fs::read_to_string(&graded)
+        .expect("report")
+        .replace("django__django-11099", "sphinx-doc__sphinx-8721");
+    std::fs::write(
+        live.join("live-demo/stand-in__agent-a/sphinx-doc__sphinx-8721/report.json"),
+        report,
+    )
+    .expect("write");
+    let after = rows_once_read(&mut followed);
+    assert_eq!((before, after), (10, 11));
+    // A leaderboard submission's logs/<instance>/ copies are not a run (no run.json, not under
+    // run_evaluation): the submission's results are read, as before.
+    let submission = temp_dir("swebench-logs-submission").join("20240101_agent");
+    copy_tree(
+        &logs.join("live-demo/stand-in__agent-a"),
+        &submission.join("logs"),
+    );
+    let output = pareval(&["info", &submission.to_string_lossy()]);
+    assert!(
+        !stdout(&output).contains("read as swebench (recognised by its layout)"),
+        "{}",
+        stdout(&output)
+    );
+}

@@ -45,6 +45,7 @@ mod osworld;
 mod promptfoo;
 mod swebench;
 mod swebench_board;
+mod swebench_logs;
 mod tau;
 mod terminal_bench;
 mod theagentcompany;
@@ -397,7 +398,8 @@ pub fn is_run_folder(path: &Path) -> bool {
             || theagentcompany::is_results_folder(path)
             || deepeval::is_results_folder(path)
             || bfcl::is_tree(path)
-            || agentdojo::is_logdir(path))
+            || agentdojo::is_logdir(path)
+            || swebench_logs::is_logs(path))
 }
 
 /// What changes when a result is rewritten or grows (size, last change): of its file, or, for an
@@ -418,6 +420,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(bfcl::tracked_files(path))
     } else if agentdojo::is_logdir(path) {
         Some(agentdojo::tracked_files(path))
+    } else if swebench_logs::is_logs(path) {
+        Some(swebench_logs::tracked_files(path))
     } else {
         None
     };
@@ -1087,6 +1091,11 @@ fn parse_file(
     {
         let (imported, bytes, file) = agentdojo::results(path, settings.metric)?;
         return finish_parsed(imported, ImportFormat::AgentDojo, file, &bytes, 0, settings)
+            .map(Some);
+    }
+    if matches!(format, None | Some(ImportFormat::SweBench)) && swebench_logs::is_logs(path) {
+        let (imported, bytes, file) = swebench_logs::results(path)?;
+        return finish_parsed(imported, ImportFormat::SweBench, file, &bytes, 0, settings)
             .map(Some);
     }
     if format == Some(ImportFormat::Bfcl)
