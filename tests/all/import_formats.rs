@@ -2772,6 +2772,45 @@ fn swebench_evaluation_logs_are_read_while_the_harness_grades() {
     .expect("write");
     let after = rows_once_read(&mut followed);
     assert_eq!((before, after), (10, 11));
+    // swebench 5's infra_failure flag (an environment fault in the test log): status error, 0.
+    let flagged = live.join("live-demo/stand-in__agent-a/pytest-dev__pytest-5221/report.json");
+    let mut report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&flagged).expect("report")).expect("json");
+    report["pytest-dev__pytest-5221"]["infra_failure"] = Value::from(true);
+    report["pytest-dev__pytest-5221"]["infra_failure_reason"] = Value::from("docker_daemon");
+    std::fs::write(&flagged, report.to_string()).expect("write");
+    let rows = import_rows("swebench", &[&live], &[], "swebench-logs-infra");
+    let flagged_row = rows
+        .iter()
+        .find(|r| r["system"] == a && r["task"] == "pytest-dev__pytest-5221")
+        .expect("row");
+    assert_eq!(
+        [&flagged_row["outcome"], &flagged_row["status"]],
+        [&Value::from("0"), &Value::from("error")]
+    );
+    // The run report the harness writes at the end says the same through infra_failure_ids.
+    let final_report = temp_dir("swebench-infra-report").join("stand-in__agent-a.live-demo.json");
+    let shared = crate::common::shared_data();
+    if let Some(shared) = shared {
+        let original = shared
+            .parent()
+            .expect("shared")
+            .join("formats/swebench_harness_report/zhikuncode_20260525/results.json");
+        let mut value: Value =
+            serde_json::from_str(&std::fs::read_to_string(&original).expect("report"))
+                .expect("json");
+        let unresolved = value["unresolved_ids"][0].clone();
+        value["infra_failure_ids"] = Value::from(vec![unresolved.clone()]);
+        std::fs::write(&final_report, value.to_string()).expect("write");
+        let rows = import_rows("swebench", &[&final_report], &[], "swebench-infra-rows");
+        let row = rows.iter().find(|r| r["task"] == unresolved).expect("row");
+        assert_eq!(row["status"], "error");
+        assert_eq!(row["outcome"], "0");
+        assert_eq!(
+            rows.iter().filter(|r| r["status"] == "error").count(),
+            1 + value["error_ids"].as_array().map_or(0, Vec::len)
+        );
+    }
     // A leaderboard submission's logs/<instance>/ copies are not a run (no run.json, not under
     // run_evaluation): the submission's results are read, as before.
     let submission = temp_dir("swebench-logs-submission").join("20240101_agent");

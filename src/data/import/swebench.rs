@@ -710,6 +710,14 @@ fn run_report(
     let lists = [
         (resolved_key, Some(1.0), RowStatus::Ok, "resolved"),
         ("error_ids", Some(0.0), RowStatus::Error, "evaluation error"),
+        // swebench 5's environment faults (#586): still unresolved in its counts, but not the
+        // agent's failure, so status error lets --exclude-errors leave them out.
+        (
+            "infra_failure_ids",
+            Some(0.0),
+            RowStatus::Error,
+            "likely infrastructure failure",
+        ),
         ("unresolved_ids", Some(0.0), RowStatus::Ok, "unresolved"),
         ("empty_patch_ids", Some(0.0), RowStatus::Ok, "empty patch"),
         (
@@ -731,6 +739,12 @@ fn run_report(
         }
     }
     rows.sort_by(|a, b| a.task.cmp(&b.task));
+    let infra = ids(value, "infra_failure_ids", file)?.len();
+    if infra > 0 {
+        notes.push(format!(
+            "{file}: {infra} instances the harness flags as likely infrastructure failures (infra_failure_ids: environment faults it still counts unresolved): status error with 0, so --exclude-errors can leave them out"
+        ));
+    }
     if let Some(total) = value.get("total_instances").and_then(Value::as_u64)
         && total > rows.len() as u64
     {

@@ -13,7 +13,9 @@
 //! - outcome: `report.json`'s `resolved` (an empty patch or one that did not apply is unresolved);
 //!   an instance with a log and no report whose log holds the harness's error (`Error in evaluating
 //!   model for …`, or a traceback) → 0 with status error, as the run report's `error_ids`; with
-//!   neither → not attempted (being graded now).
+//!   neither → not attempted (being graded now). A report swebench 5 flags `infra_failure` (an
+//!   environment fault found in the test log, still unresolved in its counts) → 0 with status
+//!   error, as the run report's `infra_failure_ids`.
 
 use std::path::{Path, PathBuf};
 
@@ -161,7 +163,7 @@ pub fn results(folder: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> 
     let shown = folder.display().to_string();
     let mut rows = Vec::new();
     let mut bytes = Vec::new();
-    let (mut graded, mut grading, mut errors) = (0, 0, 0);
+    let (mut graded, mut grading, mut errors, mut infra) = (0, 0, 0, 0);
     let mut systems = Vec::new();
     for (model, run_id) in model_folders(folder) {
         let model_name = model
@@ -205,6 +207,30 @@ pub fn results(folder: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> 
                     }
                 };
                 let flag = |key: &str| entry.get(key).and_then(Value::as_bool);
+                // swebench 5 flags an environment fault it found in the test log (#586); the
+                // instance stays unresolved in its counts, but it is not the agent's failure.
+                if !resolved && flag("infra_failure") == Some(true) {
+                    infra += 1;
+                    graded += 1;
+                    rows.push(CanonicalRow {
+                        system: system.clone(),
+                        group: super::openhands::swebench_repo(id),
+                        task: id.clone(),
+                        run: 0,
+                        outcome: Some(0.0),
+                        status: RowStatus::Error,
+                        cost_usd: None,
+                        seconds: None,
+                        source: format!(
+                            "swebench run_evaluation log: likely infrastructure failure ({})",
+                            entry
+                                .get("infra_failure_reason")
+                                .and_then(Value::as_str)
+                                .unwrap_or("no reason given")
+                        ),
+                    });
+                    continue;
+                }
                 let why = if resolved {
                     "resolved"
                 } else if flag("patch_is_None") == Some(true) || flag("patch_exists") == Some(false)
@@ -260,6 +286,11 @@ pub fn results(folder: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> 
             String::new()
         }
     )];
+    if infra > 0 {
+        notes.push(format!(
+            "{shown}: {infra} instances the harness flags as likely infrastructure failures (infra_failure in their report: environment faults it still counts unresolved): status error with 0, so --exclude-errors can leave them out"
+        ));
+    }
     if rows.is_empty() {
         notes.push(format!("{shown}: no instance started yet"));
     }
