@@ -38,7 +38,7 @@ use serde::Deserialize;
 use serde::de::{DeserializeOwned, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::{CanonicalRow, Imported, RowStatus};
+use super::{CanonicalRow, Imported, RowStatus, counted, value_or_missing};
 use crate::data::error::LoadError;
 
 /// The folders BFCL places between a model's folder and its files (v4's groups, and a memory
@@ -87,16 +87,6 @@ fn category_of(name: &str) -> Option<(String, String)> {
     ))
 }
 
-/// The header of a score file: its first line, with BFCL's three counts.
-fn header_of(first: &Value) -> Option<(u64, u64)> {
-    let object = first.as_object()?;
-    object.get("accuracy")?.as_f64()?;
-    Some((
-        object.get("correct_count")?.as_u64()?,
-        object.get("total_count")?.as_u64()?,
-    ))
-}
-
 /// Whether a file is a BFCL score file: its name, and a first line with BFCL's header.
 pub fn is_score_file(path: &Path) -> bool {
     let named = path
@@ -105,8 +95,8 @@ pub fn is_score_file(path: &Path) -> bool {
     named
         && path.is_file()
         && first_line(path)
-            .and_then(|line| serde_json::from_str::<Value>(&line).ok())
-            .is_some_and(|value| header_of(&value).is_some())
+            .and_then(|line| serde_json::from_str::<ScoreLine>(&line).ok())
+            .is_some_and(|line| line.header().is_some())
 }
 
 /// Whether a file is one of BFCL's result files (the answers, not their grades): its name, and a
@@ -250,6 +240,14 @@ struct ScoreLine {
     error: Option<String>,
     #[serde(default, deserialize_with = "id_within")]
     prompt: Option<String>,
+}
+
+impl ScoreLine {
+    /// The header's counts (correct, total), when this line is BFCL's header.
+    fn header(&self) -> Option<(u64, u64)> {
+        self.accuracy?;
+        Some((self.correct_count?, self.total_count?))
+    }
 }
 
 /// Each non-empty line of a JSON Lines file parsed as `T` (Python's NaN tokens read as null),
@@ -420,7 +418,7 @@ fn read_results(path: &Path, bytes: &[u8]) -> Result<Vec<Entry>, LoadError> {
             other => {
                 return Err(at(format!(
                     "the entry's id is {}, not BFCL's test entry id",
-                    other.map_or("missing".to_string(), |v| v.to_string())
+                    value_or_missing(other.as_ref())
                 )));
             }
         };
@@ -465,9 +463,7 @@ fn read_score(
     let Some(((header_line, header), failures)) = lines.split_first() else {
         return Err(LoadError::new(&file, "the score file is empty"));
     };
-    let (Some(_), Some(correct), Some(total)) =
-        (header.accuracy, header.correct_count, header.total_count)
-    else {
+    let Some((correct, total)) = header.header() else {
         return Err(LoadError::new(
             &file,
             format!(
@@ -508,9 +504,7 @@ fn read_score(
             other => {
                 return Err(at(format!(
                     "a failed entry's id is {}",
-                    other
-                        .as_ref()
-                        .map_or("missing".to_string(), Value::to_string)
+                    value_or_missing(other.as_ref())
                 )));
             }
         };
@@ -733,18 +727,15 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
         categories.insert(category);
     }
     let mut notes = vec![format!(
-        "{shown}: BFCL scores of {} model{} over {} categor{} ({} entries; a score file lists the failed entries only, so every other entry of its result file passed); systems are the model folders, groups the categories",
-        models.len(),
-        if models.len() == 1 { "" } else { "s" },
-        categories.len(),
-        if categories.len() == 1 { "y" } else { "ies" },
+        "{shown}: BFCL scores of {} over {} ({} entries; a score file lists the failed entries only, so every other entry of its result file passed); systems are the model folders, groups the categories",
+        counted(models.len(), "model", "models"),
+        counted(categories.len(), "category", "categories"),
         rows.len(),
     )];
     if numbered > 0 {
         notes.push(format!(
-            "{shown}: {numbered} score file{} number{} the failed entries from 1 (bfcl-eval before 2025-01-26), read as places among the result file's entries in id order{}{}",
-            if numbered == 1 { "" } else { "s" },
-            if numbered == 1 { "s" } else { "" },
+            "{shown}: {} the failed entries from 1 (bfcl-eval before 2025-01-26), read as places among the result file's entries in id order{}{}",
+            counted(numbered, "score file numbers", "score files number"),
             if in_file_order > 0 {
                 format!(
                     "; {in_file_order} in file order, as their failures' prompt ids show (bfcl-eval sorted the answers only from 2024-11-24)"
@@ -763,17 +754,19 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
     }
     if inference_errors > 0 {
         notes.push(format!(
-            "{shown}: {inference_errors} entr{} BFCL's record of an exception during generation (\"{INFERENCE_ERROR}: …\"): status error, with the outcome BFCL graded",
-            if inference_errors == 1 { "y is" } else { "ies are" }
+            "{shown}: {} BFCL's record of an exception during generation (\"{INFERENCE_ERROR}: …\"): status error, with the outcome BFCL graded",
+            counted(inference_errors, "entry is", "entries are")
         ));
     }
     let unscored = unscored_results(&whole_models, &scored_results);
     if !unscored.is_empty() {
         notes.push(format!(
-            "{shown}: {} result file{} of these models {} no score file yet (not graded by `bfcl evaluate`, or a category BFCL does not grade): left out ({})",
-            unscored.len(),
-            if unscored.len() == 1 { "" } else { "s" },
-            if unscored.len() == 1 { "has" } else { "have" },
+            "{shown}: {} no score file yet (not graded by `bfcl evaluate`, or a category BFCL does not grade): left out ({})",
+            counted(
+                unscored.len(),
+                "result file of these models has",
+                "result files of these models have"
+            ),
             named(&unscored)
         ));
     }

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{CanonicalRow, Imported, RowStatus};
+use super::{CanonicalRow, Imported, RowStatus, counted, value_or_missing};
 use crate::data::error::LoadError;
 
 /// The metadata keys a test case's group is taken from, in order.
@@ -141,10 +141,7 @@ pub fn test_run(
                     let passed = match case.get("success") {
                         Some(Value::Bool(b)) => *b,
                         other => {
-                            return Err(at(format!(
-                                "success is {}",
-                                other.map_or("missing".to_string(), Value::to_string)
-                            )));
+                            return Err(at(format!("success is {}", value_or_missing(other))));
                         }
                     };
                     let status = if errored {
@@ -264,7 +261,8 @@ fn note(
         ),
         if errors > 0 {
             format!(
-                "; {errors} test cases where a metric raised: status error (not attempted for the metric that raised)"
+                "; {} where a metric raised: status error (not attempted for the metric that raised)",
+                counted(errors, "test case", "test cases")
             )
         } else {
             String::new()

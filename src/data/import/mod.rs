@@ -397,9 +397,10 @@ pub fn is_run_folder(path: &Path) -> bool {
             || agentlab::is_study(path)
             || theagentcompany::is_results_folder(path)
             || deepeval::is_results_folder(path)
+            || swebench_logs::is_logs(path)
             || bfcl::is_tree(path)
-            || agentdojo::is_logdir(path)
-            || swebench_logs::is_logs(path))
+            // Last: it may walk a few levels down before it finds a file named as AgentDojo's.
+            || agentdojo::is_logdir(path))
 }
 
 /// What changes when a result is rewritten or grows (size, last change): of its file, or, for an
@@ -416,12 +417,12 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(theagentcompany::tracked_files(path))
     } else if deepeval::is_results_folder(path) {
         Some(deepeval::tracked_files(path))
+    } else if swebench_logs::is_logs(path) {
+        Some(swebench_logs::tracked_files(path))
     } else if bfcl::is_tree(path) {
         Some(bfcl::tracked_files(path))
     } else if agentdojo::is_logdir(path) {
         Some(agentdojo::tracked_files(path))
-    } else if swebench_logs::is_logs(path) {
-        Some(swebench_logs::tracked_files(path))
     } else {
         None
     };
@@ -1086,16 +1087,16 @@ fn parse_file(
         return finish_parsed(imported, ImportFormat::DeepEval, file, &bytes, 0, settings)
             .map(Some);
     }
+    if matches!(format, None | Some(ImportFormat::SweBench)) && swebench_logs::is_logs(path) {
+        let (imported, bytes, file) = swebench_logs::results(path)?;
+        return finish_parsed(imported, ImportFormat::SweBench, file, &bytes, 0, settings)
+            .map(Some);
+    }
     if (format == Some(ImportFormat::AgentDojo) && path.is_dir())
         || (format.is_none() && agentdojo::is_logdir(path))
     {
         let (imported, bytes, file) = agentdojo::results(path, settings.metric)?;
         return finish_parsed(imported, ImportFormat::AgentDojo, file, &bytes, 0, settings)
-            .map(Some);
-    }
-    if matches!(format, None | Some(ImportFormat::SweBench)) && swebench_logs::is_logs(path) {
-        let (imported, bytes, file) = swebench_logs::results(path)?;
-        return finish_parsed(imported, ImportFormat::SweBench, file, &bytes, 0, settings)
             .map(Some);
     }
     if format == Some(ImportFormat::Bfcl)
@@ -1490,6 +1491,11 @@ pub fn canonical_frame(rows: &[CanonicalRow]) -> PolarsResult<DataFrame> {
         }
     }
     DataFrame::new_infer_height(columns)
+}
+
+/// A field's value as a message quotes it, or "missing".
+fn value_or_missing(value: Option<&Value>) -> String {
+    value.map_or("missing".to_string(), Value::to_string)
 }
 
 /// "1 entry", "3 entries": a count for a note.

@@ -30,7 +30,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, IgnoredAny};
 use serde_json::Value;
 
-use super::{CanonicalRow, Imported, RowStatus};
+use super::{CanonicalRow, Imported, RowStatus, counted, value_or_missing};
 use crate::data::error::LoadError;
 
 /// The metadata keys a test's group is taken from, in order.
@@ -261,7 +261,12 @@ fn rows(
                 .score
                 .as_ref()
                 .and_then(Value::as_f64)
-                .ok_or_else(|| at(format!("score is {}", shown(result.score.as_ref()))))?;
+                .ok_or_else(|| {
+                    at(format!(
+                        "score is {}",
+                        value_or_missing(result.score.as_ref())
+                    ))
+                })?;
             if !(0.0..=1.0).contains(&score) {
                 return Err(at(format!(
                     "score is {score}, outside [0, 1] (assertion weights can take it there): read success instead"
@@ -272,7 +277,12 @@ fn rows(
             match result.success {
                 Some(Value::Bool(true)) => 1.0,
                 Some(Value::Bool(false)) => 0.0,
-                other => return Err(at(format!("success is {}", shown(other.as_ref())))),
+                other => {
+                    return Err(at(format!(
+                        "success is {}",
+                        value_or_missing(other.as_ref())
+                    )));
+                }
             }
         };
         let group = GROUP_KEYS
@@ -408,8 +418,8 @@ fn rows(
     }
     if errors > 0 {
         notes.push(format!(
-            "{file}: {errors} result{} where the provider or a grader raised (failureReason 2): status error, outcome 0 (promptfoo counts them not passed)",
-            if errors == 1 { "" } else { "s" }
+            "{file}: {} where the provider or a grader raised (failureReason 2): status error, outcome 0 (promptfoo counts them not passed)",
+            counted(errors, "result", "results")
         ));
     }
     Ok(Imported {
@@ -417,8 +427,4 @@ fn rows(
         notes,
         lines: lines.then_some(numbers),
     })
-}
-
-fn shown(value: Option<&Value>) -> String {
-    value.map_or("missing".to_string(), Value::to_string)
 }

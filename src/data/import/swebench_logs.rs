@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::{CanonicalRow, Imported, RowStatus};
+use super::{CanonicalRow, Imported, RowStatus, subfolders, value_or_missing};
 use crate::data::error::LoadError;
 
 const REPORT: &str = "report.json";
@@ -29,10 +29,6 @@ const LOG: &str = "run_instance.log";
 /// How many instance folders are looked at to tell a model's folder (the harness makes them all
 /// alike).
 const LOOKED_AT: usize = 3;
-
-fn subfolders(folder: &Path) -> Vec<PathBuf> {
-    super::subfolders(folder)
-}
 
 /// Whether a folder is one instance's: the harness's log, or a report of its shape (one key, the
 /// instance id, holding `resolved`).
@@ -201,59 +197,52 @@ pub fn results(folder: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> 
                             &file,
                             format!(
                                 "'{id}' resolved is {}, not true or false",
-                                other.map_or("missing".to_string(), Value::to_string)
+                                value_or_missing(other)
                             ),
                         ));
                     }
                 };
                 let flag = |key: &str| entry.get(key).and_then(Value::as_bool);
+                graded += 1;
                 // swebench 5 flags an environment fault it found in the test log (#586); the
                 // instance stays unresolved in its counts, but it is not the agent's failure.
-                if !resolved && flag("infra_failure") == Some(true) {
+                let (status, why) = if resolved {
+                    (RowStatus::Ok, "resolved".to_string())
+                } else if flag("infra_failure") == Some(true) {
                     infra += 1;
-                    graded += 1;
-                    rows.push(CanonicalRow {
-                        system: system.clone(),
-                        group: super::openhands::swebench_repo(id),
-                        task: id.clone(),
-                        run: 0,
-                        outcome: Some(0.0),
-                        status: RowStatus::Error,
-                        cost_usd: None,
-                        seconds: None,
-                        source: format!(
-                            "swebench run_evaluation log: likely infrastructure failure ({})",
-                            entry
-                                .get("infra_failure_reason")
-                                .and_then(Value::as_str)
-                                .unwrap_or("no reason given")
-                        ),
-                    });
-                    continue;
-                }
-                let why = if resolved {
-                    "resolved"
+                    let reason = entry
+                        .get("infra_failure_reason")
+                        .and_then(Value::as_str)
+                        .unwrap_or("no reason given");
+                    (
+                        RowStatus::Error,
+                        format!("likely infrastructure failure ({reason})"),
+                    )
                 } else if flag("patch_is_None") == Some(true) || flag("patch_exists") == Some(false)
                 {
-                    "empty patch"
+                    (RowStatus::Ok, "empty patch".to_string())
                 } else if flag("patch_successfully_applied") == Some(false) {
-                    "patch did not apply"
+                    (RowStatus::Ok, "patch did not apply".to_string())
                 } else {
-                    "unresolved"
+                    (RowStatus::Ok, "unresolved".to_string())
                 };
-                graded += 1;
-                (
-                    id.clone(),
-                    Some(f64::from(u8::from(resolved))),
-                    RowStatus::Ok,
-                    why,
-                )
+                (id.clone(), Some(f64::from(u8::from(resolved))), status, why)
             } else if log_has_error(&instance.join(LOG)) {
                 errors += 1;
-                (folder_id, Some(0.0), RowStatus::Error, "evaluation error")
+                (
+                    folder_id,
+                    Some(0.0),
+                    RowStatus::Error,
+                    "evaluation error".to_string(),
+                )
             } else {
                 grading += 1;
-                (folder_id, None, RowStatus::NotAttempted, "being graded")
+                (
+                    folder_id,
+                    None,
+                    RowStatus::NotAttempted,
+                    "being graded".to_string(),
+                )
             };
             rows.push(CanonicalRow {
                 system: system.clone(),

@@ -66,7 +66,7 @@ fn count(score: &Value, key: &str, file: &str) -> Result<f64, LoadError> {
             file,
             format!(
                 "final_score.{key} is {}, not a count",
-                other.map_or("missing".to_string(), Value::to_string)
+                super::value_or_missing(other)
             ),
         )),
     }
