@@ -139,6 +139,11 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 " (two DeepEval test runs of one system are two runs of it: give their results folder, which numbers them in time order)",
             );
         }
+        if read_as.get("openai-evals").is_some_and(|&runs| runs > 1) && collision {
+            error.message.push_str(
+                " (two OpenAI Evals logs of one completion function on one eval are two runs of it: give their folder, which numbers them by the spec's created_at)",
+            );
+        }
         if read_as.get("helm").is_some_and(|&runs| runs > 1) && collision {
             error.message.push_str(
                 " (two HELM runs of one model on one scenario, a rerun or the same run in two suites, are two evaluations of it: read them one at a time)",

@@ -2825,3 +2825,124 @@ fn swebench_evaluation_logs_are_read_while_the_harness_grades() {
         stdout(&output)
     );
 }
+
+#[test]
+fn openai_evals_logs_give_each_sample_s_match_with_a_folder_s_reruns_numbered_in_time() {
+    // Record logs OpenAI Evals 3.0.1's own oaieval wrote, with stand-in completion functions.
+    let logs = fixture("openai_evals").join("evallogs");
+    let rows = import_rows("openai-evals", &[&logs], &[], "openai-evals-folder");
+    assert_eq!(rows.len(), 173);
+    let tallied = tally(&rows);
+    // standin-80: arith twice (22 and 20 of 30) and the model-graded arith-qa (score 9 of 12).
+    assert_eq!(
+        (
+            tallied["standin-80"].rows,
+            tallied["standin-80"].outcome_sum
+        ),
+        (72, 51.0)
+    );
+    assert_eq!(tallied["standin-50"].outcome_sum, 40.0);
+    // The crashed run: the 11 samples it logged, 7 right.
+    assert_eq!(
+        (
+            tallied["standin-crash"].rows,
+            tallied["standin-crash"].outcome_sum
+        ),
+        (11, 7.0)
+    );
+    // record_error samples: status error with outcome 0 (the final report's 17/23 leaves them out).
+    let flaky = &tallied["standin-flaky"];
+    assert_eq!((flaky.rows, flaky.outcome_sum), (30, 17.0));
+    assert_eq!(flaky.statuses.get("error"), Some(&7));
+    let field = |r: &Value, k: &str| r[k].as_str().unwrap_or("").to_string();
+    let failed = rows
+        .iter()
+        .find(|r| r["task"] == "arith-careful.dev.5")
+        .expect("a failed sample");
+    assert_eq!(
+        ["outcome", "status", "group"].map(|k| field(failed, k)),
+        ["0", "error", "arith-careful"]
+    );
+    assert!(field(failed, "source").contains("TimeoutError: stand-in: no answer in time"));
+    // standin-80's two arith logs are its runs 0 and 1 in created_at order (22, then 20 right).
+    let run_sum = |run: &str| -> f64 {
+        rows.iter()
+            .filter(|r| r["system"] == "standin-80" && r["group"] == "arith" && r["run"] == run)
+            .map(|r| field(r, "outcome").parse::<f64>().expect("outcome"))
+            .sum()
+    };
+    assert_eq!((run_sum("0"), run_sum("1")), (22.0, 20.0));
+    let words = info_words(&[&logs.to_string_lossy()]);
+    assert!(
+        words.contains("read as openai-evals (recognised by its layout)")
+            && words.contains("1 log is a rerun")
+            && words.contains("the run also named standin-grader")
+            && words.contains("no final report: the run stopped before its end"),
+        "{words}"
+    );
+    // One log alone is recognised by its first line; --metric reads a key of its metrics events.
+    let fuzzy = logs.join("261204195901FH757WDQ_standin-50_arith-fuzzy.jsonl");
+    let words = info_words(&[&fuzzy.to_string_lossy()]);
+    assert!(
+        words.contains("read as openai-evals (recognised by its keys)")
+            && words.contains("tasks 30 "),
+        "{words}"
+    );
+    let f1 = import_rows(
+        "openai-evals",
+        &[&fuzzy],
+        &["--metric", "f1_score"],
+        "openai-evals-f1",
+    );
+    assert_eq!(tally(&f1)["standin-50"].outcome_sum, 20.0);
+    assert_refused(
+        &pareval(&["info", &fuzzy.to_string_lossy(), "--metric", "bleu"]),
+        "no metrics event has 'bleu' (its metrics events have accuracy, f1_score)",
+    );
+    // Two logs of one completion function and eval given one by one collide, the way out named.
+    let first = logs.join("261204195850U6KU3HC4_standin-80_arith.jsonl");
+    let second = logs.join("261204195854PB2MQW4A_standin-80_arith.jsonl");
+    assert_refused(
+        &pareval(&["info", &first.to_string_lossy(), &second.to_string_lossy()]),
+        "give their folder",
+    );
+    // A model-graded score outside [0, 1] is refused with its line, or mapped with --score-scale.
+    let graded = logs.join("261204195905WSLOLTHA_standin-80,standin-grader_arith-qa.jsonl");
+    let copy = temp_dir("openai-evals-scale");
+    let scaled = copy.join("graded.jsonl");
+    let text = std::fs::read_to_string(&graded).expect("log");
+    std::fs::write(&scaled, text.replace("\"score\": 1.0", "\"score\": 5.0")).expect("write");
+    assert_refused(
+        &pareval(&["info", &scaled.to_string_lossy()]),
+        "metrics score is 5, outside [0, 1]; --score-scale MIN:MAX",
+    );
+    let mapped = import_rows(
+        "openai-evals",
+        &[&scaled],
+        &["--score-scale", "0:5"],
+        "openai-evals-mapped",
+    );
+    assert_eq!(tally(&mapped)["standin-80"].outcome_sum, 9.0);
+    // A log without its spec line is refused under --from, naming the file.
+    let headless = copy.join("headless.jsonl");
+    let body: Vec<&str> = text.lines().skip(1).collect();
+    std::fs::write(&headless, body.join("\n")).expect("write");
+    assert_refused(
+        &pareval(&[
+            "info",
+            &headless.to_string_lossy(),
+            "--from",
+            "openai-evals",
+        ]),
+        "headless.jsonl: no spec line",
+    );
+    // `watch` follows the logs folder: a finished run's log counts once it is written.
+    let live = temp_dir("openai-evals-live").join("evallogs");
+    std::fs::create_dir_all(&live).expect("folder");
+    std::fs::copy(&fuzzy, live.join(fuzzy.file_name().expect("name"))).expect("copy");
+    let mut followed =
+        pareval::watch::follow::Followed::new(std::slice::from_ref(&live)).expect("followed");
+    assert_eq!(rows_once_read(&mut followed), 30);
+    std::fs::copy(&graded, live.join(graded.file_name().expect("name"))).expect("copy");
+    assert_eq!(rows_once_read(&mut followed), 42);
+}

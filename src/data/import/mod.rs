@@ -18,7 +18,8 @@
 //! `summary_info.json`), `theagentcompany` (`eval_<task>.json` results folders), `bfcl` (the
 //! Berkeley Function Calling Leaderboard's score files, read with their result files),
 //! `promptfoo` (`promptfoo eval`'s JSON and JSON Lines outputs), `deepeval` (`test_run_*.json`
-//! files and their results folder) and `agentdojo` (a logdir of run files). Without `--from` a
+//! files and their results folder), `agentdojo` (a logdir of run files) and `openai-evals`
+//! (`oaieval`'s record logs, one or a folder of them). Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -40,6 +41,7 @@ mod lighteval;
 mod lm_eval;
 mod metr;
 mod mlebench;
+mod openai_evals;
 mod openhands;
 mod osworld;
 mod promptfoo;
@@ -88,10 +90,11 @@ pub enum ImportFormat {
     Promptfoo,
     DeepEval,
     AgentDojo,
+    OpenAiEvals,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 25] = [
+    pub const ALL: [ImportFormat; 26] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -117,6 +120,7 @@ impl ImportFormat {
         ImportFormat::Promptfoo,
         ImportFormat::DeepEval,
         ImportFormat::AgentDojo,
+        ImportFormat::OpenAiEvals,
     ];
 
     pub fn name(self) -> &'static str {
@@ -146,6 +150,7 @@ impl ImportFormat {
             ImportFormat::Promptfoo => "promptfoo",
             ImportFormat::DeepEval => "deepeval",
             ImportFormat::AgentDojo => "agentdojo",
+            ImportFormat::OpenAiEvals => "openai-evals",
         }
     }
 
@@ -164,6 +169,9 @@ impl ImportFormat {
         }
         if promptfoo::is_result(object) {
             return Some(ImportFormat::Promptfoo);
+        }
+        if openai_evals::is_spec_line(object) {
+            return Some(ImportFormat::OpenAiEvals);
         }
         if object.contains_key("instance_id")
             && (object.contains_key("test_result") || object.contains_key("metadata"))
@@ -397,6 +405,7 @@ pub fn is_run_folder(path: &Path) -> bool {
             || agentlab::is_study(path)
             || theagentcompany::is_results_folder(path)
             || deepeval::is_results_folder(path)
+            || openai_evals::is_logs_folder(path)
             || swebench_logs::is_logs(path)
             || bfcl::is_tree(path)
             // Last: it may walk a few levels down before it finds a file named as AgentDojo's.
@@ -417,6 +426,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(theagentcompany::tracked_files(path))
     } else if deepeval::is_results_folder(path) {
         Some(deepeval::tracked_files(path))
+    } else if openai_evals::is_logs_folder(path) {
+        Some(openai_evals::tracked_files(path))
     } else if swebench_logs::is_logs(path) {
         Some(swebench_logs::tracked_files(path))
     } else if bfcl::is_tree(path) {
@@ -1087,6 +1098,20 @@ fn parse_file(
         return finish_parsed(imported, ImportFormat::DeepEval, file, &bytes, 0, settings)
             .map(Some);
     }
+    if matches!(format, None | Some(ImportFormat::OpenAiEvals))
+        && openai_evals::is_logs_folder(path)
+    {
+        let (imported, bytes, file) = openai_evals::logs_folder(path, settings)?;
+        return finish_parsed(
+            imported,
+            ImportFormat::OpenAiEvals,
+            file,
+            &bytes,
+            0,
+            settings,
+        )
+        .map(Some);
+    }
     if matches!(format, None | Some(ImportFormat::SweBench)) && swebench_logs::is_logs(path) {
         let (imported, bytes, file) = swebench_logs::results(path)?;
         return finish_parsed(imported, ImportFormat::SweBench, file, &bytes, 0, settings)
@@ -1183,6 +1208,7 @@ fn parse_file(
             }
             // Typed lines: a red-teaming eval's prompts and responses are never held as values.
             ImportFormat::Promptfoo => (promptfoo::lines(&bytes, &file, settings.metric)?, 0),
+            ImportFormat::OpenAiEvals => (openai_evals::log_file(&bytes, &file, settings)?, 0),
             ImportFormat::LmEval => {
                 let mut reader = lm_eval::Reader::default();
                 let non_finite = for_each_line(&bytes, &file, false, |number, value| {
@@ -1305,7 +1331,10 @@ fn parse_file(
                 )?
                 .0
             }
-            ImportFormat::OpenHands | ImportFormat::LmEval | ImportFormat::Metr => {
+            ImportFormat::OpenHands
+            | ImportFormat::LmEval
+            | ImportFormat::Metr
+            | ImportFormat::OpenAiEvals => {
                 return Err(LoadError::new(
                     &file,
                     format!(
@@ -1314,6 +1343,7 @@ fn parse_file(
                         match format {
                             ImportFormat::OpenHands => "output.jsonl",
                             ImportFormat::Metr => "runs.jsonl",
+                            ImportFormat::OpenAiEvals => "<run_id>_<completion_fn>_<eval>.jsonl",
                             _ => "samples_<task>_<date>.jsonl",
                         }
                     ),
