@@ -329,6 +329,10 @@ impl Followed {
     pub fn describe(&self) -> String {
         let inside = |file: &Path, folder: &Path| file.starts_with(folder);
         let folders = self.folders.iter().map(|folder| {
+            if self.files.contains_key(folder) {
+                // A folder that turned out to be one result (a run, a folder of logs).
+                return format!("{}/ (one result)", folder.display());
+            }
             match self.files.keys().filter(|f| inside(f, folder)).count() {
                 0 => format!("{}/", folder.display()),
                 1 => format!("{}/ (1 file)", folder.display()),
@@ -356,6 +360,24 @@ impl Followed {
                 if !self.files.contains_key(folder)
                     && let Ok(follower) = FileFollower::with_options(folder, self.options.clone())
                 {
+                    // Files followed on their own before the folder showed what it is (a log
+                    // caught before its first line was written) are now read through it: their
+                    // rows go, or they would count twice.
+                    let inside: Vec<PathBuf> = self
+                        .found
+                        .iter()
+                        .filter(|path| path.starts_with(folder))
+                        .cloned()
+                        .collect();
+                    for path in inside {
+                        self.found.remove(&path);
+                        if let Some(follower) = self.files.remove(&path) {
+                            withdrawn.push(Event::Reread {
+                                file: follower.name(),
+                                rewritten: true,
+                            });
+                        }
+                    }
                     self.files.insert(folder.clone(), follower);
                 }
                 continue;
@@ -508,6 +530,53 @@ mod tests {
         assert!(
             events.iter().any(|e| matches!(e, Event::Bad { .. })),
             "{events:?}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn files_followed_before_their_folder_showed_it_is_one_result_are_withdrawn() {
+        // oaieval creates its log and writes the spec line a moment later: a poll in between finds a
+        // .jsonl file of its own; once the first line is there the folder is one result (a folder
+        // of logs) and the file's rows come through it alone, not twice.
+        let dir = std::env::temp_dir().join(format!("pareval-follow-o-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let log = dir.join("2612041957512TLNPRIA_standin-80_arith.jsonl");
+        std::fs::write(&log, "").expect("created, not written yet");
+        let mut followed = Followed::new(std::slice::from_ref(&dir)).expect("followed");
+        assert!(rows(&followed.poll()).is_empty());
+        let spec = r#"{"spec": {"completion_fns": ["standin-80"], "eval_name": "arith.dev.v0", "base_eval": "arith", "split": "dev", "run_id": "2612041957512TLNPRIA", "created_at": "2026-12-04 19:57:51"}}"#;
+        let event = |id: u32, sample: u32, correct: bool| {
+            format!(
+                r#"{{"run_id": "2612041957512TLNPRIA", "event_id": {id}, "sample_id": "arith.dev.{sample}", "type": "match", "data": {{"correct": {correct}}}, "created_at": "2026-12-04 19:57:52"}}"#
+            )
+        };
+        std::fs::write(
+            &log,
+            [spec.to_string(), event(0, 3, true), event(1, 7, false)].join("\n") + "\n",
+        )
+        .expect("the run's log");
+        let mut events = Vec::new();
+        for _ in 0..3 {
+            events.extend(followed.poll());
+        }
+        let withdrawn = log.display().to_string();
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Event::Reread { file, .. } if *file == withdrawn)),
+            "{events:?}"
+        );
+        assert!(followed.describe().ends_with("/ (one result)"));
+        let mut read = rows(&events);
+        read.sort_by(|a, b| a.0.cmp(&b.0));
+        assert_eq!(
+            read,
+            [
+                ("arith.dev.3".to_string(), 1.0),
+                ("arith.dev.7".to_string(), 0.0)
+            ]
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
