@@ -2946,3 +2946,110 @@ fn openai_evals_logs_give_each_sample_s_match_with_a_folder_s_reruns_numbered_in
     std::fs::copy(&graded, live.join(graded.file_name().expect("name"))).expect("copy");
     assert_eq!(rows_once_read(&mut followed), 42);
 }
+
+#[test]
+fn livebench_judgments_give_each_model_s_scores_by_category_from_a_file_or_the_tree() {
+    // Judgments LiveBench's own gen_ground_truth_judgment.py wrote for stand-in models' answers.
+    let data = fixture("livebench").join("data");
+    let rows = import_rows("livebench", &[&data], &[], "livebench-tree");
+    assert_eq!(rows.len(), 32);
+    let tallied = tally(&rows);
+    let strong = &tallied["stand-in-strong"];
+    assert_eq!((strong.rows, strong.tasks), (16, 16));
+    assert!(
+        (strong.outcome_sum - 11.6).abs() < 1e-9,
+        "{}",
+        strong.outcome_sum
+    );
+    let weak = &tallied["stand-in-weak"];
+    assert!(
+        (weak.outcome_sum - 8.0).abs() < 1e-9,
+        "{}",
+        weak.outcome_sum
+    );
+    assert_eq!(weak.statuses.get("error"), Some(&1));
+    let field = |r: &Value, k: &str| r[k].as_str().unwrap_or("").to_string();
+    let failed = rows
+        .iter()
+        .find(|r| field(r, "status") == "error")
+        .expect("the API failure");
+    assert_eq!(
+        ["system", "task", "outcome", "group"].map(|k| field(failed, k)),
+        ["stand-in-weak", "ee18c44655e00b02", "0", "reasoning"]
+    );
+    assert!(field(failed, "source").contains("web_of_lies_v2 line 20, api_error"));
+    // Partial credit stays as LiveBench scored it.
+    assert!(
+        rows.iter()
+            .any(|r| field(r, "outcome") == "0.6" && r["group"] == "language")
+    );
+    let words = info_words(&[&data.to_string_lossy()]);
+    assert!(
+        words.contains("read as livebench (recognised by its layout)")
+            && words.contains("LiveBench judgments from 2 task files of 2 models"),
+        "{words}"
+    );
+    // One task's file alone is recognised by its keys.
+    let judged =
+        data.join("live_bench/reasoning/web_of_lies_v2/model_judgment/ground_truth_judgment.jsonl");
+    let words = info_words(&[&judged.to_string_lossy()]);
+    assert!(
+        words.contains("read as livebench (recognised by its keys)") && words.contains("tasks 10 "),
+        "{words}"
+    );
+    // A (question, model) judged again before LiveBench rewrites the file: the last line counts.
+    let copy = temp_dir("livebench-again");
+    let again = copy.join("ground_truth_judgment.jsonl");
+    let text = std::fs::read_to_string(&judged).expect("judgments");
+    let first: Value = serde_json::from_str(text.lines().next().expect("a line")).expect("json");
+    let mut rejudged = first.clone();
+    rejudged["score"] = Value::from(0);
+    std::fs::write(&again, format!("{text}{rejudged}\n")).expect("write");
+    let rows = import_rows("livebench", &[&again], &[], "livebench-again-rows");
+    assert_eq!(rows.len(), 20);
+    let row = rows
+        .iter()
+        .find(|r| r["system"] == first["model"] && r["task"] == first["question_id"])
+        .expect("the question judged twice");
+    assert_eq!(field(row, "outcome"), "0");
+    let words = info_words(&[&again.to_string_lossy()]);
+    assert!(
+        words.contains("1 (question, model) was judged again"),
+        "{words}"
+    );
+    // `watch` follows the tree: a task's judgments count once its file is written.
+    let live = temp_dir("livebench-live").join("data");
+    let task = |category: &str, task: &str| {
+        Path::new("live_bench")
+            .join(category)
+            .join(task)
+            .join("model_judgment")
+    };
+    let reasoning = task("reasoning", "web_of_lies_v2");
+    std::fs::create_dir_all(live.join(&reasoning)).expect("folder");
+    std::fs::copy(
+        &judged,
+        live.join(&reasoning).join("ground_truth_judgment.jsonl"),
+    )
+    .expect("copy");
+    let mut followed =
+        pareval::watch::follow::Followed::new(std::slice::from_ref(&live)).expect("followed");
+    assert_eq!(rows_once_read(&mut followed), 20);
+    let language = task("language", "plot_unscrambling");
+    std::fs::create_dir_all(live.join(&language)).expect("folder");
+    std::fs::copy(
+        data.join(&language).join("ground_truth_judgment.jsonl"),
+        live.join(&language).join("ground_truth_judgment.jsonl"),
+    )
+    .expect("copy");
+    assert_eq!(rows_once_read(&mut followed), 32);
+    // A score outside [0, 1] is refused with its line.
+    let bad = copy.join("bad.jsonl");
+    let mut wrong = first;
+    wrong["score"] = Value::from(60);
+    std::fs::write(&bad, format!("{wrong}\n")).expect("write");
+    assert_refused(
+        &pareval(&["info", &bad.to_string_lossy()]),
+        "bad.jsonl: line 1: score is 60, outside [0, 1]",
+    );
+}

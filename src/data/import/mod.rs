@@ -18,8 +18,9 @@
 //! `summary_info.json`), `theagentcompany` (`eval_<task>.json` results folders), `bfcl` (the
 //! Berkeley Function Calling Leaderboard's score files, read with their result files),
 //! `promptfoo` (`promptfoo eval`'s JSON and JSON Lines outputs), `deepeval` (`test_run_*.json`
-//! files and their results folder), `agentdojo` (a logdir of run files) and `openai-evals`
-//! (`oaieval`'s record logs, one or a folder of them). Without `--from` a
+//! files and their results folder), `agentdojo` (a logdir of run files), `openai-evals`
+//! (`oaieval`'s record logs, one or a folder of them) and `livebench` (`ground_truth_judgment.jsonl`
+//! files, one or a tree of them). Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -38,6 +39,7 @@ mod helm;
 mod inspect;
 mod json;
 mod lighteval;
+mod livebench;
 mod lm_eval;
 mod metr;
 mod mlebench;
@@ -91,10 +93,11 @@ pub enum ImportFormat {
     DeepEval,
     AgentDojo,
     OpenAiEvals,
+    LiveBench,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 26] = [
+    pub const ALL: [ImportFormat; 27] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -121,6 +124,7 @@ impl ImportFormat {
         ImportFormat::DeepEval,
         ImportFormat::AgentDojo,
         ImportFormat::OpenAiEvals,
+        ImportFormat::LiveBench,
     ];
 
     pub fn name(self) -> &'static str {
@@ -151,6 +155,7 @@ impl ImportFormat {
             ImportFormat::DeepEval => "deepeval",
             ImportFormat::AgentDojo => "agentdojo",
             ImportFormat::OpenAiEvals => "openai-evals",
+            ImportFormat::LiveBench => "livebench",
         }
     }
 
@@ -172,6 +177,9 @@ impl ImportFormat {
         }
         if openai_evals::is_spec_line(object) {
             return Some(ImportFormat::OpenAiEvals);
+        }
+        if livebench::is_judgment_line(object) {
+            return Some(ImportFormat::LiveBench);
         }
         if object.contains_key("instance_id")
             && (object.contains_key("test_result") || object.contains_key("metadata"))
@@ -408,6 +416,7 @@ pub fn is_run_folder(path: &Path) -> bool {
             || openai_evals::is_logs_folder(path)
             || swebench_logs::is_logs(path)
             || bfcl::is_tree(path)
+            || livebench::is_tree(path)
             // Last: it may walk a few levels down before it finds a file named as AgentDojo's.
             || agentdojo::is_logdir(path))
 }
@@ -432,6 +441,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(swebench_logs::tracked_files(path))
     } else if bfcl::is_tree(path) {
         Some(bfcl::tracked_files(path))
+    } else if livebench::is_tree(path) {
+        Some(livebench::tracked_files(path))
     } else if agentdojo::is_logdir(path) {
         Some(agentdojo::tracked_files(path))
     } else {
@@ -1112,6 +1123,11 @@ fn parse_file(
         )
         .map(Some);
     }
+    if matches!(format, None | Some(ImportFormat::LiveBench)) && livebench::is_tree(path) {
+        let (imported, bytes, file) = livebench::tree(path)?;
+        return finish_parsed(imported, ImportFormat::LiveBench, file, &bytes, 0, settings)
+            .map(Some);
+    }
     if matches!(format, None | Some(ImportFormat::SweBench)) && swebench_logs::is_logs(path) {
         let (imported, bytes, file) = swebench_logs::results(path)?;
         return finish_parsed(imported, ImportFormat::SweBench, file, &bytes, 0, settings)
@@ -1209,6 +1225,7 @@ fn parse_file(
             // Typed lines: a red-teaming eval's prompts and responses are never held as values.
             ImportFormat::Promptfoo => (promptfoo::lines(&bytes, &file, settings.metric)?, 0),
             ImportFormat::OpenAiEvals => (openai_evals::log_file(&bytes, &file, settings)?, 0),
+            ImportFormat::LiveBench => livebench::judgments(&bytes, &file)?,
             ImportFormat::LmEval => {
                 let mut reader = lm_eval::Reader::default();
                 let non_finite = for_each_line(&bytes, &file, false, |number, value| {
@@ -1334,7 +1351,8 @@ fn parse_file(
             ImportFormat::OpenHands
             | ImportFormat::LmEval
             | ImportFormat::Metr
-            | ImportFormat::OpenAiEvals => {
+            | ImportFormat::OpenAiEvals
+            | ImportFormat::LiveBench => {
                 return Err(LoadError::new(
                     &file,
                     format!(
@@ -1344,6 +1362,7 @@ fn parse_file(
                             ImportFormat::OpenHands => "output.jsonl",
                             ImportFormat::Metr => "runs.jsonl",
                             ImportFormat::OpenAiEvals => "<run_id>_<completion_fn>_<eval>.jsonl",
+                            ImportFormat::LiveBench => "model_judgment/ground_truth_judgment.jsonl",
                             _ => "samples_<task>_<date>.jsonl",
                         }
                     ),
