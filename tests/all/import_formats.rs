@@ -3053,3 +3053,113 @@ fn livebench_judgments_give_each_model_s_scores_by_category_from_a_file_or_the_t
         "bad.jsonl: line 1: score is 60, outside [0, 1]",
     );
 }
+
+#[test]
+fn evalscope_outputs_give_each_review_s_main_score_with_generations_and_invocations_as_runs() {
+    // Outputs EvalScope 1.14.1's own run_task wrote against a stand-in OpenAI-compatible server.
+    let outputs = fixture("evalscope").join("outputs");
+    let rows = import_rows("evalscope", &[&outputs], &[], "evalscope-outputs");
+    assert_eq!(rows.len(), 151);
+    let tallied = tally(&rows);
+    assert_eq!(
+        (
+            tallied["stand-in-strong"].rows,
+            tallied["stand-in-strong"].outcome_sum
+        ),
+        (52, 44.0)
+    );
+    assert_eq!(
+        (
+            tallied["stand-in-weak"].rows,
+            tallied["stand-in-weak"].tasks
+        ),
+        (78, 26)
+    );
+    assert_eq!(tallied["stand-in-weak"].outcome_sum, 42.0);
+    assert_eq!(
+        (
+            tallied["stand-in-flaky"].rows,
+            tallied["stand-in-flaky"].outcome_sum
+        ),
+        (21, 14.0)
+    );
+    let field = |r: &Value, k: &str| r[k].as_str().unwrap_or("").to_string();
+    // Generations are runs; two invocations of one model are its runs in folder time order.
+    let runs = |system: &str| -> std::collections::BTreeSet<String> {
+        rows.iter()
+            .filter(|r| r["system"] == system && r["task"] == "general_mcq_arith/0")
+            .map(|r| field(r, "run"))
+            .collect()
+    };
+    assert_eq!(
+        runs("stand-in-weak").into_iter().collect::<Vec<_>>(),
+        ["0", "1", "2"]
+    );
+    assert_eq!(
+        runs("stand-in-strong").into_iter().collect::<Vec<_>>(),
+        ["0", "1"]
+    );
+    let sample = rows
+        .iter()
+        .find(|r| r["system"] == "stand-in-flaky" && r["task"] == "general_mcq_logic/1")
+        .expect("a sample");
+    assert_eq!(field(sample, "group"), "general_mcq_logic");
+    assert!(field(sample, "seconds").parse::<f64>().expect("seconds") > 0.0);
+    let words = info_words(&[&outputs.to_string_lossy()]);
+    assert!(
+        words.contains("read as evalscope (recognised by its layout)")
+            && words.contains("4 invocations")
+            && words.contains("5 samples errored (arith 1, logic 4) under ignore_errors"),
+        "{words}"
+    );
+    // One review file alone: recognised by its keys, named by its model folder.
+    let weak = outputs.join("20261204_202131/reviews/stand-in-weak/general_mcq_arith.jsonl");
+    let words = info_words(&[&weak.to_string_lossy()]);
+    assert!(
+        words.contains("read as evalscope (recognised by its keys)")
+            && words.contains("system 'stand-in-weak' (its model folder)")
+            && words.contains("tasks 16 "),
+        "{words}"
+    );
+    assert_refused(
+        &pareval(&["info", &weak.to_string_lossy(), "--metric", "f1"]),
+        "no score has 'f1' (their values have accuracy)",
+    );
+    // A score EvalScope leaves out of its metrics is not attempted; a resumed run's second score
+    // of a sample replaces the first.
+    let copy = temp_dir("evalscope-status");
+    let edited = copy.join("general_mcq_arith.jsonl");
+    let text = std::fs::read_to_string(&weak).expect("reviews");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut first: Value = serde_json::from_str(&lines[0]).expect("json");
+    first["sample_score"]["score"]["status"] = Value::from("parse_error");
+    lines[0] = first.to_string();
+    let mut again: Value = serde_json::from_str(&lines[1]).expect("json");
+    again["sample_score"]["score"]["value"]["accuracy"] = Value::from(1.0);
+    lines.push(again.to_string());
+    std::fs::write(&edited, lines.join("\n") + "\n").expect("write");
+    let rows = import_rows("evalscope", &[&edited], &[], "evalscope-status-rows");
+    assert_eq!(rows.len(), 48);
+    let words = info_words(&[&edited.to_string_lossy()]);
+    assert!(
+        words.contains("scores EvalScope leaves out of its metrics (1 parse_error): not attempted")
+            && words.contains("1 sample was scored again"),
+        "{words}"
+    );
+    // A score outside [0, 1] is refused with its line, or mapped with --score-scale.
+    let mut wide: Value = serde_json::from_str(text.lines().next().expect("line")).expect("json");
+    wide["sample_score"]["score"]["value"]["accuracy"] = Value::from(4.0);
+    let scaled = copy.join("wide.jsonl");
+    std::fs::write(&scaled, format!("{wide}\n")).expect("write");
+    assert_refused(
+        &pareval(&["info", &scaled.to_string_lossy()]),
+        "wide.jsonl: line 1: score accuracy is 4, outside [0, 1]",
+    );
+    let mapped = import_rows(
+        "evalscope",
+        &[&scaled],
+        &["--score-scale", "0:5"],
+        "evalscope-mapped",
+    );
+    assert_eq!(field(&mapped[0], "outcome"), "0.8");
+}

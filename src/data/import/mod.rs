@@ -19,8 +19,8 @@
 //! Berkeley Function Calling Leaderboard's score files, read with their result files),
 //! `promptfoo` (`promptfoo eval`'s JSON and JSON Lines outputs), `deepeval` (`test_run_*.json`
 //! files and their results folder), `agentdojo` (a logdir of run files), `openai-evals`
-//! (`oaieval`'s record logs, one or a folder of them) and `livebench` (`ground_truth_judgment.jsonl`
-//! files, one or a tree of them). Without `--from` a
+//! (`oaieval`'s record logs, one or a folder of them), `livebench` (`ground_truth_judgment.jsonl`
+//! files, one or a tree of them) and `evalscope` (review files, one or an output folder). Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -32,6 +32,7 @@ mod appworld;
 mod bfcl;
 mod deepeval;
 mod evalplus;
+mod evalscope;
 mod hal;
 mod hal_db;
 mod harbor;
@@ -94,10 +95,11 @@ pub enum ImportFormat {
     AgentDojo,
     OpenAiEvals,
     LiveBench,
+    EvalScope,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 27] = [
+    pub const ALL: [ImportFormat; 28] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -125,6 +127,7 @@ impl ImportFormat {
         ImportFormat::AgentDojo,
         ImportFormat::OpenAiEvals,
         ImportFormat::LiveBench,
+        ImportFormat::EvalScope,
     ];
 
     pub fn name(self) -> &'static str {
@@ -156,6 +159,7 @@ impl ImportFormat {
             ImportFormat::AgentDojo => "agentdojo",
             ImportFormat::OpenAiEvals => "openai-evals",
             ImportFormat::LiveBench => "livebench",
+            ImportFormat::EvalScope => "evalscope",
         }
     }
 
@@ -180,6 +184,9 @@ impl ImportFormat {
         }
         if livebench::is_judgment_line(object) {
             return Some(ImportFormat::LiveBench);
+        }
+        if evalscope::is_review_line(object) {
+            return Some(ImportFormat::EvalScope);
         }
         if object.contains_key("instance_id")
             && (object.contains_key("test_result") || object.contains_key("metadata"))
@@ -417,6 +424,7 @@ pub fn is_run_folder(path: &Path) -> bool {
             || swebench_logs::is_logs(path)
             || bfcl::is_tree(path)
             || livebench::is_tree(path)
+            || evalscope::is_outputs(path)
             // Last: it may walk a few levels down before it finds a file named as AgentDojo's.
             || agentdojo::is_logdir(path))
 }
@@ -443,6 +451,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(bfcl::tracked_files(path))
     } else if livebench::is_tree(path) {
         Some(livebench::tracked_files(path))
+    } else if evalscope::is_outputs(path) {
+        Some(evalscope::tracked_files(path))
     } else if agentdojo::is_logdir(path) {
         Some(agentdojo::tracked_files(path))
     } else {
@@ -1123,6 +1133,11 @@ fn parse_file(
         )
         .map(Some);
     }
+    if matches!(format, None | Some(ImportFormat::EvalScope)) && evalscope::is_outputs(path) {
+        let (imported, bytes, file) = evalscope::outputs(path, settings)?;
+        return finish_parsed(imported, ImportFormat::EvalScope, file, &bytes, 0, settings)
+            .map(Some);
+    }
     if matches!(format, None | Some(ImportFormat::LiveBench)) && livebench::is_tree(path) {
         let (imported, bytes, file) = livebench::tree(path)?;
         return finish_parsed(imported, ImportFormat::LiveBench, file, &bytes, 0, settings)
@@ -1226,6 +1241,10 @@ fn parse_file(
             ImportFormat::Promptfoo => (promptfoo::lines(&bytes, &file, settings.metric)?, 0),
             ImportFormat::OpenAiEvals => (openai_evals::log_file(&bytes, &file, settings)?, 0),
             ImportFormat::LiveBench => livebench::judgments(&bytes, &file)?,
+            ImportFormat::EvalScope => (
+                evalscope::review_file(&bytes, &file_path, &file, settings)?,
+                0,
+            ),
             ImportFormat::LmEval => {
                 let mut reader = lm_eval::Reader::default();
                 let non_finite = for_each_line(&bytes, &file, false, |number, value| {
@@ -1352,7 +1371,8 @@ fn parse_file(
             | ImportFormat::LmEval
             | ImportFormat::Metr
             | ImportFormat::OpenAiEvals
-            | ImportFormat::LiveBench => {
+            | ImportFormat::LiveBench
+            | ImportFormat::EvalScope => {
                 return Err(LoadError::new(
                     &file,
                     format!(
@@ -1363,6 +1383,7 @@ fn parse_file(
                             ImportFormat::Metr => "runs.jsonl",
                             ImportFormat::OpenAiEvals => "<run_id>_<completion_fn>_<eval>.jsonl",
                             ImportFormat::LiveBench => "model_judgment/ground_truth_judgment.jsonl",
+                            ImportFormat::EvalScope => "reviews/<model>/<benchmark>_<subset>.jsonl",
                             _ => "samples_<task>_<date>.jsonl",
                         }
                     ),
