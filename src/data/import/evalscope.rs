@@ -109,16 +109,6 @@ pub fn tracked_files(folder: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// A sample's outcome as a number (None for null).
-fn number(value: &Value) -> Result<Option<f64>, String> {
-    match value {
-        Value::Null => Ok(None),
-        Value::Bool(b) => Ok(Some(f64::from(u8::from(*b)))),
-        Value::Number(n) => Ok(n.as_f64()),
-        other => Err(format!("{other} is not a number")),
-    }
-}
-
 /// What one file gave, with counts for the notes.
 #[derive(Default)]
 struct Read {
@@ -198,21 +188,13 @@ fn read_file(
             .to_string();
         let raw = key.as_deref().and_then(|k| values.and_then(|v| v.get(k)));
         let mut outcome = match raw {
-            Some(value) => number(value)
+            Some(value) => super::metric_number(value)
                 .map_err(|e| format!("score {}: {e}", key.as_deref().unwrap_or_default()))?,
             None => None,
         };
         if let Some(value) = outcome {
-            outcome = Some(match settings.score_scale {
-                Some((low, high)) => (value - low) / (high - low),
-                None if !(0.0..=1.0).contains(&value) => {
-                    return Err(format!(
-                        "score {} is {value}, outside [0, 1]; --score-scale MIN:MAX maps its range onto [0, 1]",
-                        key.as_deref().unwrap_or_default()
-                    ));
-                }
-                None => value,
-            });
+            let what = format!("score {}", key.as_deref().unwrap_or_default());
+            outcome = Some(super::on_outcome_scale(value, settings.score_scale, &what)?);
         }
         let usable = USABLE.contains(&status.as_str());
         let row_status = if !usable {

@@ -1568,6 +1568,31 @@ fn value_or_missing(value: Option<&Value>) -> String {
     value.map_or("missing".to_string(), Value::to_string)
 }
 
+/// A metric's value as an outcome: a number, or a boolean as 0/1 (None for null).
+fn metric_number(value: &Value) -> Result<Option<f64>, String> {
+    match value {
+        Value::Null => Ok(None),
+        Value::Bool(b) => Ok(Some(f64::from(u8::from(*b)))),
+        Value::Number(n) => n
+            .as_f64()
+            .map(Some)
+            .ok_or_else(|| format!("{n} is not a number pareval reads")),
+        other => Err(format!("{other} is not a number")),
+    }
+}
+
+/// A score on the outcome's scale: mapped from `--score-scale MIN:MAX` onto [0, 1] when one is
+/// given, else refused outside [0, 1] (`what` names the score in the message).
+fn on_outcome_scale(value: f64, scale: Option<(f64, f64)>, what: &str) -> Result<f64, String> {
+    match scale {
+        Some((low, high)) => Ok((value - low) / (high - low)),
+        None if !(0.0..=1.0).contains(&value) => Err(format!(
+            "{what} is {value}, outside [0, 1]; --score-scale MIN:MAX maps its range onto [0, 1]"
+        )),
+        None => Ok(value),
+    }
+}
+
 /// "1 entry", "3 entries": a count for a note.
 fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })

@@ -116,19 +116,6 @@ struct Log {
     notes: Vec<String>,
 }
 
-/// A number or boolean of a `metrics` event as an outcome (None for null).
-fn metric_value(value: &Value) -> Result<Option<f64>, String> {
-    match value {
-        Value::Null => Ok(None),
-        Value::Bool(b) => Ok(Some(f64::from(u8::from(*b)))),
-        Value::Number(n) => n
-            .as_f64()
-            .map(Some)
-            .ok_or_else(|| format!("{n} is not a number pareval reads")),
-        other => Err(format!("{other} is not a number")),
-    }
-}
-
 /// Reads one log (`run`: its run number).
 fn read_log(
     bytes: &[u8],
@@ -207,7 +194,7 @@ fn read_log(
                         *metric_keys.entry(key.clone()).or_default() += 1;
                     }
                     if let Some(value) = data.get(metric) {
-                        match metric_value(value) {
+                        match super::metric_number(value) {
                             Ok(value) => {
                                 sample.values.push(value);
                                 sample.outcome_line.get_or_insert((number, event));
@@ -338,18 +325,14 @@ fn read_log(
                     graded_sum += read.iter().sum::<f64>();
                     graded_count += read.len();
                     let mean = read.iter().sum::<f64>() / read.len() as f64;
-                    Some(match settings.score_scale {
-                        Some((low, high)) => (mean - low) / (high - low),
-                        None if !(0.0..=1.0).contains(&mean) => {
-                            return Err(at(
-                                line,
-                                format!(
-                                    "sample {sample_id}: metrics {key} is {mean}, outside [0, 1]; --score-scale MIN:MAX maps its range onto [0, 1]"
-                                ),
-                            ));
-                        }
-                        None => mean,
-                    })
+                    Some(
+                        super::on_outcome_scale(
+                            mean,
+                            settings.score_scale,
+                            &format!("sample {sample_id}: metrics {key}"),
+                        )
+                        .map_err(|e| at(line, e))?,
+                    )
                 }
             }
         };
