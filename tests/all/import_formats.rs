@@ -3163,3 +3163,71 @@ fn evalscope_outputs_give_each_review_s_main_score_with_generations_and_invocati
     );
     assert_eq!(field(&mapped[0], "outcome"), "0.8");
 }
+
+#[test]
+fn alpaca_eval_annotations_give_win_rates_against_the_reference_for_one_annotator() {
+    // Real public AlpacaEval annotations (30 instructions of each file).
+    let results = fixture("alpaca_eval").join("results");
+    let rows = import_rows("alpaca-eval", &[&results], &[], "alpaca-eval-tree");
+    assert_eq!(rows.len(), 60);
+    let tallied = tally(&rows);
+    assert!((tallied["alpaca-7b"].outcome_sum - 0.214665).abs() < 1e-6);
+    assert!((tallied["text_davinci_003"].outcome_sum - 0.024162).abs() < 1e-6);
+    assert_eq!(tallied["alpaca-7b"].tasks, 30);
+    let words = info_words(&[&results.to_string_lossy()]);
+    assert!(
+        words.contains("read as alpaca-eval (recognised by its layout)")
+            && words.contains("(gpt4_1106_preview): a win rate against it")
+            && words.contains("left out alpaca_eval_gpt4 (1 file)")
+            && words.contains("koala 6"),
+        "{words}"
+    );
+    // Another annotator: a draw written as 0 counts as 1.5, a null preference is not attempted.
+    let first = import_rows(
+        "alpaca-eval",
+        &[&results],
+        &["--metric", "alpaca_eval_gpt4"],
+        "alpaca-eval-v1",
+    );
+    let cocktail = &tally(&first)["LMCocktail-10.7B-v1"];
+    assert_eq!(cocktail.rows, 33);
+    assert_eq!(cocktail.outcome_sum, 29.5);
+    assert_eq!(cocktail.statuses.get("not_attempted"), Some(&2));
+    let field = |r: &Value, k: &str| r[k].as_str().unwrap_or("").to_string();
+    let draw = first
+        .iter()
+        .find(|r| field(r, "source") == "alpaca-eval entry 31")
+        .expect("the draw");
+    assert_eq!(field(draw, "outcome"), "0.5");
+    assert_refused(
+        &pareval(&["info", &results.to_string_lossy(), "--metric", "chatgpt"]),
+        "no annotations by 'chatgpt' (its annotator folders: alpaca_eval_gpt4, weighted_alpaca_eval_gpt4_turbo)",
+    );
+    // One file, and one model's folder, read alone.
+    let file = results.join("alpaca-7b/weighted_alpaca_eval_gpt4_turbo/annotations.json");
+    let words = info_words(&[&file.to_string_lossy()]);
+    assert!(
+        words.contains("read as alpaca-eval (recognised by its keys)")
+            && words.contains("tasks 30 "),
+        "{words}"
+    );
+    let model = import_rows(
+        "alpaca-eval",
+        &[&results.join("text_davinci_003")],
+        &[],
+        "alpaca-eval-model",
+    );
+    assert_eq!(model.len(), 30);
+    // An instruction judged twice for one model cannot be told apart.
+    let copy = temp_dir("alpaca-eval-twice");
+    let mut records: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("file")).expect("json");
+    let again = records[0].clone();
+    records.as_array_mut().expect("array").push(again);
+    let twice = copy.join("annotations.json");
+    std::fs::write(&twice, records.to_string()).expect("write");
+    assert_refused(
+        &pareval(&["info", &twice.to_string_lossy(), "--from", "alpaca-eval"]),
+        "entry 31: its instruction again (first as entry 1)",
+    );
+}

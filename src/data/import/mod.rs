@@ -20,7 +20,8 @@
 //! `promptfoo` (`promptfoo eval`'s JSON and JSON Lines outputs), `deepeval` (`test_run_*.json`
 //! files and their results folder), `agentdojo` (a logdir of run files), `openai-evals`
 //! (`oaieval`'s record logs, one or a folder of them), `livebench` (`ground_truth_judgment.jsonl`
-//! files, one or a tree of them) and `evalscope` (review files, one or an output folder). Without `--from` a
+//! files, one or a tree of them), `evalscope` (review files, one or an output folder) and
+//! `alpaca-eval` (`annotations.json`, one or a results tree). Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -28,6 +29,7 @@
 mod agentdojo;
 mod agentlab;
 mod aider;
+mod alpaca_eval;
 mod appworld;
 mod bfcl;
 mod deepeval;
@@ -96,10 +98,11 @@ pub enum ImportFormat {
     OpenAiEvals,
     LiveBench,
     EvalScope,
+    AlpacaEval,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 28] = [
+    pub const ALL: [ImportFormat; 29] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -128,6 +131,7 @@ impl ImportFormat {
         ImportFormat::OpenAiEvals,
         ImportFormat::LiveBench,
         ImportFormat::EvalScope,
+        ImportFormat::AlpacaEval,
     ];
 
     pub fn name(self) -> &'static str {
@@ -160,6 +164,7 @@ impl ImportFormat {
             ImportFormat::OpenAiEvals => "openai-evals",
             ImportFormat::LiveBench => "livebench",
             ImportFormat::EvalScope => "evalscope",
+            ImportFormat::AlpacaEval => "alpaca-eval",
         }
     }
 
@@ -202,6 +207,9 @@ impl ImportFormat {
     fn detect(value: &Value) -> Option<Self> {
         match value {
             Value::Array(items) => {
+                if alpaca_eval::is_annotations(value) {
+                    return Some(ImportFormat::AlpacaEval);
+                }
                 let first = items.first()?.as_object()?;
                 (first.contains_key("task_id")
                     && first.contains_key("reward")
@@ -425,6 +433,7 @@ pub fn is_run_folder(path: &Path) -> bool {
             || bfcl::is_tree(path)
             || livebench::is_tree(path)
             || evalscope::is_outputs(path)
+            || alpaca_eval::is_tree(path)
             // Last: it may walk a few levels down before it finds a file named as AgentDojo's.
             || agentdojo::is_logdir(path))
 }
@@ -453,6 +462,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(livebench::tracked_files(path))
     } else if evalscope::is_outputs(path) {
         Some(evalscope::tracked_files(path))
+    } else if alpaca_eval::is_tree(path) {
+        Some(alpaca_eval::tracked_files(path))
     } else if agentdojo::is_logdir(path) {
         Some(agentdojo::tracked_files(path))
     } else {
@@ -1133,6 +1144,18 @@ fn parse_file(
         )
         .map(Some);
     }
+    if matches!(format, None | Some(ImportFormat::AlpacaEval)) && alpaca_eval::is_tree(path) {
+        let (imported, bytes, file) = alpaca_eval::tree(path, settings.metric)?;
+        return finish_parsed(
+            imported,
+            ImportFormat::AlpacaEval,
+            file,
+            &bytes,
+            0,
+            settings,
+        )
+        .map(Some);
+    }
     if matches!(format, None | Some(ImportFormat::EvalScope)) && evalscope::is_outputs(path) {
         let (imported, bytes, file) = evalscope::outputs(path, settings)?;
         return finish_parsed(imported, ImportFormat::EvalScope, file, &bytes, 0, settings)
@@ -1359,6 +1382,7 @@ fn parse_file(
                 deepeval::test_run_file(&value, &file_path, &file, settings.metric)?
             }
             ImportFormat::AgentDojo => agentdojo::results(&file_path, settings.metric)?.0,
+            ImportFormat::AlpacaEval => alpaca_eval::annotations(&value, &file)?,
             // A renamed copy of one exercise's results, recognised by its keys.
             ImportFormat::Aider => {
                 aider::run(
