@@ -3231,3 +3231,82 @@ fn alpaca_eval_annotations_give_win_rates_against_the_reference_for_one_annotato
         "entry 31: its instruction again (first as entry 1)",
     );
 }
+
+#[test]
+fn livecodebench_graded_outputs_give_each_sample_as_a_run_of_its_problem() {
+    // Graded outputs LiveCodeBench's own runner code and test harness wrote for stand-in models.
+    let output = fixture("livecodebench").join("output");
+    let rows = import_rows("livecodebench", &[&output], &[], "livecodebench-tree");
+    assert_eq!(rows.len(), 36);
+    let tallied = tally(&rows);
+    assert_eq!(
+        (
+            tallied["StandIn-Strong"].rows,
+            tallied["StandIn-Strong"].tasks
+        ),
+        (18, 6)
+    );
+    assert_eq!(tallied["StandIn-Strong"].outcome_sum, 16.0);
+    assert_eq!(tallied["StandIn-Weak"].outcome_sum, 7.0);
+    let field = |r: &Value, k: &str| r[k].as_str().unwrap_or("").to_string();
+    let timed_out = rows
+        .iter()
+        .find(|r| r["system"] == "StandIn-Weak" && r["task"] == "abc305_a" && r["run"] == "0")
+        .expect("the sample that timed out");
+    assert_eq!(
+        ["outcome", "status", "group"].map(|k| field(timed_out, k)),
+        ["0", "ok", "hard"]
+    );
+    assert!(field(timed_out, "source").ends_with("sample 0: Time Limit Exceeded"));
+    let words = info_words(&[&output.to_string_lossy()]);
+    assert!(
+        words.contains("read as livecodebench (recognised by its layout)")
+            && words.contains("easy 2, hard 2, medium 2"),
+        "{words}"
+    );
+    // One graded file alone (recognised by its keys), and a model's folder, whose aggregate
+    // `_eval.json` beside it is not read.
+    let weak = output.join("StandIn-Weak");
+    let file = weak.join("Scenario.codegeneration_3_0.2_eval_all.json");
+    let words = info_words(&[&file.to_string_lossy()]);
+    assert!(
+        words.contains("read as livecodebench (recognised by its keys)")
+            && words.contains("tasks 6 "),
+        "{words}"
+    );
+    assert_eq!(
+        import_rows("livecodebench", &[&weak], &[], "livecodebench-model").len(),
+        18
+    );
+    // A second setting of one model is a system of its own.
+    let copy = temp_dir("livecodebench-settings").join("output");
+    copy_tree(&output, &copy);
+    std::fs::copy(
+        copy.join("StandIn-Weak/Scenario.codegeneration_3_0.2_eval_all.json"),
+        copy.join("StandIn-Weak/Scenario.codegeneration_3_0.8_eval_all.json"),
+    )
+    .expect("copy");
+    let rows = import_rows(
+        "livecodebench",
+        &[&copy],
+        &[],
+        "livecodebench-settings-rows",
+    );
+    let systems: std::collections::BTreeSet<String> =
+        rows.iter().map(|r| field(r, "system")).collect();
+    assert!(
+        systems.contains("StandIn-Weak · codegeneration_3_0.8")
+            && systems.contains("StandIn-Weak · codegeneration_3_0.2"),
+        "{systems:?}"
+    );
+    // A grade that is not true or false is refused with its entry.
+    let bad = temp_dir("livecodebench-bad").join("bad_eval_all.json");
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("file")).expect("json");
+    value[2]["graded_list"][1] = Value::from("maybe");
+    std::fs::write(&bad, value.to_string()).expect("write");
+    assert_refused(
+        &pareval(&["info", &bad.to_string_lossy()]),
+        "entry 3: graded_list[1] is \"maybe\", not true or false",
+    );
+}

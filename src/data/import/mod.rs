@@ -20,8 +20,9 @@
 //! `promptfoo` (`promptfoo eval`'s JSON and JSON Lines outputs), `deepeval` (`test_run_*.json`
 //! files and their results folder), `agentdojo` (a logdir of run files), `openai-evals`
 //! (`oaieval`'s record logs, one or a folder of them), `livebench` (`ground_truth_judgment.jsonl`
-//! files, one or a tree of them), `evalscope` (review files, one or an output folder) and
-//! `alpaca-eval` (`annotations.json`, one or a results tree). Without `--from` a
+//! files, one or a tree of them), `evalscope` (review files, one or an output folder),
+//! `alpaca-eval` (`annotations.json`, one or a results tree) and `livecodebench`
+//! (`…_eval_all.json`, one or its `output/` folder). Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -43,6 +44,7 @@ mod inspect;
 mod json;
 mod lighteval;
 mod livebench;
+mod livecodebench;
 mod lm_eval;
 mod metr;
 mod mlebench;
@@ -99,10 +101,11 @@ pub enum ImportFormat {
     LiveBench,
     EvalScope,
     AlpacaEval,
+    LiveCodeBench,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 29] = [
+    pub const ALL: [ImportFormat; 30] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -132,6 +135,7 @@ impl ImportFormat {
         ImportFormat::LiveBench,
         ImportFormat::EvalScope,
         ImportFormat::AlpacaEval,
+        ImportFormat::LiveCodeBench,
     ];
 
     pub fn name(self) -> &'static str {
@@ -165,6 +169,7 @@ impl ImportFormat {
             ImportFormat::LiveBench => "livebench",
             ImportFormat::EvalScope => "evalscope",
             ImportFormat::AlpacaEval => "alpaca-eval",
+            ImportFormat::LiveCodeBench => "livecodebench",
         }
     }
 
@@ -209,6 +214,9 @@ impl ImportFormat {
             Value::Array(items) => {
                 if alpaca_eval::is_annotations(value) {
                     return Some(ImportFormat::AlpacaEval);
+                }
+                if livecodebench::is_eval_all(value) {
+                    return Some(ImportFormat::LiveCodeBench);
                 }
                 let first = items.first()?.as_object()?;
                 (first.contains_key("task_id")
@@ -434,6 +442,7 @@ pub fn is_run_folder(path: &Path) -> bool {
             || livebench::is_tree(path)
             || evalscope::is_outputs(path)
             || alpaca_eval::is_tree(path)
+            || livecodebench::is_tree(path)
             // Last: it may walk a few levels down before it finds a file named as AgentDojo's.
             || agentdojo::is_logdir(path))
 }
@@ -464,6 +473,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(evalscope::tracked_files(path))
     } else if alpaca_eval::is_tree(path) {
         Some(alpaca_eval::tracked_files(path))
+    } else if livecodebench::is_tree(path) {
+        Some(livecodebench::tracked_files(path))
     } else if agentdojo::is_logdir(path) {
         Some(agentdojo::tracked_files(path))
     } else {
@@ -921,6 +932,7 @@ fn is_companion(path: &Path, name: &str) -> bool {
         || openhands_companion()
         || lm_eval_aggregate()
         || hal::is_run_companion(path, name)
+        || livecodebench::is_aggregate_beside(path, name)
         || sb_cli_response(name).is_some_and(|report| beside(&report))
         || swebench::sb_cli_superseded(path)
 }
@@ -1156,6 +1168,18 @@ fn parse_file(
         )
         .map(Some);
     }
+    if matches!(format, None | Some(ImportFormat::LiveCodeBench)) && livecodebench::is_tree(path) {
+        let (imported, bytes, file) = livecodebench::tree(path)?;
+        return finish_parsed(
+            imported,
+            ImportFormat::LiveCodeBench,
+            file,
+            &bytes,
+            0,
+            settings,
+        )
+        .map(Some);
+    }
     if matches!(format, None | Some(ImportFormat::EvalScope)) && evalscope::is_outputs(path) {
         let (imported, bytes, file) = evalscope::outputs(path, settings)?;
         return finish_parsed(imported, ImportFormat::EvalScope, file, &bytes, 0, settings)
@@ -1383,6 +1407,7 @@ fn parse_file(
             }
             ImportFormat::AgentDojo => agentdojo::results(&file_path, settings.metric)?.0,
             ImportFormat::AlpacaEval => alpaca_eval::annotations(&value, &file)?,
+            ImportFormat::LiveCodeBench => livecodebench::eval_all(&value, &file_path, &file)?,
             // A renamed copy of one exercise's results, recognised by its keys.
             ImportFormat::Aider => {
                 aider::run(
