@@ -242,7 +242,11 @@ pub fn tree(folder: &Path, wanted: Option<&str>) -> Result<(Imported, Vec<u8>, S
     let mut no_preference = 0usize;
     for file in by_annotator.get(&chosen).into_iter().flatten() {
         let shown_file = file.display().to_string();
-        let (value, text) = read_array(file)?;
+        let (value, text) = super::read_value_member(
+            file,
+            is_annotations,
+            "AlpacaEval annotations (an array of records with instruction, output_2, generator_2, preference)",
+        )?;
         let (read, annotator, refs, missing) = read_annotations(&value, &shown_file)?;
         rows.extend(read);
         no_preference += missing;
@@ -269,19 +273,4 @@ pub fn tree(folder: &Path, wanted: Option<&str>) -> Result<(Imported, Vec<u8>, S
         ));
     }
     Ok((Imported::entries(rows, notes), bytes, shown))
-}
-
-/// One annotations file of a tree, parsed (an array, which [`super::read_member`] does not take).
-fn read_array(path: &Path) -> Result<(Value, Vec<u8>), LoadError> {
-    let file = path.display().to_string();
-    let text = std::fs::read(path)
-        .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
-    let (value, _) = super::json::parse_lenient(&text, &file)?;
-    if !is_annotations(&value) {
-        return Err(LoadError::new(
-            &file,
-            "not AlpacaEval annotations (an array of records with instruction, output_2, generator_2, preference)",
-        ));
-    }
-    Ok((value, text))
 }

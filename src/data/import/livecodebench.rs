@@ -199,15 +199,11 @@ pub fn tree(folder: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
     let mut systems = Vec::new();
     for path in &files {
         let file = path.display().to_string();
-        let text = std::fs::read(path)
-            .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
-        let (value, _) = super::json::parse_lenient(&text, &file)?;
-        if !is_eval_all(&value) {
-            return Err(LoadError::new(
-                &file,
-                "not LiveCodeBench's graded outputs (an array of problems with graded_list)",
-            ));
-        }
+        let (value, text) = super::read_value_member(
+            path,
+            is_eval_all,
+            "LiveCodeBench's graded outputs (an array of problems with graded_list)",
+        )?;
         let (model, setting) = model_and_setting(path);
         let system = if per_model[&model] > 1 {
             format!("{model} · {setting}")

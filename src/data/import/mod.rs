@@ -565,17 +565,27 @@ pub(super) fn first_file_is(
 }
 
 /// One file of a folder read as one result: its parsed JSON and its bytes (for the content hash),
-/// refused naming the file when `is` does not take it (`what` says what it should be).
+/// refused naming the file when `is` does not take its object (`what` says what it should be).
 pub(super) fn read_member(
     path: &Path,
     is: impl Fn(&serde_json::Map<String, Value>) -> bool,
+    what: &str,
+) -> Result<(Value, Vec<u8>), LoadError> {
+    read_value_member(path, |value| value.as_object().is_some_and(&is), what)
+}
+
+/// [`read_member`] for a file whose JSON need not be an object (AlpacaEval's and LiveCodeBench's
+/// are arrays).
+pub(super) fn read_value_member(
+    path: &Path,
+    is: impl Fn(&Value) -> bool,
     what: &str,
 ) -> Result<(Value, Vec<u8>), LoadError> {
     let file = path.display().to_string();
     let text = std::fs::read(path)
         .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
     let (value, _) = json::parse_lenient(&text, &file)?;
-    if !value.as_object().is_some_and(is) {
+    if !is(&value) {
         return Err(LoadError::new(&file, format!("not {what}")));
     }
     Ok((value, text))
