@@ -171,8 +171,13 @@ fn read_file(
             .and_then(Value::as_u64)
             .unwrap_or(0) as u32;
         let values = score.get("value").and_then(Value::as_object);
-        read.keys
-            .extend(values.into_iter().flat_map(|v| v.keys().cloned()));
+        // The keys are only for the message when --metric names none of them.
+        if let Some(wanted) = settings.metric
+            && !read.keys.contains(wanted)
+        {
+            read.keys
+                .extend(values.into_iter().flat_map(|v| v.keys().cloned()));
+        }
         let key = settings.metric.map(str::to_string).or_else(|| {
             score
                 .get("main_score_name")

@@ -57,13 +57,16 @@ fn starts_with_spec(path: &Path) -> bool {
         return false;
     };
     let mut line = Vec::new();
-    if std::io::BufReader::new(file)
+    std::io::BufReader::new(file)
         .read_until(b'\n', &mut line)
-        .is_err()
-    {
-        return false;
-    }
-    serde_json::from_slice::<Value>(&line)
+        .is_ok()
+        && first_line_is_spec(&line)
+}
+
+/// Whether the first line of `bytes` is an OpenAI Evals spec line.
+fn first_line_is_spec(bytes: &[u8]) -> bool {
+    let line = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    serde_json::from_slice::<Value>(line)
         .ok()
         .and_then(|value| value.as_object().map(is_spec_line))
         .unwrap_or(false)
@@ -472,7 +475,8 @@ pub fn logs_folder(
         let file = path.display().to_string();
         let text = std::fs::read(&path)
             .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
-        if !starts_with_spec(&path) {
+        // The bytes are read already: their first line decides, not a second open of the file.
+        if !first_line_is_spec(&text) {
             return Err(LoadError::new(
                 &file,
                 format!(
