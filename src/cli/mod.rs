@@ -460,7 +460,7 @@ fn write_decisions(
                     } else {
                         String::new()
                     },
-                    record.coverage.name()
+                    record.coverage_words()
                 )?;
                 if let Some(waiting) = record
                     .waiting_on

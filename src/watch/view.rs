@@ -623,7 +623,7 @@ fn coverage_lines(state: &WatchState, pair: &PairView, width: u16) -> Vec<Line<'
         .join(" · ");
     let status = format!(
         "coverage {} · {} of {} planned tasks read ({}){}{}",
-        record.coverage.name(),
+        record.coverage_words(),
         record.observed,
         record.total,
         percent(f64::from(record.observed) / f64::from(record.total.max(1))),

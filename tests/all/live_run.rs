@@ -131,6 +131,84 @@ fn decide_reads_the_plan_s_finished_prefix_and_names_what_it_waits_on() {
 }
 
 #[test]
+fn before_the_first_usable_row_the_gate_waits_rather_than_calls_coverage_infeasible() {
+    let dir = temp_dir("first-rows");
+    // Four groups, t000 first; A has finished t001 only, so the plan's prefix is empty.
+    let mut text = String::from("task,group\n");
+    for i in 0..40 {
+        text.push_str(&format!("t{i:03},g{}\n", i % 4));
+    }
+    let plan = dir.join("plan.csv");
+    std::fs::write(&plan, text).expect("plan");
+    let mut rows = String::from("system,task,outcome\nA,t001,1\n");
+    for i in 0..40 {
+        rows.push_str(&format!("B,t{i:03},0\n"));
+    }
+    let outcomes = dir.join("so_far.csv");
+    std::fs::write(&outcomes, rows).expect("rows");
+    let decide = |rows: &Path| {
+        let output = pareval(&[
+            "decide",
+            &rows.display().to_string(),
+            "--plan",
+            &plan.display().to_string(),
+            "--tested",
+            "A",
+            "--baseline",
+            "B",
+            "--rule",
+            "anytime",
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        json_lines(&stdout(&output)).remove(0)
+    };
+    let record = decide(&outcomes);
+    assert_eq!(record["observed"], 0);
+    assert_eq!(record["action"], "continue");
+    assert_eq!(record["reason_code"], "coverage");
+    let reason = record["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains(
+            "no task observed yet; the coverage gate needs a task in each of the 4 groups"
+        ),
+        "{reason}"
+    );
+    assert!(!reason.contains("infeasible"), "{reason}");
+    let text = stdout(&pareval(&[
+        "decide",
+        &outcomes.display().to_string(),
+        "--plan",
+        &plan.display().to_string(),
+        "--tested",
+        "A",
+        "--baseline",
+        "B",
+        "--rule",
+        "anytime",
+        "--format",
+        "text",
+    ]));
+    assert!(
+        text.contains("0 pp: continue (0 of 40 planned tasks read, 1 finished, coverage waiting for the first task)"),
+        "{text}"
+    );
+    // Once rows arrive from fewer groups than the gate needs, it is named infeasible as before.
+    let mut rows = String::from("system,task,outcome\nA,t000,1\nA,t001,1\n");
+    for i in 0..40 {
+        rows.push_str(&format!("B,t{i:03},0\n"));
+    }
+    std::fs::write(&outcomes, rows).expect("rows");
+    let record = decide(&outcomes);
+    assert_eq!(record["observed"], 2);
+    let reason = record["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("coverage infeasible: 4 groups each need a task but only 2 were observed"),
+        "{reason}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn decide_reads_a_folder_as_watch_follows_it() {
     let dir = temp_dir("decide-folder");
     let plan = write_plan(&dir, 20);

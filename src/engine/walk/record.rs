@@ -130,6 +130,16 @@ impl DecisionRecord {
             .filter(|_| self.action.is_final())
             .unwrap_or(self.observed)
     }
+
+    /// The coverage status in words: before any task is read a gate that asks for tasks is not
+    /// infeasible but waiting (a live run that just started; the JSON keeps the status itself).
+    pub fn coverage_words(&self) -> &'static str {
+        if self.observed == 0 && self.coverage == CoverageStatus::Infeasible {
+            "waiting for the first task"
+        } else {
+            self.coverage.name()
+        }
+    }
 }
 
 impl WaitingOn {
@@ -381,11 +391,17 @@ pub fn reason_text(
                     )
                 })
                 .collect();
+            let observed: u32 = coverage.iter().map(|g| g.observed).sum();
             let blocked = match decision.coverage {
+                // Before the first row (a live run just started, budget 0) nothing is infeasible
+                // yet: the run is waiting, and the gate will ask a task of each group.
+                CoverageStatus::Infeasible if observed == 0 => format!(
+                    "no task observed yet; the coverage gate needs a task in each of the {} groups",
+                    coverage.len()
+                ),
                 CoverageStatus::Infeasible => format!(
-                    "coverage infeasible: {} groups each need a task but only {} were observed",
-                    coverage.len(),
-                    coverage.iter().map(|g| g.observed).sum::<u32>()
+                    "coverage infeasible: {} groups each need a task but only {observed} were observed",
+                    coverage.len()
                 ),
                 _ => format!("coverage missing: {}", missing.join("; ")),
             };
