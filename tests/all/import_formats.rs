@@ -3310,3 +3310,166 @@ fn livecodebench_graded_outputs_give_each_sample_as_a_run_of_its_problem() {
         "entry 3: graded_list[1] is \"maybe\", not true or false",
     );
 }
+
+#[test]
+fn mt_bench_judgments_give_ratings_or_wins_per_turn_with_categories_as_groups() {
+    // Judgments FastChat's own gen_judgment.py (fschat 0.2.36) wrote with a stand-in judge.
+    let bench = fixture("mt_bench").join("data/mt_bench");
+    let single = bench.join("model_judgment/gpt-4_single.jsonl");
+    let rows = import_rows("mt-bench", &[&single], &[], "mt-bench-single");
+    assert_eq!(rows.len(), 64);
+    let tallied = tally(&rows);
+    let close = |got: f64, want: f64| (got - want).abs() < 1e-9;
+    // show_result.py: strong 7.75, weak 4.516129 over its 31 rated turns.
+    let strong = &tallied["strong"];
+    assert_eq!((strong.rows, strong.tasks), (32, 32));
+    assert!(close(strong.outcome_sum, 24.8), "{}", strong.outcome_sum);
+    let weak = &tallied["weak"];
+    assert!(
+        close(weak.outcome_sum / 31.0, 0.4516129032258065),
+        "{}",
+        weak.outcome_sum
+    );
+    assert_eq!(weak.statuses.get("not_attempted"), Some(&1));
+    let field = |r: &Value, k: &str| r[k].as_str().unwrap_or("").to_string();
+    let unrated = rows
+        .iter()
+        .find(|r| field(r, "status") == "not_attempted")
+        .expect("the turn the judge did not rate");
+    assert_eq!(
+        ["system", "task", "group"].map(|k| field(unrated, k)),
+        ["weak", "92-t1", "roleplay"]
+    );
+    let turn_two = rows
+        .iter()
+        .find(|r| r["system"] == "strong" && r["task"] == "111-t2")
+        .expect("a second turn");
+    assert_eq!(field(turn_two, "group"), "math");
+    assert!(field(turn_two, "source").contains("single-math-v1-multi-turn line"));
+    let words = info_words(&[&single.to_string_lossy()]);
+    assert!(
+        words.contains("read as mt-bench (recognised by its keys)")
+            && words.contains("MT-Bench single-answer judgments by gpt-4 of 2 models")
+            && words.contains("1 judgment has score -1")
+            && words.contains("the group is its category from"),
+        "{words}"
+    );
+    // --score-scale 1:10 maps a rating of 1 to 0 and 10 to 1.
+    let rescaled = import_rows(
+        "mt-bench",
+        &[&single],
+        &["--score-scale", "1:10"],
+        "mt-bench-rescaled",
+    );
+    assert!(close(
+        tally(&rescaled)["strong"].outcome_sum,
+        (7.75 - 1.0) / 9.0 * 32.0
+    ));
+
+    // Pairwise against a baseline: show_result.py's adjusted win rates 0.765625 and 0.171875.
+    let pair = bench.join("model_judgment/gpt-4_pair.jsonl");
+    let rows = import_rows("mt-bench", &[&pair], &[], "mt-bench-pair");
+    let tallied = tally(&rows);
+    assert_eq!(tallied.keys().collect::<Vec<_>>(), ["strong", "weak"]);
+    assert!(close(tallied["strong"].outcome_sum, 0.765625 * 32.0));
+    assert!(close(tallied["weak"].outcome_sum, 0.171875 * 32.0));
+    let words = info_words(&[&pair.to_string_lossy()]);
+    assert!(
+        words.contains("MT-Bench pairwise judgments by gpt-4 of 2 systems")
+            && words.contains("each against the baseline gpt-3.5-turbo"),
+        "{words}"
+    );
+    // Pairwise between all models: a system per opponent (strong won 14 of 16 as model_1 and
+    // weak none, show_result.py's 0.875 and 0.0); no question file beside, so no groups.
+    let all = fixture("mt_bench").join("pairwise_all/model_judgment/gpt-4_pair.jsonl");
+    let rows = import_rows("mt-bench", &[&all], &[], "mt-bench-all");
+    let tallied = tally(&rows);
+    assert_eq!(
+        tallied.keys().collect::<Vec<_>>(),
+        [
+            "strong vs gpt-3.5-turbo",
+            "strong vs weak",
+            "weak vs gpt-3.5-turbo"
+        ]
+    );
+    assert!(close(
+        tallied["strong vs gpt-3.5-turbo"].outcome_sum + tallied["strong vs weak"].outcome_sum,
+        14.0
+    ));
+    assert!(close(tallied["weak vs gpt-3.5-turbo"].outcome_sum, 0.0));
+    assert!(rows.iter().all(|r| field(r, "group").is_empty()));
+    let words = info_words(&[&all.to_string_lossy()]);
+    assert!(
+        words.contains("a system per (model_1, model_2), as 2 opponents are judged")
+            && words.contains("no question.jsonl beside model_judgment/"),
+        "{words}"
+    );
+
+    // Rerun: a judgment appended again is a further run; another judge's lines are left out
+    // unless --metric names that judge.
+    let copy = temp_dir("mt-bench-again").join("model_judgment");
+    std::fs::create_dir_all(&copy).expect("folder");
+    let again = copy.join("gpt-4_single.jsonl");
+    let text = std::fs::read_to_string(&single).expect("judgments");
+    let first: Value = serde_json::from_str(text.lines().next().expect("a line")).expect("json");
+    let mut other_judge = first.clone();
+    other_judge["judge"] = serde_json::json!(["gpt-4o", "single-v1"]);
+    other_judge["score"] = Value::from(2);
+    std::fs::write(&again, format!("{text}{first}\n{other_judge}\n")).expect("write");
+    let rows = import_rows("mt-bench", &[&again], &[], "mt-bench-again-rows");
+    assert_eq!(rows.len(), 65);
+    let task = format!("{}-t{}", first["question_id"], first["turn"]);
+    let runs: Vec<String> = rows
+        .iter()
+        .filter(|r| r["system"] == first["model"] && field(r, "task") == task)
+        .map(|r| field(r, "run"))
+        .collect();
+    assert_eq!(runs, ["0", "1"]);
+    let words = info_words(&[&again.to_string_lossy()]);
+    assert!(
+        words.contains("1 judgment repeats an earlier one")
+            && words.contains("left out 1 judgment by other judges than gpt-4"),
+        "{words}"
+    );
+    let rows = import_rows(
+        "mt-bench",
+        &[&again],
+        &["--metric", "gpt-4o"],
+        "mt-bench-other-judge",
+    );
+    assert_eq!(rows.len(), 1);
+    assert_eq!(field(&rows[0], "outcome"), "0.2");
+    assert_refused(
+        &pareval(&["info", &again.to_string_lossy(), "--metric", "claude"]),
+        "--metric claude: no judgment by that judge; the judges are gpt-4, gpt-4o",
+    );
+
+    // `watch` follows the file as gen_judgment.py appends to it.
+    let live = temp_dir("mt-bench-live").join("gpt-4_single.jsonl");
+    let lines: Vec<&str> = text.lines().collect();
+    std::fs::write(&live, format!("{}\n", lines[..10].join("\n"))).expect("write");
+    let mut followed =
+        pareval::watch::follow::Followed::new(std::slice::from_ref(&live)).expect("followed");
+    assert_eq!(rows_once_read(&mut followed), 10);
+    // A harness's own file is read whole again when it changes (the unrated turn has no outcome).
+    std::fs::write(&live, format!("{}\n", lines.join("\n"))).expect("write");
+    assert_eq!(rows_once_read(&mut followed), 63);
+
+    // Bad lines are refused with their line: a turn that is not a number, a pairwise line in a
+    // single-answer file.
+    let bad = copy.join("bad.jsonl");
+    let mut wrong = first.clone();
+    wrong["turn"] = Value::from("two");
+    std::fs::write(&bad, format!("{first}\n{wrong}\n")).expect("write");
+    assert_refused(
+        &pareval(&["info", &bad.to_string_lossy()]),
+        "bad.jsonl: line 2: turn is \"two\", not a turn number",
+    );
+    let pair_line = std::fs::read_to_string(&pair).expect("pair");
+    let pair_line = pair_line.lines().next().expect("a pair line");
+    std::fs::write(&bad, format!("{first}\n{pair_line}\n")).expect("write");
+    assert_refused(
+        &pareval(&["info", &bad.to_string_lossy()]),
+        "bad.jsonl: line 2: a pairwise judgment in a file of single-answer judgments",
+    );
+}

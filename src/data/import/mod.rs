@@ -21,8 +21,9 @@
 //! files and their results folder), `agentdojo` (a logdir of run files), `openai-evals`
 //! (`oaieval`'s record logs, one or a folder of them), `livebench` (`ground_truth_judgment.jsonl`
 //! files, one or a tree of them), `evalscope` (review files, one or an output folder),
-//! `alpaca-eval` (`annotations.json`, one or a results tree) and `livecodebench`
-//! (`…_eval_all.json`, one or its `output/` folder). Without `--from` a
+//! `alpaca-eval` (`annotations.json`, one or a results tree), `livecodebench`
+//! (`…_eval_all.json`, one or its `output/` folder) and `mt-bench` (FastChat's
+//! `model_judgment/<judge>_single.jsonl` and `_pair.jsonl`). Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -48,6 +49,7 @@ mod livecodebench;
 mod lm_eval;
 mod metr;
 mod mlebench;
+mod mt_bench;
 mod openai_evals;
 mod openhands;
 mod osworld;
@@ -102,10 +104,11 @@ pub enum ImportFormat {
     EvalScope,
     AlpacaEval,
     LiveCodeBench,
+    MtBench,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 30] = [
+    pub const ALL: [ImportFormat; 31] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -136,6 +139,7 @@ impl ImportFormat {
         ImportFormat::EvalScope,
         ImportFormat::AlpacaEval,
         ImportFormat::LiveCodeBench,
+        ImportFormat::MtBench,
     ];
 
     pub fn name(self) -> &'static str {
@@ -170,6 +174,7 @@ impl ImportFormat {
             ImportFormat::EvalScope => "evalscope",
             ImportFormat::AlpacaEval => "alpaca-eval",
             ImportFormat::LiveCodeBench => "livecodebench",
+            ImportFormat::MtBench => "mt-bench",
         }
     }
 
@@ -194,6 +199,9 @@ impl ImportFormat {
         }
         if livebench::is_judgment_line(object) {
             return Some(ImportFormat::LiveBench);
+        }
+        if mt_bench::is_single_line(object) || mt_bench::is_pair_line(object) {
+            return Some(ImportFormat::MtBench);
         }
         if evalscope::is_review_line(object) {
             return Some(ImportFormat::EvalScope);
@@ -1298,6 +1306,13 @@ fn parse_file(
             ImportFormat::Promptfoo => (promptfoo::lines(&bytes, &file, settings.metric)?, 0),
             ImportFormat::OpenAiEvals => (openai_evals::log_file(&bytes, &file, settings)?, 0),
             ImportFormat::LiveBench => livebench::judgments(&bytes, &file)?,
+            ImportFormat::MtBench => mt_bench::judgments(
+                &bytes,
+                &file_path,
+                &file,
+                settings.metric,
+                settings.score_scale,
+            )?,
             ImportFormat::EvalScope => (
                 evalscope::review_file(&bytes, &file_path, &file, settings)?,
                 0,
@@ -1431,6 +1446,7 @@ fn parse_file(
             | ImportFormat::Metr
             | ImportFormat::OpenAiEvals
             | ImportFormat::LiveBench
+            | ImportFormat::MtBench
             | ImportFormat::EvalScope => {
                 return Err(LoadError::new(
                     &file,
@@ -1442,6 +1458,8 @@ fn parse_file(
                             ImportFormat::Metr => "runs.jsonl",
                             ImportFormat::OpenAiEvals => "<run_id>_<completion_fn>_<eval>.jsonl",
                             ImportFormat::LiveBench => "model_judgment/ground_truth_judgment.jsonl",
+                            ImportFormat::MtBench =>
+                                "model_judgment/<judge>_single.jsonl or _pair.jsonl",
                             ImportFormat::EvalScope => "reviews/<model>/<benchmark>_<subset>.jsonl",
                             _ => "samples_<task>_<date>.jsonl",
                         }
