@@ -3473,3 +3473,121 @@ fn mt_bench_judgments_give_ratings_or_wins_per_turn_with_categories_as_groups() 
         "bad.jsonl: line 2: a pairwise judgment in a file of single-answer judgments",
     );
 }
+
+#[test]
+fn arena_hard_judgments_give_each_question_s_weighted_share_against_the_baseline() {
+    // Judgments Arena-Hard-Auto's own gen_judgment.py wrote with a stand-in judge; a judge's folder
+    // holds one file per model.
+    let judge = fixture("arena_hard").join("data/arena-hard-v2.0/model_judgment/stand-in-judge");
+    let rows = import_rows("arena-hard", &[&judge], &[], "arena-hard-folder");
+    assert_eq!(rows.len(), 18);
+    let tallied = tally(&rows);
+    let close = |got: f64, want: f64| (got - want).abs() < 1e-9;
+    assert_eq!((tallied["strong"].rows, tallied["strong"].tasks), (9, 9));
+    assert!(close(tallied["strong"].outcome_sum, 8.75));
+    assert!(close(tallied["weak"].outcome_sum, 2.25));
+    assert_eq!(tallied["weak"].statuses.get("not_attempted"), Some(&1));
+    let field = |r: &Value, k: &str| r[k].as_str().unwrap_or("").to_string();
+    // A close call split between the orders, a slight win for the baseline in one and a tie in
+    // the other: (0 + 0.5) / 2; a strong win in both: 1.
+    let split = rows
+        .iter()
+        .find(|r| r["system"] == "weak" && r["task"] == "a760ab00b7964567")
+        .expect("a split verdict");
+    assert_eq!(field(split, "outcome"), "0.25");
+    assert_eq!(field(split, "group"), "hard_prompt");
+    assert!(field(split, "source").contains("A>B, A=B"));
+    // A tie with the model's answer second, a slight win with it first: (0.5 + 1) / 2.
+    let tie_and_win = rows
+        .iter()
+        .find(|r| r["system"] == "weak" && r["task"] == "6c0f28a0ece24a03")
+        .expect("a tie");
+    assert_eq!(field(tie_and_win, "outcome"), "0.75");
+    let words = info_words(&[&judge.to_string_lossy()]);
+    // show_result.py's pooled means per category, the leaderboard's figures.
+    assert!(
+        words.contains("read as arena-hard (recognised by its keys)")
+            && words.contains(
+                "(creative_writing: gemini-2.0-flash-001, hard_prompt: o3-mini-2025-01-31)"
+            )
+            && words.contains("strong on hard_prompt 0.9750 pooled, 0.9583 over 6 questions")
+            && words.contains("weak on creative_writing 0.0625 pooled")
+            && words.contains("1 question has a null game or score"),
+        "{words}"
+    );
+
+    // Arena-Hard v0.1's lines: question_id, no category or baseline.
+    let dir = temp_dir("arena-hard-v01");
+    let text = std::fs::read_to_string(judge.join("strong.jsonl")).expect("judgments");
+    let mut old = String::new();
+    for line in text.lines().take(3) {
+        let mut value: Value = serde_json::from_str(line).expect("json");
+        let object = value.as_object_mut().expect("an object");
+        let uid = object.remove("uid").expect("uid");
+        object.insert("question_id".to_string(), uid);
+        object.remove("category");
+        object.remove("baseline");
+        old.push_str(&format!("{value}\n"));
+    }
+    let v01 = dir.join("gpt-4-0613.jsonl");
+    std::fs::write(&v01, &old).expect("write");
+    let rows = import_rows("arena-hard", &[&v01], &[], "arena-hard-v01-rows");
+    assert_eq!(rows.len(), 3);
+    assert!(rows.iter().all(|r| field(r, "group").is_empty()));
+    let words = info_words(&[&v01.to_string_lossy()]);
+    assert!(
+        words.contains("3 judgments have no category (Arena-Hard v0.1 writes none)"),
+        "{words}"
+    );
+
+    // A label show_result.py has no score for is not attempted, named; a question judged again is
+    // a further run.
+    let first: Value = serde_json::from_str(text.lines().next().expect("a line")).expect("json");
+    let mut odd = first.clone();
+    odd["games"][0]["score"] = Value::from("A>>>B");
+    // A strong verdict counts three times: a strong win as B (game 1) and a slight loss as A
+    // (game 2) give 3 / 4, not 1 / 2.
+    let mut mixed = first.clone();
+    mixed["uid"] = Value::from("mixed");
+    mixed["games"][0]["score"] = Value::from("B>>A");
+    mixed["games"][1]["score"] = Value::from("B>A");
+    let odd_file = dir.join("odd.jsonl");
+    std::fs::write(&odd_file, format!("{text}{odd}\n{mixed}\n")).expect("write");
+    let rows = import_rows("arena-hard", &[&odd_file], &[], "arena-hard-odd");
+    assert_eq!(rows.len(), 11);
+    let weighted = rows.iter().find(|r| r["task"] == "mixed").expect("mixed");
+    assert_eq!(field(weighted, "outcome"), "0.75");
+    let again = rows
+        .iter()
+        .find(|r| r["task"] == first["uid"] && field(r, "run") == "1")
+        .expect("the question judged again");
+    assert_eq!(field(again, "status"), "not_attempted");
+    let words = info_words(&[&odd_file.to_string_lossy()]);
+    assert!(
+        words.contains("1 question has a verdict label show_result.py has no score for (first: line 10, 'A>>>B')")
+            && words.contains("1 question was judged again"),
+        "{words}"
+    );
+
+    // `watch` follows a judge's folder as a model's file appears.
+    let live = temp_dir("arena-hard-live");
+    std::fs::copy(judge.join("strong.jsonl"), live.join("strong.jsonl")).expect("copy");
+    let mut followed =
+        pareval::watch::follow::Followed::new(std::slice::from_ref(&live)).expect("followed");
+    assert_eq!(rows_once_read(&mut followed), 9);
+    std::fs::copy(judge.join("weak.jsonl"), live.join("weak.jsonl")).expect("copy");
+    assert_eq!(rows_once_read(&mut followed), 8);
+
+    // Games that are not the two orders are refused with their line.
+    let mut three = first;
+    three["games"]
+        .as_array_mut()
+        .expect("games")
+        .push(Value::Null);
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(&bad, format!("{three}\n")).expect("write");
+    assert_refused(
+        &pareval(&["info", &bad.to_string_lossy()]),
+        "bad.jsonl: line 1: games has 3 entries, not the two orders Arena-Hard judges",
+    );
+}

@@ -22,8 +22,9 @@
 //! (`oaieval`'s record logs, one or a folder of them), `livebench` (`ground_truth_judgment.jsonl`
 //! files, one or a tree of them), `evalscope` (review files, one or an output folder),
 //! `alpaca-eval` (`annotations.json`, one or a results tree), `livecodebench`
-//! (`…_eval_all.json`, one or its `output/` folder) and `mt-bench` (FastChat's
-//! `model_judgment/<judge>_single.jsonl` and `_pair.jsonl`). Without `--from` a
+//! (`…_eval_all.json`, one or its `output/` folder), `mt-bench` (FastChat's
+//! `model_judgment/<judge>_single.jsonl` and `_pair.jsonl`) and `arena-hard` (Arena-Hard-Auto's
+//! `model_judgment/<judge>/<model>.jsonl`). Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -33,6 +34,7 @@ mod agentlab;
 mod aider;
 mod alpaca_eval;
 mod appworld;
+mod arena_hard;
 mod bfcl;
 mod deepeval;
 mod evalplus;
@@ -105,10 +107,11 @@ pub enum ImportFormat {
     AlpacaEval,
     LiveCodeBench,
     MtBench,
+    ArenaHard,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 31] = [
+    pub const ALL: [ImportFormat; 32] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -140,6 +143,7 @@ impl ImportFormat {
         ImportFormat::AlpacaEval,
         ImportFormat::LiveCodeBench,
         ImportFormat::MtBench,
+        ImportFormat::ArenaHard,
     ];
 
     pub fn name(self) -> &'static str {
@@ -175,6 +179,7 @@ impl ImportFormat {
             ImportFormat::AlpacaEval => "alpaca-eval",
             ImportFormat::LiveCodeBench => "livecodebench",
             ImportFormat::MtBench => "mt-bench",
+            ImportFormat::ArenaHard => "arena-hard",
         }
     }
 
@@ -199,6 +204,9 @@ impl ImportFormat {
         }
         if livebench::is_judgment_line(object) {
             return Some(ImportFormat::LiveBench);
+        }
+        if arena_hard::is_judgment_line(object) {
+            return Some(ImportFormat::ArenaHard);
         }
         if mt_bench::is_single_line(object) || mt_bench::is_pair_line(object) {
             return Some(ImportFormat::MtBench);
@@ -1306,6 +1314,7 @@ fn parse_file(
             ImportFormat::Promptfoo => (promptfoo::lines(&bytes, &file, settings.metric)?, 0),
             ImportFormat::OpenAiEvals => (openai_evals::log_file(&bytes, &file, settings)?, 0),
             ImportFormat::LiveBench => livebench::judgments(&bytes, &file)?,
+            ImportFormat::ArenaHard => arena_hard::judgments(&bytes, &file)?,
             ImportFormat::MtBench => mt_bench::judgments(
                 &bytes,
                 &file_path,
@@ -1447,6 +1456,7 @@ fn parse_file(
             | ImportFormat::OpenAiEvals
             | ImportFormat::LiveBench
             | ImportFormat::MtBench
+            | ImportFormat::ArenaHard
             | ImportFormat::EvalScope => {
                 return Err(LoadError::new(
                     &file,
@@ -1460,6 +1470,7 @@ fn parse_file(
                             ImportFormat::LiveBench => "model_judgment/ground_truth_judgment.jsonl",
                             ImportFormat::MtBench =>
                                 "model_judgment/<judge>_single.jsonl or _pair.jsonl",
+                            ImportFormat::ArenaHard => "model_judgment/<judge>/<model>.jsonl",
                             ImportFormat::EvalScope => "reviews/<model>/<benchmark>_<subset>.jsonl",
                             _ => "samples_<task>_<date>.jsonl",
                         }
