@@ -3591,3 +3591,82 @@ fn arena_hard_judgments_give_each_question_s_weighted_share_against_the_baseline
         "bad.jsonl: line 1: games has 3 entries, not the two orders Arena-Hard judges",
     );
 }
+
+#[test]
+fn human_eval_results_give_each_sample_as_a_run_named_after_the_samples_file() {
+    // Results openai/human-eval's own evaluate_functional_correctness wrote for two stand-ins.
+    let root = fixture("human_eval");
+    let rows = import_rows("human-eval", &[&root], &[], "human-eval-folder");
+    assert_eq!(rows.len(), 60);
+    let tallied = tally(&rows);
+    assert_eq!(
+        (
+            tallied["stand-in-strong"].rows,
+            tallied["stand-in-strong"].tasks,
+            tallied["stand-in-strong"].outcome_sum
+        ),
+        (30, 10, 24.0)
+    );
+    // The harness's pass@1: 0.4333 = 13 / 30.
+    assert_eq!(tallied["stand-in-weak"].outcome_sum, 13.0);
+    assert_eq!(tallied["stand-in-weak"].statuses.get("error"), Some(&1));
+    let field = |r: &Value, k: &str| r[k].as_str().unwrap_or("").to_string();
+    let runs: Vec<String> = rows
+        .iter()
+        .filter(|r| r["system"] == "stand-in-weak" && r["task"] == "HumanEval/3")
+        .map(|r| {
+            format!(
+                "{}:{}:{}",
+                field(r, "run"),
+                field(r, "outcome"),
+                field(r, "status")
+            )
+        })
+        .collect();
+    assert_eq!(runs, ["0:0:ok", "1:0:error", "2:0:ok"]);
+    let timed_out = rows
+        .iter()
+        .find(|r| field(r, "status") == "error")
+        .expect("the sample that looped");
+    assert!(field(timed_out, "source").ends_with("timed out"));
+    let file = root.join("stand-in-weak.jsonl_results.jsonl");
+    let words = info_words(&[&file.to_string_lossy()]);
+    assert!(
+        words.contains("read as human-eval (recognised by its keys)")
+            && words.contains("the system is named after the samples file, 'stand-in-weak'")
+            && words.contains("HumanEval results of 10 problems with 3 samples each")
+            && words.contains("1 sample timed out"),
+        "{words}"
+    );
+    // samples.jsonl_results.jsonl (the harness's README's name) is named after its folder, and
+    // the samples file beside it, which has no results, is not read as one.
+    let run = temp_dir("human-eval-run").join("codegen-7b");
+    std::fs::create_dir_all(&run).expect("folder");
+    std::fs::copy(&file, run.join("samples.jsonl_results.jsonl")).expect("copy");
+    let text = std::fs::read_to_string(&file).expect("results");
+    let samples: String = text
+        .lines()
+        .map(|line| {
+            let value: Value = serde_json::from_str(line).expect("json");
+            format!(
+                "{}\n",
+                serde_json::json!({"task_id": value["task_id"], "completion": value["completion"]})
+            )
+        })
+        .collect();
+    std::fs::write(run.join("samples.jsonl"), samples).expect("samples");
+    let rows = import_rows("human-eval", &[&run], &[], "human-eval-generic");
+    assert_eq!(rows.len(), 30);
+    assert!(rows.iter().all(|r| r["system"] == "codegen-7b"));
+    // A result that is not a boolean is refused with its line.
+    let bad = run.join("bad.jsonl_results.jsonl");
+    std::fs::write(
+        &bad,
+        text.replacen("\"passed\": false", "\"passed\": \"no\"", 1),
+    )
+    .expect("write");
+    assert_refused(
+        &pareval(&["info", &bad.to_string_lossy()]),
+        "bad.jsonl_results.jsonl: line 1: passed is \"no\", not true or false",
+    );
+}

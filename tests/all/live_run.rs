@@ -146,10 +146,11 @@ fn before_the_first_usable_row_the_gate_waits_rather_than_calls_coverage_infeasi
     }
     let outcomes = dir.join("so_far.csv");
     std::fs::write(&outcomes, rows).expect("rows");
-    let decide = |rows: &Path| {
+    // `decide` on the rows so far, in `format` (json or text).
+    let decide_as = |format: &str| {
         let output = pareval(&[
             "decide",
-            &rows.display().to_string(),
+            &outcomes.display().to_string(),
             "--plan",
             &plan.display().to_string(),
             "--tested",
@@ -158,11 +159,14 @@ fn before_the_first_usable_row_the_gate_waits_rather_than_calls_coverage_infeasi
             "B",
             "--rule",
             "anytime",
+            "--format",
+            format,
         ]);
         assert!(output.status.success(), "{}", stderr(&output));
-        json_lines(&stdout(&output)).remove(0)
+        stdout(&output)
     };
-    let record = decide(&outcomes);
+    let decide = || json_lines(&decide_as("json")).remove(0);
+    let record = decide();
     assert_eq!(record["observed"], 0);
     assert_eq!(record["action"], "continue");
     assert_eq!(record["reason_code"], "coverage");
@@ -174,20 +178,7 @@ fn before_the_first_usable_row_the_gate_waits_rather_than_calls_coverage_infeasi
         "{reason}"
     );
     assert!(!reason.contains("infeasible"), "{reason}");
-    let text = stdout(&pareval(&[
-        "decide",
-        &outcomes.display().to_string(),
-        "--plan",
-        &plan.display().to_string(),
-        "--tested",
-        "A",
-        "--baseline",
-        "B",
-        "--rule",
-        "anytime",
-        "--format",
-        "text",
-    ]));
+    let text = decide_as("text");
     assert!(
         text.contains("0 pp: continue (0 of 40 planned tasks read, 1 finished, coverage waiting for the first task)"),
         "{text}"
@@ -198,7 +189,7 @@ fn before_the_first_usable_row_the_gate_waits_rather_than_calls_coverage_infeasi
         rows.push_str(&format!("B,t{i:03},0\n"));
     }
     std::fs::write(&outcomes, rows).expect("rows");
-    let record = decide(&outcomes);
+    let record = decide();
     assert_eq!(record["observed"], 2);
     let reason = record["reason"].as_str().unwrap_or_default();
     assert!(

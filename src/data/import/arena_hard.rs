@@ -168,9 +168,7 @@ pub fn judgments(bytes: &[u8], file: &str) -> Result<(Imported, usize), LoadErro
                 None
             }
         };
-        let run = runs.entry((model.clone(), question.clone())).or_insert(0);
-        let this_run = *run;
-        *run += 1;
+        let this_run = super::next_run(&mut runs, (model.clone(), question.clone()));
         rows.push(CanonicalRow {
             system: model,
             task: question,
@@ -257,12 +255,5 @@ pub fn judgments(bytes: &[u8], file: &str) -> Result<(Imported, usize), LoadErro
             counted(uncategorised, "judgment has", "judgments have")
         ));
     }
-    Ok((
-        Imported {
-            rows,
-            notes,
-            lines: Some(lines),
-        },
-        non_finite,
-    ))
+    Ok((Imported::by_line(rows, notes, lines), non_finite))
 }

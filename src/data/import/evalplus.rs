@@ -79,14 +79,7 @@ fn system_from_path(path: &Path, shape: Shape, file: &str) -> (String, String) {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let folder = || {
-        // A bare file name has an empty parent: its folder is the working directory's.
-        let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        absolute
-            .parent()
-            .and_then(Path::file_name)
-            .map_or("unnamed".to_string(), |n| n.to_string_lossy().into_owned())
-    };
+    let folder = || super::folder_name(path).unwrap_or_else(|| "unnamed".to_string());
     let (system, from) = if shape == Shape::BigCodeBench {
         match name.split_once("--bigcodebench") {
             Some((model, _)) if !model.is_empty() => (model.to_string(), "the file name"),

@@ -194,11 +194,7 @@ pub fn report(
                 "an MLE-bench report needs a 'competition_reports' array",
             )
         })?;
-    let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let folder = absolute.parent().and_then(Path::file_name).map_or_else(
-        || "mle-bench".to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let folder = super::folder_name(path).unwrap_or_else(|| "mle-bench".to_string());
     let mut table_notes = Vec::new();
     let experiment = experiment_of(path, &mut table_notes)?;
     let earlier = |competition: &str| {

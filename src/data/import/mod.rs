@@ -23,8 +23,9 @@
 //! files, one or a tree of them), `evalscope` (review files, one or an output folder),
 //! `alpaca-eval` (`annotations.json`, one or a results tree), `livecodebench`
 //! (`…_eval_all.json`, one or its `output/` folder), `mt-bench` (FastChat's
-//! `model_judgment/<judge>_single.jsonl` and `_pair.jsonl`) and `arena-hard` (Arena-Hard-Auto's
-//! `model_judgment/<judge>/<model>.jsonl`). Without `--from` a
+//! `model_judgment/<judge>_single.jsonl` and `_pair.jsonl`), `arena-hard` (Arena-Hard-Auto's
+//! `model_judgment/<judge>/<model>.jsonl`) and `human-eval` (openai/human-eval's
+//! `<samples>_results.jsonl`). Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -43,6 +44,7 @@ mod hal;
 mod hal_db;
 mod harbor;
 mod helm;
+mod human_eval;
 mod inspect;
 mod json;
 mod lighteval;
@@ -108,10 +110,11 @@ pub enum ImportFormat {
     LiveCodeBench,
     MtBench,
     ArenaHard,
+    HumanEval,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 32] = [
+    pub const ALL: [ImportFormat; 33] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -144,6 +147,7 @@ impl ImportFormat {
         ImportFormat::LiveCodeBench,
         ImportFormat::MtBench,
         ImportFormat::ArenaHard,
+        ImportFormat::HumanEval,
     ];
 
     pub fn name(self) -> &'static str {
@@ -180,6 +184,7 @@ impl ImportFormat {
             ImportFormat::LiveCodeBench => "livecodebench",
             ImportFormat::MtBench => "mt-bench",
             ImportFormat::ArenaHard => "arena-hard",
+            ImportFormat::HumanEval => "human-eval",
         }
     }
 
@@ -204,6 +209,9 @@ impl ImportFormat {
         }
         if livebench::is_judgment_line(object) {
             return Some(ImportFormat::LiveBench);
+        }
+        if human_eval::is_result_line(object) {
+            return Some(ImportFormat::HumanEval);
         }
         if arena_hard::is_judgment_line(object) {
             return Some(ImportFormat::ArenaHard);
@@ -409,6 +417,15 @@ pub struct Imported {
 }
 
 impl Imported {
+    /// Rows of a JSON Lines file, each placed by its line.
+    fn by_line(rows: Vec<CanonicalRow>, notes: Vec<String>, lines: Vec<u64>) -> Self {
+        Imported {
+            rows,
+            notes,
+            lines: Some(lines),
+        }
+    }
+
     /// Rows that are entries of a JSON file (placed by entry, not by line).
     fn entries(rows: Vec<CanonicalRow>, notes: Vec<String>) -> Self {
         Imported {
@@ -899,7 +916,7 @@ fn unread_note((subfolder, count, named): (PathBuf, usize, Vec<PathBuf>)) -> Str
 /// `run_group_experiments.csv` beside its run groups and `metadata.json` in each, an OpenHands output
 /// folder's other files beside its `output.jsonl` (metadata, reports, derived copies, V1's critic
 /// attempts and cost report), sb-cli's `.response.json` beside its report and the earlier fetches
-/// of a report fetched again.
+/// of a report fetched again, and a HumanEval samples file beside its `_results.jsonl`.
 fn is_companion(path: &Path, name: &str) -> bool {
     let lm_eval_aggregate = || {
         name.starts_with("results_")
@@ -959,6 +976,7 @@ fn is_companion(path: &Path, name: &str) -> bool {
         || lm_eval_aggregate()
         || hal::is_run_companion(path, name)
         || livecodebench::is_aggregate_beside(path, name)
+        || human_eval::is_samples_beside(path)
         || sb_cli_response(name).is_some_and(|report| beside(&report))
         || swebench::sb_cli_superseded(path)
 }
@@ -1315,6 +1333,7 @@ fn parse_file(
             ImportFormat::OpenAiEvals => (openai_evals::log_file(&bytes, &file, settings)?, 0),
             ImportFormat::LiveBench => livebench::judgments(&bytes, &file)?,
             ImportFormat::ArenaHard => arena_hard::judgments(&bytes, &file)?,
+            ImportFormat::HumanEval => human_eval::results(&bytes, &file_path, &file)?,
             ImportFormat::MtBench => mt_bench::judgments(
                 &bytes,
                 &file_path,
@@ -1457,6 +1476,7 @@ fn parse_file(
             | ImportFormat::LiveBench
             | ImportFormat::MtBench
             | ImportFormat::ArenaHard
+            | ImportFormat::HumanEval
             | ImportFormat::EvalScope => {
                 return Err(LoadError::new(
                     &file,
@@ -1471,6 +1491,7 @@ fn parse_file(
                             ImportFormat::MtBench =>
                                 "model_judgment/<judge>_single.jsonl or _pair.jsonl",
                             ImportFormat::ArenaHard => "model_judgment/<judge>/<model>.jsonl",
+                            ImportFormat::HumanEval => "<samples>.jsonl_results.jsonl",
                             ImportFormat::EvalScope => "reviews/<model>/<benchmark>_<subset>.jsonl",
                             _ => "samples_<task>_<date>.jsonl",
                         }
@@ -1679,6 +1700,24 @@ fn on_outcome_scale(value: f64, scale: Option<(f64, f64)>, what: &str) -> Result
         )),
         None => Ok(value),
     }
+}
+
+/// The name of the folder a file lies in (a bare file name's is the working directory's), for
+/// formats whose files do not name their system.
+fn folder_name(path: &Path) -> Option<String> {
+    let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    absolute
+        .parent()
+        .and_then(Path::file_name)
+        .map(|n| n.to_string_lossy().into_owned())
+}
+
+/// The run of the next row of `key` (a system and task) in file order: 0 for its first, then 1, …
+/// (formats whose repeats are just written again).
+fn next_run<K: std::hash::Hash + Eq>(runs: &mut std::collections::HashMap<K, u32>, key: K) -> u32 {
+    let count = runs.entry(key).or_insert(0);
+    *count += 1;
+    *count - 1
 }
 
 /// "1 entry", "3 entries": a count for a note.

@@ -279,9 +279,7 @@ pub fn judgments(
             _ => j.model.clone(),
         };
         let task = format!("{}-t{}", j.question, j.turn);
-        let run = runs.entry((system.clone(), task.clone())).or_insert(0);
-        let this_run = *run;
-        *run += 1;
+        let this_run = super::next_run(&mut runs, (system.clone(), task.clone()));
         let outcome = match &j.verdict {
             Verdict::Score(score) if *score == -1.0 || score.is_nan() => {
                 no_rating += 1;
@@ -402,12 +400,5 @@ pub fn judgments(
             counted(uncategorised, "judgment is", "judgments are")
         ));
     }
-    Ok((
-        Imported {
-            rows,
-            notes,
-            lines: Some(lines),
-        },
-        non_finite,
-    ))
+    Ok((Imported::by_line(rows, notes, lines), non_finite))
 }
