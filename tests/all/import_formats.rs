@@ -3455,6 +3455,17 @@ fn mt_bench_judgments_give_ratings_or_wins_per_turn_with_categories_as_groups() 
     std::fs::write(&live, format!("{}\n", lines.join("\n"))).expect("write");
     assert_eq!(rows_once_read(&mut followed), 63);
 
+    // A model answers file (what gen_judgment.py reads) is refused naming the judgments instead.
+    let answers = copy.join("strong.jsonl");
+    std::fs::write(
+        &answers,
+        "{\"question_id\": 81, \"answer_id\": \"a\", \"model_id\": \"strong\", \"choices\": [{\"index\": 0, \"turns\": [\"x\", \"y\"]}], \"tstamp\": 1.0}\n",
+    )
+    .expect("write");
+    assert_refused(
+        &pareval(&["info", &answers.to_string_lossy()]),
+        "strong.jsonl: MT-Bench model answers (FastChat's model_answer/), not judgments",
+    );
     // Bad lines are refused with their line: a turn that is not a number, a pairwise line in a
     // single-answer file.
     let bad = copy.join("bad.jsonl");
@@ -3578,6 +3589,17 @@ fn arena_hard_judgments_give_each_question_s_weighted_share_against_the_baseline
     std::fs::copy(judge.join("weak.jsonl"), live.join("weak.jsonl")).expect("copy");
     assert_eq!(rows_once_read(&mut followed), 8);
 
+    // A model answers file is refused naming the judgments instead.
+    let answers = dir.join("answers.jsonl");
+    std::fs::write(
+        &answers,
+        "{\"uid\": \"e5e49adefcd44788\", \"ans_id\": \"a\", \"model\": \"strong\", \"messages\": [], \"tstamp\": 1.0}\n",
+    )
+    .expect("write");
+    assert_refused(
+        &pareval(&["info", &answers.to_string_lossy()]),
+        "answers.jsonl: Arena-Hard-Auto model answers (model_answer/), not judgments",
+    );
     // Games that are not the two orders are refused with their line.
     let mut three = first;
     three["games"]
@@ -3657,6 +3679,11 @@ fn human_eval_results_give_each_sample_as_a_run_named_after_the_samples_file() {
     std::fs::write(run.join("samples.jsonl"), samples).expect("samples");
     let rows = import_rows("human-eval", &[&run], &[], "human-eval-generic");
     assert_eq!(rows.len(), 30);
+    // The samples file alone is refused naming the file the harness writes from it.
+    assert_refused(
+        &pareval(&["info", &run.join("samples.jsonl").to_string_lossy()]),
+        "samples.jsonl: code samples with no results yet (task_id and completion or solution): human-eval's evaluate_functional_correctness writes <samples>_results.jsonl",
+    );
     assert!(rows.iter().all(|r| r["system"] == "codegen-7b"));
     // A result that is not a boolean is refused with its line.
     let bad = run.join("bad.jsonl_results.jsonl");

@@ -313,6 +313,35 @@ pub fn formats_read() -> String {
     )
 }
 
+/// What a JSON Lines file is when its first line is a harness's samples or model answers, written
+/// before grading: which graded file pareval reads instead (None for anything else).
+fn ungraded_hint(first: &Value) -> Option<String> {
+    let object = first.as_object()?;
+    let has = |keys: &[&str]| keys.iter().all(|key| object.contains_key(*key));
+    if object.contains_key("system") {
+        return None;
+    }
+    if has(&["task_id"]) && (has(&["completion"]) || has(&["solution"])) && !has(&["passed"]) {
+        return Some(
+            "code samples with no results yet (task_id and completion or solution): human-eval's evaluate_functional_correctness writes <samples>_results.jsonl (read as human-eval), EvalPlus's evalplus.evaluate <samples>_eval_results.json (read as evalplus)"
+                .to_string(),
+        );
+    }
+    if has(&["question_id", "model_id", "choices"]) {
+        return Some(
+            "MT-Bench model answers (FastChat's model_answer/), not judgments: gen_judgment.py writes model_judgment/<judge>_single.jsonl or _pair.jsonl beside them (read as mt-bench)"
+                .to_string(),
+        );
+    }
+    if has(&["uid", "model", "messages"]) && !has(&["games"]) {
+        return Some(
+            "Arena-Hard-Auto model answers (model_answer/), not judgments: gen_judgment.py writes model_judgment/<judge>/<model>.jsonl (read as arena-hard)"
+                .to_string(),
+        );
+    }
+    None
+}
+
 /// The one message for a JSON object of no format pareval reads, naming its first keys.
 fn unknown_object(file: &str, object: &serde_json::Map<String, Value>) -> LoadError {
     let mut keys: Vec<String> = object.keys().take(8).map(|k| format!("'{k}'")).collect();
@@ -1310,7 +1339,11 @@ fn parse_file(
                 });
                 match first.as_ref().and_then(ImportFormat::detect_line) {
                     Some(format) => format,
-                    None => return Ok(None),
+                    // A harness's input or ungraded output: say which file to give instead.
+                    None => match first.as_ref().and_then(ungraded_hint) {
+                        Some(hint) => return Err(LoadError::new(&file, hint)),
+                        None => return Ok(None),
+                    },
                 }
             }
         };
