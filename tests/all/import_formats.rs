@@ -3379,6 +3379,12 @@ fn mt_bench_judgments_give_ratings_or_wins_per_turn_with_categories_as_groups() 
             && words.contains("each against the baseline gpt-3.5-turbo"),
         "{words}"
     );
+    // model_judgment/ holds both: the two measures of a (model, question, turn) are refused
+    // together, naming both files.
+    assert_refused(
+        &pareval(&["info", &bench.join("model_judgment").to_string_lossy()]),
+        "gpt-4_single.jsonl: MT-Bench single-answer ratings, read together with",
+    );
     // Pairwise between all models: a system per opponent (strong won 14 of 16 as model_1 and
     // weak none, show_result.py's 0.875 and 0.0); no question file beside, so no groups.
     let all = fixture("mt_bench").join("pairwise_all/model_judgment/gpt-4_pair.jsonl");

@@ -1091,6 +1091,7 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
             files.push(path.clone());
         }
     }
+    mt_bench::refuse_mixed_modes(&files)?;
     Ok(files)
 }
 

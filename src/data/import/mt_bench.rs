@@ -21,7 +21,7 @@
 //! - No cost or seconds (the judgments have neither).
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
@@ -53,6 +53,51 @@ pub fn is_pair_line(object: &serde_json::Map<String, Value>) -> bool {
     ]
     .iter()
     .all(|key| object.contains_key(*key))
+}
+
+/// The kind of judgments a file holds, from its first line: Some(true) pairwise, Some(false)
+/// single-answer, None for a file that is not MT-Bench's.
+fn judgment_kind(path: &Path) -> Option<bool> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let mut first = String::new();
+    std::io::BufReader::new(file).read_line(&mut first).ok()?;
+    let value: Value = serde_json::from_str(first.trim()).ok()?;
+    let object = value.as_object()?;
+    if is_pair_line(object) {
+        Some(true)
+    } else {
+        is_single_line(object).then_some(false)
+    }
+}
+
+/// A single-answer and a pairwise judgments file among the files read together (as a
+/// `model_judgment/` folder holds them): their rows would be two measures of the same (model,
+/// question, turn), so they are refused together, naming both.
+pub fn refuse_mixed_modes(files: &[PathBuf]) -> Result<(), LoadError> {
+    let judgments = |pairwise: bool| {
+        files
+            .iter()
+            // FastChat's names (<judge>_single.jsonl, <judge>_pair.jsonl): other files are not
+            // opened here.
+            .filter(|path| {
+                path.file_name().is_some_and(|name| {
+                    let name = name.to_string_lossy();
+                    name.ends_with("_single.jsonl") || name.ends_with("_pair.jsonl")
+                })
+            })
+            .find(|path| judgment_kind(path) == Some(pairwise))
+    };
+    match (judgments(false), judgments(true)) {
+        (Some(single), Some(pair)) => Err(LoadError::new(
+            single.display().to_string(),
+            format!(
+                "MT-Bench single-answer ratings, read together with {}, pairwise win rates: the two measure the same (model, question, turn) differently; read one of the files",
+                pair.display()
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// What a judgment says of its (first) model.
