@@ -3470,7 +3470,7 @@ fn mt_bench_judgments_give_ratings_or_wins_per_turn_with_categories_as_groups() 
     .expect("write");
     assert_refused(
         &pareval(&["info", &answers.to_string_lossy()]),
-        "strong.jsonl: MT-Bench model answers (FastChat's model_answer/), not judgments",
+        "strong.jsonl: model answers in FastChat's format (model_answer/ of MT-Bench or LiveBench), not judgments",
     );
     // Bad lines are refused with their line: a turn that is not a number, a pairwise line in a
     // single-answer file.

@@ -329,7 +329,7 @@ fn ungraded_hint(first: &Value) -> Option<String> {
     }
     if has(&["question_id", "model_id", "choices"]) {
         return Some(
-            "MT-Bench model answers (FastChat's model_answer/), not judgments: gen_judgment.py writes model_judgment/<judge>_single.jsonl or _pair.jsonl beside them (read as mt-bench)"
+            "model answers in FastChat's format (model_answer/ of MT-Bench or LiveBench), not judgments: MT-Bench's gen_judgment.py writes model_judgment/<judge>_single.jsonl or _pair.jsonl (read as mt-bench), LiveBench's gen_ground_truth_judgment.py model_judgment/ground_truth_judgment.jsonl (read as livebench)"
                 .to_string(),
         );
     }
