@@ -382,7 +382,17 @@ impl Followed {
                 }
                 continue;
             }
-            let entries = crate::data::import::folder_entries(folder);
+            let mut entries = crate::data::import::folder_entries(folder);
+            // Two measures of the same runs (MT-Bench's ratings and win rates) are not followed
+            // together: neither is read, and the problem line says why, poll after poll.
+            if let Some((single, pair, why)) = crate::data::import::mixed_judgments(&entries) {
+                entries.retain(|path| *path != single && *path != pair);
+                withdrawn.push(Event::Bad {
+                    file: why.file.clone(),
+                    line: 0,
+                    message: why.message,
+                });
+            }
             let left: Vec<PathBuf> = self
                 .found
                 .iter()

@@ -3472,6 +3472,35 @@ fn mt_bench_judgments_give_ratings_or_wins_per_turn_with_categories_as_groups() 
         &pareval(&["info", &answers.to_string_lossy()]),
         "strong.jsonl: model answers in FastChat's format (model_answer/ of MT-Bench or LiveBench), not judgments",
     );
+    // A watched model_judgment/ folder that comes to hold both modes stops reading either and
+    // says why (the single file's rows are withdrawn).
+    let judged = temp_dir("mt-bench-watch-both").join("model_judgment");
+    std::fs::create_dir_all(&judged).expect("folder");
+    std::fs::copy(&single, judged.join("gpt-4_single.jsonl")).expect("copy");
+    let mut followed =
+        pareval::watch::follow::Followed::new(std::slice::from_ref(&judged)).expect("followed");
+    assert_eq!(rows_once_read(&mut followed), 63);
+    std::fs::copy(&pair, judged.join("gpt-4_pair.jsonl")).expect("copy");
+    let events = followed.poll();
+    assert!(
+        events.iter().any(
+            |e| matches!(e, pareval::watch::follow::Event::Bad { message, .. }
+            if message.contains("pairwise win rates") && message.contains("read one of the files"))
+        ),
+        "{events:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, pareval::watch::follow::Event::Reread { .. })),
+        "{events:?}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, pareval::watch::follow::Event::Row { .. })),
+        "{events:?}"
+    );
     // Bad lines are refused with their line: a turn that is not a number, a pairwise line in a
     // single-answer file.
     let bad = copy.join("bad.jsonl");

@@ -138,7 +138,7 @@ fn before_the_first_usable_row_the_gate_waits_rather_than_calls_coverage_infeasi
     for i in 0..40 {
         text.push_str(&format!("t{i:03},g{}\n", i % 4));
     }
-    let plan = dir.join("plan.csv");
+    let plan = dir.join("grouped_plan.csv");
     std::fs::write(&plan, text).expect("plan");
     let mut rows = String::from("system,task,outcome\nA,t001,1\n");
     for i in 0..40 {
@@ -178,6 +178,25 @@ fn before_the_first_usable_row_the_gate_waits_rather_than_calls_coverage_infeasi
         "{reason}"
     );
     assert!(!reason.contains("infeasible"), "{reason}");
+    // A plan of one group needs just a task.
+    let ungrouped = write_plan(&dir, 40);
+    let output = pareval(&[
+        "decide",
+        &outcomes.display().to_string(),
+        "--plan",
+        &ungrouped,
+        "--tested",
+        "A",
+        "--baseline",
+        "B",
+        "--rule",
+        "anytime",
+    ]);
+    let one_group = json_lines(&stdout(&output)).remove(0);
+    assert_eq!(
+        one_group["reason"],
+        "0 usable of 1 finished (waiting on t000 for A); no task observed yet; the coverage gate needs a task"
+    );
     let text = decide_as("text");
     assert!(
         text.contains("0 pp: continue (0 of 40 planned tasks read, 1 finished, coverage waiting for the first task)"),

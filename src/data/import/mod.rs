@@ -1095,6 +1095,14 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     Ok(files)
 }
 
+/// A folder's MT-Bench single-answer and pairwise judgment files when it holds both (they are not
+/// read together), and why: what `watch` leaves out of a folder it follows, saying so.
+pub fn mixed_judgments(files: &[PathBuf]) -> Option<(PathBuf, PathBuf, LoadError)> {
+    let (single, pair) = mt_bench::mixed_modes(files)?;
+    let why = mt_bench::mixed_modes_error(&single, &pair);
+    Some((single, pair, why))
+}
+
 /// Whether a file is a lighteval details file (`details_<task>_<date>.parquet`).
 pub fn is_lighteval_details(path: &Path) -> bool {
     lighteval::is_details(path)

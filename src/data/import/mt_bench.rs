@@ -75,6 +75,26 @@ fn judgment_kind(path: &Path) -> Option<bool> {
 /// `model_judgment/` folder holds them): their rows would be two measures of the same (model,
 /// question, turn), so they are refused together, naming both.
 pub fn refuse_mixed_modes(files: &[PathBuf]) -> Result<(), LoadError> {
+    match mixed_modes(files) {
+        Some((single, pair)) => Err(mixed_modes_error(&single, &pair)),
+        None => Ok(()),
+    }
+}
+
+/// Why a single-answer file and a pairwise file are not read together.
+pub fn mixed_modes_error(single: &Path, pair: &Path) -> LoadError {
+    LoadError::new(
+        single.display().to_string(),
+        format!(
+            "MT-Bench single-answer ratings, read together with {}, pairwise win rates: the two measure the same (model, question, turn) differently; read one of the files",
+            pair.display()
+        ),
+    )
+}
+
+/// The first single-answer and the first pairwise judgments file among `files`, when both are
+/// there.
+pub fn mixed_modes(files: &[PathBuf]) -> Option<(PathBuf, PathBuf)> {
     let judgments = |pairwise: bool| {
         files
             .iter()
@@ -88,16 +108,7 @@ pub fn refuse_mixed_modes(files: &[PathBuf]) -> Result<(), LoadError> {
             })
             .find(|path| judgment_kind(path) == Some(pairwise))
     };
-    match (judgments(false), judgments(true)) {
-        (Some(single), Some(pair)) => Err(LoadError::new(
-            single.display().to_string(),
-            format!(
-                "MT-Bench single-answer ratings, read together with {}, pairwise win rates: the two measure the same (model, question, turn) differently; read one of the files",
-                pair.display()
-            ),
-        )),
-        _ => Ok(()),
-    }
+    Some((judgments(false)?.clone(), judgments(true)?.clone()))
 }
 
 /// What a judgment says of its (first) model.

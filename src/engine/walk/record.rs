@@ -395,10 +395,12 @@ pub fn reason_text(
             let blocked = match decision.coverage {
                 // Before the first row (a live run just started, budget 0) nothing is infeasible
                 // yet: the run is waiting, and the gate will ask a task of each group.
-                CoverageStatus::Infeasible if observed == 0 => format!(
-                    "no task observed yet; the coverage gate needs a task in each of the {} groups",
-                    coverage.len()
-                ),
+                CoverageStatus::Infeasible if observed == 0 => match coverage.len() {
+                    1 => "no task observed yet; the coverage gate needs a task".to_string(),
+                    groups => format!(
+                        "no task observed yet; the coverage gate needs a task in each of the {groups} groups"
+                    ),
+                },
                 CoverageStatus::Infeasible => format!(
                     "coverage infeasible: {} groups each need a task but only {observed} were observed",
                     coverage.len()
