@@ -2443,6 +2443,79 @@ fn promptfoo_results_give_each_provider_s_passes_with_repeats_as_runs() {
 }
 
 #[test]
+fn promptfoo_version_2_outputs_are_read_from_their_table() {
+    // promptfoo 0.58.0's own output (results version 2) of the repeat/ config: no testIdx or
+    // testCase in its results, its providers' labels dropped from the columns.
+    let v2 = fixture("promptfoo").join("v2/results.json");
+    let rows = import_rows("promptfoo", &[&v2], &[], "promptfoo-v2");
+    assert_eq!(rows.len(), 32);
+    let tallied = tally(&rows);
+    // promptfoo's own column metrics: 12 passed of 16, and 4 of 16 with 2 errors.
+    assert_eq!(
+        (
+            tallied["strong-agent"].tasks,
+            tallied["strong-agent"].outcome_sum
+        ),
+        (8, 12.0)
+    );
+    assert_eq!(tallied["weak-agent"].outcome_sum, 4.0);
+    let field = |r: &Value, k: &str| r[k].as_str().unwrap_or("").to_string();
+    let errored: Vec<String> = rows
+        .iter()
+        .filter(|r| field(r, "status") == "error")
+        .map(|r| {
+            format!(
+                "{} {} {}",
+                field(r, "system"),
+                field(r, "task"),
+                field(r, "run")
+            )
+        })
+        .collect();
+    assert_eq!(errored, ["weak-agent sum 3 0", "weak-agent sum 3 1"]);
+    let first = rows
+        .iter()
+        .find(|r| r["system"] == "strong-agent" && r["task"] == "sum 0" && r["run"] == "0")
+        .expect("a result");
+    assert_eq!(
+        ["group", "cost_usd", "source"].map(|k| field(first, k)),
+        ["easy", "0.0015", "promptfoo table row 1"]
+    );
+    let words = info_words(&[&v2.to_string_lossy()]);
+    assert!(
+        words.contains("read as promptfoo (recognised by its keys)")
+            && words
+                .contains("the systems are config.providers' labels in promptfoo's column order")
+            && words.contains("its runs in table row order"),
+        "{words}"
+    );
+    // Without the labels in config.providers, the shared column is numbered.
+    let mut value: Value =
+        serde_json::from_slice(&std::fs::read(&v2).expect("read")).expect("json");
+    value["config"]["providers"] = serde_json::json!(["file://../stand_in.js"]);
+    let dir = temp_dir("promptfoo-v2-edited");
+    let unlabelled = dir.join("results.json");
+    std::fs::write(&unlabelled, value.to_string()).expect("write");
+    let rows = import_rows("promptfoo", &[&unlabelled], &[], "promptfoo-v2-unlabelled");
+    let systems: std::collections::BTreeSet<String> =
+        rows.iter().map(|r| field(r, "system")).collect();
+    assert_eq!(
+        systems.into_iter().collect::<Vec<_>>(),
+        ["file://../stand_in.js", "file://../stand_in.js #2"]
+    );
+    // A row whose outputs do not match the columns is refused with its row.
+    value["results"]["table"]["body"][3]["outputs"]
+        .as_array_mut()
+        .expect("outputs")
+        .pop();
+    std::fs::write(&unlabelled, value.to_string()).expect("write");
+    assert_refused(
+        &pareval(&["info", &unlabelled.to_string_lossy()]),
+        "results.json: table row 4: 1 outputs for 2 columns",
+    );
+}
+
+#[test]
 fn promptfoo_prompts_are_systems_and_tests_of_one_description_stay_apart() {
     let file = fixture("promptfoo").join("prompts/results.json");
     let rows = import_rows("promptfoo", &[&file], &[], "promptfoo-prompts");

@@ -20,6 +20,16 @@
 //! - group: the test's `metadata` `group`, else `category`, else `pluginId` (red teaming's plugin),
 //!   named in a note; cost: `cost` (USD); seconds: `latencyMs` / 1000 (none for a cached response).
 //!
+//! Version 2 outputs (promptfoo before mid-2024: `{results: {version: 2, results, stats, table},
+//! config, shareableUrl}`) have neither `testIdx` nor `testCase` in their results, and keep a result's
+//! test only in the `table`: a row per test (and repeat, and combination of list-valued vars), with
+//! the test (`description`, `vars`, `metadata`) and an output per column (`pass`, `score`,
+//! `gradingResult`, `latencyMs`, `cost`), the columns being each prompt × provider
+//! (`head.prompts[*].provider`, its label or id). They are read from the table: a row's place is its
+//! run order, a failed output without a grading result is the provider's error, and columns whose
+//! provider kept no label (a `file://` provider's label was dropped then) take the labels of the
+//! output's `config.providers`, in the writer's column order (each prompt, then each provider).
+//!
 //! A red-teaming eval writes tens of thousands of results with their prompts and responses: the
 //! results are read into typed records of the fields above only, so memory follows the results,
 //! not the JSON (an output is recognised by its first key, `evalId`, before it is parsed).
@@ -46,8 +56,23 @@ pub fn is_result(object: &serde_json::Map<String, Value>) -> bool {
         .all(|key| object.contains_key(*key))
 }
 
-/// Whether a JSON file is promptfoo's output (`results.results` of results).
+/// Whether a JSON file is promptfoo's output (`results.results` of results, or version 2's
+/// `results.table` beside them).
 pub fn is_output(object: &serde_json::Map<String, Value>) -> bool {
+    let results = object.get("results");
+    let version_2 = results
+        .and_then(|r| r.get("version"))
+        .and_then(Value::as_u64)
+        == Some(2)
+        && results
+            .and_then(|r| r.get("table"))
+            .and_then(|t| t.get("head"))
+            .is_some();
+    version_2 || is_results_output(object)
+}
+
+/// Whether `results.results` holds promptfoo's results (or none).
+fn is_results_output(object: &serde_json::Map<String, Value>) -> bool {
     object
         .get("results")
         .and_then(|r| r.get("results"))
@@ -78,11 +103,57 @@ pub fn looks_like_output(path: &std::path::Path) -> bool {
 #[derive(Deserialize)]
 struct Output {
     results: OutputResults,
+    config: Option<Config>,
 }
 
 #[derive(Deserialize)]
 struct OutputResults {
+    version: Option<u64>,
     results: Vec<Record>,
+    /// Version 2's table (later versions write none).
+    table: Option<Table>,
+}
+
+/// The eval's configuration, as far as version 2's columns need it.
+#[derive(Deserialize)]
+struct Config {
+    providers: Option<Value>,
+}
+
+/// Version 2's table: a column per prompt × provider, a row per test (and repeat).
+#[derive(Deserialize)]
+struct Table {
+    head: TableHead,
+    body: Vec<TableRow>,
+}
+
+#[derive(Deserialize)]
+struct TableHead {
+    prompts: Vec<TableColumn>,
+}
+
+#[derive(Deserialize)]
+struct TableColumn {
+    provider: Option<String>,
+    label: Option<String>,
+    display: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct TableRow {
+    test: Option<TestCase>,
+    outputs: Vec<Option<TableOutput>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TableOutput {
+    pass: Option<bool>,
+    score: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    grading_result: bool,
+    latency_ms: Option<f64>,
+    cost: Option<f64>,
 }
 
 /// One result, as far as it is read (its prompt text, response and grading are skipped).
@@ -122,7 +193,7 @@ struct PromptLabel {
     label: Option<String>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Clone)]
 struct TestCase {
     description: Option<String>,
     vars: Option<Value>,
@@ -151,6 +222,15 @@ pub fn output(bytes: &[u8], file: &str, metric: Option<&str>) -> Result<Imported
             ),
         )
     })?;
+    if output.results.version == Some(2)
+        && let Some(table) = output.results.table
+    {
+        let providers = output.config.and_then(|c| c.providers);
+        let (results, columns_note) = table_records(table, providers.as_ref(), file)?;
+        let mut imported = rows(results, file, metric, Place::TableRow)?;
+        imported.notes.extend(columns_note);
+        return Ok(imported);
+    }
     let results: Vec<(u64, Record)> = output
         .results
         .results
@@ -158,7 +238,134 @@ pub fn output(bytes: &[u8], file: &str, metric: Option<&str>) -> Result<Imported
         .enumerate()
         .map(|(i, r)| (i as u64 + 1, r))
         .collect();
-    rows(results, file, metric, false)
+    rows(results, file, metric, Place::Result)
+}
+
+/// The names of version 2's columns: each column's provider (label or id), and where two columns
+/// of one prompt share it, the labels of `config.providers` in the writer's column order (every
+/// provider for each prompt), else a number; with a note saying which.
+fn column_systems(
+    columns: &[TableColumn],
+    providers: Option<&Value>,
+    file: &str,
+) -> (Vec<(String, String)>, Option<String>) {
+    let prompt_of = |c: &TableColumn| {
+        c.label
+            .clone()
+            .or_else(|| c.display.clone())
+            .unwrap_or_default()
+    };
+    let mut named: Vec<(String, String)> = columns
+        .iter()
+        .map(|c| (c.provider.clone().unwrap_or_default(), prompt_of(c)))
+        .collect();
+    let shared = |named: &[(String, String)]| {
+        named
+            .iter()
+            .enumerate()
+            .any(|(i, n)| named[..i].contains(n))
+    };
+    if !shared(&named) {
+        return (named, None);
+    }
+    let labels: Vec<Option<String>> = providers
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .map(|p| text(p.get("label")))
+                .collect::<Vec<_>>()
+        })
+        .unwrap_or_default();
+    if !labels.is_empty()
+        && columns.len().is_multiple_of(labels.len())
+        && labels.iter().all(Option::is_some)
+    {
+        let relabelled: Vec<(String, String)> = named
+            .iter()
+            .enumerate()
+            .map(|(c, (_, prompt))| {
+                let label = labels[c % labels.len()].clone().unwrap_or_default();
+                (label, prompt.clone())
+            })
+            .collect();
+        if !shared(&relabelled) {
+            return (
+                relabelled,
+                Some(format!(
+                    "{file}: its columns name no provider labels (their providers share an id); the systems are config.providers' labels in promptfoo's column order"
+                )),
+            );
+        }
+    }
+    let mut seen: HashMap<(String, String), usize> = HashMap::new();
+    for name in &mut named {
+        let count = seen.entry(name.clone()).or_default();
+        *count += 1;
+        if *count > 1 {
+            name.0 = format!("{} #{count}", name.0);
+        }
+    }
+    (
+        named,
+        Some(format!(
+            "{file}: columns share a provider and a prompt, and config.providers does not tell them apart: later columns are numbered (#2, …)"
+        )),
+    )
+}
+
+/// Version 2's results read from its table, numbered by row, and a note on the columns' names.
+type TableResults = (Vec<(u64, Record)>, Option<String>);
+
+/// Version 2's table as results: a result per row and column, the row's place its testIdx.
+fn table_records(
+    table: Table,
+    providers: Option<&Value>,
+    file: &str,
+) -> Result<TableResults, LoadError> {
+    let (systems, note) = column_systems(&table.head.prompts, providers, file);
+    let mut results = Vec::new();
+    for (row_index, row) in table.body.into_iter().enumerate() {
+        let number = row_index as u64 + 1;
+        if row.outputs.len() != systems.len() {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "table row {number}: {} outputs for {} columns",
+                    row.outputs.len(),
+                    systems.len()
+                ),
+            ));
+        }
+        for (output, (system, prompt)) in row.outputs.into_iter().zip(&systems) {
+            // A column this row was not run with (promptfoo's providerPromptMap) has no output.
+            let Some(output) = output else { continue };
+            results.push((
+                number,
+                Record {
+                    provider: Some(Provider::Labelled {
+                        id: None,
+                        label: Some(system.clone()),
+                    }),
+                    prompt: Some(PromptLabel {
+                        label: Some(prompt.clone()),
+                    }),
+                    vars: row.test.as_ref().and_then(|t| t.vars.clone()),
+                    test_case: row.test.clone(),
+                    test_idx: Some(row_index as u64),
+                    success: output.pass.map(Value::Bool),
+                    score: output.score,
+                    failure_reason: None,
+                    // A failed output with no grading result: the provider raised.
+                    error: output.pass == Some(false),
+                    grading_result: output.grading_result,
+                    latency_ms: output.latency_ms,
+                    cost: output.cost,
+                    response: None,
+                },
+            ));
+        }
+    }
+    Ok((results, note))
 }
 
 /// The rows of promptfoo's JSON Lines output (`-o results.jsonl`, a result a line).
@@ -180,7 +387,16 @@ pub fn lines(bytes: &[u8], file: &str, metric: Option<&str>) -> Result<Imported,
         })?;
         results.push((number, record));
     }
-    rows(results, file, metric, true)
+    rows(results, file, metric, Place::Line)
+}
+
+/// What a result's number counts: a line of a JSON Lines file, an entry of `results.results`, or
+/// a row of version 2's table.
+#[derive(Clone, Copy, PartialEq)]
+enum Place {
+    Line,
+    Result,
+    TableRow,
 }
 
 /// A text field, or a number written as text.
@@ -207,13 +423,12 @@ struct Read {
     seconds: Option<f64>,
 }
 
-/// The rows of promptfoo's results (each with its line, or entry, number from 1; `lines` says
-/// whether the numbers are lines of a JSON Lines file).
+/// The rows of promptfoo's results (each with its line, entry or table row number from 1).
 fn rows(
     results: Vec<(u64, Record)>,
     file: &str,
     metric: Option<&str>,
-    lines: bool,
+    place: Place,
 ) -> Result<Imported, LoadError> {
     let metric = metric.unwrap_or("success");
     if !matches!(metric, "success" | "score") {
@@ -222,11 +437,16 @@ fn rows(
             format!("--metric {metric}: promptfoo's outcomes are success (the default) or score"),
         ));
     }
-    let place = if lines { "line" } else { "result" };
+    let lines = place == Place::Line;
+    let place_name = match place {
+        Place::Line => "line",
+        Place::Result => "result",
+        Place::TableRow => "table row",
+    };
     let numbers: Vec<u64> = results.iter().map(|(n, _)| *n).collect();
     let mut read = Vec::with_capacity(results.len());
     for (number, result) in results {
-        let at = |what: String| LoadError::new(file, format!("{place} {number}: {what}"));
+        let at = |what: String| LoadError::new(file, format!("{place_name} {number}: {what}"));
         let provider = match result.provider {
             Some(Provider::Id(id)) => Some(id).filter(|id| !id.is_empty()),
             Some(Provider::Labelled { id, label }) => label
@@ -379,7 +599,10 @@ fn rows(
             group: r.group.as_ref().map(|(g, _)| g.clone()),
             cost_usd: r.cost,
             seconds: r.seconds,
-            source: format!("promptfoo testIdx {}", r.test_idx),
+            source: match place {
+                Place::TableRow => format!("promptfoo table row {}", r.test_idx + 1),
+                _ => format!("promptfoo testIdx {}", r.test_idx),
+            },
         })
         .collect();
     let mut notes = vec![format!(
@@ -391,7 +614,11 @@ fn rows(
             " (with the prompt's label for a provider run with several prompts)"
         },
         if repeated {
-            ", a test's repeats its runs in testIdx order"
+            if place == Place::TableRow {
+                ", a test's repeats its runs in table row order"
+            } else {
+                ", a test's repeats its runs in testIdx order"
+            }
         } else {
             ""
         },
@@ -418,8 +645,13 @@ fn rows(
     }
     if errors > 0 {
         notes.push(format!(
-            "{file}: {} where the provider or a grader raised (failureReason 2): status error, outcome 0 (promptfoo counts them not passed)",
-            counted(errors, "result", "results")
+            "{file}: {} where the provider or a grader raised ({}): status error, outcome 0 (promptfoo counts them not passed)",
+            counted(errors, "result", "results"),
+            if place == Place::TableRow {
+                "failed with no grading result"
+            } else {
+                "failureReason 2"
+            }
         ));
     }
     Ok(Imported {
