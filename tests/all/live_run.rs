@@ -146,8 +146,8 @@ fn before_the_first_usable_row_the_gate_waits_rather_than_calls_coverage_infeasi
     }
     let outcomes = dir.join("so_far.csv");
     std::fs::write(&outcomes, rows).expect("rows");
-    // `decide` on the rows so far, in `format` (json or text).
-    let decide_as = |format: &str| {
+    // `decide` on the rows so far against `plan`, in `format` (json or text).
+    let decide_on = |plan: &Path, format: &str| {
         let output = pareval(&[
             "decide",
             &outcomes.display().to_string(),
@@ -165,6 +165,7 @@ fn before_the_first_usable_row_the_gate_waits_rather_than_calls_coverage_infeasi
         assert!(output.status.success(), "{}", stderr(&output));
         stdout(&output)
     };
+    let decide_as = |format: &str| decide_on(&plan, format);
     let decide = || json_lines(&decide_as("json")).remove(0);
     let record = decide();
     assert_eq!(record["observed"], 0);
@@ -180,19 +181,7 @@ fn before_the_first_usable_row_the_gate_waits_rather_than_calls_coverage_infeasi
     assert!(!reason.contains("infeasible"), "{reason}");
     // A plan of one group needs just a task.
     let ungrouped = write_plan(&dir, 40);
-    let output = pareval(&[
-        "decide",
-        &outcomes.display().to_string(),
-        "--plan",
-        &ungrouped,
-        "--tested",
-        "A",
-        "--baseline",
-        "B",
-        "--rule",
-        "anytime",
-    ]);
-    let one_group = json_lines(&stdout(&output)).remove(0);
+    let one_group = json_lines(&decide_on(Path::new(&ungrouped), "json")).remove(0);
     assert_eq!(
         one_group["reason"],
         "0 usable of 1 finished (waiting on t000 for A); no task observed yet; the coverage gate needs a task"
