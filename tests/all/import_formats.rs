@@ -3793,6 +3793,25 @@ fn human_eval_results_give_each_sample_as_a_run_named_after_the_samples_file() {
         "samples.jsonl: code samples with no results yet (task_id and completion or solution): human-eval's evaluate_functional_correctness writes <samples>_results.jsonl",
     );
     assert!(rows.iter().all(|r| r["system"] == "codegen-7b"));
+    // A file of the user's own with more keys is the canonical reader's, mapped by --col.
+    let own = run.join("own.jsonl");
+    std::fs::write(
+        &own,
+        "{\"task_id\": \"HumanEval/0\", \"completion\": \"x\", \"model\": \"m\", \"score\": 1}\n",
+    )
+    .expect("write");
+    let info = pareval(&[
+        "info",
+        &own.to_string_lossy(),
+        "--col",
+        "system=model",
+        "--col",
+        "task=task_id",
+        "--col",
+        "outcome=score",
+    ]);
+    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
+    std::fs::remove_file(&own).expect("remove");
     // A result that is not a boolean is refused with its line.
     let bad = run.join("bad.jsonl_results.jsonl");
     std::fs::write(

@@ -318,10 +318,27 @@ pub fn formats_read() -> String {
 fn ungraded_hint(first: &Value) -> Option<String> {
     let object = first.as_object()?;
     let has = |keys: &[&str]| keys.iter().all(|key| object.contains_key(*key));
-    if object.contains_key("system") {
+    // Only the keys those writers use: a file with any other (an outcome a --col mapping names)
+    // is left to the canonical reader.
+    let only = |keys: &[&str]| object.keys().all(|key| keys.contains(&key.as_str()));
+    if !only(&[
+        "task_id",
+        "completion",
+        "solution",
+        "question_id",
+        "answer_id",
+        "model_id",
+        "choices",
+        "tstamp",
+        "uid",
+        "ans_id",
+        "model",
+        "messages",
+        "metadata",
+    ]) {
         return None;
     }
-    if has(&["task_id"]) && (has(&["completion"]) || has(&["solution"])) && !has(&["passed"]) {
+    if has(&["task_id"]) && (has(&["completion"]) || has(&["solution"])) {
         return Some(
             "code samples with no results yet (task_id and completion or solution): human-eval's evaluate_functional_correctness writes <samples>_results.jsonl (read as human-eval), EvalPlus's evalplus.evaluate <samples>_eval_results.json (read as evalplus)"
                 .to_string(),
@@ -333,7 +350,7 @@ fn ungraded_hint(first: &Value) -> Option<String> {
                 .to_string(),
         );
     }
-    if has(&["uid", "model", "messages"]) && !has(&["games"]) {
+    if has(&["uid", "model", "messages"]) {
         return Some(
             "Arena-Hard-Auto model answers (model_answer/), not judgments: gen_judgment.py writes model_judgment/<judge>/<model>.jsonl (read as arena-hard)"
                 .to_string(),
