@@ -2827,6 +2827,56 @@ fn swebench_evaluation_logs_are_read_while_the_harness_grades() {
             path.display()
         );
     }
+    // With the split's instance list, instances a run has not started are rows, not attempted.
+    let split_dir = temp_dir("swebench-logs-split");
+    let split = split_dir.join("ids.txt");
+    std::fs::write(
+        &split,
+        "astropy__astropy-12907\ndjango__django-11099\ndjango__django-11133\npytest-dev__pytest-5221\nsphinx-doc__sphinx-8721\nsympy__sympy-20590\nflask__flask-4045\nrequests__requests-2317\n",
+    )
+    .expect("split");
+    let split_arg = split.to_string_lossy().into_owned();
+    let rows = import_rows(
+        "swebench",
+        &[&logs],
+        &["--split", &split_arg],
+        "swebench-logs-split-rows",
+    );
+    let unstarted: Vec<String> = rows
+        .iter()
+        .filter(|r| {
+            r["source"]
+                .as_str()
+                .is_some_and(|s| s.ends_with("not started (in --split, no log folder)"))
+        })
+        .map(|r| {
+            format!(
+                "{} {} {} {}",
+                r["system"].as_str().unwrap_or(""),
+                r["task"].as_str().unwrap_or(""),
+                r["status"].as_str().unwrap_or(""),
+                r["group"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        unstarted,
+        [
+            format!("{a} flask__flask-4045 not_attempted flask/flask"),
+            format!("{a} requests__requests-2317 not_attempted requests/requests"),
+            format!("{b} flask__flask-4045 not_attempted flask/flask"),
+            format!("{b} requests__requests-2317 not_attempted requests/requests"),
+        ]
+    );
+    let words = info_words(&[&logs.to_string_lossy(), "--split", &split_arg]);
+    assert!(
+        words.contains("4 (system, instance) pairs of the split's 8 instances not started yet"),
+        "{words}"
+    );
+    assert_refused(
+        &pareval(&["info", &logs.to_string_lossy(), "--split", "nonesuch"]),
+        "--split 'nonesuch' is neither a shipped instance list",
+    );
     // `watch` follows the run: an instance counts once its report lands.
     let copy = temp_dir("swebench-logs-live");
     copy_tree(&fixture("swebench_logs").join("logs"), &copy.join("logs"));

@@ -1290,7 +1290,7 @@ fn parse_file(
             .map(Some);
     }
     if matches!(format, None | Some(ImportFormat::SweBench)) && swebench_logs::is_logs(path) {
-        let (imported, bytes, file) = swebench_logs::results(path)?;
+        let (imported, bytes, file) = swebench_logs::results(path, settings.split)?;
         return finish_parsed(imported, ImportFormat::SweBench, file, &bytes, 0, settings)
             .map(Some);
     }

@@ -373,6 +373,31 @@ fn named_split(path: &Path, split: Option<&str>, metadata: Option<&str>) -> Opti
         .find_map(|name| known.iter().find(|k| name == **k).map(|k| k.to_string()))
 }
 
+/// The instance ids of `--split`: a shipped list (lite, verified, bash-only) or a file of ids (noted).
+pub(super) fn split_instances(
+    split: &str,
+    file: &str,
+    notes: &mut Vec<String>,
+) -> Result<Vec<String>, LoadError> {
+    match split_ids(split) {
+        Some(ids) => Ok(ids),
+        None if Path::new(split).is_file() => {
+            let ids = ids_from_file(Path::new(split))?;
+            notes.push(format!(
+                "{file}: scored against the {} instances listed in {split} (--split)",
+                ids.len()
+            ));
+            Ok(ids)
+        }
+        None => Err(LoadError::new(
+            file,
+            format!(
+                "--split '{split}' is neither a shipped instance list (lite, verified, bash-only) nor a file listing the split's instance ids"
+            ),
+        )),
+    }
+}
+
 /// The universe of a leaderboard results file: the named split's ids, else the one shipped split that
 /// holds every listed id.
 fn universe(
@@ -408,25 +433,7 @@ fn universe(
             }
         }
     };
-    let ids = match split_ids(&split) {
-        Some(ids) => ids,
-        None if Path::new(&split).is_file() => {
-            let ids = ids_from_file(Path::new(&split))?;
-            notes.push(format!(
-                "{file}: scored against the {} instances listed in {split} (--split)",
-                ids.len()
-            ));
-            ids
-        }
-        None => {
-            return Err(LoadError::new(
-                file,
-                format!(
-                    "--split '{split}' is neither a shipped instance list (lite, verified, bash-only) nor a file listing the split's instance ids"
-                ),
-            ));
-        }
-    };
+    let ids = split_instances(&split, file, notes)?;
     let known: HashSet<&String> = ids.iter().collect();
     let outside: Vec<&String> = listed.iter().filter(|id| !known.contains(id)).collect();
     if let Some(first) = outside.first() {

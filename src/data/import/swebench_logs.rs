@@ -16,6 +16,9 @@
 //!   neither → not attempted (being graded now). A report swebench 5 flags `infra_failure` (an
 //!   environment fault found in the test log, still unresolved in its counts) → 0 with status
 //!   error, as the run report's `infra_failure_ids`.
+//! - `--split` (lite, verified, or a file of instance ids): the split's instances a run has not
+//!   started yet (no folder) are rows too, not attempted, so the coverage views show what a partial
+//!   run skipped; started instances outside the split are kept, noted.
 
 use std::path::{Path, PathBuf};
 
@@ -155,8 +158,16 @@ fn log_has_error(log: &Path) -> bool {
 }
 
 /// The rows of a logs folder, the bytes read (for the content hash) and the name messages use.
-pub fn results(folder: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
+pub fn results(
+    folder: &Path,
+    split: Option<&str>,
+) -> Result<(Imported, Vec<u8>, String), LoadError> {
     let shown = folder.display().to_string();
+    let mut split_notes = Vec::new();
+    let split_ids = split
+        .map(|split| super::swebench::split_instances(split, &shown, &mut split_notes))
+        .transpose()?;
+    let (mut not_started, mut outside) = (0, 0);
     let mut rows = Vec::new();
     let mut bytes = Vec::new();
     let (mut graded, mut grading, mut errors, mut infra) = (0, 0, 0, 0);
@@ -168,6 +179,7 @@ pub fn results(folder: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> 
             .unwrap_or_default();
         let system = format!("{model_name}.{run_id}");
         systems.push(system.clone());
+        let first_row = rows.len();
         for instance in subfolders(&model) {
             let folder_id = instance
                 .file_name()
@@ -256,6 +268,29 @@ pub fn results(folder: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> 
                 source: format!("swebench run_evaluation log: {why}"),
             });
         }
+        // With the split's instance list, the instances this run has not started are rows too
+        // (not attempted), so the coverage views show what a partial run skipped.
+        if let Some(ids) = &split_ids {
+            let started: std::collections::HashSet<String> =
+                rows[first_row..].iter().map(|r| r.task.clone()).collect();
+            let listed: std::collections::HashSet<&String> = ids.iter().collect();
+            outside += started.iter().filter(|id| !listed.contains(id)).count();
+            for id in ids.iter().filter(|id| !started.contains(*id)) {
+                not_started += 1;
+                rows.push(CanonicalRow {
+                    system: system.clone(),
+                    group: super::openhands::swebench_repo(id),
+                    task: id.clone(),
+                    run: 0,
+                    outcome: None,
+                    status: RowStatus::NotAttempted,
+                    cost_usd: None,
+                    seconds: None,
+                    source: "swebench run_evaluation log: not started (in --split, no log folder)"
+                        .to_string(),
+                });
+            }
+        }
     }
     let mut notes = vec![format!(
         "{shown}: the SWE-bench harness's evaluation logs of {}: {graded} instances graded (report.json){}{}; systems are named <model>.<run_id> ('__' read as '/'), as the run report the harness writes at the end",
@@ -278,6 +313,18 @@ pub fn results(folder: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> 
     if infra > 0 {
         notes.push(format!(
             "{shown}: {infra} instances the harness flags as likely infrastructure failures (infra_failure in their report: environment faults it still counts unresolved): status error with 0, so --exclude-errors can leave them out"
+        ));
+    }
+    notes.extend(split_notes);
+    if let Some(ids) = &split_ids {
+        notes.push(format!(
+            "{shown}: {not_started} (system, instance) pairs of the split's {} instances not started yet (no log folder): not attempted{}",
+            ids.len(),
+            if outside > 0 {
+                format!("; {outside} started instances are not in the split, kept")
+            } else {
+                String::new()
+            }
         ));
     }
     if rows.is_empty() {
