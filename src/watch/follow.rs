@@ -49,6 +49,9 @@ enum Kind {
     /// A harness's own result file (or run folder), read whole by the importers once it stops
     /// changing, and again whenever it changes.
     Native,
+    /// A JSON Lines file with no complete first line yet (a harness has not written it): canonical
+    /// rows or a harness's own lines, told at the first poll that finds its first line written.
+    Undecided,
 }
 
 /// How a path is followed: CSV rows; JSON Lines rows when the first line has `system`, `task` and
@@ -59,15 +62,17 @@ fn kind_of(path: &Path) -> Option<Kind> {
     if name.ends_with(".csv") {
         Some(Kind::Csv)
     } else if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
-        let first = std::fs::read_to_string(path)
+        // Only a complete first line tells (an absent or half-written one does not).
+        let Some(first) = std::fs::read_to_string(path)
             .ok()
-            .and_then(|text| text.lines().next().map(str::to_string));
-        let canonical = first.is_none_or(|line| {
-            serde_json::from_str::<serde_json::Value>(&line).is_ok_and(|v| {
-                ["system", "task", "outcome"]
-                    .iter()
-                    .all(|k| v.get(k).is_some())
-            })
+            .and_then(|text| text.split_once('\n').map(|(first, _)| first.to_string()))
+        else {
+            return Some(Kind::Undecided);
+        };
+        let canonical = serde_json::from_str::<serde_json::Value>(&first).is_ok_and(|v| {
+            ["system", "task", "outcome"]
+                .iter()
+                .all(|k| v.get(k).is_some())
         });
         Some(if canonical {
             Kind::JsonLines
@@ -135,6 +140,15 @@ impl FileFollower {
 
     /// Reads what was appended since the last poll (nothing when the file is unchanged or absent).
     pub fn poll(&mut self, out: &mut Vec<Event>) {
+        if self.kind == Kind::Undecided {
+            match kind_of(&self.path) {
+                Some(Kind::Undecided) | None => return,
+                Some(kind) => {
+                    self.kind = kind;
+                    self.tail = Tail::new(&self.path, kind == Kind::JsonLines);
+                }
+            }
+        }
         if self.kind == Kind::Native {
             self.poll_native(out);
             return;
@@ -480,6 +494,45 @@ mod tests {
         follower.poll(&mut events);
         assert!(matches!(events[0], Event::Reread { .. }), "{events:?}");
         assert_eq!(rows(&events), [("t9".to_string(), 1.0)]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_json_lines_file_followed_before_it_exists_is_told_by_its_first_line() {
+        let dir = std::env::temp_dir().join(format!("pareval-follow-u-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        // A harness's own lines (LiveBench's judgments), written after the follower started.
+        let native = dir.join("ground_truth_judgment.jsonl");
+        let mut follower = FileFollower::new(&native).expect("follower");
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        assert!(events.is_empty());
+        // Half a first line tells nothing yet.
+        std::fs::write(&native, "{\"question_id\": \"q1\", \"model\"").expect("half");
+        follower.poll(&mut events);
+        assert!(events.is_empty(), "{events:?}");
+        std::fs::write(
+            &native,
+            "{\"question_id\": \"q1\", \"model\": \"m\", \"score\": 1, \"task\": \"t\", \"category\": \"c\"}\n",
+        )
+        .expect("write");
+        for _ in 0..3 {
+            follower.poll(&mut events);
+        }
+        assert_eq!(rows(&events), [("q1".to_string(), 1.0)], "{events:?}");
+        // Canonical rows written later are still rows.
+        let canonical = dir.join("rows.jsonl");
+        let mut follower = FileFollower::new(&canonical).expect("follower");
+        follower.poll(&mut Vec::new());
+        std::fs::write(
+            &canonical,
+            "{\"system\":\"A\",\"task\":\"t1\",\"outcome\":1}\n",
+        )
+        .expect("write");
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        assert_eq!(rows(&events), [("t1".to_string(), 1.0)]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
