@@ -62,11 +62,9 @@ fn kind_of(path: &Path) -> Option<Kind> {
     if name.ends_with(".csv") {
         Some(Kind::Csv)
     } else if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
-        // Only a complete first line tells (an absent or half-written one does not).
-        let Some(first) = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|text| text.split_once('\n').map(|(first, _)| first.to_string()))
-        else {
+        // Only a complete first line tells (an absent or half-written one does not); the rest of
+        // the file, which may be large, is not read here.
+        let Some(first) = first_complete_line(path) else {
             return Some(Kind::Undecided);
         };
         let canonical = serde_json::from_str::<serde_json::Value>(&first).is_ok_and(|v| {
@@ -88,6 +86,19 @@ fn kind_of(path: &Path) -> Option<Kind> {
     } else {
         None
     }
+}
+
+/// A file's first line when it is complete (ends in a newline), else None; bytes that are not
+/// UTF-8 are replaced, so such a file is told (and its reader says what is wrong).
+fn first_complete_line(path: &Path) -> Option<String> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let mut line = Vec::new();
+    std::io::BufReader::new(file)
+        .read_until(b'\n', &mut line)
+        .ok()?;
+    line.strip_suffix(b"\n")
+        .map(|first| String::from_utf8_lossy(first).into_owned())
 }
 
 /// How many polls in a row a native result may keep changing before it is read all the same (at two

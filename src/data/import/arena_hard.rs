@@ -173,11 +173,7 @@ pub fn judgments(bytes: &[u8], file: &str) -> Result<(Imported, usize), LoadErro
             system: model,
             task: question,
             run: this_run,
-            status: if outcome.is_some() {
-                RowStatus::Ok
-            } else {
-                RowStatus::NotAttempted
-            },
+            status: RowStatus::graded(outcome),
             outcome,
             group: category,
             cost_usd: None,

@@ -263,11 +263,7 @@ pub fn details(
             task: format!("{task}/{id}"),
             run: 0,
             outcome,
-            status: if outcome.is_some() {
-                RowStatus::Ok
-            } else {
-                RowStatus::NotAttempted
-            },
+            status: RowStatus::graded(outcome),
             group: Some(task.clone()),
             cost_usd: None,
             seconds: None,

@@ -437,6 +437,17 @@ pub enum RowStatus {
     NotAttempted,
 }
 
+impl RowStatus {
+    /// Ok for a row with an outcome, not attempted for one without (formats with no error state).
+    fn graded(outcome: Option<f64>) -> Self {
+        if outcome.is_some() {
+            RowStatus::Ok
+        } else {
+            RowStatus::NotAttempted
+        }
+    }
+}
+
 /// One canonical row as an importer builds it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CanonicalRow {

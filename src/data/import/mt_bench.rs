@@ -374,11 +374,7 @@ pub fn judgments(
             system,
             task,
             run: this_run,
-            status: if outcome.is_some() {
-                RowStatus::Ok
-            } else {
-                RowStatus::NotAttempted
-            },
+            status: RowStatus::graded(outcome),
             outcome,
             group,
             cost_usd: None,
