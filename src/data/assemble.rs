@@ -168,6 +168,13 @@ fn assemble(
     mut notes: Vec<String>,
 ) -> Result<Dataset, LoadError> {
     notes.append(&mut rows.notes);
+    for name in &options.ignore_columns {
+        if !rows.ignored_found.contains(name) {
+            notes.push(format!(
+                "--ignore-col '{name}': no file has this column, so nothing was left out"
+            ));
+        }
+    }
     let context = context(&rows);
     check_duplicates(&rows, &context)?;
     let n_sys = rows.systems.len();

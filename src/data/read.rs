@@ -60,6 +60,12 @@ pub struct RawTable {
 
 /// Chooses the format from the file name; `.gz` may follow a text format's extension.
 pub fn detect_format(path: &Path) -> Result<(Format, bool), LoadError> {
+    if path.is_dir() {
+        return Err(LoadError::new(
+            path.display().to_string(),
+            "is a folder; name a file here",
+        ));
+    }
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
@@ -174,6 +180,10 @@ fn read_delimited(
             format!("the file is not valid UTF-8 (first bad byte on line {line})"),
         ));
     }
+    // The scan comes first: polars fills a row with too few fields with nulls (and turns a blank
+    // line into a row of nulls), so a short row would load with its last columns silently empty.
+    let records = scan_delimited(text, separator)
+        .map_err(|detail| LoadError::new(file, format!("cannot parse the file: {detail}")))?;
     let frame = CsvReadOptions::default()
         .with_has_header(true)
         .with_infer_schema_length(Some(0))
@@ -181,102 +191,186 @@ fn read_delimited(
         .into_reader_with_file_handle(Cursor::new(text))
         .finish()
         .map_err(|e| {
-            let detail = diagnose_delimited(text, separator).unwrap_or_else(|| polars_message(&e));
-            LoadError::new(file, format!("cannot parse the file: {detail}"))
+            LoadError::new(
+                file,
+                format!("cannot parse the file: {}", polars_message(&e)),
+            )
         })?;
-    let lines = record_start_lines(text);
-    let positions = if lines.len() == frame.height() {
-        Positions::Lines(lines)
+    refuse_repeated_columns(&frame, file)?;
+    let rows: Vec<&DelimitedRecord> = records.iter().skip(1).collect();
+    let lines = |rows: &mut dyn Iterator<Item = &&DelimitedRecord>| -> Vec<u64> {
+        rows.map(|record| record.line).collect()
+    };
+    let filled: Vec<&&DelimitedRecord> = rows.iter().filter(|record| !record.blank).collect();
+    if rows.len() == frame.height() && filled.len() < rows.len() {
+        // A blank line holds no record: the row of nulls polars made of it is left out.
+        let keep: BooleanChunked = rows.iter().map(|record| Some(!record.blank)).collect();
+        let frame = frame.filter(&keep).map_err(|e| {
+            LoadError::new(
+                file,
+                format!("cannot parse the file: {}", polars_message(&e)),
+            )
+        })?;
+        return Ok((frame, Positions::Lines(lines(&mut filled.into_iter()))));
+    }
+    let positions = if filled.len() == frame.height() {
+        Positions::Lines(lines(&mut filled.into_iter()))
     } else {
         Positions::Rows
     };
     Ok((frame, positions))
 }
 
-/// The 1-based line on which each data record of a delimited file starts (the header excluded).
-/// Quoted fields may span lines; blank lines hold no record.
-pub fn record_start_lines(text: &[u8]) -> Vec<u64> {
-    let mut starts = Vec::new();
-    let mut line = 1u64;
-    let mut in_quotes = false;
-    let mut at_record_start = true;
-    for &byte in text {
-        if at_record_start && byte != b'\n' && byte != b'\r' {
-            starts.push(line);
-            at_record_start = false;
-        }
-        match byte {
-            b'"' => in_quotes = !in_quotes,
-            b'\n' => {
-                line += 1;
-                if !in_quotes {
-                    at_record_start = true;
-                }
-            }
-            _ => {}
-        }
-    }
-    if !starts.is_empty() {
-        starts.remove(0); // the header
-    }
-    starts
+/// A record of a delimited file as the scan found it: the line it starts on and whether it is a
+/// blank line (no byte but a carriage return).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct DelimitedRecord {
+    line: u64,
+    blank: bool,
 }
 
-/// Finds the first record whose field count differs from the header's, or a quote that never closes.
-/// Only used to explain a parse failure, so it favours clarity over speed.
-fn diagnose_delimited(text: &[u8], separator: u8) -> Option<String> {
+/// The records of a delimited file (the header first), each with its 1-based starting line; quoted
+/// fields may span lines. Refuses, naming the line, a record whose field count differs from the
+/// header's, a quote that never closes and line ends a reader would misread (a carriage return
+/// alone, or two before a line feed, which leave the last field with a hidden `\r`).
+fn scan_delimited(text: &[u8], separator: u8) -> Result<Vec<DelimitedRecord>, String> {
+    if !text.contains(&b'\n') && text.iter().filter(|&&b| b == b'\r').count() > 1 {
+        return Err(
+            "the lines end with a carriage return alone (old Mac line ends); save the \
+             file with LF or CRLF line ends"
+                .to_string(),
+        );
+    }
+    let mut records = Vec::new();
+    let mut header_fields: Option<usize> = None;
     let mut line = 1u64;
     let mut record_line = 1u64;
     let mut fields = 1usize;
-    let mut expected: Option<usize> = None;
     let mut in_quotes = false;
+    // At the start of a field, and just after the quote that closed a quoted field.
+    let mut field_start = true;
+    let mut after_close = false;
     let mut blank = true;
-    let mut check = |fields: usize, record_line: u64, blank: bool| -> Option<String> {
-        if blank {
-            return None;
-        }
-        match expected {
-            None => {
-                expected = Some(fields);
-                None
+    let mut end_record = |fields: usize, record_line: u64, blank: bool| -> Result<(), String> {
+        if !blank {
+            match header_fields {
+                None => header_fields = Some(fields),
+                Some(n) if n != fields => {
+                    return Err(format!(
+                        "line {record_line} has {fields} fields but the header has {n}"
+                    ));
+                }
+                Some(_) => {}
             }
-            Some(n) if n != fields => Some(format!(
-                "line {record_line} has {fields} fields but the header has {n}"
-            )),
-            Some(_) => None,
         }
+        // Blank lines before the header are no record at all.
+        if header_fields.is_some() {
+            records.push(DelimitedRecord {
+                line: record_line,
+                blank,
+            });
+        }
+        Ok(())
     };
-    for &byte in text {
-        match byte {
-            b'"' => {
-                in_quotes = !in_quotes;
-                blank = false;
+    for (at, &byte) in text.iter().enumerate() {
+        if in_quotes {
+            match byte {
+                b'"' => {
+                    in_quotes = false;
+                    after_close = true;
+                }
+                b'\n' => line += 1,
+                _ => {}
             }
-            b'\n' => {
-                line += 1;
-                if !in_quotes {
-                    if let Some(message) = check(fields, record_line, blank) {
-                        return Some(message);
-                    }
-                    fields = 1;
-                    blank = true;
-                    record_line = line;
+            continue;
+        }
+        if after_close {
+            after_close = false;
+            match byte {
+                // A doubled quote inside a quoted field.
+                b'"' => {
+                    in_quotes = true;
+                    continue;
+                }
+                b'\n' | b'\r' => {}
+                b if b == separator => {}
+                _ => {
+                    return Err(format!(
+                        "line {line}: text follows the closing quote of a quoted field (a quote \
+                         inside a quoted field is written twice: \"a\"\"b\")"
+                    ));
                 }
             }
-            b'\r' => {}
-            b if b == separator && !in_quotes => {
-                fields += 1;
+        }
+        match byte {
+            b'"' if field_start => {
+                in_quotes = true;
+                field_start = false;
                 blank = false;
             }
-            _ => blank = false,
+            b'"' => {
+                return Err(format!(
+                    "line {line}: a quote inside an unquoted field (quote the whole field and \
+                     write the quote twice: \"a\"\"b\")"
+                ));
+            }
+            b'\n' => {
+                if at >= 2 && text[at - 2..at] == *b"\r\r" {
+                    return Err(format!(
+                        "line {line} ends with two carriage returns before its line feed \
+                         (\\r\\r\\n); save the file with LF or CRLF line ends"
+                    ));
+                }
+                end_record(fields, record_line, blank)?;
+                fields = 1;
+                blank = true;
+                field_start = true;
+                line += 1;
+                record_line = line;
+            }
+            b'\r' => {}
+            b if b == separator => {
+                fields += 1;
+                blank = false;
+                field_start = true;
+            }
+            _ => {
+                blank = false;
+                field_start = false;
+            }
         }
     }
     if in_quotes {
-        return Some(format!(
+        return Err(format!(
             "a quoted field that starts on line {record_line} is never closed"
         ));
     }
-    check(fields, record_line, blank)
+    if !blank {
+        end_record(fields, record_line, blank)?;
+    }
+    Ok(records)
+}
+
+/// polars renames a repeated header name to `name_duplicated_N`: two columns of one name would make
+/// every later check read the first and quietly ignore the other, so the file is refused.
+fn refuse_repeated_columns(frame: &DataFrame, file: &str) -> Result<(), LoadError> {
+    let names: Vec<&str> = frame
+        .get_column_names()
+        .iter()
+        .map(|n| n.as_str())
+        .collect();
+    for name in &names {
+        if let Some((base, number)) = name.rsplit_once("_duplicated_")
+            && number.parse::<u32>().is_ok()
+            && names.contains(&base)
+        {
+            return Err(LoadError::new(
+                file,
+                format!("the header (line 1) names the column '{base}' more than once"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Names the first JSON Lines line that is not valid JSON, or where a JSON array stops being valid.
@@ -342,15 +436,26 @@ fn read_json(
             ),
         ));
     }
-    let frame = JsonReader::new(Cursor::new(text))
-        .with_json_format(format)
-        // Infer from every record: a value of another type deep in the file must not be turned into null.
-        .infer_schema_len(NonZeroUsize::new(usize::MAX))
-        .finish()
-        .map_err(|e| {
-            let detail = diagnose_json(text, json_lines).unwrap_or_else(|| polars_message(&e));
-            LoadError::new(file, format!("cannot parse the file as JSON: {detail}"))
-        })?;
+    let parse = |text: &[u8], format: JsonFormat| {
+        JsonReader::new(Cursor::new(text))
+            .with_json_format(format)
+            // Infer from every record: a value of another type deep in the file must not be turned into null.
+            .infer_schema_len(NonZeroUsize::new(usize::MAX))
+            .finish()
+    };
+    let refused = |e: PolarsError| {
+        let detail = diagnose_json(text, json_lines).unwrap_or_else(|| polars_message(&e));
+        LoadError::new(file, format!("cannot parse the file as JSON: {detail}"))
+    };
+    let frame = match parse(text, format) {
+        Ok(frame) => frame,
+        // The JSON Lines reader fails on a column whose values change type along the file (numbers,
+        // then true); the array reader takes the same records and keeps every value.
+        Err(_) if json_lines && diagnose_json(text, true).is_none() => {
+            parse(&json_lines_as_array(text), JsonFormat::Json).map_err(refused)?
+        }
+        Err(e) => return Err(refused(e)),
+    };
     Ok((frame, positions))
 }
 
@@ -402,6 +507,23 @@ fn wide_integer(text: &[u8]) -> Option<(u64, String)> {
         i += 1;
     }
     None
+}
+
+/// The objects of a JSON Lines file as one JSON array (blank lines left out, as the reader does).
+fn json_lines_as_array(text: &[u8]) -> Vec<u8> {
+    let mut array = Vec::with_capacity(text.len() + 2);
+    array.push(b'[');
+    let lines = text
+        .split(|&b| b == b'\n')
+        .filter(|line| line.iter().any(|b| !matches!(b, b' ' | b'\t' | b'\r')));
+    for (i, line) in lines.enumerate() {
+        if i > 0 {
+            array.push(b',');
+        }
+        array.extend_from_slice(line);
+    }
+    array.push(b']');
+    array
 }
 
 /// Line numbers of the non-blank lines of a JSON Lines file (polars skips blank lines the same way).
@@ -456,23 +578,54 @@ mod tests {
         );
     }
 
-    #[test]
-    fn record_lines_skip_blank_lines_and_follow_quoted_newlines() {
-        let text = b"a,b\n1,\"x\ny\"\n\n2,z\r\n3,w";
-        assert_eq!(record_start_lines(text), vec![2, 5, 6]);
+    fn scanned(text: &[u8], separator: u8) -> Result<Vec<(u64, bool)>, String> {
+        scan_delimited(text, separator)
+            .map(|records| records.iter().map(|r| (r.line, r.blank)).collect())
     }
 
     #[test]
-    fn diagnosis_finds_ragged_rows_and_open_quotes() {
+    fn the_scan_finds_record_lines_across_quoted_newlines_and_marks_blank_lines() {
+        let text = b"a,b\n1,\"x\ny\"\n\n2,z\r\n3,w";
         assert_eq!(
-            diagnose_delimited(b"a,b\n1,2\n1,2,3\n", b',').as_deref(),
+            scanned(text, b','),
+            Ok(vec![
+                (1, false),
+                (2, false),
+                (4, true),
+                (5, false),
+                (6, false)
+            ])
+        );
+    }
+
+    #[test]
+    fn the_scan_refuses_short_and_long_rows_open_quotes_and_stray_carriage_returns() {
+        let refused = |text: &[u8]| scanned(text, b',').err();
+        assert_eq!(
+            refused(b"a,b\n1,2\n1,2,3\n").as_deref(),
             Some("line 3 has 3 fields but the header has 2")
         );
         assert_eq!(
-            diagnose_delimited(b"a,b\n1,2\n\"3,4\n", b',').as_deref(),
+            refused(b"a,b,c\n1,2,3\n1,2\n").as_deref(),
+            Some("line 3 has 2 fields but the header has 3")
+        );
+        assert_eq!(
+            refused(b"a,b,c\n1,2,3\n1,2").as_deref(),
+            Some("line 3 has 2 fields but the header has 3")
+        );
+        assert_eq!(
+            refused(b"a,b\n1,2\n\"3,4\n").as_deref(),
             Some("a quoted field that starts on line 3 is never closed")
         );
-        assert_eq!(diagnose_delimited(b"a\tb\n1\t2\n", b'\t'), None);
+        assert!(refused(b"a,b\r1,2\r3,4\r").is_some_and(|m| m.contains("carriage return alone")));
+        assert!(refused(b"a,b\r\r\n1,2\r\r\n").is_some_and(|m| m.starts_with("line 1 ends")));
+        assert_eq!(scanned(b"a\tb\n1\t2\n", b'\t').map(|r| r.len()), Ok(2));
+        assert!(refused(b"a,b\n1,x\"y\n").is_some_and(|m| m.starts_with("line 2: a quote inside")));
+        assert!(refused(b"a,b\n1,\"x\"y\n").is_some_and(|m| m.starts_with("line 2: text follows")));
+        assert_eq!(
+            scanned(b"a,b\n1,\"x\"\"y\"\n", b',').map(|r| r.len()),
+            Ok(2)
+        );
     }
 
     #[test]

@@ -91,6 +91,9 @@ pub struct Rows {
     pub submitted: TextColumn,
     /// What reading the files chose and the loader reports (run ids numbered, …).
     pub notes: Vec<String>,
+    /// The `--ignore-col` columns some file had (the others are named in a note: a typo would
+    /// leave the column in).
+    pub ignored_found: std::collections::BTreeSet<String>,
 }
 
 impl Rows {
@@ -122,7 +125,9 @@ impl Rows {
         options.columns.apply(&mut table.frame, &file)?;
         for name in &options.ignore_columns {
             // A column this file lacks is simply not there to leave out.
-            let _ = table.frame.drop_in_place(name);
+            if table.frame.drop_in_place(name).is_ok() {
+                self.ignored_found.insert(name.clone());
+            }
         }
         let frame = &table.frame;
         for required in [columns::SYSTEM, columns::TASK, columns::OUTCOME] {

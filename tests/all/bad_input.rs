@@ -111,6 +111,30 @@ const CASES: &[(&str, &str)] = &[
         "cannot parse the file: line 3 has 4 fields but the header has 3",
     ),
     (
+        "short_row.csv",
+        "cannot parse the file: line 3 has 2 fields but the header has 4",
+    ),
+    (
+        "repeated_column.csv",
+        "the header (line 1) names the column 'outcome' more than once",
+    ),
+    (
+        "quote_inside_field.csv",
+        "cannot parse the file: line 3: a quote inside an unquoted field (quote the whole field and write the quote twice: \"a\"\"b\")",
+    ),
+    (
+        "text_after_quote.csv",
+        "cannot parse the file: line 2: text follows the closing quote of a quoted field (a quote inside a quoted field is written twice: \"a\"\"b\")",
+    ),
+    (
+        "old_mac_line_ends.csv",
+        "cannot parse the file: the lines end with a carriage return alone (old Mac line ends); save the file with LF or CRLF line ends",
+    ),
+    (
+        "cr_cr_lf.csv",
+        "cannot parse the file: line 1 ends with two carriage returns before its line feed (\\r\\r\\n); save the file with LF or CRLF line ends",
+    ),
+    (
         "unclosed_quote.csv",
         "cannot parse the file: a quoted field that starts on line 4 is never closed",
     ),

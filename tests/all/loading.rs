@@ -418,6 +418,59 @@ fn ignored_and_key_columns_are_checked() {
     let dataset = load(std::slice::from_ref(&path), &options).expect("load");
     assert!(dataset.group_column("group").is_none());
     assert_eq!(dataset.n_rows, 7);
+    // … but a column no file has is named, so that a typo does not pass unseen.
+    assert!(
+        dataset.notes.contains(
+            &"--ignore-col 'not_there': no file has this column, so nothing was left out"
+                .to_string()
+        ),
+        "{:?}",
+        dataset.notes
+    );
+    assert!(!dataset.notes.iter().any(|n| n.contains("'group': no file")));
+}
+
+#[test]
+fn blank_lines_hold_no_record_and_later_lines_keep_their_numbers() {
+    let dir = temp_dir("blank-lines");
+    let path = dir.join("blank.csv");
+    std::fs::write(&path, "system,task,outcome\nA,t1,1\n\nB,t1,0\r\n\n\n").expect("write");
+    let dataset = load_one(path.clone());
+    assert_eq!(dataset.n_rows, 2);
+    assert_eq!(dataset.n_systems(), 2);
+    // A bad value after a blank line is told on its own line.
+    std::fs::write(&path, "system,task,outcome\nA,t1,1\n\nB,t1,7\n").expect("write");
+    let message = load(&[path], &LoadOptions::default())
+        .expect_err("refused")
+        .to_string();
+    assert!(message.ends_with("outcome '7' on line 4"), "{message}");
+}
+
+#[test]
+fn json_lines_whose_outcomes_turn_from_numbers_to_booleans_load_every_value() {
+    let dir = temp_dir("jsonl-mixed");
+    let path = dir.join("mixed.jsonl");
+    let mut text: String = (0..150)
+        .map(|i| {
+            format!(
+                "{{\"system\": \"A\", \"task\": \"t{i}\", \"outcome\": {}}}\n",
+                i % 2
+            )
+        })
+        .collect();
+    text.push_str("{\"system\": \"B\", \"task\": \"t0\", \"outcome\": true}\n");
+    text.push_str("{\"system\": \"B\", \"task\": \"t1\", \"outcome\": false}\n");
+    std::fs::write(&path, text).expect("write");
+    let dataset = load_one(path);
+    assert_eq!(dataset.n_rows, 152);
+    let b = dataset
+        .systems
+        .iter()
+        .position(|s| s.name == "B")
+        .expect("B");
+    let task = |name: &str| dataset.tasks.iter().position(|t| t == name).expect("task");
+    assert_eq!(dataset.outcome(b, task("t0")), Some(1.0));
+    assert_eq!(dataset.outcome(b, task("t1")), Some(0.0));
 }
 
 #[test]
