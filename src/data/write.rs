@@ -61,6 +61,20 @@ pub fn write_imported(
     let mut rows = Vec::new();
     let files =
         super::import::expand_paths(files).map_err(|e| WriteError::new(&out, e.to_string()))?;
+    // The harness's own files are the only copy of the run: writing over one would lose it.
+    if let Ok(target) = path.canonicalize()
+        && let Some(input) = files
+            .iter()
+            .find(|file| file.canonicalize().is_ok_and(|f| f == target))
+    {
+        return Err(WriteError::new(
+            &out,
+            format!(
+                "is also an input file ({}); write the records to another file",
+                input.display()
+            ),
+        ));
+    }
     for file in &files {
         let imported = super::import::import_file(file, format, settings)
             .map_err(|e| WriteError::new(&out, e.to_string()))?;

@@ -7,7 +7,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{assert_refused, copy_tree, pareval, shared_data, stderr, stdout, temp_dir};
+use crate::common::{
+    assert_refused, copy_tree, fixture, pareval, shared_data, stderr, stdout, temp_dir,
+};
 
 /// The canonical rows `pareval import` writes, as JSON objects.
 fn imported_rows(format: &str, file: &Path, out: &Path) -> Vec<Value> {
@@ -1968,4 +1970,28 @@ fn an_inspect_log_of_a_run_just_started_is_all_not_attempted_not_refused() {
         "{said}"
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn import_never_writes_over_one_of_its_own_input_files() {
+    let dir = temp_dir("import-over-input");
+    let input = dir.join("run.jsonl_results.jsonl");
+    std::fs::copy(
+        fixture("human_eval/stand-in-strong.jsonl_results.jsonl"),
+        &input,
+    )
+    .expect("copy");
+    let before = std::fs::read(&input).expect("read");
+    let input_text = input.to_string_lossy().into_owned();
+    // The same file by another spelling of its path.
+    let other_spelling = dir.join(".").join("run.jsonl_results.jsonl");
+    let output = pareval(&[
+        "import",
+        "human-eval",
+        &input_text,
+        "--out",
+        &other_spelling.to_string_lossy(),
+    ]);
+    assert_refused(&output, "is also an input file");
+    assert_eq!(std::fs::read(&input).expect("read"), before);
 }

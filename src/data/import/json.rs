@@ -9,18 +9,32 @@ use crate::data::error::LoadError;
 /// Parses `bytes` as JSON with Python's non-finite tokens read as null; returns the value and the
 /// number of such tokens.
 pub fn parse_lenient(bytes: &[u8], file: &str) -> Result<(Value, usize), LoadError> {
+    parse_placed(bytes, file, |e| {
+        format!("line {}, column {}", e.line(), e.column())
+    })
+}
+
+/// [`parse_lenient`] for one line of a JSON Lines file, whose caller names the line: the message
+/// gives the column only.
+pub fn parse_lenient_line(bytes: &[u8], file: &str) -> Result<(Value, usize), LoadError> {
+    parse_placed(bytes, file, |e| format!("column {}", e.column()))
+}
+
+fn parse_placed(
+    bytes: &[u8],
+    file: &str,
+    place: fn(&serde_json::Error) -> String,
+) -> Result<(Value, usize), LoadError> {
     let text = std::str::from_utf8(bytes)
         .map_err(|_| LoadError::new(file, "the file is not UTF-8 text"))?;
     let (cleaned, replaced) = without_non_finite(text);
     let value = serde_json::from_str(&cleaned).map_err(|e| {
-        LoadError::new(
-            file,
-            format!(
-                "not valid JSON: {e} (line {}, column {})",
-                e.line(),
-                e.column()
-            ),
-        )
+        // serde_json ends its message with " at line L column C": the place is given once, first.
+        let message = e.to_string();
+        let what = message
+            .rsplit_once(" at line ")
+            .map_or(message.as_str(), |(what, _)| what);
+        LoadError::new(file, format!("not valid JSON at {}: {what}", place(&e)))
     })?;
     Ok((value, replaced))
 }
@@ -84,9 +98,15 @@ mod tests {
         assert_eq!(value["d"], "x\"NaN");
         let error =
             parse_lenient(b"{\"a\": nan}", "f.json").expect_err("lowercase is not Python's");
-        assert!(
-            error.to_string().starts_with("f.json: not valid JSON"),
-            "{error}"
+        assert_eq!(
+            error.to_string(),
+            "f.json: not valid JSON at line 1, column 8: expected ident"
+        );
+        // One line of a JSON Lines file: its caller names the line, the message the column once.
+        let error = parse_lenient_line(b"{\"a\": 1,}", "f.jsonl").expect_err("trailing comma");
+        assert_eq!(
+            error.to_string(),
+            "f.jsonl: not valid JSON at column 9: trailing comma"
         );
     }
 }

@@ -1088,6 +1088,13 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
     let mut files = Vec::new();
     for path in paths {
         if path.is_dir() && !is_run_folder(path) {
+            // An unreadable folder would list as empty, and be told it holds no result files.
+            if let Err(error) = std::fs::read_dir(path) {
+                return Err(LoadError::new(
+                    path.display().to_string(),
+                    format!("cannot read the folder: {error}"),
+                ));
+            }
             let entries = folder_entries(path);
             if entries.is_empty() {
                 let mut message = "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run folders of a harness pareval reads: Terminal-Bench, Harbor, HELM, HAL, aider, OSWorld, and subfolders holding only such runs)".to_string();
@@ -1176,7 +1183,7 @@ fn for_each_line(
         }
         let line_number = index as u64 + 1;
         let at = |what: String| LoadError::new(file, format!("line {line_number}: {what}"));
-        let (value, replaced) = json::parse_lenient(line, file).map_err(|e| at(e.message))?;
+        let (value, replaced) = json::parse_lenient_line(line, file).map_err(|e| at(e.message))?;
         non_finite += replaced;
         visit(line_number, value).map_err(at)?;
         if first_only {

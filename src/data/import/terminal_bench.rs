@@ -9,11 +9,26 @@ use super::time::seconds_between;
 use super::{CanonicalRow, Imported, RowStatus, text_field};
 use crate::data::error::LoadError;
 
-/// The attempt k of a trial name `<task>.<k>-of-<n>[.<run id>]`, 1-based.
-fn attempt(trial_name: &str, task: &str) -> Option<u32> {
-    let rest = trial_name.strip_prefix(task)?.strip_prefix('.')?;
-    let (k, _) = rest.split_once("-of-")?;
-    k.parse().ok().filter(|&k| k >= 1)
+/// The attempt k of a trial name `<task>.<k>-of-<n>[.<run id>]`, 1-based (the harness numbers a
+/// task's n attempts 1 to n); None for a name without that shape, an error for one whose k is not
+/// one of 1 ..= n (a run index made of it would be wrong).
+fn attempt(trial_name: &str, task: &str) -> Result<Option<u32>, String> {
+    let Some(rest) = trial_name
+        .strip_prefix(task)
+        .and_then(|rest| rest.strip_prefix('.'))
+    else {
+        return Ok(None);
+    };
+    let Some((k, n)) = rest.split_once("-of-") else {
+        return Ok(None);
+    };
+    let n = n.split('.').next().unwrap_or_default();
+    match (k.parse::<u32>(), n.parse::<u32>()) {
+        (Ok(k), Ok(n)) if (1..=n).contains(&k) => Ok(Some(k)),
+        _ => Err(format!(
+            "trial_name '{trial_name}' does not number its attempt k-of-n with 1 ≤ k ≤ n"
+        )),
+    }
 }
 
 /// The `run_metadata.json` in `folder`, parsed.
@@ -256,7 +271,9 @@ pub fn results(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadE
             .unwrap_or("");
         let order = attempts_seen.entry(task.clone()).or_insert(0);
         // k-of-n is 1-based; without it, the order of the task's trials in the file.
-        let run = offset + attempt(trial_name, &task).map_or(*order, |k| k - 1);
+        let attempt = attempt(trial_name, &task)
+            .map_err(|message| LoadError::new(file, format!("entry {}: {message}", index + 1)))?;
+        let run = offset + attempt.map_or(*order, |k| k - 1);
         *order += 1;
         let (outcome, status) = match trial.get("is_resolved") {
             Some(Value::Bool(true)) => (1.0, RowStatus::Ok),
@@ -304,13 +321,20 @@ mod tests {
     fn attempts_are_read_from_trial_names() {
         assert_eq!(
             attempt("hello-world.2-of-2.2025-01-01__00-00-00", "hello-world"),
-            Some(2)
+            Ok(Some(2))
         );
         assert_eq!(
             attempt("reshard-c4-data.3-of-5", "reshard-c4-data"),
-            Some(3)
+            Ok(Some(3))
         );
-        assert_eq!(attempt("other.1-of-1", "hello-world"), None);
-        assert_eq!(attempt("hello-world.0-of-1", "hello-world"), None);
+        assert_eq!(attempt("other.1-of-1", "hello-world"), Ok(None));
+        assert_eq!(attempt("hello-world.weird", "hello-world"), Ok(None));
+        for wrong in [
+            "hello-world.0-of-1",
+            "hello-world.6-of-5",
+            "hello-world.x-of-2",
+        ] {
+            assert!(attempt(wrong, "hello-world").is_err(), "{wrong}");
+        }
     }
 }
