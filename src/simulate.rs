@@ -72,13 +72,22 @@ pub enum GroupStyle {
     Split,
 }
 
+/// The most rows a simulation writes: they are built in memory first (about 100 bytes a row).
+pub const MOST_ROWS: usize = 50_000_000;
+
 /// Simulation settings that cannot be used; the message names the option.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SimError {
     #[error("{0} must be at least 1")]
     Zero(&'static str),
-    #[error("--groups '{groups}' must not exceed --tasks '{tasks}'")]
+    #[error(
+        "--groups '{groups}' must not exceed --tasks '{tasks}' (lower --groups, whose default is 12, or give --groups 0 for no group column)"
+    )]
     MoreGroupsThanTasks { groups: usize, tasks: usize },
+    #[error(
+        "--systems × --tasks × --benchmarks × --runs is {rows}; simulate holds its rows in memory and writes at most {MOST_ROWS}"
+    )]
+    TooManyRows { rows: String },
     #[error("--missing '{0}' must be in [0, 1)")]
     Missing(f64),
     #[error("--group-effect '{0}' must be a number ≥ 0")]
@@ -99,6 +108,16 @@ impl SimConfig {
             if value == 0 {
                 return Err(SimError::Zero(name));
             }
+        }
+        let rows = [self.tasks, self.benchmarks, self.runs]
+            .iter()
+            .try_fold(self.systems, |rows, &n| rows.checked_mul(n));
+        if rows.is_none_or(|rows| rows > MOST_ROWS) {
+            return Err(SimError::TooManyRows {
+                rows: rows.map_or("more rows than a 64-bit count holds".to_string(), |r| {
+                    format!("{r} rows")
+                }),
+            });
         }
         if self.groups > self.tasks {
             return Err(SimError::MoreGroupsThanTasks {

@@ -293,6 +293,15 @@ impl ImportFlags {
         options.split = self.split.clone();
         options.filter = self.filter.clone();
         options.scorer = self.scorer.clone();
+        if self
+            .system_name
+            .as_deref()
+            .is_some_and(|name| name.trim().is_empty())
+        {
+            return Err(super::CliError::Input(
+                "--system-name must name a system (it is empty)".to_string(),
+            ));
+        }
         options.system_name = self.system_name.clone();
         options.score_key = self.score_key.clone();
         options.metric = self.metric.clone();

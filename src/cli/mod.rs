@@ -255,6 +255,12 @@ fn pair_command(args: &PairArgs, out: &mut impl Write) -> Result<(), CliError> {
     let settings = named.remove(0).settings;
     let tested = system_index(&dataset, &args.tested, "--tested")?;
     let baseline = system_index(&dataset, &args.baseline, "--baseline")?;
+    if baseline == tested {
+        return Err(CliError::Input(format!(
+            "--baseline: '{}' is the tested system; a pair is two systems",
+            args.baseline
+        )));
+    }
     let budget = Fraction::parse(&args.budget, "--budget")?;
     if budget.0 == 0 {
         return Err(CliError::Input("--budget must be above 0".to_string()));
@@ -530,7 +536,7 @@ fn live_settings(
     default_rule: Option<&str>,
 ) -> Result<LiveSettings, CliError> {
     let bootstrap = BootstrapMode::parse(&live.bootstrap)?;
-    let tail = Fraction::parse(&live.tail, "--tail")?;
+    let tail = settings::fraction_within(&live.tail, "--tail", settings::OPEN_UNIT)?;
     let mut policy = Preset::parse(&live.preset)?.policy(bootstrap, tail);
     policy.order = plan.order;
     let adjust = live
@@ -836,6 +842,10 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
     use crate::early::features::FeatureSettings;
     use crate::early::model::ModelSettings;
     use crate::early::protocol::Protocol;
+    // Checked before the trajectories are read and the folds trained.
+    let delta = crate::engine::settings::Threshold::from_pp(args.delta)
+        .map_err(settings::flag("--delta"))?
+        .delta();
     let known: Vec<&str> = crate::data::trajectories::STEP_COLUMNS
         .iter()
         .chain(&crate::data::trajectories::OUTCOME_COLUMNS)
@@ -953,7 +963,7 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
     let report = crate::report::early::EarlyReport {
         trajectories: data.trajectories.len(),
         systems: data.systems.len(),
-        results: sweep(&data, &predictions, protocol, &taus, args.delta / 100.0),
+        results: sweep(&data, &predictions, protocol, &taus, delta),
         folds: predictions.folds,
         target,
         saved: args

@@ -48,9 +48,9 @@ pub fn apply_overrides(
         policy.rule = Rule::parse(rule, bootstrap).map_err(flag("--rule"))?;
         changed = true;
     }
-    let cap = Fraction::parse(flags.bet_cap, "--bet-cap")?;
-    let min = Fraction::parse(flags.bet_min, "--bet-min")?;
-    let max = Fraction::parse(flags.bet_max, "--bet-max")?;
+    let cap = fraction_within(flags.bet_cap, "--bet-cap", OPEN_UNIT)?;
+    let min = fraction_within(flags.bet_min, "--bet-min", OPEN_UNIT)?;
+    let max = fraction_within(flags.bet_max, "--bet-max", OPEN_UNIT)?;
     if let Rule::Anytime {
         cap: current,
         bet_min,
@@ -86,7 +86,7 @@ pub fn apply_overrides(
         policy.looks = Looks::parse(looks).map_err(flag("--looks"))?;
         changed = true;
     }
-    let share = Fraction::parse(flags.coverage_share, "--coverage-share")?;
+    let share = fraction_within(flags.coverage_share, "--coverage-share", HALF_OPEN_UNIT)?;
     if share.0 == 0 || share > Fraction::ONE {
         return Err(CliError::Input(format!(
             "--coverage-share '{}' must be in (0, 1]",
@@ -114,13 +114,35 @@ pub fn apply_overrides(
     Ok(changed)
 }
 
+/// The intervals a fraction flag may be in, as messages write them, and whether a value is in it.
+type Interval = (&'static str, fn(f64) -> bool);
+pub const OPEN_UNIT: Interval = ("(0, 1)", |v| v > 0.0 && v < 1.0);
+const HALF_OPEN_UNIT: Interval = ("(0, 1]", |v| v > 0.0 && v <= 1.0);
+
+/// A fraction flag that must lie in `interval`: one message, naming the interval, for every value
+/// outside it (a value outside [0, 1] would otherwise be told [0, 1], and 0 told the interval).
+pub fn fraction_within(
+    text: &str,
+    flag: &str,
+    (interval, within): Interval,
+) -> Result<Fraction, CliError> {
+    if let Ok(value) = text.trim().parse::<f64>()
+        && !within(value)
+    {
+        return Err(CliError::Input(format!(
+            "{flag} '{text}' must be in {interval}"
+        )));
+    }
+    Ok(Fraction::parse(text, flag)?)
+}
+
 /// One set of settings per preset, with the overrides applied; messages name the flag.
 pub fn replay_settings(
     args: &PolicyArgs,
     dataset: &Dataset,
 ) -> Result<Vec<NamedSettings>, CliError> {
     let bootstrap = BootstrapMode::parse(&args.bootstrap)?;
-    let tail = Fraction::parse(&args.tail, "--tail")?;
+    let tail = fraction_within(&args.tail, "--tail", OPEN_UNIT)?;
     let thresholds = parse_thresholds(&args.thresholds).map_err(flag("--thresholds"))?;
     let grid = parse_grid(&args.grid).map_err(flag("--grid"))?;
     let measure = BudgetMeasure::parse(&args.budget_by).map_err(flag("--budget-by"))?;

@@ -66,8 +66,9 @@ pub struct SystemSummary {
     pub tasks: usize,
     /// `tasks` over all tasks of the record.
     pub coverage: f64,
-    /// Mean run-averaged outcome over the system's tasks.
-    pub mean_outcome: f64,
+    /// Mean run-averaged outcome over the system's tasks (null when it has no task with an outcome:
+    /// every row not attempted, say, which is no score of 0).
+    pub mean_outcome: Option<f64>,
     /// Distinct run indices.
     pub runs: usize,
     pub rows: usize,
@@ -116,11 +117,8 @@ impl InfoReport {
                     .copied()
                     .filter(|x| !x.is_nan())
                     .collect();
-                let mean = if observed.is_empty() {
-                    0.0
-                } else {
-                    observed.iter().sum::<f64>() / observed.len() as f64
-                };
+                let mean = (!observed.is_empty())
+                    .then(|| observed.iter().sum::<f64>() / observed.len() as f64);
                 SystemSummary {
                     system: info.name.clone(),
                     tasks: observed.len(),
@@ -284,9 +282,11 @@ impl InfoReport {
         writeln!(out)?;
         writeln!(out, "systems, by mean outcome")?;
         let mut order: Vec<&SystemSummary> = self.systems.iter().collect();
+        // Systems without a mean come last.
+        let mean_or_below = |s: &SystemSummary| s.mean_outcome.unwrap_or(f64::NEG_INFINITY);
         order.sort_by(|a, b| {
-            b.mean_outcome
-                .total_cmp(&a.mean_outcome)
+            mean_or_below(b)
+                .total_cmp(&mean_or_below(a))
                 .then_with(|| a.system.cmp(&b.system))
         });
         let with_cost = self.cost_rows > 0;
@@ -311,7 +311,8 @@ impl InfoReport {
                 let mut row = vec![
                     s.system.clone(),
                     s.tasks.to_string(),
-                    format!("{:.3}", s.mean_outcome),
+                    s.mean_outcome
+                        .map_or("-".to_string(), |mean| format!("{mean:.3}")),
                     s.runs.to_string(),
                 ];
                 if with_cost {

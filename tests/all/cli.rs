@@ -1,7 +1,7 @@
 //! The binary end to end: `info` in text and JSON, `simulate` in every format and its determinism, the
 //! default command on the bundled sample run, exit codes, and output that fits 80 columns.
 
-use crate::common::{fixture, pareval, shared_data, stderr, stdout, temp_dir};
+use crate::common::{assert_refused, fixture, pareval, shared_data, stderr, stdout, temp_dir};
 
 fn sample(name: &str) -> String {
     format!("{}/sample_runs/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -175,10 +175,89 @@ fn simulate_rejects_bad_settings_with_exit_code_2() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(
         stderr(&output),
-        "error: --groups '5' must not exceed --tasks '3'\n"
+        "error: --groups '5' must not exceed --tasks '3' (lower --groups, whose default is 12, or give --groups 0 for no group column)\n"
     );
     let output = pareval(&["simulate", "--out", "/tmp/never.xlsx"]);
     assert_eq!(output.status.code(), Some(2));
+    // More rows than fit in memory are refused before any is built.
+    let output = pareval(&[
+        "simulate",
+        "--out",
+        "/tmp/never.csv",
+        "--systems",
+        "100000",
+        "--tasks",
+        "100000",
+    ]);
+    assert_refused(
+        &output,
+        "is 10000000000 rows; simulate holds its rows in memory",
+    );
+}
+
+#[test]
+fn flags_out_of_their_range_are_told_the_range_they_must_be_in() {
+    let record = sample("swe_repair.csv");
+    for (flags, message) in [
+        (["--tail", "2"], "--tail '2' must be in (0, 1)"),
+        (["--tail", "0"], "--tail '0' must be in (0, 1)"),
+        (
+            ["--coverage-share", "0"],
+            "--coverage-share '0' must be in (0, 1]",
+        ),
+        (
+            ["--coverage-share", "1.5"],
+            "--coverage-share '1.5' must be in (0, 1]",
+        ),
+        (
+            ["--system-name", ""],
+            "--system-name must name a system (it is empty)",
+        ),
+    ] {
+        let mut args = vec!["replay", record.as_str(), "--orders", "2"];
+        args.extend(flags);
+        assert_refused(&pareval(&args), message);
+    }
+}
+
+#[test]
+fn a_pair_of_one_system_with_itself_is_refused_as_such() {
+    let record = sample("swe_repair.csv");
+    let dataset = pareval::data::load(
+        &[std::path::PathBuf::from(&record)],
+        &pareval::data::LoadOptions::default(),
+    )
+    .expect("load");
+    let system = dataset.systems[0].name.clone();
+    let output = pareval(&["pair", &record, "--tested", &system, "--baseline", &system]);
+    assert_refused(&output, "is the tested system; a pair is two systems");
+}
+
+#[test]
+fn a_system_without_any_outcome_has_no_mean_rather_than_zero() {
+    let dir = temp_dir("no-outcome-mean");
+    let path = dir.join("na.csv");
+    std::fs::write(
+        &path,
+        "system,task,outcome,status\nA,t1,1,ok\nB,t1,,not_attempted\nB,t2,1,not_attempted\n",
+    )
+    .expect("write");
+    let path = path.to_string_lossy().into_owned();
+    let json = pareval(&["info", &path, "--format", "json"]);
+    let info: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    let b = info["systems"]
+        .as_array()
+        .expect("systems")
+        .iter()
+        .find(|s| s["system"] == "B")
+        .expect("B");
+    assert!(b["mean_outcome"].is_null(), "{b}");
+    let text = stdout(&pareval(&["info", &path]));
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("B "))
+        .expect("row");
+    assert_eq!(row.split_whitespace().nth(2), Some("-"), "{row}");
 }
 
 #[test]

@@ -782,3 +782,22 @@ fn budget_rows_carry_the_share_of_the_tested_systems_cost_and_seconds_spent() {
     ]));
     assert!(!uniform.contains("cost spent"), "{uniform}");
 }
+
+#[test]
+fn a_cost_budget_over_a_pair_that_costs_nothing_is_refused_not_read_whole() {
+    let dir = temp_dir("zero-cost-budget");
+    let path = dir.join("free.csv");
+    let mut text = String::from("system,task,outcome,cost_usd\n");
+    for t in 0..20 {
+        text.push_str(&format!("A,t{t},{},0\nB,t{t},{},0\n", t % 2, (t / 2) % 2));
+    }
+    std::fs::write(&path, &text).expect("write");
+    let path = path.to_string_lossy().into_owned();
+    assert_refused(
+        &pareval(&["replay", &path, "--budget-by", "cost", "--orders", "2"]),
+        "--budget-by cost: the pair 'A' vs 'B' has a total cost of 0 over its 20 shared tasks, so a share of it names no budget (use --budget-by tasks)",
+    );
+    // The same record by tasks replays.
+    let output = pareval(&["replay", &path, "--orders", "2"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}

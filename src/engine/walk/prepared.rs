@@ -28,8 +28,21 @@ pub enum ReplayError {
     Settings(#[from] SettingError),
     #[error("the records hold {0} system; a replay compares pairs of systems")]
     TooFewSystems(usize),
-    #[error("no directed pair shares a task (with the budget measure's field)")]
-    NoSharedTask,
+    /// No pair shares a task (with a value of the budget measure's field, when it has one).
+    #[error("no directed pair shares a task{}", .0.map_or(String::new(), |field| format!(" with a value of {field} (the budget measure's field)")))]
+    NoSharedTask(Option<&'static str>),
+    /// A budget measured in a field needs each pair's total of it to be positive and finite.
+    #[error(
+        "--budget-by {measure}: the pair '{tested}' vs '{baseline}' has a total {field} {total} over its {tasks} shared tasks, so a share of it names no budget (use --budget-by tasks)"
+    )]
+    MeasureTotal {
+        measure: &'static str,
+        field: &'static str,
+        tested: String,
+        baseline: String,
+        total: String,
+        tasks: usize,
+    },
     #[error("order index {index} is out of range: there are {orders} orders (0 to {})", orders - 1)]
     OrderIndex { index: u32, orders: u32 },
     #[error("'{tested}' and '{baseline}' share no task, so they form no directed pair")]
@@ -147,6 +160,16 @@ impl LeftOut {
     }
 }
 
+/// The field a budget measure reads (None for tasks).
+fn measure_field(measure: BudgetMeasure) -> Option<&'static str> {
+    match measure {
+        BudgetMeasure::Tasks => None,
+        BudgetMeasure::Seconds | BudgetMeasure::PairSeconds => Some("seconds"),
+        BudgetMeasure::Cost | BudgetMeasure::PairCost => Some("cost"),
+        BudgetMeasure::Steps | BudgetMeasure::PairSteps => Some("steps"),
+    }
+}
+
 /// What a budget measure leaves out of the record, or None when it leaves out nothing.
 fn measure_left_out(
     dataset: &Dataset,
@@ -225,8 +248,30 @@ impl Prepared {
         });
         let left_out = measure_left_out(dataset, settings, &pairs);
         pairs.retain(|p| p.n() > 0);
+        let field = measure_field(settings.measure);
         if pairs.is_empty() {
-            return Err(ReplayError::NoSharedTask);
+            return Err(ReplayError::NoSharedTask(field));
+        }
+        if let Some(field) = field {
+            // All of a zero total fits in any share of it (every budget would read every task), and
+            // an infinite one in none.
+            for pair in &pairs {
+                let total: f64 = pair.resource.iter().sum();
+                if !(total.is_finite() && total > 0.0) {
+                    return Err(ReplayError::MeasureTotal {
+                        measure: settings.measure.name(),
+                        field,
+                        tested: names[pair.tested].clone(),
+                        baseline: names[pair.baseline].clone(),
+                        total: if total.is_finite() {
+                            format!("of {total}")
+                        } else {
+                            "beyond the range of a 64-bit float".to_string()
+                        },
+                        tasks: pair.n() as usize,
+                    });
+                }
+            }
         }
         let max_n = pairs.iter().map(|p| p.tasks.len()).max().unwrap_or(0);
         let rules = RuleContext::new(
