@@ -501,6 +501,23 @@ pub struct SystemPrediction {
     pub subset_mean: f64,
 }
 
+/// Share of ordered pairs of `predictions` whose proxy decision (predicted difference > δ) is the
+/// completed record's (actual difference > δ); None with fewer than two systems.
+pub fn decision_agreement_at(predictions: &[SystemPrediction], delta: f64) -> Option<f64> {
+    let cut = delta + crate::engine::settings::EPSILON;
+    let (mut agree, mut pairs) = (0u32, 0u32);
+    for a in predictions {
+        for b in predictions {
+            if !std::ptr::eq(a, b) {
+                pairs += 1;
+                agree +=
+                    u32::from((a.predicted - b.predicted > cut) == (a.actual - b.actual > cut));
+            }
+        }
+    }
+    (pairs > 0).then(|| f64::from(agree) / f64::from(pairs))
+}
+
 /// The metrics of one method, protocol and subset size.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProxyResult {
@@ -625,26 +642,7 @@ pub fn evaluate(
     };
     let decision_agreement = DECISION_THRESHOLDS_PP
         .iter()
-        .map(|&pp| {
-            metric(&|p| {
-                let (predicted, actual, _) = columns(p);
-                let (mut agree, mut pairs) = (0u32, 0u32);
-                for a in 0..p.len() {
-                    for b in 0..p.len() {
-                        if a != b {
-                            pairs += 1;
-                            let delta = pp / 100.0 + crate::engine::settings::EPSILON;
-                            agree += u32::from(
-                                (predicted[a] - predicted[b] > delta)
-                                    == (actual[a] - actual[b] > delta),
-                            );
-                        }
-                    }
-                }
-                (pairs > 0).then(|| f64::from(agree) / f64::from(pairs))
-            })
-            .unwrap_or(0.0)
-        })
+        .map(|&pp| metric(&|p| decision_agreement_at(p, pp / 100.0)).unwrap_or(0.0))
         .collect();
     let size_used = if sizes.is_empty() {
         size

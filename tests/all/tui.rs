@@ -1090,6 +1090,43 @@ fn the_proxy_view_follows_the_slider_and_its_switches() {
     );
 }
 
+/// "proxy right" is the figure `pareval proxy` reports as its decision agreement: averaged over a
+/// split's rounds and the random method's seeds, not recomputed from the per-system predictions
+/// (empty under a split, and one seed's alone under random).
+#[test]
+fn the_proxy_view_s_agreement_is_the_proxy_command_s() {
+    for (method, protocol) in [
+        (
+            pareval::proxy::Method::MidrangeK,
+            pareval::proxy::Protocol::Split,
+        ),
+        (
+            pareval::proxy::Method::Random,
+            pareval::proxy::Protocol::Loao,
+        ),
+    ] {
+        let mut app = sample_app(10);
+        act(&mut app, Action::NextTab);
+        act(&mut app, Action::NextTab);
+        app.compute.proxy_method = method;
+        app.compute.proxy_protocol = protocol;
+        let generation = app.generation;
+        deliver_proxy(&mut app, generation);
+        let row = &app.proxy.as_ref().expect("curve").results[app.view.budget];
+        let agreement = row.result.decision_agreement[0];
+        let screen = render(&app, 120, 40);
+        assert!(
+            screen.contains(&format!(
+                "pair decisions at 0 pp: proxy right {}",
+                pareval::format::percent(agreement)
+            )),
+            "{} under {}: {screen}",
+            method.name(),
+            protocol.name()
+        );
+    }
+}
+
 /// The explorer's proxy view and `pareval proxy --format json` are one computation: the worker's curve
 /// for a method, protocol and seed equals, value for value, the CLI's rows over the same budget grid.
 #[test]

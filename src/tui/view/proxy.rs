@@ -11,20 +11,22 @@ use crate::tui::app::App;
 
 use super::widgets::{Theme, focused_rows};
 
-/// Share of ordered pairs whose proxy decision (predicted difference > δ) matches the completed record.
-pub fn proxy_agreement(systems: &[crate::proxy::SystemPrediction], delta: f64) -> Option<f64> {
-    let (mut agree, mut pairs) = (0u32, 0u32);
-    for a in systems {
-        for b in systems {
-            if a.system != b.system {
-                pairs += 1;
-                let cut = delta + crate::engine::settings::EPSILON;
-                agree +=
-                    u32::from((a.predicted - b.predicted > cut) == (a.actual - b.actual > cut));
-            }
-        }
+/// Share of ordered pairs whose proxy decision (predicted difference > δ) matches the completed
+/// record, as `pareval proxy` reports it: at 0, 5 and 10 pp the row's own figure (averaged over a
+/// split's rounds and the random method's seeds); at another δ from the predictions when they are the
+/// whole result (one round, one seed), else None.
+pub fn proxy_agreement(row: &crate::proxy::ProxyRow, delta: f64) -> Option<f64> {
+    let result = &row.result;
+    if let Some(i) = crate::proxy::DECISION_THRESHOLDS_PP
+        .iter()
+        .position(|&pp| (pp / 100.0 - delta).abs() < 1e-12)
+    {
+        return result.decision_agreement.get(i).copied();
     }
-    (pairs > 0).then(|| f64::from(agree) / f64::from(pairs))
+    if row.seeds.is_some() || result.rounds > 1 {
+        return None;
+    }
+    crate::proxy::decision_agreement_at(&result.systems, delta)
 }
 
 pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
@@ -35,7 +37,7 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         app.compute.proxy_protocol.name()
     );
     let block = Block::bordered().title(title);
-    let result = match (&app.proxy, &app.proxy_error) {
+    let row = match (&app.proxy, &app.proxy_error) {
         (_, Some(error)) => {
             frame.render_widget(
                 Paragraph::new(Line::from(Span::styled(format!("✗ {error}"), theme.bad())))
@@ -46,17 +48,17 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         }
         (Some(curve), None) => curve
             .results
-            .get(app.view.budget.min(curve.results.len().saturating_sub(1)))
-            .map(|row| &row.result),
+            .get(app.view.budget.min(curve.results.len().saturating_sub(1))),
         (None, None) => None,
     };
-    let Some(result) = result else {
+    let Some(row) = row else {
         frame.render_widget(
             Paragraph::new("⟳ waiting for the proxy results…").block(block),
             area,
         );
         return;
     };
+    let result = &row.result;
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let [summary, body] =
@@ -67,7 +69,7 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         .thresholds
         .get(app.view.focus)
         .map_or(0.0, |&t| f64::from(t) / 10_000.0);
-    let proxy_right = proxy_agreement(&result.systems, threshold);
+    let proxy_right = proxy_agreement(row, threshold);
     let replay_line = focused_rows(app)
         .and_then(|rows| rows.get(app.view.budget))
         .map_or(String::new(), |r| {
@@ -99,7 +101,10 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
                 format!(
                     "pair decisions at {}: proxy right {}",
                     pp(threshold),
-                    proxy_right.map_or("-".into(), percent)
+                    proxy_right.map_or_else(
+                        || "- (averaged figures are at 0, 5 and 10 pp)".to_string(),
+                        percent
+                    )
                 ),
                 theme.accent(),
             ),
