@@ -1086,6 +1086,39 @@ fn simulate_command(args: &SimulateArgs, out: &mut impl Write) -> Result<(), Cli
     Ok(())
 }
 
+/// The bundled sample run: in the checkout the binary was built from, else in `sample_runs/` of
+/// the working folder (a binary copied elsewhere, run from a checkout), else beside the binary.
+fn sample_run() -> Result<PathBuf, CliError> {
+    let relative = Path::new("sample_runs").join("swe_repair.csv");
+    let beside_binary = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|folder| folder.join(&relative)));
+    let places: Vec<PathBuf> = [Some(PathBuf::from(SAMPLE_RUN)), Some(relative.clone())]
+        .into_iter()
+        .chain([beside_binary])
+        .flatten()
+        .collect();
+    first_file(&places)
+}
+
+/// The first of `places` that is a file, or an error naming them all.
+fn first_file(places: &[PathBuf]) -> Result<PathBuf, CliError> {
+    places
+        .iter()
+        .find(|place| place.is_file())
+        .cloned()
+        .ok_or_else(|| {
+            CliError::Input(format!(
+                "no file given, and the bundled sample run is in none of {}: give a record file",
+                places
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
+}
+
 /// Opens the explorer on `files`, a session's files, or the bundled sample run.
 fn explore(
     files: &[PathBuf],
@@ -1110,7 +1143,7 @@ fn explore(
     } else if let Some(session) = &session {
         session.files.iter().map(PathBuf::from).collect()
     } else {
-        vec![Path::new(SAMPLE_RUN).to_path_buf()]
+        vec![sample_run()?]
     };
     let dataset = load(&files, options)?;
     let mouse = flags.mouse || config.mouse;
@@ -1180,4 +1213,27 @@ fn early_job(
         target: flags.early_target,
     };
     Ok((job, describe))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_run_is_the_first_place_that_holds_it() {
+        let sample = PathBuf::from(SAMPLE_RUN);
+        let gone = PathBuf::from("/nonexistent/sample_runs/swe_repair.csv");
+        // A binary whose build checkout is gone finds the sample in a later place.
+        assert_eq!(
+            first_file(&[gone.clone(), sample.clone()]).expect("found"),
+            sample
+        );
+        let Err(CliError::Input(message)) = first_file(&[gone.clone(), gone]) else {
+            panic!("no place holds it");
+        };
+        assert!(
+            message.contains("/nonexistent/sample_runs/swe_repair.csv"),
+            "{message}"
+        );
+    }
 }

@@ -38,7 +38,7 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: "G",
-        what: "group filter: all groups, then one group at a time",
+        what: "group filter: choose the groups to keep (space toggles, a all, Enter applies)",
     },
     Binding {
         keys: "o",
@@ -103,6 +103,10 @@ pub const BINDINGS: &[Binding] = &[
     Binding {
         keys: "Tab",
         what: "main view / coverage gaps / proxies / early outcomes (with --steps)",
+    },
+    Binding {
+        keys: "proxies: x y",
+        what: "proxy method / protocol (pareval proxy --method, --protocol)",
     },
     Binding {
         keys: "early: ←→ ↑↓ Enter",

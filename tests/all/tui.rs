@@ -615,6 +615,24 @@ fn coverage_view_help_overlay_pending_state_and_a_tiny_terminal() {
     snapshot("help", &screen);
     act(&mut app, Action::CloseOverlay);
     assert!(app.help.is_none());
+    // Every description is shown whole (wrapped under itself, never cut at the border), and the
+    // proxy view's keys are listed.
+    act(&mut app, Action::ToggleHelp);
+    let screen = render(&app, 80, 60);
+    for words in [
+        "(early --save-model)",
+        "after every task",
+        "proxy method / protocol",
+    ] {
+        let flat: String = screen
+            .lines()
+            .map(|line| line.trim_matches(|c: char| c == '│' || c == ' '))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let flat = flat.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains(words), "{words:?} not whole in:\n{screen}");
+    }
+    act(&mut app, Action::CloseOverlay);
 
     // A setting change whose replay has not arrived: the old result stays, dimmed, with progress.
     let effects = app.update(Action::CycleThresholds);
@@ -1833,4 +1851,22 @@ fn the_early_view_shows_halting_by_target_precision() {
         screen.contains("resolve rate per system at τ 0.95"),
         "{screen}"
     );
+}
+
+#[test]
+fn the_summary_shows_fractional_thresholds_whole() {
+    let mut app = sample_app(10);
+    while app.compute.thresholds.len() != 5 {
+        act(&mut app, Action::CycleThresholds);
+    }
+    let screen = render(&app, 120, 40);
+    for label in ["2.5 pp", "7.5 pp"] {
+        assert!(
+            screen
+                .lines()
+                .any(|line| line.contains(&format!(" {label} "))),
+            "{label} cut short:\n{screen}"
+        );
+    }
+    assert!(!screen.contains("2.5 p "), "{screen}");
 }

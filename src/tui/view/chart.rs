@@ -252,8 +252,21 @@ pub(super) fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rec
             )
         })
         .collect();
+    // The threshold cell fits its longest label ("›2.5 pp" is 7 wide, "›12.25 pp" 9).
+    let threshold_width = replay
+        .metrics
+        .thresholds
+        .iter()
+        .map(|metrics| {
+            format!(" {} pp", trim_number(metrics.threshold_pp))
+                .chars()
+                .count()
+        })
+        .max()
+        .unwrap_or(0)
+        .max(3);
     let mut widths = vec![
-        Constraint::Length(6),
+        Constraint::Length(threshold_width as u16),
         Constraint::Length(5),
         Constraint::Length(5),
     ];

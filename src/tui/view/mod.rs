@@ -349,7 +349,14 @@ fn draw_notes(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
 }
 
 fn draw_help(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
+    const KEYS: usize = 22;
     let filter = app.help.clone().unwrap_or_default().to_lowercase();
+    // As wide as the screen allows up to 100 cells; a description longer than its room wraps under
+    // itself rather than being cut at the border.
+    let rect_width = area.width.min(100);
+    let room = usize::from(rect_width.saturating_sub(2))
+        .saturating_sub(KEYS)
+        .max(10);
     let lines: Vec<Line> = BINDINGS
         .iter()
         .filter(|b| {
@@ -357,15 +364,22 @@ fn draw_help(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
                 || b.keys.to_lowercase().contains(&filter)
                 || b.what.to_lowercase().contains(&filter)
         })
-        .map(|b| {
-            Line::from(vec![
-                Span::styled(format!("{:>20}  ", b.keys), theme.accent()),
-                Span::raw(b.what),
-            ])
+        .flat_map(|b| {
+            crate::format::wrap_hard(b.what, room)
+                .into_iter()
+                .enumerate()
+                .map(|(i, part)| {
+                    let keys = if i == 0 { b.keys } else { "" };
+                    Line::from(vec![
+                        Span::styled(format!("{keys:>20}  "), theme.accent()),
+                        Span::raw(part),
+                    ])
+                })
+                .collect::<Vec<_>>()
         })
         .collect();
     let height = (lines.len() as u16 + 4).min(area.height);
-    let rect = overlay(area, 78, height);
+    let rect = overlay(area, rect_width, height);
     frame.render_widget(Clear, rect);
     let title = format!(
         " keys · filter: {}▏ · Esc closes ",
