@@ -1870,3 +1870,22 @@ fn the_summary_shows_fractional_thresholds_whole() {
     }
     assert!(!screen.contains("2.5 p "), "{screen}");
 }
+
+#[test]
+fn the_drill_down_s_group_tables_keep_their_names_on_an_80_column_terminal() {
+    let mut app = sample_app_launched(pareval::engine::Preset::Anytime, 10, "swe_repair.csv");
+    act(&mut app, Action::OpenDrill);
+    let screen = render(&app, 80, 24);
+    // Every table row opens with its group (whole or shortened with '…'), never with a number.
+    let rows: Vec<&str> = screen
+        .lines()
+        .filter(|line| line.contains("astro/") || line.contains("data/"))
+        .collect();
+    assert!(rows.len() >= 2, "no group names at 80×24:\n{screen}");
+    // What does not fit is said in the titles: the rows shown and the columns hidden.
+    assert!(
+        screen.contains("1–5 of 12 ↑↓ · 2 columns hidden"),
+        "{screen}"
+    );
+    assert!(screen.contains("astro/teles…"), "{screen}");
+}

@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, Cell, Chart, Clear, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Axis, Block, Chart, Clear, Paragraph, Wrap};
 
 use crate::engine::rules::Action;
 use crate::engine::rules::anytime::Band;
@@ -15,6 +15,7 @@ use crate::engine::walk::record::DecisionRecord;
 use crate::format::{p_value, percent, pp, trim_number};
 use crate::tui::app::App;
 
+use super::group_table::group_table;
 use super::widgets::{Theme, draw_chart_with_legend, glyph, legend, line_datasets, overlay};
 
 pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
@@ -160,13 +161,9 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         _ => draw_histogram(frame, app, theme, detail, focus, histogram),
     }
     if let Some(record) = detail.records.get(focus) {
-        let (shown, title) = window(
-            &record.coverage_groups,
-            drill.group_scroll,
-            coverage.height,
-            " coverage ",
-        );
-        let rows: Vec<Row> = shown
+        let (shown, note) = window(&record.coverage_groups, drill.group_scroll, coverage.height);
+        let names: Vec<&str> = shown.iter().map(|g| g.group.as_str()).collect();
+        let rows: Vec<Vec<Span<'static>>> = shown
             .iter()
             .map(|g| {
                 let mark = if g.is_missing() {
@@ -174,58 +171,55 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
                 } else {
                     Span::styled("✓", theme.good())
                 };
-                Row::new(vec![
-                    Cell::from(g.group.clone()),
-                    Cell::from(g.required.to_string()),
-                    Cell::from(g.observed.to_string()),
-                    Cell::from(g.total.to_string()),
-                    Cell::from(mark),
-                ])
+                vec![
+                    Span::raw(g.required.to_string()),
+                    Span::raw(g.observed.to_string()),
+                    Span::raw(g.total.to_string()),
+                    mark,
+                ]
             })
             .collect();
-        let widths = [
-            Constraint::Fill(1),
-            Constraint::Length(5),
-            Constraint::Length(5),
-            Constraint::Length(5),
-            Constraint::Length(2),
-        ];
-        let table = Table::new(rows, widths)
-            .header(Row::new(vec!["group", "need", "seen", "all", ""]).style(theme.dim()))
-            .block(Block::bordered().title(title));
+        let table = group_table(
+            ["coverage", "coverage"],
+            note,
+            &names,
+            &["need", "seen", "all", ""],
+            rows,
+            coverage,
+            theme,
+        );
         frame.render_widget(table, coverage);
     }
-    let (shown, title) = window(
-        &detail.groups,
-        drill.group_scroll,
-        bottom.height,
-        " shared tasks by group (A = tested) ",
-    );
-    let rows: Vec<Row> = shown.iter().map(|g| Row::new(g.cells())).collect();
-    let widths = [
-        Constraint::Fill(1),
-        Constraint::Length(6),
-        Constraint::Length(6),
-        Constraint::Length(8),
-        Constraint::Length(8),
-        Constraint::Length(8),
+    let (shown, note) = window(&detail.groups, drill.group_scroll, bottom.height);
+    let names: Vec<&str> = shown.iter().map(|g| g.group.as_str()).collect();
+    let rows: Vec<Vec<Span<'static>>> = shown
+        .iter()
+        .map(|g| g.cells().into_iter().skip(1).map(Span::raw).collect())
+        .collect();
+    let headers = ["tasks", "both", "only A", "only B", "neither"];
+    let titles = [
+        "shared tasks by group (A = tested)",
+        "shared tasks (A = tested)",
     ];
-    let table = Table::new(rows, widths)
-        .header(
-            Row::new(vec![
-                "group", "tasks", "both", "only A", "only B", "neither",
-            ])
-            .style(theme.dim()),
+    let table_in = |area: Rect| {
+        group_table(
+            titles,
+            note.clone(),
+            &names,
+            &headers,
+            rows.clone(),
+            area,
+            theme,
         )
-        .block(Block::bordered().title(title));
+    };
     match &detail.stratified {
         Some(trace) => {
             let [shared, allocation] =
                 Layout::horizontal([Constraint::Percentage(50); 2]).areas(bottom);
-            frame.render_widget(table, shared);
+            frame.render_widget(table_in(shared), shared);
             draw_allocation(frame, theme, trace, focus, drill.group_scroll, allocation);
         }
-        None => frame.render_widget(table, bottom),
+        None => frame.render_widget(table_in(bottom), bottom),
     }
 }
 
@@ -317,58 +311,51 @@ pub(super) fn draw_allocation(
             .filter(|v| v.is_finite())
             .map_or("-".to_string(), |&v| pp(v))
     };
-    let (shown, title) = window(
-        &trace.groups,
-        scroll,
-        area.height,
-        " least favourable Δ̄ per group (§9a) ",
-    );
+    let (shown, note) = window(&trace.groups, scroll, area.height);
     let first = scroll.min(trace.groups.len().saturating_sub(shown.len()));
-    let rows: Vec<Row> = shown
+    let names: Vec<&str> = shown.iter().map(|group| group.group.as_str()).collect();
+    let rows: Vec<Vec<Span<'static>>> = shown
         .iter()
         .enumerate()
         .map(|(i, group)| (first + i, group))
         .map(|(g, group)| {
-            Row::new(vec![
-                Cell::from(group.group.clone()),
-                Cell::from(format!("{}/{}", group.seen, group.size)),
-                Cell::from(group.observed_mean.map_or("-".to_string(), pp)),
-                Cell::from(at(&trace.allocation_promote, g)),
-                Cell::from(at(&trace.allocation_reject, g)),
-            ])
+            vec![
+                Span::raw(format!("{}/{}", group.seen, group.size)),
+                Span::raw(group.observed_mean.map_or("-".to_string(), pp)),
+                Span::raw(at(&trace.allocation_promote, g)),
+                Span::raw(at(&trace.allocation_reject, g)),
+            ]
         })
         .collect();
-    let widths = [
-        Constraint::Fill(1),
-        Constraint::Length(9),
-        Constraint::Length(8),
-        Constraint::Length(8),
-        Constraint::Length(8),
-    ];
-    let table = Table::new(rows, widths)
-        .header(Row::new(vec!["group", "seen", "Δ̄ seen", "null⁺", "null⁻"]).style(theme.dim()))
-        .block(Block::bordered().title(title));
+    let table = group_table(
+        ["least favourable Δ̄ per group (§9a)", "least favourable Δ̄"],
+        note,
+        &names,
+        &["seen", "Δ̄ seen", "null⁺", "null⁻"],
+        rows,
+        area,
+        theme,
+    );
     frame.render_widget(table, area);
 }
 
 /// The rows of a group table that fit in `height` (two borders and a header besides), from row
-/// `scroll` on (never past the last screenful), and its title saying which rows show when not all
-/// do, so a table is never cut without a word.
-pub fn window<'a, T>(rows: &'a [T], scroll: usize, height: u16, title: &str) -> (&'a [T], String) {
+/// `scroll` on (never past the last screenful), and, when not all do, a note for its title saying
+/// which rows show, so a table is never cut without a word.
+pub fn window<T>(rows: &[T], scroll: usize, height: u16) -> (&[T], Option<String>) {
     let fit = usize::from(height.saturating_sub(3)).max(1);
     if rows.len() <= fit {
-        return (rows, title.to_string());
+        return (rows, None);
     }
     let first = scroll.min(rows.len() - fit);
     (
         &rows[first..first + fit],
-        format!(
-            "{}· {}–{} of {} ↑↓ ",
-            title,
+        Some(format!(
+            "{}–{} of {} ↑↓",
             first + 1,
             first + fit,
             rows.len()
-        ),
+        )),
     )
 }
 

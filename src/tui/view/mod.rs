@@ -7,6 +7,7 @@ mod chart;
 mod coverage;
 mod drill;
 pub mod early;
+mod group_table;
 mod pairs;
 mod proxy;
 mod widgets;
