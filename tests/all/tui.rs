@@ -151,7 +151,8 @@ fn main_screen() {
     let screen = render(&app, 120, 40);
     assert!(screen.contains("directed pairs at 25% · 0 pp · 380 of 380 shown"));
     assert!(
-        screen.contains("primary: stratified order, coverage gate on, bootstrap (exact, a = 0.05)")
+        screen.contains("primary · thresholds 0/5/10 pp · 20 orders · budget by tasks · seed 0 · stratified order, coverage gate on, bootstrap"),
+        "{screen}"
     );
     assert!(
         screen.contains("│── 0 pp  ── 5 pp  ── 10 pp  ── η 25%"),
@@ -185,7 +186,7 @@ fn a_long_path_is_shortened_so_the_header_facts_stay_on_one_line() {
                 .lines()
                 .nth(1)
                 .expect("policy line")
-                .starts_with("primary: stratified order"),
+                .starts_with("primary · thresholds 0/5/10 pp"),
             "width {width}:\n{screen}"
         );
     }
@@ -204,12 +205,12 @@ fn every_switch_redraws_with_its_setting() {
         (
             Action::CyclePreset,
             "switch_preset",
-            "forced-uniform: uniform order, coverage gate off, forced",
+            "forced-uniform · thresholds 0 pp · 10 orders · budget by tasks · seed 0 · uniform order, coverage gate off, forced",
         ),
         (
             Action::CycleRule,
             "switch_rule",
-            "uniform order, coverage gate off, anytime §9 (a = 0.05, bet cap c = 0.5)",
+            "anytime §9 (a = 0.05, bet cap c = 0.5)",
         ),
         (
             Action::CycleMonitor,
@@ -1888,4 +1889,59 @@ fn the_drill_down_s_group_tables_keep_their_names_on_an_80_column_terminal() {
         "{screen}"
     );
     assert!(screen.contains("astro/teles…"), "{screen}");
+}
+
+#[test]
+fn the_header_keeps_the_settings_a_meeting_reads_and_marks_a_cut_description() {
+    let mut app = sample_app_launched(pareval::engine::Preset::Anytime, 10, "swe_repair.csv");
+    let header = |app: &App| {
+        render(app, 80, 24)
+            .lines()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let shown = header(&app);
+    for setting in [
+        "thresholds 0/5/10 pp",
+        "10 orders",
+        "budget by tasks",
+        "seed 0",
+    ] {
+        assert!(shown.contains(setting), "{setting:?} not in:\n{shown}");
+    }
+    assert!(shown.ends_with('…'), "a cut description says so:\n{shown}");
+    // While a replay runs its progress comes first, and the settings still show.
+    let effects = app.update(Action::CycleThresholds);
+    assert!(matches!(effects.as_slice(), [Effect::Submit { .. }]));
+    app.progress = Some((120, 380));
+    let shown = header(&app);
+    assert!(shown.contains("⟳ replaying 120/380 pairs"), "{shown}");
+    assert!(shown.contains("seed 0"), "{shown}");
+}
+
+#[test]
+fn a_budget_by_seconds_names_the_systems_without_seconds_a_key_away() {
+    let dir = temp_dir("explorer-seconds");
+    let path = dir.join("timed.csv");
+    let mut text = String::from("system,task,outcome,seconds\n");
+    for t in 0..12 {
+        text.push_str(&format!("A,t{t},{},{}\n", t % 2, 10 + t));
+        text.push_str(&format!("B,t{t},{},{}\n", (t / 2) % 2, 20 + t));
+        text.push_str(&format!("Untimed,t{t},{},\n", (t / 3) % 2));
+    }
+    std::fs::write(&path, text).expect("write");
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let mut compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 2);
+    compute.measure = pareval::engine::BudgetMeasure::Seconds;
+    let (mut app, first) = App::new(dataset, vec!["timed.csv".into()], compute, None);
+    run_effects(&mut app, vec![first]);
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains("2 pairs left out (no seconds; i names them)"),
+        "{screen}"
+    );
+    act(&mut app, Action::ToggleNotes);
+    let screen = render(&app, 120, 40);
+    assert!(screen.contains("no seconds at all: Untimed"), "{screen}");
 }

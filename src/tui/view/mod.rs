@@ -148,7 +148,11 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
             if l.pair_tasks > 0 {
                 parts.push(format!("{} pair-tasks", l.pair_tasks));
             }
-            format!(" · {} left out (no {})", parts.join(", "), l.field)
+            format!(
+                " · {} left out (no {}; i names them)",
+                parts.join(", "),
+                l.field
+            )
         });
     // Before the group: a long group column's description is what a narrow screen cuts.
     let notes = match data.notes.len() {
@@ -174,23 +178,29 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         first.push(Span::raw(" · "));
     }
     first.push(Span::raw(facts));
-    let first = Line::from(first);
+    // The settings a meeting reads first (thresholds, orders, measure, seed) come before the
+    // policy's long description, so a narrow screen cuts the description, and says so with '…'.
     let thresholds: Vec<String> = app
         .compute
         .thresholds
         .iter()
         .map(|&t| trim_number(f64::from(t) / 100.0))
         .collect();
-    let policy = Span::raw(format!(
-        "{} · thresholds {} pp · {} orders · budget by {} · seed {}",
-        app.policy_text(),
+    let policy = format!(
+        "{}{} · thresholds {} pp · {} orders · budget by {} · seed {} · {}",
+        app.compute.preset.name(),
+        if app.compute.modified() {
+            " (modified)"
+        } else {
+            ""
+        },
         thresholds.join("/"),
         app.compute.orders,
         app.compute.measure.name(),
-        app.compute.seed
-    ));
-    let mut second = Vec::new();
-    if app.pending() {
+        app.compute.seed,
+        app.compute.policy().describe()
+    );
+    let progress = app.pending().then(|| {
         let progress = app.progress.map_or(String::new(), |(done, total)| {
             format!(" {done}/{total} pairs")
         });
@@ -202,18 +212,52 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
             None if app.result.is_some() => ", showing the previous result".to_string(),
             None => String::new(),
         };
-        // The progress goes first: while a job runs it is what the user waits on, and on a
-        // narrow terminal the tail of the policy line is what gets cut.
-        second.push(Span::styled(
-            format!("⟳ replaying{progress}{shown} · "),
-            theme.warn(),
-        ));
+        format!("⟳ replaying{progress}{shown} · ")
+    });
+    let width = usize::from(area.width).max(1);
+    let first_text: String = first.iter().map(|span| span.content.as_ref()).collect();
+    let mut lines: Vec<Line> = crate::format::wrap_hard(&first_text, width)
+        .into_iter()
+        .take(usize::from(area.height).saturating_sub(1).max(1))
+        .map(|line| Line::from(header_spans(&line, theme)))
+        .collect();
+    // The progress goes first: while a job runs it is what the user waits on.
+    let second_text = format!("{}{policy}", progress.as_deref().unwrap_or(""));
+    let room = usize::from(area.height).saturating_sub(lines.len());
+    let mut second = crate::format::wrap_hard(&second_text, width);
+    if second.len() > room {
+        second.truncate(room);
+        if let Some(last) = second.last_mut() {
+            let kept = crate::format::head_cells(last, width.saturating_sub(1)).to_string();
+            *last = format!("{kept}…");
+        }
     }
-    second.push(policy);
-    frame.render_widget(
-        Paragraph::new(vec![first, Line::from(second)]).wrap(Wrap { trim: true }),
-        area,
-    );
+    let progress_cells = progress.as_deref().map_or(0, crate::format::cells);
+    for (i, line) in second.into_iter().enumerate() {
+        // The progress (on the first line) in the warning style.
+        if i == 0 && progress_cells > 0 {
+            let split = crate::format::head_cells(&line, progress_cells).len();
+            let (head, tail) = line.split_at(split);
+            lines.push(Line::from(vec![
+                Span::styled(head.to_string(), theme.warn()),
+                Span::raw(tail.to_string()),
+            ]));
+        } else {
+            lines.push(Line::from(line));
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// A header line with its leading "pareval " in the accent style.
+fn header_spans(line: &str, theme: Theme) -> Vec<Span<'static>> {
+    match line.strip_prefix("pareval ") {
+        Some(rest) => vec![
+            Span::styled("pareval ", theme.accent()),
+            Span::raw(rest.to_string()),
+        ],
+        None => vec![Span::raw(line.to_string())],
+    }
 }
 
 fn draw_slider(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
@@ -318,10 +362,16 @@ fn draw_notes(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let width = usize::from(rect.width.saturating_sub(4)).max(1);
     let room = usize::from(rect.height.saturating_sub(2));
     let mut lines: Vec<Line> = Vec::new();
-    if app.dataset.notes.is_empty() {
+    // What the budget measure leaves out (and which systems lack its field) is the replay's note,
+    // shown first: the header has room for its counts only.
+    let replay_note = app
+        .replay()
+        .and_then(|r| r.prepared.left_out.as_ref())
+        .map(|left_out| left_out.describe());
+    if app.dataset.notes.is_empty() && replay_note.is_none() {
         lines.push(Line::from("the loader left no note on this record"));
     }
-    for note in &app.dataset.notes {
+    for note in replay_note.iter().chain(&app.dataset.notes) {
         for (i, part) in crate::format::wrap_hard(note, width)
             .into_iter()
             .enumerate()
