@@ -471,6 +471,8 @@ pub struct App {
     /// The proxy curve of the current settings (None until the worker sends it) or why it failed.
     pub proxy: Option<Arc<crate::proxy::ProxyEvaluation>>,
     pub proxy_error: Option<String>,
+    /// Why the newest replay failed (its panels and the export say so instead of waiting).
+    pub replay_error: Option<String>,
     /// Directed pairs the current record has, for the header before the first replay arrives.
     pub pairs_expected: usize,
     /// The early-outcome view, when the explorer was given trajectories (`--steps`, `--outcomes`).
@@ -518,6 +520,7 @@ impl App {
             selector: None,
             proxy: None,
             proxy_error: None,
+            replay_error: None,
             pairs_expected: 0,
             early: None,
         };
@@ -641,6 +644,17 @@ impl App {
             text.push_str(" (modified)");
         }
         text
+    }
+
+    /// Why the group filter has nothing to choose from.
+    fn no_group_column(&self) -> String {
+        if self.base.group_columns.is_empty() {
+            "✗ this record has no group column (no column is constant within each task): every task \
+             is in one group"
+                .to_string()
+        } else {
+            "✗ no group column chosen: choose one with g first".to_string()
+        }
     }
 
     /// Adds the early-outcome view and shows it.
@@ -794,11 +808,15 @@ impl App {
                     Ok(result) => {
                         self.preview = preview.then_some(result.prepared.settings.orders);
                         self.result = Some(result);
+                        self.replay_error = None;
                         if !self.status.starts_with('✓') {
                             self.status.clear();
                         }
                     }
-                    Err(error) => self.status = format!("✗ replay failed: {error}"),
+                    Err(error) => {
+                        self.status = format!("✗ replay failed: {error}");
+                        self.replay_error = Some(error.to_string());
+                    }
                 }
                 if !preview {
                     self.result_generation = generation;
@@ -862,6 +880,9 @@ impl App {
                 let next = position.map_or(0, |p| (p + 1) % THRESHOLD_SETS.len());
                 self.compute.thresholds = THRESHOLD_SETS[next].to_vec();
                 effects.push(self.recompute());
+            }
+            Action::CycleGroupColumn if self.base.group_columns.is_empty() => {
+                self.status = self.no_group_column();
             }
             Action::CycleGroupColumn => {
                 let mut choices: Vec<Option<String>> = self
@@ -1072,7 +1093,7 @@ impl App {
                         cursor: 0,
                     });
                 }
-                None => self.status = "no group column: choose one with g first".to_string(),
+                None => self.status = self.no_group_column(),
             },
             Action::ToggleChoice => {
                 if let Some(selector) = &mut self.selector {

@@ -31,8 +31,12 @@ pub struct Export {
 pub enum ExportError {
     #[error("nothing to export yet: the first replay has not finished")]
     NoReplay,
+    #[error("nothing to export: the replay failed: {0}")]
+    ReplayFailed(String),
     #[error("nothing to export yet: the proxy results have not arrived")]
     NoProxy,
+    #[error("nothing to export: the proxy failed: {0}")]
+    ProxyFailed(String),
     #[error("{}: cannot create the export folder: {source}", path.display())]
     CreateFolder {
         path: PathBuf,
@@ -208,11 +212,17 @@ fn markdown_heading(app: &App, command: &[String]) -> String {
 
 /// Builds the export of what is on screen, or says why there is nothing yet.
 pub fn build(app: &App) -> Result<Export, ExportError> {
-    let replay = app.replay().ok_or(ExportError::NoReplay)?;
+    let replay = app.replay().ok_or_else(|| match &app.replay_error {
+        Some(error) => ExportError::ReplayFailed(error.clone()),
+        None => ExportError::NoReplay,
+    })?;
     let budget = app.view.budget.min(replay.budgets().saturating_sub(1));
     let svg = svg_chart(app);
     if app.view.tab == Tab::Proxy {
-        let report = app.proxy.as_deref().ok_or(ExportError::NoProxy)?;
+        let report = app.proxy.as_deref().ok_or_else(|| match &app.proxy_error {
+            Some(error) => ExportError::ProxyFailed(error.clone()),
+            None => ExportError::NoProxy,
+        })?;
         let command = proxy_command(app);
         return Ok(Export {
             csv: render(|out| report.write_csv(out)),

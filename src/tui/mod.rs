@@ -202,13 +202,17 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
                     app.status = match export::build(&app)
                         .and_then(|e| export::write(&e, &options.config.export_dir, &stem))
                     {
+                        // One path with the four extensions: four whole paths did not fit the
+                        // status line, and the last ones were cut at its edge.
                         Ok(paths) => format!(
-                            "✓ exported {}",
+                            "✓ exported {}.{{{}}}",
+                            options.config.export_dir.join(&stem).display(),
                             paths
                                 .iter()
-                                .map(|p| p.display().to_string())
+                                .filter_map(|p| p.extension())
+                                .map(|e| e.to_string_lossy().into_owned())
                                 .collect::<Vec<_>>()
-                                .join(", ")
+                                .join(",")
                         ),
                         Err(error) => format!("✗ export failed: {error}"),
                     };

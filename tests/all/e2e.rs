@@ -170,6 +170,8 @@ fn the_explorer_runs_in_a_real_terminal_on_the_sample_run() {
     session.keys("Escape");
     session.keys("e");
     session.wait_for("✓ exported");
+    // The four files as one path with their extensions, whole on the status line.
+    session.wait_for(".{csv,json,md,svg}");
     let exported = exported_files(&session.dir);
     assert_eq!(exported.len(), 4, "{exported:?}");
     assert!(exported.iter().any(|n| n.ends_with(".svg")));

@@ -814,3 +814,39 @@ fn replayed(
     let prepared = pareval::engine::replay::Prepared::new(dataset, &settings).expect("prepare");
     (settings, result, prepared)
 }
+
+#[test]
+fn a_family_replay_s_progress_moves_with_each_order() {
+    use pareval::engine::settings::{Adjust, Family};
+    let dataset = load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load");
+    let mut settings = ReplaySettings::for_preset(Preset::Primary);
+    settings.policy.rule = pareval::engine::Rule::Bootstrap(BootstrapMode::Exact);
+    settings.policy.family = Family::Tested;
+    settings.policy.adjust = Adjust::Holm;
+    settings.orders = 4;
+    let control = Control::default();
+    // The sink is called once per order, after its pairs are walked: the progress seen there.
+    let mut seen = Vec::new();
+    let mut sink = |_: Vec<DecisionRecord>| -> Result<(), String> {
+        seen.push(
+            control
+                .pairs_done
+                .load(std::sync::atomic::Ordering::Relaxed),
+        );
+        Ok(())
+    };
+    let options = ReplayOptions {
+        records: Some(&mut sink),
+        ..ReplayOptions::default()
+    };
+    let result = replay(&dataset, &settings, &control, options).expect("replay");
+    let pairs = result.prepared.pairs.len();
+    // Before the last order's share is added: 0, ¼, ½, ¾ of the pairs; all of them at the end.
+    assert_eq!(seen, vec![0, pairs / 4, pairs / 2, pairs * 3 / 4]);
+    assert_eq!(
+        control
+            .pairs_done
+            .load(std::sync::atomic::Ordering::Relaxed),
+        pairs
+    );
+}

@@ -1945,3 +1945,60 @@ fn a_budget_by_seconds_names_the_systems_without_seconds_a_key_away() {
     let screen = render(&app, 120, 40);
     assert!(screen.contains("no seconds at all: Untimed"), "{screen}");
 }
+
+#[test]
+fn a_failed_replay_or_proxy_and_a_record_without_groups_are_told_not_waited_on() {
+    // Two systems that share no task: the replay fails, and the panels say why instead of waiting.
+    let dir = temp_dir("explorer-disjoint");
+    let path = dir.join("disjoint.csv");
+    std::fs::write(
+        &path,
+        "system,task,outcome\nA,t1,1\nA,t2,0\nB,t3,1\nB,t4,0\n",
+    )
+    .expect("write");
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 2);
+    let (mut app, first) = App::new(dataset, vec!["disjoint.csv".into()], compute, None);
+    run_effects(&mut app, vec![first]);
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains("✗ the replay failed: no directed pair"),
+        "{screen}"
+    );
+    assert!(!screen.contains("waiting for the first replay"), "{screen}");
+    let error = pareval::tui::export::build(&app).expect_err("nothing to export");
+    assert!(
+        error
+            .to_string()
+            .starts_with("nothing to export: the replay failed: no directed pair"),
+        "{error}"
+    );
+    // No group column at all: g and G say so rather than doing nothing or sending to g.
+    act(&mut app, Action::CycleGroupColumn);
+    assert!(
+        app.status.starts_with("✗ this record has no group column"),
+        "{}",
+        app.status
+    );
+    act(&mut app, Action::OpenGroupFilter);
+    assert!(
+        app.status.starts_with("✗ this record has no group column"),
+        "{}",
+        app.status
+    );
+
+    // A proxy protocol the record cannot support: the export names the failure.
+    let mut app = sample_app(10);
+    act(&mut app, Action::NextTab);
+    act(&mut app, Action::NextTab);
+    app.compute.proxy_protocol = pareval::proxy::Protocol::Loso;
+    let generation = app.generation;
+    deliver_proxy(&mut app, generation);
+    let error = pareval::tui::export::build(&app).expect_err("nothing to export");
+    assert!(
+        error
+            .to_string()
+            .starts_with("nothing to export: the proxy failed: protocol 'loso'"),
+        "{error}"
+    );
+}

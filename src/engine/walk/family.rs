@@ -319,6 +319,10 @@ pub(crate) fn tally_families(
     let mut standing: Vec<Decision> = Vec::new();
     let mut members: Vec<Evidence> = Vec::new();
     let mut rejected: Vec<bool> = Vec::new();
+    // Families walk order by order over every pair: the progress moves by a share of the pairs per
+    // order, so a watcher sees it move rather than sit at 0 until the last order.
+    let done_before = control.pairs_done.load(Ordering::Relaxed);
+    let orders = settings.orders.max(1) as usize;
     for r in 0..settings.orders {
         if control.cancelled() {
             return Err(ReplayError::Cancelled);
@@ -441,10 +445,11 @@ pub(crate) fn tally_families(
             }
             sink(order_records).map_err(ReplayError::Output)?;
         }
+        control.pairs_done.store(
+            done_before + prep.pairs.len() * (r as usize + 1) / orders,
+            Ordering::Relaxed,
+        );
     }
-    control
-        .pairs_done
-        .fetch_add(prep.pairs.len(), Ordering::Relaxed);
     Ok((tallies, family_counts))
 }
 

@@ -5,7 +5,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, Cell, Chart, Dataset, GraphType, Paragraph, Row, Table};
+use ratatui::widgets::{Axis, Block, Cell, Chart, Dataset, GraphType, Row, Table};
 
 use crate::engine::walk::metrics::BudgetRow;
 use crate::format::{interval, percent, trim_number};
@@ -203,10 +203,7 @@ pub(super) fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rec
         Span::raw(" "),
     ]));
     let Some(replay) = app.replay() else {
-        frame.render_widget(
-            Paragraph::new("waiting for the first replay…").block(block),
-            area,
-        );
+        frame.render_widget(super::widgets::no_replay_yet(app, theme).block(block), area);
         return;
     };
     let rows: Vec<Row> = replay

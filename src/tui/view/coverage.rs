@@ -37,10 +37,7 @@ pub(super) fn draw_coverage(frame: &mut Frame, app: &App, theme: Theme, area: Re
     };
     let block = Block::bordered().title(title);
     let Some(replay) = app.replay() else {
-        frame.render_widget(
-            Paragraph::new("waiting for the first replay…").block(block),
-            area,
-        );
+        frame.render_widget(super::widgets::no_replay_yet(app, theme).block(block), area);
         return;
     };
     let n_tasks = app.dataset.n_tasks() as u32;

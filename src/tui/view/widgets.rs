@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Chart, Dataset, GraphType, Paragraph};
+use ratatui::widgets::{Block, Chart, Dataset, GraphType, Paragraph, Wrap};
 
 use crate::engine::rules::Action;
 use crate::engine::walk::metrics::BudgetRow;
@@ -198,4 +198,16 @@ pub(super) fn line_datasets<'a>(
                 .data(points)
         })
         .collect()
+}
+
+/// What a panel shows before it has a replay: why the replay failed, or that it is on its way.
+pub(super) fn no_replay_yet(app: &App, theme: Theme) -> Paragraph<'static> {
+    match &app.replay_error {
+        Some(error) => Paragraph::new(Line::from(Span::styled(
+            format!("✗ the replay failed: {error}"),
+            theme.bad(),
+        )))
+        .wrap(Wrap { trim: true }),
+        None => Paragraph::new("waiting for the first replay…"),
+    }
 }
