@@ -194,3 +194,66 @@ fn pair_cross_checks_use_the_rules_tasks_and_skip_graded_outcomes() {
     .expect("detail");
     assert!(detail.cross_check.is_none());
 }
+
+/// The README's table of minimum sufficient budgets (primary policy, exact bootstrap, 500 orders) is
+/// what `pareval replay` prints for every record in it: a table that drifted from the code (four
+/// cells had) fails here.
+#[test]
+fn the_readme_s_table_of_minimum_budgets_is_what_replay_prints() {
+    let Some(data) = shared_data() else { return };
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let start = readme
+        .find("| record | directed pairs | median shared | 0 pp | 5 pp | 10 pp |")
+        .expect("the table");
+    let rows: Vec<&str> = readme[start..]
+        .lines()
+        .skip(2)
+        .take_while(|line| line.starts_with('|'))
+        .collect();
+    assert!(rows.len() >= 12, "{rows:?}");
+    // "35% (10%)" or "none by 95% (10%)": (minimum sufficient budget, budget meeting the targets).
+    let budget = |value: Option<f64>| {
+        value.map_or("none by 95%".to_string(), |b| {
+            format!("{}%", (b * 100.0).round())
+        })
+    };
+    for row in rows {
+        let cells: Vec<&str> = row.trim_matches('|').split('|').map(str::trim).collect();
+        let record = cells[0].split_whitespace().next().expect("record");
+        let file = if record.contains('/') {
+            data.join(format!("{record}.csv"))
+        } else {
+            data.join(record).join("records.csv")
+        };
+        let output = crate::common::pareval(&[
+            "replay",
+            &file.to_string_lossy(),
+            "--bootstrap",
+            "exact",
+            "--format",
+            "json",
+        ]);
+        assert!(
+            output.status.success(),
+            "{record}: {}",
+            crate::common::stderr(&output)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+        let results = json["results"].as_array().expect("results");
+        assert_eq!(cells[1], results[0]["pairs"].to_string(), "{record}: pairs");
+        assert_eq!(
+            cells[2].parse::<f64>().ok(),
+            results[0]["median_shared"].as_f64(),
+            "{record}: median shared"
+        );
+        for (cell, result) in cells[3..6].iter().zip(results) {
+            let printed = format!(
+                "{} ({})",
+                budget(result["min_sufficient_budget"].as_f64()),
+                budget(result["min_errors_coverage_budget"].as_f64())
+            );
+            assert_eq!(*cell, printed, "{record} at {} pp", result["threshold_pp"]);
+        }
+    }
+}
