@@ -328,7 +328,20 @@ pub(super) fn numbers(
         "column '{name}' must hold {} ≥ 0",
         if whole { "whole numbers" } else { "numbers" }
     );
-    optional_column(table, name, positions, &problem, |cell| {
+    numbers_up_to(table, name, whole, f64::INFINITY, positions, &problem)
+}
+
+/// [`numbers`] at most `most`, refused with `problem` (one message for every value outside the
+/// range, a word or NaN alike).
+fn numbers_up_to(
+    table: &RawTable,
+    name: &str,
+    whole: bool,
+    most: f64,
+    positions: &[Pos],
+    problem: &str,
+) -> Result<Option<Vec<Option<f64>>>, LoadError> {
+    optional_column(table, name, positions, problem, |cell| {
         let value = match cell {
             Cell::Null => return Ok(None),
             Cell::Text(text) if text.trim().is_empty() => return Ok(None),
@@ -336,7 +349,7 @@ pub(super) fn numbers(
             Cell::Number(x) => x,
             Cell::Bool(_) => return Err(()),
         };
-        if !value.is_finite() || value < 0.0 || (whole && value.fract() != 0.0) {
+        if !value.is_finite() || value < 0.0 || value > most || (whole && value.fract() != 0.0) {
             return Err(());
         }
         Ok(Some(value))
@@ -417,17 +430,17 @@ fn read_outcomes(
     let keys = read_keys(table, systems, tasks)?;
     required(table, "outcome")?;
     required(table, "steps")?;
-    let outcome = numbers(table, "outcome", false, &keys.positions)?.unwrap_or_default();
+    let in_unit = "column 'outcome' must be in [0, 1]";
+    let outcome =
+        numbers_up_to(table, "outcome", false, 1.0, &keys.positions, in_unit)?.unwrap_or_default();
     let steps = numbers(table, "steps", true, &keys.positions)?.unwrap_or_default();
     let mut bad = Offenders::default();
     for (row, value) in outcome.iter().enumerate() {
-        match value {
-            Some(x) if *x <= 1.0 => {}
-            Some(x) => bad.push(|| format!("'{x}' on {}", keys.positions[row])),
-            None => bad.push(|| format!("<empty> on {}", keys.positions[row])),
+        if value.is_none() {
+            bad.push(|| format!("<empty> on {}", keys.positions[row]));
         }
     }
-    bad.into_result(&table.file, "column 'outcome' must be in [0, 1]")?;
+    bad.into_result(&table.file, in_unit)?;
     at_least_one(
         &steps,
         &keys.positions,

@@ -86,6 +86,13 @@ fn bad_trajectory_tables_name_file_line_and_value() {
         ),
         (
             "steps_ok.csv",
+            "outcomes_out_of_range.csv",
+            format!(
+                "{dir}/outcomes_out_of_range.csv: column 'outcome' must be in [0, 1]: 'nan' on line 2, '1.5' on line 3"
+            ),
+        ),
+        (
+            "steps_ok.csv",
             "outcomes_duplicate.csv",
             format!(
                 "{dir}/outcomes_duplicate.csv: a trajectory (system, task, run) may have one outcome: run '0' on line 2 and line 5"
