@@ -15,7 +15,7 @@ use crate::engine::walk::record::DecisionRecord;
 use crate::format::{p_value, percent, pp, trim_number};
 use crate::tui::app::App;
 
-use super::group_table::group_table;
+use super::group_table::{Column, group_table};
 use super::widgets::{Theme, draw_chart_with_legend, glyph, legend, line_datasets, overlay};
 
 pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
@@ -183,7 +183,25 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
             ["coverage", "coverage"],
             note,
             &names,
-            &["need", "seen", "all", ""],
+            // The ✓/✗ mark and the quota are what the table is for.
+            &[
+                Column {
+                    header: "need",
+                    keep_rank: 2,
+                },
+                Column {
+                    header: "seen",
+                    keep_rank: 2,
+                },
+                Column {
+                    header: "all",
+                    keep_rank: 1,
+                },
+                Column {
+                    header: "",
+                    keep_rank: 3,
+                },
+            ],
             rows,
             coverage,
             theme,
@@ -196,7 +214,28 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         .iter()
         .map(|g| g.cells().into_iter().skip(1).map(Span::raw).collect())
         .collect();
-    let headers = ["tasks", "both", "only A", "only B", "neither"];
+    let headers = [
+        Column {
+            header: "tasks",
+            keep_rank: 1,
+        },
+        Column {
+            header: "both",
+            keep_rank: 2,
+        },
+        Column {
+            header: "only A",
+            keep_rank: 3,
+        },
+        Column {
+            header: "only B",
+            keep_rank: 3,
+        },
+        Column {
+            header: "neither",
+            keep_rank: 2,
+        },
+    ];
     let titles = [
         "shared tasks by group (A = tested)",
         "shared tasks (A = tested)",
@@ -331,7 +370,25 @@ pub(super) fn draw_allocation(
         ["least favourable Δ̄ per group (§9a)", "least favourable Δ̄"],
         note,
         &names,
-        &["seen", "Δ̄ seen", "null⁺", "null⁻"],
+        // The allocation of each null is what the table is for.
+        &[
+            Column {
+                header: "seen",
+                keep_rank: 1,
+            },
+            Column {
+                header: "Δ̄ seen",
+                keep_rank: 2,
+            },
+            Column {
+                header: "null⁺",
+                keep_rank: 3,
+            },
+            Column {
+                header: "null⁻",
+                keep_rank: 3,
+            },
+        ],
         rows,
         area,
         theme,
