@@ -135,6 +135,28 @@ impl ComputeKey {
 
     /// Whether a switch overrides the preset's order, rule or coverage gate (`pareval replay` labels
     /// such a policy "PRESET (modified)").
+    /// Drops each override (order, rule, coverage gate, monitoring) whose policy is the preset's
+    /// own: cycling a switch back to where the preset has it is no modification.
+    pub fn drop_overrides_the_preset_has(&mut self) {
+        let policy = self.policy();
+        let order = self.order.take();
+        if self.policy() != policy {
+            self.order = order;
+        }
+        let rule = self.rule.take();
+        if self.policy() != policy {
+            self.rule = rule;
+        }
+        let gate = self.coverage_gate.take();
+        if self.policy() != policy {
+            self.coverage_gate = gate;
+        }
+        let monitor = self.monitor.take();
+        if self.policy() != policy {
+            self.monitor = monitor;
+        }
+    }
+
     pub fn modified(&self) -> bool {
         self.order.is_some()
             || self.rule.is_some()
@@ -604,6 +626,7 @@ impl App {
 
     /// Applies the group filter and submits the compute key as a new generation.
     fn recompute(&mut self) -> Effect {
+        self.compute.drop_overrides_the_preset_has();
         let column = self
             .compute
             .group_column
@@ -725,7 +748,7 @@ impl App {
             Action::Early(_) => {}
             Action::SaveEarlyModelWith(choice) => effects.push(Effect::SaveEarlyModel(choice)),
             Action::SaveEarlyModel => {
-                self.status = "M saves the early predictor from the early view (Tab)".to_string()
+                self.status = "✗ M saves the early predictor from the early view (Tab)".to_string()
             }
             Action::ReplayFinished { .. } | Action::ProxyFinished { .. } => self.on_result(action),
             Action::BudgetPrev
@@ -1323,7 +1346,7 @@ impl App {
                 None => return,
             },
             (None, None) => {
-                self.status = "no pair selected".to_string();
+                self.status = "✗ no pair selected: select one with ↑↓".to_string();
                 return;
             }
         };

@@ -178,6 +178,9 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
     let mut effects = vec![first];
     let mut last_beat = Instant::now();
     let mut slider_area = ratatui::layout::Rect::default();
+    // While the screen is too small to draw the views, keys do nothing but quit: an export, a
+    // saved session or a changed setting nobody can see would surprise once it is large again.
+    let mut too_small = false;
     let mut quit = false;
     let mut export_count = 0u32;
     while !quit {
@@ -234,7 +237,7 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
                             app.status = "✗ cannot start the saving thread".to_string();
                         }
                     }
-                    None => app.status = "no early-outcome view to save".to_string(),
+                    None => app.status = "✗ no early-outcome view to save".to_string(),
                 },
                 Effect::SaveSession => {
                     let path: PathBuf = options.config.export_dir.join("pareval-session.json");
@@ -263,7 +266,9 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
             .map(|(_, done, total)| (done, total));
         terminal
             .draw(|frame| {
-                slider_area = slider_rect(frame.area());
+                let area = frame.area();
+                too_small = area.width < MIN_WIDTH || area.height < MIN_HEIGHT;
+                slider_area = slider_rect(area);
                 view::draw(frame, &app, theme);
             })
             .map_err(terminal_error("draw"))?;
@@ -274,10 +279,12 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
         };
         let action = match events.recv_timeout(timeout) {
             Ok(Event::Terminal(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
-                keys::action_for(key, app.input, app.drill.is_some(), app.selector.is_some())
+                let action =
+                    keys::action_for(key, app.input, app.drill.is_some(), app.selector.is_some());
+                action.filter(|action| !too_small || matches!(action, Action::Quit))
             }
             Ok(Event::Terminal(TermEvent::Mouse(mouse))) if options.mouse => {
-                mouse_action(&app, mouse, slider_area)
+                mouse_action(app.budgets(), mouse, slider_area).filter(|_| !too_small)
             }
             Ok(Event::Terminal(_)) => None,
             Ok(Event::Early(event)) => Some(Action::Early(event)),
@@ -333,26 +340,74 @@ fn slider_rect(area: ratatui::layout::Rect) -> ratatui::layout::Rect {
     }
 }
 
-/// Mouse: click or drag on the slider sets the budget; the wheel moves the pair selection.
+/// Mouse: click or drag on the slider sets the budget; the wheel moves the pair selection. A drag
+/// that runs past either end of the slider (or a row off it) holds the nearest end, as a slider
+/// does; a click must land on it.
 fn mouse_action(
-    app: &App,
+    budgets: usize,
     mouse: event::MouseEvent,
     slider: ratatui::layout::Rect,
 ) -> Option<Action> {
+    let last_column = slider.x + slider.width.saturating_sub(1);
+    let on_row = mouse.row == slider.y;
+    let within = mouse.column >= slider.x && mouse.column <= last_column;
     match mouse.kind {
-        MouseEventKind::Down(MouseButton::Left) | MouseEventKind::Drag(MouseButton::Left)
-            if mouse.row == slider.y
-                && mouse.column >= slider.x
-                && mouse.column < slider.x + slider.width =>
-        {
-            let offset = usize::from(mouse.column - slider.x);
-            let budgets = app.budgets().max(1);
-            let index = (offset * (budgets - 1) + usize::from(slider.width.saturating_sub(1)) / 2)
-                / usize::from(slider.width.saturating_sub(1).max(1));
-            Some(Action::BudgetAt(index))
+        MouseEventKind::Down(MouseButton::Left) if on_row && within => {
+            Some(slider_at(budgets, mouse.column, slider))
         }
+        MouseEventKind::Drag(MouseButton::Left) if mouse.row.abs_diff(slider.y) <= 1 => Some(
+            slider_at(budgets, mouse.column.clamp(slider.x, last_column), slider),
+        ),
         MouseEventKind::ScrollDown => Some(Action::SelectDown),
         MouseEventKind::ScrollUp => Some(Action::SelectUp),
         _ => None,
+    }
+}
+
+/// The budget of the slider's column `column` (inside it), the nearest of `budgets` grid steps.
+fn slider_at(budgets: usize, column: u16, slider: ratatui::layout::Rect) -> Action {
+    let offset = usize::from(column - slider.x);
+    let budgets = budgets.max(1);
+    let index = (offset * (budgets - 1) + usize::from(slider.width.saturating_sub(1)) / 2)
+        / usize::from(slider.width.saturating_sub(1).max(1));
+    Action::BudgetAt(index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::{KeyModifiers, MouseEvent};
+    use ratatui::layout::Rect;
+
+    fn at(kind: MouseEventKind, column: u16, row: u16) -> MouseEvent {
+        MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        }
+    }
+
+    /// The budget index a mouse event sets, if any.
+    fn budget(budgets: usize, event: MouseEvent, slider: Rect) -> Option<usize> {
+        match mouse_action(budgets, event, slider) {
+            Some(Action::BudgetAt(index)) => Some(index),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn a_drag_past_the_slider_s_ends_holds_the_end_and_a_click_must_land_on_it() {
+        let slider = Rect::new(13, 3, 100, 1);
+        let drag = MouseEventKind::Drag(MouseButton::Left);
+        let click = MouseEventKind::Down(MouseButton::Left);
+        // 19 budgets over 100 columns: the ends are the first and last budget.
+        assert_eq!(budget(19, at(click, 13, 3), slider), Some(0));
+        assert_eq!(budget(19, at(click, 112, 3), slider), Some(18));
+        assert_eq!(budget(19, at(drag, 150, 3), slider), Some(18));
+        assert_eq!(budget(19, at(drag, 2, 4), slider), Some(0));
+        assert_eq!(budget(19, at(click, 150, 3), slider), None);
+        assert_eq!(budget(19, at(click, 50, 4), slider), None);
+        assert_eq!(budget(19, at(drag, 50, 9), slider), None);
     }
 }

@@ -105,6 +105,18 @@ impl Session {
         std::thread::sleep(Duration::from_millis(250));
     }
 
+    fn resize(&self, width: u16, height: u16) {
+        tmux(&[
+            "resize-window",
+            "-t",
+            &self.name,
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+        ]);
+    }
+
     fn wait_exit(&self) -> String {
         let path = self.dir.join("exit.txt");
         let started = Instant::now();
@@ -175,6 +187,13 @@ fn the_explorer_runs_in_a_real_terminal_on_the_sample_run() {
     let exported = exported_files(&session.dir);
     assert_eq!(exported.len(), 4, "{exported:?}");
     assert!(exported.iter().any(|n| n.ends_with(".svg")));
+    // Too small to draw the views: keys other than q do nothing unseen (no second export).
+    session.resize(60, 15);
+    session.wait_for("terminal too small");
+    session.keys("e");
+    session.resize(120, 40);
+    session.wait_for("directed pairs at 30%");
+    assert_eq!(exported_files(&session.dir).len(), 4);
     session.keys("q");
     assert_eq!(session.wait_exit(), "EXIT=0");
     assert_restored(&session);

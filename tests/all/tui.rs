@@ -2006,3 +2006,22 @@ fn a_failed_replay_or_proxy_and_a_record_without_groups_are_told_not_waited_on()
         "{error}"
     );
 }
+
+#[test]
+fn a_switch_cycled_back_to_the_preset_s_own_value_is_no_modification() {
+    let mut app = sample_app(5);
+    let start = app.compute.policy().order;
+    act(&mut app, Action::CycleOrder);
+    assert!(app.compute.modified());
+    assert!(render(&app, 120, 40).contains("primary (modified)"));
+    while app.compute.policy().order != start {
+        act(&mut app, Action::CycleOrder);
+    }
+    assert!(!app.compute.modified());
+    let screen = render(&app, 120, 40);
+    assert!(!screen.contains("(modified)"), "{screen}");
+    // The coverage gate toggled twice, too.
+    act(&mut app, Action::ToggleCoverageGate);
+    act(&mut app, Action::ToggleCoverageGate);
+    assert!(!app.compute.modified());
+}
