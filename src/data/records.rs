@@ -342,6 +342,34 @@ impl Rows {
         let Some(example) = id_example else {
             return Ok(out);
         };
+        // An id given twice for one (system, task) is a duplicate key: told with the id as written
+        // (numbered, both rows would read "run 0").
+        let mut first_row: std::collections::HashMap<(&str, &str, &str), usize> =
+            std::collections::HashMap::new();
+        let mut repeated = Offenders::default();
+        for row in 0..ids.len() {
+            let key = (
+                systems[row].as_str(),
+                tasks[row].as_str(),
+                ids[row].as_str(),
+            );
+            match first_row.get(&key) {
+                Some(&earlier) => repeated.push(|| {
+                    format!(
+                        "({}, {}, run {}) on {} and {}",
+                        quote(key.0),
+                        quote(key.1),
+                        quote(key.2),
+                        at(earlier),
+                        at(row)
+                    )
+                }),
+                None => {
+                    first_row.insert(key, row);
+                }
+            }
+        }
+        repeated.into_result(file, "duplicate (system, task, run) keys")?;
         // Run ids: each (system, task)'s distinct ids in sorted order are its runs 0, 1, ….
         let mut by_pair: std::collections::HashMap<(&str, &str), Vec<&str>> =
             std::collections::HashMap::new();

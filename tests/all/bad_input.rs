@@ -85,6 +85,10 @@ const CASES: &[(&str, &str)] = &[
         "duplicate (system, task, run) keys: ('A', 't1', run 0) on line 2 and line 4",
     ),
     (
+        "duplicate_run_ids.csv",
+        "duplicate (system, task, run) keys: ('A', 't1', run 'x') on line 2 and line 3",
+    ),
+    (
         "conflicting_groups.csv",
         "task 't1' has group 'repo-a' on line 2 but 'repo-c' on line 4; a task's group must be the same on every row",
     ),
