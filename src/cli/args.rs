@@ -280,6 +280,7 @@ impl LiveArgs {
     pub fn load_options(&self) -> Result<LoadOptions, super::CliError> {
         let mut options = LoadOptions {
             columns: crate::data::ColumnMap::parse(&self.columns)?,
+            live: true,
             ..LoadOptions::default()
         };
         self.import.apply(&mut options)?;

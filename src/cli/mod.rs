@@ -391,6 +391,11 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
             &provenance,
         )
     };
+    // What the loader set aside or chose (a line the harness has not finished, the format read) goes
+    // to stderr: stdout stays the decision records a script reads.
+    for note in &dataset.notes {
+        eprintln!("note: {note}");
+    }
     write_decisions(
         out,
         args.format,

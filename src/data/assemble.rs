@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::columns;
 use super::error::{LoadError, Offenders, quote};
 pub use super::options::LoadOptions;
-use super::read::read_table;
+use super::read::{read_live_table, read_table};
 use super::records::{Rows, Status, TextColumn};
 use crate::dataset::{Dataset, GroupColumn, InputFile, NO_GROUP, SystemInfo};
 
@@ -93,7 +93,13 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 table
             }
             None => {
-                let table = read_table(path)?;
+                let table = if options.live {
+                    let (table, unfinished) = read_live_table(path)?;
+                    notes.extend(unfinished);
+                    table
+                } else {
+                    read_table(path)?
+                };
                 if let Some(name) = &options.system_name {
                     notes.push(format!(
                         "{}: --system-name names every row's system '{name}'",

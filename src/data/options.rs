@@ -51,6 +51,10 @@ pub struct LoadOptions {
     /// An aider exercise passes when its tests pass within this many tries (`--aider-tries`;
     /// None: 2).
     pub aider_tries: Option<u32>,
+    /// The files are a live run's, still being written (`decide`, `watch`, `serve`, `run`): a last
+    /// line the harness has not finished (no line end, and short of a record) is set aside with a
+    /// note rather than refused, as `watch` waits for it.
+    pub live: bool,
 }
 
 impl LoadOptions {

@@ -93,11 +93,28 @@ pub fn detect_format(path: &Path) -> Result<(Format, bool), LoadError> {
 
 /// Reads one file into a frame. Every failure names the file.
 pub fn read_table(path: &Path) -> Result<RawTable, LoadError> {
+    read_table_as(path, false).map(|(table, _)| table)
+}
+
+/// [`read_table`] for a file a live run is still writing: a last line the harness has not finished
+/// (see [`unfinished_last_line`]) is set aside, and the note saying so is returned with the table.
+pub fn read_live_table(path: &Path) -> Result<(RawTable, Option<String>), LoadError> {
+    read_table_as(path, true)
+}
+
+fn read_table_as(path: &Path, live: bool) -> Result<(RawTable, Option<String>), LoadError> {
     let file = path.display().to_string();
     let (format, gzip) = detect_format(path)?;
     let raw = read_bytes(path, &file)?;
     let sha256 = sha256_hex(&raw);
-    let bytes = if gzip { gunzip(&raw, &file)? } else { raw };
+    let mut bytes = if gzip { gunzip(&raw, &file)? } else { raw };
+    let mut note = None;
+    if live && let Some((cut, line)) = unfinished_last_line(&bytes, format) {
+        bytes.truncate(cut);
+        note = Some(format!(
+            "{file}: line {line} is not finished yet (no line end, and short of a record): left out until the harness ends it"
+        ));
+    }
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(LoadError::new(&file, "the file is empty"));
     }
@@ -114,12 +131,56 @@ pub fn read_table(path: &Path) -> Result<RawTable, LoadError> {
             "the file has no records (only a header or an empty list)",
         ));
     }
-    Ok(RawTable {
-        file,
-        frame,
-        positions,
-        sha256,
-    })
+    Ok((
+        RawTable {
+            file,
+            frame,
+            positions,
+            sha256,
+        },
+        note,
+    ))
+}
+
+/// Where a live file's last line starts and its number, when the harness has not finished writing
+/// it: it has no line end, and it is short of a record (a delimited line with fewer fields than the
+/// header or an open quote; a JSON Lines line that is not yet JSON). A last line without a line end
+/// that is a whole record is kept: many writers end their files so.
+fn unfinished_last_line(text: &[u8], format: Format) -> Option<(usize, u64)> {
+    if text.ends_with(b"\n") {
+        return None;
+    }
+    let start = text.iter().rposition(|&b| b == b'\n')? + 1;
+    let last = &text[start..];
+    if last.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let line = text.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+    let separator = match format {
+        Format::Csv => b',',
+        Format::Tsv => b'\t',
+        Format::JsonLines => {
+            let unfinished = serde_json::from_slice::<serde_json::Value>(last).is_err();
+            return unfinished.then_some((start, line));
+        }
+        Format::JsonArray | Format::Parquet => return None,
+    };
+    let header_end = text.iter().position(|&b| b == b'\n')?;
+    let fields = |line: &[u8]| {
+        let mut in_quotes = false;
+        let mut count = 1;
+        for &b in line {
+            match b {
+                b'"' => in_quotes = !in_quotes,
+                b if b == separator && !in_quotes => count += 1,
+                _ => {}
+            }
+        }
+        (count, in_quotes)
+    };
+    let (header, _) = fields(&text[..header_end]);
+    let (count, open_quote) = fields(last);
+    (open_quote || count < header).then_some((start, line))
 }
 
 /// The SHA-256 of `bytes` in lower-case hex.
@@ -626,6 +687,22 @@ mod tests {
             scanned(b"a,b\n1,\"x\"\"y\"\n", b',').map(|r| r.len()),
             Ok(2)
         );
+    }
+
+    #[test]
+    fn a_live_file_s_unfinished_last_line_is_found_and_a_whole_one_kept() {
+        let csv = |text: &[u8]| unfinished_last_line(text, Format::Csv);
+        // Cut mid-record: set aside from where the line starts.
+        assert_eq!(csv(b"system,task,outcome\nA,t1,1\nA,t"), Some((27, 3)));
+        assert_eq!(csv(b"a,b\n1,\"x"), Some((4, 2)));
+        // A whole record without a line end, a finished file, a header alone: kept.
+        assert_eq!(csv(b"system,task,outcome\nA,t1,1\nA,t2,0"), None);
+        assert_eq!(csv(b"system,task,outcome\nA,t1,1\n"), None);
+        assert_eq!(csv(b"system,task,outcome"), None);
+        let jsonl = |text: &[u8]| unfinished_last_line(text, Format::JsonLines);
+        assert_eq!(jsonl(b"{\"a\": 1}\n{\"a\": "), Some((9, 2)));
+        assert_eq!(jsonl(b"{\"a\": 1}\n{\"a\": 2}"), None);
+        assert_eq!(unfinished_last_line(b"[{\"a\"", Format::JsonArray), None);
     }
 
     #[test]

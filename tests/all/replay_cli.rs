@@ -801,3 +801,68 @@ fn a_cost_budget_over_a_pair_that_costs_nothing_is_refused_not_read_whole() {
     let output = pareval(&["replay", &path, "--orders", "2"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
+
+#[test]
+fn decide_sets_aside_a_last_line_the_harness_has_not_finished_and_info_refuses_it() {
+    let dir = temp_dir("decide-unfinished");
+    let plan = dir.join("plan.csv");
+    let mut text = String::from("task,group\n");
+    for i in 0..20 {
+        text.push_str(&format!("t{i},g{}\n", i % 2));
+    }
+    std::fs::write(&plan, text).expect("plan");
+    let outcomes = dir.join("so_far.csv");
+    let mut text = String::from("system,task,outcome\n");
+    for i in 0..10 {
+        text.push_str(&format!("new,t{i},1\nold,t{i},0\n"));
+    }
+    let whole = text.clone();
+    // The harness is writing line 22 as pareval reads the file.
+    text.push_str("new,t1");
+    std::fs::write(&outcomes, &text).expect("outcomes");
+    let outcomes = outcomes.to_string_lossy().into_owned();
+    let decide = |file: &str| {
+        pareval(&[
+            "decide",
+            file,
+            "--plan",
+            &plan.to_string_lossy(),
+            "--tested",
+            "new",
+            "--baseline",
+            "old",
+            "--budget",
+            "0.5",
+            "--format",
+            "json",
+        ])
+    };
+    let output = decide(&outcomes);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output)
+            .contains("line 22 is not finished yet (no line end, and short of a record)"),
+        "{}",
+        stderr(&output)
+    );
+    // The same decision as on the file without the unfinished line.
+    let finished = dir.join("finished.csv");
+    std::fs::write(&finished, &whole).expect("finished");
+    let decisions = |output: &std::process::Output| -> Vec<(String, String)> {
+        stdout(output)
+            .lines()
+            .map(|line| {
+                let record: serde_json::Value = serde_json::from_str(line).expect("a record");
+                (record["action"].to_string(), record["observed"].to_string())
+            })
+            .collect()
+    };
+    let expected = decisions(&decide(&finished.to_string_lossy()));
+    assert!(!expected.is_empty());
+    assert_eq!(decisions(&output), expected);
+    // A record file read whole (info, replay) is never cut short: the line is refused.
+    assert_refused(
+        &pareval(&["info", &outcomes]),
+        "line 22 has 2 fields but the header has 3",
+    );
+}
