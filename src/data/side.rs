@@ -111,25 +111,50 @@ impl SideTable {
         let mut at: Vec<Option<usize>> = vec![None; n];
         let mut bad = Offenders::default();
         for (row, value) in values.iter().enumerate() {
+            let text = value.as_deref().unwrap_or("<empty>");
             let parsed = value
                 .as_deref()
                 .and_then(|v| v.trim().parse::<usize>().ok())
-                .filter(|&p| (1..=n).contains(&p) && at[p - 1].is_none());
+                .filter(|p| (1..=n).contains(p));
             match parsed {
-                Some(p) => at[p - 1] = Some(row),
-                None => bad.push(|| {
-                    format!(
-                        "{} on {}",
-                        quote(value.as_deref().unwrap_or("<empty>")),
-                        self.positions[row]
-                    )
-                }),
+                // A position given twice names both lines: either may be the mistake.
+                Some(p) => match at[p - 1] {
+                    Some(first) => bad.push(|| {
+                        format!(
+                            "{} on {} (also on {})",
+                            quote(text),
+                            self.positions[row],
+                            self.positions[first]
+                        )
+                    }),
+                    None => at[p - 1] = Some(row),
+                },
+                None => bad.push(|| format!("{} on {}", quote(text), self.positions[row])),
             }
         }
-        bad.into_result(
-            file,
-            &format!("column 'position' must number the tasks 1 … {n}, each once"),
-        )?;
+        if !bad.is_empty() {
+            // The positions no row holds point at where the slip is.
+            let missing: Vec<String> = (1..=n)
+                .filter(|&p| at[p - 1].is_none())
+                .map(|p| p.to_string())
+                .collect();
+            let shown = missing.len().min(5);
+            let rest = if missing.len() > shown {
+                format!(" and {} more", missing.len() - shown)
+            } else {
+                String::new()
+            };
+            let problem = format!(
+                "column 'position' must number the tasks 1 … {n}, each once (no row has {} {}{rest})",
+                if missing.len() == 1 {
+                    "position"
+                } else {
+                    "positions"
+                },
+                missing[..shown].join(", ")
+            );
+            bad.into_result(file, &problem)?;
+        }
         let order: Vec<usize> = at.into_iter().flatten().collect();
         self.keys = order.iter().map(|&r| self.keys[r].clone()).collect();
         self.positions = order.iter().map(|&r| self.positions[r]).collect();

@@ -268,6 +268,39 @@ fn decide_reads_a_plan_in_position_order() {
         ]),
         "column 'position' must number the tasks",
     );
+    // A position given twice names both lines and the position no row has.
+    let lines: Vec<&str> = text.lines().collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let at = header
+        .iter()
+        .position(|c| *c == "position")
+        .expect("position");
+    let mut twice = String::from(lines[0]);
+    for (i, line) in lines[1..].iter().enumerate() {
+        let mut fields: Vec<&str> = line.split(',').collect();
+        if i == 4 {
+            fields[at] = "9";
+        }
+        twice.push('\n');
+        twice.push_str(&fields.join(","));
+    }
+    twice.push('\n');
+    std::fs::write(&broken, twice).expect("write");
+    assert_refused(
+        &pareval(&[
+            "decide",
+            &records,
+            "--plan",
+            &broken.to_string_lossy(),
+            "--tested",
+            &tested,
+            "--baseline",
+            &baseline,
+            "--budget",
+            "0.5",
+        ]),
+        "each once (no row has position 5): '9' on line 10 (also on line 6)",
+    );
 }
 
 /// AppWorld's first 200 tasks of a stratified plan, as the outcomes so far of a live run.
