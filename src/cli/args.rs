@@ -929,9 +929,11 @@ pub struct LiveArgs {
     /// Tail cutoff a.
     #[arg(long, value_name = "A", default_value = "0.05")]
     pub tail: String,
-    /// Random seed (for mc resamples).
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    /// Random seed: the one the records name and mc resamples draw from. Default: the plan's `seed`
+    /// (the order's seed, as the records name it; SPEC §8), else 0; another seed than a plan's is
+    /// refused.
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Read record columns from other names, e.g. --col system=agent_name.
     #[arg(long = "col", value_name = "TARGET=SOURCE")]
     pub columns: Vec<String>,

@@ -578,11 +578,22 @@ fn live_settings(
     Ok(LiveSettings {
         policy,
         thresholds: parse_thresholds(&live.thresholds).map_err(settings::flag("--thresholds"))?,
-        seed: live.seed,
+        seed: live_seed(live.seed, plan)?,
         budget,
         reading: crate::engine::live::Reading::parse(&live.reading)
             .map_err(|e| CliError::Input(format!("--reading: {e}")))?,
     })
+}
+
+/// A live decision's seed: the plan's, which drew its order and which its records name (SPEC §8),
+/// also seeding mc resamples; `--seed` for a plan that names none (a `file` plan), else 0.
+fn live_seed(flag: Option<u64>, plan: &crate::data::Plan) -> Result<u64, CliError> {
+    match (flag, plan.seed) {
+        (Some(flag), Some(drawn)) if flag != drawn => Err(CliError::Input(format!(
+            "--seed {flag}: the plan was drawn with seed {drawn}, and a live decision's records name the plan's seed (its mc resamples draw from it too): leave --seed out"
+        ))),
+        (flag, drawn) => Ok(drawn.or(flag).unwrap_or(0)),
+    }
 }
 
 /// What `watch`, `serve` and `run` share: the plan, the systems compared, the settings and the

@@ -190,6 +190,22 @@ fn follow_on_screen(
     Ok((state, ending))
 }
 
+/// How many planned tasks `tested` finished by the time the harness was ended, read afresh from the
+/// files as the harness left them: it finishes what it was running while it is ended (Inspect
+/// scores a sample already answered, a shell loop writes its row), so the count at the decision
+/// understates what ran. None when the files cannot be followed again.
+fn finished_when_ended(args: &args::RunArgs, setup: &LiveSetup) -> Option<usize> {
+    let options = std::sync::Arc::new(args.live.load_options().ok()?);
+    let mut followed = Followed::with_options(&args.files, options).ok()?;
+    let mut state = setup.state(&args.live.tested);
+    // The harness has exited, so nothing changes between these looks: a folder's files are found
+    // at the first and a harness's own file is read once it is the same at two.
+    for _ in 0..=FINAL_LOOKS {
+        state.apply(followed.poll());
+    }
+    Some(state.finished_tasks(&args.live.tested))
+}
+
 pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<(), CliError> {
     let setup = LiveSetup::new(&args.live, &args.budget)?;
     let grace = args
@@ -286,14 +302,25 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         setup.settings.reading,
         several,
     )?;
-    let finished = state.finished_tasks(&args.live.tested);
+    let at_decision = state.finished_tasks(&args.live.tested);
+    let finished = match ending {
+        Ending::HarnessExited(_) => at_decision,
+        Ending::Decided | Ending::Interrupted => {
+            finished_when_ended(args, &setup).map_or(at_decision, |n| n.max(at_decision))
+        }
+    };
+    let then = if finished == at_decision {
+        String::new()
+    } else {
+        format!(" ({at_decision} when pareval decided)")
+    };
     let total = setup.plan.tasks.len();
     let elapsed = started.elapsed().as_secs_f64();
     match ending {
         Ending::Decided => eprintln!(
-            "pareval run: decided after {elapsed:.1} s; the harness was ended ({how}); {} finished {finished} of {total} planned tasks, {} not run",
+            "pareval run: decided after {elapsed:.1} s; the harness was ended ({how}); {} finished {finished} of {total} planned tasks{then}, {} not run",
             args.live.tested,
-            total - finished
+            total.saturating_sub(finished)
         ),
         Ending::Interrupted => eprintln!(
             "pareval run: stopped by the user after {elapsed:.1} s; the harness was ended ({how}); {} finished {finished} of {total} planned tasks",

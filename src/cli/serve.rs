@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use super::{CliError, LiveSetup, args};
 use crate::engine::walk::record::{DecisionRecord, WaitingOn};
-use crate::watch::follow::{Event, OutcomeRow};
+use crate::watch::follow::{Event, OutcomeRow, run_key};
 use crate::watch::state::{Baselines, WatchState};
 
 /// One pair's action at one threshold.
@@ -168,7 +168,7 @@ impl Service {
         };
         let system = field("system")?;
         let task = field("task")?;
-        let run = request.get("run").map_or(Ok(String::new()), id_text)?;
+        let run = run_key(&request.get("run").map_or(Ok(String::new()), id_text)?);
         let outcome = match request.get("outcome") {
             Some(Value::Bool(b)) => f64::from(u8::from(*b)),
             Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),

@@ -144,8 +144,9 @@ fn read_table_as(path: &Path, live: bool) -> Result<(RawTable, Option<String>), 
 
 /// Where a live file's last line starts and its number, when the harness has not finished writing
 /// it: it has no line end, and it is short of a record (a delimited line with fewer fields than the
-/// header or an open quote; a JSON Lines line that is not yet JSON). A last line without a line end
-/// that is a whole record is kept: many writers end their files so.
+/// header, an open quote, or an empty last field, which is how a line cut right after a separator
+/// reads; a JSON Lines line that is not yet JSON). A last line without a line end that is a whole
+/// record is kept: many writers end their files so.
 fn unfinished_last_line(text: &[u8], format: Format) -> Option<(usize, u64)> {
     if text.ends_with(b"\n") {
         return None;
@@ -166,21 +167,31 @@ fn unfinished_last_line(text: &[u8], format: Format) -> Option<(usize, u64)> {
         Format::JsonArray | Format::Parquet => return None,
     };
     let header_end = text.iter().position(|&b| b == b'\n')?;
+    // Field count, whether a quote is still open, and whether the last field is empty.
     let fields = |line: &[u8]| {
         let mut in_quotes = false;
         let mut count = 1;
+        let mut last_field_empty = true;
         for &b in line {
             match b {
-                b'"' => in_quotes = !in_quotes,
-                b if b == separator && !in_quotes => count += 1,
-                _ => {}
+                b'"' => {
+                    in_quotes = !in_quotes;
+                    last_field_empty = false;
+                }
+                b if b == separator && !in_quotes => {
+                    count += 1;
+                    last_field_empty = true;
+                }
+                // The first half of a CR LF line end is not a value.
+                b'\r' => {}
+                _ => last_field_empty = false,
             }
         }
-        (count, in_quotes)
+        (count, in_quotes, last_field_empty)
     };
-    let (header, _) = fields(&text[..header_end]);
-    let (count, open_quote) = fields(last);
-    (open_quote || count < header).then_some((start, line))
+    let (header, _, _) = fields(&text[..header_end]);
+    let (count, open_quote, last_field_empty) = fields(last);
+    (open_quote || count < header || last_field_empty).then_some((start, line))
 }
 
 /// The SHA-256 of `bytes` in lower-case hex.
@@ -695,6 +706,13 @@ mod tests {
         // Cut mid-record: set aside from where the line starts.
         assert_eq!(csv(b"system,task,outcome\nA,t1,1\nA,t"), Some((27, 3)));
         assert_eq!(csv(b"a,b\n1,\"x"), Some((4, 2)));
+        // Cut right after a separator: every field is there but the last is still empty.
+        assert_eq!(csv(b"system,task,outcome\nA,t1,1\nA,t2,"), Some((27, 3)));
+        assert_eq!(
+            csv(b"system,task,outcome\r\nA,t1,1\r\nA,t2,\r"),
+            Some((29, 3))
+        );
+        assert_eq!(csv(b"a,b\n1,\"\""), None);
         // A whole record without a line end, a finished file, a header alone: kept.
         assert_eq!(csv(b"system,task,outcome\nA,t1,1\nA,t2,0"), None);
         assert_eq!(csv(b"system,task,outcome\nA,t1,1\n"), None);

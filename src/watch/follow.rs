@@ -20,6 +20,23 @@ pub struct OutcomeRow {
     pub outcome: f64,
 }
 
+/// The key a row's run is told apart by, as the loader reads a run column: no run or an empty one
+/// is run 0, a whole number is itself however it is spelled ("0", "00", "0.0"), and anything else is
+/// an id as written. So a harness that names run 0 on one line and leaves it out on the next gives
+/// one run two outcomes, which is refused as `decide` refuses it, not averaged as two runs.
+pub fn run_key(text: &str) -> String {
+    let text = text.trim();
+    if text.is_empty() {
+        return "0".to_string();
+    }
+    match text.parse::<f64>() {
+        Ok(x) if x.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&x) => {
+            (x as u32).to_string()
+        }
+        _ => text.to_string(),
+    }
+}
+
 /// What one poll found.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -296,7 +313,7 @@ impl FileFollower {
                 row: OutcomeRow {
                     system: system.to_string(),
                     task: task.to_string(),
-                    run: trimmed("run").unwrap_or_default().to_string(),
+                    run: run_key(trimmed("run").unwrap_or_default()),
                     outcome,
                 },
             },
@@ -453,6 +470,17 @@ impl Followed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_is_keyed_as_the_loader_reads_it() {
+        for spelling in ["", " ", "0", "00", "0.0"] {
+            assert_eq!(run_key(spelling), "0", "{spelling:?}");
+        }
+        assert_eq!(run_key(" 3 "), "3");
+        assert_eq!(run_key("seed-7"), "seed-7");
+        assert_eq!(run_key("1.5"), "1.5");
+        assert_eq!(run_key("-1"), "-1");
+    }
 
     fn rows(events: &[Event]) -> Vec<(String, f64)> {
         events

@@ -1682,6 +1682,45 @@ fn inspect_failed_runs_dict_scores_and_odd_values_are_read_or_named() {
             .to_string()
             .contains("no scorer ran (the eval's status is 'error')")
     );
+    // A run stopped as samples ran (Ctrl-C, `pareval run` ending the harness): a sample cancelled
+    // before it was scored is not attempted, not a failure; one scored first keeps its score; any
+    // other error is still an error.
+    let cancelled = write(
+        "cancelled.json",
+        serde_json::json!({
+            "status": "cancelled",
+            "eval": {"model": "m", "task": "t",
+                     "dataset": {"sample_ids": [1, 2, 3, 4, 5]}, "config": {"epochs": 1}},
+            "samples": [
+                {"id": 1, "epoch": 1, "scores": {"match": {"value": "C"}}},
+                {"id": 2, "epoch": 1,
+                 "error": {"message": "CancelledError(\"Cancelled via cancel scope 7f9dc741d620\")"}},
+                {"id": 3, "epoch": 1, "error": {"message": "RuntimeError('boom')"}},
+                {"id": 4, "epoch": 1, "scores": {"match": {"value": "I"}},
+                 "error": {"message": "CancelledError()"}}
+            ]
+        }),
+    );
+    let out = pareval(&["info", &cancelled, "--from", "inspect", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let system = &json["systems"][0];
+    assert_eq!(
+        (
+            system["errored"].as_u64(),
+            system["not_attempted"].as_u64(),
+            system["mean_outcome"].as_f64()
+        ),
+        (Some(1), Some(2), Some(1.0 / 3.0)),
+        "{system}"
+    );
+    assert!(
+        json["notes"]
+            .to_string()
+            .contains("1 sample was cancelled before it was scored"),
+        "{}",
+        json["notes"]
+    );
     // A finished run with no scorer and no error: nothing to read, and the refusal says so (a run
     // still going is read as not attempted so far: an_inspect_log_of_a_run_just_started_…).
     let empty = write(

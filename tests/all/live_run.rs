@@ -301,6 +301,65 @@ fn plan_ids_lists_the_tasks_in_plan_order() {
 }
 
 #[test]
+fn a_live_decision_names_the_seed_its_plan_was_drawn_with() {
+    let dir = temp_dir("plan-seed");
+    let tasks = dir.join("tasks.csv");
+    let mut text = String::from("task,group\n");
+    for i in 0..40 {
+        text.push_str(&format!("q{i:02},g{}\n", i % 2));
+    }
+    std::fs::write(&tasks, text).expect("tasks");
+    let plan = dir.join("plan.csv").display().to_string();
+    let output = pareval(&[
+        "plan",
+        &tasks.display().to_string(),
+        "--seed",
+        "3",
+        "--out",
+        &plan,
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let mut rows = String::from("system,task,outcome\n");
+    for i in 0..40 {
+        rows.push_str(&format!("new,q{i:02},1\nold,q{i:02},0\n"));
+    }
+    let outcomes = dir.join("so_far.csv");
+    std::fs::write(&outcomes, rows).expect("rows");
+    let outcomes = outcomes.display().to_string();
+    let decide = |extra: &[&str]| {
+        let mut args = vec![
+            "decide",
+            &outcomes,
+            "--plan",
+            &plan,
+            "--tested",
+            "new",
+            "--baseline",
+            "old",
+            "--rule",
+            "anytime",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        pareval(&args)
+    };
+    // The record names the order's seed (SPEC §8), not a default of 0.
+    for extra in [&[][..], &["--seed", "3"][..]] {
+        let output = decide(extra);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let records = json_lines(&stdout(&output));
+        assert!(!records.is_empty());
+        assert!(records.iter().all(|r| r["seed"] == 3), "{records:?}");
+    }
+    assert_refused(
+        &decide(&["--seed", "5"]),
+        "--seed 5: the plan was drawn with seed 3",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn serve_answers_json_lines_and_decides_as_decide_does() {
     let dir = temp_dir("serve");
     let plan = write_plan(&dir, 60);
@@ -339,6 +398,9 @@ fn serve_answers_json_lines_and_decides_as_decide_does() {
         r#"{"op":"outcome","system":"new","task":"t001","run":0,"outcome":1}"#.to_string(),
         r#"{"op":"outcome","system":"other","task":"t001","run":0,"outcome":1}"#.to_string(),
         "not json".to_string(),
+        // A run left out is run 0, as `decide` reads an empty run: a second outcome, not a new run.
+        r#"{"op":"outcome","system":"new","task":"t001","outcome":0}"#.to_string(),
+        r#"{"op":"outcome","system":"new","task":"t001","run":0.0,"outcome":1}"#.to_string(),
     ];
     for i in (0..30).filter(|&i| i != 1) {
         requests.push(format!(
@@ -374,6 +436,13 @@ fn serve_answers_json_lines_and_decides_as_decide_does() {
     assert_eq!(replies[6]["finished"], 1);
     assert!(error(&replies[7]).contains("'other' is neither the tested system"));
     assert!(error(&replies[8]).contains("not a JSON object"));
+    assert!(
+        error(&replies[9]).contains("a second outcome for run '0' of new on t001"),
+        "{}",
+        replies[9]
+    );
+    assert_eq!(replies[10]["ok"], true);
+    assert_eq!(replies[10]["finished"], 1);
     let last = replies.last().expect("decide");
     assert_eq!(last["decided"], true, "{last}");
     assert_eq!(last["actions"][0]["action"], "promote");
@@ -482,6 +551,18 @@ echo "finished" >> {log}
     let note = stderr(&output);
     assert!(note.contains("the harness was ended (SIGTERM)"), "{note}");
     assert!(note.contains("not run"), "{note}");
+    // The count is of what the harness had finished when it was ended (it went on writing rows
+    // through the grace period), not of what was read at the decision.
+    let written = std::fs::read_to_string(&out)
+        .expect("out")
+        .lines()
+        .filter(|l| l.starts_with("new,"))
+        .count();
+    assert!(
+        note.contains(&format!("new finished {written} of 200 planned tasks ("))
+            && note.contains(" when pareval decided), "),
+        "{written} written: {note}"
+    );
     assert!(
         elapsed < 30.0,
         "run took {elapsed:.1} s: the harness was not ended"

@@ -817,7 +817,10 @@ fn decide_sets_aside_a_last_line_the_harness_has_not_finished_and_info_refuses_i
         text.push_str(&format!("new,t{i},1\nold,t{i},0\n"));
     }
     let whole = text.clone();
-    // The harness is writing line 22 as pareval reads the file.
+    // The harness is writing line 22 as pareval reads the file: cut inside a field, or right after
+    // a separator (every field there, the last still empty).
+    let cut_after_comma = dir.join("cut_after_comma.csv");
+    std::fs::write(&cut_after_comma, format!("{text}new,t1,")).expect("outcomes");
     text.push_str("new,t1");
     std::fs::write(&outcomes, &text).expect("outcomes");
     let outcomes = outcomes.to_string_lossy().into_owned();
@@ -859,6 +862,10 @@ fn decide_sets_aside_a_last_line_the_harness_has_not_finished_and_info_refuses_i
     };
     let expected = decisions(&decide(&finished.to_string_lossy()));
     assert!(!expected.is_empty());
+    assert_eq!(decisions(&output), expected);
+    let output = decide(&cut_after_comma.to_string_lossy());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stderr(&output).contains("line 22 is not finished yet"));
     assert_eq!(decisions(&output), expected);
     // A record file read whole (info, replay) is never cut short: the line is refused.
     assert_refused(

@@ -161,6 +161,17 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     };
     let group = eval.get("task").and_then(Value::as_str).map(str::to_string);
     let errored = |sample: &Value| sample.get("error").is_some_and(|e| !e.is_null());
+    // A sample interrupted because the eval was stopped (Ctrl-C, `pareval run` ending the harness,
+    // an operator's cancel): Inspect records the cancellation as the sample's error, its message the
+    // exception's repr (`CancelledError(…)` under asyncio, `Cancelled(…)` under trio). The agent
+    // did not fail it; it was not let finish.
+    let cancelled = |sample: &Value| {
+        sample
+            .get("error")
+            .and_then(|e| e.get("message"))
+            .and_then(Value::as_str)
+            .is_some_and(|m| m.starts_with("CancelledError(") || m.starts_with("Cancelled("))
+    };
     // A run still going (`status` started) may have scored nothing yet: every sample is not attempted
     // so far, which a live reader waits on rather than refuses.
     let running = log.running;
@@ -192,6 +203,7 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     let mut rows = Vec::with_capacity(log.samples.len());
     let mut seen: HashSet<(String, u32)> = HashSet::new();
     let mut scorers: Vec<String> = Vec::new();
+    let mut cancelled_samples = 0;
     for (index, sample) in log.samples.iter().enumerate() {
         let at = |what: String| LoadError::new(file, format!("sample {}: {what}", index + 1));
         let id = sample
@@ -226,11 +238,15 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             }
             _ => {}
         }
-        let errored = errored(sample);
+        let cancelled = cancelled(sample);
+        let errored = errored(sample) && !cancelled;
+        cancelled_samples += usize::from(cancelled && outcome.is_none());
         let status = match (errored, outcome) {
             (true, _) => RowStatus::Error,
+            // Scored before the cancellation reached it: the score stands.
             (false, Some(_)) => RowStatus::Ok,
-            // Unscored (NaN) or no score from this scorer: excluded, as Inspect's metrics do.
+            // Unscored (NaN), no score from this scorer, or cancelled before it was scored: excluded,
+            // as Inspect's metrics do.
             (false, None) => RowStatus::NotAttempted,
         };
         // An errored sample without a score is scored 0, as Inspect's metrics count it.
@@ -266,7 +282,13 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
                 } else {
                     format!("scorer {scorer}")
                 },
-                if errored { ", error" } else { "" }
+                if errored {
+                    ", error"
+                } else if cancelled {
+                    ", cancelled"
+                } else {
+                    ""
+                }
             ),
         });
     }
@@ -292,6 +314,14 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
                 .get("status")
                 .and_then(Value::as_str)
                 .unwrap_or("unknown")
+        ));
+    }
+    if cancelled_samples > 0 {
+        notes.push(format!(
+            "{file}: {cancelled_samples} {} cancelled before {} scored (the eval was stopped as {} ran): not attempted, not failures",
+            if cancelled_samples == 1 { "sample was" } else { "samples were" },
+            if cancelled_samples == 1 { "it was" } else { "they were" },
+            if cancelled_samples == 1 { "it" } else { "they" },
         ));
     }
     if scorers.len() > 1 {
