@@ -168,7 +168,8 @@ impl Service {
         };
         let system = field("system")?;
         let task = field("task")?;
-        let run = run_key(&request.get("run").map_or(Ok(String::new()), id_text)?);
+        let run = run_key(&request.get("run").map_or(Ok(String::new()), id_text)?)
+            .map_err(|e| format!("{e} ({system} on {task})"))?;
         let outcome = match request.get("outcome") {
             Some(Value::Bool(b)) => f64::from(u8::from(*b)),
             Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),

@@ -21,19 +21,25 @@ pub struct OutcomeRow {
 }
 
 /// The key a row's run is told apart by, as the loader reads a run column: no run or an empty one
-/// is run 0, a whole number is itself however it is spelled ("0", "00", "0.0"), and anything else is
-/// an id as written. So a harness that names run 0 on one line and leaves it out on the next gives
-/// one run two outcomes, which is refused as `decide` refuses it, not averaged as two runs.
-pub fn run_key(text: &str) -> String {
+/// is run 0, a whole number is itself however it is spelled ("0", "00", "0.0"), other text is an id
+/// as written, and a fraction or a negative number is refused, as the loader refuses it. So a
+/// harness that names run 0 on one line and leaves it out on the next gives one run two outcomes,
+/// which is refused as `decide` refuses it, not averaged as two runs.
+pub fn run_key(text: &str) -> Result<String, String> {
     let text = text.trim();
     if text.is_empty() {
-        return "0".to_string();
+        return Ok("0".to_string());
     }
     match text.parse::<f64>() {
         Ok(x) if x.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&x) => {
-            (x as u32).to_string()
+            Ok((x as u32).to_string())
         }
-        _ => text.to_string(),
+        // A whole number past u32 is an id, as the loader reads it.
+        Ok(x) if x.fract() == 0.0 && x > 0.0 => Ok(text.to_string()),
+        Ok(_) => Err(format!(
+            "run '{text}' is not a whole number ≥ 0 or a run id"
+        )),
+        Err(_) => Ok(text.to_string()),
     }
 }
 
@@ -306,6 +312,10 @@ impl FileFollower {
             "false" => Some(0.0),
             other => other.parse::<f64>().ok(),
         };
+        let run = match run_key(trimmed("run").unwrap_or_default()) {
+            Ok(run) => run,
+            Err(message) => return self.bad(line, format!("{message} ({system} on {task})")),
+        };
         match value {
             Some(outcome) if (0.0..=1.0).contains(&outcome) => Event::Row {
                 file: self.name(),
@@ -313,7 +323,7 @@ impl FileFollower {
                 row: OutcomeRow {
                     system: system.to_string(),
                     task: task.to_string(),
-                    run: run_key(trimmed("run").unwrap_or_default()),
+                    run,
                     outcome,
                 },
             },
@@ -474,12 +484,14 @@ mod tests {
     #[test]
     fn a_run_is_keyed_as_the_loader_reads_it() {
         for spelling in ["", " ", "0", "00", "0.0"] {
-            assert_eq!(run_key(spelling), "0", "{spelling:?}");
+            assert_eq!(run_key(spelling), Ok("0".to_string()), "{spelling:?}");
         }
-        assert_eq!(run_key(" 3 "), "3");
-        assert_eq!(run_key("seed-7"), "seed-7");
-        assert_eq!(run_key("1.5"), "1.5");
-        assert_eq!(run_key("-1"), "-1");
+        assert_eq!(run_key(" 3 "), Ok("3".to_string()));
+        assert_eq!(run_key("seed-7"), Ok("seed-7".to_string()));
+        assert_eq!(run_key("99999999999"), Ok("99999999999".to_string()));
+        // Refused as the loader refuses them.
+        assert!(run_key("1.5").is_err());
+        assert!(run_key("-1").is_err());
     }
 
     fn rows(events: &[Event]) -> Vec<(String, f64)> {

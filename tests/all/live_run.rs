@@ -401,6 +401,7 @@ fn serve_answers_json_lines_and_decides_as_decide_does() {
         // A run left out is run 0, as `decide` reads an empty run: a second outcome, not a new run.
         r#"{"op":"outcome","system":"new","task":"t001","outcome":0}"#.to_string(),
         r#"{"op":"outcome","system":"new","task":"t001","run":0.0,"outcome":1}"#.to_string(),
+        r#"{"op":"outcome","system":"new","task":"t002","run":-1,"outcome":1}"#.to_string(),
     ];
     for i in (0..30).filter(|&i| i != 1) {
         requests.push(format!(
@@ -443,6 +444,12 @@ fn serve_answers_json_lines_and_decides_as_decide_does() {
     );
     assert_eq!(replies[10]["ok"], true);
     assert_eq!(replies[10]["finished"], 1);
+    assert!(
+        error(&replies[11])
+            .contains("run '-1' is not a whole number ≥ 0 or a run id (new on t002)"),
+        "{}",
+        replies[11]
+    );
     let last = replies.last().expect("decide");
     assert_eq!(last["decided"], true, "{last}");
     assert_eq!(last["actions"][0]["action"], "promote");
