@@ -21,6 +21,17 @@ fn write_plan(dir: &Path, n: usize) -> String {
     path.display().to_string()
 }
 
+/// A task list of `n` tasks q00, q01, … in `groups` groups dealt in turn, for `pareval plan`.
+fn write_task_list(dir: &Path, n: usize, groups: usize) -> std::path::PathBuf {
+    let mut text = String::from("task,group\n");
+    for i in 0..n {
+        text.push_str(&format!("q{i:02},g{}\n", i % groups));
+    }
+    let path = dir.join("tasks.csv");
+    std::fs::write(&path, text).expect("tasks");
+    path
+}
+
 /// A refused request's error message ("" for a reply that is not an error).
 fn error(reply: &Value) -> &str {
     reply["error"].as_str().unwrap_or_default()
@@ -261,12 +272,7 @@ fn decide_reads_a_folder_as_watch_follows_it() {
 #[test]
 fn plan_ids_lists_the_tasks_in_plan_order() {
     let dir = temp_dir("plan-ids");
-    let tasks = dir.join("tasks.csv");
-    let mut text = String::from("task,group\n");
-    for i in 0..30 {
-        text.push_str(&format!("q{i:02},g{}\n", i % 3));
-    }
-    std::fs::write(&tasks, text).expect("tasks");
+    let tasks = write_task_list(&dir, 30, 3);
     let out = dir.join("plan.csv");
     let ids = dir.join("ids.txt");
     let output = pareval(&[
@@ -303,12 +309,7 @@ fn plan_ids_lists_the_tasks_in_plan_order() {
 #[test]
 fn a_live_decision_names_the_seed_its_plan_was_drawn_with() {
     let dir = temp_dir("plan-seed");
-    let tasks = dir.join("tasks.csv");
-    let mut text = String::from("task,group\n");
-    for i in 0..40 {
-        text.push_str(&format!("q{i:02},g{}\n", i % 2));
-    }
-    std::fs::write(&tasks, text).expect("tasks");
+    let tasks = write_task_list(&dir, 40, 2);
     let plan = dir.join("plan.csv").display().to_string();
     let output = pareval(&[
         "plan",

@@ -252,9 +252,8 @@ fn decide_reads_a_plan_in_position_order() {
     assert_eq!(decide(&plan), decide(&reversed));
     // A position column that does not number the tasks 1 … N is refused.
     let broken = dir.join("broken.csv");
-    std::fs::write(&broken, text.replacen("\n1,", "\n7,", 1)).expect("write");
-    assert_refused(
-        &pareval(&[
+    let decide_broken = || {
+        pareval(&[
             "decide",
             &records,
             "--plan",
@@ -265,9 +264,10 @@ fn decide_reads_a_plan_in_position_order() {
             &baseline,
             "--budget",
             "0.5",
-        ]),
-        "column 'position' must number the tasks",
-    );
+        ])
+    };
+    std::fs::write(&broken, text.replacen("\n1,", "\n7,", 1)).expect("write");
+    assert_refused(&decide_broken(), "column 'position' must number the tasks");
     // A position given twice names both lines and the position no row has.
     let lines: Vec<&str> = text.lines().collect();
     let header: Vec<&str> = lines[0].split(',').collect();
@@ -287,18 +287,7 @@ fn decide_reads_a_plan_in_position_order() {
     twice.push('\n');
     std::fs::write(&broken, twice).expect("write");
     assert_refused(
-        &pareval(&[
-            "decide",
-            &records,
-            "--plan",
-            &broken.to_string_lossy(),
-            "--tested",
-            &tested,
-            "--baseline",
-            &baseline,
-            "--budget",
-            "0.5",
-        ]),
+        &decide_broken(),
         "each once (no row has position 5): '9' on line 10 (also on line 6)",
     );
 }
