@@ -5,7 +5,8 @@
 //!
 //! Requests: `{"op":"plan"}` (the task ids in plan order), `{"op":"check","tasks":[…]}` (ids not in
 //! the plan, planned ids not given), `{"op":"outcome","system","task","run","outcome"}` (one finished
-//! sample; the reply is the state after it), `{"op":"decide"}` (the state with the full decision
+//! sample, with `"runs":N` when each task gets N runs numbered 0..N: the task then counts as
+//! finished once all N are in; the reply is the state after it), `{"op":"decide"}` (the state with the full decision
 //! records). A bad request gets `{"ok":false,"error":…}` and the process goes on; end of input ends it.
 
 use std::collections::{HashMap, HashSet};
@@ -18,6 +19,19 @@ use super::{CliError, LiveSetup, args};
 use crate::engine::walk::record::{DecisionRecord, WaitingOn};
 use crate::watch::follow::{Event, OutcomeRow, run_key};
 use crate::watch::state::{Baselines, WatchState};
+
+/// The request's `"runs"`: how many runs (numbered 0 to N-1) each task of the system gets, from 1
+/// to 1000; None when absent.
+fn runs_due(request: &Value) -> Result<Option<u32>, String> {
+    match request.get("runs") {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => value
+            .as_u64()
+            .filter(|n| (1..=1000).contains(n))
+            .map(|n| Some(n as u32))
+            .ok_or_else(|| format!("\"runs\": {value} is not a whole number from 1 to 1000")),
+    }
+}
 
 /// One pair's action at one threshold.
 #[derive(Debug, Serialize)]
@@ -55,6 +69,8 @@ pub(crate) struct Service {
     taken: HashMap<(String, String, String), u64>,
     /// Rows taken so far: each gets its own line number in the state's bookkeeping.
     rows: u64,
+    /// The (system, task) pairs whose due runs were told to the state (`"runs"`), with the count.
+    runs_due: HashMap<(String, String), u32>,
 }
 
 impl Service {
@@ -65,6 +81,7 @@ impl Service {
             planned,
             taken: HashMap::new(),
             rows: 0,
+            runs_due: HashMap::new(),
         }
     }
 
@@ -138,15 +155,18 @@ impl Service {
                 Ok(json!({ "ok": true, "unplanned": unplanned, "missing": missing }))
             }
             "outcome" => {
-                let Some(row) = self.outcome_row(&request)? else {
-                    return Ok(self.status(false));
-                };
-                self.rows += 1;
-                self.state.apply(vec![Event::Row {
-                    file: "serve".to_string(),
-                    line: self.rows,
-                    row,
-                }]);
+                let runs = runs_due(&request)?;
+                let (row, due) = self.outcome_row(&request, runs)?;
+                let mut events = due;
+                if let Some(row) = row {
+                    self.rows += 1;
+                    events.push(Event::Row {
+                        file: "serve".to_string(),
+                        line: self.rows,
+                        row,
+                    });
+                }
+                self.state.apply(events);
                 Ok(self.status(false))
             }
             "decide" => Ok(self.status(true)),
@@ -156,10 +176,15 @@ impl Service {
         }
     }
 
-    /// A request's row (None when the same outcome was taken before), refused when the system is
-    /// not compared, the task is not planned, the outcome is not in [0, 1], or the (system, task,
-    /// run) was given another outcome before.
-    fn outcome_row(&mut self, request: &Value) -> Result<Option<OutcomeRow>, String> {
+    /// A request's row (None when the same outcome was taken before) and the runs it says are due
+    /// on its task (once per system and task), refused when the system is not compared, the task is
+    /// not planned, the outcome is not in [0, 1], the run is not one of the `runs` due or another
+    /// count of runs was said before, or the (system, task, run) was given another outcome before.
+    fn outcome_row(
+        &mut self,
+        request: &Value,
+        runs: Option<u32>,
+    ) -> Result<(Option<OutcomeRow>, Vec<Event>), String> {
         let field = |name: &str| {
             request
                 .get(name)
@@ -198,9 +223,38 @@ impl Service {
                 names.join(", ")
             ));
         }
+        let mut due = Vec::new();
+        if let Some(runs) = runs {
+            if run.parse::<u32>().map_or(true, |r| r >= runs) {
+                return Err(format!(
+                    "run '{run}' of {system} on {task} is not one of the {runs} runs said due (0 to {})",
+                    runs - 1
+                ));
+            }
+            let cell = (system.clone(), task.clone());
+            match self.runs_due.get(&cell) {
+                Some(&said) if said != runs => {
+                    return Err(format!(
+                        "{system} on {task}: {runs} runs said due, after {said}"
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    self.runs_due.insert(cell, runs);
+                    due = (0..runs)
+                        .map(|r| Event::Due {
+                            file: "serve".to_string(),
+                            system: system.clone(),
+                            task: task.clone(),
+                            run: r.to_string(),
+                        })
+                        .collect();
+                }
+            }
+        }
         let key = (system.clone(), task.clone(), run.clone());
         match self.taken.get(&key) {
-            Some(&bits) if bits == outcome.to_bits() => return Ok(None),
+            Some(&bits) if bits == outcome.to_bits() => return Ok((None, due)),
             Some(&bits) => {
                 return Err(format!(
                     "a second outcome for run '{run}' of {system} on {task} ({outcome}, after {})",
@@ -211,12 +265,15 @@ impl Service {
                 self.taken.insert(key, outcome.to_bits());
             }
         }
-        Ok(Some(OutcomeRow {
-            system,
-            task,
-            run,
-            outcome,
-        }))
+        Ok((
+            Some(OutcomeRow {
+                system,
+                task,
+                run,
+                outcome,
+            }),
+            due,
+        ))
     }
 
     /// Whether every pair is decided at every threshold.

@@ -58,6 +58,14 @@ pub enum Event {
         line: u64,
         message: String,
     },
+    /// A run due on a task but not finished (`serve`'s `"runs"`: the epochs a harness said each task
+    /// gets): the system's task is not finished, and so not read, until every run due on it is in.
+    Due {
+        file: String,
+        system: String,
+        task: String,
+        run: String,
+    },
     /// Everything the file said before is withdrawn and it is read anew: it shrank or was replaced
     /// (`rewritten` false), or a harness rewrote its own result file, as harnesses do while they run
     /// (`rewritten` true: expected, so not worth a notice).
@@ -212,7 +220,7 @@ impl FileFollower {
                         ));
                     }
                 }
-                TailEvent::Record { line, fields } => out.push(self.row(line, &fields)),
+                TailEvent::Record { line, fields } => out.extend(self.row(line, &fields)),
             }
         }
     }
@@ -301,11 +309,26 @@ impl FileFollower {
         }
     }
 
-    fn row(&self, line: u64, fields: &Fields) -> Event {
+    /// The event of one canonical row: None for a run with status `not_attempted`, a missing cell
+    /// as the loader reads it (whatever its outcome field holds).
+    fn row(&self, line: u64, fields: &Fields) -> Option<Event> {
         let trimmed = |name: &str| fields.get(name).map(str::trim).filter(|v| !v.is_empty());
         let (Some(system), Some(task)) = (trimmed("system"), trimmed("task")) else {
-            return self.bad(line, "system and task must not be empty".to_string());
+            return Some(self.bad(line, "system and task must not be empty".to_string()));
         };
+        match trimmed("status").map(str::to_ascii_lowercase).as_deref() {
+            None | Some("ok" | "error") => {}
+            Some("not_attempted") => return None,
+            Some(_) => {
+                let status = trimmed("status").unwrap_or_default();
+                return Some(self.bad(
+                    line,
+                    format!(
+                        "status '{status}' of {system} on {task} is not ok, error or not_attempted"
+                    ),
+                ));
+            }
+        }
         let text = trimmed("outcome").unwrap_or_default();
         let value = match text.to_ascii_lowercase().as_str() {
             "true" => Some(1.0),
@@ -314,9 +337,9 @@ impl FileFollower {
         };
         let run = match run_key(trimmed("run").unwrap_or_default()) {
             Ok(run) => run,
-            Err(message) => return self.bad(line, format!("{message} ({system} on {task})")),
+            Err(message) => return Some(self.bad(line, format!("{message} ({system} on {task})"))),
         };
-        match value {
+        Some(match value {
             Some(outcome) if (0.0..=1.0).contains(&outcome) => Event::Row {
                 file: self.name(),
                 line,
@@ -331,7 +354,7 @@ impl FileFollower {
                 line,
                 format!("outcome '{text}' of {system} on {task} is not a number in [0, 1]"),
             ),
-        }
+        })
     }
 }
 

@@ -43,6 +43,14 @@ pub struct PairView {
     pub groups: Vec<u32>,
 }
 
+/// Items by the system they belong to.
+type BySystem<'a, T> = HashMap<&'a str, Vec<T>>;
+/// Each system's rows (with their file) and due runs (task, run).
+type RowsAndDue<'a> = (
+    BySystem<'a, (&'a str, &'a Placed)>,
+    BySystem<'a, (&'a str, &'a str)>,
+);
+
 /// A row as read, with where it came from.
 #[derive(Debug, Clone)]
 struct Placed {
@@ -59,6 +67,8 @@ pub struct WatchState {
     /// The threshold the band and wealth curves follow.
     pub focus: usize,
     rows: BTreeMap<String, Vec<Placed>>,
+    /// By file: the (system, task, run) keys said to be due (`Event::Due`).
+    due: BTreeMap<String, Vec<(String, String, String)>>,
     pub pairs: Vec<PairView>,
     /// Newest last: decisions and rereads.
     pub notices: Vec<String>,
@@ -97,6 +107,7 @@ impl WatchState {
             provenance,
             focus: 0,
             rows: BTreeMap::new(),
+            due: BTreeMap::new(),
             pairs: Vec::new(),
             notices: Vec::new(),
             problem: None,
@@ -164,8 +175,15 @@ impl WatchState {
                     clean = false;
                     self.problem = Some(format!("✗ {file}, line {line}: {message} (skipped)"));
                 }
+                Event::Due {
+                    file,
+                    system,
+                    task,
+                    run,
+                } => self.due.entry(file).or_default().push((system, task, run)),
                 Event::Reread { file, rewritten } => {
                     self.rows.remove(&file);
+                    self.due.remove(&file);
                     if !rewritten {
                         self.notices.push(format!(
                             "{file} shrank or was replaced: read again from the start"
@@ -181,15 +199,15 @@ impl WatchState {
         true
     }
 
-    /// How many planned tasks have at least one outcome row of `system`.
+    /// How many planned tasks `system` has finished: every run due on them is in.
     pub fn finished_tasks(&self, system: &str) -> usize {
-        self.rows
-            .values()
-            .flatten()
-            .filter(|p| p.row.system == system)
-            .filter_map(|p| self.plan_index.get(&p.row.task))
-            .collect::<HashSet<_>>()
-            .len()
+        let (rows, due) = self.by_system();
+        let outcomes = self.outcomes(
+            rows.get(system).map_or(&[][..], Vec::as_slice),
+            due.get(system).map_or(&[][..], Vec::as_slice),
+            &mut Vec::new(),
+        );
+        outcomes.iter().flatten().count()
     }
 
     /// Whether the run can stop: some pair is watched and every pair has its last action at every
@@ -229,8 +247,15 @@ impl WatchState {
     }
 
     /// Run-averaged outcomes on the planned tasks of one system's rows (file by file, in line order),
-    /// and the problems met on the way.
-    fn outcomes(&self, rows: &[(&str, &Placed)], problems: &mut Vec<String>) -> Vec<Option<f64>> {
+    /// and the problems met on the way. A task with a run said to be due (`Event::Due`) and not in
+    /// yet has no outcome: averaging the runs that happen to be in would feed the sequence a value
+    /// that later runs change.
+    fn outcomes(
+        &self,
+        rows: &[(&str, &Placed)],
+        due: &[(&str, &str)],
+        problems: &mut Vec<String>,
+    ) -> Vec<Option<f64>> {
         let mut sums = vec![(0.0, 0u32); self.plan.tasks.len()];
         // Keyed by plan index and run, sized for every row: one hash of the task per row, no rehash.
         let mut runs: HashSet<(usize, &str)> = HashSet::with_capacity(rows.len());
@@ -253,31 +278,52 @@ impl WatchState {
             sums[i].0 += row.outcome;
             sums[i].1 += 1;
         }
+        for &(task, run) in due {
+            if let Some(&i) = self.plan_index.get(task)
+                && !runs.contains(&(i, run))
+            {
+                sums[i].1 = 0;
+            }
+        }
         sums.into_iter()
             .map(|(sum, n)| (n > 0).then(|| sum / f64::from(n)))
             .collect()
     }
 
-    fn recompute(&mut self) {
-        self.rows_read = self.rows.values().map(Vec::len).sum();
-        // Every row once, by system (a poll recomputes from all rows; one pass, not one per system).
-        let mut by_system: HashMap<&str, Vec<(&str, &Placed)>> = HashMap::new();
-        for (file, rows) in &self.rows {
-            for placed in rows {
-                by_system
-                    .entry(placed.row.system.as_str())
+    /// Every row and due run, by system (one pass, not one per system).
+    fn by_system(&self) -> RowsAndDue<'_> {
+        let mut rows: BySystem<(&str, &Placed)> = HashMap::new();
+        for (file, placed_rows) in &self.rows {
+            for placed in placed_rows {
+                rows.entry(placed.row.system.as_str())
                     .or_default()
                     .push((file.as_str(), placed));
             }
         }
+        let mut due: BySystem<(&str, &str)> = HashMap::new();
+        for (system, task, run) in self.due.values().flatten() {
+            due.entry(system.as_str())
+                .or_default()
+                .push((task.as_str(), run.as_str()));
+        }
+        (rows, due)
+    }
+
+    fn recompute(&mut self) {
+        self.rows_read = self.rows.values().map(Vec::len).sum();
+        let (by_system, due_by_system) = self.by_system();
         let seen: HashSet<&str> = by_system.keys().copied().collect();
         let names = self.baseline_names(&seen);
         let mut problems = Vec::new();
         let rows_of = |name: &str| by_system.get(name).map_or(&[][..], Vec::as_slice);
-        let tested = self.outcomes(rows_of(&self.tested), &mut problems);
+        let due_of = |name: &str| due_by_system.get(name).map_or(&[][..], Vec::as_slice);
+        let tested = self.outcomes(rows_of(&self.tested), due_of(&self.tested), &mut problems);
         let baselines: Vec<(String, Vec<Option<f64>>)> = names
             .iter()
-            .map(|name| (name.clone(), self.outcomes(rows_of(name), &mut problems)))
+            .map(|name| {
+                let outcomes = self.outcomes(rows_of(name), due_of(name), &mut problems);
+                (name.clone(), outcomes)
+            })
             .collect();
         if let Some(problem) = problems.last() {
             self.problem = Some(problem.clone());
@@ -591,6 +637,44 @@ mod tests {
                 outcome,
             },
         }
+    }
+
+    #[test]
+    fn a_task_waits_for_every_run_said_due_and_its_outcome_is_their_mean() {
+        // A's first run of t0 is in and a second is due: t0 is not read, whatever B did; once the
+        // second is in, t0 is read with the mean of both. A file read again forgets what it said
+        // was due, as it forgets its rows.
+        let mut state = state();
+        let due = |file: &str, run: &str| Event::Due {
+            file: file.into(),
+            system: "A".into(),
+            task: "t0".into(),
+            run: run.into(),
+        };
+        state.apply(vec![
+            row("b.csv", 2, "B", "t0", 0.0),
+            row("a.eval", 1, "A", "t0", 1.0),
+            due("a.eval", "0"),
+            due("a.eval", "1"),
+        ]);
+        assert_eq!(state.pairs[0].records[0].observed, 0);
+        assert_eq!(state.finished_tasks("A"), 0);
+        let mut second = row("a.eval", 2, "A", "t0", 0.0);
+        if let Event::Row { row, .. } = &mut second {
+            row.run = "1".into();
+        }
+        state.apply(vec![second]);
+        assert_eq!(state.pairs[0].records[0].observed, 1);
+        assert_eq!(state.finished_tasks("A"), 1);
+        assert_eq!(state.pairs[0].diffs, vec![0.5]);
+        state.apply(vec![
+            Event::Reread {
+                file: "a.eval".into(),
+                rewritten: true,
+            },
+            row("a.eval", 1, "A", "t0", 1.0),
+        ]);
+        assert_eq!(state.pairs[0].diffs, vec![1.0]);
     }
 
     #[test]

@@ -2034,3 +2034,60 @@ fn import_never_writes_over_one_of_its_own_input_files() {
     assert_refused(&output, "is also an input file");
     assert_eq!(std::fs::read(&input).expect("read"), before);
 }
+
+#[test]
+fn a_running_inspect_log_holds_a_sample_until_all_its_epochs_are_in() {
+    // Inspect runs the epochs one after the other: while the eval runs, a sample with only some of
+    // its epochs in has no outcome yet (the mean of all of them is its outcome), so a live reader
+    // does not take a value the later epochs change. Once the eval is over, the epochs that ran
+    // are the sample's outcome, as before.
+    let dir = temp_dir("inspect-running-epochs");
+    let sample = |id: &str, epoch: u32, value: &str| serde_json::json!({"id": id, "epoch": epoch, "scores": {"match": {"value": value}}});
+    let mut log = serde_json::json!({
+        "version": 2,
+        "status": "started",
+        "eval": {
+            "task": "t",
+            "model": "m/a",
+            "dataset": {"sample_ids": ["q1", "q2", "q3"]},
+            "config": {"epochs": 2}
+        },
+        "samples": [sample("q1", 1, "C"), sample("q2", 1, "I"), sample("q1", 2, "I")]
+    });
+    let running = dir.join("running.json");
+    std::fs::write(&running, log.to_string()).expect("log");
+    log["status"] = "success".into();
+    let done = dir.join("done.json");
+    std::fs::write(&done, log.to_string()).expect("log");
+    let outcome_of = |rows: &[serde_json::Value], task: &str, run: &str| {
+        rows.iter()
+            .find(|r| r["task"] == task && r["run"] == run)
+            .map(|r| (r["outcome"].clone(), r["status"].clone()))
+            .expect("row")
+    };
+    let rows = imported_rows("inspect", &running, &dir.join("running.jsonl"));
+    assert_eq!(outcome_of(&rows, "q1", "0"), ("1".into(), "ok".into()));
+    assert_eq!(outcome_of(&rows, "q1", "1"), ("0".into(), "ok".into()));
+    assert_eq!(
+        outcome_of(&rows, "q2", "0"),
+        (serde_json::Value::Null, "not_attempted".into())
+    );
+    let held = rows
+        .iter()
+        .find(|r| r["task"] == "q2" && r["run"] == "0")
+        .expect("q2");
+    assert!(
+        held["source"]
+            .as_str()
+            .is_some_and(|s| s.ends_with("waits for its other epochs (scored 0)")),
+        "{held}"
+    );
+    let said = info_words(&running.to_string_lossy());
+    assert!(
+        said.contains("the eval is still running: 1 finished epoch of samples whose other epochs have not finished is not attempted so far"),
+        "{said}"
+    );
+    let rows = imported_rows("inspect", &done, &dir.join("done.jsonl"));
+    assert_eq!(outcome_of(&rows, "q2", "0"), ("0".into(), "ok".into()));
+    let _ = std::fs::remove_dir_all(&dir);
+}

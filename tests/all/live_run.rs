@@ -735,3 +735,134 @@ echo finished > {log}
     assert!(!log.exists(), "the harness finished: {note}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `pareval serve` over `args`, fed `requests` line by line: its replies, one a request.
+fn serve_replies(args: &[&str], requests: &[&str]) -> Vec<Value> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pareval"))
+        .arg("serve")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve");
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        for request in requests {
+            writeln!(stdin, "{request}").expect("write");
+        }
+    }
+    let output = child.wait_with_output().expect("serve output");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let replies = json_lines(&stdout(&output));
+    assert_eq!(replies.len(), requests.len(), "one reply a request");
+    replies
+}
+
+#[test]
+fn serve_reads_a_task_once_every_run_said_due_is_in() {
+    // Inspect runs epochs one after the other: with "runs" each task waits for all of them, and its
+    // outcome is their mean (one epoch alone would be read as the task's outcome, and the later
+    // epochs would change a value the anytime sequence already took).
+    let dir = temp_dir("serve-runs");
+    let plan = write_plan(&dir, 10);
+    let replies = serve_replies(
+        &["--plan", &plan, "--tested", "new", "--baseline", "old"],
+        &[
+            r#"{"op":"outcome","system":"old","task":"t000","run":0,"outcome":0,"runs":2}"#,
+            r#"{"op":"outcome","system":"new","task":"t000","run":0,"outcome":1,"runs":2}"#,
+            r#"{"op":"outcome","system":"old","task":"t000","run":1,"outcome":0,"runs":2}"#,
+            r#"{"op":"outcome","system":"new","task":"t000","run":1,"outcome":0,"runs":2}"#,
+            r#"{"op":"outcome","system":"new","task":"t001","run":2,"outcome":1,"runs":2}"#,
+            r#"{"op":"outcome","system":"new","task":"t001","run":"a","outcome":1,"runs":2}"#,
+            r#"{"op":"outcome","system":"new","task":"t001","run":0,"outcome":1,"runs":0}"#,
+            r#"{"op":"outcome","system":"new","task":"t001","run":0,"outcome":1,"runs":2}"#,
+            r#"{"op":"outcome","system":"new","task":"t001","run":1,"outcome":1,"runs":3}"#,
+            r#"{"op":"decide"}"#,
+        ],
+    );
+    let counts = |r: &Value| (r["usable"].clone(), r["finished"].clone());
+    assert_eq!(counts(&replies[1]), (0.into(), 0.into()), "{}", replies[1]);
+    assert_eq!(counts(&replies[2]), (0.into(), 0.into()), "{}", replies[2]);
+    assert_eq!(counts(&replies[3]), (1.into(), 1.into()), "{}", replies[3]);
+    assert!(
+        error(&replies[4])
+            .contains("run '2' of new on t001 is not one of the 2 runs said due (0 to 1)"),
+        "{}",
+        replies[4]
+    );
+    assert!(error(&replies[5]).contains("run 'a'"), "{}", replies[5]);
+    assert!(
+        error(&replies[6]).contains("\"runs\": 0 is not a whole number from 1 to 1000"),
+        "{}",
+        replies[6]
+    );
+    assert_eq!(replies[7]["ok"], true);
+    assert!(
+        error(&replies[8]).contains("new on t001: 3 runs said due, after 2"),
+        "{}",
+        replies[8]
+    );
+    let record = &replies[9]["records"][0];
+    assert_eq!(record["observed"], 1);
+    assert_eq!(record["waiting_on"]["task"], "t001", "{record}");
+    // new's t000 is the mean of its two runs: half a point over old's 0.
+    assert!(
+        (record["estimate"].as_f64().expect("estimate") - 0.5).abs() < 1e-12,
+        "{record}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn live_readers_take_a_row_s_status_as_the_loader_does() {
+    // A row with status not_attempted is a missing cell, whatever its outcome says: `decide` (the
+    // loader) always read it so, and `run` (following the file as `watch` does) counted it as an
+    // outcome. A status that is none of the three is a bad line in both.
+    let dir = temp_dir("live-status");
+    let plan = write_plan(&dir, 20);
+    let mut rows = String::from("system,task,outcome,status\n");
+    for i in 0..20 {
+        rows.push_str(&format!("old,t{i:03},0,ok\n"));
+    }
+    for i in 0..10 {
+        let status = match i {
+            3 => "not_attempted",
+            5 => "ERROR",
+            _ => "",
+        };
+        rows.push_str(&format!("new,t{i:03},1,{status}\n"));
+    }
+    let written = dir.join("written.csv");
+    let written_text = written.display().to_string();
+    let out = dir.join("out.csv");
+    let out_text = out.display().to_string();
+    let live = ["--rule", "anytime", "--format", "json"];
+    let decide = |file: &str| {
+        let mut args = vec!["decide", file, "--plan", &plan, "--tested", "new"];
+        args.extend(["--baseline", "old"]);
+        args.extend(live);
+        pareval(&args)
+    };
+    let run = || {
+        let _ = std::fs::remove_file(&out);
+        let harness = ["--", "cp", written_text.as_str(), out_text.as_str()];
+        run_new_against_old(&out, &plan, &[&live[..], &harness[..]].concat())
+    };
+    std::fs::write(&written, &rows).expect("rows");
+    for output in [decide(&written_text), run()] {
+        assert!(output.status.success(), "{}", stderr(&output));
+        let record = json_lines(&stdout(&output)).remove(0);
+        assert_eq!(record["observed"], 3, "{record}");
+        assert_eq!(record["waiting_on"]["task"], "t003", "{record}");
+        assert_eq!(record["action"], "continue", "{record}");
+    }
+    std::fs::write(&written, rows.replace("new,t007,1,", "new,t007,1,skipped")).expect("rows");
+    assert_refused(&decide(&written_text), "status 'skipped' on line 29");
+    let said = stderr(&run());
+    assert!(
+        said.contains("line 29: status 'skipped' of new on t007 is not ok, error or not_attempted"),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

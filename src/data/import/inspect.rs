@@ -204,6 +204,7 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     let mut seen: HashSet<(String, u32)> = HashSet::new();
     let mut scorers: Vec<String> = Vec::new();
     let mut cancelled_samples = 0;
+    let mut errored_unscored = 0usize;
     for (index, sample) in log.samples.iter().enumerate() {
         let at = |what: String| LoadError::new(file, format!("sample {}: {what}", index + 1));
         let id = sample
@@ -252,6 +253,7 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         // An errored sample without a score is scored 0, as Inspect's metrics count it.
         if status == RowStatus::Error && outcome.is_none() {
             outcome = Some(0.0);
+            errored_unscored += 1;
         }
         let costs: Option<Vec<f64>> = sample
             .get("model_usage")
@@ -314,6 +316,12 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
                 .get("status")
                 .and_then(Value::as_str)
                 .unwrap_or("unknown")
+        ));
+    }
+    if errored_unscored > 0 && !unscored {
+        notes.push(format!(
+            "{file}: {errored_unscored} errored {} without a score scored 0 (a harness failure counted as the agent's; --exclude-errors leaves errored runs out where a command has it)",
+            if errored_unscored == 1 { "sample" } else { "samples" },
         ));
     }
     if cancelled_samples > 0 {
@@ -404,6 +412,35 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         listed.sort();
         for (id, epoch) in listed {
             rows.push(not_run(id, *epoch));
+        }
+    }
+    // While the eval runs, a sample whose other epochs are still to come has no outcome yet: its
+    // outcome is the mean over all its epochs, and Inspect runs the epochs one after the other, so
+    // reading the first epochs alone would take a value the later ones change.
+    if running && epochs > 1 {
+        let waiting: HashSet<&str> = rows
+            .iter()
+            .filter(|r| r.status == RowStatus::NotAttempted)
+            .map(|r| r.task.as_str())
+            .collect();
+        let waiting: HashSet<String> = waiting.into_iter().map(str::to_string).collect();
+        let mut held = 0usize;
+        for row in rows.iter_mut() {
+            if row.status != RowStatus::NotAttempted && waiting.contains(&row.task) {
+                let scored = row.outcome.map_or("nothing".to_string(), |o| o.to_string());
+                row.source
+                    .push_str(&format!(", waits for its other epochs (scored {scored})"));
+                row.outcome = None;
+                row.status = RowStatus::NotAttempted;
+                held += 1;
+            }
+        }
+        if held > 0 {
+            notes.push(format!(
+                "{file}: the eval is still running: {held} finished {} of samples whose other epochs have not finished {} not attempted so far (a sample's outcome is the mean of its {epochs} epochs)",
+                if held == 1 { "epoch" } else { "epochs" },
+                if held == 1 { "is" } else { "are" },
+            ));
         }
     }
     if !stopped.is_empty() {
