@@ -16,7 +16,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, modelapi
 from inspect_ai.scorer import match
-from inspect_ai.solver import generate
+from inspect_ai.solver import Generate, TaskState, generate, solver
 
 RATES = {"strong": 0.8, "weak": 0.4}
 
@@ -78,6 +78,29 @@ def samples(n: int) -> list[Sample]:
 @task
 def stand_in(n: int = 60) -> Task:
     return Task(dataset=samples(int(n)), solver=generate(), scorer=match(location="exact"), name="stand_in")
+
+
+@solver
+def fail_every(every: int):
+    """Raises on the samples whose number is a multiple of `every` (an agent's harness failing)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if int(str(state.sample_id).lstrip("q")) % every == 0:
+            raise RuntimeError(f"stand-in failure on {state.sample_id}")
+        return state
+
+    return solve
+
+
+@task
+def stand_in_erroring(n: int = 60, every: int = 7) -> Task:
+    """The stand-in task whose samples numbered a multiple of `every` error instead of being scored."""
+    return Task(
+        dataset=samples(int(n)),
+        solver=[fail_every(int(every)), generate()],
+        scorer=match(location="exact"),
+        name="stand_in_erroring",
+    )
 
 
 @task

@@ -99,6 +99,56 @@ def test_decisive_comparison_stops_both_models_early(pareval_bin, plan_factory, 
         assert {r["task"] for r in not_run} == {str(stop.id) for stop in summary.early_stops}
 
 
+def test_errored_samples_reach_pareval_as_its_log_reader_reads_them(pareval_bin, plan_factory, tmp_path):
+    """Inspect calls no early-stopping hook for a sample that errors: without the on_sample_end hook
+    each errored sample held its task's place in the plan for ever (live: continue to the end), while
+    `pareval decide` on the logs scores it 0 and decides. Now both decide, at the same look."""
+    n = 120
+    plan_file, _ = plan_factory(ids(n))
+    with ParevalController(plan_file, tested=STRONG, baseline=WEAK, rule="anytime") as ctl:
+        logs = run(
+            pareval_tasks(stand_in.stand_in_erroring(n=n, every=7), [STRONG, WEAK], ctl),
+            tmp_path,
+            fail_on_error=False,
+        )
+        assert ctl.decided
+    live = logs[0].results.early_stopping.metadata
+    for log in logs:
+        assert log.status == "success", log.error
+        meta = log.results.early_stopping.metadata
+        errored = [s for s in log.samples if s.error is not None]
+        assert errored, "some samples errored"
+        assert sorted(meta["samples_errored"]) == sorted(f"{s.id}#{s.epoch}" for s in errored)
+        assert meta["hook_errors"] == []
+        assert len(log.results.early_stopping.early_stops) > 0
+    decided = subprocess.run(
+        [pareval_bin, "decide", str(tmp_path / "logs"), "--plan", str(plan_file),
+         "--tested", STRONG, "--baseline", WEAK, "--rule", "anytime"],
+        capture_output=True, text=True, check=True,
+    )
+    record = json.loads(decided.stdout.splitlines()[0])
+    assert "errored samples without a score scored 0" in decided.stderr
+    assert record["action"] == live["actions"][0]["action"] == "promote"
+    assert record["decided_at"] == live["actions"][0]["decided_at"]
+
+
+def test_a_task_counts_once_all_its_epochs_are_in(pareval_bin, plan_factory, tmp_path):
+    """Inspect runs epoch 1 of every sample, then epoch 2: pareval hears how many epochs each task
+    gets and reads a task only once all are in. (Before, the first epoch alone was each task's
+    outcome: pareval decided during epoch 1 and stopped every later epoch.)"""
+    n = 40
+    plan_file, _ = plan_factory(ids(n))
+    with ParevalController(plan_file, tested=STRONG, baseline=WEAK, rule="anytime") as ctl:
+        logs = run(pareval_tasks(stand_in.stand_in(n=n), [STRONG, WEAK], ctl), tmp_path, epochs=2)
+        assert ctl.decided
+    for log in logs:
+        assert log.status == "success", log.error
+        stops = log.results.early_stopping.early_stops
+        assert stops, "the decision came during epoch 2 and stopped the rest of it"
+        assert {stop.epoch for stop in stops} == {2}
+        assert sorted(str(s.id) for s in log.samples if s.epoch == 1) == ids(n)
+
+
 def test_one_early_stopping_object_shared_by_two_models(pareval_bin, plan_factory, tmp_path):
     """eval(task, model=[a, b]) runs the same Task (and early-stopping object) for both models."""
     n = 80
@@ -228,9 +278,94 @@ def test_wrapper_command(pareval_bin, plan_factory, tmp_path):
 def test_wrapper_reports_a_plan_mismatch(pareval_bin, plan_factory, tmp_path):
     plan_file, _ = plan_factory(ids(40))
     spec = f"{Path(stand_in.__file__)}@stand_in"
-    argv = [sys.executable, "-m", "pareval_inspect.cli", spec, "--model", STRONG,
+    argv = [sys.executable, "-m", "pareval_inspect.cli", spec, "--model", STRONG, "--model", WEAK,
             "--plan", str(plan_file), "--tested", STRONG, "--baseline", WEAK,
             "--", "--log-dir", str(tmp_path / "logs"), "--display", "none", "-T", "n=30"]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert done.returncode == 1
     assert "does not match" in done.stdout
+
+
+def _wrapper(spec: str, plan_file: Path, tmp_path: Path, *ours: str, models=(STRONG, WEAK), inspect=()):
+    argv = [sys.executable, "-m", "pareval_inspect.cli", spec]
+    for model in models:
+        argv += ["--model", model]
+    argv += ["--plan", str(plan_file), *ours,
+             "--", "--log-dir", str(tmp_path / "logs"), "--display", "none", *inspect]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+
+
+def test_wrapper_refuses_what_could_never_be_decided(pareval_bin, plan_factory, tmp_path):
+    plan_file, _ = plan_factory(ids(20))
+    spec = f"{Path(stand_in.__file__)}@stand_in"
+    pair = ("--tested", STRONG, "--baseline", WEAK)
+    # A baseline that no model streams and no log gives: pareval would wait for it for ever.
+    done = _wrapper(spec, plan_file, tmp_path, *pair, models=(STRONG,))
+    assert done.returncode == 2
+    assert f"baseline {WEAK!r} is neither a --model nor given by --baseline-log" in done.stderr
+    assert "--system-name MODEL=NAME" in done.stderr
+    done = _wrapper(spec, plan_file, tmp_path, "--tested", "pareval_test/p9", "--baseline", WEAK)
+    assert done.returncode == 2 and "the tested system 'pareval_test/p9' is not a --model" in done.stderr
+    # A task file that is not there, a provider Inspect does not know: a message, exit 2.
+    done = _wrapper(str(tmp_path / "no_such_task.py"), plan_file, tmp_path, *pair)
+    assert done.returncode == 2 and "cannot load" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    done = _wrapper(spec, plan_file, tmp_path, "--tested", "nowhere/m", "--baseline", WEAK,
+                    models=("nowhere/m", WEAK))
+    assert done.returncode == 2 and "cannot load" in done.stderr, done.stderr
+    # A scorer the task does not have: the run is refused at its start, not left waiting.
+    done = _wrapper(spec, plan_file, tmp_path, *pair, "--scorer", "acurracy", inspect=("-T", "n=20"))
+    assert done.returncode == 1
+    assert "scorer 'acurracy' is not a scorer of task 'stand_in'; its scorers: match" in done.stdout
+
+
+def test_wrapper_passes_serve_options_that_start_with_a_dash(pareval_bin, plan_factory, tmp_path):
+    plan_file, _ = plan_factory(ids(100))
+    spec = f"{Path(stand_in.__file__)}@stand_in"
+    done = _wrapper(spec, plan_file, tmp_path, "--tested", STRONG, "--baseline", WEAK,
+                    "--rule", "bootstrap", "--serve-arg", "--budget", "--serve-arg", "0.3",
+                    inspect=("-T", "n=100", "--max-samples", "4"))
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stdout.splitlines() if "stopped early" in line]
+    assert len(said) == 2 and all("after 30 of 100 planned tasks" in line for line in said), done.stdout
+
+
+def test_wrapper_says_when_the_eval_was_interrupted(pareval_bin, plan_factory, tmp_path):
+    """Ctrl-C under --display none: Inspect's eval() returns no logs; that is not a success."""
+    import signal
+    import time
+
+    plan_file, _ = plan_factory(ids(200))
+    spec = f"{Path(stand_in.__file__)}@stand_in"
+    argv = [sys.executable, "-m", "pareval_inspect.cli", spec, "--model", STRONG, "--model", WEAK,
+            "--plan", str(plan_file), "--tested", STRONG, "--baseline", WEAK,
+            "--", "--log-dir", str(tmp_path / "logs"), "--display", "none", "-T", "n=200",
+            "--max-samples", "2", "-M", "slow=0.5", "-M", "fast=0.5"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    deadline = time.time() + 60
+    while not list((tmp_path / "logs").glob("*.eval")) and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, (out, err)
+    assert "the eval was interrupted: 0 of 2 model runs returned a log" in err
+
+
+def test_a_shared_controller_starts_afresh_for_a_second_eval(pareval_bin, plan_factory, tmp_path):
+    """A notebook running the same task-file eval twice: the second eval is not 'decided' before it
+    starts (every sample stopped), it decides from its own outcomes."""
+    n = 80
+    plan_file, _ = plan_factory(ids(n))
+    args = {"plan": str(plan_file), "tested": STRONG, "baseline": WEAK, "n": n}
+    spec = f"{Path(stand_in.__file__)}@stand_in_pareval"
+    try:
+        for attempt in ("first", "second"):
+            logs = run(spec, tmp_path / attempt, model=[STRONG, WEAK], task_args=args)
+            for log in logs:
+                assert log.status == "success", log.error
+                meta = log.results.early_stopping.metadata
+                assert meta["decided"] is True
+                assert meta["outcomes_sent"] >= 10, (attempt, meta["outcomes_sent"])
+    finally:
+        ParevalController.shared(str(plan_file), tested=STRONG, baseline=WEAK, rule="anytime").close()

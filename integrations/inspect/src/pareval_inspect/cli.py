@@ -122,10 +122,49 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _glue_serve_args(tokens: list[str]) -> list[str]:
+    """`--serve-arg --budget` as `--serve-arg=--budget`: argparse takes a value that starts with a
+    dash for an option of its own and refuses it, and every `pareval serve` option starts with one."""
+    glued: list[str] = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i] == "--serve-arg" and i + 1 < len(tokens):
+            glued.append(f"--serve-arg={tokens[i + 1]}")
+            i += 2
+        else:
+            glued.append(tokens[i])
+            i += 1
+    return glued
+
+
+def _unfollowed(args: argparse.Namespace, systems: dict[str, str]) -> list[str]:
+    """What keeps the run from being compared: the tested system not among the models, a baseline
+    neither a model nor (with --baseline-log) possibly in a log. pareval would wait for them for
+    ever and the eval would run every sample."""
+    from .controller import _names
+
+    streamed = {systems.get(m, m) for m in args.model}
+    problems = []
+    if args.tested not in streamed:
+        problems.append(f"the tested system {args.tested!r} is not a --model")
+    if not args.baseline_log:
+        missing = [b for b in _names(args.baseline) if b not in streamed]
+        if missing:
+            problems.append(
+                f"baseline {', '.join(map(repr, missing))} is neither a --model nor given by --baseline-log"
+            )
+    if problems:
+        named = ", ".join(sorted(streamed))
+        problems.append(
+            f"the models stream as: {named} (--system-name MODEL=NAME maps a model to another name)"
+        )
+    return problems
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     ours, passthrough = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
-    args = _parser().parse_args(ours)
+    args = _parser().parse_args(_glue_serve_args(ours))
     eval_kwargs, task_args, model_args = parse_eval_args(passthrough)
 
     systems: dict[str, str] = {}
@@ -134,6 +173,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not eq:
             raise SystemExit(f"pareval-inspect: --system-name needs MODEL=NAME, not {item!r}")
         systems[model] = name
+    problems = _unfollowed(args, systems)
+    if problems:
+        print("pareval-inspect: " + "; ".join(problems), file=sys.stderr)
+        return 2
 
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import get_model
@@ -185,6 +228,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ParevalError as ex:
             print(f"pareval-inspect: {ex}", file=sys.stderr)
             return 2
+        except Exception as ex:  # a missing task file, an unknown provider, a task that fails to build
+            print(f"pareval-inspect: cannot load {args.task} or its models: {type(ex).__name__}: {ex}",
+                  file=sys.stderr)
+            return 2
         eval_kwargs.setdefault("max_tasks", len(models))
         logs = inspect_eval(run_tasks, **eval_kwargs)
 
@@ -194,11 +241,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         summary = log.results.early_stopping if log.results else None
         if summary is not None:
             meta = summary.metadata or {}
-            line += f", {len(summary.early_stops)} sample(s) stopped early; pareval: {meta.get('summary')}"
+            line += f", {len(summary.early_stops)} sample(s) stopped early"
+            errored = meta.get("samples_errored") or []
+            if errored:
+                line += f", {len(errored)} errored (sent as pareval reads the log: 0 without a score)"
+            line += f"; pareval: {meta.get('summary')}"
         elif log.error is not None:
             line += f" ({log.error.message})"
         print(line)
         ok = ok and log.status == "success"
+    if len(logs) < len(models):
+        # Inspect's eval() returns no log for a run it was interrupted in (Ctrl-C with --display
+        # none or plain): the logs in the log folder say how far each got.
+        print(
+            f"pareval-inspect: the eval was interrupted: {len(logs)} of {len(models)} model runs "
+            "returned a log (the log folder holds what ran)",
+            file=sys.stderr,
+        )
+        return 130
     return 0 if ok else 1
 
 

@@ -118,6 +118,10 @@ class ParevalController:
         self._last: dict[str, Any] | None = None
         self._decided_reply: dict[str, Any] | None = None
         self._outcomes_sent = 0
+        # Model runs begun and ended on this controller (start_task / complete_task of its
+        # early-stopping objects): `shared` starts afresh once every run begun has ended.
+        self.runs_started = 0
+        self.runs_completed = 0
         _live.add(self)
 
     @classmethod
@@ -134,6 +138,11 @@ class ParevalController:
         For task files: Inspect executes a task file afresh for every model (a new module each
         time), so a controller made at module level would be a different one, with its own pareval
         process, for each model. This one lives in pareval_inspect's module state instead.
+
+        A controller every one of whose model runs has ended (a later `eval()` in the same Python
+        process) is closed and replaced: its decision was about that eval, and a new eval with the
+        same arguments starts from no outcomes. Inspect makes every model's task before it runs
+        any, so the models of one eval share one controller.
         """
         key = (
             os.path.abspath(os.fspath(plan)),
@@ -144,6 +153,8 @@ class ParevalController:
         )
         with _shared_lock:
             controller = _shared.get(key)
+            if controller is not None and controller.finished:
+                controller.close()
             if controller is None or controller.closed:
                 controller = cls(plan, tested, baseline, baseline_files, **options)
                 _shared[key] = controller
@@ -173,6 +184,11 @@ class ParevalController:
     @property
     def closed(self) -> bool:
         return self._process.closed
+
+    @property
+    def finished(self) -> bool:
+        """Some model run began on this controller and every one that began has ended."""
+        return self.runs_started > 0 and self.runs_completed >= self.runs_started
 
     # -- the Inspect side ------------------------------------------------------------------------
 
@@ -214,11 +230,18 @@ class ParevalController:
         unplanned, missing = self._checked[key]
         return list(unplanned), list(missing)
 
-    def outcome(self, system: str, task: str, run: int | str, outcome: float) -> dict[str, Any]:
-        """Report one finished sample; returns pareval's reply (and remembers it)."""
-        reply = self._process.request(
-            {"op": "outcome", "system": system, "task": task, "run": str(run), "outcome": outcome}
-        )
+    def outcome(
+        self, system: str, task: str, run: int | str, outcome: float, runs: int | None = None
+    ) -> dict[str, Any]:
+        """Report one finished sample; returns pareval's reply (and remembers it). `runs`: how many
+        runs (epochs) each task of this system gets; pareval then counts a task finished, and reads
+        it, only once all of them are in (their mean is its outcome)."""
+        request: dict[str, Any] = {
+            "op": "outcome", "system": system, "task": task, "run": str(run), "outcome": outcome
+        }
+        if runs is not None:
+            request["runs"] = runs
+        reply = self._process.request(request)
         self._remember(reply)
         with self._state_lock:
             self._outcomes_sent += 1
@@ -270,8 +293,10 @@ class ParevalController:
     async def acheck(self, tasks: Sequence[str]) -> tuple[list[str], list[str]]:
         return await _in_thread(self.check, tasks)
 
-    async def aoutcome(self, system: str, task: str, run: int | str, outcome: float) -> dict[str, Any]:
-        return await _in_thread(self.outcome, system, task, run, outcome)
+    async def aoutcome(
+        self, system: str, task: str, run: int | str, outcome: float, runs: int | None = None
+    ) -> dict[str, Any]:
+        return await _in_thread(self.outcome, system, task, run, outcome, runs)
 
     async def adecide(self) -> dict[str, Any]:
         return await _in_thread(self.decide)

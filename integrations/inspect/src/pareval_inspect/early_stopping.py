@@ -7,6 +7,14 @@ start and `complete_sample(id, epoch, scores)` as each one is scored, then `comp
 same early-stopping object) for each model when it is given a Task instance; give each model's task
 its own object (`pareval_tasks`, `ParevalController.early_stopping()`). A shared object still
 works: `start_task` records its model in a context variable that Inspect's sample tasks inherit.
+
+Errored samples: Inspect calls `complete_sample` only for scored samples, so a sample that errors
+(with `fail_on_error` off, or before retries run out) would never reach pareval and its task would
+hold the plan's prefix forever, while pareval reading the log scores an errored sample without a
+score 0. Inspect's public hooks API (`on_sample_end`, called once a sample has no retries left)
+closes the gap: for a run this module follows, an errored sample is sent as the log reads it (its
+score if it has one, else 0), and a cancelled one (the eval being stopped) is not sent, as the log
+reader leaves it not attempted.
 """
 
 from __future__ import annotations
@@ -50,6 +58,18 @@ class _ModelRun:
     sent: int = 0
     stopped: int = 0
     skipped_outcomes: list[str] = field(default_factory=list)
+    errored: list[str] = field(default_factory=list)
+    hook_errors: list[str] = field(default_factory=list)
+
+
+# Runs followed, by Inspect's eval id (the `eval_id` of the EvalSpec given to start_task, which is the
+# `eval_id` of the hooks' SampleEnd), for the errored-sample hook below.
+_FOLLOWED: "dict[str, tuple[ParevalEarlyStopping, _ModelRun]]" = {}
+
+
+def _cancelled(message: str) -> bool:
+    """An error that is the eval being stopped (asyncio's or trio's repr), not the agent failing."""
+    return message.startswith("CancelledError(") or message.startswith("Cancelled(")
 
 
 def score_to_outcome(
@@ -70,7 +90,8 @@ def score_to_outcome(
         name = scorer
     else:
         return None
-    value = scores[name].score.value
+    entry = scores[name]
+    value = getattr(entry, "score", entry).value  # a SampleScore (hooks) or a Score (a logged sample)
     if isinstance(value, (dict, list)):
         raise ParevalError(
             f"scorer {name!r} gives a {type(value).__name__} value ({value!r}), not one outcome; "
@@ -123,6 +144,14 @@ class ParevalEarlyStopping:
                 f"model {system!r} is neither the tested system ({controller.tested!r}) nor a "
                 f"baseline ({', '.join(map(repr, controller.baselines))}){hint}"
             )
+        scorer_names = [sc.name for sc in (task.scorers or [])]
+        if controller.scorer is not None and scorer_names and not any(
+            controller.scorer in (name, name.split("/")[-1]) for name in scorer_names
+        ):
+            raise ParevalError(
+                f"scorer {controller.scorer!r} is not a scorer of task {task.task!r}; its scorers: "
+                f"{', '.join(scorer_names)}"
+            )
         if task.config.sample_shuffle:
             raise ParevalError(
                 "the eval shuffles its samples (sample_shuffle); pareval needs them in plan order"
@@ -158,7 +187,11 @@ class ParevalEarlyStopping:
                 raise ParevalError(message)
             logger.warning(message)
 
-        self._runs[model] = _ModelRun(model=model, system=system, sample_ids=ids, epochs=epochs)
+        run = _ModelRun(model=model, system=system, sample_ids=ids, epochs=epochs)
+        self._runs[model] = run
+        controller.runs_started += 1
+        _register_errored_sample_hook()
+        _FOLLOWED[task.eval_id] = (self, run)
         _CURRENT_MODEL.set(model)
         return MANAGER_NAME
 
@@ -186,6 +219,12 @@ class ParevalEarlyStopping:
     ) -> None:
         controller = self.controller
         run = self._run()
+        if controller.scorer is not None and scores and controller.scorer not in scores:
+            # Every later sample would miss it too: pareval would wait for ever.
+            raise ParevalError(
+                f"sample {id} of {run.model} has no score from scorer {controller.scorer!r}; "
+                f"its scorers: {', '.join(scores)}"
+            )
         outcome = score_to_outcome(scores, controller.scorer, controller.to_float)
         if outcome is None:
             # Nothing to report (no score of that scorer): pareval keeps waiting on this task.
@@ -198,12 +237,38 @@ class ParevalEarlyStopping:
                 f" from scorer {controller.scorer!r}" if controller.scorer else "",
             )
             return
-        await controller.aoutcome(run.system, str(id), epoch - 1, outcome)
+        await controller.aoutcome(run.system, str(id), epoch - 1, outcome, runs=run.epochs)
+        run.sent += 1
+
+    async def errored_sample(self, run: _ModelRun, sample: Any) -> None:
+        """A sample that ended in an error (no retries left): sent as the log reader reads it."""
+        error = getattr(sample, "error", None)
+        if error is None or _cancelled(str(getattr(error, "message", ""))):
+            return
+        controller = self.controller
+        outcome = score_to_outcome(sample.scores or {}, controller.scorer, controller.to_float)
+        run.errored.append(f"{sample.id}#{sample.epoch}")
+        logger.warning(
+            "pareval: sample %s (epoch %s) of %s errored (%s); sent as outcome %s, as pareval reads "
+            "the log",
+            sample.id,
+            sample.epoch,
+            run.model,
+            str(getattr(error, "message", error)).splitlines()[0][:200],
+            0.0 if outcome is None else outcome,
+        )
+        await controller.aoutcome(
+            run.system, str(sample.id), sample.epoch - 1, 0.0 if outcome is None else outcome,
+            runs=run.epochs,
+        )
         run.sent += 1
 
     async def complete_task(self) -> dict[str, Any]:
         controller = self.controller
         run = self._run()
+        for eval_id in [k for k, (owner, r) in _FOLLOWED.items() if owner is self and r is run]:
+            del _FOLLOWED[eval_id]
+        controller.runs_completed += 1
         reply = await controller.adecide()
         return {
             "system": run.system,
@@ -219,6 +284,8 @@ class ParevalEarlyStopping:
             "outcomes_sent": run.sent,
             "samples_stopped": run.stopped,
             "samples_without_outcome": run.skipped_outcomes,
+            "samples_errored": run.errored,
+            "hook_errors": run.hook_errors,
             "pareval_command": controller.argv[1:],
         }
 
@@ -226,3 +293,43 @@ class ParevalEarlyStopping:
 def _some(ids: list[str], most: int = 10) -> str:
     shown = ", ".join(ids[:most])
     return shown + (f", … ({len(ids) - most} more)" if len(ids) > most else "")
+
+
+_hook_registered = False
+
+
+def _register_errored_sample_hook() -> None:
+    """Registers the `on_sample_end` subscriber once, at the first run followed, when this Inspect
+    has the hooks API. Not at import: Inspect lists the hooks registered when an eval starts
+    ("hooks enabled: …" on stdout) in every eval of the process, pareval's or not; the hooks
+    emitted later are looked up afresh, so one registered now is called all the same."""
+    global _hook_registered
+    if _hook_registered:
+        return
+    _hook_registered = True
+    try:
+        from inspect_ai.hooks import Hooks, SampleEnd, hooks
+    except ImportError:  # pragma: no cover - Inspect before the hooks API
+        logger.warning(
+            "pareval: this Inspect has no on_sample_end hook; an errored sample is never sent and "
+            "holds its task's place in the plan"
+        )
+        return
+
+    @hooks(name="pareval_errored_samples", description="pareval: errored samples sent as the log reads them")
+    class _ErroredSamples(Hooks):
+        def enabled(self) -> bool:
+            return bool(_FOLLOWED)
+
+        async def on_sample_end(self, data: SampleEnd) -> None:
+            followed = _FOLLOWED.get(data.eval_id)
+            if followed is None or data.sample.error is None:
+                return
+            stopping, run = followed
+            try:
+                await stopping.errored_sample(run, data.sample)
+            except Exception as ex:
+                # Inspect logs a hook's exception as a warning and goes on; keep it for the summary.
+                run.hook_errors.append(f"{data.sample.id}#{data.sample.epoch}: {ex}")
+                raise
+
