@@ -80,6 +80,13 @@ pub fn detect_format(path: &Path) -> Result<(Format, bool), LoadError> {
         Some("jsonl") | Some("ndjson") if stem.contains('.') => Format::JsonLines,
         Some("json") if stem.contains('.') => Format::JsonArray,
         Some("parquet") | Some("pq") if stem.contains('.') && !gzip => Format::Parquet,
+        // A path that is not there (a mistyped folder has no extension either) is named as such.
+        _ if !path.exists() => {
+            return Err(LoadError::new(
+                path.display().to_string(),
+                "no such file or folder",
+            ));
+        }
         _ => {
             return Err(LoadError::new(
                 path.display().to_string(),

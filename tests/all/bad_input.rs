@@ -205,6 +205,33 @@ fn the_binary_exits_2_with_the_message_and_never_panics() {
 }
 
 #[test]
+fn a_path_that_is_not_there_is_named_as_missing_not_as_an_unknown_type() {
+    // A mistyped log folder has no extension either: "unknown file type" sent users looking at
+    // the formats, not at the path.
+    for args in [
+        vec!["info", "/nonexistent/logs"],
+        vec![
+            "decide",
+            "/nonexistent/logs",
+            "--plan",
+            "/nonexistent/plan.csv",
+            "--tested",
+            "a",
+            "--baseline",
+            "b",
+        ],
+    ] {
+        let output = pareval(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            stderr(&output),
+            "error: /nonexistent/logs: no such file or folder\n",
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
 fn messages_quote_at_most_five_rows_and_count_the_rest() {
     let dir = crate::common::temp_dir("many-bad");
     let path = dir.join("many.csv");
