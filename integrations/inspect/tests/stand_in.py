@@ -15,7 +15,7 @@ import anyio
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, modelapi
-from inspect_ai.scorer import match
+from inspect_ai.scorer import Score, Target, mean, match, scorer
 from inspect_ai.solver import Generate, TaskState, generate, solver
 
 RATES = {"strong": 0.8, "weak": 0.4}
@@ -101,6 +101,22 @@ def stand_in_erroring(n: int = 60, every: int = 7) -> Task:
         scorer=match(location="exact"),
         name="stand_in_erroring",
     )
+
+
+@scorer(metrics=[mean()])
+def points():
+    """10 points for the right answer, 0 otherwise: a scorer whose range is not [0, 1]."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return Score(value=10 if state.output.completion == target.text else 0)
+
+    return score
+
+
+@task
+def stand_in_points(n: int = 60) -> Task:
+    """The stand-in task scored in points (0 or 10)."""
+    return Task(dataset=samples(int(n)), solver=generate(), scorer=points(), name="stand_in_points")
 
 
 @task

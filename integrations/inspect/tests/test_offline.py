@@ -7,7 +7,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import SampleScore, Score
 
 import stand_in
-from pareval_inspect import ParevalController, ParevalError, order_by_plan, score_to_outcome
+from pareval_inspect import ParevalController, ParevalError, order_by_plan, score_reader, score_to_outcome
 from pareval_inspect.cli import parse_eval_args
 
 
@@ -49,6 +49,23 @@ def test_score_to_outcome_follows_inspect_value_to_float():
     with pytest.raises(ParevalError, match="dict"):
         score_to_outcome(scores({"a": 1}))
     assert score_to_outcome(scores(7), to_float=lambda v: v / 10) == 0.7
+
+
+def test_score_reader_reads_as_pareval_s_score_key_and_scale():
+    """`--score-key` / `--score-scale` of pareval-inspect, read as pareval's Inspect reader reads
+    them (a dict used to be refused even with a to_float that reads it)."""
+    assert score_to_outcome(scores({"a": "C", "b": 0.2}), to_float=score_reader(key="b")) == 0.2
+    assert score_to_outcome(scores({"a": "C", "b": 0.2}), to_float=score_reader(key="a")) == 1.0
+    assert score_to_outcome(scores(7), to_float=score_reader(scale=(0, 10))) == 0.7
+    assert score_to_outcome(scores({"x": 4}), to_float=score_reader("x", (2, 6))) == 0.5
+    with pytest.raises(ParevalError, match="without 'c' \\(its keys: a, b\\)"):
+        score_to_outcome(scores({"a": 1, "b": 0}), to_float=score_reader(key="c"))
+    with pytest.raises(ParevalError, match="--score-key KEY picks one"):
+        score_to_outcome(scores({"a": 1}), to_float=score_reader(scale=(0, 1)))
+    with pytest.raises(ParevalError, match="outside \\[0, 1\\]"):
+        score_to_outcome(scores(12), to_float=score_reader(scale=(0, 10)))
+    with pytest.raises(ValueError):
+        score_reader(scale=(1, 1))
 
 
 def test_missing_binary_is_a_clear_error(tmp_path):

@@ -369,3 +369,31 @@ def test_a_shared_controller_starts_afresh_for_a_second_eval(pareval_bin, plan_f
                 assert meta["outcomes_sent"] >= 10, (attempt, meta["outcomes_sent"])
     finally:
         ParevalController.shared(str(plan_file), tested=STRONG, baseline=WEAK, rule="anytime").close()
+
+
+def test_wrapper_reads_a_score_outside_0_1_with_score_scale(pareval_bin, plan_factory, tmp_path):
+    plan_file, _ = plan_factory(ids(60))
+    spec = f"{Path(stand_in.__file__)}@stand_in_points"
+    pair = ("--tested", STRONG, "--baseline", WEAK, "--rule", "anytime")
+    done = _wrapper(spec, plan_file, tmp_path, *pair, inspect=("-T", "n=60"))
+    assert done.returncode == 1 and "outside [0, 1]" in done.stdout, done.stdout
+    (tmp_path / "scaled").mkdir()
+    done = _wrapper(spec, plan_file, tmp_path / "scaled", *pair, "--score-scale", "0:10",
+                    inspect=("-T", "n=60"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert all("promote" in line for line in done.stdout.splitlines() if "stopped early" in line)
+    done = _wrapper(spec, plan_file, tmp_path, *pair, "--score-scale", "10:0")
+    assert done.returncode == 2 and "must be MIN:MAX with MIN < MAX" in done.stderr
+
+
+def test_wrapper_reply_timeout(pareval_bin, plan_factory, tmp_path):
+    """A pareval that never answers fails the run after --reply-timeout, naming the request."""
+    plan_file, _ = plan_factory(ids(20))
+    silent = tmp_path / "silent-pareval"
+    silent.write_text("#!/bin/sh\nexec sleep 60\n")
+    silent.chmod(0o755)
+    spec = f"{Path(stand_in.__file__)}@stand_in"
+    done = _wrapper(spec, plan_file, tmp_path, "--tested", STRONG, "--baseline", WEAK,
+                    "--pareval-bin", str(silent), "--reply-timeout", "1", inspect=("-T", "n=20"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert 'sent no reply to {"op":"plan"} within 1 s' in done.stderr, done.stderr

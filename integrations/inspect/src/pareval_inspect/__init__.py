@@ -4,14 +4,15 @@
     from inspect_ai import eval
 
     with ParevalController("plan.csv", tested="openai/gpt-4o", baseline="openai/gpt-4o-mini") as ctl:
-        logs = eval(pareval_tasks(my_task(), ["openai/gpt-4o", "openai/gpt-4o-mini"], ctl))
+        logs = eval(pareval_tasks(my_task(), ["openai/gpt-4o", "openai/gpt-4o-mini"], ctl),
+                    max_tasks=2, max_samples=8)
 
 Or without editing the task: `pareval-inspect TASK --model A --model B --plan plan.csv --tested A --baseline B`.
 """
 
 from ._process import ParevalError, resolve_binary
 from .controller import ParevalController
-from .early_stopping import MANAGER_NAME, ParevalEarlyStopping, score_to_outcome
+from .early_stopping import MANAGER_NAME, ParevalEarlyStopping, score_reader, score_to_outcome
 from .ordering import order_by_plan, pareval_tasks
 
 __all__ = [
@@ -22,5 +23,6 @@ __all__ = [
     "order_by_plan",
     "pareval_tasks",
     "resolve_binary",
+    "score_reader",
     "score_to_outcome",
 ]

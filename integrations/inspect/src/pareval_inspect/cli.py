@@ -116,9 +116,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--serve-arg", action="append", default=[], metavar="ARG",
                    help="a further `pareval serve` argument, as it is (repeat)")
     p.add_argument("--scorer", help="the scorer whose value is the outcome (default: the first)")
+    p.add_argument("--score-key", metavar="KEY",
+                   help="a scorer whose value is a dict: the value under KEY (as pareval's --score-key)")
+    p.add_argument("--score-scale", metavar="MIN:MAX",
+                   help="map a scorer's range onto [0, 1] (as pareval's --score-scale)")
     p.add_argument("--system-name", action="append", default=[], metavar="MODEL=NAME",
                    help="the pareval system name of a model whose name differs")
     p.add_argument("--pareval-bin", help="the pareval executable (default: $PAREVAL_BIN, else pareval on PATH)")
+    p.add_argument("--reply-timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="how long to wait for any one reply of pareval (default 120)")
     return p
 
 
@@ -173,6 +179,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not eq:
             raise SystemExit(f"pareval-inspect: --system-name needs MODEL=NAME, not {item!r}")
         systems[model] = name
+    scale = None
+    if args.score_scale is not None:
+        low, colon, high = args.score_scale.partition(":")
+        try:
+            scale = (float(low), float(high))
+        except ValueError:
+            scale = None
+        if not colon or scale is None or not scale[0] < scale[1]:
+            print(f"pareval-inspect: --score-scale {args.score_scale!r} must be MIN:MAX with MIN < MAX "
+                  "(e.g. 0:10)", file=sys.stderr)
+            return 2
     problems = _unfollowed(args, systems)
     if problems:
         print("pareval-inspect: " + "; ".join(problems), file=sys.stderr)
@@ -182,6 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from inspect_ai.model import get_model
 
     from .controller import ParevalController
+    from .early_stopping import score_reader
     from .ordering import pareval_tasks
 
     try:
@@ -207,6 +225,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             binary=args.pareval_bin,
             systems=systems,
             scorer=args.scorer,
+            timeout=args.reply_timeout,
+            to_float=score_reader(args.score_key, scale)
+            if args.score_key is not None or scale is not None
+            else None,
         )
     except ParevalError as ex:
         print(f"pareval-inspect: {ex}", file=sys.stderr)

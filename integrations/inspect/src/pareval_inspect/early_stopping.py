@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from .controller import ParevalController
 
-__all__ = ["ParevalEarlyStopping", "score_to_outcome", "MANAGER_NAME"]
+__all__ = ["ParevalEarlyStopping", "score_to_outcome", "score_reader", "MANAGER_NAME"]
 
 logger = logging.getLogger(__name__)
 
@@ -92,18 +92,55 @@ def score_to_outcome(
         return None
     entry = scores[name]
     value = getattr(entry, "score", entry).value  # a SampleScore (hooks) or a Score (a logged sample)
-    if isinstance(value, (dict, list)):
+    if isinstance(value, (dict, list)) and to_float is None:
         raise ParevalError(
             f"scorer {name!r} gives a {type(value).__name__} value ({value!r}), not one outcome; "
-            "pass to_float= to reduce it to a number in [0, 1]"
+            "pass to_float= (e.g. score_reader(key=...)) to reduce it to a number in [0, 1]"
         )
-    outcome = float((to_float or value_to_float())(value))
+    try:
+        outcome = float((to_float or value_to_float())(value))
+    except ParevalError as ex:
+        raise ParevalError(f"scorer {name!r}: {ex}") from None
     if not (math.isfinite(outcome) and 0.0 <= outcome <= 1.0):
         raise ParevalError(
             f"scorer {name!r} gives {value!r} -> {outcome}, outside [0, 1]; "
             "pass to_float= to map it onto [0, 1]"
         )
     return outcome
+
+
+def score_reader(
+    key: str | None = None, scale: tuple[float, float] | None = None
+) -> Callable[[Any], float]:
+    """A `to_float` that reads a score as pareval's Inspect reader does with `--score-key KEY` (a
+    dict value: the value under KEY) and `--score-scale MIN:MAX` (x -> (x - MIN) / (MAX - MIN)),
+    after Inspect's own `value_to_float()`. Give the same options to `pareval decide` on the logs."""
+    from inspect_ai.scorer import value_to_float
+
+    base = value_to_float()
+    if scale is not None and not scale[0] < scale[1]:
+        raise ValueError(f"score scale {scale}: MIN must be below MAX")
+
+    def to_float(value: Any) -> float:
+        if isinstance(value, dict):
+            if key is None:
+                raise ParevalError(
+                    f"the score is a dict of several values (keys: {', '.join(map(str, value))}); "
+                    "--score-key KEY picks one"
+                )
+            if key not in value:
+                raise ParevalError(
+                    f"the score is a dict without {key!r} (its keys: {', '.join(map(str, value))})"
+                )
+            value = value[key]
+        if isinstance(value, (dict, list)):
+            raise ParevalError(f"the score {value!r} is not one value")
+        x = float(base(value))
+        if scale is not None:
+            x = (x - scale[0]) / (scale[1] - scale[0])
+        return x
+
+    return to_float
 
 
 class ParevalEarlyStopping:
