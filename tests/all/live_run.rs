@@ -371,22 +371,6 @@ fn serve_answers_json_lines_and_decides_as_decide_does() {
     }
     let baseline = dir.join("baseline.csv");
     std::fs::write(&baseline, base).expect("baseline");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pareval"))
-        .args([
-            "serve",
-            &baseline.display().to_string(),
-            "--plan",
-            &plan,
-            "--tested",
-            "new",
-            "--baseline",
-            "old",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("serve");
     let mut requests = vec![
         r#"{"op":"plan"}"#.to_string(),
         r#"{"op":"check","tasks":["t000","t001","nope"]}"#.to_string(),
@@ -410,16 +394,20 @@ fn serve_answers_json_lines_and_decides_as_decide_does() {
         ));
     }
     requests.push(r#"{"op":"decide"}"#.to_string());
-    {
-        let mut stdin = child.stdin.take().expect("stdin");
-        for request in &requests {
-            writeln!(stdin, "{request}").expect("write");
-        }
-    }
-    let output = child.wait_with_output().expect("serve output");
-    assert!(output.status.success(), "{}", stderr(&output));
-    let replies = json_lines(&stdout(&output));
-    assert_eq!(replies.len(), requests.len(), "one reply a request");
+    let baseline_text = baseline.display().to_string();
+    let requests: Vec<&str> = requests.iter().map(String::as_str).collect();
+    let replies = serve_replies(
+        &[
+            &baseline_text,
+            "--plan",
+            &plan,
+            "--tested",
+            "new",
+            "--baseline",
+            "old",
+        ],
+        &requests,
+    );
     assert_eq!(replies[0]["total"], 60);
     assert_eq!(replies[0]["tested"], "new");
     assert_eq!(replies[0]["baselines"][0], "old");
@@ -477,7 +465,6 @@ fn serve_answers_json_lines_and_decides_as_decide_does() {
     let so_far = dir.join("so_far.csv");
     std::fs::write(&so_far, rows).expect("rows");
     let so_far_text = so_far.display().to_string();
-    let baseline_text = baseline.display().to_string();
     let decide_args = [
         "decide",
         so_far_text.as_str(),
