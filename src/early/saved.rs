@@ -257,6 +257,18 @@ impl Predictor {
                     .to_string(),
             );
         }
+        // `early` saves thresholds in (0.5, 1], as --tau takes them: another one (an edited file)
+        // would halt every trajectory at its first step, or none.
+        let saved = &file.info.thresholds;
+        for (name, tau) in [("success", saved.success), ("failure", saved.failure)] {
+            if let Some(tau) = tau
+                && !(tau > 0.5 && tau <= 1.0)
+            {
+                return Err(format!(
+                    "the model file is damaged: its {name} threshold {tau} is not in (0.5, 1], as early --tau takes it"
+                ));
+            }
+        }
         Ok(Predictor {
             models: OutcomeModels {
                 featurizer,
@@ -483,6 +495,29 @@ pub(crate) mod tests {
         );
         let renamed = text.replacen("\"features\":[\"k\"", "\"features\":[\"kk\"", 1);
         assert!(error(&renamed).contains("feature names do not match"));
+        // An edited threshold would halt every trajectory at its first step, or none.
+        for (from, to, said) in [
+            (
+                "\"success\":0.9",
+                "\"success\":1.7",
+                "its success threshold 1.7 is not in (0.5, 1]",
+            ),
+            (
+                "\"failure\":0.9",
+                "\"failure\":-0.2",
+                "its failure threshold -0.2 is not in (0.5, 1]",
+            ),
+        ] {
+            let edited = text
+                .replacen(
+                    &format!("\"thresholds\":{{{from}"),
+                    &format!("\"thresholds\":{{{to}"),
+                    1,
+                )
+                .replacen(&format!(",{from},\"target"), &format!(",{to},\"target"), 1);
+            assert_ne!(edited, text, "{from}");
+            assert!(error(&edited).contains(said), "{}", error(&edited));
+        }
     }
 
     #[test]
