@@ -80,13 +80,6 @@ pub fn detect_format(path: &Path) -> Result<(Format, bool), LoadError> {
         Some("jsonl") | Some("ndjson") if stem.contains('.') => Format::JsonLines,
         Some("json") if stem.contains('.') => Format::JsonArray,
         Some("parquet") | Some("pq") if stem.contains('.') && !gzip => Format::Parquet,
-        // A path that is not there (a mistyped folder has no extension either) is named as such.
-        _ if !path.exists() => {
-            return Err(LoadError::new(
-                path.display().to_string(),
-                "no such file or folder",
-            ));
-        }
         _ => {
             return Err(LoadError::new(
                 path.display().to_string(),
@@ -111,6 +104,14 @@ pub fn read_live_table(path: &Path) -> Result<(RawTable, Option<String>), LoadEr
 
 fn read_table_as(path: &Path, live: bool) -> Result<(RawTable, Option<String>), LoadError> {
     let file = path.display().to_string();
+    // A path that is not there is named as such before its name is judged: a mistyped log folder
+    // has no extension either, and "unknown file type" sent users looking at the formats.
+    if !path.exists() {
+        return Err(LoadError::new(
+            path.display().to_string(),
+            "no such file or folder",
+        ));
+    }
     let (format, gzip) = detect_format(path)?;
     let raw = read_bytes(path, &file)?;
     let sha256 = sha256_hex(&raw);
