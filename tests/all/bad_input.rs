@@ -229,6 +229,14 @@ fn a_path_that_is_not_there_is_named_as_missing_not_as_an_unknown_type() {
             "{args:?}"
         );
     }
+    // A file about to be written is not there yet: its name is what is judged.
+    let output = pareval(&["simulate", "--out", "/nonexistent/records.xlsx"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("/nonexistent/records.xlsx: unknown file type"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
