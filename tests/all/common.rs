@@ -59,12 +59,40 @@ pub fn assert_refused(output: &Output, needle: &str) {
     assert!(message.contains(needle), "{message}");
 }
 
-/// A fresh temporary folder for one test.
+/// A fresh temporary folder for one test. Most tests leave theirs behind (a failing one should, to
+/// be looked at); the first call of a run removes those of earlier runs whose process is gone, so
+/// at most the last run's stay.
 pub fn temp_dir(name: &str) -> PathBuf {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(remove_folders_of_ended_runs);
     let dir = std::env::temp_dir().join(format!("pareval-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create temp dir");
     dir
+}
+
+/// Removes `pareval-test-<pid>-…` folders whose process no longer runs (Linux: no /proc/<pid>; on
+/// a system without /proc nothing is removed).
+fn remove_folders_of_ended_runs() {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix("pareval-test-")
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// Copies a folder and everything in it.
