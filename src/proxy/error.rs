@@ -5,7 +5,7 @@ use crate::dataset::UnknownGroupColumn;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ProxyError {
-    #[error("the records hold {0} systems; proxy predictions need at least 3")]
+    #[error("proxy predictions need at least 3 systems; the records hold {0}")]
     TooFewSystems(usize),
     #[error("no task has an outcome for every system")]
     NoCompleteTask,

@@ -292,3 +292,17 @@ fn side_table_problems_name_the_side_table() {
         )
     );
 }
+
+#[test]
+fn proxy_on_too_few_systems_says_how_many_it_needs_and_has() {
+    let dir = crate::common::temp_dir("proxy-one-system");
+    let file = dir.join("one.csv");
+    std::fs::write(&file, "system,task,outcome\na,t1,1\na,t2,0\na,t3,1\n").expect("write");
+    let output = pareval(&["proxy", &file.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "error: proxy predictions need at least 3 systems; the records hold 1\n"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
