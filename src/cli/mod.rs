@@ -337,23 +337,34 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
             };
             match index.get(name.as_str()) {
                 Some(&i) => outcomes[slot][i] = Some(value),
-                None => unplanned.push(format!("'{name}'")),
+                None => unplanned.push(name.as_str()),
             }
         }
     }
     if !unplanned.is_empty() {
-        unplanned.sort();
+        unplanned.sort_unstable();
         unplanned.dedup();
+        // An Inspect eval set's logs are read as <task>/<sample id>, and a plan drawn from the
+        // sample ids does not name them so.
+        let prefixed = unplanned.iter().all(|name| {
+            name.split_once('/')
+                .is_some_and(|(_, id)| index.contains_key(id))
+        });
         let more = unplanned.len().saturating_sub(5);
-        unplanned.truncate(5);
+        let shown: Vec<String> = unplanned.iter().take(5).map(|n| format!("'{n}'")).collect();
         return Err(CliError::Input(format!(
-            "{}: tasks with outcomes are not in the plan: {}{}",
+            "{}: tasks with outcomes are not in the plan: {}{}{}",
             args.live.plan.display(),
-            unplanned.join(", "),
+            shown.join(", "),
             if more > 0 {
                 format!(" (and {more} more)")
             } else {
                 String::new()
+            },
+            if prefixed {
+                "; what follows each one's '/' is a planned task: an Inspect eval set's logs are read as <task>/<sample id>, and --inspect-task-key id reads the sample ids"
+            } else {
+                ""
             }
         )));
     }

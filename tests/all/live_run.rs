@@ -853,3 +853,44 @@ fn live_readers_take_a_row_s_status_as_the_loader_does() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn decide_says_when_unplanned_tasks_are_planned_ones_behind_a_prefix() {
+    // An Inspect eval set's logs are read as <task>/<sample id>; a plan of the sample ids then
+    // names none of them, and the refusal says which option reads the ids.
+    let dir = temp_dir("prefixed-tasks");
+    let plan = write_plan(&dir, 10);
+    let mut rows = String::from("system,task,outcome\n");
+    for i in 0..10 {
+        rows.push_str(&format!("new,suite/t{i:03},1\nold,suite/t{i:03},0\n"));
+    }
+    let file = dir.join("rows.csv");
+    std::fs::write(&file, &rows).expect("rows");
+    let file_text = file.display().to_string();
+    let decide = || {
+        pareval(&[
+            "decide",
+            &file_text,
+            "--plan",
+            &plan,
+            "--tested",
+            "new",
+            "--baseline",
+            "old",
+            "--rule",
+            "anytime",
+        ])
+    };
+    assert_refused(
+        &decide(),
+        "tasks with outcomes are not in the plan: 'suite/t000', 'suite/t001', 'suite/t002', 'suite/t003', 'suite/t004' (and 5 more); what follows each one's '/' is a planned task: an Inspect eval set's logs are read as <task>/<sample id>, and --inspect-task-key id reads the sample ids",
+    );
+    // Tasks that are simply not planned get no such hint.
+    std::fs::write(&file, rows.replace("suite/t009", "elsewhere")).expect("rows");
+    let said = stderr(&decide());
+    assert!(
+        said.contains("'elsewhere'") && !said.contains("--inspect-task-key"),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
