@@ -54,6 +54,20 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chr
     let detail = pair.map_or_else(Vec::new, |pair| coverage_lines(state, pair, area.width));
     // The header and the pair's detail take the lines they wrap to, but never more than a quarter
     // of the screen each.
+    let problem = state
+        .problem
+        .as_ref()
+        .or(state.early.as_ref().and_then(|e| e.problem.as_ref()));
+    // A problem names file, line and value, often wider than the screen: it wraps, up to three
+    // lines, rather than lose its end.
+    let problem_lines: Vec<Line> = problem.map_or_else(Vec::new, |p| {
+        fit(
+            p,
+            usize::from(area.width.max(1)),
+            Style::default().fg(Color::Red),
+        )
+    });
+    let footer_height = (problem_lines.len() as u16).clamp(1, 3);
     let quarter = (area.height / 4).max(2);
     let header_height = (heading.len() as u16).clamp(2, quarter);
     let detail_height = (detail.len() as u16).clamp(3, quarter.max(3));
@@ -64,7 +78,7 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chr
         Constraint::Length(if early.is_some() { EARLY_HEIGHT } else { 0 }),
         Constraint::Length(detail_height),
         Constraint::Length(3),
-        Constraint::Length(1),
+        Constraint::Length(footer_height),
     ])
     .areas(area);
     if let (Some(summary), Some(panel)) = (&early, &state.early) {
@@ -95,20 +109,14 @@ pub fn draw(frame: &mut Frame, state: &WatchState, selected: usize, chrome: &Chr
         .take(usize::from(notices.height))
         .collect();
     frame.render_widget(Paragraph::new(recent), notices);
-    let problem = state
-        .problem
-        .as_ref()
-        .or(state.early.as_ref().and_then(|e| e.problem.as_ref()));
-    let status = match problem {
-        Some(problem) => Line::from(Span::styled(
-            problem.as_str(),
-            Style::default().fg(Color::Red),
-        )),
+    let status = if problem_lines.is_empty() {
         // The last hint (q quit) stays whatever the width.
-        None => Line::from(Span::styled(
+        vec![Line::from(Span::styled(
             crate::format::fit_hints(chrome.keys, usize::from(area.width), 1),
             Style::default().add_modifier(Modifier::DIM),
-        )),
+        ))]
+    } else {
+        problem_lines
     };
     frame.render_widget(Paragraph::new(status), footer);
 }
@@ -900,6 +908,22 @@ mod tests {
             assert!(
                 footer.starts_with("space pause"),
                 "width {width}: {footer:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_problem_wider_than_the_screen_wraps_in_the_status_bar_rather_than_lose_its_end() {
+        let mut state = family_state();
+        let problem = "✗ logs/run-2026-12-05/results.csv, line 29: status 'skipped' of new-agent on task-0007 is not ok, error or not_attempted (skipped)";
+        state.problem = Some(problem.to_string());
+        for width in [60u16, 100] {
+            let rows = screen(&state, width, 48);
+            let tail = words(&rows[rows.len() - 3..].join(" "));
+            assert!(
+                tail.contains(&words(problem)),
+                "width {width}: {:#?}",
+                &rows[rows.len() - 3..]
             );
         }
     }
