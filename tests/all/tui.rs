@@ -2025,3 +2025,19 @@ fn a_switch_cycled_back_to_the_preset_s_own_value_is_no_modification() {
     act(&mut app, Action::ToggleCoverageGate);
     assert!(!app.compute.modified());
 }
+
+#[test]
+fn a_status_wider_than_the_screen_wraps_rather_than_lose_its_end() {
+    let mut app = sample_app(20);
+    app.status = "✗ cannot save the early predictor to /home/someone/a-very-long-folder/another-folder/model.json: Permission denied (os error 13)".to_string();
+    for width in [80u16, 100] {
+        let text = render(&app, width, 40);
+        let last: Vec<&str> = text.lines().rev().take(3).collect();
+        let joined: String = last.into_iter().rev().collect::<Vec<_>>().join(" ");
+        let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words(&joined).contains(&words(&app.status)),
+            "width {width}: {joined}"
+        );
+    }
+}

@@ -51,11 +51,18 @@ pub fn draw(frame: &mut Frame, app: &App, theme: Theme) {
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     }
+    // A status wider than the screen (an error naming a file, line and value) wraps, up to three
+    // lines, rather than lose its end.
+    let status_lines = if app.status.is_empty() {
+        Vec::new()
+    } else {
+        crate::format::wrap_hard(&app.status, usize::from(area.width))
+    };
     let [header, slider, body, footer] = Layout::vertical([
         Constraint::Length(3),
         Constraint::Length(2),
         Constraint::Min(10),
-        Constraint::Length(1),
+        Constraint::Length((status_lines.len() as u16).clamp(1, 3)),
     ])
     .areas(area);
     draw_header(frame, app, theme, header);
@@ -77,7 +84,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: Theme) {
             draw_proxy(frame, app, theme, body);
         }
     }
-    draw_footer(frame, app, theme, footer);
+    draw_footer(frame, app, theme, &status_lines, footer);
     if app.drill.is_some() {
         draw_drill(frame, app, theme, area);
     }
@@ -328,26 +335,29 @@ fn draw_main(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     draw_pairs(frame, app, theme, table);
 }
 
-fn draw_footer(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
-    let line = if !app.status.is_empty() {
+fn draw_footer(frame: &mut Frame, app: &App, theme: Theme, status: &[String], area: Rect) {
+    let lines = if !status.is_empty() {
         let style = if app.status.starts_with('✗') {
             theme.bad()
         } else {
             theme.good()
         };
-        Line::from(Span::styled(app.status.clone(), style))
+        status
+            .iter()
+            .map(|line| Line::from(Span::styled(line.clone(), style)))
+            .collect()
     } else {
         let keys = if app.view.tab == Tab::Early && app.early.is_some() {
             early::EARLY_FOOTER
         } else {
             FOOTER
         };
-        Line::from(Span::styled(
+        vec![Line::from(Span::styled(
             fit_footer(keys, usize::from(area.width)),
             theme.dim(),
-        ))
+        ))]
     };
-    frame.render_widget(Paragraph::new(line), area);
+    frame.render_widget(Paragraph::new(lines), area);
 }
 
 /// The loader's notes on the record, as `pareval info` lists them: what it read each file as, what
