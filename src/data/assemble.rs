@@ -174,6 +174,21 @@ fn assemble(
     mut notes: Vec<String>,
 ) -> Result<Dataset, LoadError> {
     notes.append(&mut rows.notes);
+    // A `--col` source no file has is skipped file by file where the file has the target column
+    // (files may spell a column differently), but in no file at all it is a typo.
+    if let Some((target, source)) = options
+        .columns
+        .renames()
+        .find(|(_, source)| !rows.col_sources_found.contains(*source))
+        && let Some((file, columns)) = &rows.first_columns
+    {
+        return Err(LoadError::new(
+            file,
+            format!(
+                "--col {target}={source}: no record file has a column '{source}' (this one's columns: {columns})"
+            ),
+        ));
+    }
     for name in &options.ignore_columns {
         if !rows.ignored_found.contains(name) {
             notes.push(format!(

@@ -119,6 +119,14 @@ impl ColumnMap {
         Ok(())
     }
 
+    /// The (target, source) pairs whose source is another name than the target.
+    pub fn renames(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.pairs
+            .iter()
+            .filter(|(t, s)| t != s)
+            .map(|(t, s)| (t.as_str(), s.as_str()))
+    }
+
     /// The column a reader should look up for pareval's column `target`: its `--col` source, or the
     /// name itself.
     pub fn source_of<'a>(&'a self, target: &'a str) -> &'a str {

@@ -94,6 +94,11 @@ pub struct Rows {
     /// The `--ignore-col` columns some file had (the others are named in a note: a typo would
     /// leave the column in).
     pub ignored_found: std::collections::BTreeSet<String>,
+    /// The `--col` source columns some file had, with that file's columns (a source no file has is
+    /// a typo: the file's own column of the target's name would be read in its place).
+    pub col_sources_found: std::collections::BTreeSet<String>,
+    /// The first file's name and columns, for the message about a source no file has.
+    pub first_columns: Option<(String, String)>,
 }
 
 impl Rows {
@@ -122,6 +127,14 @@ impl Rows {
         file_benchmark: Option<&str>,
     ) -> Result<(), LoadError> {
         let file = table.file.clone();
+        for (_, source) in options.columns.renames() {
+            if table.frame.get_column_index(source).is_some() {
+                self.col_sources_found.insert(source.to_string());
+            }
+        }
+        if self.first_columns.is_none() {
+            self.first_columns = Some((file.clone(), columns::column_list(&table.frame)));
+        }
         options.columns.apply(&mut table.frame, &file)?;
         for name in &options.ignore_columns {
             // A column this file lacks is simply not there to leave out.

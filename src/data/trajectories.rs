@@ -48,8 +48,9 @@ pub fn load_trajectories(
     columns: &ColumnMap,
 ) -> Result<Trajectories, LoadError> {
     let mut steps_table = read_table(steps_path)?;
-    columns.apply_known(&mut steps_table.frame, &steps_table.file, &STEP_COLUMNS)?;
     let mut outcomes_table = read_table(outcomes_path)?;
+    check_col_sources(columns, &[&steps_table, &outcomes_table])?;
+    columns.apply_known(&mut steps_table.frame, &steps_table.file, &STEP_COLUMNS)?;
     columns.apply_known(
         &mut outcomes_table.frame,
         &outcomes_table.file,
@@ -115,8 +116,41 @@ pub fn step_columns(names: &[&str]) -> StepFields {
     }
 }
 
+/// A `--col` rename of a steps or outcomes column whose source none of `tables` has is a typo: the
+/// table's own column of the target's name (or none) would be read in its place without a word.
+fn check_col_sources(columns: &ColumnMap, tables: &[&RawTable]) -> Result<(), LoadError> {
+    for (target, source) in columns.renames() {
+        let ours = STEP_COLUMNS.contains(&target) || OUTCOME_COLUMNS.contains(&target);
+        if ours
+            && !tables
+                .iter()
+                .any(|t| t.frame.get_column_index(source).is_some())
+            && let Some(first) = if STEP_COLUMNS.contains(&target) {
+                tables.first()
+            } else {
+                tables.last()
+            }
+        {
+            return Err(LoadError::new(
+                &first.file,
+                format!(
+                    "--col {target}={source}: no {} has a column '{source}' (its columns: {})",
+                    if tables.len() > 1 {
+                        "table"
+                    } else {
+                        "steps table"
+                    },
+                    column_list(&first.frame)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 pub fn load_steps(path: &Path, columns: &ColumnMap) -> Result<StepsFile, LoadError> {
     let mut table = read_table(path)?;
+    check_col_sources(columns, &[&table])?;
     columns.apply_known(&mut table.frame, &table.file, &STEP_COLUMNS)?;
     let mut systems = Interner::default();
     let mut tasks = Interner::default();

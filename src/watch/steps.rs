@@ -107,6 +107,18 @@ impl StepsFollower {
     /// Whether file f's columns (`names`, first seen at `line`) carry every step value the model
     /// was trained on.
     fn check_columns(&mut self, f: usize, line: u64, names: &[&str]) -> Result<(), String> {
+        // A `--col` source the file lacks is a typo: the file's own column would be read instead.
+        if let Some((target, source)) = self
+            .columns
+            .renames()
+            .find(|(t, s)| STEP_COLUMNS.contains(t) && !names.contains(s))
+        {
+            return Err(format!(
+                "{}, line {line}: --col {target}={source}: the file has no column '{source}' (its columns: {})",
+                self.files[f].0,
+                names.join(", ")
+            ));
+        }
         let present: Vec<&str> = STEP_COLUMNS
             .iter()
             .copied()

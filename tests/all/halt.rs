@@ -223,6 +223,16 @@ fn halt_refuses_what_it_cannot_score() {
         &pareval(&["halt", &text(&model), &text(&no_flag)]),
         "trained on steps with is_error, which this file lacks (rename a column with --col is_error=NAME)",
     );
+    // A misspelled --col source (the file has the target column): refused, read whole or followed.
+    for follow in [false, true] {
+        let mut args = vec!["halt", "--col", "is_error=is_eror"];
+        let (model_text, steps_text) = (text(&model), text(&steps));
+        args.extend([model_text.as_str(), steps_text.as_str()]);
+        if follow {
+            args.push("--follow");
+        }
+        assert_refused(&pareval(&args), "--col is_error=is_eror:");
+    }
     // A gap in the step numbers: file, trajectory and line.
     let gap = dir.join("gap.csv");
     let mut lines: Vec<&str> = all.lines().collect();

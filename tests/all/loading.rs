@@ -128,6 +128,39 @@ fn column_mapping_renames_columns() {
 }
 
 #[test]
+fn a_column_mapping_whose_source_no_file_has_is_refused_not_skipped() {
+    // Files may spell a column differently, so a file that has the target column skips the
+    // mapping; but a source that no file has is a typo, and the file's own column would be read.
+    let dir = temp_dir("col-typo");
+    let both = dir.join("both.csv");
+    std::fs::write(&both, "system,task,outcome,resolved\na,t1,0,1\nb,t1,1,0\n").expect("write");
+    let renamed = fixture("good/renamed.csv");
+    let options = |items: &[&str]| LoadOptions {
+        columns: ColumnMap::parse(&items.iter().map(|i| i.to_string()).collect::<Vec<_>>())
+            .expect("parse"),
+        ..LoadOptions::default()
+    };
+    let error = load(std::slice::from_ref(&both), &options(&["outcome=resolvd"]))
+        .expect_err("a typo")
+        .to_string();
+    assert!(
+        error.contains("--col outcome=resolvd: no record file has a column 'resolvd'"),
+        "{error}"
+    );
+    assert!(error.starts_with(&both.display().to_string()), "{error}");
+    // The mapping used by one file and skipped by another that has the target is fine.
+    let plain = dir.join("plain.csv");
+    std::fs::write(&plain, "system,task,outcome\nc,t1,1\n").expect("write");
+    let dataset = load(
+        &[renamed, plain],
+        &options(&["system=agent_name", "task=instance_id", "outcome=resolved"]),
+    )
+    .expect("load");
+    assert_eq!(dataset.n_systems(), 3);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn column_mapping_rejects_bad_items() {
     use pareval::data::MappingProblem;
     let problem = |items: &[&str]| {

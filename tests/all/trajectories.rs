@@ -557,3 +557,39 @@ fn short_trajectories_name_the_min_steps_setting_that_trains_on_them() {
         String::from_utf8_lossy(&trained.stderr)
     );
 }
+
+#[test]
+fn a_column_mapping_whose_source_neither_table_has_is_refused() {
+    // With both tables holding `outcome` and `is_error`, a misspelled source used to leave the
+    // tables' own columns in its place without a word.
+    use pareval::data::trajectories::{OUTCOME_COLUMNS, STEP_COLUMNS};
+    let known: Vec<&str> = STEP_COLUMNS
+        .iter()
+        .chain(&OUTCOME_COLUMNS)
+        .copied()
+        .collect();
+    let with = |items: &[&str]| {
+        load_trajectories(
+            &fixture("trajectories/steps_ok.csv"),
+            &fixture("trajectories/outcomes_ok.csv"),
+            None,
+            &ColumnMap::parse_with(
+                &items.iter().map(|i| i.to_string()).collect::<Vec<_>>(),
+                &known,
+            )
+            .expect("parse"),
+        )
+        .map_err(|e| e.to_string())
+    };
+    let error = with(&["is_error=is_eror"]).expect_err("a typo");
+    assert!(
+        error.contains("steps_ok.csv: --col is_error=is_eror: no table has a column 'is_eror'"),
+        "{error}"
+    );
+    let error = with(&["outcome=resolvd"]).expect_err("a typo");
+    assert!(
+        error.contains("outcomes_ok.csv: --col outcome=resolvd: no table has a column 'resolvd'"),
+        "{error}"
+    );
+    assert!(with(&["is_error=is_error"]).is_ok());
+}
