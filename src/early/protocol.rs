@@ -70,6 +70,15 @@ pub enum ProtocolError {
     },
     #[error("protocol '{0}' needs at least two systems; use task-folds for one")]
     OneSystem(&'static str),
+    /// A fold whose held-out part is everything the protocol allows to train on.
+    #[error(
+        "protocol '{protocol}' leaves nothing to train on when it holds out {fold}: every other system has the same {column}; use loao"
+    )]
+    NoTraining {
+        protocol: &'static str,
+        fold: String,
+        column: &'static str,
+    },
 }
 
 /// Task-grouped folds for a single system.
@@ -103,7 +112,7 @@ pub fn folds(
                 })
                 .collect::<Result<Vec<String>, _>>()
         };
-    match protocol {
+    let folds: Vec<Fold> = match protocol {
         Protocol::TaskFolds => Ok((0..TASK_FOLDS)
             .map(|f| {
                 let fold_of = |i: usize| {
@@ -155,6 +164,22 @@ pub fn folds(
                 })
                 .collect())
         }
+    }?;
+    let column = match protocol {
+        Protocol::Loso => "scaffold",
+        Protocol::NoSameModel => "model",
+        _ => return Ok(folds),
+    };
+    match folds
+        .iter()
+        .find(|f| f.train.is_empty() && !f.test.is_empty())
+    {
+        Some(fold) => Err(ProtocolError::NoTraining {
+            protocol: protocol.name(),
+            fold: format!("'{}'", fold.name),
+            column,
+        }),
+        None => Ok(folds),
     }
 }
 
@@ -229,6 +254,28 @@ mod tests {
                 assert!(fold.train.iter().all(|&j| d.trajectories[j].task != task));
             }
         }
+    }
+
+    #[test]
+    fn a_fold_with_nothing_to_train_on_is_refused_naming_why() {
+        // Both systems on one model (or one scaffold): holding one out leaves no training side.
+        // It read "no training trajectory has 10 steps or more (the longest has 0): lower
+        // --min-steps", which no --min-steps could fix.
+        let same_model = data(&[("a", "x", "m"), ("b", "y", "m")], 3);
+        assert_eq!(
+            folds(&same_model, Protocol::NoSameModel, 0)
+                .unwrap_err()
+                .to_string(),
+            "protocol 'no-same-model' leaves nothing to train on when it holds out 'a': every other system has the same model; use loao"
+        );
+        let same_scaffold = data(&[("a", "x", "m"), ("b", "x", "n")], 3);
+        assert!(
+            folds(&same_scaffold, Protocol::Loso, 0)
+                .unwrap_err()
+                .to_string()
+                .contains("holds out 'x': every other system has the same scaffold")
+        );
+        assert!(folds(&same_model, Protocol::Loso, 0).is_ok());
     }
 
     #[test]
