@@ -879,6 +879,17 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
         .copied()
         .collect();
     let columns = crate::data::ColumnMap::parse_with(&args.col, &known)?;
+    // The output files are checked before the folds are fitted (minutes on a large record), not
+    // found unwritable after.
+    for (path, table) in [
+        (&args.records, true),
+        (&args.predictions, true),
+        (&args.save_model, false),
+    ] {
+        if let Some(path) = path {
+            writable_output(path, table)?;
+        }
+    }
     let data = crate::data::trajectories::load_trajectories(
         &args.steps,
         &args.outcomes,
@@ -1003,6 +1014,24 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
 }
 
 /// Trains the predictor on every trajectory and writes it (`early --save-model`).
+/// Whether `path` can be an output file: its folder exists and, for a table, its name says a
+/// format pareval writes.
+fn writable_output(path: &Path, table: bool) -> Result<(), CliError> {
+    if table {
+        crate::data::read::detect_format(path).map_err(|e| CliError::Input(e.to_string()))?;
+    }
+    if let Some(folder) = path.parent().filter(|f| !f.as_os_str().is_empty())
+        && !folder.is_dir()
+    {
+        return Err(CliError::Input(format!(
+            "{}: cannot write the file: the folder {} does not exist",
+            path.display(),
+            folder.display()
+        )));
+    }
+    Ok(())
+}
+
 fn save_model(
     data: &crate::early::Trajectories,
     protocol: crate::early::protocol::Protocol,

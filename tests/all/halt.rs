@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{assert_refused, pareval, shared_data, stderr, stdout, temp_dir};
+use crate::common::{assert_refused, fixture, pareval, shared_data, stderr, stdout, temp_dir};
 
 /// Three systems × 24 tasks: successes run tests and see fewer errors. Returns (steps, outcomes).
 fn synthetic(dir: &Path) -> (PathBuf, PathBuf) {
@@ -346,4 +346,31 @@ fn halt_on_the_shared_terminal_bench_trajectories() {
         "{}",
         stdout(&out)
     );
+}
+
+#[test]
+fn early_checks_its_output_files_before_it_fits_anything() {
+    // On BALROG the fit takes minutes; an unwritable --records or --save-model was found after it.
+    let steps = text(&fixture("trajectories/steps_ok.csv"));
+    let outcomes = text(&fixture("trajectories/outcomes_ok.csv"));
+    for (flag, path, said) in [
+        (
+            "--records",
+            "/nonexistent/halts.csv",
+            "the folder /nonexistent does not exist",
+        ),
+        (
+            "--save-model",
+            "/nonexistent/m.model",
+            "the folder /nonexistent does not exist",
+        ),
+        (
+            "--predictions",
+            "predictions.xlsx",
+            "predictions.xlsx: unknown file type",
+        ),
+    ] {
+        let output = pareval(&["early", &steps, &outcomes, flag, path]);
+        assert_refused(&output, said);
+    }
 }
