@@ -60,7 +60,13 @@ pub fn load_trajectories(
     let mut tasks = Interner::default();
     let outcomes = read_outcomes(&outcomes_table, &mut systems, &mut tasks)?;
     let (steps, fields) = read_steps(&steps_table, &mut systems, &mut tasks)?;
-    let trajectories = join(&steps_table, &outcomes_table, steps, outcomes)?;
+    let trajectories = join(
+        &steps_table,
+        &outcomes_table,
+        steps,
+        outcomes,
+        (&systems.names, &tasks.names),
+    )?;
     let mut inputs = vec![input(&steps_table), input(&outcomes_table)];
     let names = systems.names.clone();
     let mut infos: Vec<SystemInfo> = names
@@ -488,8 +494,10 @@ fn read_outcomes(
         if let Some(&first) = seen.get(&key) {
             duplicates.push(|| {
                 format!(
-                    "run {} on {} and {}",
-                    quote(&keys.run[row]),
+                    "({}, {}, run {}) on {} and {}",
+                    systems.names[keys.system[row] as usize],
+                    tasks.names[keys.task[row] as usize],
+                    keys.run[row],
                     keys.positions[first],
                     keys.positions[row]
                 )
@@ -640,6 +648,7 @@ fn join(
     outcomes_table: &RawTable,
     mut steps: StepsByTrajectory,
     outcomes: Vec<OutcomeRow>,
+    (system_names, task_names): (&[String], &[String]),
 ) -> Result<Vec<Trajectory>, LoadError> {
     let mut without_steps = Offenders::default();
     let mut disagree = Offenders::default();
@@ -647,7 +656,15 @@ fn join(
     for row in outcomes {
         let key = (row.system, row.task, row.run.clone());
         match steps.remove(&key) {
-            None => without_steps.push(|| format!("run {} on {}", quote(&row.run), row.position)),
+            None => without_steps.push(|| {
+                format!(
+                    "({}, {}, run {}) on {}",
+                    system_names[row.system as usize],
+                    task_names[row.task as usize],
+                    row.run,
+                    row.position
+                )
+            }),
             Some(list) => {
                 if list.len() as u32 != row.steps {
                     disagree.push(|| {

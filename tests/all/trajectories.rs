@@ -67,7 +67,7 @@ fn bad_trajectory_tables_name_file_line_and_value() {
             "steps_ok.csv",
             "outcomes_missing_steps.csv",
             format!(
-                "{dir}/outcomes_missing_steps.csv: trajectories with an outcome but no steps in {dir}/steps_ok.csv: run '0' on line 5"
+                "{dir}/outcomes_missing_steps.csv: trajectories with an outcome but no steps in {dir}/steps_ok.csv: (b, t2, run 0) on line 5"
             ),
         ),
         (
@@ -95,7 +95,7 @@ fn bad_trajectory_tables_name_file_line_and_value() {
             "steps_ok.csv",
             "outcomes_duplicate.csv",
             format!(
-                "{dir}/outcomes_duplicate.csv: a trajectory (system, task, run) may have one outcome: run '0' on line 2 and line 5"
+                "{dir}/outcomes_duplicate.csv: a trajectory (system, task, run) may have one outcome: (a, t1, run 0) on line 2 and line 5"
             ),
         ),
     ];
