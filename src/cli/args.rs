@@ -571,7 +571,7 @@ pub struct ReplayArgs {
     /// Also report every pair (shares of orders promoting, rejecting, abstaining, wrong) and how often
     /// each group is missed at this budget of the grid: the explorer's tables. CSV output is then the
     /// pair table.
-    #[arg(long, value_name = "B")]
+    #[arg(long, value_name = "B", allow_negative_numbers = true)]
     pub pairs_at: Option<String>,
 }
 
@@ -588,7 +588,12 @@ pub struct PairArgs {
     #[arg(long, value_name = "SYSTEM")]
     pub baseline: String,
     /// The budget of the case (joins the grid if it is not on it).
-    #[arg(long, value_name = "B", default_value = "0.25")]
+    #[arg(
+        long,
+        value_name = "B",
+        allow_negative_numbers = true,
+        default_value = "0.25"
+    )]
     pub budget: String,
     /// Which of the pair's orders (0-based).
     #[arg(long, value_name = "R", default_value_t = 0)]
@@ -727,7 +732,12 @@ pub struct ProxyArgs {
     )]
     pub protocol: Vec<String>,
     /// Subset size as a share of tasks: one budget (0.25), a list or a sweep START:STOP:STEP.
-    #[arg(long, value_name = "B", default_value = "0.25")]
+    #[arg(
+        long,
+        value_name = "B",
+        allow_negative_numbers = true,
+        default_value = "0.25"
+    )]
     pub budget: String,
     /// Subset size as a task count (instead of --budget).
     #[arg(long, value_name = "K")]
@@ -769,7 +779,12 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub pace_components: usize,
     /// Pace: bootstrap resamples of the target instances.
-    #[arg(long, value_name = "B", default_value_t = 50)]
+    #[arg(
+        long,
+        value_name = "B",
+        allow_negative_numbers = true,
+        default_value_t = 50
+    )]
     pub pace_bootstrap: u32,
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
@@ -814,7 +829,7 @@ pub struct DecideArgs {
     pub live: LiveArgs,
     /// The budget limit as a fraction of the planned tasks (needed by fixed-horizon rules; the
     /// anytime rule has no horizon and reads the whole plan without it).
-    #[arg(long, value_name = "B")]
+    #[arg(long, value_name = "B", allow_negative_numbers = true)]
     pub budget: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Json)]
@@ -829,7 +844,12 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub live: LiveArgs,
     /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks.
-    #[arg(long, value_name = "B", default_value = "1")]
+    #[arg(
+        long,
+        value_name = "B",
+        allow_negative_numbers = true,
+        default_value = "1"
+    )]
     pub budget: String,
 }
 
@@ -842,7 +862,12 @@ pub struct RunArgs {
     #[command(flatten)]
     pub live: LiveArgs,
     /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks.
-    #[arg(long, value_name = "B", default_value = "1")]
+    #[arg(
+        long,
+        value_name = "B",
+        allow_negative_numbers = true,
+        default_value = "1"
+    )]
     pub budget: String,
     /// Seconds the harness has to end after SIGINT before SIGTERM (and as long again before SIGKILL).
     #[arg(long, value_name = "S", default_value = "10")]
@@ -956,7 +981,12 @@ pub struct WatchArgs {
     #[command(flatten)]
     pub live: LiveArgs,
     /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks.
-    #[arg(long, value_name = "B", default_value = "1")]
+    #[arg(
+        long,
+        value_name = "B",
+        allow_negative_numbers = true,
+        default_value = "1"
+    )]
     pub budget: String,
     /// Play a completed record through the screen in plan order instead (for demonstrations).
     #[arg(long, value_name = "RECORDS", conflicts_with = "files")]
@@ -1002,7 +1032,7 @@ pub struct SimulateArgs {
     #[arg(long, value_enum, default_value_t = GroupStyleArg::Repo)]
     pub group_style: GroupStyleArg,
     /// Standard deviation of the per-group difficulty shift.
-    #[arg(long, default_value_t = 0.8)]
+    #[arg(long, default_value_t = 0.8, allow_negative_numbers = true)]
     pub group_effect: f64,
     /// Benchmarks in the file (more than one adds a `benchmark` column).
     #[arg(long, default_value_t = 1)]

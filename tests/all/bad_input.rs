@@ -306,3 +306,38 @@ fn proxy_on_too_few_systems_says_how_many_it_needs_and_has() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_negative_number_reaches_the_check_that_names_the_range() {
+    // clap took "-0.2" for an option and said "unexpected argument '-0' found".
+    let records = std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/sample_runs/swe_repair.csv"
+    ));
+    let records = records.to_string_lossy();
+    for (args, said) in [
+        (
+            vec!["proxy", records.as_ref(), "--budget", "-0.2"],
+            "--budget: budget '-0.2' must be in [0, 1]",
+        ),
+        (
+            vec![
+                "simulate",
+                "--out",
+                "/nonexistent/x.csv",
+                "--group-effect",
+                "-1",
+            ],
+            "--group-effect '-1' must be a number ≥ 0",
+        ),
+    ] {
+        let output = pareval(&args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let message = stderr(&output);
+        assert!(message.contains(said), "{args:?}: {message}");
+        assert!(
+            !message.contains("unexpected argument"),
+            "{args:?}: {message}"
+        );
+    }
+}
