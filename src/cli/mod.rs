@@ -906,7 +906,7 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
             .trim()
             .parse()
             .map_err(|_| CliError::Input(format!("--tau: '{}' is not a number", item.trim())))?;
-        if !(tau > 0.5 && tau <= 1.0) {
+        if !crate::early::halting::is_threshold(tau) {
             return Err(CliError::Input(format!(
                 "--tau: '{tau}' must be in (0.5, 1]"
             )));
@@ -948,7 +948,7 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
             "--target-precision: '{p}' must be in (0, 1]"
         )));
     }
-    if !(args.save_tau > 0.5 && args.save_tau <= 1.0) {
+    if !crate::early::halting::is_threshold(args.save_tau) {
         return Err(CliError::Input(format!(
             "--save-tau: '{}' must be in (0.5, 1]",
             args.save_tau
@@ -1013,7 +1013,6 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
     emit(&report, args.format, out)
 }
 
-/// Trains the predictor on every trajectory and writes it (`early --save-model`).
 /// Whether `path` can be an output file: its folder exists and, for a table, its name says a
 /// format pareval writes.
 fn writable_output(path: &Path, table: bool) -> Result<(), CliError> {
@@ -1032,6 +1031,7 @@ fn writable_output(path: &Path, table: bool) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Trains the predictor on every trajectory and writes it (`early --save-model`).
 fn save_model(
     data: &crate::early::Trajectories,
     protocol: crate::early::protocol::Protocol,

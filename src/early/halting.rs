@@ -41,6 +41,12 @@ impl Thresholds {
     }
 }
 
+/// Whether τ is a threshold a model may halt at: in (0.5, 1] (at 0.5 or below both models could
+/// fire on one prefix; above 1 none ever fires).
+pub fn is_threshold(tau: f64) -> bool {
+    tau > 0.5 && tau <= 1.0
+}
+
 /// The SPEC's τ sweep.
 pub const TAU_SWEEP: [f64; 6] = [0.75, 0.80, 0.85, 0.90, 0.95, 0.99];
 

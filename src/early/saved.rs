@@ -262,7 +262,7 @@ impl Predictor {
         let saved = &file.info.thresholds;
         for (name, tau) in [("success", saved.success), ("failure", saved.failure)] {
             if let Some(tau) = tau
-                && !(tau > 0.5 && tau <= 1.0)
+                && !crate::early::halting::is_threshold(tau)
             {
                 return Err(format!(
                     "the model file is damaged: its {name} threshold {tau} is not in (0.5, 1], as early --tau takes it"

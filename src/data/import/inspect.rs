@@ -418,12 +418,11 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     // outcome is the mean over all its epochs, and Inspect runs the epochs one after the other, so
     // reading the first epochs alone would take a value the later ones change.
     if running && epochs > 1 {
-        let waiting: HashSet<&str> = rows
+        let waiting: HashSet<String> = rows
             .iter()
             .filter(|r| r.status == RowStatus::NotAttempted)
-            .map(|r| r.task.as_str())
+            .map(|r| r.task.clone())
             .collect();
-        let waiting: HashSet<String> = waiting.into_iter().map(str::to_string).collect();
         let mut held = 0usize;
         for row in rows.iter_mut() {
             if row.status != RowStatus::NotAttempted && waiting.contains(&row.task) {
