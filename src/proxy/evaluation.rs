@@ -78,6 +78,9 @@ pub struct ProxyEvaluation {
     pub tasks_left_out: usize,
     pub systems: usize,
     pub results: Vec<ProxyRow>,
+    /// What a reader must know before reading the figures, in words: rows whose subsets no training
+    /// system tells apart ([`crate::proxy::ProxyResult::fold_note`]), a setting the data capped.
+    pub notes: Vec<String>,
 }
 
 /// Runs every method under every protocol at every size, rows in the order protocol, size, method.
@@ -139,11 +142,16 @@ pub fn evaluate_protocols(
             }
         }
     }
+    let notes = rows
+        .iter()
+        .filter_map(|row| row.result.fold_note())
+        .collect();
     Ok(ProxyEvaluation {
         tasks: matrix.n_tasks,
         tasks_left_out: matrix.left_out,
         systems: matrix.systems.len(),
         results: rows,
+        notes,
     })
 }
 
@@ -169,14 +177,18 @@ fn average_over_seeds(runs: Vec<ProxyResult>, seeds: u32) -> Option<ProxyRow> {
     let r2 = over(&|r| r.r2).0;
     let pair_accuracy = over(&|r| r.pair_accuracy).0;
     let subset_mean_spearman = over(&|r| r.subset_mean_spearman).0;
+    // Seeds whose every fold predicted the training mean have no agreement (see
+    // `ProxyResult::constant_folds`): averaged over the others, none when no seed has one.
     let decision_agreement = (0..super::DECISION_THRESHOLDS_PP.len())
-        .map(|i| {
-            over(&|r| r.decision_agreement.get(i).copied())
-                .0
-                .unwrap_or(0.0)
-        })
+        .map_while(|i| over(&|r| r.decision_agreement.get(i).copied()).0)
         .collect();
+    let folds = runs.iter().map(|r| r.folds).sum();
+    let constant_folds = runs.iter().map(|r| r.constant_folds).sum();
+    let empty_folds = runs.iter().map(|r| r.empty_folds).sum();
     let mut result = runs.into_iter().next()?;
+    result.folds = folds;
+    result.constant_folds = constant_folds;
+    result.empty_folds = empty_folds;
     result.spearman = spearman;
     result.mae_pp = mae.unwrap_or(0.0);
     result.kendall = kendall;

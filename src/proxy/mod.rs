@@ -540,7 +540,61 @@ pub struct ProxyResult {
     pub cost_share: Option<f64>,
     /// Rounds averaged (splits), else 1.
     pub rounds: usize,
+    /// Folds fitted (over every round, and every seed of the random method), and of those the folds
+    /// whose subset no training system tells apart from another: every chosen task has the same
+    /// outcome for all of them (`empty_folds`: no task chosen at all). The ridge's prediction there is
+    /// the training systems' mean score whatever the held-out system did; when every fold is so, the
+    /// ridge's figures (ρ, τ-b, R², pairs, agreement) are left out: under leave-one-out a mean of
+    /// the others ranks the systems backwards by construction (ρ = −1), which says nothing of the
+    /// subset.
+    pub folds: usize,
+    pub constant_folds: usize,
+    pub empty_folds: usize,
     pub systems: Vec<SystemPrediction>,
+}
+
+impl ProxyResult {
+    /// Whether every fold's prediction is the training mean (see [`ProxyResult::constant_folds`]).
+    pub fn uninformative(&self) -> bool {
+        self.folds > 0 && self.constant_folds == self.folds
+    }
+
+    /// What a reader must know before reading the row's figures: subsets that no training system
+    /// tells apart, in every fold or in some. None when every fold's subset separates some systems.
+    pub fn fold_note(&self) -> Option<String> {
+        if self.constant_folds == 0 {
+            return None;
+        }
+        let at = match self.budget {
+            Some(b) => format!("{}%", (b * 100.0).round()),
+            None => format!("k = {}", self.size),
+        };
+        let what = if self.empty_folds == self.folds {
+            if self.method == Method::Midrange.name() {
+                "is empty (no task's training pass rate lies in the widest band, [0.15, 0.85])"
+            } else {
+                "is empty"
+            }
+        } else if self.empty_folds > 0 {
+            "is empty or holds only tasks every training system scored alike"
+        } else {
+            "holds only tasks every training system scored alike"
+        };
+        Some(if self.uninformative() {
+            format!(
+                "{} at {at} ({}): in every fold the subset {what}, so each prediction is the training \
+                 systems' mean score; ρ, τ-b, R², pairs and agreement are left out (a mean of the \
+                 others ranks the held-out systems backwards by construction)",
+                self.method, self.protocol
+            )
+        } else {
+            format!(
+                "{} at {at} ({}): in {} of {} folds the subset {what}; those folds predict the \
+                 training systems' mean score",
+                self.method, self.protocol, self.constant_folds, self.folds
+            )
+        })
+    }
 }
 
 /// The greedy forward-selection path of every fold up to `size` tasks (folds in parallel). Paths are
@@ -591,9 +645,10 @@ pub fn evaluate(
     let mut per_round: Vec<Vec<SystemPrediction>> = Vec::new();
     let mut cost_shares = Vec::new();
     let mut sizes = Vec::new();
-    for (round, folds) in rounds.iter().enumerate() {
+    let (mut folds, mut constant_folds, mut empty_folds) = (0, 0, 0);
+    for (round, round_folds) in rounds.iter().enumerate() {
         let mut predictions = Vec::new();
-        for (index, fold) in folds.iter().enumerate() {
+        for (index, fold) in round_folds.iter().enumerate() {
             let chosen = match paths
                 .and_then(|p| p.get(round)?.get(index))
                 .filter(|_| method == Method::GreedyK)
@@ -606,6 +661,20 @@ pub fn evaluate(
                 None => select(matrix, &fold.train, method, size, seed),
             };
             sizes.push(chosen.len());
+            folds += 1;
+            if chosen.is_empty() {
+                empty_folds += 1;
+            }
+            // A task the training systems all scored alike is a column the centred ridge gives no
+            // weight: with only such tasks it predicts the training mean.
+            let separates = |t: usize| {
+                let mut scores = fold.train.iter().map(|&s| matrix.value(s, t));
+                let first = scores.next();
+                scores.any(|v| Some(v) != first)
+            };
+            if !chosen.iter().any(|&t| separates(t)) {
+                constant_folds += 1;
+            }
             if let Some(cost) = &matrix.task_cost {
                 let total: f64 = cost.iter().sum();
                 if total > 0.0 {
@@ -629,6 +698,9 @@ pub fn evaluate(
         }
         per_round.push(predictions);
     }
+    // The ridge's figures of a row whose every fold predicts the training mean are left out (see
+    // `ProxyResult::constant_folds`); the subset mean's ρ reads the held-out rows and stays.
+    let uninformative = folds > 0 && constant_folds == folds;
     let metric = |f: &dyn Fn(&[SystemPrediction]) -> Option<f64>| -> Option<f64> {
         let values: Vec<f64> = per_round.iter().filter_map(|p| f(p)).collect();
         (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
@@ -640,10 +712,17 @@ pub fn evaluate(
             p.iter().map(|x| x.subset_mean).collect(),
         )
     };
-    let decision_agreement = DECISION_THRESHOLDS_PP
-        .iter()
-        .map(|&pp| metric(&|p| decision_agreement_at(p, pp / 100.0)).unwrap_or(0.0))
-        .collect();
+    let ridge_metric = |f: &dyn Fn(&[SystemPrediction]) -> Option<f64>| -> Option<f64> {
+        if uninformative { None } else { metric(f) }
+    };
+    let decision_agreement = if uninformative {
+        Vec::new()
+    } else {
+        DECISION_THRESHOLDS_PP
+            .iter()
+            .map(|&pp| metric(&|p| decision_agreement_at(p, pp / 100.0)).unwrap_or(0.0))
+            .collect()
+    };
     let size_used = if sizes.is_empty() {
         size
     } else {
@@ -654,15 +733,15 @@ pub fn evaluate(
         protocol: protocol.name(),
         budget,
         size: size_used,
-        spearman: metric(&|p| {
+        spearman: ridge_metric(&|p| {
             let (predicted, actual, _) = columns(p);
             spearman(&predicted, &actual)
         }),
-        kendall: metric(&|p| {
+        kendall: ridge_metric(&|p| {
             let (predicted, actual, _) = columns(p);
             kendall_tau_b(&predicted, &actual)
         }),
-        r2: metric(&|p| {
+        r2: ridge_metric(&|p| {
             let (predicted, actual, _) = columns(p);
             r_squared(&predicted, &actual)
         }),
@@ -671,7 +750,7 @@ pub fn evaluate(
             Some(mean_absolute_error(&predicted, &actual) * 100.0)
         })
         .unwrap_or(0.0),
-        pair_accuracy: metric(&|p| {
+        pair_accuracy: ridge_metric(&|p| {
             let (predicted, actual, _) = columns(p);
             pairwise_accuracy(&predicted, &actual)
         }),
@@ -684,6 +763,9 @@ pub fn evaluate(
         cost_share: (!cost_shares.is_empty())
             .then(|| cost_shares.iter().sum::<f64>() / cost_shares.len() as f64),
         rounds: per_round.len(),
+        folds,
+        constant_folds,
+        empty_folds,
         systems: if per_round.len() == 1 {
             per_round.remove(0)
         } else {
@@ -842,5 +924,149 @@ mod tests {
         let chosen = select(&m, &train, Method::StratifiedK, 4, 1);
         assert_eq!(chosen.iter().filter(|&&t| t >= 9).count(), 1);
         assert_eq!(chosen.len(), 4);
+    }
+
+    /// Ten systems: ten tasks every system passes, then system s alone passes s tasks of its own,
+    /// so every task's training pass rate is 0, 1/9 or 1 under leave-one-out.
+    fn one_owner_tasks() -> ProxyMatrix {
+        let mut owners = Vec::new();
+        for s in 0..10 {
+            owners.extend(std::iter::repeat_n(Some(s), s));
+        }
+        let rows: Vec<Vec<f64>> = (0..10)
+            .map(|s| {
+                let shared = std::iter::repeat_n(1.0, 10);
+                shared
+                    .chain(owners.iter().map(|&o| f64::from(u8::from(o == Some(s)))))
+                    .collect()
+            })
+            .collect();
+        let refs: Vec<&[f64]> = rows.iter().map(Vec::as_slice).collect();
+        matrix(&refs)
+    }
+
+    #[test]
+    fn a_subset_no_training_system_tells_apart_reports_no_ranking() {
+        let m = one_owner_tasks();
+        let rounds = folds(&m, Protocol::Loao, 1, 0).expect("folds");
+        // No pass rate lies in [0.15, 0.85]: the band is empty, each prediction the training mean,
+        // whose leave-one-out ranking is exactly backwards (ρ would be −1).
+        let midrange = evaluate(
+            &m,
+            Method::Midrange,
+            Protocol::Loao,
+            14,
+            Some(0.25),
+            &rounds,
+            0,
+            None,
+        );
+        assert_eq!(
+            (
+                midrange.size,
+                midrange.folds,
+                midrange.constant_folds,
+                midrange.empty_folds
+            ),
+            (0, 10, 10, 10)
+        );
+        assert!(midrange.uninformative());
+        assert_eq!(
+            (
+                midrange.spearman,
+                midrange.kendall,
+                midrange.r2,
+                midrange.pair_accuracy
+            ),
+            (None, None, None, None)
+        );
+        assert!(midrange.decision_agreement.is_empty());
+        let note = midrange.fold_note().expect("a note");
+        assert!(
+            note.contains("in every fold the subset is empty") && note.contains("[0.15, 0.85]"),
+            "{note}"
+        );
+        // The easiest task is one every system passes: a constant column, not an empty subset.
+        let easiest = evaluate(
+            &m,
+            Method::EasiestK,
+            Protocol::Loao,
+            1,
+            None,
+            &rounds,
+            0,
+            None,
+        );
+        assert_eq!((easiest.constant_folds, easiest.empty_folds), (10, 0));
+        assert!(easiest.spearman.is_none());
+        assert!(
+            easiest
+                .fold_note()
+                .expect("a note")
+                .contains("holds only tasks every training system scored alike")
+        );
+        // Every task but the shared ones separates two systems' training rows somewhere: random
+        // subsets of 20 tasks hold one in every fold, and the ridge's figures stand.
+        let random = evaluate(
+            &m,
+            Method::Random,
+            Protocol::Loao,
+            20,
+            None,
+            &rounds,
+            0,
+            None,
+        );
+        assert_eq!(random.constant_folds, 0);
+        assert!(random.spearman.is_some() && random.fold_note().is_none());
+        assert_eq!(
+            random.decision_agreement.len(),
+            DECISION_THRESHOLDS_PP.len()
+        );
+    }
+
+    #[test]
+    fn folds_of_a_single_task_that_separates_nobody_are_counted() {
+        // A task only the held-out system passes: its training column is constant in that fold only.
+        let m = matrix(&[
+            &[1.0, 0.0, 1.0, 0.0],
+            &[0.0, 1.0, 1.0, 0.0],
+            &[0.0, 0.0, 1.0, 1.0],
+            &[0.0, 0.0, 0.0, 1.0],
+        ]);
+        let rounds = folds(&m, Protocol::Loao, 1, 0).expect("folds");
+        // Hardest task under each fold's training rates; which one it is, and whether it separates
+        // the training systems, depends on the fold.
+        let result = evaluate(
+            &m,
+            Method::HardestK,
+            Protocol::Loao,
+            1,
+            None,
+            &rounds,
+            0,
+            None,
+        );
+        let expected = rounds[0]
+            .iter()
+            .filter(|fold| {
+                let chosen = select(&m, &fold.train, Method::HardestK, 1, 0);
+                let t = chosen[0];
+                fold.train
+                    .iter()
+                    .all(|&s| m.value(s, t) == m.value(fold.train[0], t))
+            })
+            .count();
+        assert!(
+            expected > 0 && expected < 4,
+            "the case needs some constant folds and some not"
+        );
+        assert_eq!((result.folds, result.constant_folds), (4, expected));
+        assert!(!result.uninformative() && result.spearman.is_some());
+        let note = result.fold_note().expect("a note");
+        assert!(
+            note.contains(&format!("in {expected} of 4 folds")),
+            "{note}"
+        );
     }
 }

@@ -498,6 +498,9 @@ pub fn leave_one_model_out(
                 task_share: used as f64 / source_tasks.len() as f64,
                 cost_share: None,
                 rounds: 1,
+                folds: models,
+                constant_folds: 0,
+                empty_folds: 0,
                 systems: (0..models)
                     .map(|m| SystemPrediction {
                         system: matrix.systems[m].clone(),
@@ -537,11 +540,22 @@ pub fn leave_one_model_out(
             mae_pp_sd,
         });
     }
+    let mut notes = Vec::new();
+    let allowed = models.saturating_sub(2).max(1);
+    if settings.components > allowed {
+        notes.push(format!(
+            "--pace-components {} asks more SVD components than the {} training models of each \
+             fold allow: at most {allowed} are used",
+            settings.components,
+            models.saturating_sub(1)
+        ));
+    }
     Ok(ProxyEvaluation {
         tasks: source_tasks.len(),
         tasks_left_out: matrix.left_out,
         systems: models,
         results: rows,
+        notes,
     })
 }
 

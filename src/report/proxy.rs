@@ -28,14 +28,14 @@ impl Render for ProxyReport {
     fn write_csv<W: Write>(&self, out: &mut W) -> io::Result<()> {
         writeln!(
             out,
-            "method,protocol,budget,size,spearman,kendall,r2,mae_pp,pair_accuracy,subset_mean_spearman,agreement_0pp,agreement_5pp,agreement_10pp,task_share,cost_share,rounds,spearman_sd,mae_pp_sd"
+            "method,protocol,budget,size,spearman,kendall,r2,mae_pp,pair_accuracy,subset_mean_spearman,agreement_0pp,agreement_5pp,agreement_10pp,task_share,cost_share,rounds,spearman_sd,mae_pp_sd,folds,constant_folds,empty_folds"
         )?;
         for row in &self.results {
             let r = &row.result;
             let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
             writeln!(
                 out,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 r.method,
                 r.protocol,
                 opt(r.budget),
@@ -53,7 +53,10 @@ impl Render for ProxyReport {
                 opt(r.cost_share),
                 r.rounds,
                 opt(row.spearman_sd),
-                opt(row.mae_pp_sd)
+                opt(row.mae_pp_sd),
+                r.folds,
+                r.constant_folds,
+                r.empty_folds
             )?;
         }
         Ok(())
@@ -90,6 +93,14 @@ impl Render for ProxyReport {
             "{}",
             render_split(&HEADER, &align, &self.rows(), width, 0, 4)
         )?;
+        if !self.notes.is_empty() {
+            writeln!(out)?;
+            for note in &self.notes {
+                for line in crate::format::wrap(&format!("note: {note}"), width) {
+                    writeln!(out, "{line}")?;
+                }
+            }
+        }
         if let [row] = self.results.as_slice() {
             writeln!(out)?;
             writeln!(

@@ -539,6 +539,88 @@ fn pace_predicts_one_benchmark_from_the_others() {
 }
 
 #[test]
+fn proxy_says_when_a_subset_tells_no_training_system_apart() {
+    // Ten tasks every system passes, then tasks each passed by one system only: under leave one
+    // system out every training pass rate is 0, 1/9 or 1, so the midrange band is empty.
+    let dir = temp_dir("proxy-constant-subsets");
+    let records = dir.join("records.csv");
+    let mut text = String::from("system,task,outcome\n");
+    let mut owner = Vec::new();
+    for s in 0..10 {
+        owner.extend(std::iter::repeat_n(s, s));
+    }
+    for s in 0..10 {
+        for t in 0..10 + owner.len() {
+            let passed = t < 10 || owner[t - 10] == s;
+            text.push_str(&format!("s{s},t{t},{}\n", u8::from(passed)));
+        }
+    }
+    std::fs::write(&records, text).expect("write records");
+    let output = pareval(&[
+        "proxy",
+        &records.to_string_lossy(),
+        "--method",
+        "midrange,random",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    // The notes wrap at the terminal's width: read them with the line breaks as spaces.
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        text.lines()
+            .filter(|l| l.starts_with("midrange"))
+            .all(|l| !l.contains("-1.000")),
+        "no ρ of a constant predictor: {text}"
+    );
+    assert!(
+        flat.contains("note: midrange at 25% (loao): in every fold the subset is empty"),
+        "{text}"
+    );
+    let output = pareval(&[
+        "proxy",
+        &records.to_string_lossy(),
+        "--method",
+        "midrange",
+        "--format",
+        "json",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let row = &json["results"][0];
+    assert_eq!(
+        (row["folds"].as_u64(), row["constant_folds"].as_u64()),
+        (Some(10), Some(10))
+    );
+    assert!(row["spearman"].is_null(), "{row}");
+    assert_eq!(json["notes"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn pace_says_how_many_components_the_training_models_allow() {
+    let output = pareval(&[
+        "proxy",
+        &sample("multi_bench.csv"),
+        "--target",
+        "bench-2",
+        "--pace-size",
+        "20",
+        "--seeds",
+        "1",
+        "--pace-components",
+        "40",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(
+            "note: --pace-components 40 asks more SVD components than the 13 training models of \
+             each fold allow: at most 12 are used"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
 fn pace_reads_benchmarks_from_separate_files() {
     let Some(root) = shared_data() else { return };
     let normal = root.join("hal/appworld_test_normal.csv");

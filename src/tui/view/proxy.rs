@@ -61,8 +61,7 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
     let result = &row.result;
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [summary, body] =
-        Layout::vertical([Constraint::Length(3), Constraint::Min(4)]).areas(inner);
+    let note = result.fold_note();
     // Side by side with the replay at the same budget and focused threshold.
     let threshold = app
         .compute
@@ -110,11 +109,33 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
             ),
             Span::raw(format!(" · {replay_line}")),
         ]),
-        Line::from(Span::styled(
-            "proxy: ridge prediction of each held-out system's full score from its subset outcomes",
-            theme.dim(),
-        )),
+        match note {
+            Some(note) => Line::from(Span::styled(format!("⚠ {note}"), theme.bad())),
+            None => Line::from(Span::styled(
+                "proxy: ridge prediction of each held-out system's full score from its subset outcomes",
+                theme.dim(),
+            )),
+        },
     ];
+    // The summary takes the rows its lines wrap onto (a note on subsets no training system tells
+    // apart is long), and leaves the charts at least half of the view.
+    let width = usize::from(inner.width.max(1));
+    let wrapped: usize = lines
+        .iter()
+        .map(|line| {
+            let text: String = line
+                .spans
+                .iter()
+                .map(|span| span.content.as_ref())
+                .collect();
+            crate::format::wrap_hard(&text, width).len().max(1)
+        })
+        .sum();
+    let rows = u16::try_from(wrapped)
+        .unwrap_or(u16::MAX)
+        .clamp(3, (inner.height / 2).max(3));
+    let [summary, body] =
+        Layout::vertical([Constraint::Length(rows), Constraint::Min(4)]).areas(inner);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), summary);
     let [scatter, table] =
         Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(body);
