@@ -106,6 +106,9 @@ pub enum ThresholdChoice {
 struct FileOut<'a> {
     format: &'static str,
     version: u32,
+    /// SHA-256 of the fitted parts (see [`fitted_sha256`]): a file whose trees, vocabularies or
+    /// calibrators were edited or lost still parses, and would score without a word.
+    fitted_sha256: String,
     info: &'a ModelInfo,
     featurizer: FeaturizerFile,
     success: &'a Calibrated,
@@ -114,10 +117,24 @@ struct FileOut<'a> {
 
 #[derive(Deserialize)]
 struct FileIn {
+    /// Absent in the files of pareval before 0.1 wrote it: those are read unchecked.
+    fitted_sha256: Option<String>,
     info: ModelInfo,
     featurizer: FeaturizerFile,
     success: Calibrated,
     failure: Calibrated,
+}
+
+/// SHA-256 over the fitted parts (featurizer, both calibrated models) in a canonical JSON text: read
+/// into JSON values, whose objects keep their keys sorted, so the hash depends on what the parts are
+/// and not on how a file spaced or ordered them (a file pretty-printed by another tool still checks).
+fn fitted_sha256(
+    featurizer: &FeaturizerFile,
+    success: &Calibrated,
+    failure: &Calibrated,
+) -> Result<String, String> {
+    let value = serde_json::to_value((featurizer, success, failure)).map_err(|e| e.to_string())?;
+    Ok(crate::data::read::sha256_hex(value.to_string().as_bytes()))
 }
 
 /// The first two fields, read before the rest so that a file of another kind or version is named as
@@ -195,11 +212,14 @@ impl Predictor {
 
     /// The file's text.
     pub fn to_json(&self) -> Result<String, String> {
+        let featurizer = self.models.featurizer.to_file();
+        let fitted = fitted_sha256(&featurizer, &self.models.success, &self.models.failure)?;
         serde_json::to_string(&FileOut {
             format: FORMAT,
             version: VERSION,
+            fitted_sha256: fitted,
             info: &self.info,
-            featurizer: self.models.featurizer.to_file(),
+            featurizer,
             success: &self.models.success,
             failure: &self.models.failure,
         })
@@ -249,6 +269,16 @@ impl Predictor {
         }
         let file: FileIn =
             serde_json::from_str(text).map_err(|e| format!("the model file is damaged: {e}"))?;
+        if let Some(saved) = &file.fitted_sha256 {
+            let now = fitted_sha256(&file.featurizer, &file.success, &file.failure)?;
+            if &now != saved {
+                return Err(format!(
+                    "the model file is damaged: its fitted parts (featurizer, trees, calibrators) \
+                     hash to {now}, not to the fitted_sha256 {saved} it was saved with (edited or \
+                     cut after it was written?): train it again with --save-model"
+                ));
+            }
+        }
         let featurizer = Featurizer::from_file(file.featurizer)
             .map_err(|e| format!("the model file is damaged: {e}"))?;
         if featurizer.names() != file.info.features {
@@ -518,6 +548,47 @@ pub(crate) mod tests {
             assert_ne!(edited, text, "{from}");
             assert!(error(&edited).contains(said), "{}", error(&edited));
         }
+    }
+
+    #[test]
+    fn a_model_whose_fitted_parts_were_edited_is_refused() {
+        let (_, trained) = trained(ThresholdChoice::Tau(0.9));
+        let text = trained.to_json().expect("json");
+        let value: serde_json::Value = serde_json::from_str(&text).expect("json");
+        // Pretty-printed by another tool, with its keys in another order: the same model.
+        let pretty = serde_json::to_string_pretty(&value).expect("pretty");
+        assert_ne!(pretty, text);
+        assert!(Predictor::from_json(&pretty).is_ok());
+        // A tree dropped from the success model (or a leaf's weight changed) still parses, and
+        // would score differently without a word.
+        let mut fewer = value.clone();
+        let trees = fewer["success"]["booster"]["trees"]
+            .as_array_mut()
+            .expect("the booster's trees");
+        assert_eq!(trees.len(), 8);
+        trees.pop();
+        let error = Predictor::from_json(&fewer.to_string())
+            .err()
+            .expect("refused");
+        assert!(
+            error.starts_with("the model file is damaged: its fitted parts (featurizer, trees, calibrators) hash to")
+                && error.ends_with("(edited or cut after it was written?): train it again with --save-model"),
+            "{error}"
+        );
+        let mut calibrator = value.clone();
+        let platt = calibrator["failure"]["platt"]
+            .as_object_mut()
+            .expect("the failure calibrator");
+        let (_, first) = platt.iter_mut().next().expect("a parameter");
+        *first = serde_json::json!(first.as_f64().expect("a number") + 0.5);
+        assert!(Predictor::from_json(&calibrator.to_string()).is_err());
+        // A file saved before the hash was written is read as it is.
+        let mut older = value;
+        older
+            .as_object_mut()
+            .expect("an object")
+            .remove("fitted_sha256");
+        assert!(Predictor::from_json(&older.to_string()).is_ok());
     }
 
     #[test]

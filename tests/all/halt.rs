@@ -207,6 +207,21 @@ fn halt_refuses_what_it_cannot_score() {
         &pareval(&["halt", &text(&steps), &text(&steps)]),
         "not a pareval early model",
     );
+    // A tree dropped from the failure model: the file parses, its fitted parts no longer match.
+    let mut value: serde_json::Value = serde_json::from_str(&text_of).expect("json");
+    value["failure"]["booster"]["trees"]
+        .as_array_mut()
+        .expect("trees")
+        .pop();
+    let pruned = dir.join("pruned.json");
+    std::fs::write(&pruned, value.to_string()).expect("pruned");
+    let output = pareval(&["halt", &text(&pruned), &text(&steps)]);
+    assert_refused(&output, "the model file is damaged: its fitted parts");
+    assert!(
+        stderr(&output).contains("pruned.json"),
+        "{}",
+        stderr(&output)
+    );
     // A steps file without the error flag the model learned from.
     let all = std::fs::read_to_string(&steps).expect("steps");
     let without: String = all
