@@ -126,6 +126,7 @@ fn main() {
                         task: plan.tasks[i].clone(),
                         run: "0".to_string(),
                         outcome,
+                        errored: false,
                     },
                 })
             })

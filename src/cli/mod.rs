@@ -407,6 +407,19 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
     for note in &dataset.notes {
         eprintln!("note: {note}");
     }
+    // Errored runs are read as their outcomes (a live run cannot leave them out, SPEC §9c): say how
+    // many, as `watch` and `serve` do.
+    let errored: Vec<String> = systems
+        .iter()
+        .filter(|&&s| dataset.systems[s].errored > 0)
+        .map(|&s| format!("{} {}", name(s), dataset.systems[s].errored))
+        .collect();
+    if !errored.is_empty() {
+        eprintln!(
+            "note: runs with status error, read as their outcomes (a harness failure counts as the agent's unless the harness runs it again): {}",
+            errored.join(", ")
+        );
+    }
     write_decisions(
         out,
         args.format,
@@ -787,6 +800,9 @@ fn replay_rows(
                                 task: task.clone(),
                                 run: String::new(),
                                 outcome,
+                                // A completed record's cell is its runs' mean: watch --replay
+                                // plays outcomes, not statuses.
+                                errored: false,
                             })
                     })
                     .collect()

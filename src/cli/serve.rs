@@ -6,7 +6,8 @@
 //! Requests: `{"op":"plan"}` (the task ids in plan order), `{"op":"check","tasks":[…]}` (ids not in
 //! the plan, planned ids not given), `{"op":"outcome","system","task","run","outcome"}` (one finished
 //! sample, with `"runs":N` when each task gets N runs numbered 0..N: the task then counts as
-//! finished once all N are in; the reply is the state after it), `{"op":"decide"}` (the state with the full decision
+//! finished once all N are in, and `"status":"error"` for a sample the harness failed on, read as
+//! its outcome and counted in the replies' `errored`; the reply is the state after it), `{"op":"decide"}` (the state with the full decision
 //! records). A bad request gets `{"ok":false,"error":…}` and the process goes on; end of input ends it.
 
 use std::collections::{HashMap, HashSet};
@@ -56,6 +57,8 @@ struct Status<'a> {
     waiting_on: Option<&'a WaitingOn>,
     actions: Vec<PairAction<'a>>,
     summary: String,
+    /// Runs sent with status error, per system with any (read as their outcomes).
+    errored: std::collections::BTreeMap<String, usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     records: Option<Vec<&'a DecisionRecord>>,
 }
@@ -210,6 +213,18 @@ impl Service {
                 "outcome of {system} on {task}: {outcome} is not a number in [0, 1]"
             ));
         }
+        // A harness failure is read as its outcome, as `decide` reads a row with status error, and
+        // counted in the replies' `errored`.
+        let errored = match request.get("status") {
+            None | Some(Value::Null) => false,
+            Some(Value::String(status)) if status.eq_ignore_ascii_case("ok") => false,
+            Some(Value::String(status)) if status.eq_ignore_ascii_case("error") => true,
+            Some(other) => {
+                return Err(format!(
+                    "status of {system} on {task}: {other} is not \"ok\" or \"error\" (a run not attempted has no outcome to send)"
+                ));
+            }
+        };
         if !self.planned.contains(&task) {
             return Err(format!("task '{task}' is not in the plan"));
         }
@@ -271,6 +286,7 @@ impl Service {
                 task,
                 run,
                 outcome,
+                errored,
             }),
             due,
         ))
@@ -304,6 +320,7 @@ impl Service {
                 })
                 .collect(),
             summary: summary(&self.state, &records),
+            errored: self.state.errored_runs().into_iter().collect(),
             records: with_records.then(|| records.clone()),
         };
         serde_json::to_value(status)

@@ -18,6 +18,10 @@ pub struct OutcomeRow {
     pub task: String,
     pub run: String,
     pub outcome: f64,
+    /// The run's status is `error` (a harness failure, often scored 0): read as its outcome, as a
+    /// live run must (SPEC §9c: leaving it out would wait on it for ever or pick tasks by outcome),
+    /// and counted so the screen and `decide` can say how many there are.
+    pub errored: bool,
 }
 
 /// The key a row's run is told apart by, as the loader reads a run column: no run or an empty one
@@ -283,6 +287,7 @@ impl FileFollower {
                             task: row.task,
                             run: row.run.to_string(),
                             outcome,
+                            errored: row.status == crate::data::import::RowStatus::Error,
                         },
                     });
                 }
@@ -316,7 +321,8 @@ impl FileFollower {
         let (Some(system), Some(task)) = (trimmed("system"), trimmed("task")) else {
             return Some(self.bad(line, "system and task must not be empty".to_string()));
         };
-        match trimmed("status").map(str::to_ascii_lowercase).as_deref() {
+        let status = trimmed("status").map(str::to_ascii_lowercase);
+        match status.as_deref() {
             None | Some("ok" | "error") => {}
             Some("not_attempted") => return None,
             Some(_) => {
@@ -348,6 +354,7 @@ impl FileFollower {
                     task: task.to_string(),
                     run,
                     outcome,
+                    errored: status.as_deref() == Some("error"),
                 },
             },
             _ => self.bad(
@@ -568,6 +575,45 @@ mod tests {
         follower.poll(&mut events);
         assert!(matches!(events[0], Event::Reread { .. }), "{events:?}");
         assert_eq!(rows(&events), [("t9".to_string(), 1.0)]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_row_with_status_error_is_read_as_its_outcome_and_marked() {
+        let dir = std::env::temp_dir().join(format!("pareval-follow-e-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let csv = dir.join("out.csv");
+        std::fs::write(
+            &csv,
+            "system,task,outcome,status\nA,t1,1,ok\nA,t2,0,error\nA,t3,0,ERROR\nA,t4,,not_attempted\nA,t5,1,\n",
+        )
+        .expect("write");
+        let jsonl = dir.join("out.jsonl");
+        std::fs::write(
+            &jsonl,
+            "{\"system\":\"B\",\"task\":\"t1\",\"outcome\":0,\"status\":\"error\"}\n",
+        )
+        .expect("write");
+        let mut marked = Vec::new();
+        for path in [&csv, &jsonl] {
+            let mut events = Vec::new();
+            FileFollower::new(path).expect("follower").poll(&mut events);
+            marked.extend(events.iter().filter_map(|e| match e {
+                Event::Row { row, .. } => Some((row.task.clone(), row.outcome, row.errored)),
+                _ => None,
+            }));
+        }
+        assert_eq!(
+            marked,
+            [
+                ("t1".to_string(), 1.0, false),
+                ("t2".to_string(), 0.0, true),
+                ("t3".to_string(), 0.0, true),
+                ("t5".to_string(), 1.0, false),
+                ("t1".to_string(), 0.0, true),
+            ]
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -153,6 +153,42 @@ impl WatchState {
         Some(early.summary(&completed, tasks.len(), self.plan.tasks.len()))
     }
 
+    /// Runs with status `error` on planned tasks, per system with any (the tested system first, then
+    /// by name): each is read as its outcome, usually 0 (SPEC §9c), so a harness failure counts as
+    /// the agent's unless the harness runs it again.
+    pub fn errored_runs(&self) -> Vec<(String, usize)> {
+        let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+        for placed in self.rows.values().flatten() {
+            let row = &placed.row;
+            if row.errored && self.plan_index.contains_key(&row.task) {
+                *counts.entry(row.system.as_str()).or_default() += 1;
+            }
+        }
+        let mut list: Vec<(String, usize)> = counts
+            .into_iter()
+            .map(|(system, count)| (system.to_string(), count))
+            .collect();
+        list.sort_by_key(|(system, _)| *system != self.tested);
+        list
+    }
+
+    /// What [`WatchState::errored_runs`] says, in words (None without any).
+    pub fn errored_note(&self) -> Option<String> {
+        let counts = self.errored_runs();
+        if counts.is_empty() {
+            return None;
+        }
+        let each: Vec<String> = counts
+            .iter()
+            .map(|(system, count)| format!("{system} {count}"))
+            .collect();
+        Some(format!(
+            "runs with status error, read as their outcomes (a harness failure counts as the agent's \
+             unless the harness runs it again): {}",
+            each.join(", ")
+        ))
+    }
+
     /// Takes one poll's events; returns whether anything on screen changed. A poll without a bad
     /// line clears the last problem (it was fixed or is behind).
     pub fn apply(&mut self, events: Vec<Event>) -> bool {
@@ -635,8 +671,51 @@ mod tests {
                 task: task.into(),
                 run: "0".into(),
                 outcome,
+                errored: false,
             },
         }
+    }
+
+    #[test]
+    fn errored_runs_are_read_as_their_outcomes_and_counted() {
+        let mut state = state();
+        let errored = |file: &str, line: u64, system: &str, task: &str| {
+            let mut event = row(file, line, system, task, 0.0);
+            if let Event::Row { row, .. } = &mut event {
+                row.errored = true;
+            }
+            event
+        };
+        assert_eq!(state.errored_note(), None);
+        state.apply(vec![
+            row("b.csv", 1, "B", "t0", 0.0),
+            errored("a.csv", 1, "A", "t0"),
+            row("b.csv", 2, "B", "t1", 1.0),
+            errored("a.csv", 2, "A", "t1"),
+            errored("b.csv", 3, "B", "t2"),
+            // Not planned: named as a problem, not counted.
+            errored("a.csv", 3, "A", "t99"),
+        ]);
+        // Read as their outcomes (0): both tasks read, A behind by one.
+        assert_eq!(state.pairs[0].records[0].observed, 2);
+        assert!((state.pairs[0].records[0].estimate - -0.5).abs() < 1e-12);
+        assert_eq!(
+            state.errored_runs(),
+            [("A".to_string(), 2), ("B".to_string(), 1)]
+        );
+        assert_eq!(
+            state.errored_note().as_deref(),
+            Some(
+                "runs with status error, read as their outcomes (a harness failure counts as the \
+                 agent's unless the harness runs it again): A 2, B 1"
+            )
+        );
+        // A file read again forgets its errored rows with the rest.
+        state.apply(vec![Event::Reread {
+            file: "a.csv".into(),
+            rewritten: true,
+        }]);
+        assert_eq!(state.errored_runs(), [("B".to_string(), 1)]);
     }
 
     #[test]

@@ -152,9 +152,17 @@ fn header_lines(
     );
     let bold = Style::default().add_modifier(Modifier::BOLD);
     let mut lines = fit(&what, width, bold);
-    for text in [state.settings.policy.describe(), source] {
-        lines.extend(fit(&text, width, Style::default()));
+    lines.extend(fit(
+        &state.settings.policy.describe(),
+        width,
+        Style::default(),
+    ));
+    // Errored runs count in the decisions (usually as 0): the header says how many, before the
+    // source line, whose long paths a small screen cuts first.
+    if let Some(note) = state.errored_note() {
+        lines.extend(fit(&note, width, Style::default().fg(Color::Yellow)));
     }
+    lines.extend(fit(&source, width, Style::default()));
     lines
 }
 
@@ -749,6 +757,7 @@ mod tests {
                     task: format!("t{task}"),
                     run: "0".into(),
                     outcome: f64::from(u8::from(system == systems[0] || task % 2 == 0)),
+                    errored: false,
                 },
             });
         }
@@ -924,6 +933,39 @@ mod tests {
                 tail.contains(&words(problem)),
                 "width {width}: {:#?}",
                 &rows[rows.len() - 3..]
+            );
+        }
+    }
+
+    #[test]
+    fn the_header_says_how_many_errored_runs_were_read_as_outcomes() {
+        let mut state = family_state();
+        assert!(
+            screen(&state, 100, 48)
+                .iter()
+                .all(|r| !r.contains("status error"))
+        );
+        let tested = state.tested.clone();
+        state.apply(vec![Event::Row {
+            file: "runs.csv".into(),
+            line: 99,
+            row: OutcomeRow {
+                system: tested.clone(),
+                task: "t7".into(),
+                run: "0".into(),
+                outcome: 0.0,
+                errored: true,
+            },
+        }]);
+        for width in [60u16, 100] {
+            let rows = screen(&state, width, 48);
+            let top = words(&rows[..12].join(" "));
+            assert!(
+                top.contains(&words(&format!(
+                    "runs with status error, read as their outcomes (a harness failure counts as the agent's unless the harness runs it again): {tested} 1"
+                ))),
+                "width {width}: {:#?}",
+                &rows[..12]
             );
         }
     }

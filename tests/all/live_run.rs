@@ -747,6 +747,78 @@ fn serve_replies(args: &[&str], requests: &[&str]) -> Vec<Value> {
 }
 
 #[test]
+fn errored_runs_are_read_as_their_outcomes_and_said_by_serve_and_decide() {
+    let dir = temp_dir("errored-runs");
+    let plan = write_plan(&dir, 10);
+    let replies = serve_replies(
+        &["--plan", &plan, "--tested", "new", "--baseline", "old"],
+        &[
+            r#"{"op":"outcome","system":"old","task":"t000","run":0,"outcome":1}"#,
+            r#"{"op":"outcome","system":"new","task":"t000","run":0,"outcome":0,"status":"error"}"#,
+            r#"{"op":"outcome","system":"new","task":"t001","run":0,"outcome":0,"status":"skipped"}"#,
+            r#"{"op":"outcome","system":"new","task":"t001","run":0,"outcome":1,"status":"OK"}"#,
+            r#"{"op":"decide"}"#,
+        ],
+    );
+    assert_eq!(
+        replies[0]["errored"],
+        serde_json::json!({}),
+        "{}",
+        replies[0]
+    );
+    assert_eq!(
+        replies[1]["errored"],
+        serde_json::json!({"new": 1}),
+        "{}",
+        replies[1]
+    );
+    assert!(
+        error(&replies[2]).contains(r#"status of new on t001: "skipped" is not "ok" or "error""#),
+        "{}",
+        replies[2]
+    );
+    assert_eq!(replies[4]["errored"], serde_json::json!({"new": 1}));
+    // Read as its outcome: t000 is read, new a point behind.
+    let record = &replies[4]["records"][0];
+    assert_eq!(record["observed"], 1, "{record}");
+    assert!(
+        (record["estimate"].as_f64().expect("estimate") + 1.0).abs() < 1e-12,
+        "{record}"
+    );
+    // decide says so on stderr, and reads the same.
+    let outcomes = dir.join("outcomes.csv");
+    std::fs::write(
+        &outcomes,
+        "system,task,outcome,status\nold,t000,1,ok\nnew,t000,0,error\n",
+    )
+    .expect("outcomes");
+    let output = pareval(&[
+        "decide",
+        &outcomes.to_string_lossy(),
+        "--plan",
+        &plan,
+        "--tested",
+        "new",
+        "--baseline",
+        "old",
+        "--rule",
+        "anytime",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(
+            "note: runs with status error, read as their outcomes (a harness failure counts as the agent's unless the harness runs it again): new 1"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    let decided: Value =
+        serde_json::from_str(stdout(&output).lines().next().expect("a record")).expect("json");
+    assert_eq!(decided["observed"], 1);
+    assert_eq!(decided["estimate"], record["estimate"]);
+}
+
+#[test]
 fn serve_reads_a_task_once_every_run_said_due_is_in() {
     // Inspect runs epochs one after the other: with "runs" each task waits for all of them, and its
     // outcome is their mean (one epoch alone would be read as the task's outcome, and the later

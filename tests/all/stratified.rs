@@ -444,6 +444,7 @@ fn watch_shows_a_band_the_later_tasks_contradict_as_empty() {
                     task: task.clone(),
                     run: "0".to_string(),
                     outcome: outcomes[&(system, task.as_str())],
+                    errored: false,
                 },
             });
         }

@@ -119,6 +119,8 @@ def test_errored_samples_reach_pareval_as_its_log_reader_reads_them(pareval_bin,
         errored = [s for s in log.samples if s.error is not None]
         assert errored, "some samples errored"
         assert sorted(meta["samples_errored"]) == sorted(f"{s.id}#{s.epoch}" for s in errored)
+        # Sent with status error, and counted so by pareval (every sample of the log had ended).
+        assert meta["errored"][meta["system"]] == len(errored)
         assert meta["hook_errors"] == []
         assert len(log.results.early_stopping.early_stops) > 0
     decided = subprocess.run(
@@ -128,6 +130,7 @@ def test_errored_samples_reach_pareval_as_its_log_reader_reads_them(pareval_bin,
     )
     record = json.loads(decided.stdout.splitlines()[0])
     assert "errored samples without a score scored 0" in decided.stderr
+    assert "runs with status error, read as their outcomes" in decided.stderr
     assert record["action"] == live["actions"][0]["action"] == "promote"
     assert record["decided_at"] == live["actions"][0]["decided_at"]
 

@@ -231,16 +231,25 @@ class ParevalController:
         return list(unplanned), list(missing)
 
     def outcome(
-        self, system: str, task: str, run: int | str, outcome: float, runs: int | None = None
+        self,
+        system: str,
+        task: str,
+        run: int | str,
+        outcome: float,
+        runs: int | None = None,
+        errored: bool = False,
     ) -> dict[str, Any]:
         """Report one finished sample; returns pareval's reply (and remembers it). `runs`: how many
         runs (epochs) each task of this system gets; pareval then counts a task finished, and reads
-        it, only once all of them are in (their mean is its outcome)."""
+        it, only once all of them are in (their mean is its outcome). `errored`: the sample ended in
+        an error; pareval reads it as its outcome and counts it in the replies' `errored`."""
         request: dict[str, Any] = {
             "op": "outcome", "system": system, "task": task, "run": str(run), "outcome": outcome
         }
         if runs is not None:
             request["runs"] = runs
+        if errored:
+            request["status"] = "error"
         reply = self._process.request(request)
         self._remember(reply)
         with self._state_lock:
@@ -294,9 +303,15 @@ class ParevalController:
         return await _in_thread(self.check, tasks)
 
     async def aoutcome(
-        self, system: str, task: str, run: int | str, outcome: float, runs: int | None = None
+        self,
+        system: str,
+        task: str,
+        run: int | str,
+        outcome: float,
+        runs: int | None = None,
+        errored: bool = False,
     ) -> dict[str, Any]:
-        return await _in_thread(self.outcome, system, task, run, outcome, runs)
+        return await _in_thread(self.outcome, system, task, run, outcome, runs, errored)
 
     async def adecide(self) -> dict[str, Any]:
         return await _in_thread(self.decide)

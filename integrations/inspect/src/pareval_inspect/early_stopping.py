@@ -296,7 +296,7 @@ class ParevalEarlyStopping:
         )
         await controller.aoutcome(
             run.system, str(sample.id), sample.epoch - 1, 0.0 if outcome is None else outcome,
-            runs=run.epochs,
+            runs=run.epochs, errored=True,
         )
         run.sent += 1
 
@@ -322,6 +322,7 @@ class ParevalEarlyStopping:
             "samples_stopped": run.stopped,
             "samples_without_outcome": run.skipped_outcomes,
             "samples_errored": run.errored,
+            "errored": reply.get("errored"),
             "hook_errors": run.hook_errors,
             "pareval_command": controller.argv[1:],
         }
