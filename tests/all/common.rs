@@ -130,3 +130,29 @@ fn every_test_folder_name_is_used_once() {
     }
     assert!(seen.len() > 50, "{} names found", seen.len());
 }
+
+/// A record no proxy subset of the midrange band can use: ten systems, ten tasks every system
+/// passes, then for each system s, s tasks that it alone passes. Under leave one system out every
+/// training pass rate is 0, 1/9 or 1, outside the band's widest [0.15, 0.85]. Written as
+/// `records.csv` in `dir`.
+pub fn one_owner_records(dir: &Path) -> PathBuf {
+    let records = dir.join("records.csv");
+    let mut text = String::from("system,task,outcome\n");
+    let mut owner = Vec::new();
+    for s in 0..10 {
+        owner.extend(std::iter::repeat_n(s, s));
+    }
+    for s in 0..10 {
+        for t in 0..10 + owner.len() {
+            let passed = t < 10 || owner[t - 10] == s;
+            text.push_str(&format!("s{s},t{t},{}\n", u8::from(passed)));
+        }
+    }
+    std::fs::write(&records, text).expect("write records");
+    records
+}
+
+/// Text with its line breaks and runs of spaces as single spaces: wrapped notes read whole.
+pub fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

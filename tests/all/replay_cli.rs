@@ -540,22 +540,8 @@ fn pace_predicts_one_benchmark_from_the_others() {
 
 #[test]
 fn proxy_says_when_a_subset_tells_no_training_system_apart() {
-    // Ten tasks every system passes, then tasks each passed by one system only: under leave one
-    // system out every training pass rate is 0, 1/9 or 1, so the midrange band is empty.
-    let dir = temp_dir("proxy-constant-subsets");
-    let records = dir.join("records.csv");
-    let mut text = String::from("system,task,outcome\n");
-    let mut owner = Vec::new();
-    for s in 0..10 {
-        owner.extend(std::iter::repeat_n(s, s));
-    }
-    for s in 0..10 {
-        for t in 0..10 + owner.len() {
-            let passed = t < 10 || owner[t - 10] == s;
-            text.push_str(&format!("s{s},t{t},{}\n", u8::from(passed)));
-        }
-    }
-    std::fs::write(&records, text).expect("write records");
+    // The midrange band is empty in every fold.
+    let records = crate::common::one_owner_records(&temp_dir("proxy-constant-subsets"));
     let output = pareval(&[
         "proxy",
         &records.to_string_lossy(),
@@ -565,7 +551,7 @@ fn proxy_says_when_a_subset_tells_no_training_system_apart() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
     // The notes wrap at the terminal's width: read them with the line breaks as spaces.
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = crate::common::flat(&text);
     assert!(
         text.lines()
             .filter(|l| l.starts_with("midrange"))
@@ -610,7 +596,7 @@ fn pace_says_how_many_components_the_training_models_allow() {
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = stdout(&output);
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = crate::common::flat(&text);
     assert!(
         flat.contains(
             "note: --pace-components 40 asks more SVD components than the 13 training models of \

@@ -2044,22 +2044,8 @@ fn a_status_wider_than_the_screen_wraps_rather_than_lose_its_end() {
 
 #[test]
 fn the_proxy_view_says_when_its_subset_tells_no_training_system_apart() {
-    // Ten tasks every system passes, then tasks each passed by one system only: no training pass
-    // rate lies in the midrange band, so every fold's subset is empty.
-    let dir = temp_dir("tui-proxy-constant");
-    let records = dir.join("records.csv");
-    let mut text = String::from("system,task,outcome\n");
-    let mut owner = Vec::new();
-    for s in 0..10 {
-        owner.extend(std::iter::repeat_n(s, s));
-    }
-    for s in 0..10 {
-        for t in 0..10 + owner.len() {
-            let passed = t < 10 || owner[t - 10] == s;
-            text.push_str(&format!("s{s},t{t},{}\n", u8::from(passed)));
-        }
-    }
-    std::fs::write(&records, text).expect("write records");
+    // No training pass rate lies in the midrange band: every fold's subset is empty.
+    let records = crate::common::one_owner_records(&temp_dir("tui-proxy-constant"));
     let dataset = Arc::new(load(&[records], &LoadOptions::default()).expect("load"));
     let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 20);
     let (mut app, first) = App::new(dataset, vec!["records.csv".into()], compute, None);
