@@ -117,7 +117,7 @@ struct FileOut<'a> {
 
 #[derive(Deserialize)]
 struct FileIn {
-    /// Absent in the files of pareval before 0.1 wrote it: those are read unchecked.
+    /// Absent in files saved before pareval wrote it: those are read unchecked.
     fitted_sha256: Option<String>,
     info: ModelInfo,
     featurizer: FeaturizerFile,
