@@ -145,6 +145,11 @@ impl Render for ProxyReport {
         for row in self.rows() {
             writeln!(out, "| {} |", row.join(" | "))?;
         }
+        // The notes say which figures are left out and why: a table pasted without them reads a
+        // `-` as a missing measurement.
+        for note in &self.notes {
+            writeln!(out, "\nNote: {note}")?;
+        }
         Ok(())
     }
 }

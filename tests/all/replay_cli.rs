@@ -578,6 +578,21 @@ fn proxy_says_when_a_subset_tells_no_training_system_apart() {
     );
     assert!(row["spearman"].is_null(), "{row}");
     assert_eq!(json["notes"].as_array().map(Vec::len), Some(1));
+    // A table pasted elsewhere keeps the note that explains its dashes.
+    let markdown = stdout(&pareval(&[
+        "proxy",
+        &records.to_string_lossy(),
+        "--method",
+        "midrange",
+        "--format",
+        "markdown",
+    ]));
+    assert!(
+        markdown.contains("| midrange | loao | 25% | 0 | - | - | - |")
+            && markdown
+                .contains("\nNote: midrange at 25% (loao): in every fold the subset is empty"),
+        "{markdown}"
+    );
 }
 
 #[test]
