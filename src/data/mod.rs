@@ -19,5 +19,5 @@ pub mod write;
 pub use assemble::{LoadOptions, load};
 pub use columns::{ColumnMap, ColumnMapError, KNOWN as KNOWN_COLUMNS, MappingProblem};
 pub use error::LoadError;
-pub use records::parse_date;
+pub use records::{parse_date, run_key};
 pub use side::{Plan, load_plan};

@@ -202,6 +202,8 @@ pub fn step_from_fields(
             .ok_or_else(|| format!("column '{name}' is empty"))
     };
     let (system, task, run) = (key("system")?, key("task")?, key("run")?);
+    // Keyed as the outcome rows' runs are (see `read_keys`).
+    let run = super::run_key(&run)?;
     let number = |name: &str, whole: bool| -> Result<Option<f64>, String> {
         let Some(text) = get(name).filter(|t| !t.trim().is_empty()) else {
             return Ok(None);
@@ -311,7 +313,26 @@ pub(super) fn read_keys(
         empty.into_result_on(&table.file, &format!("column '{name}' is empty"))?;
         texts.push(values);
     }
-    let run = texts.pop().unwrap_or_default();
+    // Runs keyed as the records loader and the live readers key them ("0", "00" and "0.0" are one
+    // run), so that a steps file and an outcomes file, or a harness's rows, agree however they spell
+    // a run.
+    let mut bad = Offenders::default();
+    let run = texts
+        .pop()
+        .unwrap_or_default()
+        .into_iter()
+        .enumerate()
+        .map(|(row, text)| {
+            super::run_key(&text).unwrap_or_else(|_| {
+                bad.push(|| format!("{} on {}", quote(&text), positions[row]));
+                text
+            })
+        })
+        .collect();
+    bad.into_result(
+        &table.file,
+        "column 'run' must hold whole numbers ≥ 0 or run ids",
+    )?;
     let task = texts
         .pop()
         .unwrap_or_default()

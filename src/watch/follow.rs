@@ -24,28 +24,9 @@ pub struct OutcomeRow {
     pub errored: bool,
 }
 
-/// The key a row's run is told apart by, as the loader reads a run column: no run or an empty one
-/// is run 0, a whole number is itself however it is spelled ("0", "00", "0.0"), other text is an id
-/// as written, and a fraction or a negative number is refused, as the loader refuses it. So a
-/// harness that names run 0 on one line and leaves it out on the next gives one run two outcomes,
-/// which is refused as `decide` refuses it, not averaged as two runs.
-pub fn run_key(text: &str) -> Result<String, String> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Ok("0".to_string());
-    }
-    match text.parse::<f64>() {
-        Ok(x) if x.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(&x) => {
-            Ok((x as u32).to_string())
-        }
-        // A whole number past u32 is an id, as the loader reads it.
-        Ok(x) if x.fract() == 0.0 && x > 0.0 => Ok(text.to_string()),
-        Ok(_) => Err(format!(
-            "run '{text}' is not a whole number ≥ 0 or a run id"
-        )),
-        Err(_) => Ok(text.to_string()),
-    }
-}
+/// A run's key as the loader reads it (moved to the data layer, where the trajectory readers use
+/// it too).
+pub use crate::data::run_key;
 
 /// What one poll found.
 #[derive(Debug, Clone, PartialEq)]
@@ -510,19 +491,6 @@ impl Followed {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_run_is_keyed_as_the_loader_reads_it() {
-        for spelling in ["", " ", "0", "00", "0.0"] {
-            assert_eq!(run_key(spelling), Ok("0".to_string()), "{spelling:?}");
-        }
-        assert_eq!(run_key(" 3 "), Ok("3".to_string()));
-        assert_eq!(run_key("seed-7"), Ok("seed-7".to_string()));
-        assert_eq!(run_key("99999999999"), Ok("99999999999".to_string()));
-        // Refused as the loader refuses them.
-        assert!(run_key("1.5").is_err());
-        assert!(run_key("-1").is_err());
-    }
 
     fn rows(events: &[Event]) -> Vec<(String, f64)> {
         events

@@ -32,6 +32,40 @@ fn a_small_record_loads_in_step_order_with_its_fields() {
 }
 
 #[test]
+fn a_run_spelled_two_ways_is_one_run_as_the_records_loader_reads_it() {
+    // The steps say "00" and " 0", the outcomes "0" and "0.0": one run each, as the records loader,
+    // `decide` and `watch` key runs; a fraction is refused, naming its line.
+    let dir = crate::common::temp_dir("trajectory-run-keys");
+    let steps = dir.join("steps.csv");
+    let outcomes = dir.join("outcomes.csv");
+    std::fs::write(
+        &steps,
+        "system,task,run,step,action\na,t1,00,1,ls\na,t1, 0,2,pytest\nb,t1,1,1,ls\n",
+    )
+    .expect("steps");
+    std::fs::write(
+        &outcomes,
+        "system,task,run,outcome,steps\na,t1,0,1,2\nb,t1,1.0,0,1\n",
+    )
+    .expect("outcomes");
+    let t = load_trajectories(&steps, &outcomes, None, &ColumnMap::default()).expect("load");
+    assert_eq!(t.trajectories.len(), 2);
+    assert_eq!(t.trajectories[0].len(), 2);
+    assert_eq!(t.trajectories[0].run, "0");
+    assert_eq!(t.trajectories[1].run, "1");
+    std::fs::write(&outcomes, "system,task,run,outcome,steps\na,t1,0.5,1,2\n").expect("outcomes");
+    let error = load_trajectories(&steps, &outcomes, None, &ColumnMap::default())
+        .expect_err("a fractional run")
+        .to_string();
+    assert!(
+        error.ends_with(
+            "outcomes.csv: column 'run' must hold whole numbers ≥ 0 or run ids: '0.5' on line 2"
+        ),
+        "{error}"
+    );
+}
+
+#[test]
 fn bad_trajectory_tables_name_file_line_and_value() {
     let dir = "tests/fixtures/trajectories";
     let cases = [
