@@ -67,6 +67,9 @@ pub struct WatchState {
     /// The threshold the band and wealth curves follow.
     pub focus: usize,
     rows: BTreeMap<String, Vec<Placed>>,
+    /// Runs with status error on planned tasks, per system with any (see
+    /// [`WatchState::errored_runs`]).
+    errored: Vec<(String, usize)>,
     /// By file: the (system, task, run) keys said to be due (`Event::Due`).
     due: BTreeMap<String, Vec<(String, String, String)>>,
     pub pairs: Vec<PairView>,
@@ -107,6 +110,7 @@ impl WatchState {
             provenance,
             focus: 0,
             rows: BTreeMap::new(),
+            errored: Vec::new(),
             due: BTreeMap::new(),
             pairs: Vec::new(),
             notices: Vec::new(),
@@ -157,6 +161,12 @@ impl WatchState {
     /// by name): each is read as its outcome, usually 0 (SPEC §9c), so a harness failure counts as
     /// the agent's unless the harness runs it again.
     pub fn errored_runs(&self) -> Vec<(String, usize)> {
+        self.errored.clone()
+    }
+
+    /// [`WatchState::errored_runs`] counted from the rows as they are: once per poll (in
+    /// [`WatchState::recompute`]), not per redraw or per `serve` reply.
+    fn count_errored(&self) -> Vec<(String, usize)> {
         let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
         for placed in self.rows.values().flatten() {
             let row = &placed.row;
@@ -347,6 +357,7 @@ impl WatchState {
 
     fn recompute(&mut self) {
         self.rows_read = self.rows.values().map(Vec::len).sum();
+        self.errored = self.count_errored();
         let (by_system, due_by_system) = self.by_system();
         let seen: HashSet<&str> = by_system.keys().copied().collect();
         let names = self.baseline_names(&seen);
