@@ -302,6 +302,10 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         setup.settings.reading,
         several,
     )?;
+    // As `decide` and the screen say it: errored runs counted in the decisions.
+    if let Some(note) = state.errored_note() {
+        eprintln!("pareval run: {note}");
+    }
     let at_decision = state.finished_tasks(&args.live.tested);
     let finished = match ending {
         Ending::HarnessExited(_) => at_decision,

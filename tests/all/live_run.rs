@@ -816,6 +816,18 @@ fn errored_runs_are_read_as_their_outcomes_and_said_by_serve_and_decide() {
         serde_json::from_str(stdout(&output).lines().next().expect("a record")).expect("json");
     assert_eq!(decided["observed"], 1);
     assert_eq!(decided["estimate"], record["estimate"]);
+    // `run`, following the file a harness writes, says it as it ends.
+    let out = dir.join("out.csv");
+    let (outcomes_text, out_text) = (outcomes.display().to_string(), out.display().to_string());
+    let harness = ["--rule", "anytime", "--", "cp", &outcomes_text, &out_text];
+    let output = run_new_against_old(&out, &plan, &harness);
+    assert!(
+        stderr(&output).contains(
+            "pareval run: runs with status error, read as their outcomes (a harness failure counts as the agent's unless the harness runs it again): new 1"
+        ),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
