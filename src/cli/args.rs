@@ -191,7 +191,7 @@ pub enum Command {
     /// Read a harness's result files and write the canonical record table.
     #[command(
         long_about = "Read the result files an evaluation harness wrote (swebench, swebench-leaderboard, inspect, lm-eval, tau-bench, tau2, terminal-bench, \
-        harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval) and write the canonical record table (system, task, run, outcome, status, source, and group, \
+        harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass) and write the canonical record table (system, task, run, outcome, status, source, and group, \
         cost_usd, seconds where the files have them) to --out, in the format its extension names (.csv, .jsonl, \
         .parquet, …). The rows pass every check of the loader first. Errors the harness scored as failures keep \
         their outcome with status error."
@@ -204,7 +204,7 @@ pub struct ImportArgs {
     /// The native format: swebench, swebench-leaderboard, inspect, lm-eval, tau-bench, tau2,
     /// terminal-bench, harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal,
     /// osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval,
-    /// agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval.
+    /// agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass.
     #[arg(value_name = "FORMAT")]
     pub format: String,
     /// Result files (a Terminal-Bench run folder is accepted for its results.json, a Harbor job or
@@ -239,7 +239,7 @@ pub struct ImportFlags {
     /// The Inspect scorer whose value is the outcome (default: the log's first scorer).
     #[arg(long, value_name = "SCORER")]
     pub scorer: Option<String>,
-    /// An Inspect scorer's, OpenAI Evals or EvalScope metric's range MIN:MAX, mapped onto [0, 1] (scores
+    /// An Inspect scorer's, OpenAI Evals, EvalScope or OpenCompass metric's range MIN:MAX, mapped onto [0, 1] (scores
     /// outside [0, 1] are refused without it); MT-Bench's ratings' range (default 0:10).
     #[arg(long, value_name = "MIN:MAX")]
     pub score_scale: Option<String>,
@@ -265,7 +265,8 @@ pub struct ImportFlags {
     /// resolved, full completion, or partial, the paper's partial completion score; promptfoo:
     /// success, or score, the weighted assertion score; DeepEval: a metric's name, its score;
     /// AgentDojo: utility, or security, whether the agent resisted the injection; OpenAI Evals: a
-    /// key of the metrics events, e.g. f1_score; EvalScope: a key of the scores' values; AlpacaEval: the annotator of a results tree; MT-Bench: the judge model).
+    /// key of the metrics events, e.g. f1_score; EvalScope: a key of the scores' values; AlpacaEval: the annotator of a results tree; MT-Bench: the judge model; OpenCompass: a per-sample
+    /// field of the details, default correct, is_correct or cascade_correct).
     #[arg(long, value_name = "NAME")]
     pub metric: Option<String>,
     /// An aider exercise passes when its tests pass within this many tries (2: pass_rate_2, the
@@ -374,7 +375,7 @@ pub struct LoadArgs {
     pub benchmark_per_file: bool,
     /// Read the files as a harness's native results: swebench, swebench-leaderboard, inspect,
     /// lm-eval, tau-bench, tau2, terminal-bench, harbor, openhands, helm, evalplus, bigcodebench, metr,
-    /// aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval (default: canonical records, or a native .json, .jsonl or .eval file
+    /// aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass (default: canonical records, or a native .json, .jsonl or .eval file
     /// recognised by its keys).
     #[arg(long, value_name = "FORMAT")]
     pub from: Option<String>,

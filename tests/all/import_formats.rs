@@ -29,7 +29,7 @@ pub fn import_rows(format: &str, paths: &[&Path], extra: &[&str], name: &str) ->
 
 /// The rows `watch` reads from a followed path once some arrive (polling every 0.1 s for up to five
 /// seconds).
-fn rows_once_read(followed: &mut pareval::watch::follow::Followed) -> usize {
+pub fn rows_once_read(followed: &mut pareval::watch::follow::Followed) -> usize {
     let mut events = Vec::new();
     for _ in 0..50 {
         events.extend(followed.poll());

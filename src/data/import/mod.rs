@@ -24,8 +24,9 @@
 //! `alpaca-eval` (`annotations.json`, one or a results tree), `livecodebench`
 //! (`…_eval_all.json`, one or its `output/` folder), `mt-bench` (FastChat's
 //! `model_judgment/<judge>_single.jsonl` and `_pair.jsonl`), `arena-hard` (Arena-Hard-Auto's
-//! `model_judgment/<judge>/<model>.jsonl`) and `human-eval` (openai/human-eval's
-//! `<samples>_results.jsonl`). Without `--from` a
+//! `model_judgment/<judge>/<model>.jsonl`), `human-eval` (openai/human-eval's
+//! `<samples>_results.jsonl`) and `opencompass` (`results/<model>/<dataset>.json` with per-sample
+//! details, one or a run's folder). Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -55,6 +56,7 @@ mod metr;
 mod mlebench;
 mod mt_bench;
 mod openai_evals;
+mod opencompass;
 mod openhands;
 mod osworld;
 mod promptfoo;
@@ -111,10 +113,11 @@ pub enum ImportFormat {
     MtBench,
     ArenaHard,
     HumanEval,
+    OpenCompass,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 33] = [
+    pub const ALL: [ImportFormat; 34] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -148,6 +151,7 @@ impl ImportFormat {
         ImportFormat::MtBench,
         ImportFormat::ArenaHard,
         ImportFormat::HumanEval,
+        ImportFormat::OpenCompass,
     ];
 
     pub fn name(self) -> &'static str {
@@ -185,6 +189,7 @@ impl ImportFormat {
             ImportFormat::MtBench => "mt-bench",
             ImportFormat::ArenaHard => "arena-hard",
             ImportFormat::HumanEval => "human-eval",
+            ImportFormat::OpenCompass => "opencompass",
         }
     }
 
@@ -290,6 +295,9 @@ impl ImportFormat {
                 }
                 if agentdojo::is_run(object) {
                     return Some(ImportFormat::AgentDojo);
+                }
+                if opencompass::is_results(object) {
+                    return Some(ImportFormat::OpenCompass);
                 }
                 match evalplus::shape(object) {
                     Some(evalplus::Shape::BigCodeBench) => return Some(ImportFormat::BigCodeBench),
@@ -533,6 +541,7 @@ pub fn is_run_folder(path: &Path) -> bool {
             || evalscope::is_outputs(path)
             || alpaca_eval::is_tree(path)
             || livecodebench::is_tree(path)
+            || opencompass::is_tree(path)
             // Last: it may walk a few levels down before it finds a file named as AgentDojo's.
             || agentdojo::is_logdir(path))
 }
@@ -565,6 +574,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(alpaca_eval::tracked_files(path))
     } else if livecodebench::is_tree(path) {
         Some(livecodebench::tracked_files(path))
+    } else if opencompass::is_tree(path) {
+        Some(opencompass::tracked_files(path))
     } else if agentdojo::is_logdir(path) {
         Some(agentdojo::tracked_files(path))
     } else {
@@ -1297,6 +1308,19 @@ fn parse_file(
         )
         .map(Some);
     }
+    if matches!(format, None | Some(ImportFormat::OpenCompass)) && opencompass::is_tree(path) {
+        let (imported, bytes, file) =
+            opencompass::tree(path, settings.metric, settings.score_scale)?;
+        return finish_parsed(
+            imported,
+            ImportFormat::OpenCompass,
+            file,
+            &bytes,
+            0,
+            settings,
+        )
+        .map(Some);
+    }
     if matches!(format, None | Some(ImportFormat::EvalScope)) && evalscope::is_outputs(path) {
         let (imported, bytes, file) = evalscope::outputs(path, settings)?;
         return finish_parsed(imported, ImportFormat::EvalScope, file, &bytes, 0, settings)
@@ -1468,7 +1492,10 @@ fn parse_file(
                             .unwrap_or_default()
                     ),
                 )),
-                Some(object) => Err(unknown_object(&file, object)),
+                Some(object) => Err(match opencompass::ungraded_hint(object) {
+                    Some(hint) => LoadError::new(&file, hint),
+                    None => unknown_object(&file, object),
+                }),
                 None => Ok(None),
             };
         };
@@ -1538,6 +1565,21 @@ fn parse_file(
             ImportFormat::AgentDojo => agentdojo::results(&file_path, settings.metric)?.0,
             ImportFormat::AlpacaEval => alpaca_eval::annotations(&value, &file)?,
             ImportFormat::LiveCodeBench => livecodebench::eval_all(&value, &file_path, &file)?,
+            ImportFormat::OpenCompass => match value.as_object() {
+                Some(object) => opencompass::results(
+                    object,
+                    &file_path,
+                    &file,
+                    settings.metric,
+                    settings.score_scale,
+                )?,
+                None => {
+                    return Err(LoadError::new(
+                        &file,
+                        "an OpenCompass results file is a JSON object (results/<model>/<dataset>.json)",
+                    ));
+                }
+            },
             // A renamed copy of one exercise's results, recognised by its keys.
             ImportFormat::Aider => {
                 aider::run(

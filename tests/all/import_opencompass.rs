@@ -1,0 +1,231 @@
+//! OpenCompass's results on a run folder OpenCompass's own infer and eval tasks wrote
+//! (`tests/fixtures/opencompass/`, see its README): the figures each file's own headline gives,
+//! the shapes of `details`, the files left out, a run still evaluating, and `watch`.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{assert_refused, copy_tree, fixture, pareval, temp_dir};
+use crate::import_formats::{import_rows, info_words, rows_once_read, tally};
+
+fn run_folder() -> PathBuf {
+    fixture("opencompass/run/20261205_170000")
+}
+
+fn text(row: &Value, key: &str) -> String {
+    row[key].as_str().unwrap_or("").to_string()
+}
+
+/// A copy of the run folder to change.
+fn run_copy(name: &str) -> PathBuf {
+    let copy = temp_dir(name).join("20261205_170000");
+    copy_tree(&run_folder(), &copy);
+    copy
+}
+
+fn edit_json(path: &Path, edit: impl FnOnce(&mut Value)) {
+    let mut value: Value =
+        serde_json::from_slice(&std::fs::read(path).expect("read")).expect("json");
+    edit(&mut value);
+    std::fs::write(path, serde_json::to_string_pretty(&value).expect("json")).expect("write");
+}
+
+#[test]
+fn an_opencompass_run_gives_each_example_as_a_task_and_each_replica_as_a_run() {
+    let run = run_folder();
+    let rows = import_rows("opencompass", &[&run], &[], "opencompass-run");
+    // Two models × (arith-easy: 40 examples, 1 replica; arith-hard: 30 examples, 3 replicas).
+    assert_eq!(rows.len(), 2 * (40 + 30 * 3));
+    let tallied = tally(&rows);
+    // The files' own headlines: standin-70 accuracy 80.0 on arith-easy (32 of 40) and score
+    // (3 runs average) 78.89 on arith-hard (71 of 90); standin-50 50.0 (20) and 51.11 (46).
+    assert_eq!(
+        (
+            tallied["standin-70"].tasks,
+            tallied["standin-70"].outcome_sum
+        ),
+        (70, 32.0 + 71.0)
+    );
+    assert_eq!(tallied["standin-50"].outcome_sum, 20.0 + 46.0);
+    let replicas: Vec<String> = rows
+        .iter()
+        .filter(|r| r["system"] == "standin-70" && r["task"] == "arith-hard_5")
+        .map(|r| format!("{}:{}", text(r, "run"), text(r, "group")))
+        .collect();
+    assert_eq!(replicas, ["0:arith-hard", "1:arith-hard", "2:arith-hard"]);
+    let words = info_words(&[&run.to_string_lossy()]);
+    for said in [
+        "read as opencompass (recognised by its layout)",
+        "OpenCompass results of 4 dataset files (140 examples, 260 samples); outcome: 'correct' in 4",
+        "checked against 100 × the mean of its details: 4 of 4 agree",
+        // The evaluator that gives only its headline: OpenCompass formats its answers, no outcome.
+        "left out, with no per-sample outcome: standin-50/arith-nodetails.json, standin-70/arith-nodetails.json (its details hold no per-sample correct",
+        "their fields: origin_prediction, predictions, prompt, references",
+    ] {
+        assert!(words.contains(said), "{said}\n{words}");
+    }
+    // Its results/ folder and one model's folder are read the same way.
+    let results = run.join("results");
+    assert_eq!(
+        import_rows("opencompass", &[&results], &[], "opencompass-results").len(),
+        260
+    );
+    let model = results.join("standin-50");
+    assert!(
+        info_words(&[&model.to_string_lossy()])
+            .contains("read as opencompass (recognised by its layout)")
+    );
+    assert_eq!(
+        import_rows("opencompass", &[&model], &[], "opencompass-model").len(),
+        130
+    );
+}
+
+#[test]
+fn an_opencompass_results_file_alone_is_named_after_its_folder() {
+    let file = run_folder().join("results/standin-70/arith-hard.json");
+    let words = info_words(&[&file.to_string_lossy()]);
+    for said in [
+        "read as opencompass (recognised by its keys)",
+        "the system is named after the folder the file is in, 'standin-70'",
+        "the group after the file, 'arith-hard'",
+        "1 of 1 agree",
+    ] {
+        assert!(words.contains(said), "{said}\n{words}");
+    }
+    // A file whose details hold no outcome is refused alone, naming what they hold.
+    let bare = run_folder().join("results/standin-70/arith-nodetails.json");
+    assert_refused(
+        &pareval(&["info", &bare.to_string_lossy()]),
+        "arith-nodetails.json: an OpenCompass results file, but its details hold no per-sample correct, is_correct, cascade_correct",
+    );
+    // --metric reads another per-sample field; one that is not a score is refused naming the
+    // example and the replica.
+    assert_refused(
+        &pareval(&["info", &file.to_string_lossy(), "--metric", "pred"]),
+        "arith-hard.json: details: example 'arith-hard_0', replica 0: 'pred' \"1000\" is not a number",
+    );
+    assert_refused(
+        &pareval(&["info", &file.to_string_lossy(), "--metric", "f1"]),
+        "its details hold no per-sample 'f1' (--metric); their fields: answer, correct, example_abbr, pred",
+    );
+}
+
+#[test]
+fn opencompass_details_are_checked_against_the_file_s_own_headline() {
+    let run = run_copy("opencompass-headline");
+    let file = run.join("results/standin-70/arith-easy.json");
+    // One sample's correctness flipped: 31 of 40, while the file still says 80.0.
+    edit_json(&file, |value| {
+        value["details"][0]["correct"][0] = Value::Bool(false);
+    });
+    let words = info_words(&[&file.to_string_lossy()]);
+    assert!(
+        words.contains("0 of 1 agree (the evaluator's figure is not the mean of its samples: arith-easy.json: 'accuracy' 80.0000, 100 × the mean of its details 77.5000)"),
+        "{words}"
+    );
+    // A numeric per-sample field by --metric (scores in [0, 1]; --score-scale maps another range).
+    edit_json(&file, |value| {
+        for entry in value["details"].as_array_mut().expect("details") {
+            entry["f1"] = serde_json::json!([50]);
+        }
+    });
+    let path = file.to_string_lossy();
+    assert_refused(
+        &pareval(&["info", &path, "--metric", "f1"]),
+        "'f1' 'f1' is 50, outside [0, 1]; --score-scale MIN:MAX maps its range onto [0, 1]",
+    );
+    let rows = import_rows(
+        "opencompass",
+        &[&file],
+        &["--metric", "f1", "--score-scale", "0:100"],
+        "opencompass-metric",
+    );
+    assert_eq!(rows.len(), 40);
+    assert!(rows.iter().all(|r| text(r, "outcome") == "0.5"));
+}
+
+#[test]
+fn opencompass_formatted_details_of_older_releases_and_ppl_runs_are_read() {
+    // OpenICLEvalTask.format_details: numbered entries with a type; a PPL entry's `correct` is
+    // OpenCompass's prediction == reference.
+    let dir = temp_dir("opencompass-formatted").join("results/llama-7b");
+    std::fs::create_dir_all(&dir).expect("folder");
+    let file = dir.join("ARC-c.json");
+    let details = serde_json::json!({
+        "accuracy": 50.0,
+        "details": {
+            "type": "PPL",
+            "0": {"origin_prediction": {}, "predictions": "A", "references": "A", "correct": true},
+            "1": {"origin_prediction": {}, "predictions": "B", "references": "C", "correct": false},
+            "10": {"origin_prediction": {}, "predictions": "D", "references": "D", "correct": true},
+            "2": {"origin_prediction": {}, "predictions": "D", "references": "A", "correct": false}
+        }
+    });
+    std::fs::write(&file, details.to_string()).expect("write");
+    let rows = import_rows("opencompass", &[&file], &[], "opencompass-formatted-rows");
+    let tasks: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{}={}", text(r, "task"), text(r, "outcome")))
+        .collect();
+    assert_eq!(tasks, ["ARC-c_0=1", "ARC-c_1=0", "ARC-c_2=0", "ARC-c_10=1"]);
+    assert!(rows.iter().all(|r| r["system"] == "llama-7b"));
+    // An entry that is not numbered as OpenCompass numbers them is refused naming it.
+    let mut odd = details.clone();
+    odd["details"]["x"] = serde_json::json!({"correct": true});
+    std::fs::write(&file, odd.to_string()).expect("write");
+    assert_refused(
+        &pareval(&["info", &file.to_string_lossy()]),
+        "ARC-c.json: details: entry 'x' is not numbered as OpenCompass numbers them",
+    );
+}
+
+#[test]
+fn a_running_opencompass_run_says_what_is_answered_but_not_graded_and_is_followed() {
+    let run = run_copy("opencompass-live");
+    let graded = run.join("results/standin-50/arith-hard.json");
+    let kept = std::fs::read(&graded).expect("read");
+    std::fs::remove_file(&graded).expect("remove");
+    // A dataset being answered in parts, and one being answered now.
+    let predictions = run.join("predictions/standin-50");
+    std::fs::copy(
+        predictions.join("arith-easy.json"),
+        predictions.join("arith-more_0.json"),
+    )
+    .expect("copy");
+    std::fs::copy(
+        predictions.join("arith-easy.json"),
+        predictions.join("tmp_arith-new.json"),
+    )
+    .expect("copy");
+    let words = info_words(&[&run.to_string_lossy()]);
+    assert!(
+        words.contains("answered but not graded yet (predictions/ without results/: a run still evaluating): standin-50/arith-hard, standin-50/arith-more, standin-50/arith-new"),
+        "{words}"
+    );
+    // `watch` follows the run: a dataset's samples count once its results file is written.
+    let mut followed =
+        pareval::watch::follow::Followed::new(std::slice::from_ref(&run)).expect("followed");
+    assert_eq!(rows_once_read(&mut followed), 40 + 90 + 40);
+    std::fs::write(&graded, kept).expect("write");
+    // The run is read again whole, now with standin-50's 90 samples of arith-hard.
+    assert_eq!(rows_once_read(&mut followed), 260);
+}
+
+#[test]
+fn opencompass_files_with_no_sample_outcome_are_refused_naming_what_to_give() {
+    let predictions = run_folder().join("predictions/standin-70/arith-easy.json");
+    assert_refused(
+        &pareval(&["info", &predictions.to_string_lossy()]),
+        "arith-easy.json: OpenCompass's predictions (the model's answers, not graded): its eval task writes results/<model>/<dataset>.json",
+    );
+    let dir = temp_dir("opencompass-no-details").join("results/m");
+    std::fs::create_dir_all(&dir).expect("folder");
+    let figures = dir.join("gsm8k.json");
+    std::fs::write(&figures, r#"{"accuracy": 71.5}"#).expect("write");
+    assert_refused(
+        &pareval(&["info", &figures.to_string_lossy()]),
+        "gsm8k.json: an evaluator's figures with no per-sample details (OpenCompass writes its results/<model>/<dataset>.json so when run with --dump-eval-details False)",
+    );
+}
