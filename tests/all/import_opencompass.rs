@@ -229,3 +229,34 @@ fn opencompass_files_with_no_sample_outcome_are_refused_naming_what_to_give() {
         "gsm8k.json: an evaluator's figures with no per-sample details (OpenCompass writes its results/<model>/<dataset>.json so when run with --dump-eval-details False)",
     );
 }
+
+#[test]
+fn a_results_folder_copied_alone_is_known_by_its_files_beginnings() {
+    // No predictions/ beside it, and a file written without details first in path order.
+    let results = temp_dir("opencompass-copied").join("results");
+    let model = results.join("standin-70");
+    std::fs::create_dir_all(&model).expect("folder");
+    let from = run_folder().join("results/standin-70");
+    // (What `--dump-eval-details False` writes: the figures alone.)
+    std::fs::write(model.join("a-figures.json"), r#"{"accuracy": 70.0}"#).expect("write");
+    std::fs::copy(from.join("arith-hard.json"), model.join("arith-hard.json")).expect("copy");
+    let words = info_words(&[&results.to_string_lossy()]);
+    assert!(
+        words.contains("read as opencompass (recognised by its layout)")
+            && words.contains("left out, with no per-sample outcome: standin-70/a-figures.json (no per-sample details (OpenCompass writes them unless --dump-eval-details False))"),
+        "{words}"
+    );
+    // Another tool's results/ of JSON files is not taken for OpenCompass's.
+    let other = temp_dir("opencompass-other").join("results");
+    std::fs::create_dir_all(other.join("m")).expect("folder");
+    std::fs::write(
+        other.join("m/run.json"),
+        r#"{"details": {"note": "type GEN"}, "system": "x"}"#,
+    )
+    .expect("write");
+    // (Read as any folder: its results lie in a subfolder, which it names.)
+    assert_refused(
+        &pareval(&["info", &other.to_string_lossy()]),
+        "results: the folder holds no result files yet",
+    );
+}

@@ -116,6 +116,40 @@ fn json_files(folder: &Path) -> Vec<PathBuf> {
     super::files_named(folder, |name| name.ends_with(".json"))
 }
 
+/// How many of a `results/` folder's files are looked at to recognise it (a file written without
+/// details may come first).
+const FILES_SNIFFED: usize = 8;
+
+/// How much of a file's beginning is looked at: the evaluator's figures come before `details`, and
+/// a few dozen of them (G-Pass@k per threshold) fit many times over.
+const SNIFF_BYTES: u64 = 64 * 1024;
+
+/// Whether a file begins as an OpenCompass results file with details: `"details"` followed by an
+/// entry's `"example_abbr"`, or by `format_details`' `"type": "GEN"` or `"PPL"` (its first key).
+fn starts_like_results(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path)
+        .and_then(|file| file.take(SNIFF_BYTES).read_to_end(&mut head))
+        .is_ok();
+    let text = String::from_utf8_lossy(&head);
+    let Some(at) = text.find("\"details\"").filter(|_| read) else {
+        return false;
+    };
+    let rest = &text[at..];
+    if rest.contains("\"example_abbr\"") {
+        return true;
+    }
+    // `"type"`, a colon, then the kind, whatever the spacing.
+    rest.match_indices("\"type\"").any(|(i, key)| {
+        let value = rest[i + key.len()..].trim_start();
+        value.strip_prefix(':').is_some_and(|v| {
+            let v = v.trim_start();
+            v.starts_with("\"GEN\"") || v.starts_with("\"PPL\"")
+        })
+    })
+}
+
 /// What a path stands for: the results folder, its model folders read, and whether the path is
 /// one model's folder.
 struct Layout {
@@ -147,9 +181,19 @@ fn layout(path: &Path) -> Option<Layout> {
     } else {
         return None;
     };
-    // Recognised by the first results file's keys, so another tool's `results/` is left alone.
-    let first: Vec<PathBuf> = models.iter().flat_map(|m| json_files(m)).take(1).collect();
-    super::first_file_is(&first, is_results).then_some(Layout {
+    // OpenCompass writes `predictions/` beside `results/`; a `results/` copied elsewhere is known
+    // by its files' beginnings, so another tool's `results/` is left alone. Neither parses a
+    // file: `watch` asks this at every poll.
+    let beside_predictions = results
+        .parent()
+        .is_some_and(|run| run.join(PREDICTIONS).is_dir());
+    let recognised = beside_predictions
+        || models
+            .iter()
+            .flat_map(|m| json_files(m))
+            .take(FILES_SNIFFED)
+            .any(|file| starts_like_results(&file));
+    recognised.then_some(Layout {
         results,
         models,
         one_model,
