@@ -413,6 +413,56 @@ fn families_decide_like_pairs_alone_until_they_are_adjusted() {
 }
 
 #[test]
+fn a_family_reads_the_same_decisions_with_and_without_records() {
+    use pareval::engine::settings::{Adjust, Family};
+    // Without records a §9a family walks with screened looks and sides certified quiet, whose
+    // statistics are bounds where the p-value is above a; with records every look is solved. The
+    // adjusted decisions must not tell them apart, under every adjustment, on the bundled sample
+    // and on real records; and the bootstrap, whose actions drop the tails an adjustment reads,
+    // must keep them.
+    for dataset in sample_and_shared(&["hal_taubench", "terminal_bench_core"]) {
+        for (preset, adjust, family) in [
+            (Preset::Anytime, Adjust::Holm, Family::Tested),
+            (Preset::Anytime, Adjust::Bh, Family::Tested),
+            (Preset::Anytime, Adjust::EBh, Family::All),
+            (Preset::Anytime, Adjust::Bonferroni, Family::All),
+            (Preset::Primary, Adjust::Holm, Family::Tested),
+        ] {
+            let mut settings = ReplaySettings::for_preset(preset);
+            settings.group_column = grouped(&dataset);
+            settings.orders = 6;
+            settings.policy.adjust = adjust;
+            settings.policy.family = family;
+            if preset == Preset::Primary {
+                // The exact bootstrap's actions are the ones that skip tails.
+                settings.policy.rule = pareval::engine::Rule::Bootstrap(BootstrapMode::Exact);
+            }
+            let plain = replay_with(&dataset, &settings);
+            let mut sink = |_: Vec<DecisionRecord>| Ok(());
+            let options = ReplayOptions {
+                records: Some(&mut sink),
+                ..ReplayOptions::default()
+            };
+            let recorded = replay(&dataset, &settings, &Control::default(), options)
+                .expect("replay with records");
+            assert_eq!(
+                counts_of(&plain),
+                counts_of(&recorded),
+                "{preset:?} {adjust:?} {family:?}"
+            );
+            let rows = |r: &Replay| {
+                r.metrics.thresholds[0]
+                    .rows
+                    .iter()
+                    .map(|row| row.fwer)
+                    .collect::<Vec<f64>>()
+            };
+            assert_eq!(rows(&plain), rows(&recorded));
+        }
+    }
+}
+
+#[test]
 fn adjustments_are_refused_where_they_cannot_apply_and_recorded_where_they_do() {
     let path = sample("swe_repair.csv");
     let path = path.to_str().expect("path");

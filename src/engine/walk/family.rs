@@ -226,6 +226,7 @@ fn walk_order(
     r: u32,
     local: &mut LocalTails,
     keep_groups: bool,
+    scratch: &mut MonitorScratch,
 ) -> PairOrder {
     let budgets = walker.settings.grid.len();
     let thresholds = &walker.settings.thresholds;
@@ -240,37 +241,45 @@ fn walk_order(
     };
     let mut step_sums = StepSums::default();
     step_sums.fill(pair, &order);
-    let decide = |look, snapshot: &Snapshot, decisions: &mut Vec<Decision>| {
-        walker.decide(pair, r, look, snapshot, Detail::Full, local, decisions);
+    // An adjustment rejects a pair only on a p-value at or below a (Bonferroni's and Holm's a/K up
+    // to BH's a), or an e-value at or above 1/a (e-BH's K/(a·k)), and ranks the pairs it rejects
+    // by those alone. Where an anytime p-value is above a, §9a may keep a bound instead: a look
+    // screened below ln(1/a), or a side its read-ahead certified to stay below it to the order's
+    // end. So without records (which show the exact statistic) the walk reads actions and reads
+    // ahead, and every adjusted decision is the same. The bootstrap's actions drop the tails the
+    // adjustment needs, so it keeps the full detail.
+    let anytime_actions = !keep_groups && walker.settings.policy.construction().is_some();
+    let detail = if anytime_actions {
+        Detail::Actions
+    } else {
+        Detail::Full
     };
-    walker.decide_along(
-        pair,
-        &order,
-        &mut MonitorScratch::default(),
-        decide,
-        |b, snapshot, standing| {
-            out.observed[b] = snapshot.k;
-            out.consumed[b] = step_sums.at(snapshot.k);
-            if keep_groups {
-                out.group_counts.push(snapshot.group_counts.clone());
-            }
-            for (g, (&c, &required)) in snapshot
-                .group_counts
+    let decide = |look, snapshot: &Snapshot, decisions: &mut Vec<Decision>| {
+        walker.decide(pair, r, look, snapshot, detail, local, decisions);
+    };
+    scratch.walk.read_ahead(anytime_actions);
+    walker.decide_along(pair, &order, scratch, decide, |b, snapshot, standing| {
+        out.observed[b] = snapshot.k;
+        out.consumed[b] = step_sums.at(snapshot.k);
+        if keep_groups {
+            out.group_counts.push(snapshot.group_counts.clone());
+        }
+        for (g, (&c, &required)) in snapshot
+            .group_counts
+            .iter()
+            .zip(&snapshot.quotas)
+            .enumerate()
+        {
+            out.missing[g * budgets + b] = c < required;
+        }
+        out.evidence.extend(
+            standing
+                .decisions
                 .iter()
-                .zip(&snapshot.quotas)
-                .enumerate()
-            {
-                out.missing[g * budgets + b] = c < required;
-            }
-            out.evidence.extend(
-                standing
-                    .decisions
-                    .iter()
-                    .zip(thresholds)
-                    .map(|(d, &t)| Evidence::of(*d, t)),
-            );
-        },
-    );
+                .zip(thresholds)
+                .map(|(d, &t)| Evidence::of(*d, t)),
+        );
+    });
     out
 }
 
@@ -330,9 +339,12 @@ pub(crate) fn tally_families(
         let walked: Vec<PairOrder> = walker
             .pairs
             .par_iter()
-            .map(|pair| {
+            // A walk's scratch (the coverage gate's tables, which depend on the group sizes alone,
+            // and the rule's buffers) serves the next pair of the same job: built afresh for every
+            // pair and order, the gate's tables were an eighth of a §9a family replay.
+            .map_init(MonitorScratch::default, |scratch, pair| {
                 let mut local = walker.rules.tails.take_front();
-                let walked = walk_order(walker, pair, r, &mut local, with_records);
+                let walked = walk_order(walker, pair, r, &mut local, with_records, scratch);
                 walker.rules.tails.put_front(local);
                 walked
             })
