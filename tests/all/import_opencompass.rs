@@ -35,33 +35,45 @@ fn edit_json(path: &Path, edit: impl FnOnce(&mut Value)) {
 fn an_opencompass_run_gives_each_example_as_a_task_and_each_replica_as_a_run() {
     let run = run_folder();
     let rows = import_rows("opencompass", &[&run], &[], "opencompass-run");
-    // Two models × (arith-easy: 40 examples, 1 replica; arith-hard: 30 examples, 3 replicas).
-    assert_eq!(rows.len(), 2 * (40 + 30 * 3));
+    // Two models × (arith-easy: 40 examples, 1 replica; arith-hard: 30 examples, 3 replicas;
+    // arith-acc: 25 examples, 2 replicas).
+    assert_eq!(rows.len(), 2 * (40 + 30 * 3 + 25 * 2));
     let tallied = tally(&rows);
     // The files' own headlines: standin-70 accuracy 80.0 on arith-easy (32 of 40) and score
     // (3 runs average) 78.89 on arith-hard (71 of 90); standin-50 50.0 (20) and 51.11 (46).
+    // arith-acc (AccEvaluator, no details): predictions equal to references, 37 of 50 and 25 of
+    // 50, whose last replicas give the files' accuracy 68.0 and 52.0 (README of the fixture).
     assert_eq!(
         (
             tallied["standin-70"].tasks,
             tallied["standin-70"].outcome_sum
         ),
-        (70, 32.0 + 71.0)
+        (95, 32.0 + 71.0 + 37.0)
     );
-    assert_eq!(tallied["standin-50"].outcome_sum, 20.0 + 46.0);
+    assert_eq!(tallied["standin-50"].outcome_sum, 20.0 + 46.0 + 25.0);
     let replicas: Vec<String> = rows
         .iter()
         .filter(|r| r["system"] == "standin-70" && r["task"] == "arith-hard_5")
         .map(|r| format!("{}:{}", text(r, "run"), text(r, "group")))
         .collect();
     assert_eq!(replicas, ["0:arith-hard", "1:arith-hard", "2:arith-hard"]);
+    // Numbered entries repeating their prompts every 25 are two replicas of 25 examples.
+    let acc: Vec<String> = rows
+        .iter()
+        .filter(|r| r["system"] == "standin-70" && r["task"] == "arith-acc_3")
+        .map(|r| text(r, "run"))
+        .collect();
+    assert_eq!(acc, ["0", "1"]);
     let words = info_words(&[&run.to_string_lossy()]);
     for said in [
         "read as opencompass (recognised by its layout)",
-        "OpenCompass results of 4 dataset files (140 examples, 260 samples); outcome: 'correct' in 4",
-        "checked against 100 × the mean of its details: 4 of 4 agree",
-        // The evaluator that gives only its headline: OpenCompass formats its answers, no outcome.
-        "left out, with no per-sample outcome: standin-50/arith-nodetails.json, standin-70/arith-nodetails.json (its details hold no per-sample correct",
-        "their fields: origin_prediction, predictions, prompt, references",
+        "OpenCompass results of 6 dataset files (190 examples, 360 samples); outcome: 'correct' in 4, 'predictions == references' in 2",
+        "read as predictions == references, AccEvaluator's rule, which gives each such file's own accuracy: standin-50/arith-acc.json, standin-70/arith-acc.json",
+        "read as replicas of the first",
+        "standin-50/arith-acc.json 2, standin-70/arith-acc.json 2",
+        "checked against 100 × the mean of its details: 6 of 6 agree",
+        // An evaluator whose figure is not exact match: no outcome can be told from its details.
+        "left out, with no per-sample outcome: standin-50/arith-lenient.json (its details hold no per-sample correctness, and predictions == references gives 40.0000, not its 'accuracy' 100.0000 (the evaluator is not AccEvaluator's exact match))",
     ] {
         assert!(words.contains(said), "{said}\n{words}");
     }
@@ -69,7 +81,7 @@ fn an_opencompass_run_gives_each_example_as_a_task_and_each_replica_as_a_run() {
     let results = run.join("results");
     assert_eq!(
         import_rows("opencompass", &[&results], &[], "opencompass-results").len(),
-        260
+        360
     );
     let model = results.join("standin-50");
     assert!(
@@ -78,7 +90,7 @@ fn an_opencompass_run_gives_each_example_as_a_task_and_each_replica_as_a_run() {
     );
     assert_eq!(
         import_rows("opencompass", &[&model], &[], "opencompass-model").len(),
-        130
+        180
     );
 }
 
@@ -94,11 +106,16 @@ fn an_opencompass_results_file_alone_is_named_after_its_folder() {
     ] {
         assert!(words.contains(said), "{said}\n{words}");
     }
-    // A file whose details hold no outcome is refused alone, naming what they hold.
-    let bare = run_folder().join("results/standin-70/arith-nodetails.json");
+    // A file whose details hold no outcome is refused alone, saying why.
+    let bare = run_folder().join("results/standin-70/arith-lenient.json");
     assert_refused(
         &pareval(&["info", &bare.to_string_lossy()]),
-        "arith-nodetails.json: an OpenCompass results file, but its details hold no per-sample correct, is_correct, cascade_correct",
+        "arith-lenient.json: an OpenCompass results file, but its details hold no per-sample correctness, and predictions == references gives 80.0000, not its 'accuracy' 100.0000",
+    );
+    // With --metric, the field it names is what is asked for (here one they lack).
+    assert_refused(
+        &pareval(&["info", &bare.to_string_lossy(), "--metric", "hit"]),
+        "its details hold no per-sample 'hit' (--metric); their fields: origin_prediction, predictions, prompt, references",
     );
     // --metric reads another per-sample field; one that is not a score is refused naming the
     // example and the replica.
@@ -157,10 +174,10 @@ fn opencompass_formatted_details_of_older_releases_and_ppl_runs_are_read() {
         "accuracy": 50.0,
         "details": {
             "type": "PPL",
-            "0": {"origin_prediction": {}, "predictions": "A", "references": "A", "correct": true},
-            "1": {"origin_prediction": {}, "predictions": "B", "references": "C", "correct": false},
-            "10": {"origin_prediction": {}, "predictions": "D", "references": "D", "correct": true},
-            "2": {"origin_prediction": {}, "predictions": "D", "references": "A", "correct": false}
+            "0": {"origin_prediction": {"A": {"prompt": "q0 A"}}, "predictions": "A", "references": "A", "correct": true},
+            "1": {"origin_prediction": {"A": {"prompt": "q1 A"}}, "predictions": "B", "references": "C", "correct": false},
+            "10": {"origin_prediction": {"A": {"prompt": "q10 A"}}, "predictions": "D", "references": "D", "correct": true},
+            "2": {"origin_prediction": {"A": {"prompt": "q2 A"}}, "predictions": "D", "references": "A", "correct": false}
         }
     });
     std::fs::write(&file, details.to_string()).expect("write");
@@ -207,10 +224,10 @@ fn a_running_opencompass_run_says_what_is_answered_but_not_graded_and_is_followe
     // `watch` follows the run: a dataset's samples count once its results file is written.
     let mut followed =
         pareval::watch::follow::Followed::new(std::slice::from_ref(&run)).expect("followed");
-    assert_eq!(rows_once_read(&mut followed), 40 + 90 + 40);
+    assert_eq!(rows_once_read(&mut followed), 180 + 40 + 50);
     std::fs::write(&graded, kept).expect("write");
     // The run is read again whole, now with standin-50's 90 samples of arith-hard.
-    assert_eq!(rows_once_read(&mut followed), 260);
+    assert_eq!(rows_once_read(&mut followed), 360);
 }
 
 #[test]
@@ -258,5 +275,77 @@ fn a_results_folder_copied_alone_is_known_by_its_files_beginnings() {
     assert_refused(
         &pareval(&["info", &other.to_string_lossy()]),
         "results: the folder holds no result files yet",
+    );
+}
+
+#[test]
+fn opencompass_numbered_replicas_are_told_by_their_figures_or_their_prompts() {
+    let dir = temp_dir("opencompass-replicas").join("results/m");
+    std::fs::create_dir_all(&dir).expect("folder");
+    let file = dir.join("qa.json");
+    let entry = |q: usize, right: bool| serde_json::json!({"prompt": format!("question {q}"), "predictions": if right { "x" } else { "y" }, "references": "x"});
+    // Two replicas of three questions (2 of 3 right, then 1 of 3), the figures naming them: the
+    // mean of both, 50.
+    let mut details = serde_json::json!({"type": "GEN"});
+    for (i, right) in [true, false, true, true, false, false]
+        .into_iter()
+        .enumerate()
+    {
+        details[i.to_string()] = entry(i % 3, right);
+    }
+    let named = serde_json::json!({"accuracy (2 runs average)": 50.0, "details": details.clone()});
+    std::fs::write(&file, named.to_string()).expect("write");
+    let rows = import_rows("opencompass", &[&file], &[], "opencompass-replicas-named");
+    let got: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "{}/{}={}",
+                text(r, "task"),
+                text(r, "run"),
+                text(r, "outcome")
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            "qa_0/0=1", "qa_1/0=0", "qa_2/0=1", "qa_0/1=1", "qa_1/1=0", "qa_2/1=0"
+        ]
+    );
+    // Unnamed (an evaluator without details reports its last replica, 1 of 3): told by the
+    // prompts' period and checked against the last replica.
+    let unnamed = serde_json::json!({"accuracy": 33.333333333333336, "details": details.clone()});
+    std::fs::write(&file, unnamed.to_string()).expect("write");
+    assert_eq!(
+        import_rows("opencompass", &[&file], &[], "opencompass-replicas-unnamed"),
+        rows
+    );
+    // Read as six questions instead, the mean (3 of 6) would not be that figure: refused.
+    let mut distinct = details.clone();
+    for i in 0..6 {
+        distinct[i.to_string()]["prompt"] = Value::String(format!("question {i}"));
+    }
+    std::fs::write(
+        &file,
+        serde_json::json!({"accuracy": 33.333333333333336, "details": distinct}).to_string(),
+    )
+    .expect("write");
+    assert_refused(
+        &pareval(&["info", &file.to_string_lossy()]),
+        "predictions == references gives 50.0000, not its 'accuracy' 33.3333",
+    );
+    // Named replicas whose entries have a gap cannot be told apart.
+    let mut gap = details;
+    gap["7"] = gap["5"].clone();
+    gap.as_object_mut().expect("object").remove("5");
+    std::fs::write(
+        &file,
+        serde_json::json!({"accuracy (2 runs average)": 50.0, "details": gap}).to_string(),
+    )
+    .expect("write");
+    assert_refused(
+        &pareval(&["info", &file.to_string_lossy()]),
+        "qa.json: details: its figures name 2 runs, but its entries are not numbered 0 to 5 with no gap",
     );
 }

@@ -22,7 +22,12 @@
 //! - outcome: the sample's `correct`, else `is_correct`, else `cascade_correct` (the fields
 //!   OpenCompass itself counts for G-Pass@k), true 1 and false 0; `--metric KEY` reads another
 //!   per-sample field (a number in [0, 1], or `--score-scale MIN:MAX`); null → not attempted, and
-//!   so is an example whose entry lacks the field (an evaluator that skipped it).
+//!   so is an example whose entry lacks the field (an evaluator that skipped it). Numbered entries
+//!   with no correctness (an evaluator that gives no details, `AccEvaluator` above all) are read as
+//!   `predictions == references`, its rule, only where that gives the file's own accuracy.
+//! - numbered entries of n replicas: the dataset was repeated n times before numbering, so entry i
+//!   is example i mod size; n comes from the figures' `(n runs average)`, or, since an evaluator
+//!   without details returns its last replica's figures unnamed, from the prompts' period.
 //! - Each file's mean is checked against its own headline (`accuracy`, else `score`, named
 //!   `… (n runs average)` for n > 1), and a difference is noted. A file with no per-sample outcome (written with
 //!   `--dump-eval-details False`, an LLM judge's details that hold only the judge's reply, or a
@@ -231,20 +236,103 @@ struct FileRead {
     rows: Vec<CanonicalRow>,
     /// Examples whose entry lacks the outcome field, read as not attempted.
     without_outcome: usize,
+    /// The replicas of numbered entries, when only their prompts' period told them.
+    by_period: Option<u64>,
     examples: usize,
-    /// The per-sample field read.
+    /// What the outcome was read from: a per-sample field, or [`MATCHED`].
     field: String,
     /// The file's headline and 100 × the mean of the graded rows, when it has one to check.
     headline: Option<(String, f64, f64)>,
 }
 
+/// The outcome of numbered entries that carry no correctness: the entry's `predictions` equal its
+/// `references` (both written as text by `format_details`), which is how `AccEvaluator`, the
+/// evaluator of most of OpenCompass's multiple-choice configurations, scores a sample. Read only
+/// where it gives the file's own accuracy.
+const MATCHED: &str = "predictions == references";
+
+/// One entry of `details`: its task, its replica when the entry is one sample (numbered entries),
+/// and its fields.
+struct Entry<'a> {
+    task: String,
+    run: Option<u32>,
+    fields: &'a Map<String, Value>,
+}
+
+/// The evaluator's own figure: `accuracy`, else `score`, named `… (n runs average)` when n > 1.
+fn headline_of(object: &Map<String, Value>) -> Option<(String, f64)> {
+    ["accuracy", "score"]
+        .iter()
+        .find_map(|name| {
+            object
+                .iter()
+                .find(|(key, _)| key.as_str() == *name || key.starts_with(&format!("{name} (")))
+        })
+        .and_then(|(key, value)| Some((key.clone(), value.as_f64()?)))
+}
+
+/// The replica count n a file's figures name (`accuracy (4 runs average)`), else 1.
+fn replicas_named(object: &Map<String, Value>) -> u32 {
+    object
+        .keys()
+        .find_map(|key| {
+            let (_, tail) = key.rsplit_once(" (")?;
+            tail.strip_suffix(" runs average)")?.parse::<u32>().ok()
+        })
+        .filter(|&n| n > 0)
+        .unwrap_or(1)
+}
+
+/// How many replicas numbered entries hold: the count the figures name, else the period of the
+/// entries' prompts. An evaluator that gives no details returns its last replica's figures
+/// unnamed (`BaseEvaluator.evaluate`), so a run with n > 1 says so only by repeating its prompts:
+/// entry i and entry i + size are one example's replicas. 1 when neither says more.
+fn replicas_of(numbered: &[(u64, &Map<String, Value>)], object: &Map<String, Value>) -> u64 {
+    let named = u64::from(replicas_named(object));
+    if named > 1 {
+        return named;
+    }
+    fn prompt(fields: &Map<String, Value>) -> Option<&Value> {
+        fields
+            .get("prompt")
+            .or_else(|| fields.get("origin_prediction"))
+            .filter(|v| match v {
+                Value::String(text) => !text.is_empty(),
+                Value::Object(map) => !map.is_empty(),
+                Value::Array(list) => !list.is_empty(),
+                Value::Null => false,
+                _ => true,
+            })
+    }
+    let count = numbered.len();
+    // Replicas are numbered on from the first: 0 … n·size − 1 with no gap.
+    if numbered
+        .iter()
+        .zip(0u64..)
+        .any(|((index, _), i)| *index != i)
+    {
+        return 1;
+    }
+    (1..count)
+        .filter(|period| count.is_multiple_of(*period))
+        .find(|&period| {
+            (0..count).all(|i| {
+                let (here, there) = (prompt(numbered[i].1), prompt(numbered[i % period].1));
+                here.is_some() && here == there
+            })
+        })
+        .map_or(1, |period| (count / period) as u64)
+}
+
+/// Whether two values agree within the slack a headline is checked with.
+fn agrees(figure: f64, mean: f64) -> bool {
+    (figure - mean).abs() <= HEADLINE_SLACK * (1.0 + figure.abs())
+}
+
 /// The field a file's samples are read by: `--metric`, else the first of [`OUTCOME_FIELDS`] some
 /// entry has; Err says what the entries hold instead.
-fn outcome_field(
-    entries: &[(String, &Map<String, Value>)],
-    metric: Option<&str>,
-) -> Result<String, String> {
-    let has = |key: &str| entries.iter().any(|(_, entry)| entry.contains_key(key));
+fn outcome_field(entries: &[Entry<'_>], metric: Option<&str>) -> Result<String, String> {
+    let has = |key: &str| entries.iter().any(|entry| entry.fields.contains_key(key));
     let chosen = match metric {
         Some(key) => has(key).then(|| key.to_string()),
         None => OUTCOME_FIELDS
@@ -255,7 +343,7 @@ fn outcome_field(
     chosen.ok_or_else(|| {
         let mut keys: Vec<&str> = entries
             .iter()
-            .flat_map(|(_, entry)| entry.keys().map(String::as_str))
+            .flat_map(|entry| entry.fields.keys().map(String::as_str))
             .collect::<HashSet<&str>>()
             .into_iter()
             .collect();
@@ -289,43 +377,24 @@ fn sample_outcome(
     }
 }
 
-/// The rows of one results file's details; the inner Err says why the file has no per-sample
-/// outcome (refused alone, left out of a folder).
-fn read_details(
-    object: &Map<String, Value>,
+/// The entries of `details` in the file's order, and the replica count when it was told from the
+/// prompts' period alone (see [`replicas_of`]).
+fn entries_of<'a>(
+    object: &'a Map<String, Value>,
+    shape: Shape,
     file: &str,
-    system: &str,
     dataset: &str,
-    metric: Option<&str>,
-    scale: Option<(f64, f64)>,
-) -> Result<Result<FileRead, String>, LoadError> {
-    let Some(shape) = shape(object) else {
-        let empty = match object.get("details") {
-            Some(Value::Array(list)) => list.is_empty(),
-            Some(Value::Object(map)) => map.keys().all(|key| key == "type"),
-            _ => false,
-        };
-        let why = if empty {
-            "its details are empty (no sample was scored)"
-        } else if object.contains_key("details") {
-            "its details are in no shape OpenCompass writes (a list of entries with example_abbr, or numbered entries with a type)"
-        } else if object.keys().any(|k| k.ends_with("rollout results")) {
-            "a sampling run's rollouts (token counts), with no per-sample score"
-        } else {
-            "no per-sample details (OpenCompass writes them unless --dump-eval-details False)"
-        };
-        return Ok(Err(why.to_string()));
-    };
-    // (task, entry) in the file's order.
-    let mut entries: Vec<(String, &Map<String, Value>)> = Vec::new();
+) -> Result<(Vec<Entry<'a>>, Option<u64>), LoadError> {
+    let mut entries = Vec::new();
+    let mut by_period = None;
     match (shape, object.get("details")) {
         (Shape::Grouped, Some(Value::Array(list))) => {
             for (index, entry) in list.iter().enumerate() {
                 let at = |what: String| LoadError::new(file, format!("details[{index}]: {what}"));
-                let entry = entry
+                let fields = entry
                     .as_object()
                     .ok_or_else(|| at(format!("{entry} is not an object")))?;
-                let task = match entry.get("example_abbr") {
+                let task = match fields.get("example_abbr") {
                     Some(Value::String(s)) if !s.is_empty() => s.clone(),
                     other => {
                         return Err(at(format!(
@@ -334,7 +403,11 @@ fn read_details(
                         )));
                     }
                 };
-                entries.push((task, entry));
+                entries.push(Entry {
+                    task,
+                    run: None,
+                    fields,
+                });
             }
         }
         (Shape::Formatted, Some(Value::Object(map))) => {
@@ -351,96 +424,202 @@ fn read_details(
                         ),
                     )
                 })?;
-                let entry = entry.as_object().ok_or_else(|| {
+                let fields = entry.as_object().ok_or_else(|| {
                     LoadError::new(file, format!("details['{key}']: {entry} is not an object"))
                 })?;
-                numbered.push((index, entry));
+                numbered.push((index, fields));
             }
             numbered.sort_by_key(|(index, _)| *index);
-            entries.extend(
-                numbered
-                    .into_iter()
-                    .map(|(index, entry)| (format!("{dataset}_{index}"), entry)),
-            );
+            // With n replicas the dataset was repeated n times before the entries were numbered:
+            // entry i is example i mod size, replica i / size.
+            let n = replicas_of(&numbered, object);
+            let count = numbered.len() as u64;
+            if !count.is_multiple_of(n) {
+                return Err(LoadError::new(
+                    file,
+                    format!(
+                        "details: {count} numbered entries cannot be {n} replicas of the same examples (its figures name {n} runs)"
+                    ),
+                ));
+            }
+            let size = count / n;
+            if n > 1
+                && numbered
+                    .iter()
+                    .zip(0u64..)
+                    .any(|((index, _), i)| *index != i)
+            {
+                return Err(LoadError::new(
+                    file,
+                    format!(
+                        "details: its figures name {n} runs, but its entries are not numbered 0 to {} with no gap, as OpenCompass numbers replicas",
+                        count - 1
+                    ),
+                ));
+            }
+            if n > 1 && u64::from(replicas_named(object)) != n {
+                by_period = Some(n);
+            }
+            for (index, fields) in numbered {
+                // One replica's entries keep their own numbers (a gap stays a gap).
+                let (example, run) = if n > 1 {
+                    (index % size, index / size)
+                } else {
+                    (index, 0)
+                };
+                entries.push(Entry {
+                    task: format!("{dataset}_{example}"),
+                    run: Some(run as u32),
+                    fields,
+                });
+            }
         }
-        _ => return Ok(Err("its details are empty".to_string())),
+        _ => {}
     }
+    Ok((entries, by_period))
+}
+
+/// The rows of one results file's details; the inner Err says why the file has no per-sample
+/// outcome (refused alone, left out of a folder).
+fn read_details(
+    object: &Map<String, Value>,
+    file: &str,
+    system: &str,
+    dataset: &str,
+    metric: Option<&str>,
+    scale: Option<(f64, f64)>,
+) -> Result<Result<FileRead, String>, LoadError> {
+    let empty = match object.get("details") {
+        Some(Value::Array(list)) => list.is_empty(),
+        Some(Value::Object(map)) => map.keys().all(|key| key == "type"),
+        _ => false,
+    };
+    let Some(shape) = shape(object).filter(|_| !empty) else {
+        let why = if empty {
+            "its details are empty (no sample was scored)"
+        } else if object.contains_key("details") {
+            "its details are in no shape OpenCompass writes (a list of entries with example_abbr, or numbered entries with a type)"
+        } else if object.keys().any(|k| k.ends_with("rollout results")) {
+            "a sampling run's rollouts (token counts), with no per-sample score"
+        } else {
+            "no per-sample details (OpenCompass writes them unless --dump-eval-details False)"
+        };
+        return Ok(Err(why.to_string()));
+    };
+    let (entries, by_period) = entries_of(object, shape, file, dataset)?;
+    let headline = headline_of(object);
     let field = match outcome_field(&entries, metric) {
         Ok(field) => field,
+        // Numbered entries of an evaluator that gave no details (AccEvaluator's): its rule, where
+        // it reproduces the file's accuracy.
+        Err(_)
+            if metric.is_none()
+                && shape == Shape::Formatted
+                && entries.iter().all(|e| {
+                    e.fields.contains_key("predictions") && e.fields.contains_key("references")
+                }) =>
+        {
+            MATCHED.to_string()
+        }
         Err(why) => return Ok(Err(why)),
     };
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut seen: HashSet<(&str, Option<u32>)> = HashSet::new();
     let mut rows = Vec::new();
     let mut without_outcome = 0;
-    for (task, entry) in &entries {
-        if !seen.insert(task.as_str()) {
+    for entry in &entries {
+        let task = &entry.task;
+        if !seen.insert((task.as_str(), entry.run)) {
             return Err(LoadError::new(
                 file,
                 format!("details: example '{task}' is listed twice"),
             ));
         }
-        let source = |run: usize| format!("opencompass {dataset}.json {task} replica {run}");
-        let row = |run: usize, outcome: Option<f64>| CanonicalRow {
+        let row = |run: u32, outcome: Option<f64>| CanonicalRow {
             system: system.to_string(),
             task: task.clone(),
-            run: run as u32,
+            run,
             outcome,
             status: RowStatus::graded(outcome),
             group: Some(dataset.to_string()),
             cost_usd: None,
             seconds: None,
-            source: source(run),
+            source: format!("opencompass {dataset}.json {task} replica {run}"),
         };
-        let at = |run: usize, why: String| {
+        let at = |run: u32, why: String| {
             LoadError::new(
                 file,
                 format!("details: example '{task}', replica {run}: '{field}' {why}"),
             )
         };
-        match entry.get(field.as_str()) {
-            None => {
+        if field == MATCHED {
+            let matched = entry.fields.get("predictions") == entry.fields.get("references");
+            rows.push(row(
+                entry.run.unwrap_or(0),
+                Some(f64::from(u8::from(matched))),
+            ));
+            continue;
+        }
+        match (entry.fields.get(field.as_str()), entry.run) {
+            (None, run) => {
                 without_outcome += 1;
-                rows.push(row(0, None));
+                rows.push(row(run.unwrap_or(0), None));
             }
-            Some(Value::Array(replicas)) => {
-                for (run, value) in replicas.iter().enumerate() {
+            (Some(Value::Array(replicas)), None) => {
+                for (run, value) in (0u32..).zip(replicas) {
                     let outcome = sample_outcome(value, metric, scale).map_err(|e| at(run, e))?;
                     rows.push(row(run, outcome));
                 }
             }
-            Some(value) => {
-                let outcome = sample_outcome(value, metric, scale).map_err(|e| at(0, e))?;
-                rows.push(row(0, outcome));
+            (Some(value), run) => {
+                let run = run.unwrap_or(0);
+                let outcome = sample_outcome(value, metric, scale).map_err(|e| at(run, e))?;
+                rows.push(row(run, outcome));
             }
         }
     }
-    // The evaluator's own figure (`accuracy`, else `score`, named `… (n runs average)` for n > 1),
-    // for the default fields (a --metric field has no headline).
-    let headline = if metric.is_none() {
-        ["accuracy", "score"]
-            .iter()
-            .find_map(|name| {
-                object
-                    .iter()
-                    .find(|(key, _)| key.as_str() == *name || key.starts_with(&format!("{name} (")))
-            })
-            .and_then(|(key, value)| Some((key.clone(), value.as_f64()?)))
-            .and_then(|(key, figure)| {
-                let graded: Vec<f64> = rows.iter().filter_map(|r| r.outcome).collect();
-                (!graded.is_empty()).then(|| {
-                    let mean = 100.0 * graded.iter().sum::<f64>() / graded.len() as f64;
-                    (key, figure, mean)
-                })
-            })
-    } else {
-        None
+    // The evaluator's own figure against the mean of what was read (a --metric field has none).
+    // Replicas whose figures do not name them are numbered entries of an evaluator that gave no
+    // details, whose figures are its last replica's alone.
+    let last_run = rows.iter().map(|r| r.run).max().unwrap_or(0);
+    let last_only = by_period.is_some();
+    let graded: Vec<f64> = rows
+        .iter()
+        .filter(|r| !last_only || r.run == last_run)
+        .filter_map(|r| r.outcome)
+        .collect();
+    let mean =
+        (!graded.is_empty()).then(|| 100.0 * graded.iter().sum::<f64>() / graded.len() as f64);
+    let checked = match (metric, headline, mean) {
+        (None, Some((key, figure)), Some(mean)) => Some((key, figure, mean)),
+        _ => None,
     };
+    if field == MATCHED {
+        // Not the evaluator's own outcome: read only where it gives the evaluator's figure.
+        let says = match (&checked, mean) {
+            (Some((_, figure, mean)), _) if agrees(*figure, *mean) => None,
+            (Some((key, figure, mean)), _) => Some(format!(
+                "its details hold no per-sample correctness, and predictions == references gives {mean:.4}, not its '{key}' {figure:.4} (the evaluator is not AccEvaluator's exact match)"
+            )),
+            (None, _) => Some(
+                "its details hold no per-sample correctness, and no accuracy to check predictions == references against".to_string(),
+            ),
+        };
+        if let Some(why) = says {
+            return Ok(Err(why));
+        }
+    }
+    let examples = entries
+        .iter()
+        .map(|e| e.task.as_str())
+        .collect::<HashSet<_>>()
+        .len();
     Ok(Ok(FileRead {
         rows,
         without_outcome,
-        examples: entries.len(),
+        by_period,
+        examples,
         field,
-        headline,
+        headline: checked,
     }))
 }
 
@@ -463,6 +642,27 @@ fn read_notes(shown: &str, reads: &[(String, FileRead)], notes: &mut Vec<String>
             .collect::<Vec<_>>()
             .join(", ")
     ));
+    let matched: Vec<&str> = reads
+        .iter()
+        .filter(|(_, r)| r.field == MATCHED)
+        .map(|(file, _)| file.as_str())
+        .collect();
+    if !matched.is_empty() {
+        notes.push(format!(
+            "{shown}: details with no per-sample correctness (an evaluator that gives none, such as AccEvaluator, most multiple-choice configurations' own) read as {MATCHED}, AccEvaluator's rule, which gives each such file's own accuracy: {}",
+            matched.join(", ")
+        ));
+    }
+    let periodic: Vec<String> = reads
+        .iter()
+        .filter_map(|(file, r)| r.by_period.map(|n| format!("{file} {n}")))
+        .collect();
+    if !periodic.is_empty() {
+        notes.push(format!(
+            "{shown}: numbered entries whose prompts repeat, read as replicas of the first (OpenCompass repeats a dataset n times, and an evaluator without details reports only the last replica's figures, which its mean was checked against): {}",
+            periodic.join(", ")
+        ));
+    }
     let lacking: Vec<String> = reads
         .iter()
         .filter(|(_, r)| r.without_outcome > 0)
@@ -477,7 +677,7 @@ fn read_notes(shown: &str, reads: &[(String, FileRead)], notes: &mut Vec<String>
     let (mut agree, mut differ) = (0usize, Vec::new());
     for (file, read) in reads {
         if let Some((key, figure, mean)) = &read.headline {
-            if (figure - mean).abs() <= HEADLINE_SLACK * (1.0 + figure.abs()) {
+            if agrees(*figure, *mean) {
                 agree += 1;
             } else {
                 differ.push(format!(
