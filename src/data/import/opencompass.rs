@@ -29,10 +29,12 @@
 //!   is example i mod size; n comes from the figures' `(n runs average)`, or, since an evaluator
 //!   without details returns its last replica's figures unnamed, from the prompts' period.
 //! - Each file's mean is checked against its own headline (`accuracy`, else `score`, named
-//!   `… (n runs average)` for n > 1), and a difference is noted. A file with no per-sample outcome (written with
-//!   `--dump-eval-details False`, an LLM judge's details that hold only the judge's reply, or a
-//!   sampling run's rollouts) is refused alone, and left out of a folder with a note naming it;
-//!   datasets with predictions but no results yet (a run still evaluating) are noted.
+//!   `… (n runs average)` for n > 1; for replicas the figures do not name, the last replica's, the
+//!   only one such a file reports), and a difference is noted. A file with no per-sample outcome
+//!   (written with `--dump-eval-details False`, an evaluator whose figure is not exact match, an
+//!   LLM judge's details that hold only the judge's reply, or a sampling run's rollouts) is refused
+//!   alone, and left out of a folder with a note saying why; datasets with predictions but no
+//!   results yet (a run still evaluating) are noted.
 //! - A run folder (the one holding `results/`), its `results/`, or one model's folder under it is
 //!   read as one result (and followed by `watch` as results land).
 
