@@ -230,7 +230,8 @@ pub struct ImportFlags {
     /// instance); for swebench.com's leaderboards.json, the board read (bash-only, Verified, …;
     /// default: the first with per-instance results); for OSWorld, a test set file
     /// (evaluation_examples/test_all.json: domain → example ids) whose tasks without an example
-    /// folder are read as not attempted.
+    /// folder are read as not attempted; for LiveBench, a release (its date, e.g. 2024-11-25): the
+    /// questions released on or before it and not removed by it, as its leaderboard reads them.
     #[arg(long, value_name = "SPLIT")]
     pub split: Option<String>,
     /// The lm-eval filter whose sample lines are read (default: none when present, else the first).

@@ -3178,6 +3178,66 @@ fn livebench_judgments_give_each_model_s_scores_by_category_from_a_file_or_the_t
 }
 
 #[test]
+fn livebench_reads_one_release_as_its_leaderboard_does() {
+    // The fixture's questions dated as LiveBench dates them: two plot_unscrambling questions
+    // released 2024-11-25, one removed on 2024-08-31 (the rest released 2024-06-24, in use).
+    let data = temp_dir("livebench-releases").join("data");
+    copy_tree(&fixture("livebench").join("data"), &data);
+    let questions = data.join("live_bench/language/plot_unscrambling/question.jsonl");
+    let text = std::fs::read_to_string(&questions).expect("questions");
+    let mut lines: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("json"))
+        .collect();
+    lines[0]["livebench_release_date"] = Value::from("2024-11-25");
+    lines[1]["livebench_release_date"] = Value::from("2024-11-25");
+    lines[2]["livebench_removal_date"] = Value::from("2024-08-31");
+    let removed = lines[2]["question_id"].as_str().expect("id").to_string();
+    let later = lines[0]["question_id"].as_str().expect("id").to_string();
+    let dated: String = lines.iter().map(|line| format!("{line}\n")).collect();
+    std::fs::write(&questions, dated).expect("write");
+    let path = data.to_string_lossy().into_owned();
+    // Every judgment without --split, with a note on those of removed questions.
+    let words = info_words(&[&path]);
+    assert!(
+        words.contains("tasks 16 ")
+            && words.contains("2 judgments are of questions LiveBench has removed"),
+        "{words}"
+    );
+    // Release 2024-08-31: the later questions are not in it yet, the removed one is gone.
+    let rows = import_rows("livebench", &[&data], &["--split", "2024-08-31"], "lb-0831");
+    assert_eq!(rows.len(), 2 * 13);
+    assert!(
+        rows.iter()
+            .all(|r| r["task"] != removed.as_str() && r["task"] != later.as_str())
+    );
+    let words = info_words(&[&path, "--split", "2024-08-31"]);
+    assert!(
+        words.contains("6 judgments left out (4 released after it, 2 removed by it)"),
+        "{words}"
+    );
+    // Before the removal the question is in; a later release takes the new questions.
+    assert_eq!(
+        import_rows("livebench", &[&data], &["--split", "2024-07-26"], "lb-0726").len(),
+        2 * 14
+    );
+    assert_eq!(
+        import_rows("livebench", &[&data], &["--split", "2024-11-25"], "lb-1125").len(),
+        2 * 15
+    );
+    assert_refused(
+        &pareval(&["info", &path, "--split", "november"]),
+        "--split 'november' is not a LiveBench release: give its date, YYYY-MM-DD",
+    );
+    // A release needs the dates: a task without its question file is refused, named.
+    std::fs::remove_file(&questions).expect("remove");
+    assert_refused(
+        &pareval(&["info", &path, "--split", "2024-08-31"]),
+        "ground_truth_judgment.jsonl: --split reads one LiveBench release, which the task's question.jsonl dates, and there is none",
+    );
+}
+
+#[test]
 fn evalscope_outputs_give_each_review_s_main_score_with_generations_and_invocations_as_runs() {
     // Outputs EvalScope 1.14.1's own run_task wrote against a stand-in OpenAI-compatible server.
     let outputs = fixture("evalscope").join("outputs");

@@ -19,6 +19,14 @@
 //! A folder holding such files below it (LiveBench's `data/` or `data/live_bench/`, a category's
 //! or a task's folder) is read as one result: every `model_judgment/ground_truth_judgment.jsonl`
 //! in it.
+//!
+//! Releases: LiveBench adds questions in releases and retires old ones; each task's
+//! `question.jsonl` (beside its `model_judgment/`) dates them (`livebench_release_date`,
+//! `livebench_removal_date`, empty while in use). The leaderboard of a release reads the questions
+//! released on or before it and not removed by it (`show_livebench_result.py
+//! --livebench-release-option`). `--split RELEASE` reads that release the same way, leaving the
+//! other judgments out with a note; without it every judgment is read, and a note counts those of
+//! questions LiveBench has removed.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -196,6 +204,177 @@ fn read_file(bytes: &[u8], file: &str, read: &mut Read) -> Result<usize, LoadErr
     Ok(non_finite)
 }
 
+/// The file beside a task's `model_judgment/` that dates its questions.
+const QUESTION_FILE: &str = "question.jsonl";
+
+/// A question's release and removal dates (`YYYY-MM-DD`; removal empty while in use).
+struct Dates {
+    released: String,
+    removed: String,
+}
+
+/// The dates of the questions of the task whose judgment file is `judgments` (None when the task
+/// has no question file).
+fn question_dates(judgments: &Path) -> Result<Option<HashMap<String, Dates>>, LoadError> {
+    let Some(path) = judgments
+        .parent()
+        .and_then(Path::parent)
+        .map(|task| task.join(QUESTION_FILE))
+        .filter(|path| path.is_file())
+    else {
+        return Ok(None);
+    };
+    let file = path.display().to_string();
+    let bytes = std::fs::read(&path)
+        .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
+    let mut dates = HashMap::new();
+    for_each_line(&bytes, &file, false, |_, line| {
+        let text = |key: &str| match line.get(key) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(Value::Number(n)) => Ok(n.to_string()),
+            None | Some(Value::Null) => Ok(String::new()),
+            Some(other) => Err(format!("{key} is {other}, not a date")),
+        };
+        let question = text("question_id")?;
+        if question.is_empty() {
+            return Err("question_id is missing".to_string());
+        }
+        let released = text("livebench_release_date")?;
+        let removed = text("livebench_removal_date")?;
+        dates.insert(question, Dates { released, removed });
+        Ok(())
+    })?;
+    Ok(Some(dates))
+}
+
+/// Why a question is not in `release` (None when it is): released after it, or removed by it.
+fn outside(dates: &Dates, release: &str) -> Option<&'static str> {
+    if dates.released.as_str() > release {
+        Some("released after it")
+    } else if !dates.removed.is_empty() && dates.removed.as_str() <= release {
+        Some("removed by it")
+    } else {
+        None
+    }
+}
+
+/// A release as `--split` names it: a date `YYYY-MM-DD`.
+fn release_of(split: &str) -> Result<&str, String> {
+    let text = split.trim();
+    let bytes = text.as_bytes();
+    let shaped = bytes.len() == 10
+        && bytes.iter().enumerate().all(|(i, b)| match i {
+            4 | 7 => *b == b'-',
+            _ => b.is_ascii_digit(),
+        });
+    if shaped {
+        Ok(text)
+    } else {
+        Err(format!(
+            "--split '{split}' is not a LiveBench release: give its date, YYYY-MM-DD (e.g. 2024-11-25)"
+        ))
+    }
+}
+
+/// What the question files said of the judgments read.
+#[derive(Default)]
+struct Releases {
+    /// With `--split`: judgments left out, by why.
+    left_out: std::collections::BTreeMap<&'static str, usize>,
+    /// Judgments of questions LiveBench marks removed (read without `--split`).
+    removed: usize,
+    /// Judgment files with no question file beside their task.
+    undated: usize,
+}
+
+/// Applies a release (or, without one, counts judgments of removed questions) to the rows `from`
+/// on of `read`, which came from the judgment file at `path`.
+fn apply_release(
+    read: &mut Read,
+    from: usize,
+    path: &Path,
+    release: Option<&str>,
+    releases: &mut Releases,
+) -> Result<(), LoadError> {
+    let Some(dates) = question_dates(path)? else {
+        if release.is_some() {
+            return Err(LoadError::new(
+                path.display().to_string(),
+                format!(
+                    "--split reads one LiveBench release, which the task's {QUESTION_FILE} dates, and there is none beside its {JUDGMENT_FOLDER}/"
+                ),
+            ));
+        }
+        releases.undated += 1;
+        return Ok(());
+    };
+    let Some(release) = release else {
+        releases.removed += read.rows[from..]
+            .iter()
+            .filter(|row| dates.get(&row.task).is_some_and(|d| !d.removed.is_empty()))
+            .count();
+        return Ok(());
+    };
+    let keep: Vec<bool> = read.rows[from..]
+        .iter()
+        .map(|row| {
+            let why = match dates.get(&row.task) {
+                Some(dated) => outside(dated, release),
+                None => Some("not in its question file"),
+            };
+            if let Some(why) = why {
+                *releases.left_out.entry(why).or_default() += 1;
+                // The counts of the notes are of the judgments read.
+                read.failed -= usize::from(row.status == RowStatus::Error);
+                read.left_out -= usize::from(row.status == RowStatus::NotAttempted);
+            }
+            why.is_none()
+        })
+        .collect();
+    retain_from(&mut read.rows, from, &keep);
+    retain_from(&mut read.lines, from, &keep);
+    Ok(())
+}
+
+/// Keeps the items of `items` before `from`, and of those from `from` on the ones `keep` marks.
+fn retain_from<T>(items: &mut Vec<T>, from: usize, keep: &[bool]) {
+    let mut index = 0usize;
+    items.retain(|_| {
+        index += 1;
+        index <= from || keep.get(index - 1 - from).copied().unwrap_or(true)
+    });
+}
+
+/// The notes of what the question files said.
+fn release_notes(shown: &str, release: Option<&str>, releases: &Releases) -> Vec<String> {
+    let mut notes = Vec::new();
+    match release {
+        Some(release) => {
+            let left: usize = releases.left_out.values().sum();
+            let why: Vec<String> = releases
+                .left_out
+                .iter()
+                .map(|(why, n)| format!("{n} {why}"))
+                .collect();
+            notes.push(format!(
+                "{shown}: LiveBench release {release} (--split): its questions, released on or before it and not removed by it, as its leaderboard reads them; {} left out{}",
+                counted(left, "judgment", "judgments"),
+                if why.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", why.join(", "))
+                }
+            ));
+        }
+        None if releases.removed > 0 => notes.push(format!(
+            "{shown}: {} of questions LiveBench has removed (livebench_removal_date), which the leaderboards of later releases leave out: --split RELEASE reads one release as its leaderboard does",
+            counted(releases.removed, "judgment is", "judgments are")
+        )),
+        None => {}
+    }
+    notes
+}
+
 /// The notes of a read (`shown`: the file or folder).
 fn notes(shown: &str, files: usize, read: &Read) -> Vec<String> {
     let mut systems: Vec<&str> = read.rows.iter().map(|r| r.system.as_str()).collect();
@@ -235,11 +414,23 @@ fn notes(shown: &str, files: usize, read: &Read) -> Vec<String> {
     notes
 }
 
-/// The rows of one judgments file.
-pub fn judgments(bytes: &[u8], file: &str) -> Result<(Imported, usize), LoadError> {
+/// The rows of one judgments file (read for one release with `split`).
+pub fn judgments(
+    bytes: &[u8],
+    path: &Path,
+    file: &str,
+    split: Option<&str>,
+) -> Result<(Imported, usize), LoadError> {
+    let release = split
+        .map(release_of)
+        .transpose()
+        .map_err(|why| LoadError::new(file, why))?;
     let mut read = Read::default();
     let non_finite = read_file(bytes, file, &mut read)?;
-    let notes = notes(file, 1, &read);
+    let mut releases = Releases::default();
+    apply_release(&mut read, 0, path, release, &mut releases)?;
+    let mut notes = notes(file, 1, &read);
+    notes.extend(release_notes(file, release, &releases));
     Ok((
         Imported {
             rows: read.rows,
@@ -252,19 +443,27 @@ pub fn judgments(bytes: &[u8], file: &str) -> Result<(Imported, usize), LoadErro
 
 /// The rows of every judgments file below a folder, the bytes read (for the content hash) and the
 /// name messages use.
-pub fn tree(folder: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
+pub fn tree(folder: &Path, split: Option<&str>) -> Result<(Imported, Vec<u8>, String), LoadError> {
     let shown = folder.display().to_string();
+    let release = split
+        .map(release_of)
+        .transpose()
+        .map_err(|why| LoadError::new(&shown, why))?;
     let files = judgment_files(folder, false);
     let mut read = Read::default();
     let mut bytes = Vec::new();
+    let mut releases = Releases::default();
     for path in &files {
         let file = path.display().to_string();
         let text = std::fs::read(path)
             .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
+        let from = read.rows.len();
         read_file(&text, &file, &mut read)?;
+        apply_release(&mut read, from, path, release, &mut releases)?;
         bytes.extend_from_slice(&text);
     }
-    let notes = notes(&shown, files.len(), &read);
+    let mut notes = notes(&shown, files.len(), &read);
+    notes.extend(release_notes(&shown, release, &releases));
     // Rows of several files: placed by their source (task and line), not by a line number.
     Ok((Imported::entries(read.rows, notes), bytes, shown))
 }

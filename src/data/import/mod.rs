@@ -1327,7 +1327,7 @@ fn parse_file(
             .map(Some);
     }
     if matches!(format, None | Some(ImportFormat::LiveBench)) && livebench::is_tree(path) {
-        let (imported, bytes, file) = livebench::tree(path)?;
+        let (imported, bytes, file) = livebench::tree(path, settings.split)?;
         return finish_parsed(imported, ImportFormat::LiveBench, file, &bytes, 0, settings)
             .map(Some);
     }
@@ -1432,7 +1432,9 @@ fn parse_file(
             // Typed lines: a red-teaming eval's prompts and responses are never held as values.
             ImportFormat::Promptfoo => (promptfoo::lines(&bytes, &file, settings.metric)?, 0),
             ImportFormat::OpenAiEvals => (openai_evals::log_file(&bytes, &file, settings)?, 0),
-            ImportFormat::LiveBench => livebench::judgments(&bytes, &file)?,
+            ImportFormat::LiveBench => {
+                livebench::judgments(&bytes, &file_path, &file, settings.split)?
+            }
             ImportFormat::ArenaHard => arena_hard::judgments(&bytes, &file)?,
             ImportFormat::HumanEval => human_eval::results(&bytes, &file_path, &file)?,
             ImportFormat::MtBench => mt_bench::judgments(
