@@ -36,21 +36,31 @@ fn an_opencompass_run_gives_each_example_as_a_task_and_each_replica_as_a_run() {
     let run = run_folder();
     let rows = import_rows("opencompass", &[&run], &[], "opencompass-run");
     // Two models × (arith-easy: 40 examples, 1 replica; arith-hard: 30 examples, 3 replicas;
-    // arith-acc: 25 examples, 2 replicas).
-    assert_eq!(rows.len(), 2 * (40 + 30 * 3 + 25 * 2));
+    // arith-acc: 25 examples, 2 replicas; arith-judged: 30 examples).
+    assert_eq!(rows.len(), 2 * (40 + 30 * 3 + 25 * 2 + 30));
     let tallied = tally(&rows);
     // The files' own headlines: standin-70 accuracy 80.0 on arith-easy (32 of 40) and score
     // (3 runs average) 78.89 on arith-hard (71 of 90); standin-50 50.0 (20) and 51.11 (46).
     // arith-acc (AccEvaluator, no details): predictions equal to references, 37 of 50 and 25 of
-    // 50, whose last replicas give the files' accuracy 68.0 and 52.0 (README of the fixture).
+    // 50, whose last replicas give the files' accuracy 68.0 and 52.0; arith-judged (an LLM judge):
+    // its correct_count, 19 and 16 of 30 (README of the fixture).
     assert_eq!(
         (
             tallied["standin-70"].tasks,
             tallied["standin-70"].outcome_sum
         ),
-        (95, 32.0 + 71.0 + 37.0)
+        (125, 32.0 + 71.0 + 37.0 + 19.0)
     );
-    assert_eq!(tallied["standin-50"].outcome_sum, 20.0 + 46.0 + 25.0);
+    assert_eq!(tallied["standin-50"].outcome_sum, 20.0 + 46.0 + 25.0 + 16.0);
+    // The judge's replies with no grade (its not_attempted_count, 2 and 4): 0, status error.
+    assert_eq!(tallied["standin-70"].statuses.get("error"), Some(&2));
+    assert_eq!(tallied["standin-50"].statuses.get("error"), Some(&4));
+    assert!(
+        rows.iter()
+            .filter(|r| text(r, "status") == "error")
+            .all(|r| text(r, "source").ends_with("the judge gave no grade")
+                && r["group"] == "arith-judged")
+    );
     let replicas: Vec<String> = rows
         .iter()
         .filter(|r| r["system"] == "standin-70" && r["task"] == "arith-hard_5")
@@ -67,11 +77,12 @@ fn an_opencompass_run_gives_each_example_as_a_task_and_each_replica_as_a_run() {
     let words = info_words(&[&run.to_string_lossy()]);
     for said in [
         "read as opencompass (recognised by its layout)",
-        "OpenCompass results of 6 dataset files (190 examples, 360 samples); outcome: 'correct' in 4, 'predictions == references' in 2",
+        "OpenCompass results of 8 dataset files (250 examples, 420 samples); outcome: 'correct' in 4, 'predictions == references' in 2, 'the judge's grade (its first A or B)' in 2",
+        "read by OpenCompass's rule, the first A (correct) or B (incorrect) in the judge's reply, which gives each such file's own accuracy: standin-50/arith-judged.json (4 with no grade: 0, status error), standin-70/arith-judged.json (2 with no grade: 0, status error)",
         "read as predictions == references, AccEvaluator's rule, which gives each such file's own accuracy: standin-50/arith-acc.json, standin-70/arith-acc.json",
         "read as replicas of the first",
         "standin-50/arith-acc.json 2, standin-70/arith-acc.json 2",
-        "checked against 100 × the mean of its details: 6 of 6 agree",
+        "checked against 100 × the mean of its details: 8 of 8 agree",
         // An evaluator whose figure is not exact match: no outcome can be told from its details.
         "left out, with no per-sample outcome: standin-50/arith-lenient.json (its details hold no per-sample correctness, and predictions == references gives 40.0000, not its 'accuracy' 100.0000 (the evaluator is not AccEvaluator's exact match))",
     ] {
@@ -81,7 +92,7 @@ fn an_opencompass_run_gives_each_example_as_a_task_and_each_replica_as_a_run() {
     let results = run.join("results");
     assert_eq!(
         import_rows("opencompass", &[&results], &[], "opencompass-results").len(),
-        360
+        420
     );
     let model = results.join("standin-50");
     assert!(
@@ -90,7 +101,7 @@ fn an_opencompass_run_gives_each_example_as_a_task_and_each_replica_as_a_run() {
     );
     assert_eq!(
         import_rows("opencompass", &[&model], &[], "opencompass-model").len(),
-        180
+        210
     );
 }
 
@@ -106,6 +117,12 @@ fn an_opencompass_results_file_alone_is_named_after_its_folder() {
     ] {
         assert!(words.contains(said), "{said}\n{words}");
     }
+    // The judge's replies beside a judged file are read through it; alone, they name it.
+    let replies = run_folder().join("results/standin-70/arith-judged_replica0.json");
+    assert_refused(
+        &pareval(&["info", &replies.to_string_lossy()]),
+        "arith-judged_replica0.json: an LLM judge's replies, which OpenCompass's GenericLLMEvaluator writes beside the results it grades: give arith-judged.json beside it",
+    );
     // A file whose details hold no outcome is refused alone, saying why.
     let bare = run_folder().join("results/standin-70/arith-lenient.json");
     assert_refused(
@@ -161,6 +178,24 @@ fn opencompass_details_are_checked_against_the_file_s_own_headline() {
     );
     assert_eq!(rows.len(), 40);
     assert!(rows.iter().all(|r| text(r, "outcome") == "0.5"));
+}
+
+#[test]
+fn an_llm_judge_graded_otherwise_is_not_read_by_opencompass_s_rule() {
+    // A judge configured with other tags (replies "yes"/"no"): the first A or B no longer gives
+    // the file's accuracy, so no outcome is read from it.
+    let run = run_copy("opencompass-judge-tags");
+    let file = run.join("results/standin-70/arith-judged.json");
+    edit_json(&file, |value| {
+        for entry in value["details"].as_array_mut().expect("details") {
+            let reply = entry["prediction"][0].as_str().unwrap_or("").to_string();
+            entry["prediction"][0] = Value::from(if reply == "A" { "yes" } else { "no" });
+        }
+    });
+    assert_refused(
+        &pareval(&["info", &file.to_string_lossy()]),
+        "arith-judged.json: an OpenCompass results file, but its details hold no per-sample correctness, and the judge's first A or B gives 0.0000, not its 'accuracy' 63.3333 (the evaluator is not a judge graded A/B as generic_llmjudge_postprocess reads it)",
+    );
 }
 
 #[test]
@@ -224,10 +259,10 @@ fn a_running_opencompass_run_says_what_is_answered_but_not_graded_and_is_followe
     // `watch` follows the run: a dataset's samples count once its results file is written.
     let mut followed =
         pareval::watch::follow::Followed::new(std::slice::from_ref(&run)).expect("followed");
-    assert_eq!(rows_once_read(&mut followed), 180 + 40 + 50);
+    assert_eq!(rows_once_read(&mut followed), 210 + 40 + 50 + 30);
     std::fs::write(&graded, kept).expect("write");
     // The run is read again whole, now with standin-50's 90 samples of arith-hard.
-    assert_eq!(rows_once_read(&mut followed), 360);
+    assert_eq!(rows_once_read(&mut followed), 420);
 }
 
 #[test]

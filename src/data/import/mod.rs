@@ -1494,10 +1494,14 @@ fn parse_file(
                             .unwrap_or_default()
                     ),
                 )),
-                Some(object) => Err(match opencompass::ungraded_hint(object) {
-                    Some(hint) => LoadError::new(&file, hint),
-                    None => unknown_object(&file, object),
-                }),
+                Some(object) => Err(
+                    match opencompass::judge_output_hint(&file_path)
+                        .or_else(|| opencompass::ungraded_hint(object))
+                    {
+                        Some(hint) => LoadError::new(&file, hint),
+                        None => unknown_object(&file, object),
+                    },
+                ),
                 None => Ok(None),
             };
         };

@@ -24,15 +24,17 @@
 //!   per-sample field (a number in [0, 1], or `--score-scale MIN:MAX`); null → not attempted, and
 //!   so is an example whose entry lacks the field (an evaluator that skipped it). Numbered entries
 //!   with no correctness (an evaluator that gives no details, `AccEvaluator` above all) are read as
-//!   `predictions == references`, its rule, only where that gives the file's own accuracy.
+//!   `predictions == references`, its rule, only where that gives the file's own accuracy; an LLM
+//!   judge's details (`GenericLLMEvaluator`, the judge's reply in `prediction`) by OpenCompass's
+//!   own grading of the reply, its first `A` or `B`, likewise.
 //! - numbered entries of n replicas: the dataset was repeated n times before numbering, so entry i
 //!   is example i mod size; n comes from the figures' `(n runs average)`, or, since an evaluator
 //!   without details returns its last replica's figures unnamed, from the prompts' period.
 //! - Each file's mean is checked against its own headline (`accuracy`, else `score`, named
 //!   `… (n runs average)` for n > 1; for replicas the figures do not name, the last replica's, the
 //!   only one such a file reports), and a difference is noted. A file with no per-sample outcome
-//!   (written with `--dump-eval-details False`, an evaluator whose figure is not exact match, an
-//!   LLM judge's details that hold only the judge's reply, or a sampling run's rollouts) is refused
+//!   (written with `--dump-eval-details False`, an evaluator whose figure is not exact match, a
+//!   judge whose grades are not A/B, or a sampling run's rollouts) is refused
 //!   alone, and left out of a folder with a note saying why; datasets with predictions but no
 //!   results yet (a run still evaluating) are noted.
 //! - A run folder (the one holding `results/`), its `results/`, or one model's folder under it is
@@ -219,6 +221,26 @@ pub fn tracked_files(path: &Path) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
+/// What to give instead of an LLM judge's replies given alone (see [`is_judge_output`]).
+pub fn judge_output_hint(path: &Path) -> Option<String> {
+    is_judge_output(path).then(|| {
+        let name = dataset_of(path);
+        let base = name.rsplit_once("_replica").map_or(name.as_str(), |(b, _)| b);
+        format!(
+            "an LLM judge's replies, which OpenCompass's GenericLLMEvaluator writes beside the results it grades: give {base}.json beside it (or the run's folder), whose details are read by the judge's grades"
+        )
+    })
+}
+
+/// Whether a file is an LLM judge's replies that `GenericLLMEvaluator` writes beside the results
+/// it grades (`<dataset>_replica<k>.json` beside `<dataset>.json`): read through those results.
+fn is_judge_output(path: &Path) -> bool {
+    let name = dataset_of(path);
+    name.rsplit_once("_replica")
+        .filter(|(_, k)| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+        .is_some_and(|(base, _)| path.with_file_name(format!("{base}.json")).is_file())
+}
+
 /// The file's name less `.json`: the dataset's abbreviation.
 fn dataset_of(path: &Path) -> String {
     let name = path
@@ -238,6 +260,8 @@ struct FileRead {
     rows: Vec<CanonicalRow>,
     /// Examples whose entry lacks the outcome field, read as not attempted.
     without_outcome: usize,
+    /// Replies of an LLM judge with no grade in them (read as 0, status error).
+    ungraded: usize,
     /// The replicas of numbered entries, when only their prompts' period told them.
     by_period: Option<u64>,
     examples: usize,
@@ -252,6 +276,23 @@ struct FileRead {
 /// evaluator of most of OpenCompass's multiple-choice configurations, scores a sample. Read only
 /// where it gives the file's own accuracy.
 const MATCHED: &str = "predictions == references";
+
+/// The outcome of an LLM judge's details (`GenericLLMEvaluator` with OpenCompass's
+/// `generic_llmjudge_postprocess`): the judge's reply (`prediction`) graded as OpenCompass grades
+/// it, by the first `A` (correct) or `B` (incorrect) in it; a reply with neither counts as not
+/// correct (OpenCompass's `not_attempted_count`: the judge gave no grade), kept as 0 with status
+/// error. Read only where it gives the file's own accuracy (a judge configured with other tags
+/// does not).
+const JUDGED: &str = "the judge's grade (its first A or B)";
+
+/// The grade OpenCompass reads in a judge's reply: the first `A` or `B` in it.
+fn judge_grade(reply: &str) -> Option<bool> {
+    reply.chars().find_map(|c| match c {
+        'A' => Some(true),
+        'B' => Some(false),
+        _ => None,
+    })
+}
 
 /// One entry of `details`: its task, its replica when the entry is one sample (numbered entries),
 /// and its fields.
@@ -353,7 +394,7 @@ fn outcome_field(entries: &[Entry<'_>], metric: Option<&str>) -> Result<String, 
         let wanted = match metric {
             Some(key) => format!("'{key}' (--metric)"),
             None => format!(
-                "{} (the evaluator gave none, or an LLM judge's details hold only its reply; --metric KEY reads another per-sample field)",
+                "{} (the evaluator gave none; --metric KEY reads another per-sample field)",
                 OUTCOME_FIELDS.join(", ")
             ),
         };
@@ -523,8 +564,20 @@ fn read_details(
         {
             MATCHED.to_string()
         }
+        // An LLM judge's details: its replies, with the counts of get_final_results beside them.
+        Err(_)
+            if metric.is_none()
+                && shape == Shape::Grouped
+                && ["correct_count", "incorrect_count", "not_attempted_count"]
+                    .iter()
+                    .all(|key| object.contains_key(*key))
+                && entries.iter().all(|e| e.fields.contains_key("prediction")) =>
+        {
+            JUDGED.to_string()
+        }
         Err(why) => return Ok(Err(why)),
     };
+    let mut ungraded = 0usize;
     let mut seen: HashSet<(&str, Option<u32>)> = HashSet::new();
     let mut rows = Vec::new();
     let mut without_outcome = 0;
@@ -561,6 +614,27 @@ fn read_details(
             ));
             continue;
         }
+        if field == JUDGED {
+            let replies = match entry.fields.get("prediction") {
+                Some(Value::Array(replies)) => replies.iter().collect::<Vec<_>>(),
+                Some(reply) => vec![reply],
+                None => Vec::new(),
+            };
+            for (run, reply) in (0u32..).zip(replies) {
+                let Value::String(reply) = reply else {
+                    return Err(at(run, format!("{reply} is not the judge's reply")));
+                };
+                let grade = judge_grade(reply);
+                ungraded += usize::from(grade.is_none());
+                let mut judged = row(run, Some(f64::from(u8::from(grade == Some(true)))));
+                if grade.is_none() {
+                    judged.status = RowStatus::Error;
+                    judged.source.push_str(": the judge gave no grade");
+                }
+                rows.push(judged);
+            }
+            continue;
+        }
         match (entry.fields.get(field.as_str()), entry.run) {
             (None, run) => {
                 without_outcome += 1;
@@ -595,16 +669,24 @@ fn read_details(
         (None, Some((key, figure)), Some(mean)) => Some((key, figure, mean)),
         _ => None,
     };
-    if field == MATCHED {
+    if field == MATCHED || field == JUDGED {
         // Not the evaluator's own outcome: read only where it gives the evaluator's figure.
+        let (rule, unlike) = if field == MATCHED {
+            ("predictions == references", "AccEvaluator's exact match")
+        } else {
+            (
+                "the judge's first A or B",
+                "a judge graded A/B as generic_llmjudge_postprocess reads it",
+            )
+        };
         let says = match (&checked, mean) {
             (Some((_, figure, mean)), _) if agrees(*figure, *mean) => None,
             (Some((key, figure, mean)), _) => Some(format!(
-                "its details hold no per-sample correctness, and predictions == references gives {mean:.4}, not its '{key}' {figure:.4} (the evaluator is not AccEvaluator's exact match)"
+                "its details hold no per-sample correctness, and {rule} gives {mean:.4}, not its '{key}' {figure:.4} (the evaluator is not {unlike})"
             )),
-            (None, _) => Some(
-                "its details hold no per-sample correctness, and no accuracy to check predictions == references against".to_string(),
-            ),
+            (None, _) => Some(format!(
+                "its details hold no per-sample correctness, and no accuracy to check {rule} against"
+            )),
         };
         if let Some(why) = says {
             return Ok(Err(why));
@@ -618,6 +700,7 @@ fn read_details(
     Ok(Ok(FileRead {
         rows,
         without_outcome,
+        ungraded,
         by_period,
         examples,
         field,
@@ -653,6 +736,23 @@ fn read_notes(shown: &str, reads: &[(String, FileRead)], notes: &mut Vec<String>
         notes.push(format!(
             "{shown}: details with no per-sample correctness (an evaluator that gives none, such as AccEvaluator, most multiple-choice configurations' own) read as {MATCHED}, AccEvaluator's rule, which gives each such file's own accuracy: {}",
             matched.join(", ")
+        ));
+    }
+    let judged: Vec<String> = reads
+        .iter()
+        .filter(|(_, r)| r.field == JUDGED)
+        .map(|(file, r)| {
+            if r.ungraded > 0 {
+                format!("{file} ({} with no grade: 0, status error)", r.ungraded)
+            } else {
+                file.clone()
+            }
+        })
+        .collect();
+    if !judged.is_empty() {
+        notes.push(format!(
+            "{shown}: an LLM judge's details (GenericLLMEvaluator) read by OpenCompass's rule, the first A (correct) or B (incorrect) in the judge's reply, which gives each such file's own accuracy: {}",
+            judged.join(", ")
         ));
     }
     let periodic: Vec<String> = reads
@@ -755,6 +855,9 @@ pub fn tree(
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         for file_path in json_files(model) {
+            if is_judge_output(&file_path) {
+                continue;
+            }
             let file = file_path.display().to_string();
             let (value, text) = super::read_member(
                 &file_path,
