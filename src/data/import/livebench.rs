@@ -283,8 +283,6 @@ struct Releases {
     left_out: std::collections::BTreeMap<&'static str, usize>,
     /// Judgments of questions LiveBench marks removed (read without `--split`).
     removed: usize,
-    /// Judgment files with no question file beside their task.
-    undated: usize,
 }
 
 /// Applies a release (or, without one, counts judgments of removed questions) to the rows `from`
@@ -305,7 +303,6 @@ fn apply_release(
                 ),
             ));
         }
-        releases.undated += 1;
         return Ok(());
     };
     let Some(release) = release else {
