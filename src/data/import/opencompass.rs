@@ -708,6 +708,13 @@ fn read_details(
     }))
 }
 
+/// Adds `<shown>: <what>: <items>` to `notes` when there are items.
+fn push_listing(notes: &mut Vec<String>, shown: &str, what: &str, items: Vec<String>) {
+    if !items.is_empty() {
+        notes.push(format!("{shown}: {what}: {}", items.join(", ")));
+    }
+}
+
 /// The notes of the files read: fields, examples lacking the field, headlines that disagree.
 fn read_notes(shown: &str, reads: &[(String, FileRead)], notes: &mut Vec<String>) {
     let mut fields: BTreeMap<&str, usize> = BTreeMap::new();
@@ -727,55 +734,43 @@ fn read_notes(shown: &str, reads: &[(String, FileRead)], notes: &mut Vec<String>
             .collect::<Vec<_>>()
             .join(", ")
     ));
-    let matched: Vec<&str> = reads
-        .iter()
-        .filter(|(_, r)| r.field == MATCHED)
-        .map(|(file, _)| file.as_str())
-        .collect();
-    if !matched.is_empty() {
-        notes.push(format!(
-            "{shown}: details with no per-sample correctness (an evaluator that gives none, such as AccEvaluator, most multiple-choice configurations' own) read as {MATCHED}, AccEvaluator's rule, which gives each such file's own accuracy: {}",
-            matched.join(", ")
-        ));
-    }
-    let judged: Vec<String> = reads
-        .iter()
-        .filter(|(_, r)| r.field == JUDGED)
-        .map(|(file, r)| {
-            if r.ungraded > 0 {
-                format!("{file} ({} with no grade: 0, status error)", r.ungraded)
-            } else {
-                file.clone()
-            }
-        })
-        .collect();
-    if !judged.is_empty() {
-        notes.push(format!(
-            "{shown}: an LLM judge's details (GenericLLMEvaluator) read by OpenCompass's rule, the first A (correct) or B (incorrect) in the judge's reply, which gives each such file's own accuracy: {}",
-            judged.join(", ")
-        ));
-    }
-    let periodic: Vec<String> = reads
-        .iter()
-        .filter_map(|(file, r)| r.by_period.map(|n| format!("{file} {n}")))
-        .collect();
-    if !periodic.is_empty() {
-        notes.push(format!(
-            "{shown}: numbered entries whose prompts repeat, read as replicas of the first (OpenCompass repeats a dataset n times, and an evaluator without details reports only the last replica's figures, which its mean was checked against): {}",
-            periodic.join(", ")
-        ));
-    }
-    let lacking: Vec<String> = reads
-        .iter()
-        .filter(|(_, r)| r.without_outcome > 0)
-        .map(|(file, r)| format!("{file} {}", r.without_outcome))
-        .collect();
-    if !lacking.is_empty() {
-        notes.push(format!(
-            "{shown}: examples whose details lack the outcome field (the evaluator skipped them) are not attempted: {}",
-            lacking.join(", ")
-        ));
-    }
+    let listed = |keep: &dyn Fn(&FileRead) -> Option<String>| -> Vec<String> {
+        reads
+            .iter()
+            .filter_map(|(file, read)| keep(read).map(|tail| format!("{file}{tail}")))
+            .collect()
+    };
+    push_listing(
+        notes,
+        shown,
+        &format!(
+            "details with no per-sample correctness (an evaluator that gives none, such as AccEvaluator, most multiple-choice configurations' own) read as {MATCHED}, AccEvaluator's rule, which gives each such file's own accuracy"
+        ),
+        listed(&|r| (r.field == MATCHED).then(String::new)),
+    );
+    push_listing(
+        notes,
+        shown,
+        "an LLM judge's details (GenericLLMEvaluator) read by OpenCompass's rule, the first A (correct) or B (incorrect) in the judge's reply, which gives each such file's own accuracy",
+        listed(&|r| {
+            (r.field == JUDGED).then(|| match r.ungraded {
+                0 => String::new(),
+                n => format!(" ({n} with no grade: 0, status error)"),
+            })
+        }),
+    );
+    push_listing(
+        notes,
+        shown,
+        "numbered entries whose prompts repeat, read as replicas of the first (OpenCompass repeats a dataset n times, and an evaluator without details reports only the last replica's figures, which its mean was checked against)",
+        listed(&|r| r.by_period.map(|n| format!(" {n}"))),
+    );
+    push_listing(
+        notes,
+        shown,
+        "examples whose details lack the outcome field (the evaluator skipped them) are not attempted",
+        listed(&|r| (r.without_outcome > 0).then(|| format!(" {}", r.without_outcome))),
+    );
     let (mut agree, mut differ) = (0usize, Vec::new());
     for (file, read) in reads {
         if let Some((key, figure, mean)) = &read.headline {
