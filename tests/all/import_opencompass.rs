@@ -121,7 +121,18 @@ fn an_opencompass_results_file_alone_is_named_after_its_folder() {
     let replies = run_folder().join("results/standin-70/arith-judged_replica0.json");
     assert_refused(
         &pareval(&["info", &replies.to_string_lossy()]),
-        "arith-judged_replica0.json: an LLM judge's replies, which OpenCompass's GenericLLMEvaluator writes beside the results it grades: give arith-judged.json beside it",
+        "arith-judged_replica0.json: an LLM judge's replies, which OpenCompass's GenericLLMEvaluator and CascadeEvaluator write beside the results they grade: give arith-judged.json beside it",
+    );
+    // CascadeEvaluator's judge writes `<dataset>_llm_judge_replica<k>.json`: read through the
+    // results too, so a folder holding one reads the same rows and leaves nothing more out.
+    let copy = run_copy("opencompass-cascade-judge");
+    let model = copy.join("results/standin-70");
+    std::fs::copy(&replies, model.join("arith-easy_llm_judge_replica0.json")).expect("copy");
+    let words = info_words(&[&model.to_string_lossy()]);
+    assert!(
+        !words.contains("llm_judge")
+            && words.contains("OpenCompass results of 4 dataset files (125 examples, 210 samples)"),
+        "{words}"
     );
     // A file whose details hold no outcome is refused alone, saying why.
     let bare = run_folder().join("results/standin-70/arith-lenient.json");

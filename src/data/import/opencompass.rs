@@ -223,22 +223,31 @@ pub fn tracked_files(path: &Path) -> Vec<PathBuf> {
 
 /// What to give instead of an LLM judge's replies given alone (see [`is_judge_output`]).
 pub fn judge_output_hint(path: &Path) -> Option<String> {
-    is_judge_output(path).then(|| {
-        let name = dataset_of(path);
-        let base = name.rsplit_once("_replica").map_or(name.as_str(), |(b, _)| b);
+    judged_dataset(path).map(|base| {
         format!(
-            "an LLM judge's replies, which OpenCompass's GenericLLMEvaluator writes beside the results it grades: give {base}.json beside it (or the run's folder), whose details are read by the judge's grades"
+            "an LLM judge's replies, which OpenCompass's GenericLLMEvaluator and CascadeEvaluator write beside the results they grade: give {base}.json beside it (or the run's folder), whose details are read by the judge's grades"
         )
     })
 }
 
-/// Whether a file is an LLM judge's replies that `GenericLLMEvaluator` writes beside the results
-/// it grades (`<dataset>_replica<k>.json` beside `<dataset>.json`): read through those results.
-fn is_judge_output(path: &Path) -> bool {
+/// The dataset whose results an LLM judge's replies file belongs to: `GenericLLMEvaluator` writes
+/// `<dataset>_replica<k>.json` beside `<dataset>.json`, `CascadeEvaluator` its judge's
+/// `<dataset>_llm_judge_replica<k>.json`. None for any other file.
+fn judged_dataset(path: &Path) -> Option<String> {
     let name = dataset_of(path);
-    name.rsplit_once("_replica")
-        .filter(|(_, k)| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
-        .is_some_and(|(base, _)| path.with_file_name(format!("{base}.json")).is_file())
+    let (base, k) = name.rsplit_once("_replica")?;
+    if k.is_empty() || !k.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let base = base.strip_suffix("_llm_judge").unwrap_or(base);
+    path.with_file_name(format!("{base}.json"))
+        .is_file()
+        .then(|| base.to_string())
+}
+
+/// Whether a file is an LLM judge's replies beside the results it grades: read through those.
+fn is_judge_output(path: &Path) -> bool {
+    judged_dataset(path).is_some()
 }
 
 /// The file's name less `.json`: the dataset's abbreviation.
