@@ -317,6 +317,12 @@ fn a_results_folder_copied_alone_is_known_by_its_files_beginnings() {
         r#"{"details": {"note": "type GEN"}, "system": "x"}"#,
     )
     .expect("write");
+    // Nor is it with a predictions/ folder beside it, as OpenCompass's run has.
+    std::fs::create_dir_all(other.parent().expect("parent").join("predictions/m")).expect("folder");
+    assert_refused(
+        &pareval(&["info", &other.parent().expect("parent").to_string_lossy()]),
+        "the folder holds no result files yet",
+    );
     // (Read as any folder: its results lie in a subfolder, which it names.)
     assert_refused(
         &pareval(&["info", &other.to_string_lossy()]),

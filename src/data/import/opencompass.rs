@@ -190,18 +190,14 @@ fn layout(path: &Path) -> Option<Layout> {
     } else {
         return None;
     };
-    // OpenCompass writes `predictions/` beside `results/`; a `results/` copied elsewhere is known
-    // by its files' beginnings, so another tool's `results/` is left alone. Neither parses a
-    // file: `watch` asks this at every poll.
-    let beside_predictions = results
-        .parent()
-        .is_some_and(|run| run.join(PREDICTIONS).is_dir());
-    let recognised = beside_predictions
-        || models
-            .iter()
-            .flat_map(|m| json_files(m))
-            .take(FILES_SNIFFED)
-            .any(|file| starts_like_results(&file));
+    // Known by its files' beginnings (not by a `predictions/` beside it, which another tool's run
+    // may have too), so another tool's `results/` is left alone; no file is parsed: `watch` asks
+    // this at every poll.
+    let recognised = models
+        .iter()
+        .flat_map(|m| json_files(m))
+        .take(FILES_SNIFFED)
+        .any(|file| starts_like_results(&file));
     recognised.then_some(Layout {
         results,
         models,
