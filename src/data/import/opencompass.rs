@@ -270,8 +270,8 @@ struct FileRead {
     /// The replicas of numbered entries, when only their prompts' period told them.
     by_period: Option<u64>,
     examples: usize,
-    /// What the outcome was read from: a per-sample field, or [`MATCHED`].
-    field: String,
+    /// What the outcome was read from.
+    field: Reading,
     /// The file's headline and 100 × the mean of the graded rows, when it has one to check.
     headline: Option<(String, f64, f64)>,
 }
@@ -289,6 +289,41 @@ const MATCHED: &str = "predictions == references";
 /// error. Read only where it gives the file's own accuracy (a judge configured with other tags
 /// does not).
 const JUDGED: &str = "the judge's grade (its first A or B)";
+
+/// What a file's outcomes are read from.
+#[derive(Debug, Clone, PartialEq)]
+enum Reading {
+    /// A per-sample field: `correct`, `is_correct`, `cascade_correct` or `--metric`'s.
+    Field(String),
+    /// [`MATCHED`]: AccEvaluator's rule on numbered entries with no correctness.
+    Matched,
+    /// [`JUDGED`]: an LLM judge's replies, graded by OpenCompass's rule.
+    Judged,
+}
+
+impl Reading {
+    /// How notes and messages name it.
+    fn name(&self) -> &str {
+        match self {
+            Reading::Field(field) => field,
+            Reading::Matched => MATCHED,
+            Reading::Judged => JUDGED,
+        }
+    }
+
+    /// For a rule that is not the evaluator's own outcome: how the headline check names it, and
+    /// what the evaluator is not when the check fails.
+    fn rule(&self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Reading::Field(_) => None,
+            Reading::Matched => Some(("predictions == references", "AccEvaluator's exact match")),
+            Reading::Judged => Some((
+                "the judge's first A or B",
+                "a judge graded A/B as generic_llmjudge_postprocess reads it",
+            )),
+        }
+    }
+}
 
 /// The grade OpenCompass reads in a judge's reply: the first `A` or `B` in it.
 fn judge_grade(reply: &str) -> Option<bool> {
@@ -335,7 +370,11 @@ fn replicas_named(object: &Map<String, Value>) -> u32 {
 /// entries' prompts. An evaluator that gives no details returns its last replica's figures
 /// unnamed (`BaseEvaluator.evaluate`), so a run with n > 1 says so only by repeating its prompts:
 /// entry i and entry i + size are one example's replicas. 1 when neither says more.
-fn replicas_of(numbered: &[(u64, &Map<String, Value>)], object: &Map<String, Value>) -> u64 {
+fn replicas_of(
+    numbered: &[(u64, &Map<String, Value>)],
+    object: &Map<String, Value>,
+    gapless: bool,
+) -> u64 {
     let named = u64::from(replicas_named(object));
     if named > 1 {
         return named;
@@ -352,15 +391,11 @@ fn replicas_of(numbered: &[(u64, &Map<String, Value>)], object: &Map<String, Val
                 _ => true,
             })
     }
-    let count = numbered.len();
     // Replicas are numbered on from the first: 0 … n·size − 1 with no gap.
-    if numbered
-        .iter()
-        .zip(0u64..)
-        .any(|((index, _), i)| *index != i)
-    {
+    if !gapless {
         return 1;
     }
+    let count = numbered.len();
     (1..count)
         .filter(|period| count.is_multiple_of(*period))
         .find(|&period| {
@@ -480,7 +515,11 @@ fn entries_of<'a>(
             numbered.sort_by_key(|(index, _)| *index);
             // With n replicas the dataset was repeated n times before the entries were numbered:
             // entry i is example i mod size, replica i / size.
-            let n = replicas_of(&numbered, object);
+            let gapless = numbered
+                .iter()
+                .zip(0u64..)
+                .all(|((index, _), i)| *index == i);
+            let n = replicas_of(&numbered, object, gapless);
             let count = numbered.len() as u64;
             if !count.is_multiple_of(n) {
                 return Err(LoadError::new(
@@ -491,12 +530,7 @@ fn entries_of<'a>(
                 ));
             }
             let size = count / n;
-            if n > 1
-                && numbered
-                    .iter()
-                    .zip(0u64..)
-                    .any(|((index, _), i)| *index != i)
-            {
+            if n > 1 && !gapless {
                 return Err(LoadError::new(
                     file,
                     format!(
@@ -557,7 +591,7 @@ fn read_details(
     let (entries, by_period) = entries_of(object, shape, file, dataset)?;
     let headline = headline_of(object);
     let field = match outcome_field(&entries, metric) {
-        Ok(field) => field,
+        Ok(field) => Reading::Field(field),
         // Numbered entries of an evaluator that gave no details (AccEvaluator's): its rule, where
         // it reproduces the file's accuracy.
         Err(_)
@@ -567,7 +601,7 @@ fn read_details(
                     e.fields.contains_key("predictions") && e.fields.contains_key("references")
                 }) =>
         {
-            MATCHED.to_string()
+            Reading::Matched
         }
         // An LLM judge's details: its replies, with the counts of get_final_results beside them.
         Err(_)
@@ -578,7 +612,7 @@ fn read_details(
                     .all(|key| object.contains_key(*key))
                 && entries.iter().all(|e| e.fields.contains_key("prediction")) =>
         {
-            JUDGED.to_string()
+            Reading::Judged
         }
         Err(why) => return Ok(Err(why)),
     };
@@ -608,10 +642,13 @@ fn read_details(
         let at = |run: u32, why: String| {
             LoadError::new(
                 file,
-                format!("details: example '{task}', replica {run}: '{field}' {why}"),
+                format!(
+                    "details: example '{task}', replica {run}: '{}' {why}",
+                    field.name()
+                ),
             )
         };
-        if field == MATCHED {
+        if field == Reading::Matched {
             let matched = entry.fields.get("predictions") == entry.fields.get("references");
             rows.push(row(
                 entry.run.unwrap_or(0),
@@ -619,7 +656,7 @@ fn read_details(
             ));
             continue;
         }
-        if field == JUDGED {
+        if field == Reading::Judged {
             let replies = match entry.fields.get("prediction") {
                 Some(Value::Array(replies)) => replies.iter().collect::<Vec<_>>(),
                 Some(reply) => vec![reply],
@@ -640,7 +677,7 @@ fn read_details(
             }
             continue;
         }
-        match (entry.fields.get(field.as_str()), entry.run) {
+        match (entry.fields.get(field.name()), entry.run) {
             (None, run) => {
                 without_outcome += 1;
                 rows.push(row(run.unwrap_or(0), None));
@@ -674,16 +711,8 @@ fn read_details(
         (None, Some((key, figure)), Some(mean)) => Some((key, figure, mean)),
         _ => None,
     };
-    if field == MATCHED || field == JUDGED {
+    if let Some((rule, unlike)) = field.rule() {
         // Not the evaluator's own outcome: read only where it gives the evaluator's figure.
-        let (rule, unlike) = if field == MATCHED {
-            ("predictions == references", "AccEvaluator's exact match")
-        } else {
-            (
-                "the judge's first A or B",
-                "a judge graded A/B as generic_llmjudge_postprocess reads it",
-            )
-        };
         let says = match (&checked, mean) {
             (Some((_, figure, mean)), _) if agrees(*figure, *mean) => None,
             (Some((key, figure, mean)), _) => Some(format!(
@@ -724,7 +753,7 @@ fn push_listing(notes: &mut Vec<String>, shown: &str, what: &str, items: Vec<Str
 fn read_notes(shown: &str, reads: &[(String, FileRead)], notes: &mut Vec<String>) {
     let mut fields: BTreeMap<&str, usize> = BTreeMap::new();
     for (_, read) in reads {
-        *fields.entry(read.field.as_str()).or_default() += 1;
+        *fields.entry(read.field.name()).or_default() += 1;
     }
     let examples: usize = reads.iter().map(|(_, r)| r.examples).sum();
     let samples: usize = reads.iter().map(|(_, r)| r.rows.len()).sum();
@@ -751,14 +780,14 @@ fn read_notes(shown: &str, reads: &[(String, FileRead)], notes: &mut Vec<String>
         &format!(
             "details with no per-sample correctness (an evaluator that gives none, such as AccEvaluator, most multiple-choice configurations' own) read as {MATCHED}, AccEvaluator's rule, which gives each such file's own accuracy"
         ),
-        listed(&|r| (r.field == MATCHED).then(String::new)),
+        listed(&|r| (r.field == Reading::Matched).then(String::new)),
     );
     push_listing(
         notes,
         shown,
         "an LLM judge's details (GenericLLMEvaluator) read by OpenCompass's rule, the first A (correct) or B (incorrect) in the judge's reply, which gives each such file's own accuracy",
         listed(&|r| {
-            (r.field == JUDGED).then(|| match r.ungraded {
+            (r.field == Reading::Judged).then(|| match r.ungraded {
                 0 => String::new(),
                 n => format!(" ({n} with no grade: 0, status error)"),
             })
