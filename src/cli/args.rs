@@ -277,11 +277,14 @@ pub struct ImportFlags {
 }
 
 impl LiveArgs {
-    /// How the live commands load records and read harness files: the column names and the import
-    /// choices (`--metric`, `--aider-tries`, …), the same for `decide`, `watch`, `serve` and `run`.
+    /// How the live commands load records and read harness files: the column names, the columns left
+    /// out or keying systems, and the import choices (`--metric`, `--aider-tries`, …), the same for
+    /// `decide`, `watch`, `serve` and `run`.
     pub fn load_options(&self) -> Result<LoadOptions, super::CliError> {
         let mut options = LoadOptions {
             columns: crate::data::ColumnMap::parse(&self.columns)?,
+            ignore_columns: self.ignore_columns.clone(),
+            system_key: self.system_key.clone(),
             live: true,
             ..LoadOptions::default()
         };
@@ -964,6 +967,14 @@ pub struct LiveArgs {
     /// Read record columns from other names, e.g. --col system=agent_name.
     #[arg(long = "col", value_name = "TARGET=SOURCE")]
     pub columns: Vec<String>,
+    /// Leave these columns out of the rows (repeat or separate by commas), e.g. a scaffold column
+    /// that differs between a system's rows.
+    #[arg(long = "ignore-col", value_name = "COLUMN", value_delimiter = ',')]
+    pub ignore_columns: Vec<String>,
+    /// Columns that identify a system, starting with system: `system,scaffold` makes each scaffold
+    /// of a system its own system, named "system (scaffold)" (as --tested and --baseline then name it).
+    #[arg(long, value_name = "system,COLUMN,…", value_delimiter = ',')]
+    pub system_key: Vec<String>,
     /// Which finished outcomes the rule reads (SPEC §9c): `prefix`, the longest prefix of the plan
     /// both systems have finished (valid whatever the harness's concurrency), or `finished`, every
     /// finished task with the gaps skipped (descriptive: a harness that runs tasks at once and

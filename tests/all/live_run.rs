@@ -978,3 +978,53 @@ fn decide_says_when_unplanned_tasks_are_planned_ones_behind_a_prefix() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn live_commands_take_the_loader_s_column_choices_their_errors_name() {
+    // A system whose scaffold column changes half-way: the loader refuses it and names
+    // --ignore-col and --system-key, which the live commands must then take.
+    let dir = temp_dir("decide-ignore-col");
+    let plan = write_plan(&dir, 20);
+    let mut rows = String::from("system,task,outcome,scaffold\n");
+    for i in 0..20 {
+        let scaffold = if i < 10 { "s1" } else { "s2" };
+        rows.push_str(&format!("A,t{i:03},1,{scaffold}\nB,t{i:03},0,s1\n"));
+    }
+    let file = dir.join("rows.csv");
+    std::fs::write(&file, rows).expect("rows");
+    let file = file.display().to_string();
+    let decide = |extra: &[&str]| {
+        let mut args = vec!["decide", &file, "--plan", &plan, "--rule", "anytime"];
+        args.extend_from_slice(extra);
+        pareval(&args)
+    };
+    assert_refused(
+        &decide(&["--tested", "A", "--baseline", "B"]),
+        "--ignore-col scaffold",
+    );
+    let output = decide(&[
+        "--tested",
+        "A",
+        "--baseline",
+        "B",
+        "--ignore-col",
+        "scaffold",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let record = json_lines(&stdout(&output)).remove(0);
+    assert_eq!(record["observed"], 20);
+    assert_eq!(record["action"], "promote");
+    // Keyed by scaffold, "A (s1)" has finished the plan's first 10 tasks only.
+    let output = decide(&[
+        "--tested",
+        "A (s1)",
+        "--baseline",
+        "B (s1)",
+        "--system-key",
+        "system,scaffold",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let record = json_lines(&stdout(&output)).remove(0);
+    assert_eq!(record["observed"], 10);
+    let _ = std::fs::remove_dir_all(&dir);
+}
