@@ -453,27 +453,10 @@ pub enum OutputFormat {
     Markdown,
 }
 
-/// The policy and replay settings shared by `replay`, `pair` and the explorer.
+/// The rule's tuning and the coverage gate: what `replay`, `pair`, the explorer and the live
+/// commands share beside the preset and the rule.
 #[derive(Debug, Args)]
-pub struct PolicyArgs {
-    /// Policy preset(s): primary, forced-uniform, forced-group, paired-normal, neyman, serfling, cost-forced,
-    /// cost-aware, anytime (stratified order, the §9a anytime rule, watched after every task), anytime-uniform
-    /// (uniform order, the §9 anytime rule) and peeking (primary
-    /// watched sequentially at the grid's budgets: the invalid negative control). Several
-    /// (comma-separated or repeated) are replayed side by side.
-    #[arg(
-        long,
-        value_name = "NAME",
-        value_delimiter = ',',
-        default_value = "primary"
-    )]
-    pub preset: Vec<String>,
-    /// Override the preset's task order: uniform, stratified, neyman, cost, pair-cost, file.
-    #[arg(long, value_name = "ORDER")]
-    pub order: Option<String>,
-    /// Override the preset's rule: bootstrap, paired-normal, serfling, forced, anytime.
-    #[arg(long, value_name = "RULE")]
-    pub rule: Option<String>,
+pub struct RuleTuning {
     /// The anytime rule's bet cap c: no task can cost more than this share of the wealth.
     #[arg(long, value_name = "C", default_value = "0.5")]
     pub bet_cap: String,
@@ -495,6 +478,31 @@ pub struct PolicyArgs {
     /// then rejects for thresholds ≥ 0).
     #[arg(long, value_name = "abstain|literal", default_value = "abstain")]
     pub degenerate: String,
+}
+
+/// The policy and replay settings shared by `replay`, `pair` and the explorer.
+#[derive(Debug, Args)]
+pub struct PolicyArgs {
+    /// Policy preset(s): primary, forced-uniform, forced-group, paired-normal, neyman, serfling, cost-forced,
+    /// cost-aware, anytime (stratified order, the §9a anytime rule, watched after every task), anytime-uniform
+    /// (uniform order, the §9 anytime rule) and peeking (primary
+    /// watched sequentially at the grid's budgets: the invalid negative control). Several
+    /// (comma-separated or repeated) are replayed side by side.
+    #[arg(
+        long,
+        value_name = "NAME",
+        value_delimiter = ',',
+        default_value = "primary"
+    )]
+    pub preset: Vec<String>,
+    /// Override the preset's task order: uniform, stratified, neyman, cost, pair-cost, file.
+    #[arg(long, value_name = "ORDER")]
+    pub order: Option<String>,
+    /// Override the preset's rule: bootstrap, paired-normal, serfling, forced, anytime.
+    #[arg(long, value_name = "RULE")]
+    pub rule: Option<String>,
+    #[command(flatten)]
+    pub tuning: RuleTuning,
     /// Override the preset's monitoring: per-look (each budget a separate stopping point fixed in
     /// advance) or sequential (watched at every look, first decision kept).
     #[arg(long, value_name = "per-look|sequential")]
@@ -929,27 +937,8 @@ pub struct LiveArgs {
     /// unless given).
     #[arg(long, value_name = "RULE")]
     pub rule: Option<String>,
-    /// The anytime rule's bet cap c: no task can cost more than this share of the wealth.
-    #[arg(long, value_name = "C", default_value = "0.5")]
-    pub bet_cap: String,
-    /// The stratified anytime rule's (SPEC §9a) least bet scale c_min.
-    #[arg(long, value_name = "C", default_value = "0.1")]
-    pub bet_min: String,
-    /// The stratified anytime rule's (SPEC §9a) largest bet scale c_max.
-    #[arg(long, value_name = "C", default_value = "0.9")]
-    pub bet_max: String,
-    /// Override the preset's coverage gate.
-    #[arg(long, value_name = "on|off")]
-    pub coverage: Option<String>,
-    /// The coverage share q (SPEC §9a): the gate asks for r_g = max(1, min(n_g, ⌊q·k·n_g/N⌋)) tasks of
-    /// each group; 1 is the paper's rule, below 1 lets a uniform plan's decisions through sooner (the
-    /// gate only delays decisions, so validity is unchanged).
-    #[arg(long, value_name = "Q", default_value = "1")]
-    pub coverage_share: String,
-    /// The bootstrap with no discordant task: abstain (default) or literal (the plain bootstrap, which
-    /// then rejects for thresholds ≥ 0).
-    #[arg(long, value_name = "abstain|literal", default_value = "abstain")]
-    pub degenerate: String,
+    #[command(flatten)]
+    pub tuning: RuleTuning,
     /// Thresholds in percentage points (one record each).
     #[arg(long, value_name = "PP,…", default_value = "0")]
     pub thresholds: String,

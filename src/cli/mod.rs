@@ -574,12 +574,7 @@ fn live_settings(
         .unwrap_or(if several { "holm" } else { "none" });
     let flags = settings::RuleOverrides {
         rule: live.rule.as_deref().or(default_rule),
-        coverage: live.coverage.as_deref(),
-        coverage_share: &live.coverage_share,
-        degenerate: &live.degenerate,
-        bet_cap: &live.bet_cap,
-        bet_min: &live.bet_min,
-        bet_max: &live.bet_max,
+        tuning: &live.tuning,
         monitor: None,
         looks: None,
         family: if several { "tested" } else { "pair" },

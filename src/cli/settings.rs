@@ -1,7 +1,7 @@
 //! Turns the policy flags into validated replay settings, one per preset. Raw flags end here.
 
 use super::CliError;
-use super::args::PolicyArgs;
+use super::args::{PolicyArgs, RuleTuning};
 use crate::dataset::Dataset;
 use crate::engine::settings::{
     Adjust, BootstrapMode, BudgetMeasure, Degenerate, Family, Fraction, Looks, Monitor, OrderKind,
@@ -22,12 +22,7 @@ pub fn flag(name: &'static str) -> impl Fn(SettingError) -> CliError {
 /// The rule flags shared by the commands that take a policy.
 pub struct RuleOverrides<'a> {
     pub rule: Option<&'a str>,
-    pub coverage: Option<&'a str>,
-    pub coverage_share: &'a str,
-    pub degenerate: &'a str,
-    pub bet_cap: &'a str,
-    pub bet_min: &'a str,
-    pub bet_max: &'a str,
+    pub tuning: &'a RuleTuning,
     pub monitor: Option<&'a str>,
     pub looks: Option<&'a str>,
     pub family: &'a str,
@@ -41,16 +36,17 @@ pub fn apply_overrides(
     flags: &RuleOverrides<'_>,
     bootstrap: BootstrapMode,
 ) -> Result<bool, CliError> {
+    let tuning = flags.tuning;
     let mut changed = false;
-    policy.degenerate = Degenerate::parse(flags.degenerate).map_err(flag("--degenerate"))?;
+    policy.degenerate = Degenerate::parse(&tuning.degenerate).map_err(flag("--degenerate"))?;
     changed |= policy.degenerate != Degenerate::default();
     if let Some(rule) = flags.rule {
         policy.rule = Rule::parse(rule, bootstrap).map_err(flag("--rule"))?;
         changed = true;
     }
-    let cap = fraction_within(flags.bet_cap, "--bet-cap", OPEN_UNIT)?;
-    let min = fraction_within(flags.bet_min, "--bet-min", OPEN_UNIT)?;
-    let max = fraction_within(flags.bet_max, "--bet-max", OPEN_UNIT)?;
+    let cap = fraction_within(&tuning.bet_cap, "--bet-cap", OPEN_UNIT)?;
+    let min = fraction_within(&tuning.bet_min, "--bet-min", OPEN_UNIT)?;
+    let max = fraction_within(&tuning.bet_max, "--bet-max", OPEN_UNIT)?;
     if let Rule::Anytime {
         cap: current,
         bet_min,
@@ -61,13 +57,13 @@ pub fn apply_overrides(
         if !open_unit(cap) {
             return Err(CliError::Input(format!(
                 "--bet-cap '{}' must be in (0, 1)",
-                flags.bet_cap
+                tuning.bet_cap
             )));
         }
         if !open_unit(min) || !open_unit(max) || min > max {
             return Err(CliError::Input(format!(
                 "--bet-min '{}' and --bet-max '{}' must satisfy 0 < min <= max < 1",
-                flags.bet_min, flags.bet_max
+                tuning.bet_min, tuning.bet_max
             )));
         }
         changed |= *current != cap || *bet_min != min || *bet_max != max;
@@ -86,16 +82,16 @@ pub fn apply_overrides(
         policy.looks = Looks::parse(looks).map_err(flag("--looks"))?;
         changed = true;
     }
-    let share = fraction_within(flags.coverage_share, "--coverage-share", HALF_OPEN_UNIT)?;
+    let share = fraction_within(&tuning.coverage_share, "--coverage-share", HALF_OPEN_UNIT)?;
     if share.0 == 0 || share > Fraction::ONE {
         return Err(CliError::Input(format!(
             "--coverage-share '{}' must be in (0, 1]",
-            flags.coverage_share
+            tuning.coverage_share
         )));
     }
     changed |= share != policy.coverage_share;
     policy.coverage_share = share;
-    match flags.coverage {
+    match tuning.coverage.as_deref() {
         None => {}
         Some("on") => {
             policy.coverage_gate = true;
@@ -169,12 +165,7 @@ pub fn replay_settings(
         }
         let flags = RuleOverrides {
             rule: args.rule.as_deref(),
-            coverage: args.coverage.as_deref(),
-            coverage_share: &args.coverage_share,
-            degenerate: &args.degenerate,
-            bet_cap: &args.bet_cap,
-            bet_min: &args.bet_min,
-            bet_max: &args.bet_max,
+            tuning: &args.tuning,
             monitor: args.monitor.as_deref(),
             looks: args.looks.as_deref(),
             family: &args.family,
