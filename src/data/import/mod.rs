@@ -984,7 +984,9 @@ fn unread_note((subfolder, count, named): (PathBuf, usize, Vec<PathBuf>)) -> Str
 /// `run_group_experiments.csv` beside its run groups and `metadata.json` in each, an OpenHands output
 /// folder's other files beside its `output.jsonl` (metadata, reports, derived copies, V1's critic
 /// attempts and cost report), sb-cli's `.response.json` beside its report and the earlier fetches
-/// of a report fetched again, and a HumanEval samples file beside its `_results.jsonl`.
+/// of a report fetched again, a HumanEval samples file beside its `_results.jsonl`, and the
+/// `question.jsonl` of a FastChat or LiveBench bench folder beside its `model_judgment/` (the
+/// questions the judgments are read with, not results).
 fn is_companion(path: &Path, name: &str) -> bool {
     let lm_eval_aggregate = || {
         name.starts_with("results_")
@@ -1034,10 +1036,17 @@ fn is_companion(path: &Path, name: &str) -> bool {
                     })
                 })
     };
+    let judged_questions = || {
+        name == "question.jsonl"
+            && path
+                .parent()
+                .is_some_and(|f| f.join("model_judgment").is_dir())
+    };
     matches!(
         name,
         "logs.json" | "eval-set.json" | mlebench::EXPERIMENTS_FILE
     ) || run_group_metadata()
+        || judged_questions()
         || name.ends_with("_pass_at_k.json")
         || split_index()
         || openhands_companion()
