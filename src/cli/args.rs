@@ -40,7 +40,8 @@ pub struct ExploreFlags {
     /// Config file (default: $XDG_CONFIG_HOME/pareval/config.toml, else the platform's config folder).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Reopen a saved session (its settings, seed and view; its files unless FILE is given).
+    /// Reopen a saved session (its settings, seed and view; its files, read with the load flags it was
+    /// saved with, unless FILE is given).
     #[arg(long, value_name = "FILE")]
     pub session: Option<PathBuf>,
     /// Enable the mouse: click or drag the budget slider, scroll the pair table.
@@ -396,6 +397,69 @@ pub struct LoadArgs {
 }
 
 impl LoadArgs {
+    /// The load flags as the command line spells them, those that differ from their defaults, in
+    /// one `--flag=value` token each: what a session keeps and an exported command passes so that
+    /// they load the same records as the explorer did ([`load_args_from`] reads them back).
+    pub fn flags(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut valued = |flag: &str, value: &str| out.push(format!("--{flag}={value}"));
+        for column in &self.columns {
+            valued("col", column);
+        }
+        if let Some(path) = &self.task_table {
+            valued("tasks", &path.display().to_string());
+        }
+        if let Some(path) = &self.system_table {
+            valued("systems", &path.display().to_string());
+        }
+        if let Some(fraction) = self.min_system_coverage {
+            valued("min-system-coverage", &fraction.to_string());
+        }
+        if self.min_shared != 1 {
+            valued("min-shared", &self.min_shared.to_string());
+        }
+        if let Some(format) = &self.from {
+            valued("from", format);
+        }
+        if !self.ignore_columns.is_empty() {
+            valued("ignore-col", &self.ignore_columns.join(","));
+        }
+        if !self.system_key.is_empty() {
+            valued("system-key", &self.system_key.join(","));
+        }
+        let import = &self.import;
+        let optional = [
+            ("split", &import.split),
+            ("filter", &import.filter),
+            ("scorer", &import.scorer),
+            ("score-scale", &import.score_scale),
+            ("system-name", &import.system_name),
+            ("score-key", &import.score_key),
+            ("metric", &import.metric),
+        ];
+        for (flag, value) in optional {
+            if let Some(value) = value {
+                valued(flag, value);
+            }
+        }
+        if import.inspect_task_key != "auto" {
+            valued("inspect-task-key", &import.inspect_task_key);
+        }
+        if import.evalplus_tests != "plus" {
+            valued("evalplus-tests", &import.evalplus_tests);
+        }
+        if import.aider_tries != 2 {
+            valued("aider-tries", &import.aider_tries.to_string());
+        }
+        if self.exclude_errors {
+            out.push("--exclude-errors".to_string());
+        }
+        if self.benchmark_per_file {
+            out.push("--benchmark-per-file".to_string());
+        }
+        out
+    }
+
     pub fn options(&self) -> Result<LoadOptions, super::CliError> {
         let from = self
             .from
@@ -419,6 +483,21 @@ impl LoadArgs {
         self.import.apply(&mut options)?;
         Ok(options)
     }
+}
+
+/// The load flags alone, to read back what [`LoadArgs::flags`] wrote.
+#[derive(Debug, Parser)]
+#[command(name = "load", no_binary_name = true)]
+pub struct LoadOnly {
+    #[command(flatten)]
+    pub load: LoadArgs,
+}
+
+/// The load arguments of `files` with `flags` as [`LoadArgs::flags`] wrote them (a session's).
+pub fn load_args_from(files: &[String], flags: &[String]) -> Result<LoadArgs, String> {
+    LoadOnly::try_parse_from(files.iter().chain(flags))
+        .map(|only| only.load)
+        .map_err(|error| error.to_string().trim().to_string())
 }
 
 #[derive(Debug, Args)]
@@ -1090,5 +1169,86 @@ impl SimulateArgs {
         };
         config.validate()?;
         Ok(config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn load_flags_read_back_to_the_same_arguments_and_cover_every_flag() {
+        let given = [
+            "a.csv",
+            "b.csv",
+            "--col",
+            "system=agent",
+            "--col",
+            "outcome=resolved",
+            "--tasks",
+            "t.csv",
+            "--systems",
+            "s.csv",
+            "--exclude-errors",
+            "--min-system-coverage",
+            "0.95",
+            "--min-shared",
+            "80",
+            "--benchmark-per-file",
+            "--from",
+            "inspect",
+            "--split",
+            "verified",
+            "--filter",
+            "strict-match",
+            "--scorer",
+            "match",
+            "--score-scale=-1:1",
+            "--system-name",
+            "a, b",
+            "--score-key",
+            "Step Correctness",
+            "--inspect-task-key",
+            "id",
+            "--evalplus-tests",
+            "base",
+            "--metric",
+            "f1",
+            "--aider-tries",
+            "1",
+            "--ignore-col",
+            "scaffold,model",
+            "--system-key",
+            "system,scaffold",
+        ];
+        // Every flag of the parser is given a value other than its default here, so a flag added
+        // later fails below until `flags` writes it.
+        for arg in LoadOnly::command().get_arguments() {
+            let Some(long) = arg.get_long() else { continue };
+            let flag = format!("--{long}");
+            assert!(
+                long == "help"
+                    || given
+                        .iter()
+                        .any(|g| *g == flag || g.starts_with(&format!("{flag}="))),
+                "{flag} is not in the test"
+            );
+        }
+        let parsed = LoadOnly::try_parse_from(given).expect("parse").load;
+        let files: Vec<String> = parsed
+            .files
+            .iter()
+            .map(|f| f.display().to_string())
+            .collect();
+        let back = load_args_from(&files, &parsed.flags()).expect("read back");
+        assert_eq!(format!("{back:?}"), format!("{parsed:?}"));
+        let plain = LoadOnly::try_parse_from(["a.csv"]).expect("parse").load;
+        assert!(plain.flags().is_empty(), "{:?}", plain.flags());
+        assert!(
+            load_args_from(&files, &["--min-shared=many".to_string()])
+                .unwrap_err()
+                .contains("--min-shared")
+        );
     }
 }

@@ -129,11 +129,8 @@ pub fn run(cli: Cli, out: &mut impl Write) -> Result<(), CliError> {
         Some(Command::Proxy(args)) => proxy_command(&args, out),
         Some(Command::Early(args)) => early_command(&args, out),
         Some(Command::Halt(args)) => halt::halt_command(&args, out),
-        Some(Command::Explore(args)) => {
-            let options = args.load.options()?;
-            explore(&args.load.files, &options, &args.explore)
-        }
-        None => explore(&cli.files, &LoadOptions::default(), &cli.explore),
+        Some(Command::Explore(args)) => explore(&args.load.files, Some(&args.load), &args.explore),
+        None => explore(&cli.files, None, &cli.explore),
     }
 }
 
@@ -1186,10 +1183,11 @@ fn first_file(places: &[PathBuf]) -> Result<PathBuf, CliError> {
         })
 }
 
-/// Opens the explorer on `files`, a session's files, or the bundled sample run.
+/// Opens the explorer on `files` read with `load`'s options, a session's files read with the load
+/// flags it was saved with, or the bundled sample run.
 fn explore(
     files: &[PathBuf],
-    options: &LoadOptions,
+    load: Option<&args::LoadArgs>,
     flags: &args::ExploreFlags,
 ) -> Result<(), CliError> {
     let config = crate::tui::config::load_config(flags.config.as_deref())?;
@@ -1202,21 +1200,37 @@ fn explore(
         (Some(steps), Some(outcomes)) => Some(early_job(steps, outcomes, flags)?),
         _ => None,
     };
-    let files: Vec<PathBuf> = if !files.is_empty() {
-        files.to_vec()
+    let given = match load {
+        Some(args) => (args.options()?, args.flags()),
+        None => (LoadOptions::default(), Vec::new()),
+    };
+    let (files, (options, load_flags)): (Vec<PathBuf>, _) = if !files.is_empty() {
+        (files.to_vec(), given)
     } else if let Some(outcomes) = &flags.outcomes {
         // The trajectories' outcomes are a record too (system, task, run, outcome).
-        vec![outcomes.clone()]
+        (vec![outcomes.clone()], given)
     } else if let Some(session) = &session {
-        session.files.iter().map(PathBuf::from).collect()
+        // The session's files as they were read: the same load flags give the same records.
+        let args = args::load_args_from(&session.files, &session.load_flags).map_err(|error| {
+            CliError::Input(format!(
+                "{}: the session's load flags ({}): {error}",
+                flags.session.as_deref().unwrap_or(Path::new("")).display(),
+                session.load_flags.join(" ")
+            ))
+        })?;
+        (
+            session.files.iter().map(PathBuf::from).collect(),
+            (args.options()?, session.load_flags.clone()),
+        )
     } else {
-        vec![sample_run()?]
+        (vec![sample_run()?], given)
     };
-    let dataset = load(&files, options)?;
+    let dataset = crate::data::load(&files, &options)?;
     let mouse = flags.mouse || config.mouse;
     crate::tui::run(crate::tui::ExploreOptions {
         dataset: std::sync::Arc::new(dataset),
         files: files.iter().map(|f| f.display().to_string()).collect(),
+        load_flags,
         config,
         session,
         mouse,

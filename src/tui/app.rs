@@ -466,6 +466,9 @@ pub struct App {
     /// The record after the group filter: what the replay and the drill-down see.
     pub dataset: Arc<Dataset>,
     pub files: Vec<String>,
+    /// The load flags the files were read with (`LoadArgs::flags`): the exported commands pass
+    /// them after the files, and a saved session keeps them.
+    pub load_flags: Vec<String>,
     pub compute: ComputeKey,
     pub view: ViewKey,
     pub input: Input,
@@ -514,6 +517,7 @@ impl App {
             dataset: dataset.clone(),
             base: dataset,
             files,
+            load_flags: Vec::new(),
             compute,
             view: view.unwrap_or(ViewKey {
                 tab: Tab::Main,

@@ -192,6 +192,10 @@ pub fn parse_config(text: &str, file: &str) -> Result<Config, ConfigError> {
 pub struct Session {
     pub version: u32,
     pub files: Vec<String>,
+    /// The load flags the files were read with (`--min-system-coverage=0.95`, `--from=…`), so that
+    /// the session reopens the same records; none in a session saved before they were kept.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub load_flags: Vec<String>,
     pub compute: ComputeKey,
     pub view: ViewKey,
 }

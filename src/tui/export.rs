@@ -89,7 +89,7 @@ fn replay_command(app: &App) -> Vec<String> {
     let key = &app.compute;
     let policy = key.policy();
     let mut args: Vec<String> = vec!["replay".into()];
-    args.extend(app.files.iter().cloned());
+    args.extend(app.files.iter().chain(&app.load_flags).cloned());
     args.extend(["--preset".into(), key.preset.name().into()]);
     if key.order.is_some() {
         args.extend(["--order".into(), policy.order.name().into()]);
@@ -168,7 +168,7 @@ fn replay_command(app: &App) -> Vec<String> {
 fn proxy_command(app: &App) -> Vec<String> {
     let key = &app.compute;
     let mut args: Vec<String> = vec!["proxy".into()];
-    args.extend(app.files.iter().cloned());
+    args.extend(app.files.iter().chain(&app.load_flags).cloned());
     args.extend([
         "--method".into(),
         key.proxy_method.name().into(),

@@ -34,6 +34,8 @@ use crate::dataset::Dataset;
 pub struct ExploreOptions {
     pub dataset: Arc<Dataset>,
     pub files: Vec<String>,
+    /// The load flags the files were read with, for the session and the exported commands.
+    pub load_flags: Vec<String>,
     pub config: Config,
     /// A session to reopen (its compute and view keys).
     pub session: Option<Session>,
@@ -76,12 +78,14 @@ pub fn build_app(options: &ExploreOptions) -> (App, Effect) {
             (compute, None)
         }
     };
-    App::new(
+    let (mut app, effect) = App::new(
         options.dataset.clone(),
         options.files.clone(),
         compute,
         view,
-    )
+    );
+    app.load_flags = options.load_flags.clone();
+    (app, effect)
 }
 
 /// Restores the terminal when dropped, whatever path leaves the explorer.
@@ -244,6 +248,7 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
                     let session = Session {
                         version: 1,
                         files: app.files.clone(),
+                        load_flags: app.load_flags.clone(),
                         compute: app.compute.clone(),
                         view: app.view.clone(),
                     };

@@ -842,3 +842,41 @@ fn run_on_the_screen_ends_the_harness_once_decided_or_when_the_user_quits() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A session saved from an explorer opened with load flags reopens the same records: the flags are
+/// kept with the files (without them the reopened explorer would show the third system).
+#[test]
+fn a_saved_session_reopens_its_files_with_their_load_flags() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = temp_dir("e2e-session-records");
+    let mut rows = String::from("system,task,outcome\n");
+    for i in 0..20 {
+        rows.push_str(&format!("A,t{i},{}\nB,t{i},{}\n", i % 2, i % 3 / 2));
+        if i < 10 {
+            rows.push_str(&format!("C,t{i},1\n"));
+        }
+    }
+    let file = dir.join("rows.csv");
+    std::fs::write(&file, rows).expect("rows");
+    let file = file.to_string_lossy().into_owned();
+    let first = Session::start(
+        "session-flags",
+        &["explore", &file, "--min-system-coverage", "0.9"],
+    );
+    first.wait_for("2 systems · 2 directed pairs · 20 tasks");
+    first.keys("w");
+    first.wait_for("session saved to");
+    first.keys("q");
+    assert_eq!(first.wait_exit(), "EXIT=0");
+    let saved = first.dir.join("pareval-session.json");
+    let text = std::fs::read_to_string(&saved).expect("session");
+    assert!(text.contains("--min-system-coverage=0.9"), "{text}");
+    let saved = saved.to_string_lossy().into_owned();
+    let reopened = Session::start("session-flags-again", &["--session", &saved]);
+    reopened.wait_for("2 systems · 2 directed pairs · 20 tasks");
+    reopened.keys("q");
+    assert_eq!(reopened.wait_exit(), "EXIT=0");
+    assert_restored(&reopened);
+}

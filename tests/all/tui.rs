@@ -769,6 +769,7 @@ fn export_session_and_config_round_trips() {
     let session = Session {
         version: 1,
         files: app.files.clone(),
+        load_flags: vec!["--min-system-coverage=0.5".to_string()],
         compute: app.compute.clone(),
         view: app.view.clone(),
     };
@@ -1249,6 +1250,57 @@ fn the_explorer_export_is_the_json_of_its_command_line_twin() {
     let json: serde_json::Value = serde_json::from_str(&export.json).expect("json");
     assert_eq!(json["results"][0]["preset"], "primary (modified)");
     assert_eq!(json["pairs_at"][0]["budget"], 0.3);
+}
+
+/// The records the explorer was opened on are read by the export's twin with the same load flags:
+/// without them the twin would load another record (here a third system the flag leaves out).
+#[test]
+fn the_export_s_twin_reads_the_records_with_the_explorer_s_load_flags() {
+    let dir = temp_dir("export-load-flags");
+    let mut rows = String::from("system,task,outcome\n");
+    for i in 0..20 {
+        rows.push_str(&format!("A,t{i},{}\nB,t{i},{}\n", i % 2, i % 3 / 2));
+        if i < 10 {
+            rows.push_str(&format!("C,t{i},1\n"));
+        }
+    }
+    let file = dir.join("rows.csv").display().to_string();
+    std::fs::write(&file, rows).expect("rows");
+    let args = pareval::cli::args::load_args_from(
+        std::slice::from_ref(&file),
+        &["--min-system-coverage".to_string(), "0.9".to_string()],
+    )
+    .expect("load flags");
+    let dataset = Arc::new(load(&args.files, &args.options().expect("options")).expect("load"));
+    assert_eq!(dataset.systems.len(), 2);
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 4);
+    let (mut app, first) = App::new(dataset, vec![file], compute, None);
+    app.load_flags = args.flags();
+    run_effects(&mut app, vec![first]);
+    let export = pareval::tui::export::build(&app).expect("export");
+    assert!(
+        export
+            .command
+            .contains(&"--min-system-coverage=0.9".to_string()),
+        "{:?}",
+        export.command
+    );
+    let twin: Vec<&str> = export.command.iter().map(String::as_str).collect();
+    let output = crate::common::pareval(&twin);
+    assert!(
+        output.status.success(),
+        "{}",
+        crate::common::stderr(&output)
+    );
+    assert_eq!(crate::common::stdout(&output), export.json);
+    let json: serde_json::Value = serde_json::from_str(&export.json).expect("json");
+    assert_eq!(
+        json["pairs_at"][0]["pairs"]
+            .as_array()
+            .expect("pairs")
+            .len(),
+        2
+    );
 }
 
 /// The coverage share (`Q`) and §9a's largest bet scale (`B`) are set in the explorer as on the
