@@ -50,6 +50,7 @@ fn main() {
         model,
         delta: 0.0,
         target: None,
+        sources: [steps.clone(), outcomes.clone()],
     };
     // Every fold, timed from one report to the next.
     let marks = Mutex::new(vec![Instant::now()]);

@@ -1292,6 +1292,7 @@ fn early_job(
         },
         delta: 0.0,
         target: flags.early_target,
+        sources: [steps, outcomes].map(|path| path.display().to_string()),
     };
     Ok((job, describe))
 }

@@ -37,6 +37,8 @@ pub struct EarlyJob {
     pub delta: f64,
     /// A target precision: each fold also fits its training side's inner split to choose τ_s and τ_f.
     pub target: Option<f64>,
+    /// The steps and outcomes files as given, which the view's exported command reads.
+    pub sources: [String; 2],
 }
 
 /// The trained predictions and the sweep over [`tau_grid`].
@@ -44,11 +46,17 @@ pub struct EarlyResult {
     pub data: Arc<Trajectories>,
     pub protocol: Protocol,
     pub trees: usize,
+    /// The model's other settings the exported command passes when they are not the defaults.
+    pub min_steps: usize,
+    pub seed: u64,
     pub predictions: Predictions,
     pub taus: Vec<f64>,
     pub sweep: Vec<TauResult>,
     /// Halting by the target precision on the test folds (with [`EarlyJob::target`]).
     pub target: Option<TargetResult>,
+    /// The target precision asked for, and the job's files (for the exported command).
+    pub target_precision: Option<f64>,
+    pub sources: [String; 2],
 }
 
 /// What the training thread reports, and the saving thread's word (the status bar's line).
@@ -117,10 +125,14 @@ pub fn compute(
         data: job.data.clone(),
         protocol: job.protocol,
         trees: job.model.iterations,
+        min_steps: job.model.min_steps,
+        seed: job.model.seed,
         predictions,
         taus,
         sweep,
         target,
+        target_precision: job.target,
+        sources: job.sources.clone(),
     })
 }
 

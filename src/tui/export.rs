@@ -9,9 +9,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::app::{App, Tab};
+use super::early::{EarlyPanel, EarlyResult, EarlyStatus};
 use super::view::{Theme, chart_series};
 use crate::format::{percent, trim_number};
 use crate::report::Render;
+use crate::report::early::EarlyReport;
 use crate::report::pairs::{ReplayAt, write_groups_csv, write_pairs_csv};
 use crate::report::replay::ReplayReport;
 
@@ -37,6 +39,10 @@ pub enum ExportError {
     NoProxy,
     #[error("nothing to export: the proxy failed: {0}")]
     ProxyFailed(String),
+    #[error("nothing to export yet: the early predictor is still training")]
+    NoEarly,
+    #[error("nothing to export: the early predictor failed: {0}")]
+    EarlyFailed(String),
     #[error("{}: cannot create the export folder: {source}", path.display())]
     CreateFolder {
         path: PathBuf,
@@ -212,6 +218,11 @@ fn markdown_heading(app: &App, command: &[String]) -> String {
 
 /// Builds the export of what is on screen, or says why there is nothing yet.
 pub fn build(app: &App) -> Result<Export, ExportError> {
+    if app.view.tab == Tab::Early
+        && let Some(panel) = &app.early
+    {
+        return early_export(panel);
+    }
     let replay = app.replay().ok_or_else(|| match &app.replay_error {
         Some(error) => ExportError::ReplayFailed(error.clone()),
         None => ExportError::NoReplay,
@@ -250,7 +261,131 @@ pub fn build(app: &App) -> Result<Export, ExportError> {
 }
 
 /// The curve chart as a standalone SVG (640 × 400), the same series as on screen.
+/// The early view's export: `pareval early`'s report over the view's τ grid, the command that
+/// prints its JSON, and the halting chart.
+fn early_export(panel: &EarlyPanel) -> Result<Export, ExportError> {
+    let result = match &panel.status {
+        EarlyStatus::Training { .. } => return Err(ExportError::NoEarly),
+        EarlyStatus::Failed(error) => return Err(ExportError::EarlyFailed(error.clone())),
+        EarlyStatus::Ready(result) => result,
+    };
+    let report = EarlyReport {
+        trajectories: result.data.trajectories.len(),
+        systems: result.data.systems.len(),
+        folds: result.predictions.folds.clone(),
+        results: result.sweep.clone(),
+        target: result.target.iter().cloned().collect(),
+        saved: None,
+    };
+    let mut command: Vec<String> = vec!["early".into()];
+    command.extend(result.sources.iter().cloned());
+    let taus: Vec<String> = result.taus.iter().map(|t| trim_number(*t)).collect();
+    command.extend([
+        "--protocol".into(),
+        result.protocol.name().into(),
+        "--trees".into(),
+        result.trees.to_string(),
+        "--tau".into(),
+        taus.join(","),
+    ]);
+    if result.min_steps != crate::early::model::ModelSettings::default().min_steps {
+        command.extend(["--min-steps".into(), result.min_steps.to_string()]);
+    }
+    if result.seed != 0 {
+        command.extend(["--seed".into(), result.seed.to_string()]);
+    }
+    if let Some(p) = result.target_precision {
+        command.extend(["--target-precision".into(), trim_number(p)]);
+    }
+    command.extend(["--format".into(), "json".into()]);
+    let markdown = format!(
+        "## pareval early outcomes, {} at τ {}\n\nThe same numbers from the command line: `pareval {}`\n\n",
+        result.protocol.name(),
+        trim_number(panel.tau_value()),
+        command.join(" ")
+    ) + &render(|out| report.write_markdown(out));
+    Ok(Export {
+        csv: render(|out| report.write_csv(out)),
+        json: render(|out| report.write_json(out)),
+        markdown,
+        svg: early_svg(result, panel.tau_value()),
+        command,
+    })
+}
+
+/// The early view's chart: steps saved, accuracy of halts and the share halted against τ, and a
+/// mark at the slider's τ.
+fn early_svg(result: &EarlyResult, tau: f64) -> String {
+    let (lo, hi) = (
+        result.taus.first().copied().unwrap_or(0.5),
+        result.taus.last().copied().unwrap_or(1.0),
+    );
+    let span = (hi - lo).max(f64::EPSILON);
+    let x = |t: f64| (t - lo) / span * 100.0;
+    let line = |name: &str, value: &dyn Fn(&crate::early::evaluate::TauResult) -> Option<f64>| {
+        let points = result
+            .sweep
+            .iter()
+            .filter_map(|r| value(r).map(|v| (x(r.tau), v * 100.0)))
+            .collect();
+        (name.to_string(), false, points)
+    };
+    let lines = vec![
+        line("steps saved", &|r| Some(r.steps_saved)),
+        line("accuracy of halts", &|r| r.accuracy),
+        line("halted", &|r| Some(r.coverage)),
+        (
+            "cursor".to_string(),
+            true,
+            vec![(x(tau), 0.0), (x(tau), 100.0)],
+        ),
+    ];
+    let ticks: Vec<(f64, String)> = [lo, 0.65, 0.75, 0.85, 0.95, hi]
+        .into_iter()
+        .filter(|t| (lo..=hi).contains(t))
+        .map(|t| (x(t), trim_number(t)))
+        .collect();
+    svg_plot(
+        &format!(
+            "early outcomes · {} · {} trees per model",
+            result.protocol.name(),
+            result.trees
+        ),
+        "τ",
+        &ticks,
+        &lines,
+    )
+}
+
+/// The curve chart as a standalone SVG (budget on x, rates on y, both 0–100%).
 pub fn svg_chart(app: &App) -> String {
+    let series = chart_series(
+        app,
+        Theme {
+            color: false,
+            high_contrast: false,
+        },
+    );
+    let lines: Vec<Line> = series
+        .into_iter()
+        .map(|(name, _, points)| {
+            let dashed = name == "cursor" || name.starts_with('η') || name.starts_with('α');
+            (name.to_string(), dashed, points.to_vec())
+        })
+        .collect();
+    let ticks: Vec<(f64, String)> = [0.0, 25.0, 50.0, 75.0, 100.0]
+        .into_iter()
+        .map(|tick| (tick, format!("{tick}%")))
+        .collect();
+    svg_plot(&app.policy_text(), "budget", &ticks, &lines)
+}
+
+/// One line of a chart: its name (`cursor`: the slider's mark, black and out of the legend),
+/// whether it is dashed, and its points with x and y in 0–100.
+type Line = (String, bool, Vec<(f64, f64)>);
+
+/// A line chart as a standalone SVG: x and y in 0–100, y labelled as percentages, x by `x_ticks`.
+fn svg_plot(title: &str, x_label: &str, x_ticks: &[(f64, String)], lines: &[Line]) -> String {
     const COLORS: [&str; 6] = [
         "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#7f7f7f",
     ];
@@ -275,40 +410,37 @@ pub fn svg_chart(app: &App) -> String {
             left - 6.0,
             y(tick) + 4.0
         );
+    }
+    for (at, label) in x_ticks {
         let _ = writeln!(
             svg,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{tick}%</text>",
-            x(tick),
-            top + plot_h + 18.0
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
+            x(*at),
+            top + plot_h + 18.0,
+            escape(label)
         );
     }
     let _ = writeln!(
         svg,
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">budget</text>",
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
         left + plot_w / 2.0,
-        height - 8.0
+        height - 8.0,
+        escape(x_label)
     );
     let _ = writeln!(
         svg,
         "<text x=\"{}\" y=\"18\">{}</text>",
         left,
-        escape(&app.policy_text())
-    );
-    let series = chart_series(
-        app,
-        Theme {
-            color: false,
-            high_contrast: false,
-        },
+        escape(title)
     );
     let mut legend_y = top + 12.0;
-    for (i, (name, _, points)) in series.iter().enumerate() {
+    for (i, (name, dashed, points)) in lines.iter().enumerate() {
         let color = if name == "cursor" {
             "#000"
         } else {
             COLORS[i % COLORS.len()]
         };
-        let dash = if name == "cursor" || name.starts_with('η') || name.starts_with('α') {
+        let dash = if *dashed {
             " stroke-dasharray=\"4 3\""
         } else {
             ""

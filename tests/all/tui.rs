@@ -1690,7 +1690,88 @@ fn synthetic_job(target: Option<f64>) -> pareval::tui::early::EarlyJob {
         },
         delta: 0.0,
         target,
+        sources: [
+            "synthetic steps".to_string(),
+            "synthetic outcomes".to_string(),
+        ],
     }
+}
+
+/// The early view exports `pareval early`'s report over the view's τ grid: the export names the
+/// command, and running it on the same files prints the same JSON, byte for byte.
+#[test]
+fn the_early_view_exports_what_pareval_early_prints() {
+    use pareval::tui::early::{EarlyEvent, EarlyJob, EarlyPanel, compute};
+    let dir = temp_dir("early-export");
+    let mut steps = String::from("system,task,run,step,action,is_error\n");
+    let mut outcomes = String::from("system,task,run,outcome,steps\n");
+    for system in ["alpha", "beta"] {
+        for task in 0..30u32 {
+            let success = (task + u32::from(system == "beta")) % 3 == 0;
+            for k in 1..=15 {
+                let action = match (k > 5, success) {
+                    (false, _) => "ls",
+                    (true, true) => "pytest passed",
+                    (true, false) => "retry failed",
+                };
+                steps.push_str(&format!(
+                    "{system},q{task},0,{k},{action},{}\n",
+                    k > 5 && !success
+                ));
+            }
+            outcomes.push_str(&format!("{system},q{task},0,{},15\n", u8::from(success)));
+        }
+    }
+    let steps_path = dir.join("steps.csv");
+    let outcomes_path = dir.join("outcomes.csv");
+    std::fs::write(&steps_path, steps).expect("steps");
+    std::fs::write(&outcomes_path, outcomes).expect("outcomes");
+    let data = pareval::data::trajectories::load_trajectories(
+        &steps_path,
+        &outcomes_path,
+        None,
+        &pareval::data::ColumnMap::default(),
+    )
+    .expect("trajectories");
+    let job = EarlyJob {
+        data: Arc::new(data),
+        sources: [&steps_path, &outcomes_path].map(|p| p.display().to_string()),
+        ..synthetic_job(Some(0.9))
+    };
+    let mut app = sample_app(4);
+    app.attach_early(EarlyPanel::new("synthetic".to_string()));
+    // Still training: the export says so rather than exporting another view.
+    assert!(matches!(
+        pareval::tui::export::build(&app),
+        Err(pareval::tui::export::ExportError::NoEarly)
+    ));
+    let result = compute(&job, &|_, _| true).expect("train");
+    act(
+        &mut app,
+        Action::Early(EarlyEvent::Finished(Ok(Arc::new(result)))),
+    );
+    let export = pareval::tui::export::build(&app).expect("export");
+    assert_eq!(export.command[0], "early");
+    for flag in ["--min-steps", "--target-precision", "--tau"] {
+        assert!(
+            export.command.contains(&flag.to_string()),
+            "{:?}",
+            export.command
+        );
+    }
+    let twin: Vec<&str> = export.command.iter().map(String::as_str).collect();
+    let output = crate::common::pareval(&twin);
+    assert!(
+        output.status.success(),
+        "{}",
+        crate::common::stderr(&output)
+    );
+    assert_eq!(crate::common::stdout(&output), export.json);
+    let json: serde_json::Value = serde_json::from_str(&export.json).expect("json");
+    assert_eq!(json["results"].as_array().expect("results").len(), 45);
+    assert!(export.csv.lines().count() > 45, "{}", export.csv);
+    assert!(export.markdown.contains("`pareval early "));
+    assert!(export.svg.contains("steps saved") && export.svg.contains("<polyline"));
 }
 
 /// The early view saves its predictor (`M`), trained on every trajectory, at the slider's τ; the
