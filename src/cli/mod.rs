@@ -1197,7 +1197,19 @@ fn explore(
         .map(crate::tui::config::load_session)
         .transpose()?;
     let early = match (&flags.steps, &flags.outcomes) {
-        (Some(steps), Some(outcomes)) => Some(early_job(steps, outcomes, flags)?),
+        (Some(steps), Some(outcomes)) => Some(early_job(&crate::tui::config::EarlySource {
+            steps: steps.display().to_string(),
+            outcomes: outcomes.display().to_string(),
+            protocol: flags.early_protocol.clone(),
+            trees: flags.early_trees,
+            target: flags.early_target,
+        })?),
+        // A session's early view comes back with its files.
+        _ if files.is_empty() => session
+            .as_ref()
+            .and_then(|s| s.early.as_ref())
+            .map(early_job)
+            .transpose()?,
         _ => None,
     };
     let given = match load {
@@ -1242,27 +1254,25 @@ fn explore(
 /// The explorer's early-outcome job: the trajectories loaded and checked up front (bad input stops
 /// the explorer from opening, with the same message as `pareval early`), trained in the background.
 fn early_job(
-    steps: &Path,
-    outcomes: &Path,
-    flags: &args::ExploreFlags,
+    source: &crate::tui::config::EarlySource,
 ) -> Result<(crate::tui::early::EarlyJob, String), CliError> {
     use crate::early::protocol::Protocol;
     let data = crate::data::trajectories::load_trajectories(
-        steps,
-        outcomes,
+        Path::new(&source.steps),
+        Path::new(&source.outcomes),
         None,
         &crate::data::ColumnMap::default(),
     )?;
-    let protocol = match &flags.early_protocol {
+    let protocol = match &source.protocol {
         Some(name) => Protocol::parse(name).map_err(settings::flag("--early-protocol"))?,
         None => Protocol::default_for(&data),
     };
-    if flags.early_trees == 0 {
+    if source.trees == 0 {
         return Err(CliError::Input(
             "--early-trees must be at least 1".to_string(),
         ));
     }
-    if let Some(p) = flags.early_target
+    if let Some(p) = source.target
         && !(p > 0.0 && p <= 1.0)
     {
         return Err(CliError::Input(format!(
@@ -1277,8 +1287,8 @@ fn early_job(
         data.trajectories.len(),
         data.systems.len(),
         protocol.name(),
-        flags.early_trees,
-        flags.early_target.map_or(String::new(), |p| format!(
+        source.trees,
+        source.target.map_or(String::new(), |p| format!(
             ", thresholds also by target precision {p} (an inner split per fold)"
         ))
     );
@@ -1287,12 +1297,12 @@ fn early_job(
         protocol,
         features: crate::early::features::FeatureSettings::default(),
         model: crate::early::model::ModelSettings {
-            iterations: flags.early_trees,
+            iterations: source.trees,
             ..crate::early::model::ModelSettings::default()
         },
         delta: 0.0,
-        target: flags.early_target,
-        sources: [steps, outcomes].map(|path| path.display().to_string()),
+        target: source.target,
+        sources: [source.steps.clone(), source.outcomes.clone()],
     };
     Ok((job, describe))
 }

@@ -187,6 +187,18 @@ pub fn parse_config(text: &str, file: &str) -> Result<Config, ConfigError> {
     Ok(config)
 }
 
+/// What the early-outcome view trains on and how (`--steps`, `--outcomes`, `--early-protocol`,
+/// `--early-trees`, `--early-target`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EarlySource {
+    pub steps: String,
+    pub outcomes: String,
+    /// None: the default for the trajectories (leave one system out, or task folds for one system).
+    pub protocol: Option<String>,
+    pub trees: usize,
+    pub target: Option<f64>,
+}
+
 /// Everything needed to reopen the same view.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Session {
@@ -198,6 +210,9 @@ pub struct Session {
     pub load_flags: Vec<String>,
     pub compute: ComputeKey,
     pub view: ViewKey,
+    /// The early-outcome view's trajectories and training settings, when the explorer had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub early: Option<EarlySource>,
 }
 
 pub fn save_session(session: &Session, path: &Path) -> Result<(), ConfigError> {

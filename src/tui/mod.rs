@@ -149,6 +149,10 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
     let stop = Arc::new(AtomicBool::new(false));
     if let Some((job, describe)) = &options.early {
         app.attach_early(early::EarlyPanel::new(describe.clone()));
+        // A reopened session shows the view it was saved on.
+        if let Some(session) = &options.session {
+            app.view.tab = session.view.tab;
+        }
         let early_sender = std::sync::Mutex::new(sender.clone());
         // Detached: it checks `stop` between folds, and quitting never waits for a fold to finish.
         let started = early::spawn(job.clone(), stop.clone(), move |event| {
@@ -251,6 +255,7 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
                         load_flags: app.load_flags.clone(),
                         compute: app.compute.clone(),
                         view: app.view.clone(),
+                        early: options.early.as_ref().map(|(job, _)| job.source()),
                     };
                     app.status = match config::save_session(&session, &path) {
                         Ok(()) => format!(

@@ -258,11 +258,24 @@ fn the_early_view_trains_on_real_trajectories_in_a_real_terminal() {
     session.keys("Enter");
     session.wait_for("calibrated probabilities by step");
     session.keys("Escape");
+    // A session saved here reopens the early view: its trajectories and training settings too.
+    session.keys("w");
+    session.wait_for("session saved to");
     session.keys("Tab");
     session.wait_for("directed pairs at 25%");
     session.keys("q");
     assert_eq!(session.wait_exit(), "EXIT=0");
     assert_restored(&session);
+    let saved = session.dir.join("pareval-session.json");
+    let text = std::fs::read_to_string(&saved).expect("session");
+    assert!(text.contains("\"trees\": 10"), "{text}");
+    let saved = saved.to_string_lossy().into_owned();
+    let reopened = Session::start("early-again", &["--session", &saved]);
+    reopened.wait_for("2 systems · 2 directed pairs · 78 tasks");
+    reopened.wait_for("halting vs τ · loao · 10 trees · AUC");
+    reopened.wait_for("resolve rate per system at τ 0.95");
+    reopened.keys("q");
+    assert_eq!(reopened.wait_exit(), "EXIT=0");
 }
 
 /// AppWorld rows of two systems, grouped by task in the order of a stratified plan.

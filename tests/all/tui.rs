@@ -772,6 +772,13 @@ fn export_session_and_config_round_trips() {
         load_flags: vec!["--min-system-coverage=0.5".to_string()],
         compute: app.compute.clone(),
         view: app.view.clone(),
+        early: Some(pareval::tui::config::EarlySource {
+            steps: "steps.csv".to_string(),
+            outcomes: "outcomes.csv".to_string(),
+            protocol: Some("loao".to_string()),
+            trees: 5,
+            target: Some(0.9),
+        }),
     };
     save_session(&session, &path).expect("save");
     assert_eq!(load_session(&path).expect("load"), session);
@@ -1857,7 +1864,7 @@ fn the_early_view_trains_in_the_background_and_follows_the_tau_slider() {
     );
     // The chart's title names its three curves (its own legend never fits the panel).
     assert!(
-        screen.contains("┌ halting vs τ · loao · AUC ")
+        screen.contains("┌ halting vs τ · loao · 10 trees · AUC ")
             && screen.contains("│── steps saved  ── accuracy of halts  ── halted"),
         "{screen}"
     );

@@ -174,8 +174,9 @@ pub fn draw_body(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Rect
             .data(&cursor),
     ];
     let title = format!(
-        " halting vs τ · {} · AUC {} ",
+        " halting vs τ · {} · {} trees · AUC {} ",
         result.protocol.name(),
+        result.trees,
         result
             .sweep
             .first()
