@@ -41,20 +41,6 @@ pub struct EarlyJob {
     pub sources: [String; 2],
 }
 
-impl EarlyJob {
-    /// Where the job's trajectories come from and how it trains, as a session keeps it.
-    pub fn source(&self) -> super::config::EarlySource {
-        let [steps, outcomes] = self.sources.clone();
-        super::config::EarlySource {
-            steps,
-            outcomes,
-            protocol: Some(self.protocol.name().to_string()),
-            trees: self.model.iterations,
-            target: self.target,
-        }
-    }
-}
-
 /// The trained predictions and the sweep over [`tau_grid`].
 pub struct EarlyResult {
     pub data: Arc<Trajectories>,

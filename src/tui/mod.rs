@@ -88,6 +88,19 @@ pub fn build_app(options: &ExploreOptions) -> (App, Effect) {
     (app, effect)
 }
 
+/// Where an early job's trajectories come from and how it trains, as a session keeps it (here,
+/// not in `early`: the session's types sit above the views that `early` serves).
+fn early_source(job: &early::EarlyJob) -> config::EarlySource {
+    let [steps, outcomes] = job.sources.clone();
+    config::EarlySource {
+        steps,
+        outcomes,
+        protocol: Some(job.protocol.name().to_string()),
+        trees: job.model.iterations,
+        target: job.target,
+    }
+}
+
 /// Restores the terminal when dropped, whatever path leaves the explorer.
 struct TerminalGuard {
     mouse: bool,
@@ -255,7 +268,7 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
                         load_flags: app.load_flags.clone(),
                         compute: app.compute.clone(),
                         view: app.view.clone(),
-                        early: options.early.as_ref().map(|(job, _)| job.source()),
+                        early: options.early.as_ref().map(|(job, _)| early_source(job)),
                     };
                     app.status = match config::save_session(&session, &path) {
                         Ok(()) => format!(
