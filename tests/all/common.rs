@@ -152,6 +152,22 @@ pub fn one_owner_records(dir: &Path) -> PathBuf {
     records
 }
 
+/// A record of systems A and B on 20 tasks and C on the first 10 only, so `--min-system-coverage
+/// 0.9` leaves C out (2 systems and 2 directed pairs instead of 3 and 6). Written as `rows.csv` in
+/// `dir`.
+pub fn records_with_a_partial_system(dir: &Path) -> PathBuf {
+    let mut rows = String::from("system,task,outcome\n");
+    for i in 0..20 {
+        rows.push_str(&format!("A,t{i},{}\nB,t{i},{}\n", i % 2, i % 3 / 2));
+        if i < 10 {
+            rows.push_str(&format!("C,t{i},1\n"));
+        }
+    }
+    let path = dir.join("rows.csv");
+    std::fs::write(&path, rows).expect("write records");
+    path
+}
+
 /// Text with its line breaks and runs of spaces as single spaces: wrapped notes read whole.
 pub fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")

@@ -864,16 +864,9 @@ fn a_saved_session_reopens_its_files_with_their_load_flags() {
         return;
     }
     let dir = temp_dir("e2e-session-records");
-    let mut rows = String::from("system,task,outcome\n");
-    for i in 0..20 {
-        rows.push_str(&format!("A,t{i},{}\nB,t{i},{}\n", i % 2, i % 3 / 2));
-        if i < 10 {
-            rows.push_str(&format!("C,t{i},1\n"));
-        }
-    }
-    let file = dir.join("rows.csv");
-    std::fs::write(&file, rows).expect("rows");
-    let file = file.to_string_lossy().into_owned();
+    let file = crate::common::records_with_a_partial_system(&dir)
+        .display()
+        .to_string();
     let first = Session::start(
         "session-flags",
         &["explore", &file, "--min-system-coverage", "0.9"],

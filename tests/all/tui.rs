@@ -1227,6 +1227,18 @@ fn the_explorer_proxy_view_shows_the_numbers_of_the_proxy_command() {
     }
 }
 
+/// Runs an export's command-line twin and checks it prints the export's JSON, byte for byte.
+fn assert_twin_prints(export: &pareval::tui::export::Export) {
+    let args: Vec<&str> = export.command.iter().map(String::as_str).collect();
+    let output = crate::common::pareval(&args);
+    assert!(
+        output.status.success(),
+        "{}",
+        crate::common::stderr(&output)
+    );
+    assert_eq!(crate::common::stdout(&output), export.json);
+}
+
 /// The explorer's JSON export of a view is what its command-line twin prints: the export names the
 /// command, and running it gives the same document, byte for byte.
 #[test]
@@ -1246,14 +1258,7 @@ fn the_explorer_export_is_the_json_of_its_command_line_twin() {
         "{:?}",
         export.command
     );
-    let args: Vec<&str> = export.command.iter().map(String::as_str).collect();
-    let output = crate::common::pareval(&args);
-    assert!(
-        output.status.success(),
-        "{}",
-        crate::common::stderr(&output)
-    );
-    assert_eq!(crate::common::stdout(&output), export.json);
+    assert_twin_prints(&export);
     let json: serde_json::Value = serde_json::from_str(&export.json).expect("json");
     assert_eq!(json["results"][0]["preset"], "primary (modified)");
     assert_eq!(json["pairs_at"][0]["budget"], 0.3);
@@ -1264,15 +1269,9 @@ fn the_explorer_export_is_the_json_of_its_command_line_twin() {
 #[test]
 fn the_export_s_twin_reads_the_records_with_the_explorer_s_load_flags() {
     let dir = temp_dir("export-load-flags");
-    let mut rows = String::from("system,task,outcome\n");
-    for i in 0..20 {
-        rows.push_str(&format!("A,t{i},{}\nB,t{i},{}\n", i % 2, i % 3 / 2));
-        if i < 10 {
-            rows.push_str(&format!("C,t{i},1\n"));
-        }
-    }
-    let file = dir.join("rows.csv").display().to_string();
-    std::fs::write(&file, rows).expect("rows");
+    let file = crate::common::records_with_a_partial_system(&dir)
+        .display()
+        .to_string();
     let args = pareval::cli::args::load_args_from(
         std::slice::from_ref(&file),
         &["--min-system-coverage".to_string(), "0.9".to_string()],
@@ -1292,14 +1291,7 @@ fn the_export_s_twin_reads_the_records_with_the_explorer_s_load_flags() {
         "{:?}",
         export.command
     );
-    let twin: Vec<&str> = export.command.iter().map(String::as_str).collect();
-    let output = crate::common::pareval(&twin);
-    assert!(
-        output.status.success(),
-        "{}",
-        crate::common::stderr(&output)
-    );
-    assert_eq!(crate::common::stdout(&output), export.json);
+    assert_twin_prints(&export);
     let json: serde_json::Value = serde_json::from_str(&export.json).expect("json");
     assert_eq!(
         json["pairs_at"][0]["pairs"]
@@ -1344,14 +1336,7 @@ fn the_explorer_sets_the_coverage_share_and_the_bet_scale() {
             export.command
         );
     }
-    let args: Vec<&str> = export.command.iter().map(String::as_str).collect();
-    let output = crate::common::pareval(&args);
-    assert!(
-        output.status.success(),
-        "{}",
-        crate::common::stderr(&output)
-    );
-    assert_eq!(crate::common::stdout(&output), export.json);
+    assert_twin_prints(&export);
     // Another bet scale is another result.
     act(&mut app, Action::CycleBetMax);
     let other = pareval::tui::export::build(&app).expect("export");
@@ -1766,14 +1751,7 @@ fn the_early_view_exports_what_pareval_early_prints() {
             export.command
         );
     }
-    let twin: Vec<&str> = export.command.iter().map(String::as_str).collect();
-    let output = crate::common::pareval(&twin);
-    assert!(
-        output.status.success(),
-        "{}",
-        crate::common::stderr(&output)
-    );
-    assert_eq!(crate::common::stdout(&output), export.json);
+    assert_twin_prints(&export);
     let json: serde_json::Value = serde_json::from_str(&export.json).expect("json");
     assert_eq!(json["results"].as_array().expect("results").len(), 45);
     assert!(export.csv.lines().count() > 45, "{}", export.csv);
