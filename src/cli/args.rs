@@ -497,7 +497,13 @@ pub struct LoadOnly {
 pub fn load_args_from(files: &[String], flags: &[String]) -> Result<LoadArgs, String> {
     LoadOnly::try_parse_from(files.iter().chain(flags))
         .map(|only| only.load)
-        .map_err(|error| error.to_string().trim().to_string())
+        .map_err(|error| {
+            // clap's first line says what is wrong; its usage and help lines name a parser the
+            // user never typed.
+            let text = error.to_string();
+            let first = text.lines().next().unwrap_or_default();
+            first.strip_prefix("error: ").unwrap_or(first).to_string()
+        })
 }
 
 #[derive(Debug, Args)]
@@ -1245,10 +1251,10 @@ mod tests {
         assert_eq!(format!("{back:?}"), format!("{parsed:?}"));
         let plain = LoadOnly::try_parse_from(["a.csv"]).expect("parse").load;
         assert!(plain.flags().is_empty(), "{:?}", plain.flags());
-        assert!(
-            load_args_from(&files, &["--min-shared=many".to_string()])
-                .unwrap_err()
-                .contains("--min-shared")
+        let refused = load_args_from(&files, &["--min-shared=many".to_string()]).unwrap_err();
+        assert_eq!(
+            refused,
+            "invalid value 'many' for '--min-shared <N>': invalid digit found in string"
         );
     }
 }
