@@ -394,6 +394,10 @@ pub struct LoadArgs {
     /// system its own system, named "system (scaffold)".
     #[arg(long, value_name = "system,COLUMN,…", value_delimiter = ',')]
     pub system_key: Vec<String>,
+    /// Keep only the tasks of these groups of a group column, e.g. group=django,flask (the explorer's
+    /// group filter, G); repeated for another column, a task must be in both.
+    #[arg(long, value_name = "COLUMN=LABEL,…")]
+    pub keep_groups: Vec<String>,
 }
 
 impl LoadArgs {
@@ -426,6 +430,9 @@ impl LoadArgs {
         }
         if !self.system_key.is_empty() {
             valued("system-key", &self.system_key.join(","));
+        }
+        for groups in &self.keep_groups {
+            valued("keep-groups", groups);
         }
         let import = &self.import;
         let optional = [
@@ -478,6 +485,7 @@ impl LoadArgs {
             benchmark_per_file: self.benchmark_per_file,
             ignore_columns: self.ignore_columns.clone(),
             system_key: self.system_key.clone(),
+            keep_groups: self.keep_groups.clone(),
             ..LoadOptions::default()
         };
         self.import.apply(&mut options)?;
@@ -1227,6 +1235,10 @@ mod tests {
             "scaffold,model",
             "--system-key",
             "system,scaffold",
+            "--keep-groups",
+            "group=a, b",
+            "--keep-groups",
+            "level=hard",
         ];
         // Every flag of the parser is given a value other than its default here, so a flag added
         // later fails below until `flags` writes it.

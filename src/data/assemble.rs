@@ -272,7 +272,79 @@ fn assemble(
             options.min_shared
         ));
     }
+    if !options.keep_groups.is_empty() {
+        dataset = keep_groups(dataset, &options.keep_groups)?;
+    }
     Ok(dataset)
+}
+
+/// The record restricted to the tasks of some groups (`--keep-groups COLUMN=LABEL[,LABEL…]`, as
+/// the explorer's group filter restricts it): the labels named for one column are kept together,
+/// and several columns must all hold. A value that is a label as a whole (commas and all) is that
+/// label; otherwise it is a comma-separated list of labels.
+fn keep_groups(dataset: Dataset, specs: &[String]) -> Result<Dataset, LoadError> {
+    let refuse = |message: String| LoadError::new("options", format!("--keep-groups: {message}"));
+    let mut wanted: Vec<(usize, Vec<u32>)> = Vec::new();
+    for spec in specs {
+        let Some((name, value)) = spec.split_once('=') else {
+            return Err(refuse(format!(
+                "'{spec}' is not COLUMN=LABEL (e.g. group=django)"
+            )));
+        };
+        let Some(at) = dataset.group_columns.iter().position(|c| c.name == name) else {
+            let names: Vec<&str> = dataset
+                .group_columns
+                .iter()
+                .map(|c| c.name.as_str())
+                .collect();
+            return Err(refuse(format!(
+                "'{name}' is not a group column of the record (its group columns: {})",
+                if names.is_empty() {
+                    "none".to_string()
+                } else {
+                    names.join(", ")
+                }
+            )));
+        };
+        let column = &dataset.group_columns[at];
+        let labels: Vec<&str> = if column.labels.iter().any(|l| l == value) {
+            vec![value]
+        } else {
+            value.split(',').map(str::trim).collect()
+        };
+        let mut indices = Vec::new();
+        for label in labels {
+            let Some(index) = column.labels.iter().position(|l| l == label) else {
+                return Err(refuse(format!(
+                    "column '{name}' has no group '{label}' (its groups: {})",
+                    column.labels.join(", ")
+                )));
+            };
+            indices.push(index as u32);
+        }
+        match wanted.iter_mut().find(|(column, _)| *column == at) {
+            Some((_, kept)) => kept.extend(indices),
+            None => wanted.push((at, indices)),
+        }
+    }
+    let keep: Vec<bool> = (0..dataset.n_tasks())
+        .map(|t| {
+            wanted
+                .iter()
+                .all(|(at, kept)| kept.contains(&dataset.group_columns[*at].of_task[t]))
+        })
+        .collect();
+    let kept = keep.iter().filter(|&&k| k).count();
+    if kept == 0 {
+        return Err(refuse(format!("no task is in {}", specs.join(" and "))));
+    }
+    let mut restricted = dataset.restrict_tasks(&keep);
+    restricted.notes.push(format!(
+        "kept the {kept} of {} tasks in {} (--keep-groups)",
+        dataset.n_tasks(),
+        specs.join(" and ")
+    ));
+    Ok(restricted)
 }
 
 fn input_files(rows: &Rows) -> Vec<InputFile> {

@@ -23,6 +23,9 @@ pub struct LoadOptions {
     pub benchmark_per_file: bool,
     /// Columns left out of every file before anything is checked (`--ignore-col`).
     pub ignore_columns: Vec<String>,
+    /// `COLUMN=LABEL[,LABEL…]`: only the tasks of these groups are kept, after everything else
+    /// (`--keep-groups`, the explorer's group filter as a flag).
+    pub keep_groups: Vec<String>,
     /// Read every file as this native format (`--from`); None reads canonical records, or a native
     /// file recognised by its keys.
     pub from: Option<super::import::ImportFormat>,

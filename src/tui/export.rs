@@ -73,6 +73,21 @@ fn preset_label(app: &App) -> String {
     }
 }
 
+/// The files and how they are read: the load flags the explorer was opened with, and the group
+/// filter (`G`) as `--keep-groups`, one label a flag so that a label with a comma stays whole.
+fn record_args(app: &App) -> Vec<String> {
+    let mut args: Vec<String> = app.files.iter().chain(&app.load_flags).cloned().collect();
+    if let Some(column) = &app.compute.group_column {
+        args.extend(
+            app.compute
+                .group_filter
+                .iter()
+                .map(|label| format!("--keep-groups={column}={label}")),
+        );
+    }
+    args
+}
+
 /// `--group-col` as the command line spells the app's group column.
 fn group_flag(app: &App) -> String {
     app.compute
@@ -95,7 +110,7 @@ fn replay_command(app: &App) -> Vec<String> {
     let key = &app.compute;
     let policy = key.policy();
     let mut args: Vec<String> = vec!["replay".into()];
-    args.extend(app.files.iter().chain(&app.load_flags).cloned());
+    args.extend(record_args(app));
     args.extend(["--preset".into(), key.preset.name().into()]);
     if key.order.is_some() {
         args.extend(["--order".into(), policy.order.name().into()]);
@@ -174,7 +189,7 @@ fn replay_command(app: &App) -> Vec<String> {
 fn proxy_command(app: &App) -> Vec<String> {
     let key = &app.compute;
     let mut args: Vec<String> = vec!["proxy".into()];
-    args.extend(app.files.iter().chain(&app.load_flags).cloned());
+    args.extend(record_args(app));
     args.extend([
         "--method".into(),
         key.proxy_method.name().into(),
@@ -209,7 +224,7 @@ fn markdown_heading(app: &App, command: &[String]) -> String {
     if !app.compute.group_filter.is_empty() {
         let _ = writeln!(
             text,
-            "Only the groups {} of the group column were kept (the explorer's group filter, which the command line does not have).\n",
+            "Only the groups {} of the group column were kept (the explorer's group filter; `--keep-groups` in the command).\n",
             app.compute.group_filter.join(", ")
         );
     }

@@ -956,3 +956,50 @@ fn decide_sets_aside_a_last_line_the_harness_has_not_finished_and_info_refuses_i
         "line 22 has 2 fields but the header has 3",
     );
 }
+
+/// `--keep-groups` restricts the record to some groups, as the explorer's group filter does: a
+/// comma list or one flag per label, several columns all holding, and every mistake named.
+#[test]
+fn keep_groups_restricts_the_record_to_the_groups_named() {
+    let info = |extra: &[&str]| {
+        let file = sample("multi_bench.csv");
+        let mut args = vec!["info", &file, "--format", "json"];
+        args.extend_from_slice(extra);
+        let output = pareval(&args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("json");
+        json["n_tasks"].as_u64().expect("tasks")
+    };
+    assert_eq!(info(&[]), 240);
+    assert_eq!(info(&["--keep-groups", "benchmark=bench-1,bench-2"]), 120);
+    assert_eq!(
+        info(&[
+            "--keep-groups",
+            "benchmark=bench-1",
+            "--keep-groups",
+            "benchmark=bench-2"
+        ]),
+        120
+    );
+    // Two columns: a task must be in both.
+    let both = info(&[
+        "--keep-groups",
+        "benchmark=bench-1",
+        "--keep-groups",
+        "group=split-1",
+    ]);
+    assert!(both > 0 && both < 60, "{both}");
+    let file = sample("multi_bench.csv");
+    assert_refused(
+        &pareval(&["info", &file, "--keep-groups", "suite=x"]),
+        "'suite' is not a group column of the record (its group columns: group, benchmark)",
+    );
+    assert_refused(
+        &pareval(&["info", &file, "--keep-groups", "benchmark=bench-9"]),
+        "column 'benchmark' has no group 'bench-9' (its groups: bench-1, bench-2, bench-3, bench-4)",
+    );
+    assert_refused(
+        &pareval(&["info", &file, "--keep-groups", "bench-1"]),
+        "'bench-1' is not COLUMN=LABEL",
+    );
+}

@@ -289,6 +289,16 @@ fn the_group_filter_restricts_the_record_to_the_chosen_groups() {
     assert_eq!(app.dataset.n_tasks(), 33 + 12);
     assert!(!app.pending());
     assert!(render(&app, 160, 40).contains("group group (12 groups, 2 of them chosen)"));
+    // The export's twin keeps the same groups (`--keep-groups`) and prints the same JSON.
+    let export = pareval::tui::export::build(&app).expect("export");
+    assert!(
+        export
+            .command
+            .contains(&"--keep-groups=group=astro/telescope".to_string()),
+        "{:?}",
+        export.command
+    );
+    assert_twin_prints(&export);
     // Choosing nothing is refused; choosing everything removes the filter.
     act(&mut app, Action::OpenGroupFilter);
     act(&mut app, Action::ChooseAll);
