@@ -1203,6 +1203,7 @@ fn explore(
             protocol: flags.early_protocol.clone(),
             trees: flags.early_trees,
             target: flags.early_target,
+            tau: None,
         })?),
         // A session's early view comes back with its files.
         _ if files.is_empty() => session

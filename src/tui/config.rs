@@ -197,6 +197,9 @@ pub struct EarlySource {
     pub protocol: Option<String>,
     pub trees: usize,
     pub target: Option<f64>,
+    /// The view's τ slider when the session was saved (none: the view's start, 0.95).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tau: Option<f64>,
 }
 
 /// Everything needed to reopen the same view.

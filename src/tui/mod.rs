@@ -90,7 +90,7 @@ pub fn build_app(options: &ExploreOptions) -> (App, Effect) {
 
 /// Where an early job's trajectories come from and how it trains, as a session keeps it (here,
 /// not in `early`: the session's types sit above the views that `early` serves).
-fn early_source(job: &early::EarlyJob) -> config::EarlySource {
+fn early_source(job: &early::EarlyJob, tau: Option<f64>) -> config::EarlySource {
     let [steps, outcomes] = job.sources.clone();
     config::EarlySource {
         steps,
@@ -98,6 +98,7 @@ fn early_source(job: &early::EarlyJob) -> config::EarlySource {
         protocol: Some(job.protocol.name().to_string()),
         trees: job.model.iterations,
         target: job.target,
+        tau,
     }
 }
 
@@ -162,9 +163,17 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
     let stop = Arc::new(AtomicBool::new(false));
     if let Some((job, describe)) = &options.early {
         app.attach_early(early::EarlyPanel::new(describe.clone()));
-        // A reopened session shows the view it was saved on.
+        // A reopened session shows the view it was saved on, the early view at its τ.
         if let Some(session) = &options.session {
             app.view.tab = session.view.tab;
+            let tau = session.early.as_ref().and_then(|early| early.tau);
+            if let (Some(tau), Some(panel)) = (tau, app.early.as_mut())
+                && let Some(index) = early::tau_grid()
+                    .iter()
+                    .position(|t| (t - tau).abs() < 1e-9)
+            {
+                panel.set_tau(index);
+            }
         }
         let early_sender = std::sync::Mutex::new(sender.clone());
         // Detached: it checks `stop` between folds, and quitting never waits for a fold to finish.
@@ -268,7 +277,9 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
                         load_flags: app.load_flags.clone(),
                         compute: app.compute.clone(),
                         view: app.view.clone(),
-                        early: options.early.as_ref().map(|(job, _)| early_source(job)),
+                        early: options.early.as_ref().map(|(job, _)| {
+                            early_source(job, app.early.as_ref().map(|panel| panel.tau_value()))
+                        }),
                     };
                     app.status = match config::save_session(&session, &path) {
                         Ok(()) => format!(

@@ -258,7 +258,7 @@ fn the_early_view_trains_on_real_trajectories_in_a_real_terminal() {
     session.keys("Enter");
     session.wait_for("calibrated probabilities by step");
     session.keys("Escape");
-    // A session saved here reopens the early view: its trajectories and training settings too.
+    // A session saved here reopens the early view: its trajectories, training settings and τ.
     session.keys("w");
     session.wait_for("session saved to");
     session.keys("Tab");
@@ -273,7 +273,7 @@ fn the_early_view_trains_on_real_trajectories_in_a_real_terminal() {
     let reopened = Session::start("early-again", &["--session", &saved]);
     reopened.wait_for("2 systems · 2 directed pairs · 78 tasks");
     reopened.wait_for("halting vs τ · loao · 10 trees · AUC");
-    reopened.wait_for("resolve rate per system at τ 0.95");
+    reopened.wait_for("resolve rate per system at τ 0.55");
     reopened.keys("q");
     assert_eq!(reopened.wait_exit(), "EXIT=0");
 }

@@ -788,6 +788,7 @@ fn export_session_and_config_round_trips() {
             protocol: Some("loao".to_string()),
             trees: 5,
             target: Some(0.9),
+            tau: Some(0.8),
         }),
     };
     save_session(&session, &path).expect("save");
