@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use super::app::{App, Tab};
 use super::early::{EarlyPanel, EarlyResult, EarlyStatus};
 use super::view::{Theme, chart_series};
+use crate::engine::walk::detail::PairDetail;
 use crate::format::{percent, trim_number};
 use crate::report::Render;
 use crate::report::early::EarlyReport;
@@ -107,11 +108,43 @@ fn grid_flag(app: &App) -> String {
 
 /// `pareval replay` with the app's settings and `--pairs-at` its budget.
 fn replay_command(app: &App) -> Vec<String> {
-    let key = &app.compute;
-    let policy = key.policy();
     let mut args: Vec<String> = vec!["replay".into()];
     args.extend(record_args(app));
-    args.extend(["--preset".into(), key.preset.name().into()]);
+    args.extend(policy_args(app));
+    args.extend([
+        "--pairs-at".into(),
+        trim_number(app.budget_value()),
+        "--format".into(),
+        "json".into(),
+    ]);
+    args
+}
+
+/// `pareval pair` for the drill-down's case: the pair, the app's settings, the order and budget.
+fn pair_command(app: &App, detail: &PairDetail) -> Vec<String> {
+    let mut args: Vec<String> = vec!["pair".into()];
+    args.extend(record_args(app));
+    args.extend([
+        format!("--tested={}", detail.tested),
+        format!("--baseline={}", detail.baseline),
+    ]);
+    args.extend(policy_args(app));
+    args.extend([
+        "--order-index".into(),
+        detail.order_index.to_string(),
+        "--budget".into(),
+        trim_number(detail.budget),
+        "--format".into(),
+        "json".into(),
+    ]);
+    args
+}
+
+/// The app's policy and replay settings as `replay` and `pair` take them.
+fn policy_args(app: &App) -> Vec<String> {
+    let key = &app.compute;
+    let policy = key.policy();
+    let mut args: Vec<String> = vec!["--preset".into(), key.preset.name().into()];
     if key.order.is_some() {
         args.extend(["--order".into(), policy.order.name().into()]);
     }
@@ -177,10 +210,6 @@ fn replay_command(app: &App) -> Vec<String> {
         policy.tail.to_string(),
         "--group-col".into(),
         group_flag(app),
-        "--pairs-at".into(),
-        trim_number(app.budget_value()),
-        "--format".into(),
-        "json".into(),
     ]);
     args
 }
@@ -244,6 +273,9 @@ pub fn build(app: &App) -> Result<Export, ExportError> {
     })?;
     let budget = app.view.budget.min(replay.budgets().saturating_sub(1));
     let svg = svg_chart(app);
+    if let Some(Ok(detail)) = app.drill.as_ref().map(|drill| &drill.detail) {
+        return Ok(drill_export(app, detail, svg));
+    }
     if app.view.tab == Tab::Proxy {
         let report = app.proxy.as_deref().ok_or_else(|| match &app.proxy_error {
             Some(error) => ExportError::ProxyFailed(error.clone()),
@@ -276,6 +308,48 @@ pub fn build(app: &App) -> Result<Export, ExportError> {
 }
 
 /// The curve chart as a standalone SVG (640 × 400), the same series as on screen.
+/// The drill-down's export: the case as `pareval pair … --format json` prints it, the pair's
+/// actions along its order as CSV, the text record in the Markdown, and the main chart.
+fn drill_export(app: &App, detail: &PairDetail, svg: String) -> Export {
+    let command = pair_command(app, detail);
+    let mut csv = String::from("budget,tasks,coverage,estimate");
+    for t in &detail.thresholds_pp {
+        let _ = write!(csv, ",action_{}pp", trim_number(*t));
+    }
+    csv.push('\n');
+    for step in &detail.order_steps {
+        let _ = write!(
+            csv,
+            "{},{},{},{}",
+            trim_number(step.budget),
+            step.observed,
+            step.coverage.name(),
+            step.estimate
+        );
+        for action in &step.actions {
+            let _ = write!(csv, ",{}", action.name());
+        }
+        csv.push('\n');
+    }
+    let markdown = format!(
+        "## pareval pair {} vs {}, order {} at budget {}\n\n{}\n\nThe same record from the command line: `pareval {}`\n\n```\n{}```\n",
+        detail.tested,
+        detail.baseline,
+        detail.order_index,
+        percent(detail.budget),
+        app.policy_text(),
+        command.join(" "),
+        render(|out| crate::report::pair::write_text(detail, out, 100))
+    );
+    Export {
+        csv,
+        json: render(|out| crate::report::pair::write_json(detail, out)),
+        markdown,
+        svg,
+        command,
+    }
+}
+
 /// The early view's export: `pareval early`'s report over the view's τ grid, the command that
 /// prints its JSON, and the halting chart.
 fn early_export(panel: &EarlyPanel) -> Result<Export, ExportError> {

@@ -1313,6 +1313,47 @@ fn the_export_s_twin_reads_the_records_with_the_explorer_s_load_flags() {
     );
 }
 
+/// With the drill-down open, `e` exports the case as `pareval pair` prints it: the twin names the
+/// pair, the order and the budget, and prints the same JSON.
+#[test]
+fn the_drill_down_exports_the_pair_record_of_its_twin() {
+    let dataset = sample_dataset("swe_repair.csv");
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Anytime, vec![0, 500], 6);
+    let file = format!("{}/sample_runs/swe_repair.csv", env!("CARGO_MANIFEST_DIR"));
+    let (mut app, first) = App::new(dataset, vec![file], compute, None);
+    run_effects(&mut app, vec![first]);
+    act(&mut app, Action::BudgetNext);
+    act(&mut app, Action::SelectDown);
+    act(&mut app, Action::OpenDrill);
+    act(&mut app, Action::DrillNextOrder);
+    let drill = app.drill.as_ref().expect("drill open");
+    assert_eq!(drill.order, 1);
+    let export = pareval::tui::export::build(&app).expect("export");
+    assert_eq!(export.command[0], "pair");
+    for flag in ["--order-index", "--budget", "--preset"] {
+        assert!(
+            export.command.contains(&flag.to_string()),
+            "{:?}",
+            export.command
+        );
+    }
+    assert_twin_prints(&export);
+    let json: serde_json::Value = serde_json::from_str(&export.json).expect("json");
+    assert_eq!(json["order_index"], 1);
+    assert_eq!(json["budget"], 0.3);
+    assert!(
+        export
+            .csv
+            .starts_with("budget,tasks,coverage,estimate,action_0pp,action_5pp\n")
+    );
+    assert_eq!(export.csv.lines().count(), 1 + 19);
+    assert!(export.markdown.contains("`pareval pair "));
+    // Closed, the export is the main view's again.
+    act(&mut app, Action::CloseOverlay);
+    let main = pareval::tui::export::build(&app).expect("export");
+    assert_eq!(main.command[0], "replay");
+}
+
 /// The coverage share (`Q`) and §9a's largest bet scale (`B`) are set in the explorer as on the
 /// command line: the header names them and the export's twin passes them, printing the same JSON.
 #[test]
