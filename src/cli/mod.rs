@@ -145,9 +145,23 @@ fn info(args: &InfoArgs, out: &mut impl Write) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Loads the records and says on stderr what the loader noted (the format each file was read as,
+/// runs read as not attempted or scored 0, systems or pairs left out, tasks kept), as `decide` does:
+/// the report on stdout stays what a script reads, and nothing is changed without a word.
+fn load_noted(
+    files: &[PathBuf],
+    options: &LoadOptions,
+) -> Result<crate::dataset::Dataset, CliError> {
+    let dataset = load(files, options)?;
+    for note in &dataset.notes {
+        eprintln!("note: {note}");
+    }
+    Ok(dataset)
+}
+
 fn replay_command(args: &ReplayArgs, out: &mut impl Write) -> Result<(), CliError> {
     let options = args.load.options()?;
-    let mut dataset = load(&args.load.files, &options)?;
+    let mut dataset = load_noted(&args.load.files, &options)?;
     if let Some(path) = &args.early {
         let choice = crate::data::halts::EarlyChoice {
             tau: args.early_tau,
@@ -244,7 +258,7 @@ fn system_index(
 
 fn pair_command(args: &PairArgs, out: &mut impl Write) -> Result<(), CliError> {
     let options = args.load.options()?;
-    let dataset = load(&args.load.files, &options)?;
+    let dataset = load_noted(&args.load.files, &options)?;
     let mut named = settings::replay_settings(&args.policy, &dataset)?;
     if named.len() != 1 {
         return Err(CliError::Input("pair takes one --preset".to_string()));
@@ -819,7 +833,7 @@ fn proxy_command(args: &ProxyArgs, out: &mut impl Write) -> Result<(), CliError>
         Method, Protocol, ProxyMatrix, ProxySettings, SubsetSizes, evaluate_protocols,
     };
     let options = args.load.options()?;
-    let dataset = load(&args.load.files, &options)?;
+    let dataset = load_noted(&args.load.files, &options)?;
     let group = dataset
         .resolve_group_column(args.group_col.as_deref())
         .map_err(|e| CliError::Input(format!("--group-col: {e}")))?;

@@ -1003,3 +1003,39 @@ fn keep_groups_restricts_the_record_to_the_groups_named() {
         "'bench-1' is not COLUMN=LABEL",
     );
 }
+
+/// `replay`, `pair` and `proxy` say on stderr what the loader noted (here the tasks
+/// `--keep-groups` kept), as `decide` does; their stdout stays the report.
+#[test]
+fn the_reports_say_what_the_loader_noted_on_stderr() {
+    let file = sample("multi_bench.csv");
+    let keep = ["--keep-groups", "benchmark=bench-1"];
+    let commands: [Vec<&str>; 3] = [
+        vec!["replay", &file, "--orders", "2", "--format", "json"],
+        vec![
+            "pair",
+            &file,
+            "--tested",
+            "ReAct (delta-1)",
+            "--baseline",
+            "ReAct (cirrus-1)",
+            "--orders",
+            "2",
+            "--format",
+            "json",
+        ],
+        vec!["proxy", &file, "--seeds", "2", "--format", "json"],
+    ];
+    for mut args in commands {
+        args.extend_from_slice(&keep);
+        let output = pareval(&args);
+        assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+        assert!(
+            stderr(&output)
+                .contains("note: kept the 60 of 240 tasks in benchmark=bench-1 (--keep-groups)"),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        let _: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("stdout is JSON");
+    }
+}
