@@ -89,6 +89,24 @@ fn record_args(app: &App) -> Vec<String> {
     args
 }
 
+/// A command line as a shell reads it: arguments with spaces, quotes or other special characters
+/// are single-quoted (system names such as "ReAct (delta-1)"), so the Markdown's command can be
+/// pasted as it is.
+fn shell_line(command: &[String]) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=,@%+".contains(c);
+    let quoted: Vec<String> = command
+        .iter()
+        .map(|arg| {
+            if !arg.is_empty() && arg.chars().all(plain) {
+                arg.clone()
+            } else {
+                format!("'{}'", arg.replace('\'', "'\\''"))
+            }
+        })
+        .collect();
+    format!("pareval {}", quoted.join(" "))
+}
+
 /// `--group-col` as the command line spells the app's group column.
 fn group_flag(app: &App) -> String {
     app.compute
@@ -239,10 +257,10 @@ fn proxy_command(app: &App) -> Vec<String> {
 /// The heading of the Markdown export: the view, its policy and its command-line twin.
 fn markdown_heading(app: &App, command: &[String]) -> String {
     let mut text = format!(
-        "## pareval view at budget {}\n\n{}\n\nThe same numbers from the command line: `pareval {}`\n\n",
+        "## pareval view at budget {}\n\n{}\n\nThe same numbers from the command line: `{}`\n\n",
         percent(app.budget_value()),
         app.policy_text(),
-        command.join(" ")
+        shell_line(command)
     );
     if let (Some(orders), Tab::Main | Tab::Coverage) = (app.preview, app.view.tab) {
         let _ = writeln!(
@@ -332,13 +350,13 @@ fn drill_export(app: &App, detail: &PairDetail, svg: String) -> Export {
         csv.push('\n');
     }
     let markdown = format!(
-        "## pareval pair {} vs {}, order {} at budget {}\n\n{}\n\nThe same record from the command line: `pareval {}`\n\n```\n{}```\n",
+        "## pareval pair {} vs {}, order {} at budget {}\n\n{}\n\nThe same record from the command line: `{}`\n\n```\n{}```\n",
         detail.tested,
         detail.baseline,
         detail.order_index,
         percent(detail.budget),
         app.policy_text(),
-        command.join(" "),
+        shell_line(&command),
         render(|out| crate::report::pair::write_text(detail, out, 100))
     );
     Export {
@@ -388,10 +406,10 @@ fn early_export(panel: &EarlyPanel) -> Result<Export, ExportError> {
     }
     command.extend(["--format".into(), "json".into()]);
     let markdown = format!(
-        "## pareval early outcomes, {} at τ {}\n\nThe same numbers from the command line: `pareval {}`\n\n",
+        "## pareval early outcomes, {} at τ {}\n\nThe same numbers from the command line: `{}`\n\n",
         result.protocol.name(),
         trim_number(panel.tau_value()),
-        command.join(" ")
+        shell_line(&command)
     ) + &render(|out| report.write_markdown(out));
     Ok(Export {
         csv: render(|out| report.write_csv(out)),

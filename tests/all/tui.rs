@@ -1347,7 +1347,15 @@ fn the_drill_down_exports_the_pair_record_of_its_twin() {
             .starts_with("budget,tasks,coverage,estimate,action_0pp,action_5pp\n")
     );
     assert_eq!(export.csv.lines().count(), 1 + 19);
-    assert!(export.markdown.contains("`pareval pair "));
+    // The Markdown's command pastes into a shell: names with spaces and parentheses are quoted.
+    let tested = json["tested"].as_str().expect("tested");
+    assert!(tested.contains(' '), "{tested}");
+    assert!(
+        export.markdown.contains("`pareval pair ")
+            && export.markdown.contains(&format!("'--tested={tested}'")),
+        "{}",
+        export.markdown
+    );
     // Closed, the export is the main view's again.
     act(&mut app, Action::CloseOverlay);
     let main = pareval::tui::export::build(&app).expect("export");
