@@ -793,6 +793,16 @@ fn export_session_and_config_round_trips() {
     };
     save_session(&session, &path).expect("save");
     assert_eq!(load_session(&path).expect("load"), session);
+    // A session saved before the load flags and the early view were kept still opens, with none.
+    let mut older: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+    let fields = older.as_object_mut().expect("object");
+    fields.remove("load_flags");
+    fields.remove("early");
+    std::fs::write(&path, older.to_string()).expect("write");
+    let reopened = load_session(&path).expect("an older session loads");
+    assert!(reopened.load_flags.is_empty() && reopened.early.is_none());
+    assert_eq!(reopened.compute, session.compute);
     std::fs::write(&path, "{\"version\": 2}").expect("write");
     assert!(
         load_session(&path)
