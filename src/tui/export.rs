@@ -1,9 +1,11 @@
 //! Export of the current view: CSV, JSON and Markdown rendered by `report/` from the same structs as
-//! the view's command-line twin, and the curve chart as SVG. The JSON of the main and coverage views is
-//! what `pareval replay … --pairs-at B --format json` prints for the same settings, and the proxy view's
-//! is what `pareval proxy … --format json` prints; [`Export::command`] is that command line. The
-//! contents are built from the app's state alone, so tests check them without a terminal; the runner
-//! writes them to the export folder.
+//! the view's command-line twin, and the chart as SVG. The JSON of the main and coverage views is
+//! what `pareval replay … --pairs-at B --format json` prints for the same settings, the proxy view's
+//! what `pareval proxy … --format json` prints, the drill-down's what `pareval pair …` prints for its
+//! case and the early view's what `pareval early …` prints over its τ grid; [`Export::command`] is
+//! that command line, with the load flags and the group filter that gave the explorer its records.
+//! The contents are built from the app's state alone, so tests check them without a terminal; the
+//! runner writes them to the export folder.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
