@@ -1248,6 +1248,19 @@ fn the_explorer_proxy_view_shows_the_numbers_of_the_proxy_command() {
     }
 }
 
+/// Checks an export's twin is `pareval <command>` with these flags, and prints its JSON.
+fn assert_twin_of(export: &pareval::tui::export::Export, command: &str, flags: &[&str]) {
+    assert_eq!(export.command[0], command);
+    for flag in flags {
+        assert!(
+            export.command.iter().any(|arg| arg == flag),
+            "{flag} missing from {:?}",
+            export.command
+        );
+    }
+    assert_twin_prints(export);
+}
+
 /// Runs an export's command-line twin and checks it prints the export's JSON, byte for byte.
 fn assert_twin_prints(export: &pareval::tui::export::Export) {
     let args: Vec<&str> = export.command.iter().map(String::as_str).collect();
@@ -1339,15 +1352,7 @@ fn the_drill_down_exports_the_pair_record_of_its_twin() {
     let drill = app.drill.as_ref().expect("drill open");
     assert_eq!(drill.order, 1);
     let export = pareval::tui::export::build(&app).expect("export");
-    assert_eq!(export.command[0], "pair");
-    for flag in ["--order-index", "--budget", "--preset"] {
-        assert!(
-            export.command.contains(&flag.to_string()),
-            "{:?}",
-            export.command
-        );
-    }
-    assert_twin_prints(&export);
+    assert_twin_of(&export, "pair", &["--order-index", "--budget", "--preset"]);
     let json: serde_json::Value = serde_json::from_str(&export.json).expect("json");
     assert_eq!(json["order_index"], 1);
     assert_eq!(json["budget"], 0.3);
@@ -1813,15 +1818,11 @@ fn the_early_view_exports_what_pareval_early_prints() {
         Action::Early(EarlyEvent::Finished(Ok(Arc::new(result)))),
     );
     let export = pareval::tui::export::build(&app).expect("export");
-    assert_eq!(export.command[0], "early");
-    for flag in ["--min-steps", "--target-precision", "--tau"] {
-        assert!(
-            export.command.contains(&flag.to_string()),
-            "{:?}",
-            export.command
-        );
-    }
-    assert_twin_prints(&export);
+    assert_twin_of(
+        &export,
+        "early",
+        &["--min-steps", "--target-precision", "--tau"],
+    );
     let json: serde_json::Value = serde_json::from_str(&export.json).expect("json");
     assert_eq!(json["results"].as_array().expect("results").len(), 45);
     assert!(export.csv.lines().count() > 45, "{}", export.csv);
