@@ -320,7 +320,7 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     }
     if errored_unscored > 0 && !unscored {
         notes.push(format!(
-            "{file}: {errored_unscored} errored {} without a score scored 0 (a harness failure counted as the agent's; --exclude-errors leaves errored runs out where a command has it)",
+            "{file}: {errored_unscored} errored {} without a score scored 0 (a harness failure counted as the agent's; --exclude-errors leaves errored runs out of the averages of info, replay, pair, proxy and the explorer, while a live run reads them as their outcomes)",
             if errored_unscored == 1 { "sample" } else { "samples" },
         ));
     }

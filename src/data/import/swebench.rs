@@ -749,7 +749,7 @@ fn run_report(
     let infra = ids(value, "infra_failure_ids", file)?.len();
     if infra > 0 {
         notes.push(format!(
-            "{file}: {infra} instances the harness flags as likely infrastructure failures (infra_failure_ids: environment faults it still counts unresolved): status error with 0, so --exclude-errors can leave them out"
+            "{file}: {infra} instances the harness flags as likely infrastructure failures (infra_failure_ids: environment faults it still counts unresolved): status error with 0, so --exclude-errors can leave them out of a replay's averages"
         ));
     }
     if let Some(total) = value.get("total_instances").and_then(Value::as_u64)

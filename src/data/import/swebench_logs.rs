@@ -312,7 +312,7 @@ pub fn results(
     )];
     if infra > 0 {
         notes.push(format!(
-            "{shown}: {infra} instances the harness flags as likely infrastructure failures (infra_failure in their report: environment faults it still counts unresolved): status error with 0, so --exclude-errors can leave them out"
+            "{shown}: {infra} instances the harness flags as likely infrastructure failures (infra_failure in their report: environment faults it still counts unresolved): status error with 0, so --exclude-errors can leave them out of a replay's averages"
         ));
     }
     notes.extend(split_notes);
