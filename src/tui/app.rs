@@ -483,6 +483,11 @@ pub struct App {
     /// The last replay received and the generation it belongs to.
     pub result: Option<Arc<Replay>>,
     pub result_generation: u64,
+    /// The generation `result` is of (a preview's or a full one): older than `generation` while the
+    /// newest settings' replay runs or after it failed, when the panels still show it.
+    pub result_for: u64,
+    /// The generation `proxy` is of.
+    pub proxy_for: u64,
     /// Pairs done and in all of the running replay (set by the runner from the worker).
     pub progress: Option<(usize, usize)>,
     /// Rows of the pair table in display order (recomputed when the result or the view changes).
@@ -539,6 +544,8 @@ impl App {
             generation: 0,
             result: None,
             result_generation: 0,
+            result_for: 0,
+            proxy_for: 0,
             progress: None,
             rows: Vec::new(),
             rows_budget: None,
@@ -653,6 +660,9 @@ impl App {
         };
         self.pairs_expected = self.dataset.directed_pairs().len();
         self.generation += 1;
+        // An error said why the replay of older settings failed; these settings' is on its way.
+        self.replay_error = None;
+        self.proxy_error = None;
         self.clamp_view();
         Effect::Submit {
             generation: self.generation,
@@ -835,6 +845,7 @@ impl App {
                     Ok(result) => {
                         self.preview = preview.then_some(result.prepared.settings.orders);
                         self.result = Some(result);
+                        self.result_for = generation;
                         self.replay_error = None;
                         if !self.status.starts_with('✓') {
                             self.status.clear();
@@ -857,6 +868,7 @@ impl App {
             } if generation == self.generation => match outcome {
                 Ok(curve) => {
                     self.proxy = Some(curve);
+                    self.proxy_for = generation;
                     self.proxy_error = None;
                 }
                 Err(error) => {

@@ -34,11 +34,11 @@ pub struct Export {
 /// Why a view cannot be exported or written.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
-    #[error("nothing to export yet: the first replay has not finished")]
+    #[error("nothing to export yet: the replay of these settings has not arrived")]
     NoReplay,
     #[error("nothing to export: the replay failed: {0}")]
     ReplayFailed(String),
-    #[error("nothing to export yet: the proxy results have not arrived")]
+    #[error("nothing to export yet: the proxy results of these settings have not arrived")]
     NoProxy,
     #[error("nothing to export: the proxy failed: {0}")]
     ProxyFailed(String),
@@ -287,20 +287,29 @@ pub fn build(app: &App) -> Result<Export, ExportError> {
     {
         return early_export(panel);
     }
-    let replay = app.replay().ok_or_else(|| match &app.replay_error {
-        Some(error) => ExportError::ReplayFailed(error.clone()),
-        None => ExportError::NoReplay,
-    })?;
+    // The panels keep showing the last replay while the newest settings' runs or after it failed;
+    // an export names the newest settings' command, so it waits for their numbers.
+    if let Some(error) = &app.replay_error {
+        return Err(ExportError::ReplayFailed(error.clone()));
+    }
+    let replay = app
+        .replay()
+        .filter(|_| app.result_for == app.generation)
+        .ok_or(ExportError::NoReplay)?;
     let budget = app.view.budget.min(replay.budgets().saturating_sub(1));
     let svg = svg_chart(app);
     if let Some(Ok(detail)) = app.drill.as_ref().map(|drill| &drill.detail) {
         return Ok(drill_export(app, detail, svg));
     }
     if app.view.tab == Tab::Proxy {
-        let report = app.proxy.as_deref().ok_or_else(|| match &app.proxy_error {
-            Some(error) => ExportError::ProxyFailed(error.clone()),
-            None => ExportError::NoProxy,
-        })?;
+        if let Some(error) = &app.proxy_error {
+            return Err(ExportError::ProxyFailed(error.clone()));
+        }
+        let report = app
+            .proxy
+            .as_deref()
+            .filter(|_| app.proxy_for == app.generation)
+            .ok_or(ExportError::NoProxy)?;
         let command = proxy_command(app);
         return Ok(Export {
             csv: render(|out| report.write_csv(out)),

@@ -263,6 +263,49 @@ fn every_switch_redraws_with_its_setting() {
     }
 }
 
+/// An export names the newest settings' command, so it never carries the numbers of older
+/// settings the panels still show: not while the newest replay runs, not after it failed.
+#[test]
+fn an_export_waits_for_the_replay_of_the_settings_it_names() {
+    let path = PathBuf::from(format!(
+        "{}/sample_runs/swe_repair.csv",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    let options = LoadOptions {
+        min_shared: 20,
+        ..LoadOptions::default()
+    };
+    let dataset = Arc::new(load(&[path], &options).expect("load"));
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 4);
+    let (mut app, first) = App::new(dataset, vec!["swe_repair.csv".into()], compute, None);
+    run_effects(&mut app, vec![first]);
+    assert!(pareval::tui::export::build(&app).is_ok());
+    // A setting changed and its replay not in yet: the panels show the old one, the export waits.
+    let pending = app.update(Action::CycleOrder);
+    assert!(app.replay().is_some());
+    assert!(matches!(
+        pareval::tui::export::build(&app),
+        Err(pareval::tui::export::ExportError::NoReplay)
+    ));
+    run_effects(&mut app, pending);
+    assert!(pareval::tui::export::build(&app).is_ok());
+    // One group of 12 tasks: no pair shares the 20 tasks --min-shared asks, so the replay fails
+    // and the export says why rather than exporting the record before the filter.
+    act(&mut app, Action::OpenGroupFilter);
+    act(&mut app, Action::ChooseAll);
+    act(&mut app, Action::SelectDown);
+    act(&mut app, Action::ToggleChoice);
+    act(&mut app, Action::ApplyChoice);
+    assert_eq!(app.compute.group_filter, ["data/frames"]);
+    assert!(app.replay().is_some(), "the panels keep the last replay");
+    match pareval::tui::export::build(&app) {
+        Err(pareval::tui::export::ExportError::ReplayFailed(why)) => {
+            assert!(why.contains("no directed pair"), "{why}")
+        }
+        other => panic!("{:?}", other.map(|e| e.command)),
+    }
+}
+
 #[test]
 fn the_group_filter_restricts_the_record_to_the_chosen_groups() {
     let mut app = sample_app(10);
