@@ -327,6 +327,19 @@ fn keep_groups(dataset: Dataset, specs: &[String]) -> Result<Dataset, LoadError>
             None => wanted.push((at, indices)),
         }
     }
+    // Said as the flag reads: a column's labels together, the columns joined by "and".
+    let described = wanted
+        .iter()
+        .map(|(at, kept)| {
+            let column = &dataset.group_columns[*at];
+            let labels: Vec<&str> = kept
+                .iter()
+                .map(|&i| column.labels[i as usize].as_str())
+                .collect();
+            format!("{}={}", column.name, labels.join(","))
+        })
+        .collect::<Vec<_>>()
+        .join(" and ");
     let keep: Vec<bool> = (0..dataset.n_tasks())
         .map(|t| {
             wanted
@@ -336,13 +349,13 @@ fn keep_groups(dataset: Dataset, specs: &[String]) -> Result<Dataset, LoadError>
         .collect();
     let kept = keep.iter().filter(|&&k| k).count();
     if kept == 0 {
-        return Err(refuse(format!("no task is in {}", specs.join(" and "))));
+        return Err(refuse(format!("no task is in {described}")));
     }
     let mut restricted = dataset.restrict_tasks(&keep);
     restricted.notes.push(format!(
         "kept the {kept} of {} tasks in {} (--keep-groups)",
         dataset.n_tasks(),
-        specs.join(" and ")
+        described
     ));
     Ok(restricted)
 }
