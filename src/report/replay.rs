@@ -273,7 +273,9 @@ impl ReplayReport {
                         interval(r.unresolved_lo, r.unresolved_hi, 1)
                     )
                 });
-                format!("minimum sufficient budget {}{there}", percent(budget))
+                let gaps = held_at(&block.rows, |r| r.sufficient)
+                    .map_or(String::new(), |at| format!("; sufficient only at {at}"));
+                format!("minimum sufficient budget {}{there}{gaps}", percent(budget))
             }
             None => {
                 let last = block.rows.last().map_or(String::new(), |r| {
@@ -288,7 +290,10 @@ impl ReplayReport {
             }
         };
         let errors = match block.min_errors_coverage_budget {
-            Some(budget) => format!("error and coverage targets met from {}", percent(budget)),
+            Some(budget) => match held_at(&block.rows, |r| r.errors_and_coverage_met) {
+                Some(at) => format!("error and coverage targets met only at {at}"),
+                None => format!("error and coverage targets met from {}", percent(budget)),
+            },
             None => "error and coverage targets never met".to_string(),
         };
         format!(
@@ -296,6 +301,38 @@ impl ReplayReport {
             trim_number(block.threshold_pp)
         )
     }
+}
+
+/// The budgets of the grid where `holds` is true, as runs ("5%, 40%–95%"), when they are not every
+/// budget from the first one that holds to the end of the grid; `None` when they are (or when none
+/// holds). A summary that says "from 5%" must not hide a budget further on where the target fails.
+pub fn held_at(rows: &[BudgetRow], holds: impl Fn(&BudgetRow) -> bool) -> Option<String> {
+    let first = rows.iter().position(&holds)?;
+    if rows[first..].iter().all(&holds) {
+        return None;
+    }
+    let mut runs: Vec<String> = Vec::new();
+    let mut start: Option<f64> = None;
+    for (index, row) in rows.iter().enumerate() {
+        if holds(row) {
+            start.get_or_insert(row.budget);
+        }
+        let ends = !holds(row) || index + 1 == rows.len();
+        if let (true, Some(from)) = (ends, start) {
+            let to = if holds(row) {
+                row.budget
+            } else {
+                rows[index - 1].budget
+            };
+            runs.push(if from == to {
+                percent(from)
+            } else {
+                format!("{}–{}", percent(from), percent(to))
+            });
+            start = None;
+        }
+    }
+    Some(runs.join(", "))
 }
 
 impl Render for ReplayReport {

@@ -2299,3 +2299,33 @@ fn the_proxy_view_says_when_its_subset_tells_no_training_system_apart() {
     );
     assert!(flat.contains("ρ - · τ-b - · R² -"), "{screen}");
 }
+
+/// The slider's line names the budgets that are sufficient when one after the minimum is not, as
+/// `replay`'s summary does: on the Java SWE-bench record at 10 pp (exact bootstrap, 500 orders) 80%
+/// is sufficient, 85% is not, 90% and 95% are.
+#[test]
+fn the_slider_line_names_the_sufficient_budgets_when_one_further_on_is_not() {
+    let Some(data) = crate::common::shared_data() else {
+        return;
+    };
+    let path = data.join("swebench_java_verified/records.csv");
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let compute = App::default_compute(
+        &dataset,
+        pareval::engine::Preset::Primary,
+        vec![0, 500, 1000],
+        500,
+    );
+    let (mut app, first) = App::new(dataset, vec!["java.csv".into()], compute, None);
+    run_effects(&mut app, vec![first]);
+    act(&mut app, Action::FocusThreshold(2));
+    let screen = render(&app, 160, 40);
+    assert!(
+        screen.contains("▲ min. sufficient at 10 pp: 80% (sufficient only at 80%, 90%–95%)"),
+        "{screen}"
+    );
+    act(&mut app, Action::FocusThreshold(1));
+    let screen = render(&app, 160, 40);
+    assert!(screen.contains("no sufficient budget at 5 pp"), "{screen}");
+    assert!(!screen.contains("sufficient only at"), "{screen}");
+}

@@ -268,10 +268,14 @@ fn header_spans(line: &str, theme: Theme) -> Vec<Span<'static>> {
 }
 
 fn draw_slider(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
-    let min_sufficient = app
+    let focused = app
         .replay()
-        .and_then(|r| r.metrics.thresholds.get(app.view.focus))
-        .and_then(|t| t.min_sufficient_budget);
+        .and_then(|r| r.metrics.thresholds.get(app.view.focus));
+    let min_sufficient = focused.and_then(|t| t.min_sufficient_budget);
+    // A budget further on that is not sufficient again is named, as `replay`'s summary does.
+    let only_at = focused
+        .and_then(|t| crate::report::replay::held_at(&t.rows, |r| r.sufficient))
+        .map_or(String::new(), |at| format!(" (sufficient only at {at})"));
     let marked = min_sufficient.and_then(|m| {
         app.compute
             .grid
@@ -303,7 +307,7 @@ fn draw_slider(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         .map_or(0.0, |&t| f64::from(t) / 100.0);
     let sufficient = match min_sufficient {
         Some(m) => format!(
-            "▲ min. sufficient at {} pp: {}",
+            "▲ min. sufficient at {} pp: {}{only_at}",
             trim_number(threshold),
             percent(m)
         ),
