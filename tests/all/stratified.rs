@@ -494,3 +494,72 @@ fn watch_shows_a_band_the_later_tasks_contradict_as_empty() {
     // The decision at 0 pp stands: the completed record rejects.
     assert_eq!(state.pairs[0].records[0].action, Action::Reject);
 }
+
+/// A group with no observed task needs one whatever the coverage share (its quota never drops below
+/// one task), so a decision held back by it names the group instead of recommending a share that
+/// cannot help: a stratified plan read with `--reading finished`, its one-task group unfinished.
+#[test]
+fn a_group_with_no_task_yet_is_named_rather_than_a_coverage_share_recommended() {
+    let dir = temp_dir("strat-empty-group");
+    let tasks = dir.join("tasks.csv");
+    let mut text = String::from("task,group\nlonely,rare\n");
+    for i in 0..300 {
+        text.push_str(&format!("t{i:03},g{}\n", i % 3));
+    }
+    std::fs::write(&tasks, text).expect("tasks");
+    let plan = dir.join("plan.csv");
+    let out = pareval(&[
+        "plan",
+        tasks.to_str().unwrap(),
+        "--out",
+        plan.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
+    let plan_text = std::fs::read_to_string(&plan).expect("plan");
+    let mut rows = String::from("system,task,outcome\n");
+    for (i, line) in plan_text.lines().skip(1).take(120).enumerate() {
+        let task = line.split(',').nth(1).expect("task");
+        if task == "lonely" {
+            continue;
+        }
+        rows.push_str(&format!(
+            "strong,{task},{}\nweak,{task},{}\n",
+            u8::from(i % 10 != 0),
+            u8::from(i % 2 == 0)
+        ));
+    }
+    let rows_path = dir.join("rows.csv");
+    std::fs::write(&rows_path, rows).expect("rows");
+    let decide = |extra: &[&str]| {
+        let mut args = vec![
+            "decide",
+            rows_path.to_str().unwrap(),
+            "--plan",
+            plan.to_str().unwrap(),
+            "--tested",
+            "strong",
+            "--baseline",
+            "weak",
+            "--rule",
+            "anytime",
+            "--reading",
+            "finished",
+            "--format",
+            "text",
+        ];
+        args.extend(extra);
+        stdout(&pareval(&args))
+    };
+    let held = decide(&[]);
+    assert!(
+        held.contains("0 pp: continue")
+            && held.contains("coverage alone holds the decision back")
+            && held
+                .contains("no coverage share lowers a quota below one task, and rare has none yet")
+            && !held.contains("--coverage-share q < 1 relaxes"),
+        "{held}"
+    );
+    // And indeed a share does not let it through.
+    let shared = decide(&["--coverage-share", "0.5"]);
+    assert!(shared.contains("0 pp: continue"), "{shared}");
+}

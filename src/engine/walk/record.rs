@@ -413,9 +413,25 @@ pub fn reason_text(
                 .statistic
                 .anytime_evidence()
                 .is_some_and(|(up, down, _, _)| up.max(down) >= 1.0 / policy.tail.value());
+            // A coverage share never lowers a group's quota below one task (SPEC §9a), so it is
+            // recommended only when every short group has at least one observed task.
+            let empty: Vec<&str> = coverage
+                .iter()
+                .filter(|g| g.is_missing() && g.observed == 0)
+                .map(|g| g.group.as_str())
+                .collect();
+            let relax = if empty.is_empty() {
+                "--coverage-share q < 1 relaxes the quotas".to_string()
+            } else {
+                format!(
+                    "no coverage share lowers a quota below one task, and {} {} none yet",
+                    empty.join(", "),
+                    if empty.len() == 1 { "has" } else { "have" }
+                )
+            };
             if crossed {
                 format!(
-                    "{blocked}; the anytime evidence has crossed its barrier, so coverage alone holds the decision back (--coverage-share q < 1 relaxes the quotas{})",
+                    "{blocked}; the anytime evidence has crossed its barrier, so coverage alone holds the decision back ({relax}{})",
                     if policy.order == crate::engine::settings::OrderKind::Uniform {
                         "; a stratified plan meets them at every prefix"
                     } else {
