@@ -2329,3 +2329,31 @@ fn the_slider_line_names_the_sufficient_budgets_when_one_further_on_is_not() {
     assert!(screen.contains("no sufficient budget at 5 pp"), "{screen}");
     assert!(!screen.contains("sufficient only at"), "{screen}");
 }
+
+/// Observed differences that do not vary give the bootstrap one point: the drill-down says so
+/// instead of drawing one bar that fills the box like a spread, and names the degenerate setting
+/// that made the rule abstain.
+#[test]
+fn a_bootstrap_of_one_point_is_stated_not_drawn() {
+    let dir = temp_dir("tui-point-mass");
+    let path = dir.join("same.csv");
+    let mut text = String::from("system,task,outcome\n");
+    for i in 0..20 {
+        let outcome = u8::from(i % 3 == 0);
+        text.push_str(&format!("a,t{i},{outcome}\nb,t{i},{outcome}\n"));
+    }
+    std::fs::write(&path, text).expect("records");
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 5);
+    let (mut app, first) = App::new(dataset, vec!["same.csv".into()], compute, None);
+    run_effects(&mut app, vec![first]);
+    act(&mut app, Action::OpenDrill);
+    let screen = render(&app, 120, 44);
+    assert!(
+        screen.contains("every resample gives Δ̂* = 0 pp")
+            && screen.contains("(the observed differences do not vary), at or below δ")
+            && screen.contains("bootstrap abstains on one point (--degenerate abstain)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("████"), "{screen}");
+}

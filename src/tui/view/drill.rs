@@ -586,7 +586,26 @@ pub(super) fn draw_histogram(
     let repeat = (inner.width.saturating_sub(2) as usize / bins.len().max(1)).max(1);
     let levels = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
     let mut lines: Vec<Line> = Vec::new();
-    for row in (0..rows).rev() {
+    // Observed differences that do not vary give every resample the same Δ̂*: one bar filling the
+    // box would look like a spread, so the point is stated instead.
+    let point_mass = match bins.as_slice() {
+        [(x, _)] => Some(*x),
+        _ => None,
+    };
+    if let Some(x) = point_mass {
+        let side = if x > threshold {
+            "above"
+        } else {
+            "at or below"
+        };
+        lines.push(Line::from(format!("every resample gives Δ̂* = {}", pp(x))));
+        lines.push(Line::from(Span::styled(
+            format!("(the observed differences do not vary), {side} δ"),
+            theme.dim(),
+        )));
+        lines.extend((2..rows).map(|_| Line::from("")));
+    }
+    for row in (0..rows).rev().filter(|_| point_mass.is_none()) {
         let spans: Vec<Span> = bins
             .iter()
             .enumerate()
@@ -647,6 +666,10 @@ pub(super) fn draw_histogram(
                     pp(record.estimate + t)
                 ),
                 " against δ".to_string(),
+            ),
+            crate::engine::rules::Statistic::None if record.rule == "bootstrap" => (
+                "bootstrap abstains on one point".to_string(),
+                format!(" (--degenerate {})", record.degenerate),
             ),
             _ if record.rule == "forced" => (
                 "forced: the sign of Δ̂ − δ decides".to_string(),
