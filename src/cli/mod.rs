@@ -348,11 +348,17 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
             };
             match index.get(name.as_str()) {
                 Some(&i) => outcomes[slot][i] = Some(value),
-                None => unplanned.push(name.as_str()),
+                None => unplanned.push((name.as_str(), dataset.systems[system].name.as_str())),
             }
         }
     }
     if !unplanned.is_empty() {
+        // Which systems' outcomes and which files they came from, so the stray rows can be found.
+        let mut owners: Vec<&str> = unplanned.iter().map(|&(_, system)| system).collect();
+        owners.sort_unstable();
+        owners.dedup();
+        let files: Vec<String> = dataset.inputs.iter().map(|f| f.path.clone()).collect();
+        let mut unplanned: Vec<&str> = unplanned.into_iter().map(|(task, _)| task).collect();
         unplanned.sort_unstable();
         unplanned.dedup();
         // An Inspect eval set's logs are read as <task>/<sample id>, and a plan drawn from the
@@ -364,7 +370,7 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
         let more = unplanned.len().saturating_sub(5);
         let shown: Vec<String> = unplanned.iter().take(5).map(|n| format!("'{n}'")).collect();
         return Err(CliError::Input(format!(
-            "{}: tasks with outcomes are not in the plan: {}{}{}",
+            "{}: tasks with outcomes are not in the plan: {}{} (outcomes of {} in {}){}",
             args.live.plan.display(),
             shown.join(", "),
             if more > 0 {
@@ -372,6 +378,8 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
             } else {
                 String::new()
             },
+            owners.join(", "),
+            files.join(", "),
             if prefixed {
                 "; what follows each one's '/' is a planned task: an Inspect eval set's logs are read as <task>/<sample id>, and --inspect-task-key id reads the sample ids"
             } else {

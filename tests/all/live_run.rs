@@ -967,7 +967,9 @@ fn decide_says_when_unplanned_tasks_are_planned_ones_behind_a_prefix() {
     };
     assert_refused(
         &decide(),
-        "tasks with outcomes are not in the plan: 'suite/t000', 'suite/t001', 'suite/t002', 'suite/t003', 'suite/t004' (and 5 more); what follows each one's '/' is a planned task: an Inspect eval set's logs are read as <task>/<sample id>, and --inspect-task-key id reads the sample ids",
+        &format!(
+            "tasks with outcomes are not in the plan: 'suite/t000', 'suite/t001', 'suite/t002', 'suite/t003', 'suite/t004' (and 5 more) (outcomes of new, old in {file_text}); what follows each one's '/' is a planned task: an Inspect eval set's logs are read as <task>/<sample id>, and --inspect-task-key id reads the sample ids"
+        ),
     );
     // Tasks that are simply not planned get no such hint.
     std::fs::write(&file, rows.replace("suite/t009", "elsewhere")).expect("rows");

@@ -342,8 +342,9 @@ fn decide_continues_then_decides_and_refuses_unplanned_tasks() {
     assert_eq!(
         stderr(&output),
         format!(
-            "error: {}: tasks with outcomes are not in the plan: 't99'\n",
-            plan.display()
+            "error: {}: tasks with outcomes are not in the plan: 't99' (outcomes of new, old in {})\n",
+            plan.display(),
+            outcomes.display()
         )
     );
 }
