@@ -107,6 +107,33 @@ pub struct EarlyOutcomes {
     pub halted: usize,
 }
 
+/// The labels that some kept task still has, in their order, and each kept task's index among them.
+/// A group (or benchmark) left with no task is no group of a restricted record: it would be counted
+/// with 0 tasks in headers and offered to the explorer's group filter with nothing in it.
+fn compact_labels(labels: &[String], of_task: &[u32], kept: &[usize]) -> (Vec<String>, Vec<u32>) {
+    if kept.is_empty() {
+        // Nothing kept: the labels stay, so a record with no benchmark column keeps its one name.
+        return (labels.to_vec(), Vec::new());
+    }
+    let mut used = vec![false; labels.len()];
+    for &t in kept {
+        used[of_task[t] as usize] = true;
+    }
+    let mut renumbered = vec![0u32; labels.len()];
+    let mut compacted = Vec::new();
+    for (index, label) in labels.iter().enumerate() {
+        if used[index] {
+            renumbered[index] = compacted.len() as u32;
+            compacted.push(label.clone());
+        }
+    }
+    let of_kept = kept
+        .iter()
+        .map(|&t| renumbered[of_task[t] as usize])
+        .collect();
+    (compacted, of_kept)
+}
+
 impl Dataset {
     pub fn n_systems(&self) -> usize {
         self.systems.len()
@@ -189,9 +216,12 @@ impl Dataset {
                 .flat_map(|s| kept.iter().map(move |&t| matrix[s * n + t]))
                 .collect()
         };
+        let (benchmarks, task_benchmark) =
+            compact_labels(&self.benchmarks, &self.task_benchmark, &kept);
         Dataset {
             tasks: kept.iter().map(|&t| self.tasks[t].clone()).collect(),
-            task_benchmark: kept.iter().map(|&t| self.task_benchmark[t]).collect(),
+            benchmarks,
+            task_benchmark,
             outcome: take(&self.outcome),
             runs: (0..self.n_systems())
                 .flat_map(|s| kept.iter().map(move |&t| self.runs[s * n + t]))
@@ -207,10 +237,13 @@ impl Dataset {
             group_columns: self
                 .group_columns
                 .iter()
-                .map(|c| GroupColumn {
-                    name: c.name.clone(),
-                    labels: c.labels.clone(),
-                    of_task: kept.iter().map(|&t| c.of_task[t]).collect(),
+                .map(|c| {
+                    let (labels, of_task) = compact_labels(&c.labels, &c.of_task, &kept);
+                    GroupColumn {
+                        name: c.name.clone(),
+                        labels,
+                        of_task,
+                    }
                 })
                 .collect(),
             ..self.clone()

@@ -603,6 +603,11 @@ impl App {
         }
     }
 
+    /// The record as loaded, before the group filter.
+    pub fn base(&self) -> &Dataset {
+        &self.base
+    }
+
     /// Whether the shown result is older than the settings.
     pub fn pending(&self) -> bool {
         self.result_generation != self.generation

@@ -973,6 +973,28 @@ fn keep_groups_restricts_the_record_to_the_groups_named() {
     };
     assert_eq!(info(&[]), 240);
     assert_eq!(info(&["--keep-groups", "benchmark=bench-1,bench-2"]), 120);
+    // The groups left with no task are gone from the record, not counted with 0 tasks.
+    let file = sample("multi_bench.csv");
+    let kept = pareval(&[
+        "info",
+        &file,
+        "--format",
+        "json",
+        "--keep-groups",
+        "benchmark=bench-1,bench-2",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&kept)).expect("json");
+    assert_eq!(json["group_columns"]["benchmark"], 2, "{json}");
+    let text = stdout(&pareval(&[
+        "info",
+        &file,
+        "--keep-groups",
+        "benchmark=bench-1,bench-2",
+    ]));
+    assert!(
+        text.contains("benchmark (2 groups)") && !text.contains("bench-3"),
+        "{text}"
+    );
     assert_eq!(
         info(&[
             "--keep-groups",

@@ -2357,3 +2357,29 @@ fn a_bootstrap_of_one_point_is_stated_not_drawn() {
     );
     assert!(!screen.contains("████"), "{screen}");
 }
+
+/// A record loaded with `--keep-groups` has only the kept groups: the header counts them and the
+/// group filter offers them, never a group with no task left in it.
+#[test]
+fn a_record_loaded_with_kept_groups_offers_only_those_groups() {
+    let path = PathBuf::from(format!(
+        "{}/sample_runs/swe_repair.csv",
+        env!("CARGO_MANIFEST_DIR")
+    ));
+    let options = LoadOptions {
+        keep_groups: vec!["group=astro/telescope,data/frames".to_string()],
+        ..LoadOptions::default()
+    };
+    let dataset = Arc::new(load(&[path], &options).expect("load"));
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 5);
+    let (mut app, first) = App::new(dataset, vec!["kept.csv".into()], compute, None);
+    run_effects(&mut app, vec![first]);
+    assert!(
+        render(&app, 160, 40).contains("group group (2 groups)"),
+        "{}",
+        render(&app, 160, 40)
+    );
+    act(&mut app, Action::OpenGroupFilter);
+    let selector = app.selector.clone().expect("selector open");
+    assert_eq!(selector.labels, ["astro/telescope", "data/frames"]);
+}

@@ -130,7 +130,8 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let data = &app.dataset;
     let group = match &app.compute.group_column {
         Some(name) => {
-            let groups = data.group_column(name).map_or(0, |c| c.labels.len());
+            // The record's groups, not the filtered ones: the filter says how many are chosen.
+            let groups = app.base().group_column(name).map_or(0, |c| c.labels.len());
             let filter = match app.compute.group_filter.as_slice() {
                 [] => String::new(),
                 [one] => format!(", only '{one}'"),
