@@ -531,6 +531,13 @@ fn write_decisions(
                     }
                 }
                 writeln!(out, "  {}", record.reason)?;
+                if let Some(then) = &record.reason_at_decision {
+                    writeln!(
+                        out,
+                        "  at the look that decided ({}): {then}",
+                        record.made_at()
+                    )?;
+                }
                 match record.statistic {
                     crate::engine::rules::Statistic::Anytime {
                         wealth_promote,

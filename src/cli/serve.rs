@@ -347,7 +347,9 @@ fn summary(state: &WatchState, records: &[&DecisionRecord]) -> String {
                 r.total
             );
             if r.action.is_final() && made_at < r.observed {
-                format!("{head} (seen at {}; {})", r.observed, r.reason)
+                // Why it decided at that look, not what the tests read since.
+                let why = r.reason_at_decision.as_deref().unwrap_or(&r.reason);
+                format!("{head} (seen at {}; {why})", r.observed)
             } else if r.action.is_final() {
                 format!("{head} ({})", r.reason)
             } else {

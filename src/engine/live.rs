@@ -160,6 +160,8 @@ pub struct LiveCache {
     /// Per threshold, the first count of `fed` at which the rule's action was final (the anytime
     /// verdict final and the coverage gate open there), as a sequential monitor keeps it.
     first_final: Vec<Option<u32>>,
+    /// Per threshold, the rule's decision at that first final look (its reason and statistic there).
+    first_final_decision: Vec<Option<Decision>>,
     /// In a family read by plan prefix: per count of `fed`, a row of the rule's decisions per
     /// threshold as they stood at that count (its coverage gate, the full statistic), for the
     /// family's looks ([`advance_family_looks`]).
@@ -270,6 +272,7 @@ pub fn decide_live_family_cached(
             // fixed-horizon rule, or every finished task read) the decision is the current look's.
             let kept = keeps.then(|| caches[i].family_kept[t]).flatten();
             let mut decided_at = None;
+            let mut at_decision = None;
             if let Some(kept) = kept {
                 if !decision.action.is_final() {
                     decision = Decision {
@@ -281,6 +284,7 @@ pub fn decide_live_family_cached(
                 }
                 if decision.action == kept.decision.action {
                     decided_at = Some(kept.look);
+                    at_decision = Some((kept.decision, Some(kept.verdict)));
                 }
             }
             if settings.policy.rule.is_anytime() && !decision.action.is_final() {
@@ -290,6 +294,7 @@ pub fn decide_live_family_cached(
             cases[i].decisions[t] = decision;
             verdicts[i][t] = Some(verdict);
             cases[i].decided_at[t] = decided_at;
+            cases[i].at_decision[t] = at_decision;
         }
     }
     cases
@@ -394,8 +399,10 @@ fn decision_at_look(state: &Sequence, t: usize, coverage: CoverageStatus, gate: 
 /// One pair's state in a live run: its decisions per threshold and the counts its records show.
 struct LiveCase {
     decisions: Vec<Decision>,
-    /// Per threshold, the observed count at which its final anytime decision was first made.
+    /// Per threshold, the observed count at which its final anytime decision was first made, and
+    /// the rule's decision at that look.
     decided_at: Vec<Option<u32>>,
+    at_decision: Vec<Option<(Decision, Option<FamilyVerdict>)>>,
     n: u32,
     finished: u32,
     blocker: Option<Blocker>,
@@ -508,6 +515,10 @@ fn live_case(
                 cache.fed.clear();
                 cache.first_final.clear();
                 cache.first_final.resize(settings.thresholds.len(), None);
+                cache.first_final_decision.clear();
+                cache
+                    .first_final_decision
+                    .resize(settings.thresholds.len(), None);
                 cache.history.clear();
                 cache.family_looks = 0;
                 cache.family_kept.clear();
@@ -537,7 +548,7 @@ fn live_case(
                 &sizes,
                 total,
                 settings.policy,
-                &mut cache.first_final,
+                (&mut cache.first_final, &mut cache.first_final_decision),
             );
             if keeps_history {
                 let coverage = coverage_at(count, &counts_so_far, &sizes, total, settings.policy);
@@ -619,7 +630,7 @@ fn live_case(
     }
     cache.sequence = observed.sequence.take();
     // Where the anytime rule's decision now standing was first made (None per-look and while open).
-    let decided_at = decisions
+    let decided_at: Vec<Option<u32>> = decisions
         .iter()
         .enumerate()
         .map(|(t, decision)| {
@@ -629,9 +640,18 @@ fn live_case(
                 .flatten()
         })
         .collect();
+    let at_decision = decided_at
+        .iter()
+        .enumerate()
+        .map(|(t, at)| {
+            at.and_then(|_| cache.first_final_decision.get(t).copied().flatten())
+                .map(|decision| (decision, None))
+        })
+        .collect();
     LiveCase {
         decisions,
         decided_at,
+        at_decision,
         n,
         finished,
         blocker,
@@ -646,7 +666,7 @@ fn live_case(
 
 /// Records, for each threshold not yet noted, `count` as the first look at which the anytime rule's
 /// action was final: its verdict final and, under the coverage gate, coverage ok at that look (the
-/// quotas of that count, as [`live_case`] reads them at the current one).
+/// quotas of that count, as [`live_case`] reads them at the current one), with the decision there.
 fn note_first_finals(
     state: &Sequence,
     count: u32,
@@ -654,7 +674,7 @@ fn note_first_finals(
     sizes: &[u32],
     total: u32,
     policy: Policy,
-    first_final: &mut [Option<u32>],
+    (first_final, decisions): (&mut [Option<u32>], &mut [Option<Decision>]),
 ) {
     let pending =
         |t: usize, noted: &[Option<u32>]| noted[t].is_none() && state.verdict(t).0.is_final();
@@ -669,6 +689,12 @@ fn note_first_finals(
     for t in 0..first_final.len() {
         if pending(t, first_final) {
             first_final[t] = Some(count);
+            decisions[t] = Some(decision_at_look(
+                state,
+                t,
+                CoverageStatus::Ok,
+                policy.coverage_gate,
+            ));
         }
     }
 }
@@ -759,6 +785,16 @@ fn live_records(
                     record.reason,
                     decision.coverage.name()
                 );
+            }
+            // A decision made at an earlier look says why it was made there; the reason and
+            // statistic above are the current look's (the tests go on reading after it).
+            if let (Some(at), Some((then, family))) = (case.decided_at[t], case.at_decision[t])
+                && at < n
+            {
+                use crate::engine::walk::record::{family_words, reason_text};
+                let adjusted = family.map_or(String::new(), |f| family_words(&settings.policy, f));
+                record.reason_at_decision =
+                    Some(reason_text(&settings.policy, threshold, &then, &[]) + &adjusted);
             }
             if decision.reason == Reason::BeforeLimit {
                 record.reason = format!(
@@ -1250,6 +1286,19 @@ mod cache_tests {
                     }
                     (None, at) => named[r] = at,
                     (Some(at), now) => assert_eq!(now, Some(at), "{context}"),
+                }
+                // A decision from an earlier look says why it was made there, with the family's
+                // adjustment at that look; one made at this look needs no second reason.
+                match record.decided_at {
+                    Some(at) if at < record.observed => {
+                        let then = record.reason_at_decision.as_deref().unwrap_or_default();
+                        assert!(
+                            then.starts_with("promote: ")
+                                && then.contains("holm over a family of 2: rejected"),
+                            "{context}: {then}"
+                        );
+                    }
+                    _ => assert_eq!(record.reason_at_decision, None, "{context}"),
                 }
                 if named[r].is_some() && record.coverage != CoverageStatus::Ok {
                     kept_while_missing += 1;

@@ -656,6 +656,13 @@ fn coverage_lines(state: &WatchState, pair: &PairView, width: u16) -> Vec<Line<'
         width,
         Style::default().add_modifier(Modifier::DIM),
     ));
+    if let Some(then) = &record.reason_at_decision {
+        lines.extend(fit(
+            &format!("at the look that decided ({}): {then}", record.made_at()),
+            width,
+            Style::default().add_modifier(Modifier::DIM),
+        ));
+    }
     lines
 }
 
@@ -763,6 +770,20 @@ mod tests {
         }
         state.apply(events);
         state
+    }
+
+    #[test]
+    fn a_decision_from_an_earlier_look_shows_why_it_was_made_there() {
+        let mut state = family_state();
+        let record = &mut state.pairs[0].records[0];
+        record.action = crate::engine::rules::Action::Promote;
+        record.decided_at = Some(4);
+        record.reason_at_decision = Some("promote: Λ⁺ = 3.002 at its look".to_string());
+        let text = words(&screen(&state, 120, 48).join(" "));
+        assert!(
+            text.contains("at the look that decided (4): promote: Λ⁺ = 3.002 at its look"),
+            "{text}"
+        );
     }
 
     #[test]

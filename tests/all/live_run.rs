@@ -497,9 +497,25 @@ fn serve_answers_json_lines_and_decides_as_decide_does() {
         "statistic",
         "reason",
         "estimate",
+        "reason_at_decision",
     ] {
         assert_eq!(record[key], from_decide[key], "{key}");
     }
+    // Why it decided at that look (its own statistic there), beside the current look's reason: the
+    // summary gives the former, the text both.
+    let then = record["reason_at_decision"]
+        .as_str()
+        .expect("an earlier decision says why it was made");
+    assert!(then.starts_with("promote: "), "{then}");
+    assert_ne!(then, record["reason"].as_str().expect("reason"), "{record}");
+    assert!(
+        summary.ends_with(&format!("(seen at 30; {then})")),
+        "{summary}"
+    );
+    assert!(
+        text.contains(&format!("  at the look that decided ({at}): {then}")),
+        "{text}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

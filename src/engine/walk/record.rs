@@ -111,6 +111,10 @@ pub struct DecisionRecord {
     pub finished: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub waiting_on: Option<WaitingOn>,
+    /// Live anytime decisions made before the current look: the reason at the look that made the
+    /// decision (`decided_at`), where `reason` and `statistic` are the current look's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason_at_decision: Option<String>,
     pub provenance: Provenance,
 }
 
@@ -185,6 +189,27 @@ pub struct FamilyVerdict {
     pub size: u32,
     pub evidence: f64,
     pub rejected: bool,
+}
+
+/// A family's adjustment in the words a reason ends with: "; holm over a family of 2: rejected (it
+/// read p = 0.0208)".
+pub fn family_words(policy: &Policy, family: FamilyVerdict) -> String {
+    format!(
+        "; {} over a family of {}: {} (it read {} = {})",
+        policy.adjust.name(),
+        family.size,
+        if family.rejected {
+            "rejected"
+        } else {
+            "not rejected"
+        },
+        if policy.adjust == crate::engine::settings::Adjust::EBh {
+            "the wealth"
+        } else {
+            "p"
+        },
+        prob(family.evidence)
+    )
 }
 
 /// What varies from one record to the next.
@@ -297,24 +322,9 @@ impl RecordContext<'_> {
                 case.threshold,
                 &case.decision,
                 &coverage_groups,
-            ) + &case.family.map_or(String::new(), |f| {
-                format!(
-                    "; {} over a family of {}: {} (it read {} = {})",
-                    self.policy.adjust.name(),
-                    f.size,
-                    if f.rejected {
-                        "rejected"
-                    } else {
-                        "not rejected"
-                    },
-                    if self.policy.adjust == crate::engine::settings::Adjust::EBh {
-                        "the wealth"
-                    } else {
-                        "p"
-                    },
-                    prob(f.evidence)
-                )
-            }),
+            ) + &case
+                .family
+                .map_or(String::new(), |f| family_words(&self.policy, f)),
             coverage_groups,
             missing_groups,
             estimate: case.decision.estimate,
@@ -325,6 +335,7 @@ impl RecordContext<'_> {
             delta_full: case.completed.map(|(_, delta)| delta),
             agrees,
             reading: None,
+            reason_at_decision: None,
             finished: None,
             waiting_on: None,
             provenance: self.provenance.clone(),
