@@ -60,9 +60,14 @@ fn wait_for_leader(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
 
 /// Ends the harness's process group: SIGINT, then SIGTERM after `grace`, then SIGKILL after as long
 /// again. Once the leader has exited, whatever it left in its group gets SIGKILL (zombies, which a
-/// container's init may never reap, ignore it). Returns the leader's status and the signal that
-/// ended it.
+/// container's init may never reap, ignore it). Returns the leader's status and what ended it: the
+/// signal, or "itself" when it had exited before pareval's decision was in (a fast harness can
+/// finish its last task in the same poll that decides).
 fn end_harness(child: &mut Child, grace: Duration) -> (Option<ExitStatus>, &'static str) {
+    if let Some(status) = child.try_wait().ok().flatten() {
+        signal_group(child, libc::SIGKILL);
+        return (Some(status), "itself");
+    }
     for (signal, name) in [(libc::SIGINT, "SIGINT"), (libc::SIGTERM, "SIGTERM")] {
         signal_group(child, signal);
         if let Some(status) = wait_for_leader(child, grace) {
@@ -320,14 +325,19 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
     };
     let total = setup.plan.tasks.len();
     let elapsed = started.elapsed().as_secs_f64();
+    let ended = if how == "itself" {
+        "the harness had ended by itself".to_string()
+    } else {
+        format!("the harness was ended ({how})")
+    };
     match ending {
         Ending::Decided => eprintln!(
-            "pareval run: decided after {elapsed:.1} s; the harness was ended ({how}); {} finished {finished} of {total} planned tasks{then}, {} not run",
+            "pareval run: decided after {elapsed:.1} s; {ended}; {} finished {finished} of {total} planned tasks{then}, {} not run",
             args.live.tested,
             total.saturating_sub(finished)
         ),
         Ending::Interrupted => eprintln!(
-            "pareval run: stopped by the user after {elapsed:.1} s; the harness was ended ({how}); {} finished {finished} of {total} planned tasks",
+            "pareval run: stopped by the user after {elapsed:.1} s; {ended}; {} finished {finished} of {total} planned tasks",
             args.live.tested
         ),
         Ending::HarnessExited(_) => eprintln!(

@@ -590,6 +590,46 @@ echo "finished" >> {log}
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A harness that finished its last task in the poll that decided is not said to have been ended
+/// by a signal: it had ended by itself (it used to read "the harness was ended (SIGINT)").
+#[test]
+fn run_says_when_the_harness_had_ended_by_itself_before_the_decision() {
+    let dir = temp_dir("run-done");
+    let plan = write_plan(&dir, 60);
+    let out = dir.join("out.csv");
+    // Every row at once (moved into place as the harness's last act), then exit 0.
+    let script = format!(
+        r#"{{ echo "system,task,outcome"
+for i in $(seq 0 59); do t=$(printf 't%03d' "$i"); echo "new,$t,1"; echo "old,$t,0"; done
+}} > {out}.part
+mv {out}.part {out}
+"#,
+        out = out.display()
+    );
+    let harness = dir.join("harness.sh");
+    std::fs::write(&harness, script).expect("script");
+    let harness_text = harness.display().to_string();
+    let output = run_new_against_old(
+        &out,
+        &plan,
+        &["--rule", "anytime", "--", "bash", &harness_text],
+    );
+    let note = stderr(&output);
+    assert!(output.status.success(), "{note}");
+    assert!(
+        stdout(&output).contains("0 pp: promote"),
+        "{}",
+        stdout(&output)
+    );
+    assert!(
+        note.contains("decided after")
+            && note.contains("; the harness had ended by itself; new finished 60 of 60"),
+        "{note}"
+    );
+    assert!(!note.contains("was ended (SIG"), "{note}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn run_ends_the_harness_at_a_fixed_horizon_limit_whatever_the_rule_decided_there() {
     // Two systems that trade wins: the bootstrap abstains at the limit (20 of 200 tasks at budget
