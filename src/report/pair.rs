@@ -307,6 +307,19 @@ pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io
     }
     writeln!(out)?;
     writeln!(out, "tasks by group (shared tasks)")?;
+    if detail.fractional_tasks > 0 {
+        writeln!(
+            out,
+            "  {} of them {} an outcome between 0 and 1 (runs averaged or partial credit): the columns count which system scored more, and a tie by whether A's outcome is at least ½",
+            detail.fractional_tasks,
+            if detail.fractional_tasks == 1 {
+                "has"
+            } else {
+                "have"
+            }
+        )?;
+    }
+    let [both, only_tested, only_baseline, neither] = detail.outcome_headers();
     let rows: Vec<Vec<String>> = detail.groups.iter().map(|g| g.cells()).collect();
     let align = [
         Align::Left,
@@ -320,7 +333,7 @@ pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io
         out,
         "{}",
         render(
-            &["group", "tasks", "both", "only A", "only B", "neither"],
+            &["group", "tasks", both, only_tested, only_baseline, neither],
             &align,
             &rows,
             width,

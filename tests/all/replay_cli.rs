@@ -1062,3 +1062,51 @@ fn the_reports_say_what_the_loader_noted_on_stderr() {
         let _: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("stdout is JSON");
     }
 }
+
+/// With outcomes between 0 and 1 (runs averaged) the group table's columns count who scored more,
+/// and say so: "only A" would claim the baseline failed a task it half solved.
+#[test]
+fn pair_s_group_table_says_who_is_ahead_when_runs_are_averaged() {
+    let dir = crate::common::temp_dir("pair-averaged");
+    let path = dir.join("runs.csv");
+    let mut text = String::from("system,task,run,outcome\n");
+    for i in 0..20 {
+        text.push_str(&format!(
+            "a,t{i},0,{}\nb,t{i},0,{}\n",
+            u8::from(i % 2 == 0),
+            u8::from(i % 4 == 0)
+        ));
+    }
+    // A second run of b on t1 and t2 (first runs 0): b's outcomes 0.5 there.
+    text.push_str("b,t1,1,1\nb,t2,1,1\n");
+    std::fs::write(&path, text).expect("records");
+    let file = path.to_string_lossy().to_string();
+    let pair = |tested: &str, baseline: &str| {
+        let output = pareval(&[
+            "pair",
+            &file,
+            "--tested",
+            tested,
+            "--baseline",
+            baseline,
+            "--budget",
+            "0.5",
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        stdout(&output)
+    };
+    let text = pair("a", "b");
+    assert!(
+        text.contains("2 of them have an outcome between 0 and 1")
+            && text.contains("tie ≥ ½  A ahead  B ahead  tie < ½"),
+        "{text}"
+    );
+    assert!(!text.contains("only A"), "{text}");
+    // a: 1 on even tasks; b: 1 on multiples of 4, 0.5 on t1 and t2. A ahead on t2, t6, t10, t14,
+    // t18 (1 against 0.5 or 0); B ahead on t1 (0 against 0.5); ties at 1 on t0, t4, …, t16.
+    assert!(
+        text.contains("all tasks     20        5        5        1        9"),
+        "{text}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -2383,3 +2383,35 @@ fn a_record_loaded_with_kept_groups_offers_only_those_groups() {
     let selector = app.selector.clone().expect("selector open");
     assert_eq!(selector.labels, ["astro/telescope", "data/frames"]);
 }
+
+/// The drill-down's shared-tasks table names its columns by who is ahead when runs are averaged,
+/// as `pareval pair` does.
+#[test]
+fn the_drill_down_s_shared_tasks_say_who_is_ahead_when_runs_are_averaged() {
+    let dir = temp_dir("tui-averaged");
+    let path = dir.join("runs.csv");
+    let mut text = String::from("system,task,run,outcome\n");
+    for i in 0..20 {
+        text.push_str(&format!(
+            "a,t{i},0,{}\nb,t{i},0,{}\n",
+            u8::from(i % 2 == 0),
+            u8::from(i % 4 == 0)
+        ));
+    }
+    text.push_str("b,t1,1,1\nb,t2,1,1\n");
+    std::fs::write(&path, text).expect("records");
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 5);
+    let (mut app, first) = App::new(dataset, vec!["runs.csv".into()], compute, None);
+    run_effects(&mut app, vec![first]);
+    act(&mut app, Action::OpenDrill);
+    let screen = render(&app, 140, 44);
+    assert!(
+        screen.contains("shared tasks by group (A = tested; runs averaged)")
+            && screen.contains("tie ≥ ½")
+            && screen.contains("A ahead")
+            && screen.contains("B ahead"),
+        "{screen}"
+    );
+    assert!(!screen.contains("only A"), "{screen}");
+}

@@ -55,7 +55,6 @@ pub struct GroupOutcomes {
     pub neither: u32,
 }
 
-/// The bootstrap distribution of Δ̂* at the chosen budget, as probabilities over a grid of values.
 impl GroupOutcomes {
     /// The row of a "tasks by group" table: group, tasks, both, only tested, only baseline, neither.
     pub fn cells(&self) -> Vec<String> {
@@ -70,6 +69,7 @@ impl GroupOutcomes {
     }
 }
 
+/// The bootstrap distribution of Δ̂* at the chosen budget, as probabilities over a grid of values.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BootstrapDistribution {
     /// Δ̂* of the first probability, and the step between values.
@@ -111,6 +111,21 @@ pub struct PairDetail {
     /// family's adjustment needs every other pair, and is in the replay's tables).
     pub family_note: Option<String>,
     pub groups: Vec<GroupOutcomes>,
+    /// Shared tasks where either system's outcome is strictly between 0 and 1 (runs averaged, or
+    /// partial credit): the group table's columns then count who scored more, not who succeeded.
+    pub fractional_tasks: u32,
+}
+
+impl PairDetail {
+    /// The headers of the group table's four outcome columns (both, only tested, only baseline,
+    /// neither): with fractional outcomes they say what is counted, who is ahead and how ties split.
+    pub fn outcome_headers(&self) -> [&'static str; 4] {
+        if self.fractional_tasks > 0 {
+            ["tie ≥ ½", "A ahead", "B ahead", "tie < ½"]
+        } else {
+            ["both", "only A", "only B", "neither"]
+        }
+    }
 }
 
 /// Computes the detail of the pair (tested, baseline) — system indices of the dataset — at `budget`,
@@ -241,6 +256,17 @@ pub fn pair_detail(
         })
         .collect();
     let groups = group_outcomes(dataset, &prep, pair);
+    let fractional_tasks = pair
+        .tasks
+        .iter()
+        .filter(|&&t| {
+            [pair.tested, pair.baseline].iter().any(|&s| {
+                dataset
+                    .outcome(s, t as usize)
+                    .is_some_and(|o| o > 0.0 && o < 1.0)
+            })
+        })
+        .count() as u32;
     // The walk observes a prefix of the order, so the cross-checks see exactly the rule's tasks.
     let observed_order = &order[..observed_at_budget.min(order.len())];
     let diffs: Vec<f64> = observed_order
@@ -316,6 +342,7 @@ pub fn pair_detail(
         stratified,
         family_note,
         groups,
+        fractional_tasks,
     })
 }
 

@@ -214,32 +214,41 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         .iter()
         .map(|g| g.cells().into_iter().skip(1).map(Span::raw).collect())
         .collect();
+    let [both, only_tested, only_baseline, neither] = detail.outcome_headers();
     let headers = [
         Column {
             header: "tasks",
             keep_rank: 1,
         },
         Column {
-            header: "both",
+            header: both,
             keep_rank: 2,
         },
         Column {
-            header: "only A",
+            header: only_tested,
             keep_rank: 3,
         },
         Column {
-            header: "only B",
+            header: only_baseline,
             keep_rank: 3,
         },
         Column {
-            header: "neither",
+            header: neither,
             keep_rank: 2,
         },
     ];
-    let titles = [
-        "shared tasks by group (A = tested)",
-        "shared tasks (A = tested)",
-    ];
+    // Outcomes between 0 and 1 are counted by who scored more; the title says why.
+    let titles = if detail.fractional_tasks > 0 {
+        [
+            "shared tasks by group (A = tested; runs averaged)",
+            "shared tasks (A = tested; averaged)",
+        ]
+    } else {
+        [
+            "shared tasks by group (A = tested)",
+            "shared tasks (A = tested)",
+        ]
+    };
     let table_in = |area: Rect| {
         group_table(
             titles,
