@@ -3183,6 +3183,16 @@ fn livebench_reads_one_release_as_its_leaderboard_does() {
     // released 2024-11-25, one removed on 2024-08-31 (the rest released 2024-06-24, in use).
     let data = temp_dir("livebench-releases").join("data");
     copy_tree(&fixture("livebench").join("data"), &data);
+    // The tree's content hash takes in the question files too: their dates decide which rows stay.
+    let tree_hash = || {
+        let output = pareval(&["info", &data.to_string_lossy(), "--format", "json"]);
+        let json: Value = serde_json::from_slice(&output.stdout).expect("json");
+        json["files"][0]["sha256"]
+            .as_str()
+            .expect("sha256")
+            .to_string()
+    };
+    let undated = tree_hash();
     let questions = data.join("live_bench/language/plot_unscrambling/question.jsonl");
     let text = std::fs::read_to_string(&questions).expect("questions");
     let mut lines: Vec<Value> = text
@@ -3196,6 +3206,7 @@ fn livebench_reads_one_release_as_its_leaderboard_does() {
     let later = lines[0]["question_id"].as_str().expect("id").to_string();
     let dated: String = lines.iter().map(|line| format!("{line}\n")).collect();
     std::fs::write(&questions, dated).expect("write");
+    assert_ne!(tree_hash(), undated, "the question files' dates changed");
     let path = data.to_string_lossy().into_owned();
     // Every judgment without --split, with a note on those of removed questions.
     let words = info_words(&[&path]);

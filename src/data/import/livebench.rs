@@ -213,9 +213,11 @@ struct Dates {
     removed: String,
 }
 
-/// The dates of the questions of the task whose judgment file is `judgments` (None when the task
-/// has no question file).
-fn question_dates(judgments: &Path) -> Result<Option<HashMap<String, Dates>>, LoadError> {
+/// A task's question file: each question's dates, and the file's bytes.
+type QuestionFile = (HashMap<String, Dates>, Vec<u8>);
+
+/// The question file of the task whose judgment file is `judgments` (None when the task has none).
+fn question_dates(judgments: &Path) -> Result<Option<QuestionFile>, LoadError> {
     let Some(path) = judgments
         .parent()
         .and_then(Path::parent)
@@ -244,7 +246,7 @@ fn question_dates(judgments: &Path) -> Result<Option<HashMap<String, Dates>>, Lo
         dates.insert(question, Dates { released, removed });
         Ok(())
     })?;
-    Ok(Some(dates))
+    Ok(Some((dates, bytes)))
 }
 
 /// Why a question is not in `release` (None when it is): released after it, or removed by it.
@@ -286,15 +288,16 @@ struct Releases {
 }
 
 /// Applies a release (or, without one, counts judgments of removed questions) to the rows `from`
-/// on of `read`, which came from the judgment file at `path`.
+/// on of `read`, which came from the judgment file at `path`. Returns the bytes of the question
+/// file it read (they decide which rows stay, so a tree's content hash takes them in).
 fn apply_release(
     read: &mut Read,
     from: usize,
     path: &Path,
     release: Option<&str>,
     releases: &mut Releases,
-) -> Result<(), LoadError> {
-    let Some(dates) = question_dates(path)? else {
+) -> Result<Vec<u8>, LoadError> {
+    let Some((dates, question_bytes)) = question_dates(path)? else {
         if release.is_some() {
             return Err(LoadError::new(
                 path.display().to_string(),
@@ -303,14 +306,14 @@ fn apply_release(
                 ),
             ));
         }
-        return Ok(());
+        return Ok(Vec::new());
     };
     let Some(release) = release else {
         releases.removed += read.rows[from..]
             .iter()
             .filter(|row| dates.get(&row.task).is_some_and(|d| !d.removed.is_empty()))
             .count();
-        return Ok(());
+        return Ok(question_bytes);
     };
     let keep: Vec<bool> = read.rows[from..]
         .iter()
@@ -330,7 +333,7 @@ fn apply_release(
         .collect();
     retain_from(&mut read.rows, from, &keep);
     retain_from(&mut read.lines, from, &keep);
-    Ok(())
+    Ok(question_bytes)
 }
 
 /// Keeps the items of `items` before `from`, and of those from `from` on the ones `keep` marks.
@@ -456,8 +459,9 @@ pub fn tree(folder: &Path, split: Option<&str>) -> Result<(Imported, Vec<u8>, St
             .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
         let from = read.rows.len();
         read_file(&text, &file, &mut read)?;
-        apply_release(&mut read, from, path, release, &mut releases)?;
+        let questions = apply_release(&mut read, from, path, release, &mut releases)?;
         bytes.extend_from_slice(&text);
+        bytes.extend_from_slice(&questions);
     }
     let mut notes = notes(&shown, files.len(), &read);
     notes.extend(release_notes(&shown, release, &releases));
