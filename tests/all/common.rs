@@ -168,6 +168,23 @@ pub fn records_with_a_partial_system(dir: &Path) -> PathBuf {
     path
 }
 
+/// Systems a and b on 20 tasks, each a run, with a second run of b on t1 and t2 that averages its
+/// outcomes there to 0.5 (a: 1 on even tasks; b: 1 on multiples of 4). Written as `runs.csv`.
+pub fn records_with_averaged_runs(dir: &Path) -> PathBuf {
+    let mut text = String::from("system,task,run,outcome\n");
+    for i in 0..20 {
+        text.push_str(&format!(
+            "a,t{i},0,{}\nb,t{i},0,{}\n",
+            u8::from(i % 2 == 0),
+            u8::from(i % 4 == 0)
+        ));
+    }
+    text.push_str("b,t1,1,1\nb,t2,1,1\n");
+    let path = dir.join("runs.csv");
+    std::fs::write(&path, text).expect("write records");
+    path
+}
+
 /// Text with its line breaks and runs of spaces as single spaces: wrapped notes read whole.
 pub fn flat(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")

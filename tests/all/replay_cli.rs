@@ -1068,18 +1068,7 @@ fn the_reports_say_what_the_loader_noted_on_stderr() {
 #[test]
 fn pair_s_group_table_says_who_is_ahead_when_runs_are_averaged() {
     let dir = crate::common::temp_dir("pair-averaged");
-    let path = dir.join("runs.csv");
-    let mut text = String::from("system,task,run,outcome\n");
-    for i in 0..20 {
-        text.push_str(&format!(
-            "a,t{i},0,{}\nb,t{i},0,{}\n",
-            u8::from(i % 2 == 0),
-            u8::from(i % 4 == 0)
-        ));
-    }
-    // A second run of b on t1 and t2 (first runs 0): b's outcomes 0.5 there.
-    text.push_str("b,t1,1,1\nb,t2,1,1\n");
-    std::fs::write(&path, text).expect("records");
+    let path = crate::common::records_with_averaged_runs(&dir);
     let file = path.to_string_lossy().to_string();
     let pair = |tested: &str, baseline: &str| {
         let output = pareval(&[

@@ -244,21 +244,7 @@ fn decide_reads_the_plan_order_and_says_what_the_guarantee_rests_on() {
     }
     let rows_path = dir.join("rows.csv");
     std::fs::write(&rows_path, rows).expect("rows");
-    let args = [
-        "decide",
-        rows_path.to_str().unwrap(),
-        "--plan",
-        plan.to_str().unwrap(),
-        "--tested",
-        "strong",
-        "--baseline",
-        "weak",
-        "--rule",
-        "anytime",
-        "--format",
-        "text",
-    ];
-    let text = stdout(&pareval(&args));
+    let text = decide_strong_against_weak(&rows_path, &plan, &[]);
     assert!(
         text.contains("plan order stratified")
             && text.contains("§9a")
@@ -268,33 +254,44 @@ fn decide_reads_the_plan_order_and_says_what_the_guarantee_rests_on() {
     assert!(text.contains(": promote ("), "{text}");
     assert!(text.contains("Λ promote"), "{text}");
     // JSON records carry the construction and the validity.
-    let mut json_args = args.to_vec();
-    json_args.truncate(json_args.len() - 2);
-    let json = stdout(&pareval(&json_args));
+    let json = decide_strong_against_weak(&rows_path, &plan, &["--format", "json"]);
     let record: serde_json::Value = serde_json::from_str(json.lines().next().unwrap()).unwrap();
     assert_eq!(record["order"], "stratified");
     assert_eq!(record["validity"], "anytime-valid (stratified plan)");
     assert_eq!(record["statistic"]["kind"], "stratified");
     // A plan without an order column is the file's own order: §9, descriptive.
-    let plain = stdout(&pareval(&[
+    let plain = decide_strong_against_weak(&rows_path, &tasks_path, &[]);
+    assert!(
+        plain.contains("plan order file (the plan has no order column")
+            && plain.contains("descriptive"),
+        "{plain}"
+    );
+}
+
+/// `pareval decide ROWS --plan PLAN --tested strong --baseline weak --rule anytime` with `extra`
+/// flags (`--format text` unless they name a format): what it prints.
+fn decide_strong_against_weak(
+    rows: &std::path::Path,
+    plan: &std::path::Path,
+    extra: &[&str],
+) -> String {
+    let mut args = vec![
         "decide",
-        rows_path.to_str().unwrap(),
+        rows.to_str().unwrap(),
         "--plan",
-        tasks_path.to_str().unwrap(),
+        plan.to_str().unwrap(),
         "--tested",
         "strong",
         "--baseline",
         "weak",
         "--rule",
         "anytime",
-        "--format",
-        "text",
-    ]));
-    assert!(
-        plain.contains("plan order file (the plan has no order column")
-            && plain.contains("descriptive"),
-        "{plain}"
-    );
+    ];
+    if !extra.contains(&"--format") {
+        args.extend(["--format", "text"]);
+    }
+    args.extend(extra);
+    stdout(&pareval(&args))
 }
 
 #[test]
@@ -331,22 +328,7 @@ fn a_uniform_plan_held_back_by_coverage_says_so_and_a_coverage_share_lets_it_thr
         }
         let rows_path = dir.join("rows.csv");
         std::fs::write(&rows_path, rows).expect("rows");
-        let mut args = vec![
-            "decide",
-            rows_path.to_str().unwrap(),
-            "--plan",
-            plan.to_str().unwrap(),
-            "--tested",
-            "strong",
-            "--baseline",
-            "weak",
-            "--rule",
-            "anytime",
-            "--format",
-            "text",
-        ];
-        args.extend(extra);
-        stdout(&pareval(&args))
+        decide_strong_against_weak(&rows_path, &plan, extra)
     };
     // A 30 pp difference: under the stratified plan §9a promotes within the first 50 tasks.
     let stratified = decide_at("stratified", 50, &[]);
@@ -531,24 +513,8 @@ fn a_group_with_no_task_yet_is_named_rather_than_a_coverage_share_recommended() 
     let rows_path = dir.join("rows.csv");
     std::fs::write(&rows_path, rows).expect("rows");
     let decide = |extra: &[&str]| {
-        let mut args = vec![
-            "decide",
-            rows_path.to_str().unwrap(),
-            "--plan",
-            plan.to_str().unwrap(),
-            "--tested",
-            "strong",
-            "--baseline",
-            "weak",
-            "--rule",
-            "anytime",
-            "--reading",
-            "finished",
-            "--format",
-            "text",
-        ];
-        args.extend(extra);
-        stdout(&pareval(&args))
+        let read_every_finished = [&["--reading", "finished"][..], extra].concat();
+        decide_strong_against_weak(&rows_path, &plan, &read_every_finished)
     };
     let held = decide(&[]);
     assert!(

@@ -2389,17 +2389,7 @@ fn a_record_loaded_with_kept_groups_offers_only_those_groups() {
 #[test]
 fn the_drill_down_s_shared_tasks_say_who_is_ahead_when_runs_are_averaged() {
     let dir = temp_dir("tui-averaged");
-    let path = dir.join("runs.csv");
-    let mut text = String::from("system,task,run,outcome\n");
-    for i in 0..20 {
-        text.push_str(&format!(
-            "a,t{i},0,{}\nb,t{i},0,{}\n",
-            u8::from(i % 2 == 0),
-            u8::from(i % 4 == 0)
-        ));
-    }
-    text.push_str("b,t1,1,1\nb,t2,1,1\n");
-    std::fs::write(&path, text).expect("records");
+    let path = crate::common::records_with_averaged_runs(&dir);
     let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
     let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 5);
     let (mut app, first) = App::new(dataset, vec!["runs.csv".into()], compute, None);
