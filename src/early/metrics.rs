@@ -1,5 +1,5 @@
 //! Metrics of early outcome prediction (SPEC §11). So far: the area under the ROC curve of a model's
-//! probabilities on test prefixes.
+//! probabilities on test prefixes, and where it counts as near chance.
 
 /// AUC by the Mann–Whitney statistic, ties at their mid-rank; `None` without both classes.
 pub fn auc(scores: &[f64], positive: &[bool]) -> Option<f64> {
@@ -14,6 +14,15 @@ pub fn auc(scores: &[f64], positive: &[bool]) -> Option<f64> {
         .sum();
     (positives > 0.0 && negatives > 0.0)
         .then(|| (rank_sum - positives * (positives + 1.0) / 2.0) / (positives * negatives))
+}
+
+/// Below this held-out AUC a predictor barely tells outcomes apart (the independent check of issue
+/// 21 found no signal at 0.53–0.59): halts at a fixed τ then follow noise, and the reports say so.
+pub const NEAR_CHANCE_AUC: f64 = 0.6;
+
+/// Whether a held-out AUC is near chance or below it.
+pub fn near_chance(auc: f64) -> bool {
+    auc < NEAR_CHANCE_AUC
 }
 
 #[cfg(test)]

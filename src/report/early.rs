@@ -148,6 +148,19 @@ impl Render for EarlyReport {
                 optional(first.auc_success, three),
                 optional(first.auc_failure, three)
             )?;
+            let weakest = [first.auc_success, first.auc_failure]
+                .into_iter()
+                .flatten()
+                .fold(f64::INFINITY, f64::min);
+            if crate::early::metrics::near_chance(weakest) {
+                let warning = format!(
+                    "⚠ near chance (AUC below {}): the models barely tell successes from failures on held-out trajectories, so halts at a fixed τ follow noise (read the rank agreement below); --target-precision P halts only where P is measured to hold",
+                    crate::early::metrics::NEAR_CHANCE_AUC
+                );
+                for line in crate::format::wrap(&warning, width.saturating_sub(4).max(20)) {
+                    writeln!(out, "    {line}")?;
+                }
+            }
         }
         writeln!(out)?;
         let mut align = vec![Align::Left];

@@ -272,6 +272,12 @@ fn terminal_bench_halting_records_feed_the_replay() {
         .count();
     assert_eq!(blocks, 2, "{text}");
     assert!(text.contains("pairs agree"), "{text}");
+    // Below chance on held-out trajectories (AUC 0.47 here): the report says halts follow noise.
+    assert!(
+        crate::common::flat(&text)
+            .contains("⚠ near chance (AUC below 0.6): the models barely tell"),
+        "{text}"
+    );
     let rows = json_rows(&[
         "replay", &outcomes, "--early", &halts, "--format", "json", "--orders", "50",
     ]);

@@ -1945,10 +1945,23 @@ fn the_early_view_trains_in_the_background_and_follows_the_tau_slider() {
     );
     // Stopping between folds (the explorer quit) ends the job without a result.
     assert!(compute(&job, &|done, _| done == 0).is_err());
+    // A predictor near chance is marked in the chart's title, as `pareval early` warns.
+    let mut weak = compute(&job, &|_, _| true).expect("train");
+    weak.sweep[0].auc_success = Some(0.47);
+    act(
+        &mut app,
+        Action::Early(EarlyEvent::Finished(Ok(Arc::new(weak)))),
+    );
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains("AUC 0.470 ") && screen.contains("│⚠ AUC near chance  ── steps saved"),
+        "{screen}"
+    );
     act(
         &mut app,
         Action::Early(EarlyEvent::Finished(Ok(Arc::new(result)))),
     );
+    assert!(!render(&app, 120, 40).contains("near chance"));
     let screen = render(&app, 120, 40);
     assert!(
         screen.contains("resolve rate per system at τ 0.95"),

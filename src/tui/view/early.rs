@@ -173,21 +173,25 @@ pub fn draw_body(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Rect
             .style(theme.dim())
             .data(&cursor),
     ];
+    let auc = result.sweep.first().and_then(|r| r.auc_success);
     let title = format!(
         " halting vs τ · {} · {} trees · AUC {} ",
         result.protocol.name(),
         result.trees,
-        result
-            .sweep
-            .first()
-            .and_then(|r| r.auc_success)
-            .map_or("-".to_string(), |a| format!("{a:.3}"))
+        auc.map_or("-".to_string(), |a| format!("{a:.3}"))
     );
-    let names = legend([
+    let mut names = legend([
         ("steps saved".to_string(), theme.good()),
         ("accuracy of halts".to_string(), theme.accent()),
         ("halted".to_string(), theme.warn()),
     ]);
+    // As `pareval early` warns: the halts of a predictor near chance follow noise. First on the
+    // line, so that a narrow panel cuts a curve's name rather than the warning.
+    if auc.is_some_and(crate::early::metrics::near_chance) {
+        names
+            .spans
+            .insert(0, Span::styled("⚠ AUC near chance  ", theme.bad()));
+    }
     let chart = Chart::new(datasets)
         .x_axis(
             Axis::default()
