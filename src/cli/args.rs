@@ -192,7 +192,7 @@ pub enum Command {
     /// Read a harness's result files and write the canonical record table.
     #[command(
         long_about = "Read the result files an evaluation harness wrote (swebench, swebench-leaderboard, inspect, lm-eval, tau-bench, tau2, terminal-bench, \
-        harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass) and write the canonical record table (system, task, run, outcome, status, source, and group, \
+        harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench) and write the canonical record table (system, task, run, outcome, status, source, and group, \
         cost_usd, seconds where the files have them) to --out, in the format its extension names (.csv, .jsonl, \
         .parquet, …). The rows pass every check of the loader first. Errors the harness scored as failures keep \
         their outcome with status error."
@@ -205,14 +205,14 @@ pub struct ImportArgs {
     /// The native format: swebench, swebench-leaderboard, inspect, lm-eval, tau-bench, tau2,
     /// terminal-bench, harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal,
     /// osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval,
-    /// agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass.
+    /// agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench.
     #[arg(value_name = "FORMAT")]
     pub format: String,
     /// Result files (a Terminal-Bench run folder is accepted for its results.json, a Harbor job or
     /// trial folder for its result.json, a HELM run or suite folder, a HAL or aider run folder, an
     /// OSWorld result folder, an AgentLab study folder, a HAL leaderboard database, a
     /// TheAgentCompany results folder, a BFCL project, score or model folder, a DeepEval results
-    /// folder, an AgentDojo logdir).
+    /// folder, an AgentDojo logdir, an AgentBench output, agent or task folder).
     #[arg(value_name = "PATH", required = true)]
     pub files: Vec<PathBuf>,
     /// Output file; the extension picks the format.
@@ -268,7 +268,8 @@ pub struct ImportFlags {
     /// success, or score, the weighted assertion score; DeepEval: a metric's name, its score;
     /// AgentDojo: utility, or security, whether the agent resisted the injection; OpenAI Evals: a
     /// key of the metrics events, e.g. f1_score; EvalScope: a key of the scores' values; AlpacaEval: the annotator of a results tree; MT-Bench: the judge model; OpenCompass: a per-sample
-    /// field of the details, default correct, is_correct or cascade_correct).
+    /// field of the details, default correct, is_correct or cascade_correct; AgentBench: a number or
+    /// true/false of a sample's result, default result, reward, progress or the agent's seat's win).
     #[arg(long, value_name = "NAME")]
     pub metric: Option<String>,
     /// An aider exercise passes when its tests pass within this many tries (2: pass_rate_2, the
@@ -380,7 +381,7 @@ pub struct LoadArgs {
     pub benchmark_per_file: bool,
     /// Read the files as a harness's native results: swebench, swebench-leaderboard, inspect,
     /// lm-eval, tau-bench, tau2, terminal-bench, harbor, openhands, helm, evalplus, bigcodebench, metr,
-    /// aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass (default: canonical records, or a native .json, .jsonl or .eval file
+    /// aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench (default: canonical records, or a native .json, .jsonl or .eval file
     /// recognised by its keys).
     #[arg(long, value_name = "FORMAT")]
     pub from: Option<String>,

@@ -3951,3 +3951,118 @@ fn human_eval_results_give_each_sample_as_a_run_named_after_the_samples_file() {
         "bad.jsonl_results.jsonl: line 1: passed is \"no\", not true or false",
     );
 }
+
+#[test]
+fn agentbench_outputs_give_each_agent_s_task_scores_with_failed_attempts_as_errors() {
+    // Written with AgentBench v0.2's own types and its assigner's line (make_fixture.py): two
+    // agents on os-std (string indices), webshop-std (rewards) and ltp-std (progress).
+    let root = fixture("agentbench").join("outputs/2024-05-01-12-00-00");
+    let rows = import_rows("agentbench", &[&root], &[], "agentbench-tree");
+    assert_eq!(rows.len(), 28);
+    let tallied = tally(&rows);
+    let gpt4 = &tallied["gpt-4-0613"];
+    let gpt35 = &tallied["gpt-3.5-turbo-0613"];
+    // gpt-4: os 5 of 7 passed (one sample failed to start first, then ran), webshop 1 + 0.5 + 0 +
+    // 0.75 (sample 201's first line, not the 0.9 it was written again with), ltp 0.5 + 1 + 0.
+    assert_eq!((gpt4.rows, gpt4.outcome_sum), (14, 4.0 + 2.25 + 1.5));
+    // gpt-3.5: os 1 of 7 (its last sample only in error.jsonl, every attempt INTERACT_FAILED),
+    // webshop 0.5 + 0.25 + 0 + 1, ltp 0.25 + 0.5 + 0.
+    assert_eq!((gpt35.rows, gpt35.outcome_sum), (14, 1.0 + 1.75 + 0.75));
+    assert_eq!(gpt4.statuses["error"], 1, "{:?}", gpt4.statuses);
+    assert_eq!(gpt35.statuses["error"], 2, "{:?}", gpt35.statuses);
+    let row = |system: &str, task: &str| {
+        rows.iter()
+            .find(|r| r["system"] == system && r["task"] == task)
+            .unwrap_or_else(|| panic!("{system} {task}"))
+    };
+    let failed = row("gpt-3.5-turbo-0613", "os-std/std-001-stock-00006");
+    assert_eq!(
+        (failed["status"].as_str(), failed["outcome"].as_str()),
+        (Some("error"), Some("0"))
+    );
+    assert!(
+        failed["source"]
+            .as_str()
+            .expect("source")
+            .contains("INTERACT_FAILED, error.jsonl")
+    );
+    let unknown = row("gpt-4-0613", "os-std/std-001-stock-00005");
+    assert_eq!(unknown["status"], "error");
+    assert_eq!(row("gpt-4-0613", "webshop-std/201")["outcome"], "0.5");
+    assert_eq!(row("gpt-4-0613", "ltp-std/1")["group"], "ltp-std");
+    // Recognised by its layout, and the notes say what was read.
+    let path = root.to_string_lossy().into_owned();
+    let words = info_words(&[&path]);
+    for said in [
+        "read as agentbench (recognised by its layout)",
+        "AgentBench runs of 2 agents on 3 tasks",
+        "samples where the task server failed, 2 (unknown 2)",
+        "samples only in error.jsonl (every attempt failed), 1 (INTERACT_FAILED 1)",
+        "samples written again after their first line (a rerun into the same folder), 1",
+    ] {
+        assert!(words.contains(said), "{said}: {words}");
+    }
+    // One runs.jsonl, recognised by its keys, is read with the error.jsonl beside it.
+    let one = root.join("gpt-3.5-turbo-0613/os-std/runs.jsonl");
+    let words = info_words(&[&one.to_string_lossy()]);
+    assert!(
+        words.contains("read as agentbench (recognised by its keys)")
+            && words.contains("tasks 7 ")
+            && words.contains("(INTERACT_FAILED 1)"),
+        "{words}"
+    );
+    // A task's folder is a tree too; --metric reads another number of the result, and is refused
+    // for a task whose result lacks it.
+    let ltp_folder = root.join("gpt-4-0613/ltp-std");
+    let accuracy = import_rows(
+        "agentbench",
+        &[&ltp_folder],
+        &["--metric", "accuracy"],
+        "ab-metric",
+    );
+    let ltp: Vec<&Value> = accuracy
+        .iter()
+        .filter(|r| r["group"] == "ltp-std")
+        .collect();
+    assert_eq!(ltp.len(), 3);
+    assert!(ltp.iter().all(|r| r["outcome"] == "0.4"), "{ltp:?}");
+    let agent = root.join("gpt-4-0613").to_string_lossy().into_owned();
+    assert_refused(
+        &pareval(&["info", &agent, "--metric", "accuracy"]),
+        "os-std/runs.jsonl: line 1: result has no 'accuracy' (--metric); its keys: file, index_in_file, result",
+    );
+    // A task whose result keeps no score (dbbench's answers) is refused, with what it holds.
+    let dbbench = fixture("agentbench").join("dbbench");
+    assert_refused(
+        &pareval(&["info", &dbbench.to_string_lossy()]),
+        "dbbench-std/runs.jsonl: line 1: dbbench-std's result holds no per-sample score (it is an object with answer, error, type)",
+    );
+}
+
+#[test]
+fn agentbench_outputs_are_followed_as_samples_land() {
+    // `watch` follows an output folder: each task's runs.jsonl and error.jsonl as they grow.
+    let source = fixture("agentbench").join("outputs/2024-05-01-12-00-00");
+    let live = temp_dir("agentbench-live").join("2024-05-01-12-00-00");
+    let task = live.join("gpt-4-0613/os-std");
+    std::fs::create_dir_all(&task).expect("folder");
+    let lines = std::fs::read_to_string(source.join("gpt-4-0613/os-std/runs.jsonl")).expect("runs");
+    let lines: Vec<&str> = lines.lines().collect();
+    std::fs::write(task.join("runs.jsonl"), format!("{}\n", lines[0])).expect("write");
+    let mut followed =
+        pareval::watch::follow::Followed::new(std::slice::from_ref(&live)).expect("followed");
+    assert_eq!(rows_once_read(&mut followed), 1);
+    std::fs::write(
+        task.join("runs.jsonl"),
+        format!("{}\n{}\n", lines[0], lines[1]),
+    )
+    .expect("write");
+    assert_eq!(rows_once_read(&mut followed), 2);
+    // A failed attempt of another sample counts once it is in error.jsonl.
+    std::fs::copy(
+        source.join("gpt-3.5-turbo-0613/os-std/error.jsonl"),
+        task.join("error.jsonl"),
+    )
+    .expect("copy");
+    assert_eq!(rows_once_read(&mut followed), 3);
+}

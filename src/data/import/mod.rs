@@ -31,6 +31,7 @@
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
 
+mod agentbench;
 mod agentdojo;
 mod agentlab;
 mod aider;
@@ -114,10 +115,11 @@ pub enum ImportFormat {
     ArenaHard,
     HumanEval,
     OpenCompass,
+    AgentBench,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 34] = [
+    pub const ALL: [ImportFormat; 35] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -152,6 +154,7 @@ impl ImportFormat {
         ImportFormat::ArenaHard,
         ImportFormat::HumanEval,
         ImportFormat::OpenCompass,
+        ImportFormat::AgentBench,
     ];
 
     pub fn name(self) -> &'static str {
@@ -190,6 +193,7 @@ impl ImportFormat {
             ImportFormat::ArenaHard => "arena-hard",
             ImportFormat::HumanEval => "human-eval",
             ImportFormat::OpenCompass => "opencompass",
+            ImportFormat::AgentBench => "agentbench",
         }
     }
 
@@ -205,6 +209,9 @@ impl ImportFormat {
         }
         if metr::is_run(object) {
             return Some(ImportFormat::Metr);
+        }
+        if agentbench::is_line(object) {
+            return Some(ImportFormat::AgentBench);
         }
         if promptfoo::is_result(object) {
             return Some(ImportFormat::Promptfoo);
@@ -542,6 +549,7 @@ pub fn is_run_folder(path: &Path) -> bool {
             || alpaca_eval::is_tree(path)
             || livecodebench::is_tree(path)
             || opencompass::is_tree(path)
+            || agentbench::is_tree(path)
             // Last: it may walk a few levels down before it finds a file named as AgentDojo's.
             || agentdojo::is_logdir(path))
 }
@@ -576,6 +584,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(livecodebench::tracked_files(path))
     } else if opencompass::is_tree(path) {
         Some(opencompass::tracked_files(path))
+    } else if agentbench::is_tree(path) {
+        Some(agentbench::tracked_files(path))
     } else if agentdojo::is_logdir(path) {
         Some(agentdojo::tracked_files(path))
     } else {
@@ -1054,6 +1064,7 @@ fn is_companion(path: &Path, name: &str) -> bool {
         || hal::is_run_companion(path, name)
         || livecodebench::is_aggregate_beside(path, name)
         || human_eval::is_samples_beside(path)
+        || agentbench::is_companion(path, name)
         || sb_cli_response(name).is_some_and(|report| beside(&report))
         || swebench::sb_cli_superseded(path)
 }
@@ -1335,6 +1346,18 @@ fn parse_file(
         return finish_parsed(imported, ImportFormat::EvalScope, file, &bytes, 0, settings)
             .map(Some);
     }
+    if matches!(format, None | Some(ImportFormat::AgentBench)) && agentbench::is_tree(path) {
+        let (imported, bytes, file) = agentbench::tree(path, settings.metric)?;
+        return finish_parsed(
+            imported,
+            ImportFormat::AgentBench,
+            file,
+            &bytes,
+            0,
+            settings,
+        )
+        .map(Some);
+    }
     if matches!(format, None | Some(ImportFormat::LiveBench)) && livebench::is_tree(path) {
         let (imported, bytes, file) = livebench::tree(path, settings.split)?;
         return finish_parsed(imported, ImportFormat::LiveBench, file, &bytes, 0, settings)
@@ -1445,6 +1468,9 @@ fn parse_file(
                 livebench::judgments(&bytes, &file_path, &file, settings.split)?
             }
             ImportFormat::ArenaHard => arena_hard::judgments(&bytes, &file)?,
+            ImportFormat::AgentBench => {
+                agentbench::runs(&bytes, &file_path, &file, settings.metric)?
+            }
             ImportFormat::HumanEval => human_eval::results(&bytes, &file_path, &file)?,
             ImportFormat::MtBench => mt_bench::judgments(
                 &bytes,
@@ -1611,7 +1637,8 @@ fn parse_file(
             | ImportFormat::MtBench
             | ImportFormat::ArenaHard
             | ImportFormat::HumanEval
-            | ImportFormat::EvalScope => {
+            | ImportFormat::EvalScope
+            | ImportFormat::AgentBench => {
                 return Err(LoadError::new(
                     &file,
                     format!(
@@ -1627,6 +1654,7 @@ fn parse_file(
                             ImportFormat::ArenaHard => "model_judgment/<judge>/<model>.jsonl",
                             ImportFormat::HumanEval => "<samples>.jsonl_results.jsonl",
                             ImportFormat::EvalScope => "reviews/<model>/<benchmark>_<subset>.jsonl",
+                            ImportFormat::AgentBench => "<output>/<agent>/<task>/runs.jsonl",
                             _ => "samples_<task>_<date>.jsonl",
                         }
                     ),
