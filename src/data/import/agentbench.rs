@@ -74,26 +74,18 @@ pub fn is_companion(path: &Path, name: &str) -> bool {
 /// The `runs.jsonl` files of a tree, down to [`TREE_DEPTH`] folders, whose first line is the
 /// assigner's, in path order (with `first_only`, at most one).
 fn runs_files(folder: &Path, first_only: bool) -> Vec<PathBuf> {
-    fn walk(folder: &Path, depth: usize, first_only: bool, found: &mut Vec<PathBuf>) {
-        let candidate = folder.join(RUNS_FILE);
-        if candidate.is_file() && starts_as_runs(&candidate) {
-            found.push(candidate);
-            if first_only {
-                return;
-            }
-        }
-        if depth == 0 {
-            return;
-        }
-        for sub in super::subfolders(folder) {
-            walk(&sub, depth - 1, first_only, found);
-            if first_only && !found.is_empty() {
-                return;
-            }
-        }
-    }
+    let candidate = |folder: &Path| {
+        Some(folder.join(RUNS_FILE)).filter(|file| file.is_file() && starts_as_runs(file))
+    };
     let mut found = Vec::new();
-    walk(folder, TREE_DEPTH, first_only, &mut found);
+    super::files_in_tree(
+        folder,
+        TREE_DEPTH,
+        first_only,
+        &candidate,
+        &|_| false,
+        &mut found,
+    );
     found.sort();
     found
 }

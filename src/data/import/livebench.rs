@@ -60,32 +60,18 @@ pub fn is_judgment_line(object: &serde_json::Map<String, Value>) -> bool {
 /// The judgment files below a folder, in path order (up to [`TREE_DEPTH`] levels, and as many in
 /// its `live_bench` folder; dot folders left out); with `first_only`, the search stops at the first.
 fn judgment_files(folder: &Path, first_only: bool) -> Vec<PathBuf> {
-    fn walk(folder: &Path, depth: usize, first_only: bool, found: &mut Vec<PathBuf>) {
-        let candidate = folder.join(JUDGMENT_FOLDER).join(JUDGMENT_FILE);
-        if candidate.is_file() {
-            found.push(candidate);
-            if first_only {
-                return;
-            }
-        }
-        if depth == 0 {
-            return;
-        }
-        for sub in super::subfolders(folder) {
-            if sub.file_name().is_some_and(|n| n == JUDGMENT_FOLDER) {
-                continue;
-            }
-            walk(&sub, depth - 1, first_only, found);
-            if first_only && !found.is_empty() {
-                return;
-            }
-        }
-    }
+    let candidate = |folder: &Path| {
+        Some(folder.join(JUDGMENT_FOLDER).join(JUDGMENT_FILE)).filter(|file| file.is_file())
+    };
+    let walk = |folder: &Path, found: &mut Vec<PathBuf>| {
+        let skip = |sub: &Path| sub.file_name().is_some_and(|n| n == JUDGMENT_FOLDER);
+        super::files_in_tree(folder, TREE_DEPTH, first_only, &candidate, &skip, found);
+    };
     let mut found = Vec::new();
-    walk(folder, TREE_DEPTH, first_only, &mut found);
+    walk(folder, &mut found);
     let bench = folder.join(BENCH_FOLDER);
     if (found.is_empty() || !first_only) && bench.is_dir() {
-        walk(&bench, TREE_DEPTH, first_only, &mut found);
+        walk(&bench, &mut found);
     }
     found.sort();
     found.dedup();

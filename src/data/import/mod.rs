@@ -702,6 +702,34 @@ pub(super) fn read_value_member(
     Ok((value, text))
 }
 
+/// The files `candidate` finds in a folder and in its subfolders down to `depth` levels (dot
+/// folders and those `skip` takes left out), appended to `found` in walk order; with `first_only`,
+/// the walk stops at the first. For the harnesses that lay one result file out per task folder.
+pub(super) fn files_in_tree(
+    folder: &Path,
+    depth: usize,
+    first_only: bool,
+    candidate: &dyn Fn(&Path) -> Option<PathBuf>,
+    skip: &dyn Fn(&Path) -> bool,
+    found: &mut Vec<PathBuf>,
+) {
+    if let Some(file) = candidate(folder) {
+        found.push(file);
+        if first_only {
+            return;
+        }
+    }
+    if depth == 0 {
+        return;
+    }
+    for sub in subfolders(folder).into_iter().filter(|sub| !skip(sub)) {
+        files_in_tree(&sub, depth - 1, first_only, candidate, skip, found);
+        if first_only && !found.is_empty() {
+            return;
+        }
+    }
+}
+
 /// A folder's subfolders in path order, leaving out dot folders (a regrade's copies, a tool's cache).
 pub(super) fn subfolders(folder: &Path) -> Vec<PathBuf> {
     let mut folders: Vec<PathBuf> = std::fs::read_dir(folder)
