@@ -706,7 +706,12 @@ fn reading_note(record: &DecisionRecord) -> String {
             record.observed
         ));
     }
-    if let Some(waiting) = &record.waiting_on {
+    // A final decision stands whatever the task waited on brings, so it is not named then.
+    if let Some(waiting) = record
+        .waiting_on
+        .as_ref()
+        .filter(|_| !record.action.is_final())
+    {
         note.push_str(" · ");
         note.push_str(&waiting.describe());
     }
@@ -779,11 +784,20 @@ mod tests {
         record.action = crate::engine::rules::Action::Promote;
         record.decided_at = Some(4);
         record.reason_at_decision = Some("promote: Λ⁺ = 3.002 at its look".to_string());
+        record.waiting_on = Some(crate::engine::walk::record::WaitingOn {
+            task: "t7".to_string(),
+            systems: vec!["B".to_string()],
+        });
         let text = words(&screen(&state, 120, 48).join(" "));
         assert!(
             text.contains("at the look that decided (4): promote: Λ⁺ = 3.002 at its look"),
             "{text}"
         );
+        // The decision stands whatever t7 brings: the line does not say it waits on it.
+        assert!(!text.contains("waiting on t7"), "{text}");
+        state.pairs[0].records[0].action = crate::engine::rules::Action::Continue;
+        let text = words(&screen(&state, 120, 48).join(" "));
+        assert!(text.contains("waiting on t7"), "{text}");
     }
 
     #[test]
