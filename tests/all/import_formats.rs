@@ -4011,6 +4011,14 @@ fn agentbench_outputs_give_each_agent_s_task_scores_with_failed_attempts_as_erro
             && words.contains("(INTERACT_FAILED 1)"),
         "{words}"
     );
+    // error.jsonl given alone: its samples are failed attempts, each once, not samples running.
+    let errors = root.join("gpt-3.5-turbo-0613/os-std/error.jsonl");
+    let failed = import_rows("agentbench", &[&errors], &[], "ab-errors");
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(
+        (failed[0]["status"].as_str(), failed[0]["outcome"].as_str()),
+        (Some("error"), Some("0"))
+    );
     // A task's folder is a tree too; --metric reads another number of the result, and is refused
     // for a task whose result lacks it.
     let ltp_folder = root.join("gpt-4-0613/ltp-std");

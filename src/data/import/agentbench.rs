@@ -237,9 +237,31 @@ fn read_task(
     read: &mut Read,
 ) -> Result<(Vec<u8>, usize), LoadError> {
     let (agent, task) = agent_and_task(path);
+    // A sample every attempt of which failed: the assigner wrote it to error.jsonl only.
+    let failed_attempt = |index: &str, error: &str| CanonicalRow {
+        system: agent.clone(),
+        task: format!("{task}/{index}"),
+        run: 0,
+        outcome: Some(0.0),
+        status: RowStatus::Error,
+        group: Some(task.clone()),
+        cost_usd: None,
+        seconds: None,
+        source: format!("agentbench {agent}/{task} index {index} ({error}, error.jsonl)"),
+    };
     let mut seen: HashSet<String> = HashSet::new();
     let non_finite = for_each_line(bytes, file, false, |number, line| {
         let index = index_of(&line)?;
+        // A failed attempt's line (error.jsonl given as the file itself): its output is a
+        // placeholder, and a retry's line is the same failure again.
+        if let Some(error) = line.get("error").and_then(Value::as_str) {
+            if seen.insert(index.clone()) {
+                *read.failed_attempts.entry(error.to_string()).or_default() += 1;
+                read.rows.push(failed_attempt(&index, error));
+                read.lines.push(number);
+            }
+            return Ok(());
+        }
         if !seen.insert(index.clone()) {
             read.again += 1;
             return Ok(());
@@ -291,7 +313,7 @@ fn read_task(
         Ok(())
     })?;
     let errors_path = path.with_file_name(ERRORS_FILE);
-    let errors = if errors_path.is_file() {
+    let errors = if errors_path.is_file() && errors_path != path {
         std::fs::read(&errors_path).map_err(|e| {
             LoadError::new(
                 errors_path.display().to_string(),
@@ -310,20 +332,9 @@ fn read_task(
         let error = line
             .get("error")
             .and_then(Value::as_str)
-            .unwrap_or("an error")
-            .to_string();
-        *read.failed_attempts.entry(error.clone()).or_default() += 1;
-        read.rows.push(CanonicalRow {
-            system: agent.clone(),
-            task: format!("{task}/{index}"),
-            run: 0,
-            outcome: Some(0.0),
-            status: RowStatus::Error,
-            group: Some(task.clone()),
-            cost_usd: None,
-            seconds: None,
-            source: format!("agentbench {agent}/{task} index {index} ({error}, error.jsonl)"),
-        });
+            .unwrap_or("an error");
+        *read.failed_attempts.entry(error.to_string()).or_default() += 1;
+        read.rows.push(failed_attempt(&index, error));
         Ok(())
     })?;
     Ok((errors, non_finite))
