@@ -4039,6 +4039,17 @@ fn agentbench_outputs_give_each_agent_s_task_scores_with_failed_attempts_as_erro
         &pareval(&["info", &agent, "--metric", "accuracy"]),
         "os-std/runs.jsonl: line 1: result has no 'accuracy' (--metric); its keys: file, index_in_file, result",
     );
+    // A score outside [0, 1] is refused with its file, line and value.
+    let odd = temp_dir("ab-odd").join("gpt-4-0613/webshop-std");
+    std::fs::create_dir_all(&odd).expect("folder");
+    let text = std::fs::read_to_string(root.join("gpt-4-0613/webshop-std/runs.jsonl"))
+        .expect("runs")
+        .replacen("\"reward\": 0.5", "\"reward\": 1.5", 1);
+    std::fs::write(odd.join("runs.jsonl"), text).expect("write");
+    assert_refused(
+        &pareval(&["info", &odd.to_string_lossy()]),
+        "webshop-std/runs.jsonl: line 2: result.reward is 1.5, outside [0, 1]",
+    );
     // A task whose result keeps no score (dbbench's answers) is refused, with what it holds.
     let dbbench = fixture("agentbench").join("dbbench");
     assert_refused(

@@ -94,11 +94,17 @@ fn runs_files(folder: &Path, first_only: bool) -> Vec<PathBuf> {
 /// runs file the same; until a line lands a folder is followed as its files, and the file is read
 /// by its keys then).
 fn starts_as_runs(path: &Path) -> bool {
-    let Ok(bytes) = std::fs::read(path) else {
+    use std::io::BufRead;
+    // The first line only: `watch` asks this of every runs file at each poll, and a sample's line
+    // carries its whole history.
+    let mut line = Vec::new();
+    let read = std::fs::File::open(path)
+        .and_then(|file| std::io::BufReader::new(file).read_until(b'\n', &mut line));
+    if read.is_err() {
         return false;
-    };
+    }
     let mut first = None;
-    let _ = for_each_line(&bytes, "", true, |_, value| {
+    let _ = for_each_line(&line, "", true, |_, value| {
         first = Some(value);
         Ok(())
     });
@@ -151,25 +157,24 @@ fn index_of(line: &Value) -> Result<String, String> {
 /// The per-sample score in a result, as the task's overall reads it (or `metric` of it): Ok(None)
 /// when the result holds no score.
 fn score(result: &Value, metric: Option<&str>) -> Result<Option<f64>, String> {
-    let number = |key: &str, value: &Value| match value {
+    // `what` names the value in a message: "result", or "result.reward".
+    let number = |what: &str, value: &Value| match value {
         Value::Bool(b) => Ok(Some(f64::from(u8::from(*b)))),
         Value::Number(n) => match n.as_f64() {
             Some(x) if (0.0..=1.0).contains(&x) => Ok(Some(x)),
-            _ => Err(format!("result.{key} is {n}, outside [0, 1]")),
+            _ => Err(format!("{what} is {n}, outside [0, 1]")),
         },
-        other => Err(format!(
-            "result.{key} is {other}, not a number or true/false"
-        )),
+        other => Err(format!("{what} is {other}, not a number or true/false")),
     };
     let Value::Object(fields) = result else {
         return match result {
-            Value::Bool(_) | Value::Number(_) => number("", result),
+            Value::Bool(_) | Value::Number(_) => number("result", result),
             _ => Ok(None),
         };
     };
     if let Some(key) = metric {
         return match fields.get(key) {
-            Some(value) => number(key, value),
+            Some(value) => number(&format!("result.{key}"), value),
             None => Err(format!(
                 "result has no '{key}' (--metric); its keys: {} (--metric applies to every task read: give the folders of the tasks that have it)",
                 keys_of(fields)
@@ -178,14 +183,14 @@ fn score(result: &Value, metric: Option<&str>) -> Result<Option<f64>, String> {
     }
     for key in ["result", "reward", "progress"] {
         if let Some(value) = fields.get(key).filter(|v| v.is_boolean() || v.is_number()) {
-            return number(key, value);
+            return number(&format!("result.{key}"), value);
         }
     }
     // Avalon: the agent plays one seat; whether that seat's side won.
     if let Some(seat) = fields.get("llm_idx").and_then(Value::as_u64) {
         let key = format!("Player_{seat}_wins");
         if let Some(value) = fields.get(&key) {
-            return number(&key, value);
+            return number(&format!("result.{key}"), value);
         }
     }
     Ok(None)
