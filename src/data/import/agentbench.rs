@@ -257,8 +257,8 @@ fn read_task(
     let mut seen: HashSet<String> = HashSet::new();
     let non_finite = for_each_line(bytes, file, false, |number, line| {
         let index = index_of(&line)?;
-        // A failed attempt's line (error.jsonl given as the file itself): its output is a
-        // placeholder, and a retry's line is the same failure again.
+        // A failed attempt's line (error.jsonl given as the file itself): its output is pydantic's
+        // default TaskOutput (status running, no result), and a retry's line is the same failure.
         if let Some(error) = line.get("error").and_then(Value::as_str) {
             if seen.insert(index.clone()) {
                 *read.failed_attempts.entry(error.to_string()).or_default() += 1;
