@@ -3580,10 +3580,10 @@ fn mt_bench_judgments_give_ratings_or_wins_per_turn_with_categories_as_groups() 
         "gpt-4_single.jsonl: MT-Bench single-answer ratings, read together with",
     );
     // FastChat's bench folder: its question.jsonl is what the judgments are read with, not a
-    // record, so the folder points at model_judgment/ rather than failing on the questions.
+    // record, so the folder is read as its model_judgment/ files (here both modes: refused so).
     assert_refused(
         &pareval(&["info", &bench.to_string_lossy()]),
-        "result files lie in its subfolders model_judgment/ (2 files)",
+        "gpt-4_single.jsonl: MT-Bench single-answer ratings, read together with",
     );
     // Pairwise between all models: a system per opponent (strong won 14 of 16 as model_1 and
     // weak none, show_result.py's 0.875 and 0.0); no question file beside, so no groups.

@@ -34,6 +34,44 @@ pub fn is_details(path: &Path) -> bool {
     })
 }
 
+/// Whether a folder's name is a lighteval date folder's (`2025-06-13T15-07-12.143436`).
+fn is_date_folder(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_digit()) && name.contains('T')
+}
+
+/// The run of a details file: how many earlier date folders of its model (the date folder's
+/// siblings, in name order, which is date order) hold a details file of the same task. Each
+/// `lighteval` invocation writes a date folder, so a task evaluated again is a further run of the
+/// model, not the same sample twice. 0 for a file outside a date folder.
+fn run_of(path: &Path, task: &str) -> u32 {
+    let Some(date) = path.parent() else {
+        return 0;
+    };
+    let date_name = date
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some(model) = date.parent().filter(|_| is_date_folder(&date_name)) else {
+        return 0;
+    };
+    let earlier = super::subfolders(model).into_iter().filter(|sibling| {
+        sibling.file_name().is_some_and(|name| {
+            let name = name.to_string_lossy();
+            is_date_folder(&name) && *name < *date_name
+        })
+    });
+    // The names as they are: `files_named` lower-cases them, and the date's 'T' tells it from the task.
+    let holds_task = |folder: &Path| {
+        std::fs::read_dir(folder).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .map(|entry| entry.path())
+                .any(|file| file.is_file() && is_details(&file) && task_of(&file) == task)
+        })
+    };
+    earlier.filter(|folder| holds_task(folder)).count() as u32
+}
+
 /// The task of a details file's name: `details_<task>_<date>.parquet` less its parts.
 fn task_of(path: &Path) -> String {
     let name = path
@@ -243,6 +281,7 @@ pub fn details(
     };
     let task = task_of(path);
     let system = model_of(path);
+    let run = run_of(path, &task);
     let mut rows = Vec::with_capacity(samples.len());
     let mut missing = 0usize;
     for (id, values) in &samples {
@@ -261,7 +300,7 @@ pub fn details(
         rows.push(CanonicalRow {
             system: system.clone(),
             task: format!("{task}/{id}"),
-            run: 0,
+            run,
             outcome,
             status: RowStatus::graded(outcome),
             group: Some(task.clone()),
@@ -279,6 +318,16 @@ pub fn details(
         },
         order.join(", ")
     )];
+    if run > 0 {
+        notes.push(format!(
+            "{file}: run {run} of '{system}' on {task}: {} {task} too (each lighteval invocation writes a date folder; a sample's runs are averaged)",
+            counted(
+                run as usize,
+                "earlier date folder of the model holds",
+                "earlier date folders of the model hold"
+            )
+        ));
+    }
     if ids.len() > samples.len() {
         notes.push(format!(
             "{file}: {} rows merged into {} samples (a sample has a row per sampling method)",

@@ -39,6 +39,7 @@ mod alpaca_eval;
 mod appworld;
 mod arena_hard;
 mod bfcl;
+mod deep_layout;
 mod deepeval;
 mod evalplus;
 mod evalscope;
@@ -608,7 +609,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
 /// .jsonl or .eval files), its run folders ([`is_run_folder`]) and the results of its submission
 /// folders ([`submission_folders`]), in path order, leaving out dot files and files read beside
 /// another ([`is_companion`]); when there are none, those of its lm-eval model folders
-/// ([`model_folders`]). `watch` follows these as they appear; `decide` and every other loader read
+/// ([`model_folders`]), else the files of a harness's deeper layout ([`deep_layout::deep_layout`]).
+/// `watch` follows these as they appear; `decide` and every other loader read
 /// them once, so all read the same files.
 pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
     let mut entries = own_entries(folder);
@@ -622,10 +624,18 @@ pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
         return entries;
     }
     // None of its own: its model folders are read (without listing it again).
-    lm_eval_model_folders(folder)
+    let models: Vec<PathBuf> = lm_eval_model_folders(folder)
         .into_iter()
         .flat_map(|model| own_entries(&model))
-        .collect()
+        .collect();
+    if !models.is_empty() {
+        return models;
+    }
+    // Nor those: a harness folder whose result files lie further down (lighteval's output folder,
+    // a FastChat or Arena-Hard-Auto bench folder).
+    deep_layout::deep_layout(folder)
+        .map(|layout| layout.files)
+        .unwrap_or_default()
 }
 
 /// Whether a folder is one that lm-eval writes for a model under `--output_path`
@@ -907,6 +917,9 @@ pub fn unread_subfolders(folder: &Path) -> Vec<(PathBuf, usize, Vec<PathBuf>)> {
         return Vec::new();
     }
     let models = model_folders(folder);
+    if models.is_empty() && deep_layout_read(folder).is_some() {
+        return Vec::new();
+    }
     let submissions: Vec<PathBuf> = submission_folders(folder)
         .into_iter()
         .map(|(submission, _)| submission)
@@ -964,12 +977,26 @@ pub fn unread_subfolder_notes(folder: &Path) -> Vec<String> {
             if names.len() == 1 { "" } else { "s" }
         )
     });
+    let read_deeper = (models.is_empty())
+        .then(|| deep_layout_read(folder))
+        .flatten()
+        .map(|layout| layout.note(folder));
     read_models
         .into_iter()
+        .chain(read_deeper)
         .chain(read_submissions)
         .chain(left_databases)
         .chain(unread_subfolders(folder).into_iter().map(unread_note))
         .collect()
+}
+
+/// The deeper layout a folder is read through ([`folder_entries`]): only when it holds no result
+/// file, submission or model folder of its own.
+fn deep_layout_read(folder: &Path) -> Option<deep_layout::DeepLayout> {
+    if !own_entries(folder).is_empty() || !submission_folders(folder).is_empty() {
+        return None;
+    }
+    deep_layout::deep_layout(folder)
 }
 
 /// How many folders a note names before it counts the rest.
@@ -1186,6 +1213,7 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
         }
     }
     mt_bench::refuse_mixed_modes(&files)?;
+    deep_layout::refuse_several_judges(&files)?;
     Ok(files)
 }
 
