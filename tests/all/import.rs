@@ -2091,3 +2091,38 @@ fn a_running_inspect_log_holds_a_sample_until_all_its_epochs_are_in() {
     assert_eq!(outcome_of(&rows, "q2", "0"), ("0".into(), "ok".into()));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_two_swebench_formats_named_for_each_other_are_read_as_what_they_are() {
+    // SWE-bench/experiments' submission results.json under the leaderboard's format name, and
+    // swebench.com's leaderboards.json under the submission's: read, noted, not refused.
+    let Some(data) = shared_data() else { return };
+    let submission = data.join("../formats/swebench_experiments_v2/results/results.json");
+    let out = temp_dir("swebench-named").join("rows.csv");
+    let read = pareval(&[
+        "import",
+        "swebench-leaderboard",
+        &submission.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
+    let text = stdout(&read);
+    assert!(text.contains("wrote 300 rows"), "{text}");
+    assert!(
+        text.contains("named swebench-leaderboard but a SWE-bench submission's results.json"),
+        "{text}"
+    );
+    let board = crate::common::fixture("swebench_leaderboard/leaderboards.json");
+    let words = info_words_from("swebench", &board);
+    assert!(
+        words.contains(
+            "named swebench but swebench.com's leaderboards.json: read as swebench-leaderboard"
+        ),
+        "{words}"
+    );
+}
+
+fn info_words_from(format: &str, path: &std::path::Path) -> String {
+    crate::import_formats::info_words(&["--from", format, &path.to_string_lossy()])
+}

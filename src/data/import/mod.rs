@@ -1596,7 +1596,24 @@ fn parse_file(
                 None => Ok(None),
             };
         };
-        let imported = match format {
+        // The two SWE-bench formats are easily named for each other (a submission's results.json
+        // of SWE-bench/experiments, swebench.com's leaderboards.json): a file that is plainly the
+        // other one is read as it, noted.
+        let named = format;
+        let format = match (format, value.as_object()) {
+            (ImportFormat::SweBenchLeaderboard, Some(object))
+                if !swebench_board::looks_like(object) && swebench::looks_like(object) =>
+            {
+                ImportFormat::SweBench
+            }
+            (ImportFormat::SweBench, Some(object))
+                if !swebench::looks_like(object) && swebench_board::looks_like(object) =>
+            {
+                ImportFormat::SweBenchLeaderboard
+            }
+            _ => format,
+        };
+        let mut imported = match format {
             ImportFormat::TauBench => tau::tau_bench(&value, &file_path, &file)?,
             ImportFormat::Tau2 => tau::tau2(&value, &file_path, &file)?,
             ImportFormat::TerminalBench => terminal_bench::results(&value, &file_path, &file)?,
@@ -1717,6 +1734,21 @@ fn parse_file(
                 ));
             }
         };
+        if format != named {
+            imported.notes.insert(
+                0,
+                format!(
+                    "{file}: named {} but {}: read as {}",
+                    named.name(),
+                    if format == ImportFormat::SweBench {
+                        "a SWE-bench submission's results.json or the harness's run report"
+                    } else {
+                        "swebench.com's leaderboards.json"
+                    },
+                    format.name()
+                ),
+            );
+        }
         (imported, format, non_finite)
     };
     finish_parsed(imported, format, file, &bytes, non_finite, settings).map(Some)
