@@ -456,6 +456,15 @@ impl Followed {
                     message: why.message,
                 });
             }
+            // Nor Arena-Hard-Auto's judgments of two judges (the same models on the same questions).
+            if let Some((judged, why)) = crate::data::import::several_judges(&entries) {
+                entries.retain(|path| !judged.contains(path));
+                withdrawn.push(Event::Bad {
+                    file: why.file.clone(),
+                    line: 0,
+                    message: why.message,
+                });
+            }
             let left: Vec<PathBuf> = self
                 .found
                 .iter()

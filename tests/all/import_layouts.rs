@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::{assert_refused, copy_tree, fixture, pareval, stderr, temp_dir};
-use crate::import_formats::{import_rows, info_words, tally};
+use crate::import_formats::{import_rows, info_words, rows_once_read, tally};
 
 /// The one date folder under a lighteval model folder.
 fn date_folder(model: &Path) -> PathBuf {
@@ -129,4 +129,42 @@ fn a_bench_folder_is_read_through_its_judgments() {
         rows.iter()
             .all(|r| r["group"].as_str().is_some_and(|g| !g.is_empty()))
     );
+}
+
+#[test]
+fn a_watched_bench_folder_follows_judgments_as_they_appear_and_stops_at_a_second_judge() {
+    use pareval::watch::follow::{Event, Followed};
+    let source = fixture("arena_hard").join("data/arena-hard-v2.0");
+    // The bench folder before any judgment.
+    let bench = temp_dir("arena-hard-watch").join("arena-hard-v2.0");
+    std::fs::create_dir_all(&bench).expect("folder");
+    let mut followed = Followed::new(std::slice::from_ref(&bench)).expect("followed");
+    assert!(
+        !followed
+            .poll()
+            .iter()
+            .any(|e| matches!(e, Event::Row { .. }))
+    );
+    // gen_judgment.py starts writing one judge's folder: its rows are read.
+    let judge = bench.join("model_judgment/stand-in-judge");
+    std::fs::create_dir_all(&judge).expect("folder");
+    std::fs::copy(
+        source.join("model_judgment/stand-in-judge/strong.jsonl"),
+        judge.join("strong.jsonl"),
+    )
+    .expect("copy");
+    assert_eq!(rows_once_read(&mut followed), 9);
+    // A second judge's folder: neither is read, and the problem says why.
+    copy_tree(&judge, &bench.join("model_judgment/other-judge"));
+    let events = followed.poll();
+    assert!(
+        events.iter().any(|e| matches!(e, Event::Bad { message, .. }
+            if message.contains("judgments of 2 judges") && message.contains("give one judge's folder"))),
+        "{events:?}"
+    );
+    assert!(
+        events.iter().any(|e| matches!(e, Event::Reread { .. })),
+        "{events:?}"
+    );
+    assert!(!events.iter().any(|e| matches!(e, Event::Row { .. })));
 }

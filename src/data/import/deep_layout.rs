@@ -119,21 +119,29 @@ fn judgments(folder: &Path) -> Option<DeepLayout> {
 /// model on the same questions, so their lines would be the same (model, question) twice, and a
 /// leaderboard reads one judge's. Names the judges' folders.
 pub fn refuse_several_judges(files: &[PathBuf]) -> Result<(), LoadError> {
-    let mut judges: Vec<&Path> = files
-        .iter()
-        .filter(|file| super::has_extension(file, "jsonl"))
-        .filter_map(|file| file.parent())
-        .filter(|judge| {
-            judge
-                .parent()
-                .and_then(Path::file_name)
-                .is_some_and(|name| name == JUDGMENTS)
+    match several_judges(files) {
+        Some((_, why)) => Err(why),
+        None => Ok(()),
+    }
+}
+
+/// The Arena-Hard-Auto judgment files among `files` when they come from more than one judge's
+/// folder, and why they are not read together ([`refuse_several_judges`]).
+pub fn several_judges(files: &[PathBuf]) -> Option<(Vec<PathBuf>, LoadError)> {
+    fn judge_of(file: &Path) -> Option<&Path> {
+        file.parent().filter(|judge| {
+            super::has_extension(file, "jsonl")
+                && judge
+                    .parent()
+                    .and_then(Path::file_name)
+                    .is_some_and(|name| name == JUDGMENTS)
         })
-        .collect();
+    }
+    let mut judges: Vec<&Path> = files.iter().filter_map(|file| judge_of(file)).collect();
     judges.sort();
     judges.dedup();
     if judges.len() < 2 {
-        return Ok(());
+        return None;
     }
     let names: Vec<String> = judges
         .iter()
@@ -144,7 +152,7 @@ pub fn refuse_several_judges(files: &[PathBuf]) -> Result<(), LoadError> {
             )
         })
         .collect();
-    Err(LoadError::new(
+    let why = LoadError::new(
         judges[0]
             .parent()
             .unwrap_or(judges[0])
@@ -155,5 +163,11 @@ pub fn refuse_several_judges(files: &[PathBuf]) -> Result<(), LoadError> {
             judges.len(),
             names.join(", ")
         ),
-    ))
+    );
+    let judged = files
+        .iter()
+        .filter(|file| judge_of(file).is_some())
+        .cloned()
+        .collect();
+    Some((judged, why))
 }

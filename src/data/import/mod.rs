@@ -1225,6 +1225,12 @@ pub fn mixed_judgments(files: &[PathBuf]) -> Option<(PathBuf, PathBuf, LoadError
     Some((single, pair, why))
 }
 
+/// A folder's Arena-Hard-Auto judgment files when they come from several judges (they are not
+/// read together), and why: what `watch` leaves out of a folder it follows, saying so.
+pub fn several_judges(files: &[PathBuf]) -> Option<(Vec<PathBuf>, LoadError)> {
+    deep_layout::several_judges(files)
+}
+
 /// Whether a file is a lighteval details file (`details_<task>_<date>.parquet`).
 pub fn is_lighteval_details(path: &Path) -> bool {
     lighteval::is_details(path)
