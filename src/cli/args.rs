@@ -192,7 +192,7 @@ pub enum Command {
     /// Read a harness's result files and write the canonical record table.
     #[command(
         long_about = "Read the result files an evaluation harness wrote (swebench, swebench-leaderboard, inspect, lm-eval, tau-bench, tau2, terminal-bench, \
-        harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench) and write the canonical record table (system, task, run, outcome, status, source, and group, \
+        harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench, hle) and write the canonical record table (system, task, run, outcome, status, source, and group, \
         cost_usd, seconds where the files have them) to --out, in the format its extension names (.csv, .jsonl, \
         .parquet, …). The rows pass every check of the loader first. Errors the harness scored as failures keep \
         their outcome with status error."
@@ -205,7 +205,7 @@ pub struct ImportArgs {
     /// The native format: swebench, swebench-leaderboard, inspect, lm-eval, tau-bench, tau2,
     /// terminal-bench, harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal,
     /// osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval,
-    /// agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench.
+    /// agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench, hle.
     #[arg(value_name = "FORMAT")]
     pub format: String,
     /// Result files (a Terminal-Bench run folder is accepted for its results.json, a Harbor job or
@@ -232,7 +232,10 @@ pub struct ImportFlags {
     /// default: the first with per-instance results); for OSWorld, a test set file
     /// (evaluation_examples/test_all.json: domain → example ids) whose tasks without an example
     /// folder are read as not attempted; for LiveBench, a release (its date, e.g. 2024-11-25): the
-    /// questions released on or before it and not removed by it, as its leaderboard reads them.
+    /// questions released on or before it and not removed by it, as its leaderboard reads them; for
+    /// Humanity's Last Exam, a file of the dataset's questions that were run (a CSV with an id
+    /// column and, for groups, category; or one id per line) whose questions without a judged
+    /// entry are read as errors scored 0, as its Accuracy counts them.
     #[arg(long, value_name = "SPLIT")]
     pub split: Option<String>,
     /// The lm-eval filter whose sample lines are read (default: none when present, else the first).
@@ -381,7 +384,7 @@ pub struct LoadArgs {
     pub benchmark_per_file: bool,
     /// Read the files as a harness's native results: swebench, swebench-leaderboard, inspect,
     /// lm-eval, tau-bench, tau2, terminal-bench, harbor, openhands, helm, evalplus, bigcodebench, metr,
-    /// aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench (default: canonical records, or a native .json, .jsonl or .eval file
+    /// aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench, hle (default: canonical records, or a native .json, .jsonl or .eval file
     /// recognised by its keys).
     #[arg(long, value_name = "FORMAT")]
     pub from: Option<String>,

@@ -11,6 +11,7 @@ mod engine;
 mod halt;
 mod import;
 mod import_formats;
+mod import_hle;
 mod import_layouts;
 mod import_opencompass;
 mod inspect_integration;

@@ -25,8 +25,9 @@
 //! (`…_eval_all.json`, one or its `output/` folder), `mt-bench` (FastChat's
 //! `model_judgment/<judge>_single.jsonl` and `_pair.jsonl`), `arena-hard` (Arena-Hard-Auto's
 //! `model_judgment/<judge>/<model>.jsonl`), `human-eval` (openai/human-eval's
-//! `<samples>_results.jsonl`) and `opencompass` (`results/<model>/<dataset>.json` with per-sample
-//! details, one or a run's folder). Without `--from` a
+//! `<samples>_results.jsonl`), `opencompass` (`results/<model>/<dataset>.json` with per-sample
+//! details, one or a run's folder), `agentbench` (AgentBench v0.2's `runs.jsonl` trees) and `hle`
+//! (Humanity's Last Exam's `judged_hle_<model>.json.json`). Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -47,6 +48,7 @@ mod hal;
 mod hal_db;
 mod harbor;
 mod helm;
+mod hle;
 mod human_eval;
 mod inspect;
 mod json;
@@ -117,10 +119,11 @@ pub enum ImportFormat {
     HumanEval,
     OpenCompass,
     AgentBench,
+    Hle,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 35] = [
+    pub const ALL: [ImportFormat; 36] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -156,6 +159,7 @@ impl ImportFormat {
         ImportFormat::HumanEval,
         ImportFormat::OpenCompass,
         ImportFormat::AgentBench,
+        ImportFormat::Hle,
     ];
 
     pub fn name(self) -> &'static str {
@@ -195,6 +199,7 @@ impl ImportFormat {
             ImportFormat::HumanEval => "human-eval",
             ImportFormat::OpenCompass => "opencompass",
             ImportFormat::AgentBench => "agentbench",
+            ImportFormat::Hle => "hle",
         }
     }
 
@@ -306,6 +311,9 @@ impl ImportFormat {
                 }
                 if opencompass::is_results(object) {
                     return Some(ImportFormat::OpenCompass);
+                }
+                if hle::is_judged(object) {
+                    return Some(ImportFormat::Hle);
                 }
                 match evalplus::shape(object) {
                     Some(evalplus::Shape::BigCodeBench) => return Some(ImportFormat::BigCodeBench),
@@ -1594,6 +1602,7 @@ fn parse_file(
                 Some(object) => Err(
                     match opencompass::judge_output_hint(&file_path)
                         .or_else(|| opencompass::ungraded_hint(object))
+                        .or_else(|| hle::ungraded_hint(object, &file_path))
                     {
                         Some(hint) => LoadError::new(&file, hint),
                         None => unknown_object(&file, object),
@@ -1684,6 +1693,17 @@ fn parse_file(
             }
             ImportFormat::AgentDojo => agentdojo::results(&file_path, settings.metric)?.0,
             ImportFormat::AlpacaEval => alpaca_eval::annotations(&value, &file)?,
+            ImportFormat::Hle => match value.as_object() {
+                Some(object) if !hle::is_judged(object) => {
+                    return Err(LoadError::new(
+                        &file,
+                        hle::ungraded_hint(object, &file_path).unwrap_or_else(|| {
+                            "not a judged HLE predictions file (an object keyed by question id whose entries hold response and judge_response)".to_string()
+                        }),
+                    ));
+                }
+                _ => hle::judged(&value, &file_path, &file, settings.split)?,
+            },
             ImportFormat::LiveCodeBench => livecodebench::eval_all(&value, &file_path, &file)?,
             ImportFormat::OpenCompass => match value.as_object() {
                 Some(object) => opencompass::results(
