@@ -628,7 +628,7 @@ fn read_parquet(bytes: Vec<u8>, file: &str) -> Result<(DataFrame, Positions), Lo
 }
 
 /// The first line of a polars error, without its internal context, for a message a user can read.
-fn polars_message(error: &PolarsError) -> String {
+pub(crate) fn polars_message(error: &PolarsError) -> String {
     let text = error.to_string();
     let first = text.lines().next().unwrap_or("").trim();
     if first.is_empty() {

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::common::{assert_refused, fixture, pareval, temp_dir};
+use crate::common::{assert_refused, fixture, pareval, stderr, temp_dir};
 use crate::import_formats::{import_rows, info_words, tally};
 
 fn judged(model: &str) -> std::path::PathBuf {
@@ -96,6 +96,29 @@ fn hle_with_the_question_list_counts_what_the_file_lacks_as_the_script_does() {
         &refused,
         "114 judged questions are not in the question list",
     );
+    // A list that is not a readable CSV, or lists a question twice, is refused naming the file.
+    let bad = temp_dir("hle-bad-list").join("questions.csv");
+    for (text, words) in [
+        (
+            "id,category\n\"abc\n",
+            "cannot read the question list as CSV",
+        ),
+        (
+            "id,category\nabc,Math\nabc,Physics\n",
+            "question 'abc' is listed twice",
+        ),
+        ("task,category\nabc,Math\n", "with no id column"),
+    ] {
+        std::fs::write(&bad, text).expect("write");
+        let refused = pareval(&[
+            "info",
+            "--split",
+            &bad.to_string_lossy(),
+            &judged("stand-in-weak").to_string_lossy(),
+        ]);
+        assert_refused(&refused, words);
+        assert!(stderr(&refused).contains("questions.csv"));
+    }
 }
 
 #[test]

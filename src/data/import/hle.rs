@@ -76,7 +76,15 @@ fn split_questions(split: &str) -> Result<Vec<(String, Option<String>)>, LoadErr
             .with_infer_schema_length(Some(0))
             .into_reader_with_file_handle(std::io::Cursor::new(text.as_bytes()))
             .finish()
-            .map_err(|e| LoadError::new(split, format!("cannot read the question list: {e}")))?;
+            .map_err(|e| {
+                LoadError::new(
+                    split,
+                    format!(
+                        "cannot read the question list as CSV (an id column; category for groups): {}",
+                        crate::data::read::polars_message(&e)
+                    ),
+                )
+            })?;
         let text_column = |name: &str| -> Result<Option<Vec<Option<String>>>, LoadError> {
             let Ok(column) = frame.column(name) else {
                 return Ok(None);
