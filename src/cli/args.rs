@@ -18,7 +18,8 @@ early, under a decision policy fixed in advance.
 
 Records are rows of system × task × run with an outcome in [0, 1] (CSV, TSV, JSON Lines, JSON array or \
 Parquet; .gz for the text formats). With no subcommand, pareval opens the given records (or the bundled \
-sample run) in the explorer.";
+sample run) in the explorer, as `pareval explore` does, with every option of it (the load options such \
+as --from, --split and --col included).";
 
 #[derive(Debug, Parser)]
 #[command(name = "pareval", version, about = ABOUT, long_about = LONG_ABOUT, args_conflicts_with_subcommands = true)]

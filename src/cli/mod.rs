@@ -74,9 +74,27 @@ impl BadInput for crate::simulate::SimError {}
 impl BadInput for crate::proxy::ProxyError {}
 impl BadInput for crate::data::LoadError {}
 
+/// The process arguments, with `explore` put before those of a bare `pareval FILE… [OPTIONS]`: the
+/// bare form is the explorer, so it takes the explorer's load options too (`--from`, `--split`,
+/// `--col`, …), which clap would otherwise refuse as unexpected.
+fn arguments() -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(first) = args.get(1).map(|a| a.to_string_lossy().into_owned()) {
+        let asks_for_help = ["-h", "--help", "-V", "--version", "help"].contains(&first.as_str());
+        let command = <Cli as clap::CommandFactory>::command();
+        let names_a_command = command
+            .get_subcommands()
+            .any(|sub| sub.get_name() == first || sub.get_all_aliases().any(|a| a == first));
+        if !asks_for_help && !names_a_command {
+            args.insert(1, "explore".into());
+        }
+    }
+    args
+}
+
 /// Parses the process arguments, runs, and returns the exit code.
 pub fn main_exit() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(arguments()) {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();

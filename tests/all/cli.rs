@@ -526,3 +526,25 @@ fn the_help_names_every_format_pareval_reads() {
         assert!(words(&info), "info --help (--from) lacks {name}");
     }
 }
+
+#[test]
+fn the_bare_explorer_form_takes_the_load_options_as_explore_does() {
+    // `pareval FILE… --from inspect` is `pareval explore FILE… --from inspect`: the load fails on the
+    // file (exit 2, named), not on the option as clap's "unexpected argument".
+    let missing = temp_dir("bare-explorer").join("logs.json");
+    let output = pareval(&[
+        &missing.to_string_lossy(),
+        "--from",
+        "inspect",
+        "--split",
+        "x",
+    ]);
+    let message = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{message}");
+    assert!(message.contains("logs.json"), "{message}");
+    assert!(!message.contains("unexpected argument"), "{message}");
+    // Help and the commands are still themselves.
+    let help = pareval(&["--help"]);
+    assert_eq!(help.status.code(), Some(0));
+    assert!(stdout(&help).contains("Commands:"));
+}
