@@ -985,7 +985,8 @@ pub fn unread_subfolder_notes(folder: &Path) -> Vec<String> {
             if names.len() == 1 { "" } else { "s" }
         )
     });
-    let read_deeper = (models.is_empty())
+    let read_deeper = models
+        .is_empty()
         .then(|| deep_layout_read(folder))
         .flatten()
         .map(|layout| layout.note(folder));
