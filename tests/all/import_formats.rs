@@ -1292,6 +1292,20 @@ fn osworld_result_folders_are_read_by_their_layout() {
         "libreoffice_calc/163789f0-c895-4a50-8207-17cbdd56ec38"
     );
     assert_eq!(traces[0]["group"], "libreoffice_calc");
+    // Seconds from the first action's timestamp to the last one's (09:22:57 to 09:27:10, and
+    // 23:50:45 to 23:55:44); the interrupted run has no outcome, so no time.
+    let seconds: Vec<&Value> = traces.iter().map(|row| &row["seconds"]).collect();
+    assert_eq!(
+        seconds,
+        [&Value::from("253"), &Value::Null, &Value::from("299")]
+    );
+    let words = info_words(&[&root.join("traces/20250130-1").to_string_lossy()]);
+    assert!(
+        words.contains(
+            "seconds for 1 example of 1: from the first action's action_timestamp to the last one's"
+        ),
+        "{words}"
+    );
     // One result folder given alone keeps its run among those beside it.
     let alone = import_rows(
         "osworld",

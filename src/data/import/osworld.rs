@@ -16,7 +16,12 @@
 //!   runner writes it for any exception, "Time limit exceeded in …") is 0 with status error: the
 //!   leaderboards count it as failed over the whole test set, though `show_result.py` leaves it
 //!   out; one without either is not attempted (running, or the run stopped; a resumed run repeats
-//!   it). Neither cost nor time is recorded.
+//!   it). No cost is recorded.
+//! - seconds: from the first action's `action_timestamp` to the last one's (whole seconds, taken as
+//!   each action starts), for an example with an outcome and two or more actions: the agent's
+//!   working time between them. The runner's fixed waits (60 s before the first observation, 20 s
+//!   before evaluating), the first model call, the last action and the evaluation are not in it,
+//!   so it ranks examples by time rather than measuring all of it (noted).
 //! - test set (`--split FILE`, OSWorld's `evaluation_examples/test_all.json` or another list of
 //!   domain → example ids): a task of it with no example folder for a system's run is not attempted
 //!   (never started, or wiped by a resume), so what a partial run skipped shows; examples outside
@@ -201,6 +206,49 @@ fn trajectory_error(folder: &Path) -> Option<String> {
     })
 }
 
+/// An OSWorld action timestamp (`%Y%m%d@%H%M%S`, local time, whole seconds; some runners add
+/// microseconds) as seconds on a common scale: only differences of two are used.
+fn action_seconds(stamp: &str) -> Option<f64> {
+    let (date, time) = stamp.split_once('@')?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if date.len() != 8 || time.len() < 6 || !digits(date) || !digits(time) {
+        return None;
+    }
+    let fraction = if time.len() > 6 {
+        format!(".{}", &time[6..])
+    } else {
+        String::new()
+    };
+    super::time::epoch_seconds(&format!(
+        "{}-{}-{}T{}:{}:{}{fraction}",
+        &date[..4],
+        &date[4..6],
+        &date[6..],
+        &time[..2],
+        &time[2..4],
+        &time[4..6]
+    ))
+}
+
+/// The seconds from an example's first action to its last, from the `action_timestamp` each
+/// trajectory line carries (taken as the action starts): the agent's working time between them.
+/// None without two readable timestamps.
+fn action_span(folder: &Path) -> Option<f64> {
+    let text = std::fs::read_to_string(folder.join(TRAJECTORY)).ok()?;
+    let stamps: Vec<f64> = text
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter_map(|line| {
+            line.get("action_timestamp")
+                .and_then(Value::as_str)
+                .and_then(action_seconds)
+        })
+        .collect();
+    let first = stamps.iter().copied().reduce(f64::min)?;
+    let last = stamps.iter().copied().reduce(f64::max)?;
+    (stamps.len() >= 2).then_some(last - first)
+}
+
 /// Every file whose change `watch` must see: the scores and trajectories of every example.
 pub fn tracked_files(folder: &Path) -> Vec<PathBuf> {
     examples(folder)
@@ -266,7 +314,7 @@ pub fn results(
     let mut bytes = Vec::new();
     let mut runs: std::collections::HashMap<(PathBuf, String), u32> =
         std::collections::HashMap::new();
-    let (mut errors, mut unfinished) = (Vec::new(), 0usize);
+    let (mut errors, mut unfinished, mut timed) = (Vec::new(), 0usize, 0usize);
     for example in &examples {
         let run = *runs
             .entry((example.root.clone(), example.system.clone()))
@@ -288,6 +336,12 @@ pub fn results(
             unfinished += 1;
             (None, RowStatus::NotAttempted, format!(", no {SCORE} yet"))
         };
+        let seconds = outcome.and_then(|_| action_span(&example.folder));
+        if let Some(seconds) = seconds {
+            // The timestamps read are part of what the rows rest on.
+            bytes.extend_from_slice(format!("{seconds}").as_bytes());
+            timed += 1;
+        }
         rows.push(CanonicalRow {
             system: example.system.clone(),
             task: format!("{}/{}", example.domain, example.id),
@@ -296,7 +350,7 @@ pub fn results(
             status,
             group: Some(example.domain.clone()),
             cost_usd: None,
-            seconds: None,
+            seconds,
             source: format!("osworld {}{detail}", example.folder.display()),
         });
     }
@@ -366,6 +420,13 @@ pub fn results(
             counted(errors.len(), "example", "examples")
         ));
     }
+    if timed > 0 {
+        notes.push(format!(
+            "{shown}: seconds for {} of {}: from the first action's action_timestamp to the last one's (whole seconds); the runner's fixed waits (60 s before the first observation, 20 s before evaluating), the first model call, the last action and the evaluation are not in it, so seconds budgets rank examples by the agent's working time rather than measure all of it",
+            counted(timed, "example", "examples"),
+            examples.len()
+        ));
+    }
     if unfinished > 0 {
         notes.push(format!(
             "{shown}: {} neither {SCORE} nor an error (running, or the run stopped; a resumed run repeats them): not attempted",
@@ -379,6 +440,34 @@ pub fn results(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn action_timestamps_give_differences_across_midnight_and_with_microseconds() {
+        let at = |s: &str| action_seconds(s);
+        assert_eq!(
+            at("20250205@000010")
+                .zip(at("20250204@235950"))
+                .map(|(b, a)| b - a),
+            Some(20.0)
+        );
+        assert_eq!(
+            at("20250301@000000")
+                .zip(at("20250228@235959"))
+                .map(|(b, a)| b - a),
+            Some(1.0)
+        );
+        let fine = at("20250204@235950250000").zip(at("20250204@235950"));
+        assert!(fine.is_some_and(|(b, a)| (b - a - 0.25).abs() < 1e-9));
+        for bad in [
+            "2025-02-04",
+            "20250204@23595",
+            "2025020@235950",
+            "x0250204@235950",
+            "",
+        ] {
+            assert_eq!(at(bad), None, "{bad:?}");
+        }
+    }
 
     #[test]
     fn scores_are_numbers_in_the_unit_interval_or_booleans() {
