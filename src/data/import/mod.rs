@@ -26,8 +26,9 @@
 //! `model_judgment/<judge>_single.jsonl` and `_pair.jsonl`), `arena-hard` (Arena-Hard-Auto's
 //! `model_judgment/<judge>/<model>.jsonl`), `human-eval` (openai/human-eval's
 //! `<samples>_results.jsonl`), `opencompass` (`results/<model>/<dataset>.json` with per-sample
-//! details, one or a run's folder), `agentbench` (AgentBench v0.2's `runs.jsonl` trees) and `hle`
-//! (Humanity's Last Exam's `judged_hle_<model>.json.json`). Without `--from` a
+//! details, one or a run's folder), `agentbench` (AgentBench v0.2's `runs.jsonl` trees), `hle`
+//! (Humanity's Last Exam's `judged_hle_<model>.json.json`) and `wildbench` (WildBench's
+//! `score.v2/eval=<judge>/<model>.json`). Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -71,6 +72,7 @@ mod tau;
 mod terminal_bench;
 mod theagentcompany;
 mod time;
+mod wildbench;
 
 use std::path::{Path, PathBuf};
 
@@ -120,10 +122,11 @@ pub enum ImportFormat {
     OpenCompass,
     AgentBench,
     Hle,
+    WildBench,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 36] = [
+    pub const ALL: [ImportFormat; 37] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -160,6 +163,7 @@ impl ImportFormat {
         ImportFormat::OpenCompass,
         ImportFormat::AgentBench,
         ImportFormat::Hle,
+        ImportFormat::WildBench,
     ];
 
     pub fn name(self) -> &'static str {
@@ -200,6 +204,7 @@ impl ImportFormat {
             ImportFormat::OpenCompass => "opencompass",
             ImportFormat::AgentBench => "agentbench",
             ImportFormat::Hle => "hle",
+            ImportFormat::WildBench => "wildbench",
         }
     }
 
@@ -254,6 +259,9 @@ impl ImportFormat {
     fn detect(value: &Value) -> Option<Self> {
         match value {
             Value::Array(items) => {
+                if wildbench::is_score_file(value) {
+                    return Some(ImportFormat::WildBench);
+                }
                 if alpaca_eval::is_annotations(value) {
                     return Some(ImportFormat::AlpacaEval);
                 }
@@ -1694,6 +1702,9 @@ fn parse_file(
             }
             ImportFormat::AgentDojo => agentdojo::results(&file_path, settings.metric)?.0,
             ImportFormat::AlpacaEval => alpaca_eval::annotations(&value, &file)?,
+            ImportFormat::WildBench => {
+                wildbench::scores(&value, &file_path, &file, settings.score_scale)?
+            }
             ImportFormat::Hle => match value.as_object() {
                 Some(object) if !hle::is_judged(object) => {
                     return Err(LoadError::new(
