@@ -34,8 +34,9 @@ pub fn is_details(path: &Path) -> bool {
     })
 }
 
-/// Whether a folder's name is a lighteval date folder's (`2025-06-13T15-07-12.143436`).
-fn is_date_folder(name: &str) -> bool {
+/// Whether a name is a lighteval date (`2025-06-13T15-07-12.143436`): a date folder's name, or
+/// the end of a details file's name.
+fn is_date(name: &str) -> bool {
     name.starts_with(|c: char| c.is_ascii_digit()) && name.contains('T')
 }
 
@@ -51,13 +52,13 @@ fn run_of(path: &Path, task: &str) -> u32 {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let Some(model) = date.parent().filter(|_| is_date_folder(&date_name)) else {
+    let Some(model) = date.parent().filter(|_| is_date(&date_name)) else {
         return 0;
     };
     let earlier = super::subfolders(model).into_iter().filter(|sibling| {
         sibling.file_name().is_some_and(|name| {
             let name = name.to_string_lossy();
-            is_date_folder(&name) && *name < *date_name
+            is_date(&name) && *name < *date_name
         })
     });
     // The names as they are: `files_named` lower-cases them, and the date's 'T' tells it from the task.
@@ -84,12 +85,7 @@ fn task_of(path: &Path) -> String {
         .trim_end_matches(".parquet");
     // The date is ISO with ':' as '-': `2025-06-13T15-07-12.143436`; the task may hold '_'.
     match stem.rfind('_') {
-        Some(at)
-            if stem[at + 1..].contains('T')
-                && stem[at + 1..].starts_with(|c: char| c.is_ascii_digit()) =>
-        {
-            stem[..at].to_string()
-        }
+        Some(at) if is_date(&stem[at + 1..]) => stem[..at].to_string(),
         _ => stem.to_string(),
     }
 }
