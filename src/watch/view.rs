@@ -489,18 +489,10 @@ fn draw_band(frame: &mut Frame, pair: &PairView, baselines: &[&str], threshold: 
     );
     let n = (pair.diffs.len().max(2)) as f64;
     let delta = vec![(1.0, threshold * 100.0), (n, threshold * 100.0)];
-    let lo = lower
-        .iter()
-        .map(|p| p.1)
-        .fold(threshold * 100.0, f64::min)
-        .max(-100.0)
-        - 5.0;
-    let hi = upper
-        .iter()
-        .map(|p| p.1)
-        .fold(threshold * 100.0, f64::max)
-        .min(100.0)
-        + 5.0;
+    // 5 pp of room around the band and δ, but never past ±100 pp: the axis's labels are its ends,
+    // and a difference of two success rates cannot lie outside [−100, 100].
+    let lo = (lower.iter().map(|p| p.1).fold(threshold * 100.0, f64::min) - 5.0).max(-100.0);
+    let hi = (upper.iter().map(|p| p.1).fold(threshold * 100.0, f64::max) + 5.0).min(100.0);
     let names = legend([
         ("Δ̂".to_string(), Style::default().fg(Color::Cyan)),
         ("band".to_string(), Style::default().fg(Color::Gray)),
@@ -1046,6 +1038,30 @@ mod tests {
         assert!(
             text.contains("│── e^Λ⁺ promote  ── e^Λ⁻ reject  ── 1/a "),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn the_estimate_charts_axis_stays_inside_what_a_difference_can_be() {
+        // The first looks' band is about the whole [−100, 100] pp, and the padding around it read
+        // "103" and "-103" on the axis, values no difference of two success rates can take.
+        let state = family_state();
+        let text = screen(&state, 120, 40);
+        let top = text
+            .iter()
+            .position(|line| line.contains(" estimate and band (pp) against "))
+            .unwrap_or_else(|| panic!("{}", text.join("\n")));
+        let labels: Vec<f64> = text[top + 1..]
+            .iter()
+            .take_while(|line| !line.starts_with('└'))
+            .filter_map(|line| line.trim_start_matches('│').split('│').next())
+            .filter_map(|cell| cell.trim().parse::<f64>().ok())
+            .collect();
+        assert_eq!(labels.len(), 2, "{}", text.join("\n"));
+        assert!(
+            labels.iter().all(|v| (-100.0..=100.0).contains(v)),
+            "{labels:?}\n{}",
+            text.join("\n")
         );
     }
 
