@@ -551,6 +551,9 @@ fn draw_band(frame: &mut Frame, pair: &PairView, baselines: &[&str], threshold: 
     draw_chart_with_legend(frame, Line::from(title), names, chart, area);
 }
 
+/// The largest wealth the chart draws as itself; larger ones, and ∞, sit on its top edge.
+const WEALTH_CEILING: f64 = 1e12;
+
 fn draw_wealth(frame: &mut Frame, state: &WatchState, pair: &PairView, area: Rect) {
     // log10 of the wealths: the barrier 1/a is a horizontal line.
     let log = |values: &[f64]| -> Vec<(f64, f64)> {
@@ -558,14 +561,23 @@ fn draw_wealth(frame: &mut Frame, state: &WatchState, pair: &PairView, area: Rec
             .iter()
             .enumerate()
             // e^Λ = ∞ (the null cannot hold any more) is drawn at the top of the chart, not at ∞.
-            .map(|(k, &w)| ((k + 1) as f64, w.clamp(1e-6, 1e12).log10()))
+            .map(|(k, &w)| ((k + 1) as f64, w.clamp(1e-6, WEALTH_CEILING).log10()))
             .collect()
     };
     let (up, down) = (log(&pair.wealth_promote), log(&pair.wealth_reject));
     let n = (pair.diffs.len().max(2)) as f64;
     let barrier = (1.0 / state.settings.policy.tail.value()).log10();
     let line = vec![(1.0, barrier), (n, barrier)];
-    let top = up.iter().chain(&down).map(|p| p.1).fold(barrier, f64::max) + 0.5;
+    let highest = up.iter().chain(&down).map(|p| p.1).fold(barrier, f64::max);
+    // A wealth at the ceiling (∞ once certain) is drawn on the top edge, and the axis says the
+    // top stands for that much or more: its half-decade of room read as a wealth ("3.2e12").
+    let ceiling = WEALTH_CEILING.log10();
+    let (top, top_label) = if highest >= ceiling {
+        (ceiling, format!("≥{}", wealth_cell(WEALTH_CEILING)))
+    } else {
+        let top = highest + 0.5;
+        (top, wealth_cell(10f64.powf(top).round()))
+    };
     // Under §9a the curves are exp(Λ): the least wealth over the groups' allocations.
     let stratified = state.settings.policy.construction()
         == Some(crate::engine::settings::Construction::Stratified);
@@ -604,10 +616,11 @@ fn draw_wealth(frame: &mut Frame, state: &WatchState, pair: &PairView, area: Rec
             .data(&line),
     ])
     .x_axis(Axis::default().bounds([1.0, n]))
-    .y_axis(Axis::default().bounds([-3.0, top]).labels(vec![
-        "0.001".to_string(),
-        wealth_cell(10f64.powf(top).round()),
-    ]));
+    .y_axis(
+        Axis::default()
+            .bounds([-3.0, top])
+            .labels(vec!["0.001".to_string(), top_label]),
+    );
     draw_chart_with_legend(frame, Line::from(title), names, chart, area);
 }
 
@@ -1063,6 +1076,21 @@ mod tests {
             "{labels:?}\n{}",
             text.join("\n")
         );
+    }
+
+    #[test]
+    fn an_infinite_wealth_tops_the_chart_whose_axis_says_so() {
+        // Once certain, e^Λ is ∞; drawn at 1e12 with half a decade of room, the axis read "3.2e12".
+        let mut state = family_state();
+        let before = screen(&state, 120, 40).join("\n");
+        assert!(!before.contains("≥1.0e12"), "{before}");
+        let wealth = &mut state.pairs[0].wealth_promote;
+        if let Some(last) = wealth.last_mut() {
+            *last = f64::INFINITY;
+        }
+        let text = screen(&state, 120, 40).join("\n");
+        assert!(text.contains("│≥1.0e12│"), "{text}");
+        assert!(!text.contains("3.2e12"), "{text}");
     }
 
     #[test]
