@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use super::table::{Align, render};
 use crate::engine::rules::Action;
 use crate::engine::walk::detail::PairDetail;
+use crate::engine::walk::record::DecisionRecord;
 use crate::format::{p_value, percent, pp, trim_number};
 
 fn glyph(action: Action) -> &'static str {
@@ -98,6 +99,23 @@ fn lambda_text(x: f64) -> String {
     }
 }
 
+/// The rule's settings after its name: the bootstrap's tails (exact, or mc:B with the resamples,
+/// as replay's header names them; `--bootstrap exact` off the lattice draws mc:200) and a.
+fn rule_settings(record: &DecisionRecord) -> String {
+    let mode = match (record.bootstrap_mode, record.bootstrap_resamples) {
+        (Some("mc"), Some(resamples)) => Some(format!("mc:{resamples}")),
+        (Some(mode), _) => Some(mode.to_string()),
+        (None, _) => None,
+    };
+    let tail = record.tail.map(|a| format!("a = {}", trim_number(a)));
+    let parts: Vec<String> = mode.into_iter().chain(tail).collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    }
+}
+
 pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io::Result<()> {
     writeln!(out, "tested    {}", detail.tested)?;
     writeln!(out, "baseline  {}", detail.baseline)?;
@@ -126,9 +144,7 @@ pub fn write_text(detail: &PairDetail, out: &mut impl Write, width: usize) -> io
             record.order,
             if record.coverage_gate { "on" } else { "off" },
             record.rule,
-            record
-                .tail
-                .map_or(String::new(), |a| format!(" (a = {})", trim_number(a)))
+            rule_settings(record)
         )?;
         if let Some(note) = &detail.family_note {
             writeln!(out, "family    {note}")?;

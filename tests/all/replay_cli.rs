@@ -214,6 +214,14 @@ fn pair_explains_one_case_in_text_and_json() {
         "{text}"
     );
     assert!(text.contains("Newcombe 95% interval for Δ"), "{text}");
+    // The policy line names the bootstrap's tails, as replay's header does: the two modes give
+    // different tails, and the line read "rule bootstrap (a = 0.05)" for both.
+    assert!(text.contains("rule bootstrap (mc:200, a = 0.05)"), "{text}");
+    let exact = stdout(&pareval(&[&args[..], &["--bootstrap", "exact"]].concat()));
+    assert!(
+        exact.contains("rule bootstrap (exact, a = 0.05)"),
+        "{exact}"
+    );
     // A watched pair says how it is watched in words.
     for (looks, words) in [
         ("every", "(a look after every task)"),
