@@ -150,6 +150,11 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 " (two OpenAI Evals logs of one completion function on one eval are two runs of it: give their folder, which numbers them by the spec's created_at)",
             );
         }
+        if read_as.get("swebench").is_some_and(|&reports| reports > 1) && collision {
+            error.message.push_str(
+                " (a SWE-bench run report stores no system name, so reports in folders of one name (two runs' `output/final_report.json`) name one system: give each run's folder its own name, or import each with --system-name and read the CSVs together)",
+            );
+        }
         if read_as.get("helm").is_some_and(|&runs| runs > 1) && collision {
             error.message.push_str(
                 " (two HELM runs of one model on one scenario, a rerun or the same run in two suites, are two evaluations of it: read them one at a time)",

@@ -922,6 +922,86 @@ fn swebench_leaderboard_entries_of_one_name_and_best_of_n_entries_are_noted() {
 }
 
 #[test]
+fn multi_swebench_harness_reports_are_read_with_their_repositories_and_split() {
+    // tests/fixtures/multi_swebench/harness: two `<output_dir>/final_report.json` written by
+    // Multi-SWE-bench's own FinalReport (make_fixture.py), on ten real instances of two repositories.
+    let root = fixture("multi_swebench/harness");
+    let strong = root.join("agent-strong/output/final_report.json");
+    let weak = root.join("agent-weak/output/final_report.json");
+    let rows = import_rows(
+        "swebench",
+        &[&weak],
+        &["--system-name", "agent-weak"],
+        "multi-swebench-weak",
+    );
+    let tallies = tally(&rows);
+    let weak_tally = &tallies["agent-weak"];
+    assert_eq!((weak_tally.rows, weak_tally.outcome_sum), (10, 2.0));
+    assert_eq!(weak_tally.statuses.get("error"), Some(&1));
+    // The harness's ids are `<org>/<repo>:pr-<number>`: the repository is the group.
+    let groups: std::collections::BTreeSet<&str> =
+        rows.iter().filter_map(|r| r["group"].as_str()).collect();
+    assert_eq!(
+        groups.into_iter().collect::<Vec<_>>(),
+        ["alibaba/fastjson2", "elastic/logstash"]
+    );
+    let words = info_words(&[&strong.to_string_lossy()]);
+    assert!(
+        words.contains("Multi-SWE-bench's run report (final_report.json in its output_dir) stores no system name; it is named after its folder, 'output'"),
+        "{words}"
+    );
+    // Two runs' output folders of one name name one system: refused, saying how to tell them apart.
+    let both = pareval(&["info", &strong.to_string_lossy(), &weak.to_string_lossy()]);
+    assert_refused(&both, "import each with --system-name");
+    // A report lists only the instances given predictions: --split FILE adds the split's others as
+    // 0 (as a leaderboard scores them), and refuses a listed instance outside the split.
+    let dir = temp_dir("multi-swebench-split");
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(&weak).expect("report")).expect("JSON");
+    let mut ids: Vec<String> = report["submitted_ids"]
+        .as_array()
+        .expect("ids")
+        .iter()
+        .map(|id| id.as_str().expect("id").to_string())
+        .collect();
+    ids.extend([
+        "elastic/logstash:pr-13997".to_string(),
+        "elastic/logstash:pr-14000".to_string(),
+    ]);
+    let split = dir.join("split.txt");
+    std::fs::write(&split, ids.join("\n")).expect("split");
+    let rows = import_rows(
+        "swebench",
+        &[&weak],
+        &["--split", &split.to_string_lossy()],
+        "multi-swebench-split-rows",
+    );
+    let tallies = tally(&rows);
+    assert_eq!(
+        (tallies["output"].rows, tallies["output"].outcome_sum),
+        (12, 2.0)
+    );
+    let unsubmitted: Vec<&str> = rows
+        .iter()
+        .filter(|r| r["source"] == "swebench not submitted")
+        .map(|r| r["task"].as_str().expect("task"))
+        .collect();
+    assert_eq!(
+        unsubmitted,
+        ["elastic/logstash:pr-13997", "elastic/logstash:pr-14000"]
+    );
+    let short = dir.join("short.txt");
+    std::fs::write(&short, "elastic/logstash:pr-13997\n").expect("split");
+    let refused = pareval(&[
+        "info",
+        &weak.to_string_lossy(),
+        "--split",
+        &short.to_string_lossy(),
+    ]);
+    assert_refused(&refused, "10 listed instances are not in the");
+}
+
+#[test]
 fn multi_swebench_leaderboard_submissions_are_read_as_run_reports() {
     // tests/fixtures/multi_swebench: three submissions of multi-swe-bench/experiments' SWE-bench-java
     // Verified split, whose results/results.json is the harness's run report with its resolved ids

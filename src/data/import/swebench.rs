@@ -448,6 +448,19 @@ fn universe(
     Ok(ids)
 }
 
+/// The repository of a Multi-SWE-bench instance id as its harness writes it
+/// (`PullRequestBase.id`: `<org>/<repo>:pr-<number>`); None for ids of another shape.
+fn multi_swebench_repo(id: &str) -> Option<String> {
+    let (repository, number) = id.rsplit_once(":pr-")?;
+    let (org, repo) = repository.split_once('/')?;
+    (!org.is_empty()
+        && !repo.is_empty()
+        && !repo.contains('/')
+        && !number.is_empty()
+        && number.chars().all(|c| c.is_ascii_digit()))
+    .then(|| repository.to_string())
+}
+
 fn row(
     system: &str,
     id: &str,
@@ -462,7 +475,7 @@ fn row(
         run,
         outcome,
         status,
-        group: swebench_repo(id),
+        group: swebench_repo(id).or_else(|| multi_swebench_repo(id)),
         cost_usd: None,
         seconds: None,
         source: format!("swebench {why}"),
@@ -503,7 +516,7 @@ pub fn results(
     let mut notes = Vec::new();
     let folder = submission_folder(path);
     if is_run_report(object) {
-        return run_report(value, path, folder, file, notes);
+        return run_report(value, path, folder, file, split, notes);
     }
     let metadata = metadata(folder);
     // The folder name, less a YYYYMMDD_ prefix and a -run-N suffix (the run).
@@ -622,12 +635,15 @@ pub fn results(
     Ok(Imported::entries(rows, notes))
 }
 
-/// The harness's run report: the universe is every id it lists.
+/// The harness's run report: the universe is every id it lists, and with `--split` the split's
+/// instances too (a report lists only the instances it was given predictions for: Multi-SWE-bench's
+/// `final_report.json` counts no other, and SWE-bench's only in `total_instances`).
 fn run_report(
     value: &Value,
     path: &Path,
     folder: &Path,
     file: &str,
+    split: Option<&str>,
     mut notes: Vec<String>,
 ) -> Result<Imported, LoadError> {
     // Older reports have no schema_version; a newer one may mean something else by its lists.
@@ -678,8 +694,14 @@ fn run_report(
             }
             None => {
                 let system = folder_name(folder);
+                // Multi-SWE-bench's harness writes the same report as `<output_dir>/final_report.json`.
+                let what = if path.file_name().is_some_and(|n| n == "final_report.json") {
+                    "Multi-SWE-bench's run report (final_report.json in its output_dir)"
+                } else {
+                    "a SWE-bench run report"
+                };
                 notes.push(format!(
-                    "{file}: a SWE-bench run report stores no system name; it is named after its folder, '{system}'"
+                    "{file}: {what} stores no system name; it is named after its folder, '{system}'"
                 ));
                 system
             }
@@ -745,6 +767,39 @@ fn run_report(
             }
         }
     }
+    if let Some(split) = split {
+        let instances = split_instances(split, file, &mut notes)?;
+        let known: HashSet<&String> = instances.iter().collect();
+        let outside: Vec<&String> = seen.iter().filter(|id| !known.contains(id)).collect();
+        if let Some(first) = outside.iter().min() {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "{} listed instances are not in the {split} split, e.g. '{first}'",
+                    outside.len()
+                ),
+            ));
+        }
+        let before = rows.len();
+        for id in instances {
+            if !seen.contains(&id) {
+                rows.push(row(
+                    &system,
+                    &id,
+                    0,
+                    Some(0.0),
+                    RowStatus::Ok,
+                    "not submitted",
+                ));
+            }
+        }
+        if rows.len() > before {
+            notes.push(format!(
+                "{file}: {} instances of the split are in no list of the report (no prediction was submitted for them): read as 0, as a leaderboard scores them",
+                rows.len() - before
+            ));
+        }
+    }
     rows.sort_by(|a, b| a.task.cmp(&b.task));
     let infra = ids(value, "infra_failure_ids", file)?.len();
     if infra > 0 {
@@ -767,6 +822,28 @@ fn run_report(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn repositories_from_multi_swebench_ids() {
+        assert_eq!(
+            multi_swebench_repo("alibaba/fastjson2:pr-2285").as_deref(),
+            Some("alibaba/fastjson2")
+        );
+        assert_eq!(
+            multi_swebench_repo("clap-rs/clap:pr-5520").as_deref(),
+            Some("clap-rs/clap")
+        );
+        for other in [
+            "django__django-11099",
+            "org/repo:pr-",
+            "org/repo:pr-12a",
+            "a/b/c:pr-1",
+            "/repo:pr-1",
+            "repo:pr-1",
+        ] {
+            assert_eq!(multi_swebench_repo(other), None, "{other}");
+        }
+    }
 
     #[test]
     fn metadata_names_in_block_and_flow_style() {
