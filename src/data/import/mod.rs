@@ -27,8 +27,9 @@
 //! `model_judgment/<judge>/<model>.jsonl`), `human-eval` (openai/human-eval's
 //! `<samples>_results.jsonl`), `opencompass` (`results/<model>/<dataset>.json` with per-sample
 //! details, one or a run's folder), `agentbench` (AgentBench v0.2's `runs.jsonl` trees), `hle`
-//! (Humanity's Last Exam's `judged_hle_<model>.json.json`) and `wildbench` (WildBench's
-//! `score.v2/eval=<judge>/<model>.json`). Without `--from` a
+//! (Humanity's Last Exam's `judged_hle_<model>.json.json`), `wildbench` (WildBench's
+//! `score.v2/eval=<judge>/<model>.json`) and `swebench-pro` (SWE-Bench Pro's
+//! `eval_results.json`). Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -68,6 +69,7 @@ mod promptfoo;
 mod swebench;
 mod swebench_board;
 mod swebench_logs;
+mod swebench_pro;
 mod tau;
 mod terminal_bench;
 mod theagentcompany;
@@ -123,10 +125,11 @@ pub enum ImportFormat {
     AgentBench,
     Hle,
     WildBench,
+    SweBenchPro,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 37] = [
+    pub const ALL: [ImportFormat; 38] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -164,6 +167,7 @@ impl ImportFormat {
         ImportFormat::AgentBench,
         ImportFormat::Hle,
         ImportFormat::WildBench,
+        ImportFormat::SweBenchPro,
     ];
 
     pub fn name(self) -> &'static str {
@@ -205,6 +209,7 @@ impl ImportFormat {
             ImportFormat::AgentBench => "agentbench",
             ImportFormat::Hle => "hle",
             ImportFormat::WildBench => "wildbench",
+            ImportFormat::SweBenchPro => "swebench-pro",
         }
     }
 
@@ -275,6 +280,9 @@ impl ImportFormat {
                 .then_some(ImportFormat::TauBench)
             }
             Value::Object(object) => {
+                if swebench_pro::is_eval_results(value) {
+                    return Some(ImportFormat::SweBenchPro);
+                }
                 if object.contains_key("info")
                     && (object.contains_key("simulations")
                         || object.contains_key("simulation_index"))
@@ -932,6 +940,9 @@ pub fn unread_subfolders(folder: &Path) -> Vec<(PathBuf, usize, Vec<PathBuf>)> {
     }) {
         return Vec::new();
     }
+    if swebench_pro_output(folder) {
+        return Vec::new();
+    }
     let models = model_folders(folder);
     if models.is_empty() && deep_layout_read(folder).is_some() {
         return Vec::new();
@@ -953,6 +964,15 @@ pub fn unread_subfolders(folder: &Path) -> Vec<(PathBuf, usize, Vec<PathBuf>)> {
             (count > 0).then_some((subfolder, count, found))
         })
         .collect()
+}
+
+/// Whether a folder is a SWE-Bench Pro run's `output_dir`: its `eval_results.json` scores the
+/// instances, and each instance's folder holds the evaluation's working files (`_output.json`
+/// with the tests' statuses, the patch, the logs), which are not read.
+fn swebench_pro_output(folder: &Path) -> bool {
+    own_entries(folder)
+        .iter()
+        .any(|path| swebench_pro::is_eval_results_file(path))
 }
 
 /// The notes a loader gives for a folder's subfolders: the [`submission_folders`] it read, the
@@ -993,6 +1013,18 @@ pub fn unread_subfolder_notes(folder: &Path) -> Vec<String> {
             if names.len() == 1 { "" } else { "s" }
         )
     });
+    let instance_folders = if swebench_pro_output(folder) {
+        subfolders(folder).len()
+    } else {
+        0
+    };
+    let left_instances = (instance_folders > 0).then(|| {
+        format!(
+            "{}: left out its {instance_folders} instance folder{} (SWE-Bench Pro's per-instance test outputs, patches and logs, which its eval_results.json scores)",
+            folder.display(),
+            if instance_folders == 1 { "" } else { "s" }
+        )
+    });
     let read_deeper = models
         .is_empty()
         .then(|| deep_layout_read(folder))
@@ -1003,6 +1035,7 @@ pub fn unread_subfolder_notes(folder: &Path) -> Vec<String> {
         .chain(read_deeper)
         .chain(read_submissions)
         .chain(left_databases)
+        .chain(left_instances)
         .chain(unread_subfolders(folder).into_iter().map(unread_note))
         .collect()
 }
@@ -1704,6 +1737,9 @@ fn parse_file(
             ImportFormat::AlpacaEval => alpaca_eval::annotations(&value, &file)?,
             ImportFormat::WildBench => {
                 wildbench::scores(&value, &file_path, &file, settings.score_scale)?
+            }
+            ImportFormat::SweBenchPro => {
+                swebench_pro::results(&value, &file_path, &file, settings.split)?
             }
             ImportFormat::Hle => match value.as_object() {
                 Some(object) if !hle::is_judged(object) => {

@@ -22,7 +22,7 @@ const VERIFIED: &str = include_str!("../../../assets/swebench_verified_test_500.
 
 /// The instance ids a `--split FILE` lists: a CSV whose header has an `instance_id` column (as the
 /// shipped lists), else one id per line (the first comma-separated field); blank lines are skipped.
-fn ids_from_file(path: &Path) -> Result<Vec<String>, LoadError> {
+pub(super) fn ids_from_file(path: &Path) -> Result<Vec<String>, LoadError> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| LoadError::new(&shown, format!("cannot read the instance list: {e}")))?;
