@@ -94,6 +94,23 @@ fn a_split_scores_the_instances_a_run_has_no_result_for_and_refuses_strangers() 
             "instance_qutebrowser__qutebrowser-ff1c025ad3210506fc76e1f604d8c8c27637d88e-v363c8a7e5ccdf6968fc7ab84a2053ac78036691d"
         ]
     );
+    // The CSV swe_bench_pro_eval.py takes (--raw_sample_path): quoted fields hold commas, quotes
+    // and line breaks (before_repo_set_cmd), which a reader by lines took for ids.
+    let raw = dir.join("raw_sample.csv");
+    let mut text = String::from("repo,instance_id,before_repo_set_cmd,fail_to_pass\n");
+    for id in &ids {
+        text.push_str(&format!(
+            "x/y,{id},\"git reset --hard abc\ngit clean -fd, then \"\"checkout\"\"\",\"['test_a', 'test_b']\"\n"
+        ));
+    }
+    std::fs::write(&raw, text).expect("raw sample");
+    let rows = import_rows(
+        "swebench-pro",
+        &[&results_of(KIMI)],
+        &["--split", &raw.to_string_lossy()],
+        "swebench-pro-raw-sample",
+    );
+    assert_eq!(rows.len(), 730);
     // A run's instance outside the split is refused, named.
     let short = dir.join("short.txt");
     std::fs::write(&short, ids[..700].join("\n")).expect("split");

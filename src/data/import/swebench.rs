@@ -8,6 +8,7 @@
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
+use polars::prelude::{CsvReadOptions, SerReader};
 use serde_json::Value;
 
 use super::openhands::swebench_repo;
@@ -20,39 +21,70 @@ const KNOWN_REPORT_SCHEMA: u64 = 2;
 const LITE: &str = include_str!("../../../assets/swebench_lite_test_300.csv");
 const VERIFIED: &str = include_str!("../../../assets/swebench_verified_test_500.csv");
 
-/// The instance ids a `--split FILE` lists: a CSV whose header has an `instance_id` column (as the
-/// shipped lists), else one id per line (the first comma-separated field); blank lines are skipped.
+/// The instance ids a `--split FILE` lists: a CSV whose header has an `instance_id` column (the
+/// shipped lists, a dataset's export, SWE-Bench Pro's `--raw_sample_path` CSV, whose quoted fields
+/// hold commas and line breaks: read by polars), else one id per line (its first comma-separated
+/// field); blank lines are skipped.
 pub(super) fn ids_from_file(path: &Path) -> Result<Vec<String>, LoadError> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path)
         .map_err(|e| LoadError::new(&shown, format!("cannot read the instance list: {e}")))?;
-    let mut lines = text.lines().map(str::trim).filter(|line| !line.is_empty());
-    let first = lines.next().unwrap_or_default();
-    let header: Vec<&str> = first.split(',').map(str::trim).collect();
-    let (column, ids): (usize, Vec<&str>) = match header.iter().position(|c| *c == "instance_id") {
-        Some(column) => (column, Vec::new()),
-        None => (0, vec![header[0]]),
-    };
-    let mut ids: Vec<String> = ids.into_iter().map(str::to_string).collect();
-    for (index, line) in lines.enumerate() {
-        let id = line
-            .split(',')
-            .nth(column)
-            .map(str::trim)
-            .unwrap_or_default();
-        if id.is_empty() {
-            return Err(LoadError::new(
-                &shown,
-                format!(
-                    "line {}: no instance id in column {}",
-                    index + 2,
-                    column + 1
-                ),
-            ));
+    let header = text.lines().next().unwrap_or_default();
+    let csv = header
+        .split(',')
+        .any(|c| c.trim().trim_matches('"') == "instance_id");
+    let ids: Vec<String> = if csv {
+        let frame = CsvReadOptions::default()
+            .with_has_header(true)
+            .with_infer_schema_length(Some(0))
+            .into_reader_with_file_handle(std::io::Cursor::new(text.as_bytes()))
+            .finish()
+            .map_err(|e| {
+                LoadError::new(
+                    &shown,
+                    format!(
+                        "cannot read the instance list as CSV (an instance_id column): {}",
+                        crate::data::read::polars_message(&e)
+                    ),
+                )
+            })?;
+        let column = frame
+            .column("instance_id")
+            .and_then(|c| c.str().cloned())
+            .map_err(|e| LoadError::new(&shown, format!("column instance_id: {e}")))?;
+        let mut ids = Vec::with_capacity(column.len());
+        for (row, id) in column.iter().enumerate() {
+            let id = id
+                .map(str::trim)
+                .filter(|id| !id.is_empty())
+                .ok_or_else(|| {
+                    LoadError::new(&shown, format!("record {}: no instance id", row + 1))
+                })?;
+            ids.push(id.to_string());
         }
-        ids.push(id.to_string());
-    }
-    if ids.is_empty() || ids.iter().all(|id| id.is_empty()) {
+        ids
+    } else {
+        let mut ids = Vec::new();
+        for (index, line) in text.lines().enumerate() {
+            // The first comma-separated field (a list may carry more columns without a header).
+            let id = line.split(',').next().unwrap_or_default().trim();
+            if id.is_empty() {
+                continue;
+            }
+            if id.contains(|c: char| c.is_whitespace() || "{}[]\"'".contains(c)) {
+                return Err(LoadError::new(
+                    &shown,
+                    format!(
+                        "line {}: '{id}' is not an instance id (the list is one id per line, or a CSV with an instance_id column)",
+                        index + 1
+                    ),
+                ));
+            }
+            ids.push(id.to_string());
+        }
+        ids
+    };
+    if ids.is_empty() {
         return Err(LoadError::new(&shown, "the instance list is empty"));
     }
     let mut seen = HashSet::new();
