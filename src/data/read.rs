@@ -627,6 +627,17 @@ fn read_parquet(bytes: Vec<u8>, file: &str) -> Result<(DataFrame, Positions), Lo
     Ok((frame, Positions::Rows))
 }
 
+/// A CSV text read with every column as text: a list a format reads beside its results (HLE's
+/// questions, a split's instance ids), whose quoted fields may hold commas and line breaks; the
+/// caller words the errors.
+pub(crate) fn text_csv(text: &str) -> PolarsResult<DataFrame> {
+    CsvReadOptions::default()
+        .with_has_header(true)
+        .with_infer_schema_length(Some(0))
+        .into_reader_with_file_handle(Cursor::new(text.as_bytes()))
+        .finish()
+}
+
 /// The first line of a polars error, without its internal context, for a message a user can read.
 pub(crate) fn polars_message(error: &PolarsError) -> String {
     let text = error.to_string();

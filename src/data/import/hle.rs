@@ -23,7 +23,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use polars::prelude::*;
 use serde_json::{Map, Value};
 
 use super::{CanonicalRow, Imported, RowStatus, counted};
@@ -71,20 +70,15 @@ fn split_questions(split: &str) -> Result<Vec<(String, Option<String>)>, LoadErr
     let columns: Vec<&str> = header.split(',').map(str::trim).collect();
     let questions: Vec<(String, Option<String>)> = if columns.contains(&"id") {
         // A CSV (the dataset's columns may hold quoted commas): read by polars.
-        let frame = CsvReadOptions::default()
-            .with_has_header(true)
-            .with_infer_schema_length(Some(0))
-            .into_reader_with_file_handle(std::io::Cursor::new(text.as_bytes()))
-            .finish()
-            .map_err(|e| {
-                LoadError::new(
-                    split,
-                    format!(
-                        "cannot read the question list as CSV (an id column; category for groups): {}",
-                        crate::data::read::polars_message(&e)
-                    ),
-                )
-            })?;
+        let frame = crate::data::read::text_csv(&text).map_err(|e| {
+            LoadError::new(
+                split,
+                format!(
+                    "cannot read the question list as CSV (an id column; category for groups): {}",
+                    crate::data::read::polars_message(&e)
+                ),
+            )
+        })?;
         let text_column = |name: &str| -> Result<Option<Vec<Option<String>>>, LoadError> {
             let Ok(column) = frame.column(name) else {
                 return Ok(None);

@@ -8,7 +8,6 @@
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 
-use polars::prelude::{CsvReadOptions, SerReader};
 use serde_json::Value;
 
 use super::openhands::swebench_repo;
@@ -34,20 +33,15 @@ pub(super) fn ids_from_file(path: &Path) -> Result<Vec<String>, LoadError> {
         .split(',')
         .any(|c| c.trim().trim_matches('"') == "instance_id");
     let ids: Vec<String> = if csv {
-        let frame = CsvReadOptions::default()
-            .with_has_header(true)
-            .with_infer_schema_length(Some(0))
-            .into_reader_with_file_handle(std::io::Cursor::new(text.as_bytes()))
-            .finish()
-            .map_err(|e| {
-                LoadError::new(
-                    &shown,
-                    format!(
-                        "cannot read the instance list as CSV (an instance_id column): {}",
-                        crate::data::read::polars_message(&e)
-                    ),
-                )
-            })?;
+        let frame = crate::data::read::text_csv(&text).map_err(|e| {
+            LoadError::new(
+                &shown,
+                format!(
+                    "cannot read the instance list as CSV (an instance_id column): {}",
+                    crate::data::read::polars_message(&e)
+                ),
+            )
+        })?;
         let column = frame
             .column("instance_id")
             .and_then(|c| c.str().cloned())
