@@ -91,6 +91,28 @@ pub(super) fn ids_from_file(path: &Path) -> Result<Vec<String>, LoadError> {
     Ok(ids)
 }
 
+/// Refuses a file's listed instances that the split does not hold, naming how many and the first
+/// by name (a file scored against the wrong split, or a split file that is not the file's).
+pub(super) fn refuse_outside_split<'a>(
+    listed: impl Iterator<Item = &'a String>,
+    split_ids: &[String],
+    split: &str,
+    file: &str,
+) -> Result<(), LoadError> {
+    let known: HashSet<&String> = split_ids.iter().collect();
+    let outside: Vec<&String> = listed.filter(|id| !known.contains(id)).collect();
+    match outside.iter().min() {
+        Some(first) => Err(LoadError::new(
+            file,
+            format!(
+                "{} listed instances are not in the {split} split, e.g. '{first}'",
+                outside.len()
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The instance ids of a shipped split.
 fn split_ids(split: &str) -> Option<Vec<String>> {
     let text = match split {
@@ -460,17 +482,7 @@ fn universe(
         }
     };
     let ids = split_instances(&split, file, notes)?;
-    let known: HashSet<&String> = ids.iter().collect();
-    let outside: Vec<&String> = listed.iter().filter(|id| !known.contains(id)).collect();
-    if let Some(first) = outside.first() {
-        return Err(LoadError::new(
-            file,
-            format!(
-                "{} listed instances are not in the {split} split, e.g. '{first}'",
-                outside.len()
-            ),
-        ));
-    }
+    refuse_outside_split(listed.iter(), &ids, &split, file)?;
     Ok(ids)
 }
 
@@ -795,17 +807,7 @@ fn run_report(
     }
     if let Some(split) = split {
         let instances = split_instances(split, file, &mut notes)?;
-        let known: HashSet<&String> = instances.iter().collect();
-        let outside: Vec<&String> = seen.iter().filter(|id| !known.contains(id)).collect();
-        if let Some(first) = outside.iter().min() {
-            return Err(LoadError::new(
-                file,
-                format!(
-                    "{} listed instances are not in the {split} split, e.g. '{first}'",
-                    outside.len()
-                ),
-            ));
-        }
+        refuse_outside_split(seen.iter(), &instances, split, file)?;
         let before = rows.len();
         for id in instances {
             if !seen.contains(&id) {

@@ -17,7 +17,6 @@
 //! - No cost or time (the trajectories with them are kept elsewhere). The file is written once at
 //!   the end, so a run cannot be followed live from it.
 
-use std::collections::HashSet;
 use std::path::Path;
 
 use serde_json::Value;
@@ -138,21 +137,7 @@ pub fn results(
             ));
         }
         let instances = super::swebench::ids_from_file(split_path)?;
-        let known: HashSet<&str> = instances.iter().map(String::as_str).collect();
-        let mut outside: Vec<&String> = object
-            .keys()
-            .filter(|id| !known.contains(id.as_str()))
-            .collect();
-        outside.sort();
-        if let Some(first) = outside.first() {
-            return Err(LoadError::new(
-                file,
-                format!(
-                    "{} listed instances are not in {split} (--split), e.g. '{first}'",
-                    outside.len()
-                ),
-            ));
-        }
+        super::swebench::refuse_outside_split(object.keys(), &instances, split, file)?;
         let before = rows.len();
         for id in &instances {
             if !object.contains_key(id) {
