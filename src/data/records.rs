@@ -527,6 +527,12 @@ fn missing_column(frame: &DataFrame, file: &str, required: &str) -> LoadError {
             "; it looks like a step-level trajectories table: give it as --steps with its outcomes table as --outcomes (explore, early)",
         );
     }
+    // An ARC-AGI submission (a task's attempts, per test pair) is scored by its own scorer.
+    if has("attempt_1") && !has("outcome") {
+        message.push_str(
+            "; it looks like an ARC-AGI submission (one task's attempts, not scored): score the submissions folder with arc-agi-benchmarking's scorer (python -m arc_agi_benchmarking.scoring --results_dir DIR) and read DIR/results.json (arc-agi)",
+        );
+    }
     let lower = file.to_lowercase();
     if [".json", ".jsonl", ".ndjson"]
         .iter()

@@ -10,6 +10,7 @@ mod early_replay;
 mod engine;
 mod halt;
 mod import;
+mod import_arc_agi;
 mod import_formats;
 mod import_hle;
 mod import_layouts;

@@ -28,8 +28,8 @@
 //! `<samples>_results.jsonl`), `opencompass` (`results/<model>/<dataset>.json` with per-sample
 //! details, one or a run's folder), `agentbench` (AgentBench v0.2's `runs.jsonl` trees), `hle`
 //! (Humanity's Last Exam's `judged_hle_<model>.json.json`), `wildbench` (WildBench's
-//! `score.v2/eval=<judge>/<model>.json`) and `swebench-pro` (SWE-Bench Pro's
-//! `eval_results.json`). Without `--from` a
+//! `score.v2/eval=<judge>/<model>.json`), `swebench-pro` (SWE-Bench Pro's `eval_results.json`) and
+//! `arc-agi` (arc-agi-benchmarking's scoring `results.json`). Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -40,6 +40,7 @@ mod agentlab;
 mod aider;
 mod alpaca_eval;
 mod appworld;
+mod arc_agi;
 mod arena_hard;
 mod bfcl;
 mod deep_layout;
@@ -126,10 +127,11 @@ pub enum ImportFormat {
     Hle,
     WildBench,
     SweBenchPro,
+    ArcAgi,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 38] = [
+    pub const ALL: [ImportFormat; 39] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -168,6 +170,7 @@ impl ImportFormat {
         ImportFormat::Hle,
         ImportFormat::WildBench,
         ImportFormat::SweBenchPro,
+        ImportFormat::ArcAgi,
     ];
 
     pub fn name(self) -> &'static str {
@@ -210,6 +213,7 @@ impl ImportFormat {
             ImportFormat::Hle => "hle",
             ImportFormat::WildBench => "wildbench",
             ImportFormat::SweBenchPro => "swebench-pro",
+            ImportFormat::ArcAgi => "arc-agi",
         }
     }
 
@@ -282,6 +286,9 @@ impl ImportFormat {
             Value::Object(object) => {
                 if swebench_pro::is_eval_results(value) {
                     return Some(ImportFormat::SweBenchPro);
+                }
+                if arc_agi::is_results(object) {
+                    return Some(ImportFormat::ArcAgi);
                 }
                 if object.contains_key("info")
                     && (object.contains_key("simulations")
@@ -964,6 +971,21 @@ pub fn unread_subfolders(folder: &Path) -> Vec<(PathBuf, usize, Vec<PathBuf>)> {
             (count > 0).then_some((subfolder, count, found))
         })
         .collect()
+}
+
+/// The name of the folder a result file lies in (its real path's parent, so `./results.json`
+/// names the working folder), for harnesses that store no system name; `fallback` without one.
+pub(super) fn folder_of_file(path: &Path, fallback: &str) -> String {
+    path.canonicalize()
+        .ok()
+        .as_deref()
+        .and_then(Path::parent)
+        .or_else(|| path.parent())
+        .and_then(Path::file_name)
+        .map_or_else(
+            || fallback.to_string(),
+            |name| name.to_string_lossy().into_owned(),
+        )
 }
 
 /// Whether a folder is a SWE-Bench Pro run's `output_dir`: its `eval_results.json` scores the
@@ -1741,6 +1763,7 @@ fn parse_file(
             ImportFormat::SweBenchPro => {
                 swebench_pro::results(&value, &file_path, &file, settings.split)?
             }
+            ImportFormat::ArcAgi => arc_agi::results(&value, &file_path, &file, settings.split)?,
             ImportFormat::Hle => match value.as_object() {
                 Some(object) if !hle::is_judged(object) => {
                     return Err(LoadError::new(

@@ -91,13 +91,15 @@ pub(super) fn ids_from_file(path: &Path) -> Result<Vec<String>, LoadError> {
     Ok(ids)
 }
 
-/// Refuses a file's listed instances that the split does not hold, naming how many and the first
-/// by name (a file scored against the wrong split, or a split file that is not the file's).
+/// Refuses a file's listed instances (or tasks: `what`) that the split does not hold, naming how
+/// many and the first by name (a file scored against the wrong split, or a split file that is not
+/// the file's).
 pub(super) fn refuse_outside_split<'a>(
     listed: impl Iterator<Item = &'a String>,
     split_ids: &[String],
     split: &str,
     file: &str,
+    what: &str,
 ) -> Result<(), LoadError> {
     let known: HashSet<&String> = split_ids.iter().collect();
     let outside: Vec<&String> = listed.filter(|id| !known.contains(id)).collect();
@@ -105,12 +107,38 @@ pub(super) fn refuse_outside_split<'a>(
         Some(first) => Err(LoadError::new(
             file,
             format!(
-                "{} listed instances are not in the {split} split, e.g. '{first}'",
+                "{} listed {what} are not in the {split} split, e.g. '{first}'",
                 outside.len()
             ),
         )),
         None => Ok(()),
     }
+}
+
+/// A `--split FILE` for a format whose file lists only what it scored (`scored`, whose ids say
+/// `is_scored`): how many ids the list holds and, in its order, those the file does not score (the
+/// caller reads them as 0). Refused when the split is not a file (`list` says what it should be)
+/// and when a scored id lies outside it.
+pub(super) fn unscored_in_split<'a>(
+    split: &str,
+    scored: impl Iterator<Item = &'a String>,
+    is_scored: impl Fn(&str) -> bool,
+    file: &str,
+    what: &str,
+    list: &str,
+) -> Result<(usize, Vec<String>), LoadError> {
+    let path = Path::new(split);
+    if !path.is_file() {
+        return Err(LoadError::new(
+            file,
+            format!("--split '{split}' is not a file; {list}"),
+        ));
+    }
+    let listed = ids_from_file(path)?;
+    refuse_outside_split(scored, &listed, split, file, what)?;
+    let count = listed.len();
+    let unscored = listed.into_iter().filter(|id| !is_scored(id)).collect();
+    Ok((count, unscored))
 }
 
 /// The instance ids of a shipped split.
@@ -482,7 +510,7 @@ fn universe(
         }
     };
     let ids = split_instances(&split, file, notes)?;
-    refuse_outside_split(listed.iter(), &ids, &split, file)?;
+    refuse_outside_split(listed.iter(), &ids, &split, file, "instances")?;
     Ok(ids)
 }
 
@@ -807,7 +835,7 @@ fn run_report(
     }
     if let Some(split) = split {
         let instances = split_instances(split, file, &mut notes)?;
-        refuse_outside_split(seen.iter(), &instances, split, file)?;
+        refuse_outside_split(seen.iter(), &instances, split, file, "instances")?;
         let before = rows.len();
         for id in instances {
             if !seen.contains(&id) {

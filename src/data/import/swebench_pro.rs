@@ -86,15 +86,7 @@ pub fn results(
             "not a SWE-Bench Pro eval_results.json (a JSON object mapping instance ids to true or false)",
         )
     })?;
-    let folder = path
-        .canonicalize()
-        .ok()
-        .as_deref()
-        .and_then(Path::parent)
-        .or_else(|| path.parent())
-        .and_then(Path::file_name)
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "swebench-pro".to_string());
+    let folder = super::folder_of_file(path, "swebench-pro");
     let mut notes = vec![format!(
         "{file}: SWE-Bench Pro's eval_results.json stores no system name; it is named after its folder, '{folder}'"
     )];
@@ -127,33 +119,26 @@ pub fn results(
         });
     }
     if let Some(split) = split {
-        let split_path = Path::new(split);
-        if !split_path.is_file() {
-            return Err(LoadError::new(
-                file,
-                format!(
-                    "--split '{split}' is not a file; SWE-Bench Pro's split is a file of its instance ids (a CSV with an instance_id column, or one per line)"
-                ),
-            ));
-        }
-        let instances = super::swebench::ids_from_file(split_path)?;
-        super::swebench::refuse_outside_split(object.keys(), &instances, split, file)?;
-        let before = rows.len();
-        for id in &instances {
-            if !object.contains_key(id) {
-                rows.push(row(id, 0.0, "not evaluated (no patch)"));
-            }
-        }
+        let (listed, unscored) = super::swebench::unscored_in_split(
+            split,
+            object.keys(),
+            |id| object.contains_key(id),
+            file,
+            "instances",
+            "SWE-Bench Pro's split is a file of its instance ids (a CSV with an instance_id column, or one per line)",
+        )?;
         notes.push(format!(
-            "{file}: scored against the {} instances listed in {split} (--split){}",
-            instances.len(),
-            match rows.len() - before {
+            "{file}: scored against the {listed} instances listed in {split} (--split){}",
+            match unscored.len() {
                 0 => String::new(),
                 missing => format!(
-                    "; {missing} of them are not in the file (no patch was evaluated): read as 0, as the leaderboard scores them"
+                    "; the file has no result for {missing} of them (no patch was evaluated): read as 0, as the leaderboard scores them"
                 ),
             }
         ));
+        for id in unscored {
+            rows.push(row(&id, 0.0, "not evaluated (no patch)"));
+        }
     }
     rows.sort_by(|a, b| a.task.cmp(&b.task));
     Ok(Imported::entries(rows, notes))
