@@ -353,6 +353,10 @@ fn tally_orders(
     let tallies: Vec<Option<PairTally>> = prepared
         .pairs
         .par_iter()
+        // One pair a job: left to itself rayon cuts the pairs into four runs of 138 walked whole, and
+        // a pair's cost varies tenfold (one near its threshold walks every order to the end), so one
+        // core walked the end of its run alone for up to a tenth of an anytime replay.
+        .with_max_len(1)
         .enumerate()
         .map(|(index, pair)| {
             let cache = prepared.orders.as_deref();
