@@ -16,6 +16,7 @@ mod import_hle;
 mod import_layouts;
 mod import_opencompass;
 mod import_swebench_pro;
+mod import_vlmevalkit;
 mod import_wildbench;
 mod inspect_integration;
 mod live_run;

@@ -29,7 +29,8 @@
 //! details, one or a run's folder), `agentbench` (AgentBench v0.2's `runs.jsonl` trees), `hle`
 //! (Humanity's Last Exam's `judged_hle_<model>.json.json`), `wildbench` (WildBench's
 //! `score.v2/eval=<judge>/<model>.json`), `swebench-pro` (SWE-Bench Pro's `eval_results.json`) and
-//! `arc-agi` (arc-agi-benchmarking's scoring `results.json`). Without `--from` a
+//! `arc-agi` (arc-agi-benchmarking's scoring `results.json`) and `vlmevalkit` (VLMEvalKit's
+//! per-question `.xlsx`/`.tsv` evaluation files, one or a work dir, model or run folder). Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -75,6 +76,7 @@ mod tau;
 mod terminal_bench;
 mod theagentcompany;
 mod time;
+mod vlmevalkit;
 mod wildbench;
 
 use std::path::{Path, PathBuf};
@@ -128,10 +130,11 @@ pub enum ImportFormat {
     WildBench,
     SweBenchPro,
     ArcAgi,
+    VlmEvalKit,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 39] = [
+    pub const ALL: [ImportFormat; 40] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -171,6 +174,7 @@ impl ImportFormat {
         ImportFormat::WildBench,
         ImportFormat::SweBenchPro,
         ImportFormat::ArcAgi,
+        ImportFormat::VlmEvalKit,
     ];
 
     pub fn name(self) -> &'static str {
@@ -214,6 +218,7 @@ impl ImportFormat {
             ImportFormat::WildBench => "wildbench",
             ImportFormat::SweBenchPro => "swebench-pro",
             ImportFormat::ArcAgi => "arc-agi",
+            ImportFormat::VlmEvalKit => "vlmevalkit",
         }
     }
 
@@ -582,6 +587,7 @@ pub fn is_run_folder(path: &Path) -> bool {
             || livecodebench::is_tree(path)
             || opencompass::is_tree(path)
             || agentbench::is_tree(path)
+            || vlmevalkit::is_tree(path)
             // Last: it may walk a few levels down before it finds a file named as AgentDojo's.
             || agentdojo::is_logdir(path))
 }
@@ -618,6 +624,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(opencompass::tracked_files(path))
     } else if agentbench::is_tree(path) {
         Some(agentbench::tracked_files(path))
+    } else if vlmevalkit::is_tree(path) {
+        Some(vlmevalkit::tracked_files(path))
     } else if agentdojo::is_logdir(path) {
         Some(agentdojo::tracked_files(path))
     } else {
@@ -1317,6 +1325,7 @@ pub fn may_be_native(path: &Path) -> bool {
         || has_extension(path, "eval")
         || lighteval::is_details(path)
         || hal_db::is_database(path)
+        || vlmevalkit::is_result_file(path)
 }
 
 fn has_extension(path: &Path, extension: &str) -> bool {
@@ -1455,6 +1464,34 @@ fn parse_file(
         return finish_parsed(
             imported,
             ImportFormat::LiveCodeBench,
+            file,
+            &bytes,
+            0,
+            settings,
+        )
+        .map(Some);
+    }
+    if (format == Some(ImportFormat::VlmEvalKit) && path.is_dir())
+        || (format.is_none() && vlmevalkit::is_tree(path))
+    {
+        let (imported, bytes, file) = vlmevalkit::tree(path)?;
+        return finish_parsed(
+            imported,
+            ImportFormat::VlmEvalKit,
+            file,
+            &bytes,
+            0,
+            settings,
+        )
+        .map(Some);
+    }
+    if (format == Some(ImportFormat::VlmEvalKit) && path.is_file())
+        || (format.is_none() && vlmevalkit::is_result_file(path))
+    {
+        let (imported, bytes, file) = vlmevalkit::file(path)?;
+        return finish_parsed(
+            imported,
+            ImportFormat::VlmEvalKit,
             file,
             &bytes,
             0,
@@ -1764,6 +1801,12 @@ fn parse_file(
                 swebench_pro::results(&value, &file_path, &file, settings.split)?
             }
             ImportFormat::ArcAgi => arc_agi::results(&value, &file_path, &file, settings.split)?,
+            ImportFormat::VlmEvalKit => {
+                return Err(LoadError::new(
+                    &file,
+                    "not a VLMEvalKit per-question file (<model>_<dataset>_<judge>_result, _auxmatch or _results .xlsx/.tsv/.json) nor a work dir, model or run folder holding them",
+                ));
+            }
             ImportFormat::Hle => match value.as_object() {
                 Some(object) if !hle::is_judged(object) => {
                     return Err(LoadError::new(
