@@ -57,9 +57,9 @@ fn assert_scores(rows: &[Value], model: &str, run: &str, dataset: &str) {
 #[test]
 fn a_work_dir_gives_vlmevalkits_own_scores_of_each_datasets_latest_run() {
     let rows = import_rows("vlmevalkit", &[&outputs()], &[], "vlmevalkit-rows");
-    assert_eq!(rows.len(), 128);
+    assert_eq!(rows.len(), 168);
     for model in ["ModelA-7B", "Qwen2-VL-2B-Instruct_test"] {
-        for dataset in ["POPE", "DocVQA_VAL", "ChartQA_TEST"] {
+        for dataset in ["POPE", "DocVQA_VAL", "ChartQA_TEST", "OCRBench"] {
             assert_scores(&rows, model, "T20260518-142530", dataset);
         }
     }
@@ -82,7 +82,16 @@ fn a_work_dir_gives_vlmevalkits_own_scores_of_each_datasets_latest_run() {
     );
     let words = info_words(&[&outputs().to_string_lossy()]);
     assert!(words.contains("read as vlmevalkit"), "{words}");
-    assert!(words.contains("2 models on 4 datasets"), "{words}");
+    assert!(words.contains("2 models on 5 datasets"), "{words}");
+    // OCRBench keeps only its headline: its predictions are scored by its rule and checked.
+    assert!(
+        words.contains("its predictions are scored by VLMEvalKit's own rule (an answer found in the prediction), 15 hits as its"),
+        "{words}"
+    );
+    assert!(
+        !words.contains("predictions with no per-question"),
+        "{words}"
+    );
     assert!(
         words.contains("ModelA-7B_MMBench_DEV_EN_exact_matching_result.xlsx: left out for"),
         "{words}"
@@ -113,13 +122,13 @@ fn a_model_folder_without_links_reads_each_dataset_from_its_newest_run() {
     let model = dir.join("ModelA-7B");
     copy_tree(&outputs().join("ModelA-7B"), &model, false);
     let rows = import_rows("vlmevalkit", &[&model], &[], "vlmevalkit-unlinked-rows");
-    assert_eq!(rows.len(), 64);
+    assert_eq!(rows.len(), 84);
     assert_scores(&rows, "ModelA-7B", "T20260519-101500", "MMBench_DEV_EN");
     assert_scores(&rows, "ModelA-7B", "T20260518-142530", "DocVQA_VAL");
     // One run folder alone, given by its path: the model comes from the folder above it.
     let run = outputs().join("ModelA-7B/T20260518-142530");
     let rows = import_rows("vlmevalkit", &[&run], &[], "vlmevalkit-run-rows");
-    assert_eq!(rows.len(), 64);
+    assert_eq!(rows.len(), 84);
     assert_scores(&rows, "ModelA-7B", "T20260518-142530", "MMBench_DEV_EN");
 }
 
@@ -181,4 +190,31 @@ fn a_json_run_and_broken_files_are_refused_naming_file_row_and_value() {
     std::fs::write(&moved, &bytes).expect("write");
     let refused = pareval(&["info", &moved.to_string_lossy()]);
     assert_refused(&refused, "does not start with its model 'somewhere_'");
+}
+
+#[test]
+fn ocrbench_predictions_are_checked_against_the_final_score_written_beside_them() {
+    let dir = temp_dir("vlmevalkit-ocrbench");
+    let run = dir.join("ModelA-7B/T20260518-142530");
+    copy_tree(&outputs().join("ModelA-7B/T20260518-142530"), &run, false);
+    let score = run.join("ModelA-7B_OCRBench_score.json");
+    let mut written: Value =
+        serde_json::from_slice(&std::fs::read(&score).expect("score")).expect("JSON");
+    written["Final Score"] = Value::from(16);
+    std::fs::write(&score, written.to_string()).expect("write");
+    let words = info_words(&[&run.to_string_lossy()]);
+    assert!(
+        words.contains("give 15 hits, but its") && words.contains("says Final Score 16"),
+        "{words}"
+    );
+    // Predictions never evaluated (no _score.json) are not scored: named as not evaluated.
+    std::fs::remove_file(&score).expect("remove");
+    let rows = import_rows("vlmevalkit", &[&run], &[], "vlmevalkit-ocrbench-rows");
+    assert_eq!(rows.len(), 64);
+    let words = info_words(&[&run.to_string_lossy()]);
+    assert!(
+        words.contains("predictions with no per-question evaluation file")
+            && words.contains("ModelA-7B: OCRBench"),
+        "{words}"
+    );
 }

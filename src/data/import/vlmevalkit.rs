@@ -15,7 +15,11 @@
 //!   from `eval_match` by VLMEvalKit's own `hit_calculate` (the `eval_score` column beside it is the
 //!   plain mean, which is not the headline for DocVQA/InfoVQA's ANLS or ChartQA/OCRVQA's best
 //!   answer): DocVQA and InfoVQA 1 − min, 0 below 0.5; ChartQA and OCRVQA the max; others the mean;
-//! - MM-Vet: `<model>_MMVet_<judge>`, outcome the judge's `score` in [0, 1].
+//! - MM-Vet: `<model>_MMVet_<judge>`, outcome the judge's `score` in [0, 1];
+//! - OCRBench keeps no per-question file (its `evaluate` counts hits and writes `_score.json`): its
+//!   predictions, once that file stands beside them, are scored by the same rule (an answer of the
+//!   `answer` list found in the prediction, lower-cased; for handwritten formulas with spaces
+//!   removed, case kept) and the count is checked against the `Final Score` written, in a note.
 //!
 //! Read as follows: system the model (status.json's `model_name`, else the model folder: a run
 //! folder's parent); task `<dataset>/<index>`; group the dataset, so a suite's datasets are its
@@ -23,8 +27,8 @@
 //! status error. A model folder is read through its links (each dataset's latest run) and its run
 //! folders are left out with a note; a model folder with no links takes each dataset from its
 //! newest run folder; a work dir reads every model folder in it. Datasets with predictions but no
-//! per-question file (not evaluated yet, or a dataset whose evaluation keeps none: OCRBench,
-//! MathVista) are named in a note.
+//! per-question file (not evaluated yet, or a dataset whose evaluation keeps none: MathVista) are
+//! named in a note.
 
 use std::collections::BTreeMap;
 use std::io::Cursor;
@@ -53,6 +57,9 @@ enum Kind {
     YesNo,
     Vqa,
     MmVet,
+    /// OCRBench keeps no per-question file: its `evaluate` counts hits in the predictions and
+    /// writes only `_score.json`; the predictions are read and scored by its own rule.
+    OcrBench,
 }
 
 impl Kind {
@@ -61,6 +68,7 @@ impl Kind {
             Kind::Choice => "hit",
             Kind::YesNo | Kind::MmVet => "score",
             Kind::Vqa => "eval_match",
+            Kind::OcrBench => "answer",
         }
     }
 }
@@ -129,12 +137,27 @@ fn kind_of(stem: &str) -> Option<(Kind, &str)> {
     if stem.contains("_MMVet_") && !stem.ends_with("_score") && !stem.ends_with("_score_fine") {
         return Some((Kind::MmVet, stem));
     }
+    if stem.ends_with("_OCRBench") {
+        return Some((Kind::OcrBench, stem));
+    }
     None
 }
 
-/// Whether a file is one of VLMEvalKit's per-question evaluation files.
+/// OCRBench's headline beside its predictions, written when they were evaluated.
+fn ocrbench_score_file(path: &Path) -> PathBuf {
+    path.with_file_name(format!("{}_score.json", stem(path)))
+}
+
+/// Whether a file is one of VLMEvalKit's per-question evaluation files (for OCRBench, predictions
+/// that were evaluated).
 pub fn is_result_file(path: &Path) -> bool {
-    path.is_file() && extension(path).is_some() && kind_of(&stem(path)).is_some()
+    path.is_file()
+        && extension(path).is_some()
+        && match kind_of(&stem(path)) {
+            Some((Kind::OcrBench, _)) => ocrbench_score_file(path).is_file(),
+            Some(_) => true,
+            None => false,
+        }
 }
 
 /// A run folder's name: `T` and a date, as `build_eval_id` (and before it the commit form) names it.
@@ -315,8 +338,14 @@ fn predicted_datasets(folder: &Path, model: &str) -> Vec<String> {
         .flatten()
         .map(|entry| entry.path())
         .filter(|path| {
-            let prediction = extension(path).is_some() || super::has_extension(path, "json");
-            prediction && !is_result_file(path)
+            let table = extension(path).is_some() || super::has_extension(path, "json");
+            // The headlines and judge records beside the predictions (`_score.json`, …).
+            let summary = [
+                "_score", "_acc", "_rating", "_config", "_meta", "_fine", "_metrics",
+            ]
+            .iter()
+            .any(|end| stem(path).ends_with(end));
+            table && !summary && !is_result_file(path)
         })
         .filter_map(|path| stem(&path).strip_prefix(&prefix).map(str::to_string))
         .collect();
@@ -330,6 +359,7 @@ fn dataset_of(kind: Kind, rest: &str, predicted: &[String]) -> (String, bool) {
     match kind {
         Kind::YesNo | Kind::Vqa => (rest.to_string(), false),
         Kind::MmVet => ("MMVet".to_string(), false),
+        Kind::OcrBench => ("OCRBench".to_string(), false),
         Kind::Choice => {
             // `<dataset>_<judge>`: the longest dataset with a prediction file that the name starts
             // with; else the judge is the last word (or `exact_matching`).
@@ -518,6 +548,7 @@ fn read_file(path: &Path, notes: &mut Vec<String>) -> Result<Read, LoadError> {
         )));
     };
     let prediction = table.column("prediction");
+    let category = table.column("category");
     let mut rows = Vec::with_capacity(table.rows.len());
     let mut failed = 0usize;
     for (r, row) in table.rows.iter().enumerate() {
@@ -536,6 +567,15 @@ fn read_file(path: &Path, notes: &mut Vec<String>) -> Result<Read, LoadError> {
                 .filter(|m| !m.is_empty() && m.iter().all(|v| v.is_finite()))
                 .map(|m| vqa_score(&dataset, &m))
                 .filter(|v| (0.0..=1.0).contains(v)),
+            Kind::OcrBench => python_strings(&value.text()).map(|answers| {
+                let category = category.map(|c| cell(c).text()).unwrap_or_default();
+                // pandas reads an empty prediction as NaN, which str() makes "nan".
+                let predicted = prediction.map_or_else(String::new, |p| match cell(p) {
+                    Cell::Empty => "nan".to_string(),
+                    other => other.text(),
+                });
+                f64::from(u8::from(ocrbench_hit(&category, &answers, &predicted)))
+            }),
         }
         .ok_or_else(|| {
             at(format!(
@@ -545,6 +585,7 @@ fn read_file(path: &Path, notes: &mut Vec<String>) -> Result<Read, LoadError> {
                     Kind::Choice | Kind::YesNo => "0/1 or True/False",
                     Kind::MmVet => "a score in [0, 1]",
                     Kind::Vqa => "a list of matches whose score lies in [0, 1]",
+                    Kind::OcrBench => "a Python list of answers",
                 }
             ))
         })?;
@@ -571,7 +612,103 @@ fn read_file(path: &Path, notes: &mut Vec<String>) -> Result<Read, LoadError> {
             "{file}: {failed} questions whose inference failed ('{INFER_FAIL_MSG}') keep VLMEvalKit's score with status error"
         ));
     }
+    if kind == Kind::OcrBench {
+        notes.push(ocrbench_check(path, &file, &rows));
+    }
     Ok(Read::Rows(rows, bytes))
+}
+
+/// VLMEvalKit's `OCRBench.evaluate` for one question: some answer is a substring of the
+/// prediction, both lower-cased and stripped with line breaks as spaces; for handwritten
+/// mathematical expressions, case kept and every space removed.
+fn ocrbench_hit(category: &str, answers: &[String], prediction: &str) -> bool {
+    if category == "Handwritten Mathematical Expression Recognition" {
+        let squeeze = |t: &str| t.trim().replace('\n', " ").replace(' ', "");
+        let predicted = squeeze(prediction);
+        answers.iter().any(|a| predicted.contains(&squeeze(a)))
+    } else {
+        let fold = |t: &str| t.to_lowercase().trim().replace('\n', " ");
+        let predicted = fold(prediction);
+        answers.iter().any(|a| predicted.contains(&fold(a)))
+    }
+}
+
+/// The note comparing the questions' hits with the `Final Score` VLMEvalKit wrote beside them.
+fn ocrbench_check(path: &Path, file: &str, rows: &[CanonicalRow]) -> String {
+    let hits: f64 = rows.iter().filter_map(|r| r.outcome).sum();
+    let score_file = ocrbench_score_file(path);
+    let written = std::fs::read_to_string(&score_file)
+        .ok()
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .and_then(|v| v.get("Final Score").and_then(Value::as_f64));
+    match written {
+        Some(score) if score == hits => format!(
+            "{file}: OCRBench keeps no per-question file; its predictions are scored by VLMEvalKit's own rule (an answer found in the prediction), {hits} hits as its {} says",
+            score_file.display()
+        ),
+        Some(score) => format!(
+            "{file}: OCRBench's predictions scored by VLMEvalKit's rule give {hits} hits, but its {} says Final Score {score}: the file was changed after evaluation, or VLMEvalKit's rule has changed",
+            score_file.display()
+        ),
+        None => format!(
+            "{file}: OCRBench's predictions scored by VLMEvalKit's rule ({hits} hits); {} gives no Final Score to check them against",
+            score_file.display()
+        ),
+    }
+}
+
+/// A Python list of strings as `repr` writes it (`['a', "it's"]`, with `\\`, `\n`, `\t`, `\r`,
+/// `\x..`, `\u....`, `\U........` escapes): OCRBench's `answer` column, which VLMEvalKit `eval`s.
+fn python_strings(text: &str) -> Option<Vec<String>> {
+    let inner = text.trim().strip_prefix('[')?.strip_suffix(']')?;
+    let mut chars = inner.chars().peekable();
+    let mut out = Vec::new();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let Some(quote) = chars.next() else {
+            return Some(out);
+        };
+        if quote != '\'' && quote != '"' {
+            return None;
+        }
+        let mut value = String::new();
+        loop {
+            match chars.next()? {
+                c if c == quote => break,
+                '\\' => {
+                    let escaped = chars.next()?;
+                    let code = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>, n: usize| {
+                        let digits: String = (0..n).filter_map(|_| chars.next()).collect();
+                        u32::from_str_radix(&digits, 16)
+                            .ok()
+                            .and_then(char::from_u32)
+                    };
+                    value.push(match escaped {
+                        'n' => '\n',
+                        't' => '\t',
+                        'r' => '\r',
+                        'x' => code(&mut chars, 2)?,
+                        'u' => code(&mut chars, 4)?,
+                        'U' => code(&mut chars, 8)?,
+                        '\\' | '\'' | '"' => escaped,
+                        _ => return None,
+                    });
+                }
+                c => value.push(c),
+            }
+        }
+        out.push(value);
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        match chars.next() {
+            Some(',') => {}
+            None => return Some(out),
+            Some(_) => return None,
+        }
+    }
 }
 
 /// The rows of one per-question file given alone.
@@ -638,7 +775,7 @@ pub fn tree(folder: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
     }
     if !unscored.is_empty() {
         notes.push(format!(
-            "{shown}: predictions with no per-question evaluation file (not evaluated yet, or a dataset whose evaluation keeps only its headline, as OCRBench and MathVista): {}",
+            "{shown}: predictions with no per-question evaluation file (not evaluated yet, or a dataset whose evaluation keeps only its headline, as MathVista): {}",
             unscored.join(", ")
         ));
     }
@@ -711,6 +848,42 @@ mod tests {
         );
         assert!(is_run_name("T20260518-142530") && is_run_name("T20250101_Gab12cd34"));
         assert!(!is_run_name("Topology"));
+    }
+
+    #[test]
+    fn ocrbench_answers_read_and_match_as_vlmevalkit_does() {
+        assert_eq!(
+            python_strings(r#"['it\'s', "say \"hi\"", 'a\\b', 'x\ny', 'Straße', '\xe9']"#),
+            Some(vec![
+                "it's".to_string(),
+                "say \"hi\"".to_string(),
+                "a\\b".to_string(),
+                "x\ny".to_string(),
+                "Straße".to_string(),
+                "é".to_string(),
+            ])
+        );
+        assert_eq!(python_strings("[]"), Some(vec![]));
+        assert_eq!(python_strings("['open"), None);
+        assert_eq!(python_strings("[1, 2]"), None);
+        let answers = vec!["STOP".to_string()];
+        assert!(ocrbench_hit(
+            "Regular Text Recognition",
+            &answers,
+            " the sign says stop\n"
+        ));
+        assert!(!ocrbench_hit("Regular Text Recognition", &answers, "halt"));
+        let formula = vec!["x ^ { 2 }".to_string()];
+        assert!(ocrbench_hit(
+            "Handwritten Mathematical Expression Recognition",
+            &formula,
+            "x^{2}"
+        ));
+        assert!(!ocrbench_hit(
+            "Handwritten Mathematical Expression Recognition",
+            &formula,
+            "X^{2}"
+        ));
     }
 
     #[test]
