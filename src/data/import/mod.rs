@@ -1471,24 +1471,14 @@ fn parse_file(
         )
         .map(Some);
     }
-    if (format == Some(ImportFormat::VlmEvalKit) && path.is_dir())
-        || (format.is_none() && vlmevalkit::is_tree(path))
+    if format == Some(ImportFormat::VlmEvalKit)
+        || (format.is_none() && (vlmevalkit::is_tree(path) || vlmevalkit::is_result_file(path)))
     {
-        let (imported, bytes, file) = vlmevalkit::tree(path)?;
-        return finish_parsed(
-            imported,
-            ImportFormat::VlmEvalKit,
-            file,
-            &bytes,
-            0,
-            settings,
-        )
-        .map(Some);
-    }
-    if (format == Some(ImportFormat::VlmEvalKit) && path.is_file())
-        || (format.is_none() && vlmevalkit::is_result_file(path))
-    {
-        let (imported, bytes, file) = vlmevalkit::file(path)?;
+        let (imported, bytes, file) = if path.is_dir() {
+            vlmevalkit::tree(path)?
+        } else {
+            vlmevalkit::file(path)?
+        };
         return finish_parsed(
             imported,
             ImportFormat::VlmEvalKit,

@@ -513,7 +513,7 @@ fn read_file(path: &Path, notes: &mut Vec<String>) -> Result<Read, LoadError> {
     let (kind, rest) = kind_of(&name).ok_or_else(|| {
         LoadError::new(
             &file,
-            "not a VLMEvalKit per-question evaluation file (<model>_<dataset>_<judge>_result, _auxmatch, _results or <model>_MMVet_<judge>)",
+            "not a VLMEvalKit per-question evaluation file (<model>_<dataset>_<judge>_result, _auxmatch, _results, <model>_MMVet_<judge>, or <model>_OCRBench beside its _score.json)",
         )
     })?;
     let model = model_of(path).unwrap_or_default();
