@@ -190,6 +190,11 @@ fn a_json_run_and_broken_files_are_refused_naming_file_row_and_value() {
     std::fs::write(&moved, &bytes).expect("write");
     let refused = pareval(&["info", &moved.to_string_lossy()]);
     assert_refused(&refused, "does not start with its model 'somewhere_'");
+    // Canonical records in a .tsv named like a VLMEvalKit file stay canonical records.
+    let records = elsewhere.join("my_results.tsv");
+    std::fs::write(&records, "system\ttask\toutcome\na\tt1\t1\nb\tt1\t0\n").expect("write");
+    let words = info_words(&[&records.to_string_lossy()]);
+    assert!(words.contains("systems 2"), "{words}");
 }
 
 #[test]

@@ -21,6 +21,9 @@
 //!   `answer` list found in the prediction, lower-cased; for handwritten formulas with spaces
 //!   removed, case kept) and the count is checked against the `Final Score` written, in a note.
 //!
+//! Recognised without `--from` by the file names, and a `.tsv` also by its quoted header field
+//! `"index"` (`dump` quotes every field), so canonical records in a `.tsv` stay the loader's.
+//!
 //! Read as follows: system the model (status.json's `model_name`, else the model folder: a run
 //! folder's parent); task `<dataset>/<index>`; group the dataset, so a suite's datasets are its
 //! groups. A row whose prediction is VLMEvalKit's "Failed to obtain answer" keeps its outcome with
@@ -152,12 +155,31 @@ fn ocrbench_score_file(path: &Path) -> PathBuf {
 /// that were evaluated).
 pub fn is_result_file(path: &Path) -> bool {
     path.is_file()
-        && extension(path).is_some()
+        && match extension(path) {
+            Some("xlsx") => true,
+            Some(_) => has_quoted_index_header(path),
+            None => false,
+        }
         && match kind_of(&stem(path)) {
             Some((Kind::OcrBench, _)) => ocrbench_score_file(path).is_file(),
             Some(_) => true,
             None => false,
         }
+}
+
+/// Whether a tab-separated file's header holds `"index"` quoted, as VLMEvalKit's `dump` writes
+/// every field (`csv.QUOTE_ALL`): canonical records in a `.tsv` named `…_results.tsv` stay the
+/// loader's.
+fn has_quoted_index_header(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = [0u8; 4096];
+    let read = std::fs::File::open(path)
+        .and_then(|mut file| file.read(&mut head))
+        .unwrap_or(0);
+    let header = head[..read].split(|&b| b == b'\n').next().unwrap_or(&[]);
+    header
+        .split(|&b| b == b'\t')
+        .any(|field| field.trim_ascii() == b"\"index\"")
 }
 
 /// A run folder's name: `T` and a date, as `build_eval_id` (and before it the commit form) names it.
