@@ -260,7 +260,11 @@ fn latest_of_each(files: Vec<PathBuf>, notes: &mut Vec<String>) -> Vec<PathBuf> 
     }
     let mut kept = Vec::new();
     for (_, mut same) in by_stem {
-        same.sort_by_key(|file| run_of(file));
+        // Files outside run folders (the layout before 2024-11) by their last change.
+        same.sort_by_key(|file| {
+            let changed = std::fs::metadata(file).and_then(|m| m.modified()).ok();
+            (run_of(file), changed)
+        });
         let newest = same.pop().unwrap_or_default();
         for older in same {
             notes.push(format!(
@@ -299,9 +303,9 @@ fn model_files(folder: &Path, notes: &mut Vec<String>) -> Vec<PathBuf> {
         newest.values().filter_map(|f| f.parent()).collect();
     if runs.len() > used.len() {
         notes.push(format!(
-            "{shown}: each dataset is read from the newest of the {} run folders that evaluated it; {} older run folders are left out",
-            runs.len(),
-            runs.len() - used.len()
+            "{shown}: each dataset is read from the newest of the {} that evaluated it; {} left out",
+            super::counted(runs.len(), "run folder", "run folders"),
+            super::counted(runs.len() - used.len(), "older run folder is", "older run folders are")
         ));
     }
     newest.into_values().collect()
