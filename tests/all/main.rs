@@ -18,6 +18,7 @@ mod import_opencompass;
 mod import_swebench_pro;
 mod import_vlmevalkit;
 mod import_wildbench;
+mod import_windows_agent_arena;
 mod inspect_integration;
 mod live_run;
 mod loading;

@@ -22,6 +22,11 @@
 //!   working time between them. The runner's fixed waits (60 s before the first observation, 20 s
 //!   before evaluating), the first model call, the last action and the evaluation are not in it,
 //!   so it ranks examples by time rather than measuring all of it (noted).
+//! - WindowsAgentArena (microsoft/WindowsAgentArena, whose runner is OSWorld's) writes the same
+//!   folders with its `--trial_id` ("0" by default) between the model and the domain; recognised by
+//!   its example ids (`…-WOS`), that level is the run (the system's trials numbered in order), its
+//!   reset line (step 0, no action) is not an action for the seconds, an error's `Exception` joins
+//!   its `Error`, and a note says how its show_result.py counts (`False` as 1.0, errors left out).
 //! - test set (`--split FILE`, OSWorld's `evaluation_examples/test_all.json` or another list of
 //!   domain → example ids): a task of it with no example folder for a system's run is not attempted
 //!   (never started, or wiped by a resume), so what a partial run skipped shows; examples outside
@@ -51,6 +56,14 @@ struct Example {
     domain: String,
     id: String,
     folder: PathBuf,
+    /// WindowsAgentArena's `--trial_id` level between the model and the domain, when there is one.
+    trial: Option<String>,
+}
+
+/// Whether an example id is WindowsAgentArena's: its test set's ids end in `-WOS` (`-wos` for
+/// Chrome's), which OSWorld's UUIDs never do.
+fn is_windows_arena_id(id: &str) -> bool {
+    id.len() > 4 && id[id.len() - 4..].eq_ignore_ascii_case("-wos")
 }
 
 /// Whether a folder holds what OSWorld writes for one example.
@@ -139,7 +152,23 @@ fn place(absolute: &Path, shown: PathBuf) -> Option<Example> {
         .rev()
         .find(|&i| is_observation(&names[i]))?;
     let (domain, id) = (&names[names.len() - 2], &names[names.len() - 1]);
-    let model = names[at + 1..names.len() - 2].join("/");
+    let mut model_levels = &names[at + 1..names.len() - 2];
+    // WindowsAgentArena's run.py puts `--trial_id` (a number, "0" by default) between the model
+    // and the domain: a run of the model, not a part of its name.
+    let trial = match model_levels {
+        [first, .., last]
+            if is_windows_arena_id(id)
+                && !first.is_empty()
+                && !last.is_empty()
+                && last.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            let trial = last.clone();
+            model_levels = &model_levels[..model_levels.len() - 1];
+            Some(trial)
+        }
+        _ => None,
+    };
+    let model = model_levels.join("/");
     let action_space = &names[at - 1];
     let root: PathBuf = absolute.components().take(at - 1).collect();
     Some(Example {
@@ -148,6 +177,7 @@ fn place(absolute: &Path, shown: PathBuf) -> Option<Example> {
         domain: domain.clone(),
         id: id.clone(),
         folder: shown,
+        trial,
     })
 }
 
@@ -172,6 +202,33 @@ fn run_of(root: &Path, system: &str) -> u32 {
         }
     }
     run
+}
+
+/// Each WindowsAgentArena trial's run: a system's (result folder, trial) pairs numbered in order of
+/// result folder, then trial number.
+fn trial_runs(examples: &[Example]) -> std::collections::HashMap<(String, PathBuf, String), u32> {
+    let mut trials: Vec<(String, PathBuf, u64, String)> = examples
+        .iter()
+        .filter_map(|e| {
+            let trial = e.trial.clone()?;
+            Some((
+                e.system.clone(),
+                e.root.clone(),
+                trial.parse().unwrap_or(u64::MAX),
+                trial,
+            ))
+        })
+        .collect();
+    trials.sort();
+    trials.dedup();
+    let mut runs = std::collections::HashMap::new();
+    let mut next: std::collections::HashMap<String, u32> = std::collections::HashMap::new();
+    for (system, root, _, trial) in trials {
+        let run = next.entry(system.clone()).or_insert(0);
+        runs.insert((system, root, trial), *run);
+        *run += 1;
+    }
+    runs
 }
 
 /// The score in a `result.txt`: a number in [0, 1], or `True`/`False`.
@@ -200,10 +257,17 @@ fn trajectory_error(folder: &Path) -> Option<String> {
     let text = std::fs::read_to_string(folder.join(TRAJECTORY)).ok()?;
     let last = text.lines().rev().find(|line| !line.trim().is_empty())?;
     let value: Value = serde_json::from_str(last).ok()?;
-    value.get("Error").map(|error| match error {
+    let text = |value: &Value| match value {
         Value::String(text) => text.clone(),
         other => other.to_string(),
-    })
+    };
+    // WindowsAgentArena puts the exception's own message beside ("Exception in <domain>/<id>").
+    value
+        .get("Error")
+        .map(|error| match value.get("Exception") {
+            Some(exception) => format!("{}: {}", text(error), text(exception)),
+            None => text(error),
+        })
 }
 
 /// An OSWorld action timestamp (`%Y%m%d@%H%M%S`, local time, whole seconds; some runners add
@@ -238,6 +302,12 @@ fn action_span(folder: &Path) -> Option<f64> {
     let stamps: Vec<f64> = text
         .lines()
         .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        // WindowsAgentArena's first line records the reset (step 0, no action), before the first
+        // model call: not an action.
+        .filter(|line| {
+            !(line.get("step_num") == Some(&Value::from(0))
+                && line.get("action") == Some(&Value::Null))
+        })
         .filter_map(|line| {
             line.get("action_timestamp")
                 .and_then(Value::as_str)
@@ -315,10 +385,16 @@ pub fn results(
     let mut runs: std::collections::HashMap<(PathBuf, String), u32> =
         std::collections::HashMap::new();
     let (mut errors, mut unfinished, mut timed) = (Vec::new(), 0usize, 0usize);
+    let trial_runs = trial_runs(&examples);
     for example in &examples {
-        let run = *runs
-            .entry((example.root.clone(), example.system.clone()))
-            .or_insert_with(|| run_of(&example.root, &example.system));
+        let run = match &example.trial {
+            Some(trial) => {
+                trial_runs[&(example.system.clone(), example.root.clone(), trial.clone())]
+            }
+            None => *runs
+                .entry((example.root.clone(), example.system.clone()))
+                .or_insert_with(|| run_of(&example.root, &example.system)),
+        };
         let score_file = example.folder.join(SCORE);
         bytes.extend_from_slice(example.folder.to_string_lossy().as_bytes());
         let (outcome, status, detail) = if score_file.is_file() {
@@ -351,7 +427,13 @@ pub fn results(
             group: Some(example.domain.clone()),
             cost_usd: None,
             seconds,
-            source: format!("osworld {}{detail}", example.folder.display()),
+            source: match &example.trial {
+                Some(trial) => format!(
+                    "osworld {} (trial {trial}){detail}",
+                    example.folder.display()
+                ),
+                None => format!("osworld {}{detail}", example.folder.display()),
+            },
         });
     }
     let mut systems: Vec<&str> = examples.iter().map(|e| e.system.as_str()).collect();
@@ -414,6 +496,11 @@ pub fn results(
         counted(examples.len(), "example folder", "example folders"),
         systems.join(", ")
     )];
+    if examples.iter().any(|e| e.trial.is_some()) {
+        notes.push(format!(
+            "{shown}: WindowsAgentArena's layout (example ids ending in -WOS): the level between the model and the domain is run.py's --trial_id, read as the run (the system's trials, in order of result folder and trial number); its show_result.py counts a result.txt of False as 1.0 (float(bool(text))) and leaves errored examples out, where here False is 0 and an errored example 0 with status error (--exclude-errors leaves them out); WAA's start scripts never set --action_space or --observation_type, so those levels are run.py's defaults, not the agent's setting"
+        ));
+    }
     if let Some(first) = errors.first() {
         notes.push(format!(
             "{shown}: {} ended in an error with no {SCORE} (the first: {first}): 0, status error (show_result.py leaves them out; a success rate over the whole test set counts them as failed)",
@@ -440,6 +527,31 @@ pub fn results(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn windows_arenas_reset_line_is_not_an_action() {
+        let folder = std::env::temp_dir().join(format!("pareval-waa-span-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).expect("folder");
+        let line = |step: u32, stamp: &str, action: &str| {
+            format!(r#"{{"step_num": {step}, "action_timestamp": "{stamp}", "action": {action}}}"#)
+        };
+        let trajectory = [
+            line(0, "20261206@050900", "null"),
+            line(1, "20261206@050935", r#""click""#),
+            line(2, "20261206@050937", r#""DONE""#),
+        ]
+        .join("\n");
+        std::fs::write(folder.join(TRAJECTORY), trajectory).expect("write");
+        assert_eq!(action_span(&folder), Some(2.0));
+        std::fs::remove_dir_all(&folder).expect("clean up");
+        assert!(is_windows_arena_id(
+            "02F10F89-7171-4D37-8550-A00BA8930CDF-WOS"
+        ));
+        assert!(is_windows_arena_id(
+            "06fe7178-4491-4589-810f-2e2bc9502122-wos"
+        ));
+        assert!(!is_windows_arena_id("bb5e4c0d-f964-439c-97b6-bdb9747de3f4"));
+    }
 
     #[test]
     fn action_timestamps_give_differences_across_midnight_and_with_microseconds() {
