@@ -63,7 +63,8 @@ struct Example {
 /// Whether an example id is WindowsAgentArena's: its test set's ids end in `-WOS` (`-wos` for
 /// Chrome's), which OSWorld's UUIDs never do.
 fn is_windows_arena_id(id: &str) -> bool {
-    id.len() > 4 && id[id.len() - 4..].eq_ignore_ascii_case("-wos")
+    // Bytes, so that an id ending in a multi-byte character cannot be cut inside it.
+    id.len() > 4 && id.as_bytes()[id.len() - 4..].eq_ignore_ascii_case(b"-wos")
 }
 
 /// Whether a folder holds what OSWorld writes for one example.
@@ -388,9 +389,10 @@ pub fn results(
     let trial_runs = trial_runs(&examples);
     for example in &examples {
         let run = match &example.trial {
-            Some(trial) => {
-                trial_runs[&(example.system.clone(), example.root.clone(), trial.clone())]
-            }
+            Some(trial) => trial_runs
+                .get(&(example.system.clone(), example.root.clone(), trial.clone()))
+                .copied()
+                .unwrap_or_default(),
             None => *runs
                 .entry((example.root.clone(), example.system.clone()))
                 .or_insert_with(|| run_of(&example.root, &example.system)),
@@ -551,6 +553,7 @@ mod tests {
             "06fe7178-4491-4589-810f-2e2bc9502122-wos"
         ));
         assert!(!is_windows_arena_id("bb5e4c0d-f964-439c-97b6-bdb9747de3f4"));
+        assert!(!is_windows_arena_id("x€€"));
     }
 
     #[test]
