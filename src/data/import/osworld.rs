@@ -511,7 +511,7 @@ pub fn results(
     }
     if timed > 0 {
         notes.push(format!(
-            "{shown}: seconds for {} of {}: from the first action's action_timestamp to the last one's (whole seconds); the runner's fixed waits (60 s before the first observation, 20 s before evaluating), the first model call, the last action and the evaluation are not in it, so seconds budgets rank examples by the agent's working time rather than measure all of it",
+            "{shown}: seconds for {} of {}: from the first action's action_timestamp to the last one's (whole seconds); the runner's fixed waits (OSWorld's: 60 s before the first observation, 20 s before evaluating), the first model call, the last action and the evaluation are not in it, so seconds budgets rank examples by the agent's working time rather than measure all of it",
             counted(timed, "example", "examples"),
             examples.len()
         ));
