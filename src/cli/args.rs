@@ -242,7 +242,8 @@ pub struct ImportFlags {
     /// (one task id per line) whose tasks without a submission are read as 0.
     #[arg(long, value_name = "SPLIT")]
     pub split: Option<String>,
-    /// The lm-eval filter whose sample lines are read (default: none when present, else the first).
+    /// The lm-eval (or lmms-eval) filter whose sample lines are read (default: none when present,
+    /// else the first).
     #[arg(long, value_name = "FILTER")]
     pub filter: Option<String>,
     /// The Inspect scorer whose value is the outcome (default: the log's first scorer).
@@ -257,7 +258,8 @@ pub struct ImportFlags {
     #[arg(long, value_name = "NAME")]
     pub system_name: Option<String>,
     /// The key of an Inspect score whose value is a dict (e.g. "Step Correctness"); without it such a
-    /// score is refused with its keys.
+    /// score is refused with its keys. For an lmms-eval metric whose per-sample value is a dict:
+    /// the key holding its score (default `score`).
     #[arg(long, value_name = "KEY")]
     pub score_key: Option<String>,
     /// How an Inspect sample becomes a task: auto (`<task>/<sample id>` for an eval set's logs,
@@ -270,7 +272,9 @@ pub struct ImportFlags {
     pub evalplus_tests: String,
     /// The per-instance stat whose value is the outcome (HELM: default the scenario's main metric
     /// from HELM's schemas, e.g. exact_match; lighteval: default the task's first metric; MLE-bench:
-    /// any_medal, or gold_medal, silver_medal, bronze_medal, above_median; TheAgentCompany:
+    /// any_medal, or gold_medal, silver_medal, bronze_medal, above_median; lm-eval and lmms-eval: a
+    /// metric of the sample lines, e.g. acc_norm (default acc, else exact_match, else the line's first
+    /// listed metric; lmms-eval: the task's first configured metric with a per-sample score); TheAgentCompany:
     /// resolved, full completion, or partial, the paper's partial completion score; promptfoo:
     /// success, or score, the weighted assertion score; DeepEval: a metric's name, its score;
     /// AgentDojo: utility, or security, whether the agent resisted the injection; OpenAI Evals: a

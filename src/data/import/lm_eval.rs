@@ -1,7 +1,11 @@
 //! lm-evaluation-harness `--log_samples` output (`shared/formats/NOTES.md` §2): one
-//! `samples_<task>_<date>.jsonl` per task, with `results_<date>.json` beside it. A line holds one doc
+//! `samples_<task>_<date>.jsonl` per task, with `results_<date>.json` beside it; and its fork
+//! lmms-eval's (`<date>_samples_<task>.jsonl` beside `<date>_results.json`). A line holds one doc
 //! under one filter; one filter is read (`--filter`, default `none` when present, else the first
-//! seen), and its `acc` (else `exact_match`, else the line's first listed metric) is the outcome.
+//! seen), and one metric is the outcome: `--metric`, else on lm-eval's lines `acc` (else
+//! `exact_match`, else the line's first listed metric), on lmms-eval's (which list none) the first
+//! of the task's configured metrics whose value is a score. lmms-eval's per-sample metrics are often
+//! objects its aggregation reads: such a value's numeric `score` (or `--score-key`) is the score.
 
 use std::path::Path;
 
@@ -10,17 +14,20 @@ use serde_json::Value;
 use super::{CanonicalRow, Imported, RowStatus};
 use crate::data::error::LoadError;
 
+/// An aggregate results file, parsed, if it is one (it has `results` or `model_name`).
+fn parse_aggregate(path: &Path, file: &str) -> Option<Value> {
+    let bytes = std::fs::read(path).ok()?;
+    super::json::parse_lenient(&bytes, file)
+        .ok()
+        .map(|(value, _)| value)
+        .filter(|v| v.get("results").is_some() || v.get("model_name").is_some())
+}
+
 /// The aggregate results file of a samples file's invocation, parsed: `results_<date>.json`, or,
 /// when lm-eval's `--output_path` ended in `.json`, `<stem>_<date>.json` (the samples files then sit in
 /// that file's folder), found by its date suffix; a note names the second kind.
 fn aggregate_file(folder: &Path, date: &str, file: &str, notes: &mut Vec<String>) -> Option<Value> {
-    let parse = |path: &Path| -> Option<Value> {
-        let bytes = std::fs::read(path).ok()?;
-        super::json::parse_lenient(&bytes, file)
-            .ok()
-            .map(|(value, _)| value)
-            .filter(|v| v.get("results").is_some() || v.get("model_name").is_some())
-    };
+    let parse = |path: &Path| parse_aggregate(path, file);
     if let Some(value) = parse(&folder.join(format!("results_{date}.json"))) {
         return Some(value);
     }
@@ -46,30 +53,155 @@ fn aggregate_file(folder: &Path, date: &str, file: &str, notes: &mut Vec<String>
     Some(value)
 }
 
-/// (task, date) of a samples file name `samples_<task>_<YYYY-MM-DDTHH-MM-SS[.ffffff]>.jsonl`.
-fn task_and_date(name: &str) -> Option<(&str, &str)> {
-    let stem = name.strip_prefix("samples_")?.strip_suffix(".jsonl")?;
-    let (task, date) = stem.rsplit_once('_')?;
+/// Whose naming a samples file follows: lm-eval's `samples_<task>_<date>.jsonl` beside
+/// `results_<date>.json`, or its fork lmms-eval's `<date>_samples_<task>.jsonl` beside
+/// `<date>_results.json` (lmms-eval's `EvaluationTracker`, dates as `YYYYMMDD_HHMMSS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Naming {
+    LmEval,
+    LmmsEval,
+}
+
+impl Naming {
+    fn harness(self) -> &'static str {
+        match self {
+            Naming::LmEval => "lm-eval",
+            Naming::LmmsEval => "lmms-eval",
+        }
+    }
+}
+
+/// Whether `date` is lmms-eval's `YYYYMMDD_HHMMSS`.
+fn is_lmms_date(date: &str) -> bool {
+    let bytes = date.as_bytes();
+    bytes.len() == 15
+        && bytes[8] == b'_'
+        && bytes
+            .iter()
+            .enumerate()
+            .all(|(i, b)| i == 8 || b.is_ascii_digit())
+}
+
+/// (task, date, naming) of a samples file name: lm-eval's
+/// `samples_<task>_<YYYY-MM-DDTHH-MM-SS[.ffffff]>.jsonl` or lmms-eval's
+/// `<YYYYMMDD_HHMMSS>_samples_<task>.jsonl`.
+fn task_and_date(name: &str) -> Option<(&str, &str, Naming)> {
+    let stem = name.strip_suffix(".jsonl")?;
+    if let Some((date, task)) = stem.split_once("_samples_")
+        && is_lmms_date(date)
+        && !task.is_empty()
+    {
+        return Some((task, date, Naming::LmmsEval));
+    }
+    let (task, date) = stem.strip_prefix("samples_")?.rsplit_once('_')?;
     let looks_like_date = date.len() >= 19
         && date.as_bytes()[4] == b'-'
         && date.as_bytes()[10] == b'T'
         && date[..4].chars().all(|c| c.is_ascii_digit());
-    (looks_like_date && !task.is_empty()).then_some((task, date))
+    (looks_like_date && !task.is_empty()).then_some((task, date, Naming::LmEval))
 }
 
-/// The metric read as the outcome of a line: `acc`, else `exact_match`, else the first listed one.
-fn metric_of(line: &Value) -> Option<String> {
+/// Whether a (lower-case) file name is a samples file of lm-eval or lmms-eval.
+pub(super) fn is_samples_name(name: &str) -> bool {
+    task_and_date(name).is_some() || (name.starts_with("samples_") && name.ends_with(".jsonl"))
+}
+
+/// Whether a (lower-case) file name is an aggregate results file of lm-eval (`results_<date>.json`)
+/// or lmms-eval (`<date>_results.json`).
+pub(super) fn is_aggregate_name(name: &str) -> bool {
+    (name.starts_with("results_") && name.ends_with(".json"))
+        || name.strip_suffix("_results.json").is_some_and(is_lmms_date)
+}
+
+/// A sample line's keys that are not metrics: lm-eval's and lmms-eval's own fields.
+const RECORD_KEYS: [&str; 14] = [
+    "doc_id",
+    "doc",
+    "target",
+    "arguments",
+    "resps",
+    "filtered_resps",
+    "filter",
+    "metrics",
+    "doc_hash",
+    "prompt_hash",
+    "target_hash",
+    "input",
+    "input_media",
+    "token_counts",
+];
+
+/// lm-eval's metric of a line: `acc`, else `exact_match`, else the first of the line's `metrics`
+/// list (lmms-eval's lines have no such list; their metric comes from the task's config).
+fn listed_metric(line: &Value) -> Option<&str> {
     ["acc", "exact_match"]
-        .iter()
-        .find(|m| line.get(**m).is_some())
-        .map(|m| m.to_string())
-        .or_else(|| {
-            line.get("metrics")?
-                .as_array()?
-                .first()?
-                .as_str()
-                .map(str::to_string)
-        })
+        .into_iter()
+        .find(|m| line.get(*m).is_some())
+        .or_else(|| line.get("metrics")?.as_array()?.first()?.as_str())
+}
+
+/// One metric's value on a line, as far as the outcome needs it.
+#[derive(Debug, Clone, PartialEq)]
+enum Measure {
+    /// A number, or true/false as 1/0.
+    Score(f64),
+    /// null: NaN in the file, or no value.
+    Missing,
+    /// An object (lmms-eval's per-sample metrics are often dicts its aggregation reads): its keys,
+    /// each with its value when that is a number or true/false. lmms-eval's convention is a 0/1
+    /// score under the task's `score_key` (default `score`), which its standard errors read.
+    Object(Vec<(String, Option<f64>)>),
+    /// Anything else (a list, a string), as written.
+    Other(String),
+}
+
+fn number_of(value: &Value) -> Option<f64> {
+    match value {
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        Value::Number(n) => n.as_f64(),
+        _ => None,
+    }
+}
+
+impl Measure {
+    fn of(value: &Value) -> Measure {
+        match value {
+            Value::Null => Measure::Missing,
+            Value::Bool(_) | Value::Number(_) => {
+                number_of(value).map_or(Measure::Missing, Measure::Score)
+            }
+            Value::Object(fields) => Measure::Object(
+                fields
+                    .iter()
+                    .map(|(key, value)| (key.clone(), number_of(value)))
+                    .collect(),
+            ),
+            other => {
+                let mut text = other.to_string();
+                if text.len() > 80 {
+                    let cut = (0..=80)
+                        .rev()
+                        .find(|&i| text.is_char_boundary(i))
+                        .unwrap_or(0);
+                    text.truncate(cut);
+                    text.push('…');
+                }
+                Measure::Other(text)
+            }
+        }
+    }
+
+    /// The score: a number itself, or an object's number under `score_key`.
+    fn score(&self, score_key: &str) -> Option<f64> {
+        match self {
+            Measure::Score(score) => Some(*score),
+            Measure::Object(fields) => fields
+                .iter()
+                .find(|(key, _)| key == score_key)
+                .and_then(|(_, number)| *number),
+            Measure::Missing | Measure::Other(_) => None,
+        }
+    }
 }
 
 /// What one sample line contributes, kept instead of the line's whole JSON (docs and prompts are large).
@@ -77,17 +209,40 @@ struct Line {
     number: u64,
     doc: String,
     filter: String,
-    /// The metric and its score, or why the line has none.
-    score: Result<(String, f64), String>,
+    /// The line's metrics (indices into [`Reader::names`]) and their values.
+    measures: Vec<(usize, Measure)>,
+    /// lm-eval's metric of the line ([`listed_metric`]), an index into [`Reader::names`].
+    listed: Option<usize>,
+}
+
+impl Line {
+    fn measure(&self, metric: usize) -> Option<&Measure> {
+        self.measures
+            .iter()
+            .find(|(name, _)| *name == metric)
+            .map(|(_, measure)| measure)
+    }
 }
 
 /// Reads sample lines one at a time (see [`super::for_each_line`]); [`Reader::finish`] builds the rows.
 #[derive(Default)]
 pub struct Reader {
+    /// The metric names met on the lines, in the order first met.
+    names: Vec<String>,
     lines: Vec<Line>,
 }
 
 impl Reader {
+    fn name_index(&mut self, name: &str) -> usize {
+        match self.names.iter().position(|n| n == name) {
+            Some(at) => at,
+            None => {
+                self.names.push(name.to_string());
+                self.names.len() - 1
+            }
+        }
+    }
+
     pub fn line(&mut self, number: u64, line: &Value) -> Result<(), String> {
         let doc = match line.get("doc_id") {
             Some(Value::Number(n)) => n.to_string(),
@@ -99,58 +254,138 @@ impl Reader {
             .and_then(Value::as_str)
             .unwrap_or("none")
             .to_string();
-        let score = match metric_of(line) {
-            None => Err("no metric on the line".to_string()),
-            Some(metric) => match line.get(&metric) {
-                Some(Value::Bool(b)) => Ok((metric, f64::from(u8::from(*b)))),
-                Some(Value::Number(n)) => Ok((metric, n.as_f64().unwrap_or(f64::NAN))),
-                Some(Value::Null) | None => {
-                    Err(format!("metric '{metric}' has no value (NaN or missing)"))
+        let mut measures = Vec::new();
+        if let Some(fields) = line.as_object() {
+            for (key, value) in fields {
+                if !RECORD_KEYS.contains(&key.as_str()) {
+                    let at = self.name_index(key);
+                    measures.push((at, Measure::of(value)));
                 }
-                Some(other) => Err(format!(
-                    "metric '{metric}' is {other}, not a score (corpus-level metrics have no per-doc score)"
-                )),
-            },
-        };
+            }
+        }
+        let listed = listed_metric(line).map(|name| self.name_index(name));
         self.lines.push(Line {
             number,
             doc,
             filter,
-            score,
+            measures,
+            listed,
         });
         Ok(())
+    }
+
+    /// The metric read on every line when the lines do not list theirs (lmms-eval): `--metric`,
+    /// else the first of the task's configured metrics (`configs.<task>.metric_list` of the
+    /// results file; else acc, exact_match, then the lines' metrics by name) whose value on the
+    /// first line is a score. A note names it, and the metrics passed over.
+    fn configured_metric(
+        &self,
+        lines: &[&Line],
+        results: Option<&Value>,
+        score_key: &str,
+        (task, file): (&str, &str),
+        notes: &mut Vec<String>,
+    ) -> Option<usize> {
+        let first = lines.first()?;
+        let configured: Vec<&str> = results
+            .and_then(|r| r.get("configs")?.get(task)?.get("metric_list")?.as_array())
+            .map(|list| {
+                list.iter()
+                    .filter_map(|m| m.get("metric")?.as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut candidates: Vec<usize> = configured
+            .iter()
+            .filter_map(|name| self.names.iter().position(|n| n == name))
+            .collect();
+        let from_config = !candidates.is_empty();
+        if !from_config {
+            let mut by_name: Vec<usize> = (0..self.names.len()).collect();
+            by_name.sort_by_key(|&at| {
+                let name = self.names[at].as_str();
+                (name != "acc", name != "exact_match", name)
+            });
+            candidates = by_name;
+        }
+        let scored = |&at: &usize| first.measure(at).and_then(|m| m.score(score_key)).is_some();
+        let chosen = candidates.iter().copied().find(scored);
+        let Some(chosen) = chosen else {
+            return candidates.first().copied();
+        };
+        let passed: Vec<String> = candidates
+            .iter()
+            .take_while(|&&at| at != chosen)
+            .map(|&at| format!("'{}'", self.names[at]))
+            .collect();
+        let others: Vec<String> = candidates
+            .iter()
+            .filter(|&&at| at != chosen && scored(&at))
+            .map(|&at| self.names[at].clone())
+            .collect();
+        let whence = if from_config {
+            format!("the first of {task}'s configured metrics with a per-sample score")
+        } else {
+            "no results file lists the task's metrics".to_string()
+        };
+        let mut note = format!("{file}: metric '{}' read ({whence}", self.names[chosen]);
+        if !passed.is_empty() {
+            note.push_str(&format!(
+                "; {} {} no per-sample score, lmms-eval scores {} in its aggregation",
+                passed.join(", "),
+                if passed.len() == 1 { "has" } else { "have" },
+                if passed.len() == 1 { "it" } else { "them" },
+            ));
+        }
+        if !others.is_empty() {
+            note.push_str(&format!("; also scored: {}", others.join(", ")));
+        }
+        note.push_str("); --metric chooses");
+        notes.push(note);
+        Some(chosen)
     }
 
     pub fn finish(
         self,
         path: &Path,
         file: &str,
-        filter: Option<&str>,
+        settings: &super::ImportSettings,
     ) -> Result<Imported, LoadError> {
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let (task, date) = task_and_date(&name).ok_or_else(|| {
+        let (task, date, naming) = task_and_date(&name).ok_or_else(|| {
             LoadError::new(
                 file,
-                "an lm-eval samples file is named samples_<task>_<date>.jsonl (the task comes from the name)",
+                "an lm-eval samples file is named samples_<task>_<date>.jsonl, an lmms-eval one <date>_samples_<task>.jsonl (the task comes from the name)",
             )
         })?;
         let folder = path.parent().unwrap_or(Path::new("."));
         let mut notes = Vec::new();
-        let results = aggregate_file(folder, date, file, &mut notes);
+        let results = match naming {
+            Naming::LmEval => aggregate_file(folder, date, file, &mut notes),
+            Naming::LmmsEval => parse_aggregate(&folder.join(format!("{date}_results.json")), file),
+        };
+        let aggregate_name = match naming {
+            Naming::LmEval => format!("results_{date}.json (nor <stem>_{date}.json)"),
+            Naming::LmmsEval => format!("{date}_results.json"),
+        };
+        // lmms-eval writes an empty model_name when its model_args name no model it knows.
         let system = match results
             .as_ref()
             .and_then(|r| r.get("model_name").and_then(Value::as_str))
+            .filter(|model| !model.trim().is_empty())
         {
             Some(model) => model.to_string(),
             None => {
                 let name = folder
                     .file_name()
-                    .map_or("lm-eval".to_string(), |n| n.to_string_lossy().into_owned());
+                    .map_or(naming.harness().to_string(), |n| {
+                        n.to_string_lossy().into_owned()
+                    });
                 notes.push(format!(
-                    "{file}: no results_{date}.json (nor <stem>_{date}.json) with a model_name beside it; the system is named after the folder, '{name}'"
+                    "{file}: no {aggregate_name} with a model_name beside it; the system is named after the folder, '{name}'"
                 ));
                 name
             }
@@ -175,7 +410,7 @@ impl Reader {
                 filters.push(&line.filter);
             }
         }
-        let chosen = match filter {
+        let chosen = match settings.filter {
             Some(f) if filters.contains(&f) => f.to_string(),
             Some(f) => {
                 return Err(LoadError::new(
@@ -198,13 +433,72 @@ impl Reader {
                 filters.join(", ")
             ));
         }
+        let lines: Vec<&Line> = self.lines.iter().filter(|l| l.filter == chosen).collect();
+        // The key of an object-valued metric that holds its score: --score-key, else the task's
+        // `score_key` (lmms-eval's task setting), else `score`.
+        let score_key = settings
+            .score_key
+            .or_else(|| {
+                results
+                    .as_ref()?
+                    .get("configs")?
+                    .get(task)?
+                    .get("score_key")?
+                    .as_str()
+            })
+            .unwrap_or("score");
+        // One metric for every line: --metric, else (lmms-eval, whose lines list no metrics) the
+        // task's configured one; lm-eval's lines each name theirs.
+        let every_line = match settings.metric {
+            Some(metric) => Some(self.names.iter().position(|n| n == metric).ok_or_else(|| {
+                LoadError::new(
+                    file,
+                    format!(
+                        "--metric '{metric}' is not a metric of the file's lines; theirs: {}",
+                        self.names.join(", ")
+                    ),
+                )
+            })?),
+            None if lines.iter().all(|l| l.listed.is_none()) => self.configured_metric(
+                &lines,
+                results.as_ref(),
+                score_key,
+                (task, file),
+                &mut notes,
+            ),
+            None => None,
+        };
         let mut rows = Vec::new();
         let mut numbers = Vec::new();
-        for line in self.lines.iter().filter(|l| l.filter == chosen) {
-            let (metric, outcome) = line
-                .score
-                .clone()
-                .map_err(|what| LoadError::new(file, format!("line {}: {what}", line.number)))?;
+        for line in lines {
+            let at = |what: String| LoadError::new(file, format!("line {}: {what}", line.number));
+            let metric = every_line
+                .or(line.listed)
+                .ok_or_else(|| at("no metric on the line".to_string()))?;
+            let name = &self.names[metric];
+            let outcome = match line.measure(metric) {
+                None => return Err(at(format!("no metric '{name}' on the line"))),
+                Some(measure) => match (measure.score(score_key), measure) {
+                    (Some(score), _) => score,
+                    (None, Measure::Object(fields)) => {
+                        let keys: Vec<&str> = fields.iter().map(|(key, _)| key.as_str()).collect();
+                        return Err(at(format!(
+                            "metric '{name}' is an object ({}) with no numeric '{score_key}' ({} scores it in its aggregation); --score-key names a numeric key of it, --metric another metric (the file's: {}); to leave the task out, give the other samples files by name",
+                            keys.join(", "),
+                            naming.harness(),
+                            self.names.join(", ")
+                        )));
+                    }
+                    (None, Measure::Other(text)) => {
+                        return Err(at(format!(
+                            "metric '{name}' is {text}, not a score (corpus-level metrics have no per-doc score)"
+                        )));
+                    }
+                    (None, _) => {
+                        return Err(at(format!("metric '{name}' has no value (NaN or missing)")));
+                    }
+                },
+            };
             numbers.push(line.number);
             rows.push(CanonicalRow {
                 system: system.clone(),
@@ -215,7 +509,11 @@ impl Reader {
                 group: Some(group.clone()),
                 cost_usd: None,
                 seconds: None,
-                source: format!("lm-eval {task} doc {}, filter {chosen}, {metric}", line.doc),
+                source: format!(
+                    "{} {task} doc {}, filter {chosen}, {name}",
+                    naming.harness(),
+                    line.doc
+                ),
             });
         }
         if let Some((original, effective)) = results
@@ -244,12 +542,29 @@ mod tests {
     fn tasks_and_dates_from_file_names() {
         assert_eq!(
             task_and_date("samples_mmlu_pro_plus_chemistry_2025-10-14T14-44-39.372006.jsonl"),
-            Some(("mmlu_pro_plus_chemistry", "2025-10-14T14-44-39.372006"))
+            Some((
+                "mmlu_pro_plus_chemistry",
+                "2025-10-14T14-44-39.372006",
+                Naming::LmEval
+            ))
         );
         assert_eq!(
             task_and_date("samples_gsm8k_2025-09-09T13-31-53.431753.jsonl"),
-            Some(("gsm8k", "2025-09-09T13-31-53.431753"))
+            Some(("gsm8k", "2025-09-09T13-31-53.431753", Naming::LmEval))
         );
+        assert_eq!(
+            task_and_date("20250807_123456_samples_mme_cot_reason.jsonl"),
+            Some(("mme_cot_reason", "20250807_123456", Naming::LmmsEval))
+        );
+        // lm-eval's naming of a task whose name holds `_samples_`.
+        assert_eq!(
+            task_and_date("samples_x_samples_y_2025-09-09T13-31-53.431753.jsonl"),
+            Some(("x_samples_y", "2025-09-09T13-31-53.431753", Naming::LmEval))
+        );
+        assert_eq!(task_and_date("2025_samples_mme.jsonl"), None);
+        assert!(is_aggregate_name("20250807_123456_results.json"));
+        assert!(is_aggregate_name("results_2025-09-09T13-31-53.431753.json"));
+        assert!(!is_aggregate_name("2025_results.json"));
         assert_eq!(task_and_date("output.jsonl"), None);
         assert_eq!(task_and_date("samples_gsm8k_latest.jsonl"), None);
     }

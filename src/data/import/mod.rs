@@ -223,6 +223,10 @@ impl ImportFormat {
     }
 
     pub fn parse(text: &str) -> Result<Self, SettingError> {
+        // lmms-eval, lm-eval's fork for multimodal models, writes lm-eval's sample lines.
+        if text == "lmms-eval" {
+            return Ok(ImportFormat::LmEval);
+        }
         parse_name(text, "format", &ImportFormat::ALL, ImportFormat::name)
     }
 
@@ -678,12 +682,13 @@ pub fn folder_entries(folder: &Path) -> Vec<PathBuf> {
 }
 
 /// Whether a folder is one that lm-eval writes for a model under `--output_path`
-/// (`<output_path>/<model>/samples_<task>_<date>.jsonl`, beside `results_<date>.json`).
+/// (`<output_path>/<model>/samples_<task>_<date>.jsonl`, beside `results_<date>.json`; lmms-eval's
+/// `<date>_samples_<task>.jsonl` beside `<date>_results.json`).
 fn is_lm_eval_model_folder(folder: &Path) -> bool {
     std::fs::read_dir(folder).is_ok_and(|entries| {
         entries.flatten().any(|entry| {
             let name = entry.file_name().to_string_lossy().to_lowercase();
-            name.starts_with("samples_") && name.ends_with(".jsonl") && entry.path().is_file()
+            lm_eval::is_samples_name(&name) && entry.path().is_file()
         })
     })
 }
@@ -1124,7 +1129,7 @@ fn unread_note((subfolder, count, named): (PathBuf, usize, Vec<PathBuf>)) -> Str
 /// Whether a file in a folder is read beside another rather than on its own (`name` lower case):
 /// Inspect's listings of a log folder (`logs.json`, `eval-set.json`), BigCodeBench's summary beside
 /// its eval results (`…_pass_at_k.json`), lm-eval's aggregate `results_<date>.json` beside its
-/// `samples_<task>_<date>.jsonl` files, a HAL run's raw results and time lines beside its upload,
+/// `samples_<task>_<date>.jsonl` files (lmms-eval's `<date>_results.json`), a HAL run's raw results and time lines beside its upload,
 /// a Multi-SWE-bench split's `index.json` beside its submission folders, MLE-bench's
 /// `run_group_experiments.csv` beside its run groups and `metadata.json` in each, an OpenHands output
 /// folder's other files beside its `output.jsonl` (metadata, reports, derived copies, V1's critic
@@ -1134,15 +1139,14 @@ fn unread_note((subfolder, count, named): (PathBuf, usize, Vec<PathBuf>)) -> Str
 /// questions the judgments are read with, not results).
 fn is_companion(path: &Path, name: &str) -> bool {
     let lm_eval_aggregate = || {
-        name.starts_with("results_")
-            && name.ends_with(".json")
+        lm_eval::is_aggregate_name(name)
             && path
                 .parent()
                 .and_then(|f| std::fs::read_dir(f).ok())
                 .is_some_and(|entries| {
                     entries.flatten().any(|entry| {
                         let other = entry.file_name().to_string_lossy().to_lowercase();
-                        other.starts_with("samples_") && other.ends_with(".jsonl")
+                        lm_eval::is_samples_name(&other)
                     })
                 })
     };
@@ -1649,10 +1653,7 @@ fn parse_file(
                 let non_finite = for_each_line(&bytes, &file, false, |number, value| {
                     reader.line(number, &value)
                 })?;
-                (
-                    reader.finish(&file_path, &file, settings.filter)?,
-                    non_finite,
-                )
+                (reader.finish(&file_path, &file, settings)?, non_finite)
             }
             other => {
                 return Err(LoadError::new(
@@ -1858,7 +1859,8 @@ fn parse_file(
                             ImportFormat::HumanEval => "<samples>.jsonl_results.jsonl",
                             ImportFormat::EvalScope => "reviews/<model>/<benchmark>_<subset>.jsonl",
                             ImportFormat::AgentBench => "<output>/<agent>/<task>/runs.jsonl",
-                            _ => "samples_<task>_<date>.jsonl",
+                            _ =>
+                                "samples_<task>_<date>.jsonl; lmms-eval: <date>_samples_<task>.jsonl",
                         }
                     ),
                 ));
