@@ -48,6 +48,18 @@ pub struct ExploreFlags {
     /// Enable the mouse: click or drag the budget slider, scroll the pair table.
     #[arg(long)]
     pub mouse: bool,
+    /// Open with this policy preset (as the config's `preset`; `p` switches it inside).
+    #[arg(long, value_name = "NAME", conflicts_with = "session")]
+    pub preset: Option<String>,
+    /// Open with these thresholds in percentage points (as the config's `thresholds`).
+    #[arg(long, value_name = "PP,…", conflicts_with = "session")]
+    pub thresholds: Option<String>,
+    /// Orders per directed pair (as the config's `orders`).
+    #[arg(long, value_name = "N", conflicts_with = "session")]
+    pub orders: Option<u32>,
+    /// Bootstrap tails: exact or mc:B (as the config's `bootstrap`).
+    #[arg(long, value_name = "MODE", conflicts_with = "session")]
+    pub bootstrap: Option<String>,
     /// Step-level trajectories for the early-outcome view (SPEC §11 steps table; with --outcomes).
     /// Without record files, the outcomes table is also the record the other views replay.
     #[arg(long, value_name = "FILE", requires = "outcomes")]
@@ -67,6 +79,35 @@ pub struct ExploreFlags {
     /// training fits three more models per fold).
     #[arg(long, value_name = "P", requires = "steps")]
     pub early_target: Option<f64>,
+}
+
+impl ExploreFlags {
+    /// The flags that set what the explorer's config sets, as config keys (checked by the config's
+    /// own rules when applied).
+    pub fn config_keys(&self) -> Result<crate::tui::config::ConfigFile, String> {
+        let thresholds = match &self.thresholds {
+            None => None,
+            Some(text) => Some(
+                text.split(',')
+                    .map(|pp| {
+                        pp.trim().parse::<f64>().map_err(|_| {
+                            format!(
+                                "--thresholds: '{}' is not a number of percentage points",
+                                pp.trim()
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<f64>, String>>()?,
+            ),
+        };
+        Ok(crate::tui::config::ConfigFile {
+            preset: self.preset.clone(),
+            thresholds,
+            orders: self.orders,
+            bootstrap: self.bootstrap.clone(),
+            ..Default::default()
+        })
+    }
 }
 
 #[derive(Debug, Subcommand)]

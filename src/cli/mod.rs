@@ -1238,6 +1238,10 @@ fn explore(
     flags: &args::ExploreFlags,
 ) -> Result<(), CliError> {
     let config = crate::tui::config::load_config(flags.config.as_deref())?;
+    // --preset, --thresholds, --orders and --bootstrap over the config's keys.
+    let config =
+        crate::tui::config::with_flags(config, flags.config_keys().map_err(CliError::Input)?)
+            .map_err(CliError::Input)?;
     let session = flags
         .session
         .as_deref()

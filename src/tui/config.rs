@@ -126,14 +126,30 @@ pub fn parse_config(text: &str, file: &str) -> Result<Config, ConfigError> {
         file: file.to_string(),
         message: e.to_string().trim().replace('\n', " "),
     })?;
-    let key = |key: &'static str| {
-        move |message: String| ConfigError::Key {
-            file: file.to_string(),
-            key,
-            message,
+    apply(raw, Config::default()).map_err(|(key, message)| ConfigError::Key {
+        file: file.to_string(),
+        key,
+        message,
+    })
+}
+
+/// The explorer's flags that set what the config sets (`--preset`, `--thresholds`, `--orders`,
+/// `--bootstrap`), over the config: checked as its keys are, a message naming the flag.
+pub fn with_flags(config: Config, flags: ConfigFile) -> Result<Config, String> {
+    apply(flags, config).map_err(|(key, message)| {
+        let flag = format!("--{key}");
+        // Some settings' own messages name the flag already.
+        if message.starts_with(&flag) {
+            message
+        } else {
+            format!("{flag}: {message}")
         }
-    };
-    let mut config = Config::default();
+    })
+}
+
+/// `config` with every key `raw` sets, checked; an error names the key.
+fn apply(raw: ConfigFile, mut config: Config) -> Result<Config, (&'static str, String)> {
+    let key = |key: &'static str| move |message: String| (key, message);
     if let Some(theme) = raw.theme {
         config.theme = match theme.as_str() {
             "default" => ThemeName::Default,
@@ -250,6 +266,31 @@ pub fn load_session(path: &Path) -> Result<Session, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_explorers_flags_go_over_the_config() {
+        let config =
+            parse_config("preset = \"serfling\"\norders = 50\n", "c.toml").expect("config");
+        let flags = ConfigFile {
+            preset: Some("anytime".to_string()),
+            thresholds: Some(vec![5.0, 0.0]),
+            bootstrap: Some("mc:300".to_string()),
+            ..ConfigFile::default()
+        };
+        let config = with_flags(config, flags).expect("flags");
+        assert_eq!(config.preset, Preset::Anytime);
+        assert_eq!(config.thresholds, vec![0, 500]);
+        assert_eq!(config.orders, 50, "the config's, where no flag is given");
+        assert_eq!(config.bootstrap_resamples, 300);
+        let zero = ConfigFile {
+            orders: Some(0),
+            ..ConfigFile::default()
+        };
+        assert_eq!(
+            with_flags(Config::default(), zero),
+            Err("--orders: must be at least 1".to_string())
+        );
+    }
 
     #[test]
     fn a_good_config_is_read() {

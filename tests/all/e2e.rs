@@ -514,6 +514,40 @@ fn a_bad_config_stops_before_the_terminal_is_touched() {
     assert_restored(&session);
 }
 
+/// `--preset`, `--thresholds`, `--orders` and `--bootstrap` open the explorer with those settings,
+/// over the config's; a bad value stops before the terminal is touched, naming the flag.
+#[test]
+fn the_explorer_opens_with_the_policy_flags_given() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = temp_dir("e2e-policy-flags-config");
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "preset = \"paired-normal\"\norders = 30\n").expect("write");
+    let config = config.to_string_lossy().into_owned();
+    let session = Session::start(
+        "policy-flags",
+        &[
+            "--config",
+            &config,
+            "--preset",
+            "anytime",
+            "--thresholds",
+            "0,5",
+            "--orders",
+            "20",
+        ],
+    );
+    session.wait_for("anytime · thresholds 0/5 pp · 20 orders");
+    session.keys("q");
+    assert_eq!(session.wait_exit(), "EXIT=0");
+    assert_restored(&session);
+    let bad = Session::start("policy-flags-bad", &["--thresholds", "0,five"]);
+    assert_eq!(bad.wait_exit(), "EXIT=2");
+    bad.wait_for("--thresholds: 'five' is not a number of percentage points");
+    assert_restored(&bad);
+}
+
 /// A strong and a weak system on a 400-task list in 4 groups, rows in the plan's order.
 fn strong_and_weak_rows(plan: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(plan).expect("plan");
