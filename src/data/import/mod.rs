@@ -29,8 +29,10 @@
 //! details, one or a run's folder), `agentbench` (AgentBench v0.2's `runs.jsonl` trees), `hle`
 //! (Humanity's Last Exam's `judged_hle_<model>.json.json`), `wildbench` (WildBench's
 //! `score.v2/eval=<judge>/<model>.json`), `swebench-pro` (SWE-Bench Pro's `eval_results.json`) and
-//! `arc-agi` (arc-agi-benchmarking's scoring `results.json`) and `vlmevalkit` (VLMEvalKit's
-//! per-question `.xlsx`/`.tsv` evaluation files, one or a work dir, model or run folder). Without `--from` a
+//! `arc-agi` (arc-agi-benchmarking's scoring `results.json`), `vlmevalkit` (VLMEvalKit's
+//! per-question `.xlsx`/`.tsv` evaluation files, one or a work dir, model or run folder) and
+//! `mcpmark` (MCPMark's `<exp>/<model>__<service>/run-N/<category>__<task>/meta.json` folders).
+//! Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
 //! once).
@@ -60,6 +62,7 @@ mod lighteval;
 mod livebench;
 mod livecodebench;
 mod lm_eval;
+mod mcpmark;
 mod metr;
 mod mlebench;
 mod mt_bench;
@@ -131,10 +134,11 @@ pub enum ImportFormat {
     SweBenchPro,
     ArcAgi,
     VlmEvalKit,
+    McpMark,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 40] = [
+    pub const ALL: [ImportFormat; 41] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -175,6 +179,7 @@ impl ImportFormat {
         ImportFormat::SweBenchPro,
         ImportFormat::ArcAgi,
         ImportFormat::VlmEvalKit,
+        ImportFormat::McpMark,
     ];
 
     pub fn name(self) -> &'static str {
@@ -219,6 +224,7 @@ impl ImportFormat {
             ImportFormat::SweBenchPro => "swebench-pro",
             ImportFormat::ArcAgi => "arc-agi",
             ImportFormat::VlmEvalKit => "vlmevalkit",
+            ImportFormat::McpMark => "mcpmark",
         }
     }
 
@@ -340,6 +346,9 @@ impl ImportFormat {
                 }
                 if agentdojo::is_run(object) {
                     return Some(ImportFormat::AgentDojo);
+                }
+                if mcpmark::is_meta(object) {
+                    return Some(ImportFormat::McpMark);
                 }
                 if opencompass::is_results(object) {
                     return Some(ImportFormat::OpenCompass);
@@ -592,6 +601,7 @@ pub fn is_run_folder(path: &Path) -> bool {
             || opencompass::is_tree(path)
             || agentbench::is_tree(path)
             || vlmevalkit::is_tree(path)
+            || mcpmark::is_results_tree(path)
             // Last: it may walk a few levels down before it finds a file named as AgentDojo's.
             || agentdojo::is_logdir(path))
 }
@@ -630,6 +640,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(agentbench::tracked_files(path))
     } else if vlmevalkit::is_tree(path) {
         Some(vlmevalkit::tracked_files(path))
+    } else if mcpmark::is_results_tree(path) {
+        Some(mcpmark::tracked_files(path))
     } else if agentdojo::is_logdir(path) {
         Some(agentdojo::tracked_files(path))
     } else {
@@ -1533,6 +1545,12 @@ fn parse_file(
         return finish_parsed(imported, ImportFormat::SweBench, file, &bytes, 0, settings)
             .map(Some);
     }
+    if (format == Some(ImportFormat::McpMark) && path.is_dir())
+        || (format.is_none() && mcpmark::is_results_tree(path))
+    {
+        let (imported, bytes, file) = mcpmark::results(path)?;
+        return finish_parsed(imported, ImportFormat::McpMark, file, &bytes, 0, settings).map(Some);
+    }
     if (format == Some(ImportFormat::AgentDojo) && path.is_dir())
         || (format.is_none() && agentdojo::is_logdir(path))
     {
@@ -1784,6 +1802,7 @@ fn parse_file(
                 deepeval::test_run_file(&value, &file_path, &file, settings.metric)?
             }
             ImportFormat::AgentDojo => agentdojo::results(&file_path, settings.metric)?.0,
+            ImportFormat::McpMark => mcpmark::results(&file_path)?.0,
             ImportFormat::AlpacaEval => alpaca_eval::annotations(&value, &file)?,
             ImportFormat::WildBench => {
                 wildbench::scores(&value, &file_path, &file, settings.score_scale)?
