@@ -272,3 +272,42 @@ fn an_lmms_eval_tasks_score_key_is_read() {
         "{words}"
     );
 }
+
+/// MMMU's samples, which lmms-eval scores only in its aggregation, judged by MMMU's rule: every
+/// doc as lmms-eval's own evaluate_mmmu judged it (expected.json) and its mmmu_acc.
+#[test]
+fn mmmu_samples_are_judged_as_lmms_evals_evaluate_mmmu_judges_them() {
+    let out = fixture("lmms_eval/out_mmmu");
+    let expected: Value =
+        serde_json::from_slice(&std::fs::read(out.join("expected.json")).expect("read"))
+            .expect("JSON");
+    for (folder, system) in [
+        ("stand-in__p80", "stand-in/p80"),
+        ("stand-in__p50", "stand-in/p50"),
+    ] {
+        let rows = import_rows("lmms-eval", &[&out.join(folder)], &[], "lmms-eval-mmmu");
+        let wanted = expected[folder]["correct"].as_object().expect("correct");
+        assert_eq!(rows.len(), wanted.len(), "{folder}");
+        for row in &rows {
+            assert_eq!(row["system"], system);
+            let doc = row["task"]
+                .as_str()
+                .and_then(|t| t.strip_prefix("standin_mmmu_real/"))
+                .expect("task");
+            let outcome = row["outcome"].as_str().expect("outcome");
+            let right = wanted[doc].as_bool().expect("verdict");
+            assert_eq!(outcome == "1", right, "{folder} doc {doc}: {row}");
+        }
+        let mean = means(&rows)[&(system.to_string(), "standin_mmmu_real".to_string())];
+        let figure = expected[folder]["mmmu_acc"].as_f64().expect("mmmu_acc");
+        assert!(
+            (mean - figure).abs() < 1e-5,
+            "{folder}: {mean} against {figure}"
+        );
+    }
+    let words = info_words(&[&out.join("stand-in__p80").to_string_lossy()]);
+    assert!(
+        words.contains("24 MMMU samples (mmmu_acc) judged by MMMU's own rule"),
+        "{words}"
+    );
+}

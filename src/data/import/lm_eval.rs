@@ -12,6 +12,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::{CanonicalRow, Imported, RowStatus};
+
+mod mmmu;
 use crate::data::error::LoadError;
 
 /// An aggregate results file, parsed, if it is one (it has `results` or `model_name`).
@@ -153,6 +155,9 @@ enum Measure {
     Object(Vec<(String, Option<f64>)>),
     /// Anything else (a list, a string), as written.
     Other(String),
+    /// MMMU's `mmmu_acc` sample, judged by MMMU's own rule ([`mmmu::judged`]): the score, and
+    /// whether it is an open question lmms-eval 0.4–0.7.2 could not score.
+    Judged(f64, bool),
 }
 
 fn number_of(value: &Value) -> Option<f64> {
@@ -194,7 +199,7 @@ impl Measure {
     /// The score: a number itself, or an object's number under `score_key`.
     fn score(&self, score_key: &str) -> Option<f64> {
         match self {
-            Measure::Score(score) => Some(*score),
+            Measure::Score(score) | Measure::Judged(score, _) => Some(*score),
             Measure::Object(fields) => fields
                 .iter()
                 .find(|(key, _)| key == score_key)
@@ -259,7 +264,20 @@ impl Reader {
             for (key, value) in fields {
                 if !RECORD_KEYS.contains(&key.as_str()) {
                     let at = self.name_index(key);
-                    measures.push((at, Measure::of(value)));
+                    // lmms-eval's MMMU keeps one response's prediction before it logged
+                    // `mmmu_acc_pass_at_k` beside it (February 2025), a list of them since.
+                    let per_response = fields.contains_key("mmmu_acc_pass_at_k");
+                    let measure = match value
+                        .as_object()
+                        .and_then(|v| mmmu::judged(v, per_response))
+                    {
+                        Some(judged) => Measure::Judged(
+                            f64::from(u8::from(judged.correct)),
+                            judged.unscorable_open,
+                        ),
+                        None => Measure::of(value),
+                    };
+                    measures.push((at, measure));
                 }
             }
         }
@@ -470,6 +488,9 @@ impl Reader {
         };
         let mut rows = Vec::new();
         let mut numbers = Vec::new();
+        // MMMU samples judged by MMMU's rule, and of them the open questions lmms-eval 0.4–0.7.2
+        // could not score.
+        let mut mmmu = (0, 0);
         for line in lines {
             let at = |what: String| LoadError::new(file, format!("line {}: {what}", line.number));
             let metric = every_line
@@ -479,6 +500,11 @@ impl Reader {
             let outcome = match line.measure(metric) {
                 None => return Err(at(format!("no metric '{name}' on the line"))),
                 Some(measure) => match (measure.score(score_key), measure) {
+                    (Some(score), Measure::Judged(_, unscorable)) => {
+                        mmmu.0 += 1;
+                        mmmu.1 += usize::from(*unscorable);
+                        score
+                    }
                     (Some(score), _) => score,
                     (None, Measure::Object(fields)) => {
                         let keys: Vec<&str> = fields.iter().map(|(key, _)| key.as_str()).collect();
@@ -524,6 +550,18 @@ impl Reader {
         {
             notes.push(format!(
                 "{file}: {task} was run with --limit ({effective} of {original} docs); the others are not in the records"
+            ));
+        }
+        if mmmu.0 > 0 {
+            notes.push(format!(
+                "{file}: {} MMMU samples (mmmu_acc) judged by MMMU's own rule, as lmms-eval's evaluate_mmmu judges them: a multiple-choice prediction equal to the answer, an open one holding the normalised answer",
+                mmmu.0
+            ));
+        }
+        if mmmu.1 > 0 {
+            notes.push(format!(
+                "{file}: {} open MMMU questions read as wrong, as the lmms-eval that wrote them scored them: 0.4 to 0.7.2 kept an open question's prediction as a string, which its evaluate_mmmu reads character by character, so no open question could be right",
+                mmmu.1
             ));
         }
         Ok(Imported {
