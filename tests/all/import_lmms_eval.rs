@@ -143,6 +143,36 @@ fn a_dict_metric_with_no_score_is_refused_saying_what_to_do() {
         &refused,
         "line 1: metric 'standin_mmmu_acc' is an object (answer, id, parsed_pred) with no numeric 'score' (lmms-eval scores it in its aggregation); --score-key names a numeric key of it",
     );
+    // A dict whose verdict sits under another key (MathVista's true_false): the message names
+    // its numeric keys, and --score-key reads one.
+    let dir = temp_dir("lmms-eval-true-false");
+    let mathvista = dir.join("20250101_000000_samples_mathvista_testmini.jsonl");
+    std::fs::write(
+        &mathvista,
+        concat!(
+            r#"{"doc_id": 0, "target": "2", "filtered_resps": "2", "doc_hash": "a", "gpt_eval_score": {"question_id": "1", "answer": "2", "extraction": "2", "true_false": true}}"#,
+            "\n",
+            r#"{"doc_id": 1, "target": "5", "filtered_resps": "4", "doc_hash": "b", "gpt_eval_score": {"question_id": "2", "answer": "5", "extraction": "4", "true_false": false}}"#,
+            "\n"
+        ),
+    )
+    .expect("write");
+    let mathvista_file = mathvista.to_string_lossy().to_string();
+    assert_refused(
+        &pareval(&["info", &mathvista_file]),
+        "--score-key names a numeric key of it (true_false)",
+    );
+    let rows = import_rows(
+        "lmms-eval",
+        &[&mathvista],
+        &["--score-key", "true_false"],
+        "lmms-eval-true-false-rows",
+    );
+    let read: Vec<&str> = rows
+        .iter()
+        .map(|r| r["outcome"].as_str().expect("outcome"))
+        .collect();
+    assert_eq!(read, ["1", "0"]);
     // A key that holds text is no score either.
     let text = pareval(&["info", &file, "--score-key", "parsed_pred"]);
     assert_refused(&text, "with no numeric 'parsed_pred'");

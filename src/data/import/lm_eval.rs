@@ -508,8 +508,23 @@ impl Reader {
                     (Some(score), _) => score,
                     (None, Measure::Object(fields)) => {
                         let keys: Vec<&str> = fields.iter().map(|(key, _)| key.as_str()).collect();
+                        let numeric: Vec<&str> = fields
+                            .iter()
+                            .filter(|(_, number)| number.is_some())
+                            .map(|(key, _)| key.as_str())
+                            .collect();
+                        let hint = if numeric.is_empty() {
+                            "--score-key names a numeric key of it".to_string()
+                        } else {
+                            // A number or true/false under another key (MathVista's true_false)
+                            // may be the per-sample verdict; only the user can say so.
+                            format!(
+                                "--score-key names a numeric key of it ({})",
+                                numeric.join(", ")
+                            )
+                        };
                         return Err(at(format!(
-                            "metric '{name}' is an object ({}) with no numeric '{score_key}' ({} scores it in its aggregation); --score-key names a numeric key of it, --metric another metric (the file's: {}); to leave the task out, give the other samples files by name",
+                            "metric '{name}' is an object ({}) with no numeric '{score_key}' ({} scores it in its aggregation); {hint}, --metric another metric (the file's: {}); to leave the task out, give the other samples files by name",
                             keys.join(", "),
                             naming.harness(),
                             self.names.join(", ")
