@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::common::{fixture, temp_dir};
+use crate::common::{copy_tree, fixture, temp_dir};
 use crate::import_formats::{import_rows, info_words};
 
 fn experiment() -> PathBuf {
@@ -160,4 +160,21 @@ fn one_meta_file_is_read_in_its_layout_or_by_its_model_name() {
         words.contains("read as mcpmark (recognised by its keys)"),
         "{words}"
     );
+}
+
+/// A run that holds fewer tasks than its system's other runs (MCPMark's aggregator takes it for
+/// incomplete) is named in a note.
+#[test]
+fn a_run_missing_tasks_is_named() {
+    let copy = temp_dir("mcpmark-short-run").join("fixture");
+    copy_tree(&experiment(), &copy);
+    let gone = copy.join("stand-in-weak-0-5__filesystem/run-2/papers__author_folders");
+    std::fs::remove_dir_all(&gone).expect("remove a task of run 2");
+    let words = info_words(&[&copy.to_string_lossy()]);
+    assert!(
+        words.contains("stand-in-weak-0-5's run-2 holds 11 of the 12 tasks its other runs hold"),
+        "{words}"
+    );
+    let whole = info_words(&[&experiment().to_string_lossy()]);
+    assert!(!whole.contains("tasks its other runs hold"), "{whole}");
 }

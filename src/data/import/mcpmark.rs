@@ -331,6 +331,7 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
     for task in &tasks {
         rows.push(task_row(task, &mut counts, &mut bytes)?);
     }
+    let short_runs = short_runs(&rows);
     let mut notes = vec![format!(
         "{shown}: MCPMark, {}; systems are the model slugs (with the reasoning effort), tasks <service>/<category>__<task>, runs run-N; the outcome is execution_result.success; no cost (MCPMark prices the token counts with its own table)",
         super::counted(rows.len(), "task run", "task runs")
@@ -368,7 +369,40 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
             ));
         }
     }
+    // MCPMark's aggregator counts a run missing tasks as incomplete (its pass@1 divides by every
+    // task): such runs are named, as the rows hold only the tasks the run reached.
+    for (system, run, have, of) in short_runs {
+        notes.push(format!(
+            "{shown}: {system}'s run-{} holds {have} of the {of} tasks its other runs hold (MCPMark's aggregator takes it for incomplete; the missing ones are not in the records)",
+            run + 1
+        ));
+    }
     Ok((Imported::entries(rows, notes), bytes, shown))
+}
+
+/// The runs of a system holding fewer tasks than its runs together: (system, run, tasks held,
+/// tasks of all its runs), in system and run order.
+fn short_runs(rows: &[CanonicalRow]) -> Vec<(String, u32, usize, usize)> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut tasks: BTreeMap<&str, BTreeMap<u32, BTreeSet<&str>>> = BTreeMap::new();
+    for row in rows {
+        tasks
+            .entry(row.system.as_str())
+            .or_default()
+            .entry(row.run)
+            .or_default()
+            .insert(row.task.as_str());
+    }
+    let mut short = Vec::new();
+    for (system, runs) in &tasks {
+        let all: BTreeSet<&str> = runs.values().flatten().copied().collect();
+        for (run, held) in runs {
+            if held.len() < all.len() {
+                short.push((system.to_string(), *run, held.len(), all.len()));
+            }
+        }
+    }
+    short
 }
 
 #[cfg(test)]
