@@ -113,41 +113,57 @@ pub fn is_results_tree(folder: &Path) -> bool {
         || is_run_folder(folder)
         || is_model_folder(folder)
         || subfolders(folder).iter().any(|f| is_model_folder(f));
-    shaped && super::first_file_is(&metas(folder), is_meta)
+    shaped && super::first_file_is(&Vec::from_iter(first_meta(folder)), is_meta)
 }
 
-/// The task folders below a folder of MCPMark's layout (down to an experiment's), in path order.
-fn task_folders(folder: &Path) -> Vec<PathBuf> {
+/// Walks the task folders below a folder of MCPMark's layout (down to an experiment's), in path
+/// order, until `visit` says stop (false); whether it was stopped.
+fn walk_tasks(folder: &Path, visit: &mut dyn FnMut(&Path) -> bool) -> bool {
     if is_task_folder(folder) {
-        return vec![folder.to_path_buf()];
+        return !visit(folder);
     }
-    if is_run_folder(folder) {
-        return subfolders(folder)
-            .into_iter()
-            .filter(|f| is_task_folder(f))
-            .collect();
+    let (inner, is_task): (fn(&Path) -> bool, bool) = if is_run_folder(folder) {
+        (is_task_folder, true)
+    } else if is_model_folder(folder) {
+        (is_run_folder, false)
+    } else {
+        (is_model_folder, false)
+    };
+    for sub in subfolders(folder).into_iter().filter(|f| inner(f)) {
+        let stopped = if is_task {
+            !visit(&sub)
+        } else {
+            walk_tasks(&sub, visit)
+        };
+        if stopped {
+            return true;
+        }
     }
-    if is_model_folder(folder) {
-        return subfolders(folder)
-            .into_iter()
-            .filter(|f| is_run_folder(f))
-            .flat_map(|run| task_folders(&run))
-            .collect();
-    }
-    subfolders(folder)
-        .into_iter()
-        .filter(|f| is_model_folder(f))
-        .flat_map(|model| task_folders(&model))
-        .collect()
+    false
 }
 
-/// The `meta.json` files below a folder.
-fn metas(folder: &Path) -> Vec<PathBuf> {
-    task_folders(folder)
-        .into_iter()
-        .map(|task| task.join("meta.json"))
-        .filter(|meta| meta.is_file())
-        .collect()
+/// The task folders below a folder of MCPMark's layout, in path order.
+fn task_folders(folder: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    walk_tasks(folder, &mut |task| {
+        found.push(task.to_path_buf());
+        true
+    });
+    found
+}
+
+/// The first `meta.json` below a folder (the walk stops there: recognising a folder must not
+/// read a whole experiment, as `watch` asks at every poll).
+fn first_meta(folder: &Path) -> Option<PathBuf> {
+    let mut first = None;
+    walk_tasks(folder, &mut |task| {
+        let meta = task.join("meta.json");
+        if meta.is_file() {
+            first = Some(meta);
+        }
+        first.is_none()
+    });
+    first
 }
 
 /// Every file whose change `watch` must see: each task folder's `meta.json`, or its
