@@ -11,6 +11,7 @@ mod engine;
 mod halt;
 mod import;
 mod import_arc_agi;
+mod import_balrog;
 mod import_formats;
 mod import_hle;
 mod import_layouts;

@@ -31,7 +31,8 @@
 //! `score.v2/eval=<judge>/<model>.json`), `swebench-pro` (SWE-Bench Pro's `eval_results.json`) and
 //! `arc-agi` (arc-agi-benchmarking's scoring `results.json`), `vlmevalkit` (VLMEvalKit's
 //! per-question `.xlsx`/`.tsv` evaluation files, one or a work dir, model or run folder) and
-//! `mcpmark` (MCPMark's `<exp>/<model>__<service>/run-N/<category>__<task>/meta.json` folders).
+//! `mcpmark` (MCPMark's `<exp>/<model>__<service>/run-N/<category>__<task>/meta.json` folders) and
+//! `balrog` (BALROG's run folders of `<env>/<task>/<task>_run_NN.json` episode results).
 //! Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
@@ -45,6 +46,7 @@ mod alpaca_eval;
 mod appworld;
 mod arc_agi;
 mod arena_hard;
+mod balrog;
 mod bfcl;
 mod deep_layout;
 mod deepeval;
@@ -135,10 +137,11 @@ pub enum ImportFormat {
     ArcAgi,
     VlmEvalKit,
     McpMark,
+    Balrog,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 41] = [
+    pub const ALL: [ImportFormat; 42] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -180,6 +183,7 @@ impl ImportFormat {
         ImportFormat::ArcAgi,
         ImportFormat::VlmEvalKit,
         ImportFormat::McpMark,
+        ImportFormat::Balrog,
     ];
 
     pub fn name(self) -> &'static str {
@@ -225,6 +229,7 @@ impl ImportFormat {
             ImportFormat::ArcAgi => "arc-agi",
             ImportFormat::VlmEvalKit => "vlmevalkit",
             ImportFormat::McpMark => "mcpmark",
+            ImportFormat::Balrog => "balrog",
         }
     }
 
@@ -349,6 +354,9 @@ impl ImportFormat {
                 }
                 if mcpmark::is_meta(object) {
                     return Some(ImportFormat::McpMark);
+                }
+                if balrog::is_episode(object) {
+                    return Some(ImportFormat::Balrog);
                 }
                 if opencompass::is_results(object) {
                     return Some(ImportFormat::OpenCompass);
@@ -602,6 +610,7 @@ pub fn is_run_folder(path: &Path) -> bool {
             || agentbench::is_tree(path)
             || vlmevalkit::is_tree(path)
             || mcpmark::is_results_tree(path)
+            || balrog::is_results_tree(path)
             // Last: it may walk a few levels down before it finds a file named as AgentDojo's.
             || agentdojo::is_logdir(path))
 }
@@ -642,6 +651,8 @@ pub fn change_stamp(path: &Path) -> Option<(u64, Option<std::time::SystemTime>)>
         Some(vlmevalkit::tracked_files(path))
     } else if mcpmark::is_results_tree(path) {
         Some(mcpmark::tracked_files(path))
+    } else if balrog::is_results_tree(path) {
+        Some(balrog::tracked_files(path))
     } else if agentdojo::is_logdir(path) {
         Some(agentdojo::tracked_files(path))
     } else {
@@ -1551,6 +1562,12 @@ fn parse_file(
         let (imported, bytes, file) = mcpmark::results(path)?;
         return finish_parsed(imported, ImportFormat::McpMark, file, &bytes, 0, settings).map(Some);
     }
+    if (format == Some(ImportFormat::Balrog) && path.is_dir())
+        || (format.is_none() && balrog::is_results_tree(path))
+    {
+        let (imported, bytes, file) = balrog::results(path, settings.metric)?;
+        return finish_parsed(imported, ImportFormat::Balrog, file, &bytes, 0, settings).map(Some);
+    }
     if (format == Some(ImportFormat::AgentDojo) && path.is_dir())
         || (format.is_none() && agentdojo::is_logdir(path))
     {
@@ -1713,6 +1730,7 @@ fn parse_file(
                     match opencompass::judge_output_hint(&file_path)
                         .or_else(|| opencompass::ungraded_hint(object))
                         .or_else(|| hle::ungraded_hint(object, &file_path))
+                        .or_else(|| balrog::summary_hint(object, &file_path))
                     {
                         Some(hint) => LoadError::new(&file, hint),
                         None => unknown_object(&file, object),
@@ -1803,6 +1821,7 @@ fn parse_file(
             }
             ImportFormat::AgentDojo => agentdojo::results(&file_path, settings.metric)?.0,
             ImportFormat::McpMark => mcpmark::results(&file_path)?.0,
+            ImportFormat::Balrog => balrog::results(&file_path, settings.metric)?.0,
             ImportFormat::AlpacaEval => alpaca_eval::annotations(&value, &file)?,
             ImportFormat::WildBench => {
                 wildbench::scores(&value, &file_path, &file, settings.score_scale)?

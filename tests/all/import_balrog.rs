@@ -1,0 +1,222 @@
+//! BALROG's results (tests/fixtures/balrog: run folders written by BALROG's own `eval.py` with
+//! stand-in models, see its README), checked against BALROG's own figures: each environment's
+//! `<env>_summary.json` and the run's `summary.json`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{assert_refused, copy_tree, fixture, pareval, stderr, temp_dir};
+use crate::import_formats::{import_rows, info_words};
+
+const GOOD: &str = "2026-12-06_08-15-01_naive_standin-good";
+const BAD: &str = "2026-12-06_08-15-42_naive_standin-bad";
+
+fn results() -> PathBuf {
+    fixture("balrog/results")
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).expect("read")).expect("JSON")
+}
+
+fn number(row: &Value, key: &str) -> f64 {
+    row[key]
+        .as_str()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
+/// The rows' mean outcome and count per (system, group).
+fn by_group(rows: &[Value]) -> BTreeMap<(String, String), (f64, usize)> {
+    let mut sums: BTreeMap<(String, String), (f64, usize)> = BTreeMap::new();
+    for row in rows {
+        let key = (
+            row["system"].as_str().expect("system").to_string(),
+            row["group"].as_str().expect("group").to_string(),
+        );
+        let entry = sums.entry(key).or_default();
+        entry.0 += number(row, "outcome");
+        entry.1 += 1;
+    }
+    sums.into_iter()
+        .map(|(key, (sum, n))| (key, (sum / n as f64, n)))
+        .collect()
+}
+
+#[test]
+fn a_folder_of_runs_gives_balrogs_own_summaries() {
+    let rows = import_rows("balrog", &[&results()], &[], "balrog-results");
+    // Two models, 24 episodes each: BabyAI 5 tasks, TextWorld 3, BabaIsAI 3, Crafter 1, two
+    // episodes of each.
+    assert_eq!(rows.len(), 48);
+    let means = by_group(&rows);
+    for run in [GOOD, BAD] {
+        let summary = json(&results().join(run).join("summary.json"));
+        let environments = summary["environments"].as_object().expect("environments");
+        assert_eq!(environments.len(), 4, "{run}");
+        let mut of_envs = 0.0;
+        for (env, figures) in environments {
+            let env_summary = json(
+                &results()
+                    .join(run)
+                    .join(env)
+                    .join(format!("{env}_summary.json")),
+            );
+            let (mean, n) = means[&(run.to_string(), env.clone())];
+            assert_eq!(
+                n as u64,
+                env_summary["episodes_played"].as_u64().expect("episodes"),
+                "{run} {env}"
+            );
+            let percentage = env_summary["progression_percentage"]
+                .as_f64()
+                .expect("percentage");
+            assert!(
+                (100.0 * mean - percentage).abs() < 1e-9,
+                "{run} {env}: {mean} against {percentage}"
+            );
+            assert_eq!(
+                figures["progression_percentage"],
+                env_summary["progression_percentage"]
+            );
+            of_envs += 100.0 * mean;
+        }
+        // BALROG's overall figure averages the environments.
+        let average = summary["average_progress"].as_f64().expect("average");
+        assert!((of_envs / 4.0 - average).abs() < 1e-9, "{run}: {average}");
+    }
+    // The good model's figures, so a summary read wrongly on both sides cannot pass.
+    assert!((means[&(GOOD.to_string(), "babyai".to_string())].0 - 0.4).abs() < 1e-12);
+    let crafter = means[&(GOOD.to_string(), "crafter".to_string())].0;
+    assert!((crafter - 1.0 / 22.0).abs() < 1e-12, "{crafter}");
+    // A task named with a slash loses its shared first segment; runs are the episodes' numbers.
+    let tasks: std::collections::BTreeSet<&str> =
+        rows.iter().filter_map(|r| r["task"].as_str()).collect();
+    for task in [
+        "babaisai/goto_win",
+        "babyai/goto",
+        "babyai/pick_up_seq_go_to",
+        "textworld/coin_collector",
+        "crafter/default",
+    ] {
+        assert!(tasks.contains(task), "{task} in {tasks:?}");
+    }
+    assert!(
+        rows.iter().all(|r| r["run"] == "0" || r["run"] == "1"),
+        "runs 0 and 1"
+    );
+    let words = info_words(&[results().to_str().expect("path")]);
+    assert!(
+        words.contains("read as balrog (recognised by its layout)"),
+        "{words}"
+    );
+    assert!(
+        words.contains("2 episodes have partial progression (between 0 and 1) in crafter"),
+        "{words}"
+    );
+}
+
+#[test]
+fn metric_success_reads_whether_progression_is_one() {
+    let rows = import_rows(
+        "balrog",
+        &[&results().join(GOOD)],
+        &["--metric", "success"],
+        "balrog-success",
+    );
+    let means = by_group(&rows);
+    // Crafter's partial progression (1/22) is no success; BabyAI's binary one is unchanged.
+    assert_eq!(means[&(GOOD.to_string(), "crafter".to_string())].0, 0.0);
+    assert!((means[&(GOOD.to_string(), "babyai".to_string())].0 - 0.4).abs() < 1e-12);
+    let refused = pareval(&[
+        "info",
+        results().to_str().expect("path"),
+        "--from",
+        "balrog",
+        "--metric",
+        "score",
+    ]);
+    assert_refused(
+        &refused,
+        "--metric score: BALROG's outcomes are progression or success",
+    );
+}
+
+#[test]
+fn started_episodes_of_a_stopped_run_are_not_attempted() {
+    // SIGTERM left pickup_run_02.csv empty (unflushed); SIGINT left goto_run_01.csv with four
+    // steps. Neither has a result, and BALROG's summaries would leave them out.
+    for (folder, task, finished) in [
+        ("balrog/killed", "babyai/pickup", 5),
+        ("balrog/interrupted", "babyai/goto", 1),
+    ] {
+        let rows = import_rows("balrog", &[&fixture(folder)], &[], "balrog-stopped");
+        let waiting: Vec<&Value> = rows
+            .iter()
+            .filter(|r| r["status"] == "not_attempted")
+            .collect();
+        assert_eq!(waiting.len(), 1, "{folder}");
+        assert_eq!(waiting[0]["task"], task, "{folder}");
+        assert_eq!(rows.len() - waiting.len(), finished, "{folder}");
+        let words = info_words(&[fixture(folder).to_str().expect("path")]);
+        assert!(
+            words.contains("1 episode has steps and no result yet (running, or crashed"),
+            "{words}"
+        );
+    }
+}
+
+#[test]
+fn summaries_are_pointed_to_their_run_folder_and_summary_only_runs_are_named() {
+    let good = results().join(GOOD);
+    let output = pareval(&["info", good.join("summary.json").to_str().expect("path")]);
+    assert_refused(&output, "BALROG's summary of a run");
+    assert!(stderr(&output).contains(&format!("give its run folder {}", good.display())));
+    let env = pareval(&[
+        "info",
+        good.join("babyai/babyai_summary.json")
+            .to_str()
+            .expect("path"),
+    ]);
+    assert_refused(&env, "BALROG's summary of an environment");
+    // A folder of runs where one holds only its summaries (the leaderboard's older submissions).
+    let root = temp_dir("balrog-summary-only");
+    copy_tree(&results(), &root);
+    let only = root.join("2024_naive_summary-only");
+    std::fs::create_dir_all(&only).expect("folder");
+    std::fs::copy(good.join("summary.json"), only.join("summary.json")).expect("copy");
+    let words = info_words(&[root.to_str().expect("path")]);
+    assert!(
+        words.contains("1 run folder holds only BALROG's summaries, no episode results: not read"),
+        "{words}"
+    );
+    assert!(words.contains("2024_naive_summary-only"), "{words}");
+    let alone = pareval(&["info", only.to_str().expect("path"), "--from", "balrog"]);
+    assert_refused(&alone, "its run folder holds no episode results");
+}
+
+#[test]
+fn a_results_tree_is_followed_as_episodes_land() {
+    // watch's stamp of a BALROG folder changes when an episode's result is written.
+    let root = temp_dir("balrog-stamp");
+    copy_tree(&fixture("balrog/interrupted"), &root);
+    let before = pareval::data::import::change_stamp(&root).expect("a stamp");
+    let steps = std::fs::read_dir(&root)
+        .expect("run folder")
+        .flatten()
+        .next()
+        .expect("the run")
+        .path()
+        .join("babyai/BabyAI-MixedTrainLocal-v0/goto/BabyAI-MixedTrainLocal-v0");
+    std::fs::copy(
+        steps.join("goto_run_00.json"),
+        steps.join("goto_run_01.json"),
+    )
+    .expect("copy");
+    let after = pareval::data::import::change_stamp(&root).expect("a stamp");
+    assert_ne!(before, after);
+    let words = info_words(&[root.to_str().expect("path")]);
+    assert!(!words.contains("no result yet"), "{words}");
+}
