@@ -19,6 +19,7 @@ mod import_lmms_eval;
 mod import_mcpmark;
 mod import_opencompass;
 mod import_swebench_pro;
+mod import_verifiers;
 mod import_vlmevalkit;
 mod import_wildbench;
 mod import_windows_agent_arena;

@@ -59,7 +59,19 @@ impl DeepLayout {
 /// details files anywhere in an output folder, or a bench folder's judgments. None for any other
 /// folder.
 pub fn deep_layout(folder: &Path) -> Option<DeepLayout> {
-    judgments(folder).or_else(|| lighteval_details(folder))
+    judgments(folder)
+        .or_else(|| lighteval_details(folder))
+        .or_else(|| verifiers_runs(folder))
+}
+
+/// verifiers' run folders below `folder` (`outputs/`, `outputs/evals/`, `<env>--<model>/`): their
+/// `results.jsonl` or v1 `traces.jsonl` files.
+fn verifiers_runs(folder: &Path) -> Option<DeepLayout> {
+    let files = super::verifiers::files_below(folder);
+    (!files.is_empty()).then_some(DeepLayout {
+        what: "verifiers results files",
+        files,
+    })
 }
 
 /// Every lighteval details file below `folder`, in path order.

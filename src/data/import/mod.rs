@@ -32,7 +32,9 @@
 //! `arc-agi` (arc-agi-benchmarking's scoring `results.json`), `vlmevalkit` (VLMEvalKit's
 //! per-question `.xlsx`/`.tsv` evaluation files, one or a work dir, model or run folder) and
 //! `mcpmark` (MCPMark's `<exp>/<model>__<service>/run-N/<category>__<task>/meta.json` folders) and
-//! `balrog` (BALROG's run folders of `<env>/<task>/<task>_run_NN.json` episode results).
+//! `balrog` (BALROG's run folders of `<env>/<task>/<task>_run_NN.json` episode results) and
+//! `verifiers` (Prime Intellect's `vf-eval`: `results.jsonl` with `metadata.json`, or v1's
+//! `traces.jsonl`).
 //! Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
@@ -81,6 +83,7 @@ mod tau;
 mod terminal_bench;
 mod theagentcompany;
 mod time;
+mod verifiers;
 mod vlmevalkit;
 mod wildbench;
 
@@ -138,10 +141,11 @@ pub enum ImportFormat {
     VlmEvalKit,
     McpMark,
     Balrog,
+    Verifiers,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 42] = [
+    pub const ALL: [ImportFormat; 43] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -184,6 +188,7 @@ impl ImportFormat {
         ImportFormat::VlmEvalKit,
         ImportFormat::McpMark,
         ImportFormat::Balrog,
+        ImportFormat::Verifiers,
     ];
 
     pub fn name(self) -> &'static str {
@@ -230,6 +235,7 @@ impl ImportFormat {
             ImportFormat::VlmEvalKit => "vlmevalkit",
             ImportFormat::McpMark => "mcpmark",
             ImportFormat::Balrog => "balrog",
+            ImportFormat::Verifiers => "verifiers",
         }
     }
 
@@ -249,6 +255,9 @@ impl ImportFormat {
         }
         if metr::is_run(object) {
             return Some(ImportFormat::Metr);
+        }
+        if verifiers::is_rollout(object) || verifiers::is_episode(object) {
+            return Some(ImportFormat::Verifiers);
         }
         if agentbench::is_line(object) {
             return Some(ImportFormat::AgentBench);
@@ -1227,6 +1236,7 @@ fn is_companion(path: &Path, name: &str) -> bool {
         || livecodebench::is_aggregate_beside(path, name)
         || human_eval::is_samples_beside(path)
         || agentbench::is_companion(path, name)
+        || verifiers::is_companion(path, name)
         || sb_cli_response(name).is_some_and(|report| beside(&report))
         || swebench::sb_cli_superseded(path)
 }
@@ -1672,6 +1682,7 @@ fn parse_file(
                 agentbench::runs(&bytes, &file_path, &file, settings.metric)?
             }
             ImportFormat::HumanEval => human_eval::results(&bytes, &file_path, &file)?,
+            ImportFormat::Verifiers => verifiers::read(&bytes, &file_path, &file, settings.metric)?,
             ImportFormat::MtBench => mt_bench::judgments(
                 &bytes,
                 &file_path,
@@ -1880,6 +1891,7 @@ fn parse_file(
             | ImportFormat::ArenaHard
             | ImportFormat::HumanEval
             | ImportFormat::EvalScope
+            | ImportFormat::Verifiers
             | ImportFormat::AgentBench => {
                 return Err(LoadError::new(
                     &file,
@@ -1897,6 +1909,8 @@ fn parse_file(
                             ImportFormat::HumanEval => "<samples>.jsonl_results.jsonl",
                             ImportFormat::EvalScope => "reviews/<model>/<benchmark>_<subset>.jsonl",
                             ImportFormat::AgentBench => "<output>/<agent>/<task>/runs.jsonl",
+                            ImportFormat::Verifiers =>
+                                "results.jsonl beside metadata.json; v1: traces.jsonl",
                             _ =>
                                 "samples_<task>_<date>.jsonl; lmms-eval: <date>_samples_<task>.jsonl",
                         }

@@ -1,0 +1,201 @@
+//! Prime Intellect's verifiers (tests/fixtures/verifiers: `vf-eval` runs of verifiers 0.3.1, which
+//! write `results.jsonl` and `metadata.json`, and of 0.4.0, which writes v1 `traces.jsonl`, against
+//! stand-in models; see its README), checked against vf-eval's own figures in `metadata.json`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::common::{assert_refused, copy_tree, fixture, pareval, temp_dir};
+use crate::import_formats::{import_rows, info_words};
+
+const MODELS: [(&str, &str); 3] = [
+    ("standin-good", "91c8db3b"),
+    ("standin-bad", "1521d541"),
+    ("standin-flaky", "17f57429"),
+];
+
+fn legacy_run(model: &str, id: &str) -> PathBuf {
+    fixture(&format!(
+        "verifiers/legacy/evals/vf-arith-groups--{model}/{id}"
+    ))
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).expect("read")).expect("JSON")
+}
+
+fn outcome(row: &Value) -> f64 {
+    row["outcome"]
+        .as_str()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
+/// Mean outcome per system over its rows.
+fn means(rows: &[Value]) -> BTreeMap<String, f64> {
+    let mut sums: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for row in rows {
+        let entry = sums
+            .entry(row["system"].as_str().expect("system").to_string())
+            .or_default();
+        entry.0 += outcome(row);
+        entry.1 += 1.0;
+    }
+    sums.into_iter().map(|(k, (s, n))| (k, s / n)).collect()
+}
+
+/// Each system's per-task means, sorted (to compare two formats that name tasks differently).
+fn task_means(rows: &[Value]) -> BTreeMap<String, Vec<f64>> {
+    let mut sums: BTreeMap<(String, String), (f64, f64)> = BTreeMap::new();
+    for row in rows {
+        let key = (
+            row["system"].as_str().expect("system").to_string(),
+            row["task"].as_str().expect("task").to_string(),
+        );
+        let entry = sums.entry(key).or_default();
+        entry.0 += outcome(row);
+        entry.1 += 1.0;
+    }
+    let mut out: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for ((system, _), (s, n)) in sums {
+        out.entry(system).or_default().push(s / n);
+    }
+    for values in out.values_mut() {
+        values.sort_by(f64::total_cmp);
+    }
+    out
+}
+
+#[test]
+fn legacy_results_give_vf_evals_own_averages() {
+    let rows = import_rows(
+        "verifiers",
+        &[&fixture("verifiers/legacy/evals")],
+        &[],
+        "verifiers-legacy",
+    );
+    assert_eq!(rows.len(), 3 * 36, "three models, 12 examples × 3 rollouts");
+    let mean = means(&rows);
+    for (model, id) in MODELS {
+        let metadata = json(&legacy_run(model, id).join("metadata.json"));
+        let avg = metadata["avg_reward"].as_f64().expect("avg_reward");
+        assert!(
+            (mean[model] - avg).abs() < 1e-12,
+            "{model}: {} against {avg}",
+            mean[model]
+        );
+        let errors = rows
+            .iter()
+            .filter(|r| r["system"] == model && r["status"] == "error")
+            .count();
+        let avg_error = metadata["avg_error"].as_f64().expect("avg_error");
+        assert_eq!(errors as f64, (avg_error * 36.0).round(), "{model}");
+    }
+    // The figures themselves, so that a metadata file read wrongly cannot pass.
+    assert!((mean["standin-good"] - 24.0 / 36.0).abs() < 1e-12);
+    assert!((mean["standin-flaky"] - 25.0 / 36.0).abs() < 1e-12);
+    // The flaky model's errored rollouts: examples 4 and 8, all three rollouts, reward 0.
+    let errored: Vec<(&str, &str)> = rows
+        .iter()
+        .filter(|r| r["status"] == "error")
+        .map(|r| {
+            (
+                r["task"].as_str().expect("task"),
+                r["run"].as_str().expect("run"),
+            )
+        })
+        .collect();
+    assert_eq!(errored.len(), 6);
+    assert!(
+        errored
+            .iter()
+            .all(|(task, _)| *task == "vf-arith-groups/4" || *task == "vf-arith-groups/8")
+    );
+    assert!(
+        rows.iter()
+            .all(|r| ["0", "1", "2"].contains(&r["run"].as_str().expect("run")))
+    );
+    // metadata.json is read beside results.jsonl, never as a result of its own.
+    let words = info_words(&[legacy_run("standin-good", "91c8db3b")
+        .to_str()
+        .expect("path")]);
+    assert!(
+        words.contains("system from metadata.json's model"),
+        "{words}"
+    );
+    assert!(words.contains("36 rollouts of 12 examples"), "{words}");
+}
+
+#[test]
+fn metric_names_a_rubric_function() {
+    let (model, id) = MODELS[1];
+    let rows = import_rows(
+        "verifiers",
+        &[&legacy_run(model, id).join("results.jsonl")],
+        &["--metric", "closeness"],
+        "verifiers-metric",
+    );
+    let metadata = json(&legacy_run(model, id).join("metadata.json"));
+    let closeness = metadata["avg_metrics"]["closeness"]
+        .as_f64()
+        .expect("closeness");
+    let mean = means(&rows)[model];
+    assert!(
+        (mean - closeness).abs() < 1e-12,
+        "{mean} against {closeness}"
+    );
+    assert!(mean > 0.5, "closeness is not the reward (0.22): {mean}");
+}
+
+#[test]
+fn v1_traces_give_the_same_rewards_as_the_legacy_results() {
+    let v1 = import_rows(
+        "verifiers",
+        &[&fixture("verifiers/v1")],
+        &[],
+        "verifiers-v1",
+    );
+    let legacy = import_rows(
+        "verifiers",
+        &[&fixture("verifiers/legacy/evals")],
+        &[],
+        "verifiers-v1-legacy",
+    );
+    assert_eq!(v1.len(), 108);
+    assert_eq!(task_means(&v1), task_means(&legacy));
+    assert_eq!(
+        v1.iter().filter(|r| r["status"] == "error").count(),
+        6,
+        "the flaky model's episodes that are not ok"
+    );
+    assert!(v1.iter().any(|r| r["task"] == "arith:q01"));
+}
+
+#[test]
+fn a_reward_outside_the_unit_interval_is_refused_naming_its_line() {
+    let (model, id) = MODELS[0];
+    let root = temp_dir("verifiers-reward");
+    let run = root.join(format!("vf-arith-groups--{model}")).join(id);
+    copy_tree(&legacy_run(model, id), &run);
+    let file = run.join("results.jsonl");
+    let text = std::fs::read_to_string(&file).expect("read");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut third: Value = serde_json::from_str(&lines[2]).expect("line");
+    third["reward"] = Value::from(2.5);
+    lines[2] = third.to_string();
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write");
+    let output = pareval(&["info", file.to_str().expect("path")]);
+    assert_refused(&output, "line 3: reward is 2.5, outside [0, 1]");
+    assert_refused(&output, "closeness, exact_match, num_turns");
+    // A run stopped early says how far it got against its metadata's plan.
+    lines.truncate(20);
+    lines[2] = text.lines().nth(2).expect("line").to_string();
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write");
+    let words = info_words(&[file.to_str().expect("path")]);
+    assert!(
+        words.contains("20 of the 36 rollouts metadata.json plans"),
+        "{words}"
+    );
+}
