@@ -69,9 +69,20 @@ fn episode_name(name: &str) -> Option<(&str, u32, &str)> {
     Some((task, number.parse().ok()?, extension))
 }
 
-/// The episode files below a folder, in path order, until `visit` says stop (false); whether
-/// it was stopped. Hidden files and folders (`.DS_Store`) are passed over.
-fn walk_episodes(folder: &Path, depth: usize, visit: &mut dyn FnMut(&Path) -> bool) -> bool {
+/// How many entries recognising a folder looks at before it gives up: it runs for every folder
+/// pareval is given and every subfolder of those, so a large tree of another harness must not be
+/// walked whole (a BALROG run's first episode comes within a few dozen).
+const RECOGNITION_ENTRIES: usize = 2_000;
+
+/// The episode files below a folder, in path order, until `visit` says stop (false) or `budget`
+/// entries were looked at; whether it was stopped. Hidden files and folders (`.DS_Store`) are
+/// passed over.
+fn walk_episodes(
+    folder: &Path,
+    depth: usize,
+    budget: &mut usize,
+    visit: &mut dyn FnMut(&Path) -> bool,
+) -> bool {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return false;
     };
@@ -82,8 +93,12 @@ fn walk_episodes(folder: &Path, depth: usize, visit: &mut dyn FnMut(&Path) -> bo
         .collect();
     paths.sort();
     for path in paths {
+        if *budget == 0 {
+            return true;
+        }
+        *budget -= 1;
         let stopped = if path.is_dir() {
-            depth < MAX_DEPTH && walk_episodes(&path, depth + 1, visit)
+            depth < MAX_DEPTH && walk_episodes(&path, depth + 1, budget, visit)
         } else {
             episode_name(&name_of(&path)).is_some() && !visit(&path)
         };
@@ -119,7 +134,7 @@ pub fn is_results_tree(folder: &Path) -> bool {
     }
     // An empty steps file says nothing of whose it is: the first other one decides.
     let mut first = None;
-    walk_episodes(folder, 0, &mut |path| {
+    walk_episodes(folder, 0, &mut { RECOGNITION_ENTRIES }, &mut |path| {
         if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
             return true;
         }
@@ -141,7 +156,7 @@ fn episode_files(path: &Path) -> Vec<PathBuf> {
         return vec![path.to_path_buf()];
     }
     let mut found = Vec::new();
-    walk_episodes(path, 0, &mut |file| {
+    walk_episodes(path, 0, &mut { usize::MAX }, &mut |file| {
         found.push(file.to_path_buf());
         true
     });
@@ -190,11 +205,10 @@ fn placed(file: &Path, task: &str) -> Option<(PathBuf, String)> {
 }
 
 /// A steps file's place when its result is missing: the task is spelled by its folders, so it
-/// is read back from the deepest split that the folders allow.
+/// is read back from them, trying a task of one segment first, then two, up to four.
 fn placed_steps(file: &Path) -> Option<(PathBuf, String, String)> {
     let name = name_of(file);
     let (last, _, _) = episode_name(&name)?;
-    // The task has k segments; try the flat task first, as most are.
     let mut ancestors: Vec<String> = Vec::new();
     let mut folder = file.parent();
     while let Some(f) = folder {
@@ -403,7 +417,7 @@ pub fn summary_hint(object: &serde_json::Map<String, Value>, file: &Path) -> Opt
         .map(|f| if env { f.parent().unwrap_or(f) } else { f });
     let episodes = folder.is_some_and(|f| {
         let mut any = false;
-        walk_episodes(f, 0, &mut |_| {
+        walk_episodes(f, 0, &mut { RECOGNITION_ENTRIES }, &mut |_| {
             any = true;
             false
         });
@@ -646,6 +660,28 @@ mod tests {
         assert_eq!(name("crafter", "default"), "crafter/default");
         assert_eq!(name("other", "a/goal"), "other/a/goal");
         assert_eq!(name("other", "b/goal"), "other/b/goal");
+    }
+
+    #[test]
+    fn recognising_a_large_tree_stops_after_its_budget() {
+        let root =
+            std::env::temp_dir().join(format!("pareval-balrog-budget-{}", std::process::id()));
+        for i in 0..30 {
+            for j in 0..100 {
+                std::fs::create_dir_all(root.join(format!("{i:02}/{j:03}"))).expect("folder");
+            }
+        }
+        let mut budget = RECOGNITION_ENTRIES;
+        let stopped = walk_episodes(&root, 0, &mut budget, &mut |_| true);
+        assert!(
+            stopped && budget == 0,
+            "3,030 entries, {RECOGNITION_ENTRIES} looked at"
+        );
+        assert!(!is_results_tree(&root));
+        let mut all = usize::MAX;
+        assert!(!walk_episodes(&root, 0, &mut all, &mut |_| true));
+        assert_eq!(usize::MAX - all, 3_030);
+        std::fs::remove_dir_all(&root).expect("clean up");
     }
 
     #[test]

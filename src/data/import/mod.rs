@@ -30,8 +30,8 @@
 //! (Humanity's Last Exam's `judged_hle_<model>.json.json`), `wildbench` (WildBench's
 //! `score.v2/eval=<judge>/<model>.json`), `swebench-pro` (SWE-Bench Pro's `eval_results.json`) and
 //! `arc-agi` (arc-agi-benchmarking's scoring `results.json`), `vlmevalkit` (VLMEvalKit's
-//! per-question `.xlsx`/`.tsv` evaluation files, one or a work dir, model or run folder) and
-//! `mcpmark` (MCPMark's `<exp>/<model>__<service>/run-N/<category>__<task>/meta.json` folders) and
+//! per-question `.xlsx`/`.tsv` evaluation files, one or a work dir, model or run folder),
+//! `mcpmark` (MCPMark's `<exp>/<model>__<service>/run-N/<category>__<task>/meta.json` folders),
 //! `balrog` (BALROG's run folders of `<env>/<task>/<task>_run_NN.json` episode results) and
 //! `verifiers` (Prime Intellect's `vf-eval`: `results.jsonl` with `metadata.json`, or v1's
 //! `traces.jsonl`).

@@ -294,14 +294,7 @@ pub fn results(
             ));
         }
     }
-    Ok((
-        Imported {
-            rows,
-            notes,
-            lines: Some(lines),
-        },
-        non_finite,
-    ))
+    Ok((Imported::by_line(rows, notes, lines), non_finite))
 }
 
 /// The rows of a v1 `traces.jsonl`, and the non-finite numbers replaced while parsing.
@@ -433,14 +426,7 @@ pub fn traces(
             counted(untraced, "episode has", "episodes have")
         ));
     }
-    Ok((
-        Imported {
-            rows,
-            notes,
-            lines: Some(lines),
-        },
-        non_finite,
-    ))
+    Ok((Imported::by_line(rows, notes, lines), non_finite))
 }
 
 /// A trace's reward: Σ score × weight over its rewards (a reward that did not run counts
