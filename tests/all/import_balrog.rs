@@ -147,22 +147,29 @@ fn metric_success_reads_whether_progression_is_one() {
 #[test]
 fn started_episodes_of_a_stopped_run_are_not_attempted() {
     // SIGTERM left pickup_run_02.csv empty (unflushed); SIGINT left goto_run_01.csv with four
-    // steps. Neither has a result, and BALROG's summaries would leave them out.
-    for (folder, task, finished) in [
-        ("balrog/killed", "babyai/pickup", 5),
-        ("balrog/interrupted", "babyai/goto", 1),
+    // steps. Neither has a result; neither run wrote its summary.json, so the finished episodes
+    // of those tasks wait too (the task's outcome is the mean of all its episodes).
+    for (folder, task, held, read) in [
+        ("balrog/killed", "babyai/pickup", 2, 3),
+        ("balrog/interrupted", "babyai/goto", 1, 0),
     ] {
         let rows = import_rows("balrog", &[&fixture(folder)], &[], "balrog-stopped");
         let waiting: Vec<&Value> = rows
             .iter()
             .filter(|r| r["status"] == "not_attempted")
             .collect();
-        assert_eq!(waiting.len(), 1, "{folder}");
-        assert_eq!(waiting[0]["task"], task, "{folder}");
-        assert_eq!(rows.len() - waiting.len(), finished, "{folder}");
+        assert_eq!(waiting.len(), 1 + held, "{folder}");
+        assert!(waiting.iter().all(|r| r["task"] == task), "{folder}");
+        assert_eq!(rows.len() - waiting.len(), read, "{folder}");
         let words = info_words(&[fixture(folder).to_str().expect("path")]);
         assert!(
             words.contains("1 episode has steps and no result yet (running, or crashed"),
+            "{words}"
+        );
+        assert!(
+            words.contains(&format!(
+                "the run has no summary.json yet (running, or stopped): {held} finished episode"
+            )),
             "{words}"
         );
     }
@@ -219,4 +226,86 @@ fn a_results_tree_is_followed_as_episodes_land() {
     assert_ne!(before, after);
     let words = info_words(&[root.to_str().expect("path")]);
     assert!(!words.contains("no result yet"), "{words}");
+}
+
+/// A copy of the two runs with one episode of the good run's first planned task still running:
+/// its result is gone, its steps file stays (as BALROG leaves an episode it has not finished).
+fn runs_with_an_episode_running(name: &str) -> (PathBuf, PathBuf) {
+    let root = temp_dir(name);
+    copy_tree(&results(), &root);
+    let goto = root
+        .join(GOOD)
+        .join("babyai/BabyAI-MixedTrainLocal-v0/goto/BabyAI-MixedTrainLocal-v0");
+    std::fs::remove_file(goto.join("goto_run_01.json")).expect("remove the result");
+    assert!(goto.join("goto_run_01.csv").is_file());
+    // A run going on has written no summaries yet.
+    std::fs::remove_file(root.join(GOOD).join("summary.json")).expect("remove the summary");
+    let plan = root.join("plan.csv");
+    let tasks = [
+        "babyai/goto",
+        "babaisai/goto_win",
+        "textworld/coin_collector",
+        "crafter/default",
+        "babyai/open",
+        "babaisai/make_win",
+        "textworld/the_cooking_game",
+        "babyai/pickup",
+        "babaisai/two_room-goto_win",
+        "textworld/treasure_hunter",
+        "babyai/putnext",
+        "babyai/pick_up_seq_go_to",
+    ];
+    std::fs::write(&plan, format!("task\n{}\n", tasks.join("\n"))).expect("plan");
+    (root, plan)
+}
+
+#[test]
+fn a_task_with_an_episode_still_running_is_waited_on() {
+    // Its finished episode alone would be read as the task's outcome, and the episode still
+    // running would change it afterwards (SPEC §9c): the prefix stops there instead.
+    let (root, plan) = runs_with_an_episode_running("balrog-running-decide");
+    let output = pareval(&[
+        "decide",
+        root.to_str().expect("path"),
+        "--plan",
+        plan.to_str().expect("path"),
+        "--tested",
+        GOOD,
+        "--baseline",
+        BAD,
+        "--rule",
+        "anytime",
+        "--format",
+        "text",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = crate::common::stdout(&output);
+    assert!(text.contains("0 of 12 planned tasks read"), "{text}");
+    assert!(
+        text.contains(&format!("waiting on babyai/goto for {GOOD}")),
+        "{text}"
+    );
+    // With the run finished (its summary.json written), an episode that never wrote its result
+    // crashed: the task keeps the episode that finished, as BALROG's summaries keep it.
+    std::fs::copy(
+        results().join(GOOD).join("summary.json"),
+        root.join(GOOD).join("summary.json"),
+    )
+    .expect("copy the summary");
+    let output = pareval(&[
+        "decide",
+        root.to_str().expect("path"),
+        "--plan",
+        plan.to_str().expect("path"),
+        "--tested",
+        GOOD,
+        "--baseline",
+        BAD,
+        "--rule",
+        "anytime",
+        "--format",
+        "text",
+    ]);
+    let text = crate::common::stdout(&output);
+    assert!(text.contains("12 of 12 planned tasks read"), "{text}");
 }

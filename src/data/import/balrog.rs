@@ -18,8 +18,10 @@
 //!   BabaIsAI and MiniHack, partial in TextWorld, Crafter and NetHack), or with `--metric
 //!   success` whether it is 1.
 //! - status: an episode whose steps file has no result beside it (running, or crashed: BALROG's
-//!   evaluator logs the error and its summaries leave the episode out) → not attempted. No cost
-//!   or time: BALROG records token counts only.
+//!   evaluator logs the error and its summaries leave the episode out) → not attempted. While the
+//!   run has no `summary.json` (going on, or stopped), the finished episodes of a task with one
+//!   still to come are not attempted too: the task's outcome is the mean of its episodes, which
+//!   the one to come would change (SPEC §9c). No cost or time: BALROG records token counts only.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -507,9 +509,20 @@ pub fn results(
         path.parent().unwrap_or(Path::new("."))
     };
     let systems = system_names(&episodes, given);
+    // A run that has not written its summary.json is going on (or was stopped): a task with an
+    // episode still to come has no outcome yet, as its outcome is the mean of its episodes and the
+    // evaluator runs them one after another; reading the finished ones alone would take a value
+    // the later ones change (SPEC §9c). A finished run's crashed episode is missing for good, and
+    // its task keeps the episodes that did finish, as BALROG's summaries keep them.
+    let waiting: BTreeSet<(&PathBuf, &str)> = episodes
+        .iter()
+        .filter(|e| e.progression.is_none() && !e.root.join("summary.json").is_file())
+        .map(|e| (&e.root, e.task.as_str()))
+        .collect();
     let mut partial_envs: BTreeSet<&str> = BTreeSet::new();
     let mut partial = 0usize;
     let mut running = 0usize;
+    let mut held = 0usize;
     let mut outside = 0usize;
     let mut rows = Vec::with_capacity(episodes.len());
     for episode in &episodes {
@@ -526,6 +539,16 @@ pub fn results(
         };
         let source = format!("balrog {} run {}", episode.file.display(), episode.run);
         let (outcome, status, source) = match episode.progression {
+            Some(progression) if waiting.contains(&(&episode.root, episode.task.as_str())) => {
+                held += 1;
+                (
+                    None,
+                    RowStatus::NotAttempted,
+                    format!(
+                        "{source}: waits for the task's other episodes (progression {progression})"
+                    ),
+                )
+            }
             Some(progression) => {
                 if progression > 0.0 && progression < 1.0 {
                     partial += 1;
@@ -595,6 +618,13 @@ pub fn results(
         notes.push(format!(
             "{shown}: tasks of {} keep their full names (without the first segment two would be one)",
             Vec::from_iter(full_names).join(", ")
+        ));
+    }
+    if held > 0 {
+        notes.push(format!(
+            "{shown}: the run has no summary.json yet (running, or stopped): {} of tasks with an episode still to come {} not attempted so far (a task's outcome is the mean of its episodes)",
+            super::counted(held, "finished episode", "finished episodes"),
+            if held == 1 { "is" } else { "are" }
         ));
     }
     if outside > 0 {
