@@ -1055,7 +1055,7 @@ fn a_folder_names_the_subfolders_it_does_not_read() {
     let output = pareval(&["info", &top.to_string_lossy()]);
     assert_refused(
         &output,
-        "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run folders of a harness pareval reads: Terminal-Bench, Harbor, HELM, HAL, aider, OSWorld, and subfolders holding only such runs); result files lie in its subfolders exp1/ (2 files): give those folders, or their files",
+        "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run and output folders of the harnesses pareval reads (pareval import --help lists them), and subfolders holding only such runs); result files lie in its subfolders exp1/ (2 files): give those folders, or their files",
     );
     assert!(!stderr(&output).contains("plots"), "{}", stderr(&output));
 }

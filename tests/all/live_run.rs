@@ -212,7 +212,7 @@ fn before_the_first_usable_row_the_gate_waits_rather_than_calls_coverage_infeasi
     assert_eq!(record["observed"], 2);
     let reason = record["reason"].as_str().unwrap_or_default();
     assert!(
-        reason.contains("coverage infeasible: 4 groups each need a task but only 2 were observed"),
+        reason.contains("coverage infeasible with 2 tasks observed: 4 groups each need one"),
         "{reason}"
     );
     let _ = std::fs::remove_dir_all(&dir);

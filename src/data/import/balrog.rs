@@ -583,7 +583,7 @@ pub fn results(
         });
     }
     let mut notes = vec![format!(
-        "{shown}: BALROG, {} of {}; systems are the run folders, tasks <env>/<task>, groups the environments, runs the episodes' _run_NN; the outcome is {}; no cost or time (BALROG records token counts only)",
+        "{shown}: BALROG, {} of {}; systems are the run folders, tasks <env>/<task>, groups the environments, runs the episodes' _run_NN; the outcome is {}; no cost or time (BALROG records token counts only); a system's mean here is over its tasks, BALROG's average_progress the mean of its environments' means",
         super::counted(rows.len(), "episode", "episodes"),
         super::counted(
             systems.len() + usize::from(outside > 0),

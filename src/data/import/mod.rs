@@ -1300,7 +1300,7 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, LoadError> {
             }
             let entries = folder_entries(path);
             if entries.is_empty() {
-                let mut message = "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run folders of a harness pareval reads: Terminal-Bench, Harbor, HELM, HAL, aider, OSWorld, and subfolders holding only such runs)".to_string();
+                let mut message = "the folder holds no result files yet (.csv, .jsonl, .json, .eval, .parquet, or the run and output folders of the harnesses pareval reads (pareval import --help lists them), and subfolders holding only such runs)".to_string();
                 let unread = unread_subfolders(path);
                 let mut below: Vec<String> = unread
                     .iter()

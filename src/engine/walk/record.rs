@@ -412,8 +412,11 @@ pub fn reason_text(
                         "no task observed yet; the coverage gate needs a task in each of the {groups} groups"
                     ),
                 },
+                // Infeasible at this look (fewer tasks than groups), not for good: more tasks
+                // make it feasible.
                 CoverageStatus::Infeasible => format!(
-                    "coverage infeasible: {} groups each need a task but only {observed} were observed",
+                    "coverage infeasible with {observed} {} observed: {} groups each need one",
+                    if observed == 1 { "task" } else { "tasks" },
                     coverage.len()
                 ),
                 _ => format!("coverage missing: {}", missing.join("; ")),
