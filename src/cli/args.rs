@@ -234,7 +234,7 @@ pub enum Command {
     /// Read a harness's result files and write the canonical record table.
     #[command(
         long_about = "Read the result files an evaluation harness wrote (swebench, swebench-leaderboard, inspect, lm-eval (also lmms-eval), tau-bench, tau2, terminal-bench, \
-        harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench, hle, wildbench, swebench-pro, arc-agi, vlmevalkit, mcpmark, balrog, verifiers) and write the canonical record table (system, task, run, outcome, status, source, and group, \
+        harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench, hle, wildbench, swebench-pro, arc-agi, vlmevalkit, mcpmark, balrog, verifiers, nemo-skills) and write the canonical record table (system, task, run, outcome, status, source, and group, \
         cost_usd, seconds where the files have them) to --out, in the format its extension names (.csv, .jsonl, \
         .parquet, …). The rows pass every check of the loader first. Errors the harness scored as failures keep \
         their outcome with status error."
@@ -247,7 +247,7 @@ pub struct ImportArgs {
     /// The native format: swebench, swebench-leaderboard, inspect, lm-eval (also lmms-eval), tau-bench, tau2,
     /// terminal-bench, harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal,
     /// osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval,
-    /// agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench, hle, wildbench, swebench-pro, arc-agi, vlmevalkit, mcpmark, balrog, verifiers.
+    /// agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench, hle, wildbench, swebench-pro, arc-agi, vlmevalkit, mcpmark, balrog, verifiers, nemo-skills.
     #[arg(value_name = "FORMAT")]
     pub format: String,
     /// Result files (a Terminal-Bench run folder is accepted for its results.json, a Harbor job or
@@ -433,7 +433,7 @@ pub struct LoadArgs {
     pub benchmark_per_file: bool,
     /// Read the files as a harness's native results: swebench, swebench-leaderboard, inspect,
     /// lm-eval, tau-bench, tau2, terminal-bench, harbor, openhands, helm, evalplus, bigcodebench, metr,
-    /// aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench, hle, wildbench, swebench-pro, arc-agi, vlmevalkit, mcpmark, balrog, verifiers (default: canonical records, or a native .json, .jsonl or .eval file
+    /// aider, lighteval, hal, osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval, agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench, hle, wildbench, swebench-pro, arc-agi, vlmevalkit, mcpmark, balrog, verifiers, nemo-skills (default: canonical records, or a native .json, .jsonl or .eval file
     /// recognised by its keys).
     #[arg(long, value_name = "FORMAT")]
     pub from: Option<String>,

@@ -17,6 +17,7 @@ mod import_hle;
 mod import_layouts;
 mod import_lmms_eval;
 mod import_mcpmark;
+mod import_nemo_skills;
 mod import_opencompass;
 mod import_swebench_pro;
 mod import_verifiers;

@@ -62,6 +62,7 @@ pub fn deep_layout(folder: &Path) -> Option<DeepLayout> {
     judgments(folder)
         .or_else(|| lighteval_details(folder))
         .or_else(|| verifiers_runs(folder))
+        .or_else(|| nemo_skills_outputs(folder))
 }
 
 /// verifiers' run folders below `folder` (`outputs/`, `outputs/evals/`, `<env>--<model>/`): their
@@ -70,6 +71,16 @@ fn verifiers_runs(folder: &Path) -> Option<DeepLayout> {
     let files = super::verifiers::files_below(folder);
     (!files.is_empty()).then_some(DeepLayout {
         what: "verifiers results files",
+        files,
+    })
+}
+
+/// NeMo-Skills' output files below `folder` (an output dir, its `eval-results/`, a folder of
+/// output dirs).
+fn nemo_skills_outputs(folder: &Path) -> Option<DeepLayout> {
+    let files = super::nemo_skills::files_below(folder);
+    (!files.is_empty()).then_some(DeepLayout {
+        what: "NeMo-Skills output files",
         files,
     })
 }

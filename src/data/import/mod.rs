@@ -32,9 +32,9 @@
 //! `arc-agi` (arc-agi-benchmarking's scoring `results.json`), `vlmevalkit` (VLMEvalKit's
 //! per-question `.xlsx`/`.tsv` evaluation files, one or a work dir, model or run folder),
 //! `mcpmark` (MCPMark's `<exp>/<model>__<service>/run-N/<category>__<task>/meta.json` folders),
-//! `balrog` (BALROG's run folders of `<env>/<task>/<task>_run_NN.json` episode results) and
+//! `balrog` (BALROG's run folders of `<env>/<task>/<task>_run_NN.json` episode results),
 //! `verifiers` (Prime Intellect's `vf-eval`: `results.jsonl` with `metadata.json`, or v1's
-//! `traces.jsonl`).
+//! `traces.jsonl`) and `nemo-skills` (NeMo-Skills' `eval-results/<benchmark>/output-rs<seed>.jsonl`).
 //! Without `--from` a
 //! `.json`, `.jsonl` or `.eval` file, a lighteval details file, or a run folder is recognised by
 //! its keys or layout (a `.jsonl` file by its first line only, so canonical JSON Lines are parsed
@@ -70,6 +70,7 @@ mod mcpmark;
 mod metr;
 mod mlebench;
 mod mt_bench;
+mod nemo_skills;
 mod openai_evals;
 mod opencompass;
 mod openhands;
@@ -142,10 +143,11 @@ pub enum ImportFormat {
     McpMark,
     Balrog,
     Verifiers,
+    NemoSkills,
 }
 
 impl ImportFormat {
-    pub const ALL: [ImportFormat; 43] = [
+    pub const ALL: [ImportFormat; 44] = [
         ImportFormat::Helm,
         ImportFormat::SweBench,
         ImportFormat::SweBenchLeaderboard,
@@ -189,6 +191,7 @@ impl ImportFormat {
         ImportFormat::McpMark,
         ImportFormat::Balrog,
         ImportFormat::Verifiers,
+        ImportFormat::NemoSkills,
     ];
 
     pub fn name(self) -> &'static str {
@@ -236,6 +239,7 @@ impl ImportFormat {
             ImportFormat::McpMark => "mcpmark",
             ImportFormat::Balrog => "balrog",
             ImportFormat::Verifiers => "verifiers",
+            ImportFormat::NemoSkills => "nemo-skills",
         }
     }
 
@@ -258,6 +262,9 @@ impl ImportFormat {
         }
         if verifiers::is_rollout(object) || verifiers::is_episode(object) {
             return Some(ImportFormat::Verifiers);
+        }
+        if nemo_skills::is_output_line(object) {
+            return Some(ImportFormat::NemoSkills);
         }
         if agentbench::is_line(object) {
             return Some(ImportFormat::AgentBench);
@@ -1237,6 +1244,7 @@ fn is_companion(path: &Path, name: &str) -> bool {
         || human_eval::is_samples_beside(path)
         || agentbench::is_companion(path, name)
         || verifiers::is_companion(path, name)
+        || nemo_skills::is_companion(path, name)
         || sb_cli_response(name).is_some_and(|report| beside(&report))
         || swebench::sb_cli_superseded(path)
 }
@@ -1683,6 +1691,9 @@ fn parse_file(
             }
             ImportFormat::HumanEval => human_eval::results(&bytes, &file_path, &file)?,
             ImportFormat::Verifiers => verifiers::read(&bytes, &file_path, &file, settings.metric)?,
+            ImportFormat::NemoSkills => {
+                nemo_skills::output(&bytes, &file_path, &file, settings.metric)?
+            }
             ImportFormat::MtBench => mt_bench::judgments(
                 &bytes,
                 &file_path,
@@ -1892,6 +1903,7 @@ fn parse_file(
             | ImportFormat::HumanEval
             | ImportFormat::EvalScope
             | ImportFormat::Verifiers
+            | ImportFormat::NemoSkills
             | ImportFormat::AgentBench => {
                 return Err(LoadError::new(
                     &file,
@@ -1911,6 +1923,8 @@ fn parse_file(
                             ImportFormat::AgentBench => "<output>/<agent>/<task>/runs.jsonl",
                             ImportFormat::Verifiers =>
                                 "results.jsonl beside metadata.json; v1: traces.jsonl",
+                            ImportFormat::NemoSkills =>
+                                "eval-results/<benchmark>/output-rs<seed>.jsonl",
                             _ =>
                                 "samples_<task>_<date>.jsonl; lmms-eval: <date>_samples_<task>.jsonl",
                         }
