@@ -198,4 +198,42 @@ fn a_reward_outside_the_unit_interval_is_refused_naming_its_line() {
         words.contains("20 of the 36 rollouts metadata.json plans"),
         "{words}"
     );
+    // Groups are written whole, three rollouts an example: the 20th line starts the seventh, whose
+    // two rollouts in wait for the third (its mean would change).
+    assert!(
+        words.contains(
+            "2 rollouts of 1 task with fewer than the 3 rollouts planned are not attempted so far"
+        ),
+        "{words}"
+    );
+}
+
+#[test]
+fn v1_tasks_with_rollouts_still_to_come_are_not_read_yet() {
+    // v1 appends each episode as it ends, so a task's rollouts arrive apart: cut the file where a
+    // run going on would be.
+    let run = "vf-arith-groups-v1--standin-good--null--571535e9";
+    let root = temp_dir("verifiers-v1-going");
+    copy_tree(&fixture("verifiers/v1").join(run), &root.join(run));
+    let file = root.join(run).join("traces.jsonl");
+    let text = std::fs::read_to_string(&file).expect("read");
+    let kept: Vec<&str> = text.lines().take(10).collect();
+    std::fs::write(&file, kept.join("\n") + "\n").expect("write");
+    let mut per_task: BTreeMap<String, usize> = BTreeMap::new();
+    for line in &kept {
+        let value: Value = serde_json::from_str(line).expect("line");
+        *per_task
+            .entry(value["task"]["key"].as_str().expect("key").to_string())
+            .or_default() += 1;
+    }
+    let short: usize = per_task.values().filter(|&&n| n < 3).sum();
+    let whole = per_task.values().filter(|&&n| n == 3).count();
+    assert!(short > 0, "the cut leaves a task short: {per_task:?}");
+    let rows = import_rows("verifiers", &[&file], &[], "verifiers-v1-going-rows");
+    let waiting = rows
+        .iter()
+        .filter(|r| r["status"] == "not_attempted")
+        .count();
+    assert_eq!(waiting, short);
+    assert_eq!(rows.len() - waiting, 3 * whole);
 }

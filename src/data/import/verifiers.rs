@@ -21,7 +21,9 @@
 //!   traces of Σ score × weight (the trainable ones, as verifiers' aggregate takes them). It must
 //!   lie in [0, 1].
 //! - status: a rollout with an `error` (an episode not `ok`) keeps the reward verifiers gave it
-//!   (0) with status error, as `avg_reward` counts it.
+//!   (0) with status error, as `avg_reward` counts it; a task with fewer rollouts in than the run
+//!   plans (`rollouts_per_example`; v1's `num_rollouts`) is not attempted yet, as its mean would
+//!   change when the rest land.
 //! - seconds: `timing.total` (seconds, since verifiers 0.1.14); no cost (priced by Prime's
 //!   platform only).
 
@@ -126,6 +128,45 @@ fn number_runs(rows: &mut [CanonicalRow]) -> BTreeMap<String, u32> {
         *count += 1;
     }
     seen
+}
+
+/// Holds the rows of tasks with fewer rollouts than the run plans (`per`): while the run goes on
+/// (or after it stopped) their outcome is the mean of the rollouts in so far, which the ones to
+/// come would change (SPEC §9c), so they are not attempted yet. A note for those held.
+fn hold_unfinished(
+    rows: &mut [CanonicalRow],
+    counts: &BTreeMap<String, u32>,
+    per: Option<u64>,
+    file: &str,
+    notes: &mut Vec<String>,
+) {
+    let Some(per) = per.filter(|&p| p > 1) else {
+        return;
+    };
+    let mut held = 0usize;
+    let mut tasks = 0usize;
+    for (task, &count) in counts {
+        if u64::from(count) >= per {
+            continue;
+        }
+        tasks += 1;
+        for row in rows.iter_mut().filter(|r| &r.task == task) {
+            let scored = row.outcome.map_or("nothing".to_string(), |o| o.to_string());
+            row.source
+                .push_str(&format!(", waits for its other rollouts (scored {scored})"));
+            row.outcome = None;
+            row.status = RowStatus::NotAttempted;
+            held += 1;
+        }
+    }
+    if held > 0 {
+        notes.push(format!(
+            "{file}: {} of {} with fewer than the {per} rollouts planned {} not attempted so far (the run is going, or stopped: a task's outcome is the mean of its rollouts)",
+            counted(held, "rollout", "rollouts"),
+            counted(tasks, "task", "tasks"),
+            if held == 1 { "is" } else { "are" }
+        ));
+    }
 }
 
 /// The rows of a verifiers JSON Lines file, legacy or v1 as its first line says.
@@ -294,6 +335,13 @@ pub fn results(
             ));
         }
     }
+    hold_unfinished(
+        &mut rows,
+        &counts,
+        planned("rollouts_per_example"),
+        file,
+        &mut notes,
+    );
     Ok((Imported::by_line(rows, notes, lines), non_finite))
 }
 
@@ -426,6 +474,14 @@ pub fn traces(
             counted(untraced, "episode has", "episodes have")
         ));
     }
+    // The rollouts each task gets, from the run's resolved configuration.
+    let per = file_path
+        .parent()
+        .map(|run| run.join("configs/resolved/eval.json"))
+        .and_then(|config| std::fs::read(config).ok())
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .and_then(|config| config.get("num_rollouts").and_then(Value::as_u64));
+    hold_unfinished(&mut rows, &counts, per, file, &mut notes);
     Ok((Imported::by_line(rows, notes, lines), non_finite))
 }
 
