@@ -128,3 +128,31 @@ fn rows_without_ids_are_tasks_by_line_and_a_missing_verdict_is_refused() {
         "--metric pass@1: NeMo-Skills' verdicts are symbolic_correct",
     );
 }
+
+#[test]
+fn a_seed_still_being_generated_holds_the_finished_ones() {
+    // model-a's second seed still running: NeMo-Skills appends its lines to output-rs1.jsonl-async
+    // and writes output-rs1.jsonl when it ends. Seed 0's lines alone would be read as the tasks'
+    // outcomes, which seed 1 would change.
+    let root = temp_dir("nemo-skills-going");
+    let bench = root.join("model-a/eval-results/gsm8k");
+    copy_tree(&out().join("model-a/eval-results/gsm8k"), &bench);
+    let text = std::fs::read_to_string(bench.join("output-rs1.jsonl")).expect("read");
+    std::fs::remove_file(bench.join("output-rs1.jsonl")).expect("remove");
+    std::fs::remove_file(bench.join("output-rs1.jsonl.done")).expect("remove");
+    let some: Vec<&str> = text.lines().take(5).collect();
+    std::fs::write(bench.join("output-rs1.jsonl-async"), some.join("\n") + "\n").expect("write");
+    let rows = import_rows(
+        "nemo-skills",
+        &[&root.join("model-a")],
+        &[],
+        "nemo-skills-going-rows",
+    );
+    assert_eq!(rows.len(), 16);
+    assert!(rows.iter().all(|r| r["status"] == "not_attempted"));
+    let words = info_words(&[root.join("model-a").to_str().expect("path")]);
+    assert!(
+        words.contains("output-rs1.jsonl-async beside it"),
+        "{words}"
+    );
+}

@@ -19,7 +19,9 @@
 //!   `graded_list`, BigCodeBench's `status`, infilling's `passed`), `issues_resolved`
 //!   (SWE-bench); by default the first of these a line has.
 //! - status: a line with an `error` (a generation that failed under `enable_soft_fail`) keeps its
-//!   verdict (false) with status error. seconds: `generation_time`.
+//!   verdict (false) with status error; while a seed is still being generated (its
+//!   `output-rs<seed>.jsonl-async` beside the files), every line is not attempted, as the running
+//!   seed would change the tasks' means. seconds: `generation_time`.
 
 use std::path::{Path, PathBuf};
 
@@ -245,6 +247,20 @@ pub fn output(
         .collect();
     let distinct: std::collections::HashSet<&String> = ids.iter().flatten().collect();
     let by_id = distinct.len() == lines.len();
+    // Seeds still being generated (or crashed) write `output-rs<seed>.jsonl-async` until they end:
+    // a task's outcome is its mean over the seeds, which theirs would change (SPEC §9c), so the
+    // finished seeds' lines wait too.
+    let going: Vec<String> = file_path
+        .parent()
+        .map(|folder| {
+            super::files_named(folder, |n| {
+                n.starts_with("output") && n.ends_with(".jsonl-async")
+            })
+        })
+        .unwrap_or_default()
+        .iter()
+        .map(|f| name_of(f))
+        .collect();
     let mut rows = Vec::with_capacity(lines.len());
     let mut numbers = Vec::with_capacity(lines.len());
     let mut errors = 0usize;
@@ -270,12 +286,15 @@ pub fn output(
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty())
             .map_or_else(|| benchmark.clone(), str::to_string);
+        let held = !going.is_empty();
         rows.push(CanonicalRow {
             system: system.clone().unwrap_or_else(|| "nemo-skills".to_string()),
             task: format!("{benchmark}/{key}"),
             run: seed.unwrap_or(0),
-            outcome: Some(f64::from(u8::from(outcome))),
-            status: if failed {
+            outcome: (!held).then_some(f64::from(u8::from(outcome))),
+            status: if held {
+                RowStatus::NotAttempted
+            } else if failed {
                 RowStatus::Error
             } else {
                 RowStatus::Ok
@@ -310,6 +329,12 @@ pub fn output(
             ""
         }
     )];
+    if !going.is_empty() {
+        notes.push(format!(
+            "{file}: {} beside it (a seed still being generated, or crashed): the tasks' outcomes are their means over the seeds, so this seed's lines are not attempted until it ends",
+            going.join(", ")
+        ));
+    }
     if seed.is_none() {
         notes.push(format!(
             "{file}: not named output.jsonl or output-rs<seed>.jsonl: run 0"
