@@ -1790,6 +1790,38 @@ type HarborRow = (
 );
 
 #[test]
+fn a_running_harbor_job_waits_on_tasks_with_attempts_to_come() {
+    // The 0.26 job (n_attempts 2) while it runs: one fix-git trial still going (its folder has
+    // config.json and no result.json yet) and the job's result.json without finished_at. fix-git's
+    // ended trial alone would be read as the task's outcome, which the other attempt would change.
+    let root = temp_dir("harbor-running");
+    let job = root.join("2026-05-14__10-02-33");
+    crate::common::copy_tree(
+        &crate::common::fixture("harbor/jobs/2026-05-14__10-02-33"),
+        &job,
+    );
+    std::fs::remove_file(job.join("fix-git__bR8vN2e/result.json")).expect("remove");
+    let mut result: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(job.join("result.json")).expect("read"))
+            .expect("JSON");
+    result["finished_at"] = serde_json::Value::Null;
+    std::fs::write(job.join("result.json"), result.to_string()).expect("write");
+    let rows = crate::import_formats::import_rows("harbor", &[&job], &[], "harbor-running-rows");
+    let fix_git: Vec<&serde_json::Value> = rows.iter().filter(|r| r["task"] == "fix-git").collect();
+    assert_eq!(fix_git.len(), 1);
+    assert_eq!(fix_git[0]["status"], "not_attempted");
+    // regex-log has both attempts ended: read as before.
+    let regex: Vec<&serde_json::Value> = rows.iter().filter(|r| r["task"] == "regex-log").collect();
+    assert_eq!(regex.len(), 2);
+    assert!(regex.iter().any(|r| r["status"] == "error"));
+    let words = crate::import_formats::info_words(&[job.to_str().expect("path")]);
+    assert!(
+        words.contains("the job is running (no finished_at): 1 ended trial of tasks with fewer than its 2 attempts ended is not attempted so far"),
+        "{words}"
+    );
+}
+
+#[test]
 fn harbor_job_folders_import_with_harbor_s_own_error_policy() {
     let dir = temp_dir("harbor");
     let jobs = crate::common::fixture("harbor/jobs");

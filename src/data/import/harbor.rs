@@ -15,6 +15,8 @@
 //!   it 0), with a note counting them by exception;
 //! - cost: `agent_result.cost_usd` (plus each step's, for multi-step tasks); seconds: `finished_at`
 //!   − `started_at`. Trial folders without a `result.json` are running (or were killed): a note.
+//!   While the job runs (no `finished_at` in its `result.json`), a task with fewer trials ended
+//!   than `n_attempts` is not attempted yet: the attempts to come would change its mean.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -344,5 +346,54 @@ pub fn job(folder: &Path, file: &str) -> Result<Imported, LoadError> {
                 .join(", ")
         ));
     }
+    hold_unfinished_tasks(folder, file, &mut rows, &mut notes);
     Ok(Imported::entries(rows, notes))
+}
+
+/// While a job runs (its `result.json` has no `finished_at` yet), a task with fewer trials ended
+/// than the job's `n_attempts` has no outcome yet: its outcome is the mean of its attempts, which
+/// the ones still running or to start would change (SPEC §9c), so its ended trials are not
+/// attempted so far. A finished job's missing attempts are missing for good, and read as they are.
+fn hold_unfinished_tasks(
+    folder: &Path,
+    file: &str,
+    rows: &mut [CanonicalRow],
+    notes: &mut Vec<String>,
+) {
+    let read = |name: &str| -> Option<Value> {
+        serde_json::from_slice(&std::fs::read(folder.join(name)).ok()?).ok()
+    };
+    let running =
+        read("result.json").is_some_and(|job| job.get("finished_at").is_none_or(Value::is_null));
+    let attempts = read("config.json")
+        .and_then(|config| config.get("n_attempts").and_then(Value::as_u64))
+        .unwrap_or(1);
+    if !running || attempts < 2 {
+        return;
+    }
+    let mut ended: HashMap<(String, String), u64> = HashMap::new();
+    for row in rows.iter() {
+        *ended
+            .entry((row.system.clone(), row.task.clone()))
+            .or_default() += 1;
+    }
+    let mut held = 0usize;
+    for row in rows.iter_mut() {
+        if ended[&(row.system.clone(), row.task.clone())] < attempts {
+            let scored = row.outcome.map_or("nothing".to_string(), |o| o.to_string());
+            row.source.push_str(&format!(
+                ", waits for the task's other attempts (scored {scored})"
+            ));
+            row.outcome = None;
+            row.status = RowStatus::NotAttempted;
+            held += 1;
+        }
+    }
+    if held > 0 {
+        notes.push(format!(
+            "{file}: the job is running (no finished_at): {held} ended {} of tasks with fewer than its {attempts} attempts ended {} not attempted so far (a task's outcome is the mean of its attempts)",
+            if held == 1 { "trial" } else { "trials" },
+            if held == 1 { "is" } else { "are" }
+        ));
+    }
 }
