@@ -1368,6 +1368,53 @@ fn a_swebench_results_file_can_be_scored_against_an_instance_list_file() {
 }
 
 #[test]
+fn a_running_terminal_bench_run_waits_on_tasks_with_attempts_to_come() {
+    // The real 5-attempt run of shared/formats as `tb run` leaves it while running: run_metadata.json
+    // without end_time, and results.json lacking the last attempts of some tasks. Those tasks'
+    // attempts in so far would be read as their outcomes, which the rest would change.
+    let Some(data) = shared_data() else { return };
+    let source = data.join("../formats/terminal_bench/orchestrator_claude-4.1-opus");
+    let run = temp_dir("tb-running").join("orchestrator");
+    copy_tree(&source, &run);
+    let mut metadata: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("run_metadata.json")).expect("read"))
+            .expect("JSON");
+    metadata["end_time"] = serde_json::Value::Null;
+    std::fs::write(run.join("run_metadata.json"), metadata.to_string()).expect("write");
+    let mut results: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(run.join("results.json")).expect("read"))
+            .expect("JSON");
+    let trials = results["results"].as_array_mut().expect("results");
+    let first_task = trials[0]["task_id"].as_str().expect("task").to_string();
+    // Drop one attempt of the first task.
+    let at = trials
+        .iter()
+        .rposition(|t| t["task_id"] == first_task.as_str())
+        .expect("an attempt");
+    trials.remove(at);
+    let kept = trials.len();
+    std::fs::write(run.join("results.json"), results.to_string()).expect("write");
+    let rows = crate::import_formats::import_rows(
+        "terminal-bench",
+        &[&run.join("results.json")],
+        &[],
+        "tb-running-rows",
+    );
+    assert_eq!(rows.len(), kept);
+    let waiting: Vec<&serde_json::Value> = rows
+        .iter()
+        .filter(|r| r["status"] == "not_attempted")
+        .collect();
+    assert_eq!(waiting.len(), 4, "the first task's four attempts in");
+    assert!(waiting.iter().all(|r| r["task"] == first_task.as_str()));
+    let words = crate::import_formats::info_words(&[run.to_str().expect("path")]);
+    assert!(
+        words.contains("the run is going (run_metadata.json has no end_time): 4 trials of tasks with fewer than its 5 attempts are not attempted so far"),
+        "{words}"
+    );
+}
+
+#[test]
 fn a_terminal_bench_leaderboard_folder_is_read_as_its_submissions() {
     // laude-institute/terminal-bench-leaderboard keeps `results/<dataset>/<submission>/`: a run
     // folder holding every attempt (`<task>.k-of-5`), or a folder of runs of one attempt each

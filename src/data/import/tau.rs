@@ -267,7 +267,7 @@ pub fn tau2(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadErro
         .unwrap_or(Path::new("."))
         .join(SIMULATIONS_DIR);
     let mut notes = Vec::new();
-    let rows = match (value.get("simulations"), value.get("simulation_index")) {
+    let mut rows = match (value.get("simulations"), value.get("simulation_index")) {
         (Some(Value::Array(simulations)), _) => run.rows(simulations.iter(), Reward::Graded)?,
         (Some(other), _) => {
             return Err(LoadError::new(
@@ -314,7 +314,50 @@ pub fn tau2(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadErro
             super::counted(infrastructure, "simulation", "simulations")
         ));
     }
+    let trials = info.get("num_trials").and_then(Value::as_u64).unwrap_or(1);
+    hold_tasks_with_trials_to_come(&mut rows, trials, file, &mut notes);
     Ok(Imported::entries(rows, notes))
+}
+
+/// tau2 rewrites its results after every simulation and runs every task's first trial before any
+/// second one, writing no mark when the run ends: a task with fewer simulations than
+/// `num_trials` has trials to come, which would change its mean (SPEC §9c), so its simulations
+/// are not attempted so far. An infrastructure error counts as a simulation that ended.
+fn hold_tasks_with_trials_to_come(
+    rows: &mut [CanonicalRow],
+    trials: u64,
+    file: &str,
+    notes: &mut Vec<String>,
+) {
+    if trials < 2 {
+        return;
+    }
+    let mut ended: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    for row in rows.iter() {
+        *ended.entry(row.task.clone()).or_default() += 1;
+    }
+    let mut held = 0usize;
+    let mut tasks = std::collections::HashSet::new();
+    for row in rows.iter_mut() {
+        if ended[&row.task] < trials && row.outcome.is_some() {
+            let scored = row.outcome.map_or(String::new(), |o| o.to_string());
+            row.source.push_str(&format!(
+                ", waits for the task's other trials (scored {scored})"
+            ));
+            row.outcome = None;
+            row.status = RowStatus::NotAttempted;
+            held += 1;
+            tasks.insert(row.task.clone());
+        }
+    }
+    if held > 0 {
+        notes.push(format!(
+            "{file}: {} of {} with fewer simulations than num_trials ({trials}) {} not attempted so far (the run is going, or stopped: a task's outcome is the mean of its trials)",
+            super::counted(held, "simulation", "simulations"),
+            super::counted(tasks.len(), "task", "tasks"),
+            if held == 1 { "is" } else { "are" }
+        ));
+    }
 }
 
 /// Whether a JSON object is one tau2 `SimulationRun` (a dir-format run's `simulations/<id>.json`).

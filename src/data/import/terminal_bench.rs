@@ -310,7 +310,56 @@ pub fn results(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadE
             ),
         });
     }
+    hold_tasks_with_attempts_to_come(path, attempts, &mut rows, &mut notes, file);
     Ok(Imported::entries(rows, notes))
+}
+
+/// `tb run` rewrites `results.json` after every trial and sets `end_time` in
+/// `run_metadata.json` only when the run ends: while it runs, a task with fewer trials than
+/// `n_attempts` has attempts to come, which would change its mean (SPEC §9c), so its trials are
+/// not attempted so far. Without a `run_metadata.json` (a leaderboard's copy) the run is done.
+fn hold_tasks_with_attempts_to_come(
+    path: &Path,
+    attempts: u32,
+    rows: &mut [CanonicalRow],
+    notes: &mut Vec<String>,
+    file: &str,
+) {
+    let Some(metadata) = run_metadata(run_metadata_folder(path)) else {
+        return;
+    };
+    if metadata.get("end_time").is_some_and(|end| !end.is_null()) {
+        return;
+    }
+    let planned = metadata
+        .get("n_attempts")
+        .and_then(Value::as_u64)
+        .unwrap_or(1)
+        .max(u64::from(attempts));
+    if planned < 2 {
+        return;
+    }
+    let mut ended: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    for row in rows.iter() {
+        *ended.entry(row.task.clone()).or_default() += 1;
+    }
+    let mut held = 0usize;
+    for row in rows.iter_mut().filter(|row| ended[&row.task] < planned) {
+        let scored = row.outcome.map_or(String::new(), |o| o.to_string());
+        row.source.push_str(&format!(
+            ", waits for the task's other attempts (scored {scored})"
+        ));
+        row.outcome = None;
+        row.status = RowStatus::NotAttempted;
+        held += 1;
+    }
+    if held > 0 {
+        notes.push(format!(
+            "{file}: the run is going (run_metadata.json has no end_time): {} of tasks with fewer than its {planned} attempts {} not attempted so far (a task's outcome is the mean of its attempts)",
+            super::counted(held, "trial", "trials"),
+            if held == 1 { "is" } else { "are" }
+        ));
+    }
 }
 
 #[cfg(test)]
