@@ -1806,6 +1806,44 @@ fn mlebench_grading_reports_give_medals_per_competition_and_seed() {
 }
 
 #[test]
+fn an_agentlab_task_waits_while_one_of_its_seeds_has_not_ended() {
+    // The mini agent's order-ipad-pro task has two seeds; with the second still running (no
+    // summary_info.json yet), the first alone would be read as the task's outcome (1), which the
+    // second (0) changes to 0.5.
+    let study = temp_dir("agentlab-seed-running").join("study");
+    copy_tree(&fixture("agentlab/study"), &study);
+    std::fs::remove_file(study.join(
+        "2026-12-04_15-56-18_GenericAgent-gpt-4o-mini-2024-07-18_on_workarena.servicenow.order-ipad-pro_24/summary_info.json",
+    ))
+    .expect("remove");
+    let rows = import_rows("agentlab", &[&study], &[], "agentlab-seed-running-rows");
+    let task: Vec<&Value> = rows
+        .iter()
+        .filter(|r| {
+            r["system"] == "GenericAgent-gpt-4o-mini-2024-07-18"
+                && r["task"] == "workarena.servicenow.order-ipad-pro"
+        })
+        .collect();
+    assert_eq!(task.len(), 2);
+    assert!(
+        task.iter().all(|r| r["status"] == "not_attempted"),
+        "{task:?}"
+    );
+    // The other agent's seed of that task ended and has no other: read as before.
+    assert!(
+        rows.iter()
+            .any(|r| r["system"] == "GenericAgent-openai_gpt-4o-2024-08-06"
+                && r["task"] == "workarena.servicenow.order-ipad-pro"
+                && r["outcome"] == "1")
+    );
+    let words = info_words(&[study.to_str().expect("path")]);
+    assert!(
+        words.contains("1 ended experiment of tasks with a seed not ended is not attempted so far"),
+        "{words}"
+    );
+}
+
+#[test]
 fn agentlab_studies_are_read_by_their_layout() {
     // BrowserGym's own ExpArgs wrote this study (tests/fixtures/agentlab/write_fixture.py): one
     // folder per episode, `<date>_<agent>_on_<task>_<seed>/`, with summary_info.json once it ended.

@@ -11,7 +11,8 @@
 //! - outcome: `cum_reward` (the episode's summed reward, 0 or 1 for these benchmarks); outside
 //!   [0, 1] refused naming the file. An `err_msg` (an exception the agent or environment did not
 //!   catch) is status error with its reward (AgentLab asserts it is 0); an experiment without
-//!   `summary_info.json` (not run yet, or running) is not attempted.
+//!   `summary_info.json` (not run yet, or running) is not attempted, and so are the ended seeds of
+//!   its task until it ends (the task's outcome is the mean of its seeds: SPEC §9c).
 //! - cost: `stats.cum_effective_cost`, else `stats.cum_cost` (what the agent's LLM tracker
 //!   summed); seconds: `stats.cum_step_elapsed` + `stats.cum_agent_elapsed` (environment and agent
 //!   time of every step).
@@ -335,6 +336,26 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
         });
         *run += 1;
     }
+    // A task's outcome is the mean of its seeds: while one of them has not ended (not run yet, or
+    // running), the seeds that ended would be read alone and the rest would change their mean
+    // (SPEC §9c), so they wait too.
+    let pending: std::collections::HashSet<(String, String)> = rows
+        .iter()
+        .filter(|row| row.outcome.is_none())
+        .map(|row| (row.system.clone(), row.task.clone()))
+        .collect();
+    let mut held = 0usize;
+    for row in rows.iter_mut().filter(|row| {
+        row.outcome.is_some() && pending.contains(&(row.system.clone(), row.task.clone()))
+    }) {
+        let scored = row.outcome.map_or(String::new(), |o| o.to_string());
+        row.source.push_str(&format!(
+            ", waits for the task's other seeds (scored {scored})"
+        ));
+        row.outcome = None;
+        row.status = RowStatus::NotAttempted;
+        held += 1;
+    }
     let mut agents: Vec<&str> = experiments.iter().map(|(n, _)| n.agent.as_str()).collect();
     agents.dedup();
     let mut notes = vec![format!(
@@ -352,6 +373,13 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
         notes.push(format!(
             "{shown}: {} no {SUMMARY} (not run yet, or running): not attempted",
             counted(waiting, "experiment has", "experiments have")
+        ));
+    }
+    if held > 0 {
+        notes.push(format!(
+            "{shown}: {} of tasks with a seed not ended {} not attempted so far (a task's outcome is the mean of its seeds)",
+            counted(held, "ended experiment", "ended experiments"),
+            if held == 1 { "is" } else { "are" }
         ));
     }
     let (hidden, unnamed) = left_out(path);
