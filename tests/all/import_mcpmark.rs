@@ -178,3 +178,39 @@ fn a_run_missing_tasks_is_named() {
     let whole = info_words(&[&experiment().to_string_lossy()]);
     assert!(!whole.contains("tasks its other runs hold"), "{whole}");
 }
+
+#[test]
+fn a_task_waits_while_its_next_run_is_to_come() {
+    // The weak model's run-2 while it goes on: no summary.json yet, one task without its meta.json
+    // (running) and one not started (no folder). Their run-1 outcomes alone would be read, and
+    // run-2's would change the means.
+    let root = temp_dir("mcpmark-run-going");
+    let model = root.join("stand-in-weak-0-5__filesystem");
+    copy_tree(&experiment().join("stand-in-weak-0-5__filesystem"), &model);
+    let run2 = model.join("run-2");
+    std::fs::remove_file(run2.join("summary.json")).expect("remove");
+    let mut tasks: Vec<PathBuf> = std::fs::read_dir(&run2)
+        .expect("run-2")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    tasks.sort();
+    std::fs::remove_file(tasks[0].join("meta.json")).expect("remove");
+    std::fs::remove_dir_all(&tasks[1]).expect("remove");
+    let rows = import_rows("mcpmark", &[&root], &[], "mcpmark-run-going-rows");
+    let waiting: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["status"] == "not_attempted")
+        .collect();
+    // run-2's running task, and run-1's rows of both tasks.
+    assert_eq!(waiting.len(), 3, "{waiting:?}");
+    assert_eq!(rows.len(), 2 * 12 - 1);
+    let words = info_words(&[root.to_str().expect("path")]);
+    assert!(
+        words.contains(
+            "2 ended task runs of tasks with a run still to come are not attempted so far"
+        ),
+        "{words}"
+    );
+}

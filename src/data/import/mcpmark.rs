@@ -19,7 +19,8 @@
 //! - status: a failure whose error the aggregator takes for an infrastructure error, to be run
 //!   again (rate limits, quotas, an unavailable or overloaded service: it marks such a model
 //!   invalid) → error with outcome 0; a task folder with no `meta.json` yet (running, or the run
-//!   was killed) → not attempted. seconds: `agent_execution_time` (the agent's part; the task's
+//!   was killed) → not attempted, and while a run has no `summary.json`, so are the ended runs of a
+//!   task with a run to come (its mean would change). seconds: `agent_execution_time` (the agent's part; the task's
 //!   set-up and verification are `task_execution_time`). No cost: MCPMark prices the token counts
 //!   with a table of its own.
 
@@ -348,6 +349,7 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
         rows.push(task_row(task, &mut counts, &mut bytes)?);
     }
     let short_runs = short_runs(&rows);
+    let held = hold_tasks_with_runs_to_come(&tasks, &mut rows);
     let mut notes = vec![format!(
         "{shown}: MCPMark, {}; systems are the model slugs (with the reasoning effort), tasks <service>/<category>__<task>, runs run-N; the outcome is execution_result.success; no cost (MCPMark prices the token counts with its own table)",
         super::counted(rows.len(), "task run", "task runs")
@@ -385,6 +387,13 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
             ));
         }
     }
+    if held > 0 {
+        notes.push(format!(
+            "{shown}: a run-N folder has no summary.json yet (running, or stopped): {} of tasks with a run still to come {} not attempted so far (a task's outcome is the mean of its runs)",
+            super::counted(held, "ended task run", "ended task runs"),
+            if held == 1 { "is" } else { "are" }
+        ));
+    }
     // MCPMark's aggregator counts a run missing tasks as incomplete (its pass@1 divides by every
     // task): such runs are named, as the rows hold only the tasks the run reached.
     for (system, run, have, of) in short_runs {
@@ -394,6 +403,49 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
         ));
     }
     Ok((Imported::entries(rows, notes), bytes, shown))
+}
+
+/// MCPMark runs `--k` runs one after another (every model finishes run-N before run-N+1) and
+/// writes `run-N/summary.json` when a run ends. While a model's latest run has none, a task with
+/// fewer ended runs than the model's runs so far has one to come, which would change its mean
+/// (SPEC §9c): its ended runs are not attempted so far. How many runs are planned (`--k`) is not
+/// on disk, so the stretch between two runs cannot be told. Returns how many rows were held.
+fn hold_tasks_with_runs_to_come(tasks: &[PathBuf], rows: &mut [CanonicalRow]) -> usize {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut runs: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
+    let mut going: BTreeSet<String> = BTreeSet::new();
+    for task in tasks {
+        if let (Some((model, _, run)), Some(run_folder)) = (placed(task), task.parent()) {
+            if !run_folder.join("summary.json").is_file() {
+                going.insert(model.clone());
+            }
+            runs.entry(model).or_default().insert(run);
+        }
+    }
+    let mut ended: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for row in rows.iter().filter(|row| row.outcome.is_some()) {
+        *ended
+            .entry((row.system.clone(), row.task.clone()))
+            .or_default() += 1;
+    }
+    let mut held = 0;
+    for row in rows.iter_mut() {
+        let planned = runs.get(&row.system).map_or(0, BTreeSet::len);
+        let done = ended
+            .get(&(row.system.clone(), row.task.clone()))
+            .copied()
+            .unwrap_or(0);
+        if row.outcome.is_some() && going.contains(&row.system) && done < planned {
+            let scored = row.outcome.map_or(String::new(), |o| o.to_string());
+            row.source.push_str(&format!(
+                ", waits for the task's other runs (scored {scored})"
+            ));
+            row.outcome = None;
+            row.status = RowStatus::NotAttempted;
+            held += 1;
+        }
+    }
+    held
 }
 
 /// The runs of a system holding fewer tasks than its runs together: (system, run, tasks held,
