@@ -77,6 +77,18 @@ fn output_dirs_give_nemo_skills_own_metrics() {
 }
 
 #[test]
+fn eval_results_is_read_as_its_benchmarks_beside_metrics_json() {
+    // A standalone `ns summarize_results` writes eval-results/metrics.json: an aggregate, not a
+    // result file.
+    let results = out().join("model-a/eval-results");
+    let words = info_words(&[results.to_str().expect("path")]);
+    assert!(
+        words.contains("read the 2 NeMo-Skills output files below it"),
+        "{words}"
+    );
+}
+
+#[test]
 fn a_benchmark_folder_reads_its_seeds_beside_metrics_json() {
     // metrics.json is NeMo-Skills' aggregate, read beside the output files and never as a result.
     let bench = out().join("model-a/eval-results/gsm8k");

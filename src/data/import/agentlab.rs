@@ -348,12 +348,7 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
     for row in rows.iter_mut().filter(|row| {
         row.outcome.is_some() && pending.contains(&(row.system.clone(), row.task.clone()))
     }) {
-        let scored = row.outcome.map_or(String::new(), |o| o.to_string());
-        row.source.push_str(&format!(
-            ", waits for the task's other seeds (scored {scored})"
-        ));
-        row.outcome = None;
-        row.status = RowStatus::NotAttempted;
+        super::hold_for_runs_to_come(row, "seeds");
         held += 1;
     }
     let mut agents: Vec<&str> = experiments.iter().map(|(n, _)| n.agent.as_str()).collect();

@@ -371,24 +371,7 @@ fn hold_unfinished_tasks(
     if !running || attempts < 2 {
         return;
     }
-    let mut ended: HashMap<(String, String), u64> = HashMap::new();
-    for row in rows.iter() {
-        *ended
-            .entry((row.system.clone(), row.task.clone()))
-            .or_default() += 1;
-    }
-    let mut held = 0usize;
-    for row in rows.iter_mut() {
-        if ended[&(row.system.clone(), row.task.clone())] < attempts {
-            let scored = row.outcome.map_or("nothing".to_string(), |o| o.to_string());
-            row.source.push_str(&format!(
-                ", waits for the task's other attempts (scored {scored})"
-            ));
-            row.outcome = None;
-            row.status = RowStatus::NotAttempted;
-            held += 1;
-        }
-    }
+    let (held, _) = super::hold_tasks_short_of(rows, attempts, "attempts");
     if held > 0 {
         notes.push(format!(
             "{file}: the job is running (no finished_at): {held} ended {} of tasks with fewer than its {attempts} attempts ended {} not attempted so far (a task's outcome is the mean of its attempts)",

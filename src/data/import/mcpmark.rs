@@ -436,12 +436,7 @@ fn hold_tasks_with_runs_to_come(tasks: &[PathBuf], rows: &mut [CanonicalRow]) ->
             .copied()
             .unwrap_or(0);
         if row.outcome.is_some() && going.contains(&row.system) && done < planned {
-            let scored = row.outcome.map_or(String::new(), |o| o.to_string());
-            row.source.push_str(&format!(
-                ", waits for the task's other runs (scored {scored})"
-            ));
-            row.outcome = None;
-            row.status = RowStatus::NotAttempted;
+            super::hold_for_runs_to_come(row, "runs");
             held += 1;
         }
     }

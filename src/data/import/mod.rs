@@ -537,6 +537,42 @@ impl RowStatus {
     }
 }
 
+/// A row whose task has runs still to come, while the harness runs: the task's outcome is the
+/// mean of its runs, which those to come would change, and a live decision must not read a value
+/// that later rows change (SPEC §9c). Not attempted so far; its source keeps what it scored.
+fn hold_for_runs_to_come(row: &mut CanonicalRow, runs: &str) {
+    let scored = row.outcome.map_or("nothing".to_string(), |o| o.to_string());
+    row.source.push_str(&format!(
+        ", waits for the task's other {runs} (scored {scored})"
+    ));
+    row.outcome = None;
+    row.status = RowStatus::NotAttempted;
+}
+
+/// Holds ([`hold_for_runs_to_come`]) the rows with an outcome of every (system, task) that has
+/// fewer rows than `planned` (rows that ended without an outcome count as ended); the rows and
+/// the tasks held.
+fn hold_tasks_short_of(rows: &mut [CanonicalRow], planned: u64, runs: &str) -> (usize, usize) {
+    let mut ended: std::collections::HashMap<(String, String), u64> =
+        std::collections::HashMap::new();
+    for row in rows.iter() {
+        *ended
+            .entry((row.system.clone(), row.task.clone()))
+            .or_default() += 1;
+    }
+    let mut tasks = std::collections::HashSet::new();
+    let mut held = 0;
+    for row in rows.iter_mut() {
+        let key = (row.system.clone(), row.task.clone());
+        if row.outcome.is_some() && ended[&key] < planned {
+            hold_for_runs_to_come(row, runs);
+            held += 1;
+            tasks.insert(key);
+        }
+    }
+    (held, tasks.len())
+}
+
 /// One canonical row as an importer builds it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CanonicalRow {

@@ -73,14 +73,12 @@ fn seed_of(name: &str) -> Option<u32> {
 }
 
 /// Whether a file in a folder is read beside the output files: `ns summarize_results`'
-/// `metrics.json`.
+/// `metrics.json`, in a benchmark's folder or in `eval-results/` itself.
 pub fn is_companion(path: &Path, name: &str) -> bool {
     name == "metrics.json"
-        && path.parent().is_some_and(|folder| {
-            super::files_named(folder, |n| seed_of(n).is_some()).len()
-                + usize::from(folder.join(RESULTS).is_dir())
-                > 0
-        })
+        && path
+            .parent()
+            .is_some_and(|folder| name_of(folder) == RESULTS || !outputs_in(folder).is_empty())
 }
 
 /// The output files below a folder holding NeMo-Skills results (an output dir, its

@@ -332,29 +332,12 @@ fn hold_tasks_with_trials_to_come(
     if trials < 2 {
         return;
     }
-    let mut ended: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
-    for row in rows.iter() {
-        *ended.entry(row.task.clone()).or_default() += 1;
-    }
-    let mut held = 0usize;
-    let mut tasks = std::collections::HashSet::new();
-    for row in rows.iter_mut() {
-        if ended[&row.task] < trials && row.outcome.is_some() {
-            let scored = row.outcome.map_or(String::new(), |o| o.to_string());
-            row.source.push_str(&format!(
-                ", waits for the task's other trials (scored {scored})"
-            ));
-            row.outcome = None;
-            row.status = RowStatus::NotAttempted;
-            held += 1;
-            tasks.insert(row.task.clone());
-        }
-    }
+    let (held, tasks) = super::hold_tasks_short_of(rows, trials, "trials");
     if held > 0 {
         notes.push(format!(
             "{file}: {} of {} with fewer simulations than num_trials ({trials}) {} not attempted so far (the run is going, or stopped: a task's outcome is the mean of its trials)",
             super::counted(held, "simulation", "simulations"),
-            super::counted(tasks.len(), "task", "tasks"),
+            super::counted(tasks, "task", "tasks"),
             if held == 1 { "is" } else { "are" }
         ));
     }

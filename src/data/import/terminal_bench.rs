@@ -339,20 +339,7 @@ fn hold_tasks_with_attempts_to_come(
     if planned < 2 {
         return;
     }
-    let mut ended: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
-    for row in rows.iter() {
-        *ended.entry(row.task.clone()).or_default() += 1;
-    }
-    let mut held = 0usize;
-    for row in rows.iter_mut().filter(|row| ended[&row.task] < planned) {
-        let scored = row.outcome.map_or(String::new(), |o| o.to_string());
-        row.source.push_str(&format!(
-            ", waits for the task's other attempts (scored {scored})"
-        ));
-        row.outcome = None;
-        row.status = RowStatus::NotAttempted;
-        held += 1;
-    }
+    let (held, _) = super::hold_tasks_short_of(rows, planned, "attempts");
     if held > 0 {
         notes.push(format!(
             "{file}: the run is going (run_metadata.json has no end_time): {} of tasks with fewer than its {planned} attempts {} not attempted so far (a task's outcome is the mean of its attempts)",

@@ -135,7 +135,6 @@ fn number_runs(rows: &mut [CanonicalRow]) -> BTreeMap<String, u32> {
 /// come would change (SPEC §9c), so they are not attempted yet. A note for those held.
 fn hold_unfinished(
     rows: &mut [CanonicalRow],
-    counts: &BTreeMap<String, u32>,
     per: Option<u64>,
     file: &str,
     notes: &mut Vec<String>,
@@ -143,22 +142,7 @@ fn hold_unfinished(
     let Some(per) = per.filter(|&p| p > 1) else {
         return;
     };
-    let mut held = 0usize;
-    let mut tasks = 0usize;
-    for (task, &count) in counts {
-        if u64::from(count) >= per {
-            continue;
-        }
-        tasks += 1;
-        for row in rows.iter_mut().filter(|r| &r.task == task) {
-            let scored = row.outcome.map_or("nothing".to_string(), |o| o.to_string());
-            row.source
-                .push_str(&format!(", waits for its other rollouts (scored {scored})"));
-            row.outcome = None;
-            row.status = RowStatus::NotAttempted;
-            held += 1;
-        }
-    }
+    let (held, tasks) = super::hold_tasks_short_of(rows, per, "rollouts");
     if held > 0 {
         notes.push(format!(
             "{file}: {} of {} with fewer than the {per} rollouts planned {} not attempted so far (the run is going, or stopped: a task's outcome is the mean of its rollouts)",
@@ -335,13 +319,7 @@ pub fn results(
             ));
         }
     }
-    hold_unfinished(
-        &mut rows,
-        &counts,
-        planned("rollouts_per_example"),
-        file,
-        &mut notes,
-    );
+    hold_unfinished(&mut rows, planned("rollouts_per_example"), file, &mut notes);
     Ok((Imported::by_line(rows, notes, lines), non_finite))
 }
 
@@ -481,7 +459,7 @@ pub fn traces(
         .and_then(|config| std::fs::read(config).ok())
         .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
         .and_then(|config| config.get("num_rollouts").and_then(Value::as_u64));
-    hold_unfinished(&mut rows, &counts, per, file, &mut notes);
+    hold_unfinished(&mut rows, per, file, &mut notes);
     Ok((Imported::by_line(rows, notes, lines), non_finite))
 }
 
