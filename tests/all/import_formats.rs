@@ -3383,6 +3383,33 @@ fn livebench_reads_one_release_as_its_leaderboard_does() {
 }
 
 #[test]
+fn an_evalscope_sample_waits_for_its_repeats_while_the_review_phase_goes_on() {
+    // The weak model's invocation (repeats: 3) while its review phase runs: no report yet, and the
+    // arith review file holds its first five lines (scored in the order they finished): question
+    // 0's three repeats, and one each of questions 1 and 2, which would be read alone.
+    let invocation = temp_dir("evalscope-reviewing").join("20261204_202131");
+    copy_tree(&fixture("evalscope/outputs/20261204_202131"), &invocation);
+    std::fs::remove_file(invocation.join("reports/stand-in-weak/general_mcq.json"))
+        .expect("remove");
+    let arith = invocation.join("reviews/stand-in-weak/general_mcq_arith.jsonl");
+    let text = std::fs::read_to_string(&arith).expect("read");
+    let first: Vec<&str> = text.lines().take(5).collect();
+    std::fs::write(&arith, first.join("\n") + "\n").expect("write");
+    let rows = import_rows("evalscope", &[&invocation], &[], "evalscope-reviewing-rows");
+    assert_eq!(rows.len(), 5 + 30);
+    let waiting: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["status"] == "not_attempted")
+        .collect();
+    assert_eq!(waiting.len(), 2, "{waiting:?}");
+    let words = info_words(&[invocation.to_str().expect("path")]);
+    assert!(
+        words.contains("2 scored samples of 2 tasks with fewer than the 3 repeats planned are not attempted so far"),
+        "{words}"
+    );
+}
+
+#[test]
 fn evalscope_outputs_give_each_review_s_main_score_with_generations_and_invocations_as_runs() {
     // Outputs EvalScope 1.14.1's own run_task wrote against a stand-in OpenAI-compatible server.
     let outputs = fixture("evalscope").join("outputs");

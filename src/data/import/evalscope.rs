@@ -12,6 +12,8 @@
 //!   dataset sample; `sample_id`, then `index`, when there is no `group_id`).
 //! - run: `generation_index` (`repeats` > 1 samples each question that often); a work folder of
 //!   several invocations numbers each (model, task)'s runs by invocation time, then generation.
+//!   While a benchmark has no report yet, a question with fewer scored samples than `repeats` is
+//!   not attempted so far (the repeats to come would change its mean).
 //! - outcome: the score's `main_score_name` value (else its first), or `--metric KEY` (numbers and
 //!   booleans; `--score-scale MIN:MAX` maps a range onto [0, 1]).
 //! - status: a score whose `status` is not usable (`transport_error`, `parse_error`,
@@ -361,6 +363,29 @@ pub fn review_file(
     })
 }
 
+/// The repeats each sample of a review file is still to get, when its benchmark has no report
+/// yet: EvalScope appends a review line as each sample is scored, in the order they finish, and
+/// writes `reports/<model>/<benchmark>.json` when the benchmark is done; `repeats` (top level of
+/// `configs/task_config.yaml`) samples each question that often. None when the benchmark is
+/// done, or each question is sampled once.
+fn repeats_to_come(invocation: &Path, model: &str, review: &Path) -> Option<u64> {
+    let stem = stem_of(review);
+    let reported = super::files_named(&invocation.join(REPORTS).join(model), |name| {
+        name.strip_suffix(".json").is_some_and(|benchmark| {
+            stem == benchmark || stem.starts_with(&format!("{benchmark}_"))
+        })
+    });
+    if !reported.is_empty() {
+        return None;
+    }
+    let config = std::fs::read_to_string(invocation.join("configs/task_config.yaml")).ok()?;
+    config
+        .lines()
+        .find_map(|line| line.strip_prefix("repeats:"))
+        .and_then(|n| n.trim().parse::<u64>().ok())
+        .filter(|&n| n > 1)
+}
+
 /// The samples a report's `execution_summary` counts as errored (written nowhere), per subset.
 fn errored_in_report(report: &Path) -> Option<(u64, String)> {
     let value: Value = serde_json::from_slice(&std::fs::read(report).ok()?).ok()?;
@@ -396,6 +421,7 @@ pub fn outputs(
     // Per row: its invocation's place in time order (the folders are named by time).
     let mut invocation_of = Vec::new();
     let mut bytes = Vec::new();
+    let mut held_notes = Vec::new();
     let files = review_files(folder);
     let mut invocation_names: Vec<&PathBuf> = files.iter().map(|(i, _, _)| i).collect();
     invocation_names.sort();
@@ -406,6 +432,18 @@ pub fn outputs(
             .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
         let before = read.rows.len();
         read_file(&text, &file, &stem_of(path), model, settings, &mut read)?;
+        if let Some(repeats) = repeats_to_come(invocation, model, path) {
+            let (held, tasks) =
+                super::hold_tasks_short_of(&mut read.rows[before..], repeats, "repeats");
+            if held > 0 {
+                held_notes.push(format!(
+                    "{file}: no report for it yet (its review phase is going, or stopped): {} of {} with fewer than the {repeats} repeats planned {} not attempted so far (a task's outcome is the mean of its repeats)",
+                    counted(held, "scored sample", "scored samples"),
+                    counted(tasks, "task", "tasks"),
+                    if held == 1 { "is" } else { "are" }
+                ));
+            }
+        }
         let place = invocation_names
             .iter()
             .position(|name| *name == invocation)
@@ -415,6 +453,7 @@ pub fn outputs(
     }
     read.check_metric(&shown, settings.metric)?;
     let mut notes = notes(&shown, &read, settings.metric);
+    notes.extend(held_notes);
     if invocation_names.len() > 1 {
         // Runs of a (model, task) in time order: invocation, then generation.
         let mut order: Vec<usize> = (0..read.rows.len()).collect();
