@@ -3,22 +3,18 @@
 //! `<env>_summary.json` and the run's `summary.json`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
 use crate::common::{assert_refused, copy_tree, fixture, pareval, stderr, temp_dir};
-use crate::import_formats::{import_rows, info_words};
+use crate::import_formats::{import_rows, info_words, json_file as json};
 
 const GOOD: &str = "2026-12-06_08-15-01_naive_standin-good";
 const BAD: &str = "2026-12-06_08-15-42_naive_standin-bad";
 
 fn results() -> PathBuf {
     fixture("balrog/results")
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(path).expect("read")).expect("JSON")
 }
 
 fn number(row: &Value, key: &str) -> f64 {
@@ -264,20 +260,23 @@ fn a_task_with_an_episode_still_running_is_waited_on() {
     // Its finished episode alone would be read as the task's outcome, and the episode still
     // running would change it afterwards (SPEC §9c): the prefix stops there instead.
     let (root, plan) = runs_with_an_episode_running("balrog-running-decide");
-    let output = pareval(&[
-        "decide",
-        root.to_str().expect("path"),
-        "--plan",
-        plan.to_str().expect("path"),
-        "--tested",
-        GOOD,
-        "--baseline",
-        BAD,
-        "--rule",
-        "anytime",
-        "--format",
-        "text",
-    ]);
+    let decide = || {
+        pareval(&[
+            "decide",
+            root.to_str().expect("path"),
+            "--plan",
+            plan.to_str().expect("path"),
+            "--tested",
+            GOOD,
+            "--baseline",
+            BAD,
+            "--rule",
+            "anytime",
+            "--format",
+            "text",
+        ])
+    };
+    let output = decide();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     let text = crate::common::stdout(&output);
     assert!(text.contains("0 of 12 planned tasks read"), "{text}");
@@ -292,20 +291,7 @@ fn a_task_with_an_episode_still_running_is_waited_on() {
         root.join(GOOD).join("summary.json"),
     )
     .expect("copy the summary");
-    let output = pareval(&[
-        "decide",
-        root.to_str().expect("path"),
-        "--plan",
-        plan.to_str().expect("path"),
-        "--tested",
-        GOOD,
-        "--baseline",
-        BAD,
-        "--rule",
-        "anytime",
-        "--format",
-        "text",
-    ]);
+    let output = decide();
     let text = crate::common::stdout(&output);
     assert!(text.contains("12 of 12 planned tasks read"), "{text}");
 }

@@ -27,6 +27,19 @@ pub fn import_rows(format: &str, paths: &[&Path], extra: &[&str], name: &str) ->
         .collect()
 }
 
+/// A JSON file a test compares with (a harness's own figures).
+pub fn json_file(path: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(path).expect("read")).expect("JSON")
+}
+
+/// An imported row's outcome (NaN where it has none).
+pub fn row_outcome(row: &Value) -> f64 {
+    row["outcome"]
+        .as_str()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(f64::NAN)
+}
+
 /// The rows `watch` reads from a followed path once some arrive (polling every 0.1 s for up to five
 /// seconds).
 pub fn rows_once_read(followed: &mut pareval::watch::follow::Followed) -> usize {

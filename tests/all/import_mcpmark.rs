@@ -8,21 +8,10 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::common::{copy_tree, fixture, temp_dir};
-use crate::import_formats::{import_rows, info_words};
+use crate::import_formats::{import_rows, info_words, json_file as json, row_outcome as outcome};
 
 fn experiment() -> PathBuf {
     fixture("mcpmark/results/fixture")
-}
-
-fn json(path: PathBuf) -> Value {
-    serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("JSON")
-}
-
-fn outcome(row: &Value) -> f64 {
-    row["outcome"]
-        .as_str()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(f64::NAN)
 }
 
 const MODELS: [&str; 2] = ["stand-in-strong-high", "stand-in-weak-0-5"];
@@ -42,7 +31,7 @@ fn an_experiment_gives_mcpmarks_own_pass_rates() {
     }
     for model in MODELS {
         for run in ["0", "1"] {
-            let summary = json(experiment().join(format!(
+            let summary = json(&experiment().join(format!(
                 "{model}__filesystem/run-{}/summary.json",
                 run.parse::<u32>().expect("run") + 1
             )));
@@ -53,7 +42,7 @@ fn an_experiment_gives_mcpmarks_own_pass_rates() {
             );
         }
         // pass@1 over the runs, as MCPMark's aggregator gives it.
-        let aggregate = json(fixture(&format!(
+        let aggregate = json(&fixture(&format!(
             "mcpmark/aggregate_specific/{model}__filesystem.json"
         )));
         let pass1 = aggregate["pass@1"]["avg"].as_f64().expect("pass@1");
@@ -90,7 +79,7 @@ fn an_experiment_gives_mcpmarks_own_pass_rates() {
     assert_eq!(turns["status"], "ok", "{turns}");
     assert_eq!(outcome(turns), 0.0);
     // The agent's time, from meta.json.
-    let meta = json(experiment().join(
+    let meta = json(&experiment().join(
         "stand-in-strong-high__filesystem/run-1/folder_structure__structure_analysis/meta.json",
     ));
     let seconds: f64 = turns["seconds"]

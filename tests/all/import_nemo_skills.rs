@@ -2,26 +2,15 @@
 //! its README), checked against NeMo-Skills' own `metrics.json`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
 use crate::common::{assert_refused, copy_tree, fixture, pareval, temp_dir};
-use crate::import_formats::{import_rows, info_words};
+use crate::import_formats::{import_rows, info_words, json_file as json, row_outcome as outcome};
 
 fn out() -> PathBuf {
     fixture("nemo_skills/out")
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(path).expect("read")).expect("JSON")
-}
-
-fn outcome(row: &Value) -> f64 {
-    row["outcome"]
-        .as_str()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(f64::NAN)
 }
 
 #[test]

@@ -3,12 +3,12 @@
 //! stand-in models; see its README), checked against vf-eval's own figures in `metadata.json`.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
 use crate::common::{assert_refused, copy_tree, fixture, pareval, temp_dir};
-use crate::import_formats::{import_rows, info_words};
+use crate::import_formats::{import_rows, info_words, json_file as json, row_outcome as outcome};
 
 const MODELS: [(&str, &str); 3] = [
     ("standin-good", "91c8db3b"),
@@ -20,17 +20,6 @@ fn legacy_run(model: &str, id: &str) -> PathBuf {
     fixture(&format!(
         "verifiers/legacy/evals/vf-arith-groups--{model}/{id}"
     ))
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(path).expect("read")).expect("JSON")
-}
-
-fn outcome(row: &Value) -> f64 {
-    row["outcome"]
-        .as_str()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(f64::NAN)
 }
 
 /// Mean outcome per system over its rows.

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::common::{assert_refused, fixture, pareval, temp_dir};
-use crate::import_formats::{import_rows, info_words};
+use crate::import_formats::{import_rows, info_words, row_outcome as outcome};
 
 fn outputs() -> PathBuf {
     fixture("vlmevalkit/outputs")
@@ -16,13 +16,6 @@ fn outputs() -> PathBuf {
 fn expected() -> Value {
     serde_json::from_slice(&std::fs::read(fixture("vlmevalkit/expected.json")).expect("expected"))
         .expect("JSON")
-}
-
-fn outcome(row: &Value) -> f64 {
-    row["outcome"]
-        .as_str()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(f64::NAN)
 }
 
 /// Every question's outcome against VLMEvalKit's own per-question score in expected.json.
