@@ -340,10 +340,16 @@ impl LiveArgs {
             ignore_columns: self.ignore_columns.clone(),
             system_key: self.system_key.clone(),
             live: true,
+            runs: self.declared_runs()?,
             ..LoadOptions::default()
         };
         self.import.apply(&mut options)?;
         Ok(options)
+    }
+    /// `--runs`, read.
+    pub fn declared_runs(&self) -> Result<crate::data::DeclaredRuns, super::CliError> {
+        crate::data::DeclaredRuns::parse(&self.runs)
+            .map_err(|message| super::CliError::Input(format!("--runs: {message}")))
     }
 }
 
@@ -1116,6 +1122,13 @@ pub struct LiveArgs {
     /// takes longer on failures finishes the quick outcomes first).
     #[arg(long, value_name = "prefix|finished", default_value = "prefix")]
     pub reading: String,
+    /// How many runs each task gets (`N`, every system) or a system's tasks get (`SYSTEM=N`; repeat
+    /// or separate by commas): a task's outcome is the mean of its runs, so a task with fewer ended
+    /// runs is not read until the rest have ended (SPEC §9c). For files that do not say how many
+    /// runs are coming (a CSV, OpenAI Evals logs, OSWorld run folders); a completed baseline with
+    /// fewer runs is declared on its own, e.g. --runs 3,baseline=1.
+    #[arg(long, value_name = "N|SYSTEM=N", value_delimiter = ',')]
+    pub runs: Vec<String>,
     #[command(flatten)]
     pub import: ImportFlags,
 }

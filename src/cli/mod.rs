@@ -666,6 +666,8 @@ pub(crate) struct LiveSetup {
     pub baselines: crate::watch::state::Baselines,
     pub settings: LiveSettings,
     pub inputs: Vec<crate::dataset::InputFile>,
+    /// `--runs`: the runs each task gets.
+    pub runs: crate::data::DeclaredRuns,
 }
 
 impl LiveSetup {
@@ -710,6 +712,7 @@ impl LiveSetup {
             baselines,
             settings,
             inputs,
+            runs: live.declared_runs()?,
         })
     }
 
@@ -722,6 +725,7 @@ impl LiveSetup {
             self.settings.clone(),
             Provenance::new(&self.inputs),
         )
+        .with_runs(self.runs.clone())
     }
 }
 

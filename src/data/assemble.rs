@@ -203,6 +203,7 @@ fn assemble(
     }
     let context = context(&rows);
     check_duplicates(&rows, &context)?;
+    notes.extend(super::hold_runs::hold_short_tasks(&mut rows, &options.runs));
     let n_sys = rows.systems.len();
     let n_tasks = rows.task_names.len();
 

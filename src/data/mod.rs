@@ -5,8 +5,10 @@
 
 mod assemble;
 mod columns;
+pub mod declared_runs;
 pub mod error;
 pub mod halts;
+mod hold_runs;
 pub mod import;
 mod options;
 pub mod read;
@@ -18,6 +20,7 @@ pub mod write;
 
 pub use assemble::{LoadOptions, load};
 pub use columns::{ColumnMap, ColumnMapError, KNOWN as KNOWN_COLUMNS, MappingProblem};
+pub use declared_runs::DeclaredRuns;
 pub use error::LoadError;
 pub use records::{parse_date, run_key};
 pub use side::{Plan, load_plan};

@@ -58,6 +58,8 @@ pub struct LoadOptions {
     /// line the harness has not finished (no line end, and short of a record) is set aside with a
     /// note rather than refused, as `watch` waits for it.
     pub live: bool,
+    /// The runs each task of a live run gets (`--runs`): a task with fewer ended runs waits.
+    pub runs: super::declared_runs::DeclaredRuns,
 }
 
 impl LoadOptions {

@@ -86,6 +86,11 @@ pub struct WatchState {
     decisions: HashMap<String, LiveCache>,
     /// The early predictor's panel (`--early MODEL --steps FILE`).
     pub early: Option<super::early::EarlyWatch>,
+    /// The runs each task gets (`--runs`): a task with fewer runs in has no outcome yet.
+    runs: crate::data::DeclaredRuns,
+    /// Per system with declared runs that has rows: the runs declared and the planned tasks with
+    /// some of them in but not all (see [`WatchState::runs_note`]).
+    runs_waiting: Vec<(String, u32, usize)>,
 }
 
 impl WatchState {
@@ -120,9 +125,18 @@ impl WatchState {
             curves: HashMap::new(),
             decisions: HashMap::new(),
             early: None,
+            runs: crate::data::DeclaredRuns::default(),
+            runs_waiting: Vec::new(),
         };
         state.recompute();
         state
+    }
+
+    /// Declares the runs each task gets (`--runs`): a task waits until that many are in.
+    pub fn with_runs(mut self, runs: crate::data::DeclaredRuns) -> Self {
+        self.runs = runs;
+        self.recompute();
+        self
     }
 
     /// Adds the early predictor's panel.
@@ -180,6 +194,57 @@ impl WatchState {
             .collect();
         list.sort_by_key(|(system, _)| *system != self.tested);
         list
+    }
+
+    /// Per system with declared runs (`--runs`), the planned tasks with some runs in but not all:
+    /// counted once per poll, as the errored runs are.
+    fn count_runs_waiting(&self) -> Vec<(String, u32, usize)> {
+        if self.runs.is_empty() {
+            return Vec::new();
+        }
+        let mut runs_in: HashMap<(&str, &str), u32> = HashMap::new();
+        for placed in self.rows.values().flatten() {
+            let row = &placed.row;
+            if self.plan_index.contains_key(&row.task) {
+                *runs_in.entry((&row.system, &row.task)).or_default() += 1;
+            }
+        }
+        let mut waiting: BTreeMap<&str, (u32, usize)> = BTreeMap::new();
+        for (&(system, _), &count) in &runs_in {
+            if let Some(runs) = self.runs.for_system(system) {
+                let entry = waiting.entry(system).or_insert((runs, 0));
+                entry.1 += usize::from(count < runs);
+            }
+        }
+        let mut list: Vec<(String, u32, usize)> = waiting
+            .into_iter()
+            .map(|(system, (runs, tasks))| (system.to_string(), runs, tasks))
+            .collect();
+        list.sort_by_key(|(system, _, _)| *system != self.tested);
+        list
+    }
+
+    /// The declared runs (`--runs`) of the systems with rows, and how many of their planned tasks
+    /// wait for the rest of their runs, in words (None when no runs are declared).
+    pub fn runs_note(&self) -> Option<String> {
+        if self.runs.is_empty() {
+            return None;
+        }
+        let each: Vec<String> = self
+            .runs_waiting
+            .iter()
+            .map(|(system, runs, tasks)| {
+                format!("{system} {runs} a task ({tasks} waiting for the rest)")
+            })
+            .collect();
+        Some(format!(
+            "a task is read once all its runs are in (--runs): {}",
+            if each.is_empty() {
+                "no rows yet".to_string()
+            } else {
+                each.join(", ")
+            }
+        ))
     }
 
     /// What [`WatchState::errored_runs`] says, in words (None without any).
@@ -251,6 +316,7 @@ impl WatchState {
         let outcomes = self.outcomes(
             rows.get(system).map_or(&[][..], Vec::as_slice),
             due.get(system).map_or(&[][..], Vec::as_slice),
+            self.runs.for_system(system),
             &mut Vec::new(),
         );
         outcomes.iter().flatten().count()
@@ -295,11 +361,12 @@ impl WatchState {
     /// Run-averaged outcomes on the planned tasks of one system's rows (file by file, in line order),
     /// and the problems met on the way. A task with a run said to be due (`Event::Due`) and not in
     /// yet has no outcome: averaging the runs that happen to be in would feed the sequence a value
-    /// that later runs change.
+    /// that later runs change. So has a task with fewer runs in than `declared` (`--runs`).
     fn outcomes(
         &self,
         rows: &[(&str, &Placed)],
         due: &[(&str, &str)],
+        declared: Option<u32>,
         problems: &mut Vec<String>,
     ) -> Vec<Option<f64>> {
         let mut sums = vec![(0.0, 0u32); self.plan.tasks.len()];
@@ -331,6 +398,13 @@ impl WatchState {
                 sums[i].1 = 0;
             }
         }
+        if let Some(runs) = declared {
+            for sum in &mut sums {
+                if sum.1 < runs {
+                    sum.1 = 0;
+                }
+            }
+        }
         sums.into_iter()
             .map(|(sum, n)| (n > 0).then(|| sum / f64::from(n)))
             .collect()
@@ -358,17 +432,28 @@ impl WatchState {
     fn recompute(&mut self) {
         self.rows_read = self.rows.values().map(Vec::len).sum();
         self.errored = self.count_errored();
+        self.runs_waiting = self.count_runs_waiting();
         let (by_system, due_by_system) = self.by_system();
         let seen: HashSet<&str> = by_system.keys().copied().collect();
         let names = self.baseline_names(&seen);
         let mut problems = Vec::new();
         let rows_of = |name: &str| by_system.get(name).map_or(&[][..], Vec::as_slice);
         let due_of = |name: &str| due_by_system.get(name).map_or(&[][..], Vec::as_slice);
-        let tested = self.outcomes(rows_of(&self.tested), due_of(&self.tested), &mut problems);
+        let tested = self.outcomes(
+            rows_of(&self.tested),
+            due_of(&self.tested),
+            self.runs.for_system(&self.tested),
+            &mut problems,
+        );
         let baselines: Vec<(String, Vec<Option<f64>>)> = names
             .iter()
             .map(|name| {
-                let outcomes = self.outcomes(rows_of(name), due_of(name), &mut problems);
+                let outcomes = self.outcomes(
+                    rows_of(name),
+                    due_of(name),
+                    self.runs.for_system(name),
+                    &mut problems,
+                );
                 (name.clone(), outcomes)
             })
             .collect();
@@ -765,6 +850,49 @@ mod tests {
             row("a.eval", 1, "A", "t0", 1.0),
         ]);
         assert_eq!(state.pairs[0].diffs, vec![1.0]);
+    }
+
+    #[test]
+    fn a_task_waits_for_its_declared_runs_and_the_header_counts_it() {
+        // --runs A=2: A's first run of t0 is not read; its second makes t0 read with their mean.
+        let runs = crate::data::DeclaredRuns::parse(&["A=2".to_string()]).expect("runs");
+        let mut declared = state().with_runs(runs);
+        assert_eq!(
+            declared.runs_note().as_deref(),
+            Some("a task is read once all its runs are in (--runs): no rows yet")
+        );
+        declared.apply(vec![
+            row("b.csv", 2, "B", "t0", 0.0),
+            row("a.csv", 2, "A", "t0", 1.0),
+        ]);
+        assert_eq!(declared.pairs[0].records[0].observed, 0);
+        assert_eq!(declared.finished_tasks("A"), 0);
+        assert_eq!(
+            declared.runs_note().as_deref(),
+            Some(
+                "a task is read once all its runs are in (--runs): A 2 a task (1 waiting for the rest)"
+            )
+        );
+        let mut second = row("a.csv", 3, "A", "t0", 0.0);
+        if let Event::Row { row, .. } = &mut second {
+            row.run = "1".into();
+        }
+        declared.apply(vec![second]);
+        assert_eq!(declared.pairs[0].records[0].observed, 1);
+        assert_eq!(declared.pairs[0].diffs, vec![0.5]);
+        assert!(
+            declared
+                .runs_note()
+                .is_some_and(|n| n.ends_with("A 2 a task (0 waiting for the rest)"))
+        );
+        // Undeclared, the first run alone was read.
+        let mut undeclared = state();
+        undeclared.apply(vec![
+            row("b.csv", 2, "B", "t0", 0.0),
+            row("a.csv", 2, "A", "t0", 1.0),
+        ]);
+        assert_eq!(undeclared.pairs[0].records[0].observed, 1);
+        assert_eq!(undeclared.runs_note(), None);
     }
 
     #[test]

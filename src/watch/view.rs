@@ -162,6 +162,9 @@ fn header_lines(
     if let Some(note) = state.errored_note() {
         lines.extend(fit(&note, width, Style::default().fg(Color::Yellow)));
     }
+    if let Some(note) = state.runs_note() {
+        lines.extend(fit(&note, width, Style::default()));
+    }
     lines.extend(fit(&source, width, Style::default()));
     lines
 }

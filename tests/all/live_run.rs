@@ -1086,3 +1086,84 @@ fn live_commands_take_the_loader_s_column_choices_their_errors_name() {
     assert_eq!(record["observed"], 10);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn decide_reads_a_task_once_every_declared_run_has_ended() {
+    let dir = temp_dir("declared-runs");
+    let plan = write_plan(&dir, 6);
+    // A runs each task three times: t000 and t001 have all three, t002 one (a success so far), t003
+    // four. B's completed record has one run a task.
+    let mut rows = String::from("system,task,run,outcome,status\n");
+    for (task, outcomes) in [
+        ("t000", &[1, 1, 0][..]),
+        ("t001", &[1, 0, 1]),
+        ("t002", &[1]),
+        ("t003", &[1, 1, 1, 1]),
+    ] {
+        for (run, outcome) in outcomes.iter().enumerate() {
+            rows.push_str(&format!("A,{task},{run},{outcome},ok\n"));
+        }
+    }
+    // An errored run has ended too: t004's one errored run leaves two to come.
+    rows.push_str("A,t004,0,0,error\n");
+    for i in 0..6 {
+        rows.push_str(&format!("B,t{i:03},0,0,ok\n"));
+    }
+    let outcomes = dir.join("so_far.csv");
+    std::fs::write(&outcomes, rows).expect("rows");
+    let outcomes = outcomes.display().to_string();
+    let decide = |runs: &[&str]| {
+        let mut args = vec![
+            "decide",
+            &outcomes,
+            "--plan",
+            &plan,
+            "--tested",
+            "A",
+            "--baseline",
+            "B",
+            "--rule",
+            "anytime",
+        ];
+        args.extend_from_slice(runs);
+        pareval(&args)
+    };
+    // Undeclared, t002's first run is read as the task's outcome: 5 tasks usable.
+    let undeclared = decide(&[]);
+    assert!(undeclared.status.success(), "{}", stderr(&undeclared));
+    assert_eq!(json_lines(&stdout(&undeclared))[0]["observed"], 5);
+    // Declared, the prefix stops at t002, which waits for its other two runs.
+    let declared = decide(&["--runs", "3,B=1"]);
+    assert!(declared.status.success(), "{}", stderr(&declared));
+    let record = json_lines(&stdout(&declared)).remove(0);
+    assert_eq!(record["observed"], 2);
+    assert_eq!(record["waiting_on"]["task"], "t002");
+    assert_eq!(record["waiting_on"]["systems"][0], "A");
+    let notes = stderr(&declared);
+    assert!(
+        notes.contains("--runs: 2 tasks of 'A' wait for the rest of their 3 runs, not read until every run has ended (e.g. 't002' with 1 ended)"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("--runs: 1 task of 'A' has more ended runs than the 3 declared, and all are read (e.g. 't003' with 4)"),
+        "{notes}"
+    );
+    // Every system at 3 holds B's whole completed record, and the note says how to declare it.
+    let everyone = decide(&["--runs", "3"]);
+    assert!(everyone.status.success(), "{}", stderr(&everyone));
+    assert_eq!(json_lines(&stdout(&everyone))[0]["observed"], 0);
+    assert!(
+        stderr(&everyone).contains("6 tasks of 'B' wait for the rest of their 3 runs, not read until every run has ended (e.g. 't000' with 1 ended); none has all 3 yet (a completed record with fewer runs per task is declared on its own: --runs B=N)"),
+        "{}",
+        stderr(&everyone)
+    );
+    assert_refused(
+        &decide(&["--runs", "0"]),
+        "--runs: '0' is not N or SYSTEM=N",
+    );
+    assert_refused(
+        &decide(&["--runs", "A=2,A=3"]),
+        "--runs: A's runs are declared twice",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
