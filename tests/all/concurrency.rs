@@ -60,33 +60,42 @@ fn finish_times(
     done
 }
 
-/// Whether one simulated run is ever promoted under each reading (prefix, finished), looking every
-/// `LOOK_EVERY` finished rows.
-fn run_once(run: u64, workers: usize, settings: &[LiveSettings; 2]) -> [bool; 2] {
-    let mut rng = StreamKey::new(run, "concurrent-harness").rng();
+/// Simulated run `run`'s plan of `kind` over the groups' tasks t0…: its order (task indices) and the
+/// plan the live readers take.
+fn plan_of(kind: OrderKind, run: u64) -> (Vec<u32>, LivePlan) {
     let labels: Vec<u32> = (0..GROUPS * PER_GROUP as u32)
         .map(|i| i / PER_GROUP as u32)
         .collect();
     let pair = PairData::planned(&labels, GROUPS as usize, None, Vec::new());
     let mut order = Vec::new();
-    let kind = settings[0].policy.order;
     build_order(kind, &pair, ("plan", ""), run, 0, &mut order);
     let plan = LivePlan {
         tasks: order.iter().map(|t| format!("t{t}")).collect(),
         groups: order.iter().map(|&t| labels[t as usize]).collect(),
         labels: (0..GROUPS).map(|g| format!("g{g}")).collect(),
     };
+    (order, plan)
+}
+
+/// How long the tested system takes on a run of outcome x: its failures 2–4× as long as its successes.
+fn slow_failures(x: f64, rng: &mut Stream) -> f64 {
+    let base = 1.0 + uniform(rng);
+    if x > 0.5 {
+        base
+    } else {
+        base * (2.0 + 2.0 * uniform(rng))
+    }
+}
+
+/// Whether one simulated run is ever promoted under each reading (prefix, finished), looking every
+/// `LOOK_EVERY` finished rows.
+fn run_once(run: u64, workers: usize, settings: &[LiveSettings; 2]) -> [bool; 2] {
+    let mut rng = StreamKey::new(run, "concurrent-harness").rng();
+    let (order, plan) = plan_of(settings[0].policy.order, run);
     let tested = half_successes(&mut rng);
     let baseline = half_successes(&mut rng);
     // The tested system's failures run 2–4× as long as its successes; the baseline's fail fast.
-    let tested_done = finish_times(&order, &tested, workers, &mut rng, |x, rng| {
-        let base = 1.0 + uniform(rng);
-        if x > 0.5 {
-            base
-        } else {
-            base * (2.0 + 2.0 * uniform(rng))
-        }
-    });
+    let tested_done = finish_times(&order, &tested, workers, &mut rng, slow_failures);
     let baseline_done = finish_times(&order, &baseline, workers, &mut rng, |x, rng| {
         let base = 1.0 + uniform(rng);
         if x > 0.5 { base } else { base * 0.5 }
@@ -197,24 +206,7 @@ fn runs_once(run: u64, workers: usize, settings: &LiveSettings) -> [bool; 2] {
     use pareval::watch::follow::{Event, OutcomeRow};
     use pareval::watch::state::{Baselines, WatchState};
     let mut rng = StreamKey::new(run, "runs-per-task").rng();
-    let labels: Vec<u32> = (0..GROUPS * PER_GROUP as u32)
-        .map(|i| i / PER_GROUP as u32)
-        .collect();
-    let pair = PairData::planned(&labels, GROUPS as usize, None, Vec::new());
-    let mut order = Vec::new();
-    build_order(
-        settings.policy.order,
-        &pair,
-        ("plan", ""),
-        run,
-        0,
-        &mut order,
-    );
-    let plan = LivePlan {
-        tasks: order.iter().map(|t| format!("t{t}")).collect(),
-        groups: order.iter().map(|&t| labels[t as usize]).collect(),
-        labels: (0..GROUPS).map(|g| format!("g{g}")).collect(),
-    };
+    let (order, plan) = plan_of(settings.policy.order, run);
     let baseline = half_successes(&mut rng);
     // The tested system's runs: task t's are t·R … t·R + R − 1, half of each group's successes.
     let mut tested = Vec::with_capacity(baseline.len() * RUNS_PER_TASK);
@@ -230,14 +222,7 @@ fn runs_once(run: u64, workers: usize, settings: &LiveSettings) -> [bool; 2] {
         .iter()
         .flat_map(|&t| (0..RUNS_PER_TASK as u32).map(move |r| t * RUNS_PER_TASK as u32 + r))
         .collect();
-    let done = finish_times(&jobs, &tested, workers, &mut rng, |x, rng| {
-        let base = 1.0 + uniform(rng);
-        if x > 0.5 {
-            base
-        } else {
-            base * (2.0 + 2.0 * uniform(rng))
-        }
-    });
+    let done = finish_times(&jobs, &tested, workers, &mut rng, slow_failures);
     let mut finished: Vec<(f64, u32)> = done.iter().copied().zip(jobs.iter().copied()).collect();
     finished.sort_by(|a, b| a.0.total_cmp(&b.0));
 

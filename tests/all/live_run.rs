@@ -55,6 +55,29 @@ fn run_new_against_old(out: &Path, plan: &str, rest: &[&str]) -> std::process::O
     pareval(&args)
 }
 
+/// `pareval decide OUTCOMES --plan PLAN --tested A --baseline B --rule anytime` followed by `extra`.
+fn decide_anytime(
+    outcomes: &str,
+    plan: &str,
+    (tested, baseline): (&str, &str),
+    extra: &[&str],
+) -> std::process::Output {
+    let mut args = vec![
+        "decide",
+        outcomes,
+        "--plan",
+        plan,
+        "--tested",
+        tested,
+        "--baseline",
+        baseline,
+        "--rule",
+        "anytime",
+    ];
+    args.extend_from_slice(extra);
+    pareval(&args)
+}
+
 fn json_lines(text: &str) -> Vec<Value> {
     text.lines()
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
@@ -159,20 +182,12 @@ fn before_the_first_usable_row_the_gate_waits_rather_than_calls_coverage_infeasi
     std::fs::write(&outcomes, rows).expect("rows");
     // `decide` on the rows so far against `plan`, in `format` (json or text).
     let decide_on = |plan: &Path, format: &str| {
-        let output = pareval(&[
-            "decide",
+        let output = decide_anytime(
             &outcomes.display().to_string(),
-            "--plan",
             &plan.display().to_string(),
-            "--tested",
-            "A",
-            "--baseline",
-            "B",
-            "--rule",
-            "anytime",
-            "--format",
-            format,
-        ]);
+            ("A", "B"),
+            &["--format", format],
+        );
         assert!(output.status.success(), "{}", stderr(&output));
         stdout(&output)
     };
@@ -328,22 +343,9 @@ fn a_live_decision_names_the_seed_its_plan_was_drawn_with() {
     std::fs::write(&outcomes, rows).expect("rows");
     let outcomes = outcomes.display().to_string();
     let decide = |extra: &[&str]| {
-        let mut args = vec![
-            "decide",
-            &outcomes,
-            "--plan",
-            &plan,
-            "--tested",
-            "new",
-            "--baseline",
-            "old",
-            "--rule",
-            "anytime",
-            "--format",
-            "json",
-        ];
+        let mut args = vec!["--format", "json"];
         args.extend_from_slice(extra);
-        pareval(&args)
+        decide_anytime(&outcomes, &plan, ("new", "old"), &args)
     };
     // The record names the order's seed (SPEC §8), not a default of 0.
     for extra in [&[][..], &["--seed", "3"][..]] {
@@ -1007,20 +1009,7 @@ fn decide_says_when_unplanned_tasks_are_planned_ones_behind_a_prefix() {
     let file = dir.join("rows.csv");
     std::fs::write(&file, &rows).expect("rows");
     let file_text = file.display().to_string();
-    let decide = || {
-        pareval(&[
-            "decide",
-            &file_text,
-            "--plan",
-            &plan,
-            "--tested",
-            "new",
-            "--baseline",
-            "old",
-            "--rule",
-            "anytime",
-        ])
-    };
+    let decide = || decide_anytime(&file_text, &plan, ("new", "old"), &[]);
     assert_refused(
         &decide(),
         &format!(
@@ -1112,22 +1101,7 @@ fn decide_reads_a_task_once_every_declared_run_has_ended() {
     let outcomes = dir.join("so_far.csv");
     std::fs::write(&outcomes, rows).expect("rows");
     let outcomes = outcomes.display().to_string();
-    let decide = |runs: &[&str]| {
-        let mut args = vec![
-            "decide",
-            &outcomes,
-            "--plan",
-            &plan,
-            "--tested",
-            "A",
-            "--baseline",
-            "B",
-            "--rule",
-            "anytime",
-        ];
-        args.extend_from_slice(runs);
-        pareval(&args)
-    };
+    let decide = |runs: &[&str]| decide_anytime(&outcomes, &plan, ("A", "B"), runs);
     // Undeclared, t002's first run is read as the task's outcome: 5 tasks usable.
     let undeclared = decide(&[]);
     assert!(undeclared.status.success(), "{}", stderr(&undeclared));
