@@ -346,6 +346,7 @@ impl LiveArgs {
         self.import.apply(&mut options)?;
         Ok(options)
     }
+
     /// `--runs`, read.
     pub fn declared_runs(&self) -> Result<crate::data::DeclaredRuns, super::CliError> {
         crate::data::DeclaredRuns::parse(&self.runs)

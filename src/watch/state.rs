@@ -202,10 +202,14 @@ impl WatchState {
         if self.runs.is_empty() {
             return Vec::new();
         }
+        // Distinct runs: a second outcome for a run is a problem the screen names, not a run.
+        let mut seen: HashSet<(&str, &str, &str)> = HashSet::new();
         let mut runs_in: HashMap<(&str, &str), u32> = HashMap::new();
         for placed in self.rows.values().flatten() {
             let row = &placed.row;
-            if self.plan_index.contains_key(&row.task) {
+            if self.plan_index.contains_key(&row.task)
+                && seen.insert((&row.system, &row.task, &row.run))
+            {
                 *runs_in.entry((&row.system, &row.task)).or_default() += 1;
             }
         }
@@ -234,7 +238,8 @@ impl WatchState {
             .runs_waiting
             .iter()
             .map(|(system, runs, tasks)| {
-                format!("{system} {runs} a task ({tasks} waiting for the rest)")
+                let plural = if *runs == 1 { "" } else { "s" };
+                format!("{system} {runs} run{plural} a task ({tasks} waiting for the rest)")
             })
             .collect();
         Some(format!(
@@ -870,7 +875,7 @@ mod tests {
         assert_eq!(
             declared.runs_note().as_deref(),
             Some(
-                "a task is read once all its runs are in (--runs): A 2 a task (1 waiting for the rest)"
+                "a task is read once all its runs are in (--runs): A 2 runs a task (1 waiting for the rest)"
             )
         );
         let mut second = row("a.csv", 3, "A", "t0", 0.0);
@@ -883,7 +888,7 @@ mod tests {
         assert!(
             declared
                 .runs_note()
-                .is_some_and(|n| n.ends_with("A 2 a task (0 waiting for the rest)"))
+                .is_some_and(|n| n.ends_with("A 2 runs a task (0 waiting for the rest)"))
         );
         // Undeclared, the first run alone was read.
         let mut undeclared = state();

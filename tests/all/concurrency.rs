@@ -3,7 +3,8 @@
 //! baseline's failures are quick, so the tasks finished at any moment over-represent the tested
 //! system's successes and the baseline's failures. `decide` is asked every 10 finished rows. Reading
 //! the plan's finished prefix keeps the anytime rule's promise (ever-promote ≤ a); reading every
-//! finished task breaks it, which is what makes this test able to fail.
+//! finished task breaks it, which is what makes this test able to fail. The same harness with three
+//! runs a task: reading a task once its first run ends breaks the promise; `--runs` keeps it.
 
 use pareval::engine::live::{LiveCache, LivePlan, LiveSettings, Reading, decide_live_cached};
 use pareval::engine::orders::build_order;
