@@ -1162,7 +1162,7 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
     args.import.apply(&mut options)?;
     // Every check of the loader first: what is written always loads.
     let dataset = load(&args.files, &options)?;
-    let (rows, files) = crate::data::write::write_imported(
+    let (rows, files, folders) = crate::data::write::write_imported(
         &args.files,
         format,
         &options.import_settings(),
@@ -1175,7 +1175,16 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
         plural(rows, "row"),
         plural(dataset.n_systems(), "system"),
         plural(dataset.n_tasks(), "task"),
-        plural(files, &format!("{} file", format.name())),
+        // A run folder (BALROG, HELM, Harbor, …) is read whole: named a folder, not a file.
+        match (files, folders) {
+            (files, 0) => plural(files, &format!("{} file", format.name())),
+            (0, folders) => plural(folders, &format!("{} folder", format.name())),
+            (files, folders) => format!(
+                "{} and {}",
+                plural(files, &format!("{} file", format.name())),
+                plural(folders, "folder")
+            ),
+        },
         args.out.display()
     )?;
     for note in &dataset.notes {

@@ -50,13 +50,13 @@ pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), WriteError>
 }
 
 /// Reads `files` as `format` (a folder as the files in it) and writes their canonical rows, one
-/// table, to `path`; returns the rows and the number of files read.
+/// table, to `path`; returns the rows and how many files and run folders (read whole) were read.
 pub fn write_imported(
     files: &[std::path::PathBuf],
     format: super::import::ImportFormat,
     settings: &super::import::ImportSettings<'_>,
     path: &Path,
-) -> Result<(usize, usize), WriteError> {
+) -> Result<(usize, usize, usize), WriteError> {
     let out = path.display().to_string();
     let mut rows = Vec::new();
     let files =
@@ -82,7 +82,8 @@ pub fn write_imported(
     }
     // One table: a column some file lacks (cost, seconds, group) is empty on its rows.
     let written = write_built(super::import::canonical_frame(&rows), path)?;
-    Ok((written, files.len()))
+    let folders = files.iter().filter(|file| file.is_dir()).count();
+    Ok((written, files.len() - folders, folders))
 }
 
 /// Writes the per-trajectory halting records of `pareval early --records` in the format the extension

@@ -1019,7 +1019,8 @@ fn a_folder_names_the_subfolders_it_does_not_read() {
     ]);
     let text = stdout(&output);
     assert!(output.status.success(), "{}", stderr(&output));
-    assert!(text.contains("from 1 swebench file to"), "{text}");
+    // The one run read is a run folder (its results.json): named a folder.
+    assert!(text.contains("from 1 swebench folder to"), "{text}");
     assert!(text.contains("tdad_exp011: not read"), "{text}");
     // A folder whose only results lie in subfolders is refused naming them (a folder of pictures
     // holds no result file and is not named).

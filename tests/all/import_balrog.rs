@@ -295,3 +295,28 @@ fn a_task_with_an_episode_still_running_is_waited_on() {
     let text = crate::common::stdout(&output);
     assert!(text.contains("12 of 12 planned tasks read"), "{text}");
 }
+
+#[test]
+fn import_names_run_folders_as_folders() {
+    // A BALROG run folder is read whole: `import` says how many folders it read, not "files".
+    let dir = temp_dir("balrog-import-words");
+    let out = dir.join("balrog.csv").display().to_string();
+    let folder = results().display().to_string();
+    let output = pareval(&["import", "balrog", &folder, "--out", &out]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = crate::common::stdout(&output);
+    assert!(
+        text.starts_with("wrote 48 rows (2 systems, 12 tasks) from 1 balrog folder to"),
+        "{text}"
+    );
+    let runs: Vec<String> = std::fs::read_dir(results())
+        .expect("runs")
+        .map(|entry| entry.expect("entry").path().display().to_string())
+        .collect();
+    let mut args = vec!["import", "balrog"];
+    args.extend(runs.iter().map(String::as_str));
+    args.extend(["--out", &out]);
+    let text = crate::common::stdout(&pareval(&args));
+    assert!(text.contains("from 2 balrog folders to"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
