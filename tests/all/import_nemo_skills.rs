@@ -157,3 +157,43 @@ fn a_seed_still_being_generated_holds_the_finished_ones() {
         "{words}"
     );
 }
+
+#[test]
+fn ifeval_lines_give_the_prompt_level_accuracies_of_nemo_skills() {
+    // IFEval's lines hold the model's text as `response` and Google's checks as `strict_eval` and
+    // `loose_eval`; each prompt is a task keyed by the dataset's `key`, each seed a run.
+    let folder = fixture("nemo_skills/out_ifeval");
+    for (metric, extra) in [
+        ("prompt_strict_accuracy", &[][..]),
+        (
+            "prompt_loose_accuracy",
+            &["--metric", "prompt_loose_accuracy"][..],
+        ),
+    ] {
+        let rows = import_rows("nemo-skills", &[&folder], extra, "nemo-skills-ifeval");
+        assert_eq!(rows.len(), 2 * 2 * 8, "{metric}");
+        for system in ["model-good", "model-bad"] {
+            let mine: Vec<&Value> = rows.iter().filter(|r| r["system"] == system).collect();
+            let mean = 100.0 * mine.iter().map(|r| outcome(r)).sum::<f64>() / mine.len() as f64;
+            let metrics = json(&folder.join(system).join("eval-results/ifeval/metrics.json"));
+            let expected = metrics["ifeval"]["pass@1[avg-of-2]"][metric]
+                .as_f64()
+                .expect("a prompt-level accuracy");
+            assert!(
+                (mean - expected).abs() < 1e-9,
+                "{system} {metric}: {mean} against NeMo-Skills' {expected}"
+            );
+        }
+        assert!(rows.iter().any(|r| r["task"] == "ifeval/8"), "{metric}");
+    }
+    // The notes name the key and the metric, and why the instruction-level accuracies are not read.
+    let words = info_words(&[folder.to_str().expect("path")]);
+    assert!(
+        words.contains("tasks <benchmark>/<key>; the outcome is prompt_strict_accuracy"),
+        "{words}"
+    );
+    assert!(
+        words.contains("the instruction-level accuracies pool the instructions of all prompts"),
+        "{words}"
+    );
+}

@@ -8,7 +8,7 @@
 //!   output file (recognised by the keys: `generation` with a verdict).
 //! - system: the output dir's name (the folder holding `eval-results/`): NeMo-Skills writes the
 //!   model's name nowhere in its results.
-//! - task: `<benchmark>/<id>` where every line has a distinct `id`, else `<benchmark>/<row>` (the
+//! - task: `<benchmark>/<id>` where every line has a distinct `id` (IFEval's: `key`), else `<benchmark>/<row>` (the
 //!   0-based line: `summarize_results` matches seeds by line too); group: `subset_for_metrics`
 //!   where written (NeMo-Skills reports its subsets apart), else the benchmark.
 //! - run: the seed of `output-rs<seed>.jsonl` (0 for `output.jsonl`).
@@ -17,7 +17,11 @@
 //!   `judge_correct` (`judgement` saying "Judgement: Yes"), `both_correct`, `any_correct`,
 //!   `passing_base_tests` and `passing_plus_tests` (evalplus), `accuracy` (LiveCodeBench's
 //!   `graded_list`, BigCodeBench's `status`, infilling's `passed`), `issues_resolved`
-//!   (SWE-bench); by default the first of these a line has.
+//!   (SWE-bench), `prompt_strict_accuracy` and `prompt_loose_accuracy` (IFEval and IFBench, whose
+//!   lines hold the model's text as `response` and Google's checks as `strict_eval` and
+//!   `loose_eval`: a prompt counts when it follows all its instructions); by default the first of
+//!   these a line has. The instruction-level accuracies pool the instructions of all prompts, so
+//!   they are no mean over tasks and are not read.
 //! - status: a line with an `error` (a generation that failed under `enable_soft_fail`) keeps its
 //!   verdict (false) with status error; while a seed is still being generated (its
 //!   `output-rs<seed>.jsonl-async` beside the files), every line is not attempted, as the running
@@ -31,7 +35,7 @@ use super::{CanonicalRow, Imported, RowStatus, counted};
 use crate::data::error::LoadError;
 
 /// The verdicts read, by their `metrics.json` names, in the order the default takes them.
-const METRICS: [&str; 8] = [
+const METRICS: [&str; 10] = [
     "symbolic_correct",
     "judge_correct",
     "both_correct",
@@ -40,14 +44,19 @@ const METRICS: [&str; 8] = [
     "passing_plus_tests",
     "accuracy",
     "issues_resolved",
+    "prompt_strict_accuracy",
+    "prompt_loose_accuracy",
 ];
 
 /// The folder `ns eval` writes its results into, inside an output dir.
 const RESULTS: &str = "eval-results";
 
-/// Whether a JSON Lines line is one of NeMo-Skills' output lines: a generation with a verdict.
+/// Whether a JSON Lines line is one of NeMo-Skills' output lines: a generation with a verdict (the
+/// instruction-following benchmarks write the generation as `response`).
 pub fn is_output_line(object: &serde_json::Map<String, Value>) -> bool {
-    object.contains_key("generation")
+    let generated = object.contains_key("generation")
+        || (object.contains_key("response") && object.contains_key("strict_eval"));
+    generated
         && !object.contains_key("system")
         && [
             "symbolic_correct",
@@ -56,6 +65,7 @@ pub fn is_output_line(object: &serde_json::Map<String, Value>) -> bool {
             "graded_list",
             "passed",
             "swe-bench-metrics",
+            "strict_eval",
         ]
         .iter()
         .any(|key| object.contains_key(*key))
@@ -180,6 +190,15 @@ fn verdict(line: &Value, metric: &str) -> Option<bool> {
             line.get("swe-bench-metrics")
                 .and_then(|m| m.get("resolved")),
         ),
+        // IFMetrics' prompt-level score: every instruction of the prompt followed.
+        "prompt_strict_accuracy" => truth(
+            line.get("strict_eval")
+                .and_then(|e| e.get("follow_all_instructions")),
+        ),
+        "prompt_loose_accuracy" => truth(
+            line.get("loose_eval")
+                .and_then(|e| e.get("follow_all_instructions")),
+        ),
         _ => None,
     }
 }
@@ -234,10 +253,16 @@ pub fn output(
         metric_of(first, asked).map_err(|why| LoadError::new(file, format!("line 1: {why}")))?;
     // Old math files (before July 2025) hold the symbolic verdict as is_correct.
     let legacy_math = metric == "symbolic_correct" && first.get("symbolic_correct").is_none();
-    // Ids name tasks only when every line has a distinct one.
+    // Ids name tasks only when every line has a distinct one (IFEval's dataset keys its prompts by
+    // `key`).
+    let id_field = if first.get("id").is_none() && first.get("key").is_some() {
+        "key"
+    } else {
+        "id"
+    };
     let ids: Vec<Option<String>> = lines
         .iter()
-        .map(|(_, line)| match line.get("id") {
+        .map(|(_, line)| match line.get(id_field) {
             Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
             Some(Value::Number(n)) => Some(n.to_string()),
             _ => None,
@@ -317,7 +342,7 @@ pub fn output(
                 .to_string(),
         },
         if by_id {
-            "<id>"
+            if id_field == "key" { "<key>" } else { "<id>" }
         } else {
             "<row> (the 0-based line; seeds are matched by line, as summarize_results matches them)"
         },
@@ -327,6 +352,16 @@ pub fn output(
             ""
         }
     )];
+    if metric.starts_with("prompt_") {
+        notes.push(format!(
+            "{file}: {metric} is IFMetrics' prompt-level score (every instruction followed); the instruction-level accuracies pool the instructions of all prompts, no mean over tasks, and are not read{}",
+            if metric == "prompt_strict_accuracy" {
+                " (--metric prompt_loose_accuracy reads the loose check)"
+            } else {
+                ""
+            }
+        ));
+    }
     if !going.is_empty() {
         notes.push(format!(
             "{file}: {} beside it (a seed still being generated, or crashed): the tasks' outcomes are their means over the seeds, so this seed's lines are not attempted until it ends",
@@ -389,5 +424,12 @@ mod tests {
         let swe = json!({"generation": "…", "swe-bench-metrics": {"resolved": true}});
         assert_eq!(metric_of(&swe, None), Ok("issues_resolved"));
         assert!(metric_of(&math, Some("pass@1")).is_err());
+        let ifeval = json!({"response": "…", "key": 3,
+            "strict_eval": {"follow_all_instructions": false, "follow_instruction_list": [false, true]},
+            "loose_eval": {"follow_all_instructions": true, "follow_instruction_list": [true, true]}});
+        assert_eq!(metric_of(&ifeval, None), Ok("prompt_strict_accuracy"));
+        assert_eq!(verdict(&ifeval, "prompt_strict_accuracy"), Some(false));
+        assert_eq!(verdict(&ifeval, "prompt_loose_accuracy"), Some(true));
+        assert!(is_output_line(ifeval.as_object().expect("an object")));
     }
 }
