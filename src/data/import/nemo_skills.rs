@@ -5,12 +5,13 @@
 //! Read as follows:
 //!
 //! - files: an output dir, its `eval-results/`, a folder of output dirs, a benchmark folder or one
-//!   output file (recognised by the keys: `generation` with a verdict).
+//!   output file (recognised by the keys: `generation`, or IFEval's `response` with
+//!   `strict_eval`, with a verdict).
 //! - system: the output dir's name (the folder holding `eval-results/`): NeMo-Skills writes the
 //!   model's name nowhere in its results.
-//! - task: `<benchmark>/<id>` where every line has a distinct `id` (IFEval's: `key`), else `<benchmark>/<row>` (the
-//!   0-based line: `summarize_results` matches seeds by line too); group: `subset_for_metrics`
-//!   where written (NeMo-Skills reports its subsets apart), else the benchmark.
+//! - task: `<benchmark>/<id>` where every line has a distinct `id` (IFEval's: `key`), else
+//!   `<benchmark>/<row>` (the 0-based line: `summarize_results` matches seeds by line too); group:
+//!   `subset_for_metrics` where written (NeMo-Skills reports its subsets apart), else the benchmark.
 //! - run: the seed of `output-rs<seed>.jsonl` (0 for `output.jsonl`).
 //! - outcome: the verdict NeMo-Skills' metrics average, by the name its `metrics.json` gives it
 //!   (`--metric`): `symbolic_correct` (math and multiple choice; `is_correct` before July 2025),
