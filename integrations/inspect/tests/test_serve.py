@@ -146,10 +146,13 @@ def test_a_task_counts_once_all_its_epochs_are_in(pareval_bin, plan_factory, tmp
         assert ctl.decided
     for log in logs:
         assert log.status == "success", log.error
-        stops = log.results.early_stopping.early_stops
-        assert stops, "the decision came during epoch 2 and stopped the rest of it"
-        assert {stop.epoch for stop in stops} == {2}
+        # Nothing stopped in epoch 1: every sample's first epoch ran.
+        assert {stop.epoch for stop in log.results.early_stopping.early_stops} <= {2}
         assert sorted(str(s.id) for s in log.samples if s.epoch == 1) == ids(n)
+    # The decision came during epoch 2 and stopped the rest of it. The two models run side by side,
+    # so on a busy machine one may have ended its epoch 2 before the other's outcomes decided: the
+    # stops are asked of one log at least.
+    assert any(log.results.early_stopping.early_stops for log in logs), "nothing was stopped"
 
 
 def test_one_early_stopping_object_shared_by_two_models(pareval_bin, plan_factory, tmp_path):
