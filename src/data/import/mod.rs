@@ -553,24 +553,30 @@ fn hold_for_runs_to_come(row: &mut CanonicalRow, runs: &str) {
 /// fewer rows than `planned` (rows that ended without an outcome count as ended); the rows and
 /// the tasks held.
 fn hold_tasks_short_of(rows: &mut [CanonicalRow], planned: u64, runs: &str) -> (usize, usize) {
-    let mut ended: std::collections::HashMap<(String, String), u64> =
-        std::collections::HashMap::new();
-    for row in rows.iter() {
-        *ended
-            .entry((row.system.clone(), row.task.clone()))
-            .or_default() += 1;
-    }
-    let mut tasks = std::collections::HashSet::new();
-    let mut held = 0;
-    for row in rows.iter_mut() {
-        let key = (row.system.clone(), row.task.clone());
-        if row.outcome.is_some() && ended[&key] < planned {
-            hold_for_runs_to_come(row, runs);
-            held += 1;
-            tasks.insert(key);
+    // Which rows to hold, from the counts by (system, task) read off the rows as they are.
+    let (short, tasks) = {
+        let mut ended: std::collections::HashMap<(&str, &str), u64> =
+            std::collections::HashMap::new();
+        for row in rows.iter() {
+            *ended.entry((&row.system, &row.task)).or_default() += 1;
         }
+        let short: Vec<bool> = rows
+            .iter()
+            .map(|row| row.outcome.is_some() && ended[&(&row.system[..], &row.task[..])] < planned)
+            .collect();
+        let tasks = rows
+            .iter()
+            .zip(&short)
+            .filter(|(_, short)| **short)
+            .map(|(row, _)| (&row.system[..], &row.task[..]))
+            .collect::<std::collections::HashSet<_>>()
+            .len();
+        (short, tasks)
+    };
+    for (row, _) in rows.iter_mut().zip(&short).filter(|(_, short)| **short) {
+        hold_for_runs_to_come(row, runs);
     }
-    (held, tasks.len())
+    (short.iter().filter(|&&s| s).count(), tasks)
 }
 
 /// One canonical row as an importer builds it.
