@@ -2206,3 +2206,79 @@ fn the_two_swebench_formats_named_for_each_other_are_read_as_what_they_are() {
 fn info_words_from(format: &str, path: &std::path::Path) -> String {
     crate::import_formats::info_words(&["--from", format, &path.to_string_lossy()])
 }
+
+#[test]
+fn inspect_logs_without_samples_read_their_reductions_and_dict_scores_their_keys() {
+    let folder = crate::common::fixture("inspect_no_samples");
+    let path = |name: &str| folder.join(name).to_string_lossy().to_string();
+    let dir = temp_dir("inspect-no-samples");
+    // Written with --no-log-samples: each sample's mean over its two epochs, from the reductions,
+    // one row a sample, and their mean is the log's own result (by_epoch mean 0.65625).
+    for name in ["no_samples.eval", "no_samples.json"] {
+        let rows = imported_rows("inspect", &folder.join(name), &dir.join("rows.jsonl"));
+        assert_eq!(rows.len(), 8, "{name}");
+        assert!(rows.iter().all(|r| r["run"] == "0"), "{name}");
+        let outcomes: Vec<f64> = rows.iter().filter_map(|r| number(r, "outcome")).collect();
+        assert_eq!(outcomes.len(), 8, "{name}");
+        assert_eq!(outcomes.iter().sum::<f64>() / 8.0, 0.65625, "{name}");
+        assert!(
+            outcomes.iter().all(|&o| o == 0.5 || o == 0.75),
+            "{outcomes:?}"
+        );
+        let said = info_words(&path(name));
+        assert!(said.contains("pareval_test/p60 8 0.656 1"), "{said}");
+        assert!(
+            said.contains("the log keeps no samples (written with --no-log-samples), only each sample's score reduced over its 2 epochs (by_epoch: mean)"),
+            "{said}"
+        );
+    }
+    // Read header-only and written back: the samples' scores are gone, and the log is refused
+    // (it used to read as 8 samples not attempted), recognised without --from too.
+    for args in [
+        vec!["info", "--from", "inspect"],
+        vec!["info"],
+        vec!["import", "inspect"],
+    ] {
+        let mut args = args;
+        let file = path("header_only.json");
+        args.push(&file);
+        let out = dir.join("refused.jsonl").to_string_lossy().to_string();
+        if args[0] == "import" {
+            args.extend(["--out", &out]);
+        }
+        assert_refused(
+            &pareval(&args),
+            "header_only.json: the log holds no samples and no reductions (read header-only and written back, or trimmed): its results count 16 completed samples (by_epoch mean 0.65625)",
+        );
+    }
+    // A scorer whose value is a dict: the log's first result names its key, which is read
+    // (side_task_success, accuracy 0.375 in the log); --scorer names another key, or the scorer
+    // with --score-key.
+    let dict = path("dict_scorer.eval");
+    let said = info_words(&dict);
+    assert!(said.contains("pareval_test/p60 8 0.375"), "{said}");
+    assert!(
+        said.contains("scorer 'two_tasks' scores a dict, one result per key (side_task_success, main_task_success): its 'side_task_success' read, the log's first result"),
+        "{said}"
+    );
+    for args in [
+        vec!["--scorer", "main_task_success"],
+        vec!["--scorer", "two_tasks", "--score-key", "main_task_success"],
+    ] {
+        let mut all = vec![dict.as_str()];
+        all.extend(args);
+        let said = crate::import_formats::info_words(&all);
+        assert!(said.contains("pareval_test/p60 8 0.625"), "{said}");
+    }
+    assert_refused(
+        &pareval(&["info", &dict, "--scorer", "two_tasks"]),
+        "the score is a dict of several values (keys: main_task_success, side_task_success); --score-key KEY picks one",
+    );
+    // An eval cancelled before any sample finished: nothing was run, so nothing is a failure.
+    let said = info_words(&path("cancelled_before_any.eval"));
+    assert!(
+        said.contains("no scorer ran (the eval's status is 'cancelled')"),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -5,7 +5,7 @@
 //! else of the first sample) by Inspect's own rule (C 1, P 0.5, I and N 0, numbers and booleans as
 //! they are), refused outside [0, 1] unless `--score-scale MIN:MAX` maps the scorer's range onto it.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::io::{Cursor, Read};
 
 use serde_json::Value;
@@ -13,10 +13,12 @@ use serde_json::Value;
 use super::{CanonicalRow, ImportSettings, Imported, InspectTaskKey, RowStatus};
 use crate::data::error::LoadError;
 
-/// The log's header (`eval`, `results`, `status`, …) and its samples.
+/// The log's header (`eval`, `results`, `status`, …), its samples and its reductions (each sample's
+/// score reduced over its epochs, per scorer: all a log written without samples keeps of them).
 pub struct Log {
     header: Value,
     samples: Vec<Value>,
+    reductions: Vec<Value>,
     /// The run is still going: its status is `started`, or an archive has only its journal's start.
     running: bool,
 }
@@ -28,12 +30,31 @@ pub fn json_log(value: Value) -> Log {
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
+    let reductions = value
+        .get("reductions")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     let running = value.get("status").and_then(Value::as_str) == Some("started");
     Log {
         header: value,
         samples,
+        reductions,
         running,
     }
+}
+
+/// Whether a parsed JSON object is an Inspect log: an `eval` naming its task and model, with samples,
+/// reductions or results (a log written without samples, or read header-only and written back,
+/// has only the last).
+pub fn is_log(object: &serde_json::Map<String, Value>) -> bool {
+    object
+        .get("eval")
+        .and_then(Value::as_object)
+        .is_some_and(|eval| eval.contains_key("task") && eval.contains_key("model"))
+        && ["samples", "reductions", "results", "status"]
+            .iter()
+            .any(|key| object.contains_key(*key))
 }
 
 /// A `.eval` archive.
@@ -82,9 +103,14 @@ pub fn eval_archive(bytes: &[u8], file: &str) -> Result<Log, LoadError> {
             samples.push(sample);
         }
     }
+    let reductions = match member("reductions.json")? {
+        Some(Value::Array(reductions)) => reductions,
+        _ => Vec::new(),
+    };
     Ok(Log {
         header,
         samples,
+        reductions,
         running,
     })
 }
@@ -127,6 +153,181 @@ fn score(value: &Value, key: Option<&str>) -> Result<Option<f64>, String> {
         },
         other => Err(format!("score {other} is a list, not one value")),
     }
+}
+
+/// Samples made from a log's reductions, so that they read as samples do: per sample id (in the order
+/// first met), its reduced score under each scorer, as `{id, epoch: 1, scores: {scorer: {value}}}`.
+struct ReducedSamples {
+    samples: Vec<Value>,
+    /// "scorer: reducer" per reduction (Inspect's default reducer is the mean).
+    reducers: Vec<String>,
+}
+
+impl ReducedSamples {
+    fn from_reductions(reductions: &[Value], file: &str) -> Result<Self, LoadError> {
+        let mut ids: Vec<Value> = Vec::new();
+        let mut scores: Vec<serde_json::Map<String, Value>> = Vec::new();
+        let mut index: HashMap<String, usize> = HashMap::new();
+        let mut reducers = Vec::new();
+        for reduction in reductions {
+            let scorer = reduction
+                .get("scorer")
+                .and_then(Value::as_str)
+                .ok_or_else(|| LoadError::new(file, "a reduction names no scorer"))?;
+            let reducer = reduction
+                .get("reducer")
+                .and_then(Value::as_str)
+                .unwrap_or("mean");
+            reducers.push(format!("{scorer}: {reducer}"));
+            let listed = reduction.get("samples").and_then(Value::as_array);
+            for sample in listed.into_iter().flatten() {
+                let id = sample.get("sample_id").filter(|id| id_text(id).is_some());
+                let id = id.ok_or_else(|| {
+                    LoadError::new(
+                        file,
+                        format!("a reduced score of scorer '{scorer}' names no sample_id"),
+                    )
+                })?;
+                let key = id_text(id).unwrap_or_default();
+                let at = *index.entry(key).or_insert_with(|| {
+                    ids.push(id.clone());
+                    scores.push(serde_json::Map::new());
+                    ids.len() - 1
+                });
+                let value = sample.get("value").cloned().unwrap_or(Value::Null);
+                scores[at].insert(scorer.to_string(), serde_json::json!({ "value": value }));
+            }
+        }
+        let samples = ids
+            .into_iter()
+            .zip(scores)
+            .map(|(id, scores)| serde_json::json!({ "id": id, "epoch": 1, "scores": scores }))
+            .collect();
+        Ok(ReducedSamples { samples, reducers })
+    }
+
+    fn note(&self, file: &str, header: &Value) -> String {
+        let epochs = header
+            .get("eval")
+            .and_then(|e| e.get("config")?.get("epochs")?.as_u64())
+            .unwrap_or(1);
+        let unlogged = header
+            .get("eval")
+            .and_then(|e| e.get("config")?.get("log_samples")?.as_bool())
+            == Some(false);
+        format!(
+            "{file}: the log keeps no samples{}, only each sample's score reduced over its {epochs} epoch{} ({}): one row a sample, read as run 0; a dataset sample with no reduced score (errored, or not run: such a log cannot tell which) is not attempted",
+            if unlogged {
+                " (written with --no-log-samples)"
+            } else {
+                ""
+            },
+            if epochs == 1 { "" } else { "s" },
+            self.reducers.join(", ")
+        )
+    }
+}
+
+/// Refuses a finished log with neither samples nor reductions whose results count completed samples
+/// (a log read header-only and written back, or trimmed): its per-sample scores are gone, and
+/// reading its dataset's samples as not attempted would say the eval ran none of them.
+fn refuse_without_samples(header: &Value, file: &str) -> Result<(), LoadError> {
+    let results = header.get("results");
+    let completed = results
+        .and_then(|r| r.get("completed_samples"))
+        .and_then(Value::as_u64)
+        .unwrap_or(0);
+    if completed == 0 {
+        return Ok(());
+    }
+    let headline = results
+        .and_then(|r| r.get("scores")?.as_array()?.first())
+        .and_then(|score| {
+            let name = score.get("name")?.as_str()?;
+            let (metric, value) = score.get("metrics")?.as_object()?.iter().next()?;
+            Some(format!(" ({name} {metric} {})", value.get("value")?))
+        })
+        .unwrap_or_default();
+    Err(LoadError::new(
+        file,
+        format!(
+            "the log holds no samples and no reductions (read header-only and written back, or trimmed): its results count {completed} completed samples{headline} but keep no sample's score, and pareval reads one outcome per sample; give the log as Inspect wrote it"
+        ),
+    ))
+}
+
+/// The scorer whose values are read (None: no scorer in the log), the key read from a dict-valued
+/// score, and a note when that key comes from the log's results. Inspect's results hold one entry
+/// per key of a scorer whose value is a dict with a metric list per key (`name` the key, `scorer`
+/// the scorer's own name, by which the samples' `scores` are keyed), so the first result, or a
+/// `--scorer` naming such a key, is read as that scorer's key.
+fn choose_scorer(
+    header: &Value,
+    samples: &[Value],
+    settings: &ImportSettings<'_>,
+    file: &str,
+) -> (Option<String>, Option<String>, Option<String>) {
+    let results: Vec<(String, String)> = header
+        .get("results")
+        .and_then(|r| r.get("scores"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|score| {
+            let name = score.get("name")?.as_str()?.to_string();
+            let scorer = score
+                .get("scorer")
+                .and_then(Value::as_str)
+                .map_or_else(|| name.clone(), str::to_string);
+            Some((name, scorer))
+        })
+        .collect();
+    let sample_scorers: HashSet<&str> = samples
+        .iter()
+        .filter_map(|s| s.get("scores")?.as_object())
+        .flat_map(|scores| scores.keys().map(String::as_str))
+        .collect();
+    let given_key = settings.score_key.map(str::to_string);
+    let wanted = settings
+        .scorer
+        .map(str::to_string)
+        .or_else(|| results.first().map(|(name, _)| name.clone()))
+        .or_else(|| {
+            samples
+                .iter()
+                .find_map(|s| s.get("scores")?.as_object()?.keys().next().cloned())
+        });
+    let Some(wanted) = wanted else {
+        return (None, given_key, None);
+    };
+    let keyed_scorer = results
+        .iter()
+        .find(|(name, scorer)| {
+            *name == wanted
+                && *scorer != wanted
+                && !sample_scorers.contains(wanted.as_str())
+                && (sample_scorers.is_empty() || sample_scorers.contains(scorer.as_str()))
+        })
+        .map(|(_, scorer)| scorer.clone());
+    let Some(scorer) = keyed_scorer else {
+        return (Some(wanted), given_key, None);
+    };
+    let key = given_key.unwrap_or_else(|| wanted.clone());
+    let keys: Vec<&str> = results
+        .iter()
+        .filter(|(_, s)| *s == scorer)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    let note = format!(
+        "{file}: scorer '{scorer}' scores a dict, one result per key ({}): its '{key}' read{} (--scorer KEY reads another key)",
+        keys.join(", "),
+        if settings.scorer.is_none() {
+            ", the log's first result"
+        } else {
+            ""
+        }
+    );
+    (Some(scorer), Some(key), Some(note))
 }
 
 fn id_text(value: &Value) -> Option<String> {
@@ -175,37 +376,42 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     // A run still going (`status` started) may have scored nothing yet: every sample is not attempted
     // so far, which a live reader waits on rather than refuses.
     let running = log.running;
-    let scorer = match settings.scorer {
-        Some(scorer) => scorer.to_string(),
-        None => match log
-            .header
-            .get("results")
-            .and_then(|r| r.get("scores")?.as_array()?.first()?.get("name")?.as_str())
-            .map(str::to_string)
-            .or_else(|| {
-                log.samples
-                    .iter()
-                    .find_map(|s| s.get("scores")?.as_object()?.keys().next().cloned())
-            }) {
-            Some(scorer) => scorer,
-            // A failed or cancelled run may end before any scorer ran: its errored samples are
-            // still errors, and the rest of the dataset was not attempted.
-            None if running || log.samples.iter().any(errored) => String::new(),
-            None => {
-                return Err(LoadError::new(
-                    file,
-                    "no scorer in the log (no results, no sample scores) and no errored sample: nothing to read as outcomes",
-                ));
-            }
-        },
+    // A log written without samples (`--no-log-samples`) keeps only each sample's score reduced over
+    // its epochs: those are its outcomes, one a sample.
+    let reduced = match log.samples.is_empty() && !log.reductions.is_empty() {
+        true => Some(ReducedSamples::from_reductions(&log.reductions, file)?),
+        false => None,
+    };
+    let samples: &[Value] = reduced.as_ref().map_or(&log.samples, |r| &r.samples);
+    if samples.is_empty() && !running {
+        refuse_without_samples(&log.header, file)?;
+    }
+    let (scorer, score_key, dict_note) = choose_scorer(&log.header, samples, settings, file);
+    // An eval cancelled or failed before any scorer ran: the samples it did not finish are not
+    // attempted (a folder of logs often holds such a stopped run beside the finished ones).
+    let stopped_unscored = matches!(
+        log.header.get("status").and_then(Value::as_str),
+        Some("cancelled" | "error")
+    );
+    let scorer = match scorer {
+        Some(scorer) => scorer,
+        // A failed or cancelled run may end before any scorer ran: its errored samples are
+        // still errors, and the rest of the dataset was not attempted.
+        None if running || stopped_unscored || samples.iter().any(errored) => String::new(),
+        None => {
+            return Err(LoadError::new(
+                file,
+                "no scorer in the log (no results, no sample scores) and no errored sample: nothing to read as outcomes",
+            ));
+        }
     };
     let unscored = scorer.is_empty();
-    let mut rows = Vec::with_capacity(log.samples.len());
+    let mut rows = Vec::with_capacity(samples.len());
     let mut seen: HashSet<(String, u32)> = HashSet::new();
     let mut scorers: Vec<String> = Vec::new();
     let mut cancelled_samples = 0;
     let mut errored_unscored = 0usize;
-    for (index, sample) in log.samples.iter().enumerate() {
+    for (index, sample) in samples.iter().enumerate() {
         let at = |what: String| LoadError::new(file, format!("sample {}: {what}", index + 1));
         let id = sample
             .get("id")
@@ -226,7 +432,7 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             .and_then(|s| s.get(&scorer))
             .map(|s| s.get("value").unwrap_or(&Value::Null));
         let mut outcome = match value {
-            Some(value) => score(value, settings.score_key)
+            Some(value) => score(value, score_key.as_deref())
                 .map_err(|e| at(format!("scorer '{scorer}': {e}")))?,
             None => None,
         };
@@ -266,6 +472,10 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
                     .collect::<Option<Vec<f64>>>()
             })
             .unwrap_or(None);
+        let place = match &reduced {
+            Some(_) => format!("inspect reduced score of sample {id} (over its epochs)"),
+            None => format!("inspect sample {}, epoch {epoch}", index + 1),
+        };
         seen.insert((id.clone(), epoch));
         rows.push(CanonicalRow {
             system: system.clone(),
@@ -277,10 +487,11 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             cost_usd: costs.map(|c| c.iter().sum()),
             seconds: sample.get("total_time").and_then(Value::as_f64),
             source: format!(
-                "inspect sample {}, epoch {epoch}, {}{}",
-                index + 1,
+                "{place}, {}{}",
                 if unscored {
                     "no scorer".to_string()
+                } else if let Some(key) = &score_key {
+                    format!("scorer {scorer}, key {key}")
                 } else {
                     format!("scorer {scorer}")
                 },
@@ -303,7 +514,19 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             ),
         ));
     }
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = dict_note.into_iter().collect();
+    if let Some(reduced) = &reduced {
+        notes.push(reduced.note(file, &log.header));
+    }
+    let log_samples = eval
+        .get("config")
+        .and_then(|c| c.get("log_samples"))
+        .and_then(Value::as_bool);
+    if running && samples.is_empty() && log_samples == Some(false) {
+        notes.push(format!(
+            "{file}: the eval runs with samples not logged (--no-log-samples): Inspect writes no sample's score until the eval ends, so nothing can be read before then"
+        ));
+    }
     if unscored && running && rows.is_empty() {
         notes.push(format!(
             "{file}: the eval is still running and no sample has been scored yet: its samples are not attempted so far"
@@ -347,14 +570,18 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         .and_then(Value::as_array)
         .map(|ids| ids.iter().filter_map(id_text).collect())
         .unwrap_or_default();
-    let epochs = eval
-        .get("config")
-        .and_then(|c| c.get("epochs"))
-        .and_then(Value::as_u64)
-        .map_or_else(
-            || seen.iter().map(|(_, e)| *e).max().unwrap_or(1),
-            |e| e as u32,
-        );
+    // Reductions hold one score a sample, whatever the epochs: run 0.
+    let epochs = match &reduced {
+        Some(_) => 1,
+        None => eval
+            .get("config")
+            .and_then(|c| c.get("epochs"))
+            .and_then(Value::as_u64)
+            .map_or_else(
+                || seen.iter().map(|(_, e)| *e).max().unwrap_or(1),
+                |e| e as u32,
+            ),
+    };
     // Samples an early-stopping manager skipped (`results.early_stopping`): planned but not run,
     // never failures.
     let stopping = log
@@ -387,6 +614,8 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         seconds: None,
         source: if stopped.contains(&(id.to_string(), epoch)) {
             format!("inspect sample {id}, epoch {epoch}, stopped early by {manager}")
+        } else if reduced.is_some() {
+            format!("inspect dataset sample {id}, no reduced score (errored or not run)")
         } else {
             format!("inspect dataset sample {id}, epoch {epoch}, no sample record")
         },

@@ -338,7 +338,9 @@ impl ImportFormat {
                 if swebench::looks_like(object) {
                     return Some(ImportFormat::SweBench);
                 }
-                if object.contains_key("eval") && object.contains_key("samples") {
+                if (object.contains_key("eval") && object.contains_key("samples"))
+                    || inspect::is_log(object)
+                {
                     return Some(ImportFormat::Inspect);
                 }
                 if harbor::is_trial(object) || harbor::is_job(object) {
