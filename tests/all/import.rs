@@ -1524,6 +1524,26 @@ fn a_terminal_bench_leaderboard_folder_is_read_as_its_submissions() {
         words.contains("20250815_mini/: runs beside it of the same agent name another model in run_metadata.json ('mini-swe-agent / anthropic/claude-sonnet-4-20250514'); they are read as another system"),
         "{words}"
     );
+    // The leaderboard's `results/` one level up: the dataset folder holds submissions that are
+    // folders of runs, so it is no submission itself (it was read as one, its two orchestrator
+    // runs alone, the other submissions left out without a word); given alone it is refused,
+    // naming it.
+    let results = dataset.parent().expect("results").to_path_buf();
+    assert_refused(
+        &pareval(&["info", &results.to_string_lossy()]),
+        "result files lie in its subfolders terminal-bench-core@0.1.1/",
+    );
+    // Beside a dataset folder that is one submission's run, that run is read and the other named.
+    copy_tree(
+        &orchestrator,
+        &results.join("terminal-bench-core:0.1.1/20250906_orchestrator"),
+    );
+    let words = info_words(&results.to_string_lossy());
+    assert!(words.contains("systems 1"), "{words}");
+    assert!(
+        words.contains("terminal-bench-core@0.1.1: not read: a folder that is not a run of a harness pareval reads, holding"),
+        "{words}"
+    );
 }
 
 #[test]

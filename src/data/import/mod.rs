@@ -930,15 +930,34 @@ fn submission_results(folder: &Path) -> Option<Vec<PathBuf>> {
         return Some(reports);
     }
     let own = own_entries(folder);
+    let mut run_group = false;
     let runs_only = own.iter().all(|path| {
         is_run_folder(path)
             || (path.is_file()
                 && path.file_name().is_some_and(|n| {
                     let name = n.to_string_lossy().to_lowercase();
+                    run_group |= mlebench::is_report_name(&name);
                     name.ends_with("results.json") || mlebench::is_report_name(&name)
                 }))
     });
-    (!own.is_empty() && runs_only).then_some(own)
+    if own.is_empty() || !runs_only {
+        return None;
+    }
+    // A folder one level up (a leaderboard's folder of submissions, some of them folders of runs)
+    // is no submission: its subfolders that are not runs would be left out without a word. An
+    // MLE-bench run group's other subfolders are the runs its report grades.
+    let hidden = |path: &Path| {
+        path.file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+    };
+    let results_elsewhere = subfolders(folder).iter().any(|sub| {
+        !is_run_folder(sub) && !hidden(sub) && {
+            let mut found = Vec::new();
+            result_files_below(sub, UNREAD_DEPTH, &mut found);
+            !found.is_empty()
+        }
+    });
+    (run_group || !results_elsewhere).then_some(own)
 }
 
 /// A folder's own result files and run folders ([`folder_entries`] without its model folders).
@@ -1015,26 +1034,6 @@ const UNREAD_NAMED: usize = 3;
 /// experiments, each in a folder of its own, is read as nothing but its top-level files, so a
 /// loader says what it left out rather than dropping it in silence.
 pub fn unread_subfolders(folder: &Path) -> Vec<(PathBuf, usize, Vec<PathBuf>)> {
-    fn collect(folder: &Path, depth: usize, found: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(folder) else {
-            return;
-        };
-        for path in entries.flatten().map(|entry| entry.path()) {
-            let hidden = path
-                .file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with('.'));
-            if hidden {
-                continue;
-            }
-            if path.is_dir() {
-                if depth > 1 {
-                    collect(&path, depth - 1, found);
-                }
-            } else if is_result_file(&path) {
-                found.push(path);
-            }
-        }
-    }
     // An MLE-bench run group's subfolders are the runs its grading report grades (their
     // submission CSVs are Kaggle predictions, not records).
     if own_entries(folder).iter().any(|path| {
@@ -1060,13 +1059,36 @@ pub fn unread_subfolders(folder: &Path) -> Vec<(PathBuf, usize, Vec<PathBuf>)> {
         .filter(|path| !submissions.contains(path))
         .filter_map(|subfolder| {
             let mut found = Vec::new();
-            collect(&subfolder, UNREAD_DEPTH, &mut found);
+            result_files_below(&subfolder, UNREAD_DEPTH, &mut found);
             found.sort();
             let count = found.len();
             found.truncate(UNREAD_NAMED);
             (count > 0).then_some((subfolder, count, found))
         })
         .collect()
+}
+
+/// The result files in a folder and its subfolders to `depth` levels (1: its own), dot files and
+/// folders left out, in the order the folders list them.
+fn result_files_below(folder: &Path, depth: usize, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    for path in entries.flatten().map(|entry| entry.path()) {
+        let hidden = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'));
+        if hidden {
+            continue;
+        }
+        if path.is_dir() {
+            if depth > 1 {
+                result_files_below(&path, depth - 1, found);
+            }
+        } else if is_result_file(&path) {
+            found.push(path);
+        }
+    }
 }
 
 /// The name of the folder a result file lies in (its real path's parent, so `./results.json`
