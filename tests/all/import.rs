@@ -2302,3 +2302,78 @@ fn inspect_logs_without_samples_read_their_reductions_and_dict_scores_their_keys
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_lm_eval_task_run_again_in_one_model_folder_is_a_further_run() {
+    // lm-eval adds samples_<task>_<date>.jsonl and results_<date>.json to the model's folder at each
+    // invocation, so a model folder where a task was evaluated twice holds both (it was refused as
+    // the same docs twice). Built from a real gsm8k run in shared/formats/lm_eval.
+    let Some(data) = shared_data() else { return };
+    let source = data.join("../formats/lm_eval");
+    let first = "2025-09-09T13-31-53.431753";
+    let folder = temp_dir("lm-eval-again").join("gemma3__12b-u1");
+    std::fs::create_dir_all(&folder).expect("folder");
+    for date in [first, "2025-09-10T08-00-00.000000"] {
+        std::fs::copy(
+            source.join(format!("samples_gsm8k_{first}.jsonl")),
+            folder.join(format!("samples_gsm8k_{date}.jsonl")),
+        )
+        .expect("samples");
+        std::fs::copy(
+            source.join(format!("results_{first}.json")),
+            folder.join(format!("results_{date}.json")),
+        )
+        .expect("results");
+    }
+    let out = pareval(&["info", &folder.to_string_lossy(), "--format", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let system = &json["systems"][0];
+    assert_eq!(system["runs"], 2, "{system}");
+    assert_eq!(
+        (&system["rows"], &system["tasks"]),
+        (&Value::from(6), &Value::from(3))
+    );
+    let words = info_words(&folder.to_string_lossy());
+    assert!(
+        words.contains("run 1 of gsm8k: 1 earlier samples file of the task and model beside it"),
+        "{words}"
+    );
+    // Two models' runs copied into one folder are two systems, each with its one run.
+    let words = info_words(&source.to_string_lossy());
+    assert!(!words.contains("run 1 of gsm8k"), "{words}");
+    assert!(words.contains("systems 2"), "{words}");
+}
+
+#[test]
+fn lm_eval_lines_without_a_filter_name_are_the_configured_filters_in_order() {
+    // lm-eval 0.4.5 wrote one line per filter and doc with no `filter` field: the two filters' lines
+    // of one doc were refused as the same (system, task, run) twice.
+    let folder = crate::common::fixture("lm_eval_unnamed_filters");
+    let path = folder.to_string_lossy().to_string();
+    let said = info_words(&path);
+    assert!(said.contains("gpt-4o 3 0.000 1"), "{said}");
+    assert!(
+        said.contains("its lines name no filter (lm-eval wrote one line per filter and doc, filter by filter): a doc's lines are read as the filters strict-match, get-answer of the task's filter_list, in order"),
+        "{said}"
+    );
+    assert!(
+        said.contains("filter 'strict-match' read of 2 (strict-match, get-answer)"),
+        "{said}"
+    );
+    // The results file's exact_match,get-answer is 0.333: docs 0, 1, 2 give 1, 0, 0.
+    let said = crate::import_formats::info_words(&[&path, "--filter", "get-answer"]);
+    assert!(said.contains("gpt-4o 3 0.333 1"), "{said}");
+    let rows = imported_rows(
+        "lm-eval",
+        &folder,
+        &temp_dir("lm-eval-filters").join("rows.jsonl"),
+    );
+    assert_eq!(rows.len(), 3);
+    assert!(
+        rows.iter().all(|r| r["source"]
+            .as_str()
+            .is_some_and(|s| s.contains("filter strict-match"))),
+        "{rows:?}"
+    );
+}

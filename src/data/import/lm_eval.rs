@@ -7,6 +7,7 @@
 //! of the task's configured metrics whose value is a score. lmms-eval's per-sample metrics are often
 //! objects its aggregation reads: such a value's numeric `score` (or `--score-key`) is the score.
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use serde_json::Value;
@@ -101,6 +102,61 @@ fn task_and_date(name: &str) -> Option<(&str, &str, Naming)> {
         && date.as_bytes()[10] == b'T'
         && date[..4].chars().all(|c| c.is_ascii_digit());
     (looks_like_date && !task.is_empty()).then_some((task, date, Naming::LmEval))
+}
+
+/// The aggregate results of the invocation that wrote the samples files of `date`, parsed.
+fn invocation_results(
+    folder: &Path,
+    date: &str,
+    naming: Naming,
+    file: &str,
+    notes: &mut Vec<String>,
+) -> Option<Value> {
+    match naming {
+        Naming::LmEval => aggregate_file(folder, date, file, notes),
+        Naming::LmmsEval => parse_aggregate(&folder.join(format!("{date}_results.json")), file),
+    }
+}
+
+/// The model an invocation's aggregate names (lmms-eval writes an empty one when its model_args
+/// name no model it knows).
+fn model_name(results: Option<&Value>) -> Option<&str> {
+    results
+        .and_then(|r| r.get("model_name").and_then(Value::as_str))
+        .filter(|model| !model.trim().is_empty())
+}
+
+/// The run of a samples file: how many samples files of the same task, naming and model beside it
+/// are dated earlier. Each invocation of the harness adds its own samples file to the model's
+/// folder, so a task evaluated again is a further run of the model, not the same docs twice (the
+/// dates of both namings sort as they read); files of other models copied into one folder are
+/// other systems, each with its own runs.
+fn run_of(
+    folder: &Path,
+    task: &str,
+    date: &str,
+    naming: Naming,
+    model: Option<&str>,
+    file: &str,
+) -> u32 {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let Some((other_task, other_date, other_naming)) = task_and_date(&name) else {
+                return false;
+            };
+            other_task == task
+                && other_naming == naming
+                && other_date < date
+                && model_name(
+                    invocation_results(folder, other_date, naming, file, &mut Vec::new()).as_ref(),
+                ) == model
+        })
+        .count() as u32
 }
 
 /// Whether a (lower-case) file name is a samples file of lm-eval or lmms-eval.
@@ -213,7 +269,9 @@ impl Measure {
 struct Line {
     number: u64,
     doc: String,
+    /// The line's `filter`: "none" on lines that name none, until [`Reader::name_filters`] names them.
     filter: String,
+    filter_named: bool,
     /// The line's metrics (indices into [`Reader::names`]) and their values.
     measures: Vec<(usize, Measure)>,
     /// lm-eval's metric of the line ([`listed_metric`]), an index into [`Reader::names`].
@@ -254,11 +312,9 @@ impl Reader {
             Some(Value::String(s)) => s.clone(),
             _ => return Err("no doc_id".to_string()),
         };
-        let filter = line
-            .get("filter")
-            .and_then(Value::as_str)
-            .unwrap_or("none")
-            .to_string();
+        let named = line.get("filter").and_then(Value::as_str);
+        let filter_named = named.is_some();
+        let filter = named.unwrap_or("none").to_string();
         let mut measures = Vec::new();
         if let Some(fields) = line.as_object() {
             for (key, value) in fields {
@@ -286,10 +342,79 @@ impl Reader {
             number,
             doc,
             filter,
+            filter_named,
             measures,
             listed,
         });
         Ok(())
+    }
+
+    /// Names the filters of lines that name none. lm-eval wrote no `filter` on its lines before
+    /// 0.4.6 (or so): one line per filter and doc, filter by filter in the order of the task's
+    /// `filter_list`, so a doc's k-th line is the k-th configured filter. With as many lines per doc
+    /// as the aggregate's config lists filters, they are named so (a note says it when there are
+    /// several); with one line a doc and no filter named in the config, "none" stays; with any other
+    /// count the lines are named #1, #2, … by their place, noted.
+    fn name_filters(&mut self, results: Option<&Value>, task: &str, file: &str) -> Option<String> {
+        if self.lines.iter().all(|line| line.filter_named) {
+            return None;
+        }
+        let configured: Vec<String> = results
+            .and_then(|r| r.get("configs")?.get(task)?.get("filter_list")?.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|f| Some(f.get("name")?.as_str()?.to_string()))
+            .collect();
+        let mut place: HashMap<&str, usize> = HashMap::new();
+        let places: Vec<usize> = self
+            .lines
+            .iter()
+            .filter(|line| !line.filter_named)
+            .map(|line| {
+                let k = place.entry(line.doc.as_str()).or_default();
+                *k += 1;
+                *k - 1
+            })
+            .collect();
+        let per_doc: HashSet<usize> = place.values().copied().collect();
+        let lines_per_doc = match per_doc.len() {
+            1 => per_doc.iter().next().copied(),
+            _ => None,
+        };
+        let (names, note): (Vec<String>, Option<String>) = match lines_per_doc {
+            Some(count) if count == configured.len() => {
+                let note = (count > 1).then(|| {
+                    format!(
+                        "{file}: its lines name no filter (lm-eval wrote one line per filter and doc, filter by filter): a doc's lines are read as the filters {} of the task's filter_list, in order",
+                        configured.join(", ")
+                    )
+                });
+                (configured, note)
+            }
+            Some(1) => (vec!["none".to_string()], None),
+            _ => {
+                let most = places.iter().max().map_or(1, |m| m + 1);
+                let names: Vec<String> = (1..=most).map(|k| format!("#{k}")).collect();
+                let note = format!(
+                    "{file}: its lines name no filter and a doc has several lines, which the results' filter_list ({}) does not match: a doc's k-th line is read as filter #k (--filter '#1' …)",
+                    if configured.is_empty() {
+                        "absent".to_string()
+                    } else {
+                        configured.join(", ")
+                    }
+                );
+                (names, Some(note))
+            }
+        };
+        let mut places = places.into_iter();
+        for line in self.lines.iter_mut().filter(|line| !line.filter_named) {
+            let k = places.next().unwrap_or(0);
+            line.filter = names
+                .get(k)
+                .cloned()
+                .unwrap_or_else(|| format!("#{}", k + 1));
+        }
+        note
     }
 
     /// The metric read on every line when the lines do not list theirs (lmms-eval): `--metric`,
@@ -364,7 +489,7 @@ impl Reader {
     }
 
     pub fn finish(
-        self,
+        mut self,
         path: &Path,
         file: &str,
         settings: &super::ImportSettings,
@@ -381,20 +506,22 @@ impl Reader {
         })?;
         let folder = path.parent().unwrap_or(Path::new("."));
         let mut notes = Vec::new();
-        let results = match naming {
-            Naming::LmEval => aggregate_file(folder, date, file, &mut notes),
-            Naming::LmmsEval => parse_aggregate(&folder.join(format!("{date}_results.json")), file),
-        };
+        let results = invocation_results(folder, date, naming, file, &mut notes);
+        let model = model_name(results.as_ref());
+        let run = run_of(folder, task, date, naming, model, file);
+        if run > 0 {
+            notes.push(format!(
+                "{file}: run {run} of {task}: {run} earlier samples file{} of the task and model beside it (each {} invocation adds one to the model's folder; a doc's runs are averaged, and one file given alone is read alone)",
+                if run == 1 { "" } else { "s" },
+                naming.harness()
+            ));
+        }
         let aggregate_name = match naming {
             Naming::LmEval => format!("results_{date}.json (nor <stem>_{date}.json)"),
             Naming::LmmsEval => format!("{date}_results.json"),
         };
         // lmms-eval writes an empty model_name when its model_args name no model it knows.
-        let system = match results
-            .as_ref()
-            .and_then(|r| r.get("model_name").and_then(Value::as_str))
-            .filter(|model| !model.trim().is_empty())
-        {
+        let system = match model {
             Some(model) => model.to_string(),
             None => {
                 let name = folder
@@ -422,6 +549,9 @@ impl Reader {
                 })
             })
             .unwrap_or_else(|| task.to_string());
+        if let Some(note) = self.name_filters(results.as_ref(), task, file) {
+            notes.push(note);
+        }
         let mut filters: Vec<&str> = Vec::new();
         for line in &self.lines {
             if !filters.contains(&line.filter.as_str()) {
@@ -544,7 +674,7 @@ impl Reader {
             rows.push(CanonicalRow {
                 system: system.clone(),
                 task: format!("{task}/{}", line.doc),
-                run: 0,
+                run,
                 outcome: Some(outcome),
                 status: RowStatus::Ok,
                 group: Some(group.clone()),
@@ -590,6 +720,36 @@ impl Reader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unnamed_filters_take_the_configured_names_or_their_places() {
+        let reader = |docs: &[u64]| {
+            let mut reader = Reader::default();
+            for (number, doc) in docs.iter().enumerate() {
+                let line = serde_json::json!({"doc_id": doc, "exact_match": 1.0});
+                reader.line(number as u64 + 1, &line).expect("line");
+            }
+            reader
+        };
+        let filters = |reader: &Reader| -> Vec<String> {
+            reader.lines.iter().map(|l| l.filter.clone()).collect()
+        };
+        let config = serde_json::json!({"configs": {"t": {"filter_list": [
+            {"name": "strict"}, {"name": "loose"}]}}});
+        // Two lines a doc, filter by filter, and two configured filters: named in order.
+        let mut two = reader(&[0, 1, 0, 1]);
+        assert!(two.name_filters(Some(&config), "t", "f").is_some());
+        assert_eq!(filters(&two), ["strict", "strict", "loose", "loose"]);
+        // One line a doc and no config: "none", as ever, without a note.
+        let mut one = reader(&[0, 1]);
+        assert_eq!(one.name_filters(None, "t", "f"), None);
+        assert_eq!(filters(&one), ["none", "none"]);
+        // Lines a doc that the config does not match: named by place, noted.
+        let mut uneven = reader(&[0, 0, 1]);
+        let note = uneven.name_filters(Some(&config), "t", "f").expect("note");
+        assert!(note.contains("filter #k"), "{note}");
+        assert_eq!(filters(&uneven), ["#1", "#2", "#1"]);
+    }
 
     #[test]
     fn tasks_and_dates_from_file_names() {
