@@ -2405,6 +2405,27 @@ fn bfcl_score_files_are_read_with_their_results_every_unlisted_entry_passing() {
         words.contains("2 score files number the failed entries from 1"),
         "{words}"
     );
+    // July 2024: the result lines carry `idx` from 0 and no id (they were refused); the tasks are
+    // <category>_<idx>, and the failures numbered from 1 fall on idx − 1.
+    let july = root.join("leaderboard_2024_07");
+    let rows = import_rows("bfcl", &[&july], &[], "bfcl-2024-07");
+    assert_eq!(rows.len(), 50);
+    assert_eq!(tally(&rows)["gpt-4-turbo-2024-04-09-FC"].outcome_sum, 44.0);
+    let failed: Vec<String> = bfcl_rows(&rows)
+        .into_iter()
+        .filter(|(_, (o, ..))| o == "0")
+        .map(|((_, t), _)| t)
+        .collect();
+    let expected: Vec<String> = [17, 26, 41, 43, 45, 46]
+        .iter()
+        .map(|i| format!("executable_multiple_function_{i}"))
+        .collect();
+    assert_eq!(failed, expected);
+    let words = info_words(&[&july.to_string_lossy()]);
+    assert!(
+        words.contains("1 result file numbers their entries by 'idx' from 0 (BFCL before August 2024 wrote no id): tasks named <category>_<idx>"),
+        "{words}"
+    );
     // Answers out of id order: bfcl-eval numbered them sorted by id (from 2024-11-24), or in file
     // order (before); the failures' prompt ids tell which, and both read the same failures.
     let raven_in = |copy: &Path| {

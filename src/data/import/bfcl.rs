@@ -19,7 +19,8 @@
 //!   them: sorted by id from 2024-11-24, in file order before. Both agree for a file in id order;
 //!   otherwise the failures' prompt ids (most carry one) tell which, and each is checked.
 //! - system: the model folder's name as BFCL writes it (its registry name, a `/` written `_`).
-//! - task: the entry's `id` (it starts with its category, so ids never collide across categories);
+//! - task: the entry's `id` (it starts with its category, so ids never collide across categories;
+//!   result files before August 2024 carry `idx` from 0 instead, read as `<category>_<idx>`);
 //!   group: the category.
 //! - outcome: 0 for an entry the score file lists, 1 for every other entry of the result file; a
 //!   result that is BFCL's record of an exception during generation (`"Error during inference: …"`)
@@ -221,6 +222,8 @@ fn result_candidates(score: &Path, result_name: &str) -> Vec<PathBuf> {
 #[derive(Deserialize)]
 struct ResultLine {
     id: Option<Value>,
+    /// BFCL's results before August 2024 number their entries from 0 instead (`"idx": index`).
+    idx: Option<Value>,
     #[serde(default, deserialize_with = "is_inference_error")]
     result: bool,
     #[serde(default, deserialize_with = "latency_sum")]
@@ -407,17 +410,34 @@ struct Entry {
     seconds: Option<f64>,
 }
 
-fn read_results(path: &Path, bytes: &[u8]) -> Result<Vec<Entry>, LoadError> {
+/// One result file's entries, and whether they were named from their `idx` (`<category>_<idx>`,
+/// as BFCL's later ids are made): its results before August 2024 carry no `id`, and its score files
+/// then number the failures from 1 in file order.
+fn read_results(
+    path: &Path,
+    bytes: &[u8],
+    category: &str,
+) -> Result<(Vec<Entry>, bool), LoadError> {
     let file = path.display().to_string();
     let mut entries = Vec::new();
     let mut seen: HashMap<String, u64> = HashMap::new();
+    let mut from_idx = false;
     for (line, parsed) in parse_lines::<ResultLine>(bytes, &file)? {
         let at = |what: String| LoadError::new(&file, format!("line {line}: {what}"));
-        let id = match parsed.id {
-            Some(Value::String(id)) if !id.is_empty() => id,
-            other => {
+        let id = match (parsed.id, parsed.idx) {
+            (Some(Value::String(id)), _) if !id.is_empty() => id,
+            (None, Some(Value::Number(idx))) if idx.as_u64().is_some() => {
+                from_idx = true;
+                format!("{category}_{idx}")
+            }
+            (None, Some(other)) => {
                 return Err(at(format!(
-                    "the entry's id is {}, not BFCL's test entry id",
+                    "the entry's idx is {other}, not a whole number (BFCL's results before August 2024 number their entries from 0)"
+                )));
+            }
+            (other, _) => {
+                return Err(at(format!(
+                    "the entry's id is {}, not BFCL's test entry id (nor does it have 2024's 'idx')",
                     value_or_missing(other.as_ref())
                 )));
             }
@@ -433,7 +453,7 @@ fn read_results(path: &Path, bytes: &[u8]) -> Result<Vec<Entry>, LoadError> {
             seconds: parsed.latency,
         });
     }
-    Ok(entries)
+    Ok((entries, from_idx))
 }
 
 /// What one score file's lines say: its counts, and the places (in the result file) of the entries
@@ -620,6 +640,7 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
     let mut scored_results = HashSet::new();
     let mut whole_models = HashSet::new();
     let mut inference_errors = 0;
+    let mut named_from_idx = 0usize;
     // Score files that number their failures, and of those the ones read in file order and the
     // ones read in id order with no failure's prompt id to confirm it.
     let mut numbered = 0;
@@ -657,7 +678,8 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
         };
         let result_bytes = read(result, &result_file)?;
         let score_bytes = read(score, &score_file)?;
-        let entries = read_results(result, &result_bytes)?;
+        let (entries, from_idx) = read_results(result, &result_bytes, &category)?;
+        named_from_idx += usize::from(from_idx);
         let graded = read_score(score, &score_bytes, &entries, &result_file)?;
         if graded.numbered {
             numbered += 1;
@@ -750,6 +772,12 @@ pub fn results(path: &Path) -> Result<(Imported, Vec<u8>, String), LoadError> {
             } else {
                 String::new()
             }
+        ));
+    }
+    if named_from_idx > 0 {
+        notes.push(format!(
+            "{shown}: {} their entries by 'idx' from 0 (BFCL before August 2024 wrote no id): tasks named <category>_<idx>",
+            counted(named_from_idx, "result file numbers", "result files number")
         ));
     }
     if inference_errors > 0 {
