@@ -177,8 +177,12 @@ pub enum Cell<'a> {
     Bool(bool),
 }
 
+/// 2^53: every whole number of smaller magnitude is exact as an `f64`.
+const EXACT_INTEGERS: f64 = 9_007_199_254_740_992.0;
+
 /// Visits every cell of a column in row order. Strings stay strings (so messages quote them as
-/// written), numbers of any width become `f64`, booleans stay booleans, anything else (dates, …)
+/// written), numbers of any width become `f64` (whole-number columns with a value past 2^53 their
+/// exact decimal texts), booleans stay booleans, anything else (dates, …)
 /// is shown as polars prints it.
 pub fn for_each_cell(
     column: &Column,
@@ -197,6 +201,24 @@ pub fn for_each_cell(
         DataType::Boolean => {
             for (row, value) in column.bool().map_err(fail)?.iter().enumerate() {
                 visit(row, value.map_or(Cell::Null, Cell::Bool));
+            }
+        }
+        // Whole numbers past 2^53 would be rounded as floats (two task ids 9007199254740992 and
+        // …993 would meet as one): such a column is read as the exact decimal texts instead.
+        dtype
+            if dtype.is_integer()
+                && column
+                    .cast(&DataType::Float64)
+                    .map_err(fail)?
+                    .f64()
+                    .map_err(fail)?
+                    .iter()
+                    .flatten()
+                    .any(|x| x.abs() >= EXACT_INTEGERS) =>
+        {
+            let text = column.cast(&DataType::String).map_err(fail)?;
+            for (row, value) in text.str().map_err(fail)?.iter().enumerate() {
+                visit(row, value.map_or(Cell::Null, Cell::Text));
             }
         }
         dtype if dtype.is_primitive_numeric() => {

@@ -506,13 +506,14 @@ fn read_json(
         JsonFormat::JsonLines => Positions::Lines(json_line_numbers(text)),
         JsonFormat::Json => Positions::Records,
     };
-    // polars' JSON reader panics on an integer wider than 64 bits (it infers Int128, which it cannot
-    // hold): such a file is refused first, naming the line and the value.
+    // polars' JSON reader panics on an integer outside i64 (it infers Int128, which it cannot hold,
+    // for one past i64::MAX as for one wider than 64 bits): such a file is refused first, naming
+    // the line and the value.
     if let Some((line, token)) = wide_integer(text) {
         return Err(LoadError::new(
             file,
             format!(
-                "line {line}: the integer {token} is wider than 64 bits, which the JSON reader cannot hold (write it as a string or a float)"
+                "line {line}: the integer {token} is outside the signed 64-bit range, which the JSON reader cannot hold (write it as a string or a float)"
             ),
         ));
     }
@@ -539,7 +540,7 @@ fn read_json(
     Ok((frame, positions))
 }
 
-/// The first integer literal outside strings that fits neither i64 nor u64, with its line (1-based).
+/// The first integer literal outside strings that does not fit i64, with its line (1-based).
 fn wide_integer(text: &[u8]) -> Option<(u64, String)> {
     let mut line = 1u64;
     let mut in_string = false;
@@ -575,11 +576,7 @@ fn wide_integer(text: &[u8]) -> Option<(u64, String)> {
             }
             let token = String::from_utf8_lossy(&text[start..i]);
             let integer = !token.contains(['.', 'e', 'E']);
-            if integer
-                && token.parse::<i64>().is_err()
-                && token.parse::<u64>().is_err()
-                && token != "-"
-            {
+            if integer && token.parse::<i64>().is_err() && token != "-" {
                 return Some((line, token.into_owned()));
             }
             continue;
@@ -616,14 +613,43 @@ fn json_line_numbers(text: &[u8]) -> Vec<u64> {
 }
 
 fn read_parquet(bytes: Vec<u8>, file: &str) -> Result<(DataFrame, Positions), LoadError> {
-    let frame = ParquetReader::new(Cursor::new(bytes))
-        .finish()
-        .map_err(|e| {
-            LoadError::new(
+    let mut reader = ParquetReader::new(Cursor::new(bytes));
+    let schema = reader.schema().map_err(|e| {
+        LoadError::new(
+            file,
+            format!("cannot read the Parquet file: {}", polars_message(&e)),
+        )
+    })?;
+    // This build of polars reads neither decimals (it panics on them) nor 8- and 16-bit integers
+    // (it refuses them without naming the column): such a column is named first.
+    for (name, field) in schema.iter() {
+        let unread = match field.dtype() {
+            ArrowDataType::Decimal(..)
+            | ArrowDataType::Decimal32(..)
+            | ArrowDataType::Decimal64(..)
+            | ArrowDataType::Decimal256(..) => Some("a decimal"),
+            ArrowDataType::Int8
+            | ArrowDataType::Int16
+            | ArrowDataType::UInt8
+            | ArrowDataType::UInt16 => Some("an 8- or 16-bit integer"),
+            _ => None,
+        };
+        if let Some(kind) = unread {
+            return Err(LoadError::new(
                 file,
-                format!("cannot read the Parquet file: {}", polars_message(&e)),
-            )
-        })?;
+                format!(
+                    "column '{name}' is {kind} ({:?}), which pareval's Parquet reader does not take: write it as a double or a 32- or 64-bit integer",
+                    field.dtype()
+                ),
+            ));
+        }
+    }
+    let frame = reader.finish().map_err(|e| {
+        LoadError::new(
+            file,
+            format!("cannot read the Parquet file: {}", polars_message(&e)),
+        )
+    })?;
     Ok((frame, Positions::Rows))
 }
 
@@ -654,10 +680,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn integers_wider_than_64_bits_are_found_outside_strings_only() {
+    fn integers_outside_i64_are_found_outside_strings_only() {
         assert_eq!(
-            wide_integer(b"[1, -2, 18446744073709551615, 1e400, 2.5]"),
+            wide_integer(b"[1, -2, 9223372036854775807, -9223372036854775808, 1e400, 2.5]"),
             None
+        );
+        // One past i64::MAX fits u64, and polars' reader still panics on it (it infers Int128).
+        assert_eq!(
+            wide_integer(b"[1,\n 9223372036854775808]"),
+            Some((2, "9223372036854775808".to_string()))
         );
         assert_eq!(
             wide_integer(b"{\"a\": \"123456789012345678901234567890\",\n \"b\": [-123456789012345678901234567890]}"),

@@ -45,7 +45,17 @@ const CASES: &[(&str, &str)] = &[
     ),
     (
         "integer_wider_than_64_bits.json",
-        "line 3: the integer 123456789012345678901234567890 is wider than 64 bits, which the JSON reader cannot hold (write it as a string or a float)",
+        "line 3: the integer 123456789012345678901234567890 is outside the signed 64-bit range, which the JSON reader cannot hold (write it as a string or a float)",
+    ),
+    (
+        // It fits u64, and polars' JSON reader panicked on it (it inferred Int128).
+        "integer_past_i64.jsonl",
+        "line 2: the integer 9223372036854775808 is outside the signed 64-bit range, which the JSON reader cannot hold (write it as a string or a float)",
+    ),
+    (
+        // polars was built without decimals, and panicked reading one.
+        "decimal_outcome.parquet",
+        "column 'outcome' is a decimal (Decimal(5, 2)), which pareval's Parquet reader does not take: write it as a double or a 32- or 64-bit integer",
     ),
     (
         "outcome_word.jsonl",

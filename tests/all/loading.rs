@@ -555,3 +555,29 @@ fn a_run_column_of_ids_is_numbered_within_each_system_and_task() {
     assert!(error.to_string().contains("run '1.5' on line 3"), "{error}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn whole_number_task_ids_past_2_to_the_53_stay_apart() {
+    // Read as floats, 9007199254740993 became …992: two systems' different tasks met as one shared
+    // task, and the plan printed an id no file had.
+    let dir = crate::common::temp_dir("big-ids");
+    let path = dir.join("ids.jsonl");
+    std::fs::write(
+        &path,
+        "{\"system\":\"A\",\"task\":9007199254740993,\"outcome\":1}\n{\"system\":\"B\",\"task\":9007199254740992,\"outcome\":0}\n{\"system\":\"A\",\"task\":7,\"outcome\":1}\n",
+    )
+    .expect("write");
+    let path_text = path.to_string_lossy().to_string();
+    let info = crate::common::pareval(&["info", &path_text]);
+    assert_eq!(
+        info.status.code(),
+        Some(0),
+        "{}",
+        crate::common::stderr(&info)
+    );
+    assert!(crate::common::stdout(&info).contains("tasks     3"));
+    let plan = crate::common::stdout(&crate::common::pareval(&["plan", &path_text]));
+    for id in ["9007199254740993", "9007199254740992", " 7\n"] {
+        assert!(plan.contains(id), "{id}\n{plan}");
+    }
+}
