@@ -552,6 +552,37 @@ mod tests {
         follower.poll(&mut events);
         assert!(matches!(events[0], Event::Reread { .. }), "{events:?}");
         assert_eq!(rows(&events), [("t9".to_string(), 1.0)]);
+        // Rewritten in place to the same size (a harness writing its whole table again), and then
+        // to a longer one: the bytes read before changed, so it is read again too (it was not:
+        // the old outcome stayed on screen, or the old rows stayed with the new tail).
+        let rewrite = |text: &str, seconds: u64| {
+            std::fs::write(&path, text).expect("rewrite");
+            let file = std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .expect("open");
+            let when = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(seconds);
+            file.set_modified(when).expect("set the time");
+        };
+        rewrite("system,task,outcome\nB,t9,0\n", 1_000_000);
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        assert!(matches!(events[0], Event::Reread { .. }), "{events:?}");
+        assert_eq!(rows(&events), [("t9".to_string(), 0.0)]);
+        rewrite("system,task,outcome\nB,t8,1\nB,t9,1\n", 2_000_000);
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        assert!(matches!(events[0], Event::Reread { .. }), "{events:?}");
+        assert_eq!(
+            rows(&events),
+            [("t8".to_string(), 1.0), ("t9".to_string(), 1.0)]
+        );
+        // Appended to (the bytes read before unchanged): only the new row, no notice.
+        rewrite("system,task,outcome\nB,t8,1\nB,t9,1\nB,t7,0\n", 3_000_000);
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert_eq!(rows(&events), [("t7".to_string(), 0.0)]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

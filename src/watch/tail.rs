@@ -1,11 +1,15 @@
 //! The tail of one CSV or JSON Lines file that a harness appends to: each poll reads only the bytes
-//! added since the last one; a partly written last line waits for its newline; a file that shrank or
-//! was replaced (another inode) is read again from the start, with a notice. Each complete line
+//! added since the last one; a partly written last line waits for its newline; a file that shrank,
+//! was replaced (another inode) or was rewritten in place (a harness that writes its whole table
+//! again, as pandas' `to_csv` does: the bytes already read differ, whatever the size) is read again
+//! from the start, with a notice. Each complete line
 //! becomes named fields (a CSV header's columns, a JSON object's keys) or a problem with its line
 //! number. Shared by `watch` (outcome rows) and `halt --follow` (steps).
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
 
 /// One line's cells by name; a missing or empty cell is None.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,6 +62,10 @@ pub struct Tail {
     json: bool,
     offset: u64,
     identity: Option<(u64, u64)>,
+    /// When the file last changed, and the SHA-256 state of the bytes read so far (`offset` of
+    /// them): when it changes again, those bytes are checked before more are read.
+    modified: Option<std::time::SystemTime>,
+    read_so_far: Sha256,
     /// Bytes after the last newline: a line still being written.
     partial: Vec<u8>,
     header: Option<Vec<String>>,
@@ -72,6 +80,8 @@ impl Tail {
             json,
             offset: 0,
             identity: None,
+            modified: None,
+            read_so_far: Sha256::new(),
             partial: Vec::new(),
             header: None,
             line: 0,
@@ -85,14 +95,21 @@ impl Tail {
         };
         let identity = file_identity(&meta);
         let replaced = self.identity.is_some_and(|id| id != identity);
-        if replaced || meta.len() < self.offset {
+        let modified = meta.modified().ok();
+        let changed = modified != self.modified;
+        if replaced
+            || meta.len() < self.offset
+            || (changed && self.offset > 0 && !self.read_bytes_unchanged())
+        {
             out.push(TailEvent::Reread);
             self.offset = 0;
+            self.read_so_far = Sha256::new();
             self.partial.clear();
             self.header = None;
             self.line = 0;
         }
         self.identity = Some(identity);
+        self.modified = modified;
         if meta.len() == self.offset {
             return;
         }
@@ -107,6 +124,7 @@ impl Tail {
             return;
         }
         self.offset += bytes.len() as u64;
+        self.read_so_far.update(&bytes);
         self.partial.extend_from_slice(&bytes);
         let Some(last_newline) = self.partial.iter().rposition(|&b| b == b'\n') else {
             return;
@@ -121,6 +139,29 @@ impl Tail {
             }
             out.push(self.read_line(text));
         }
+    }
+
+    /// Whether the file still begins with the bytes read so far (an unreadable file counts as
+    /// unchanged: the next poll tries again).
+    fn read_bytes_unchanged(&self) -> bool {
+        let Ok(file) = std::fs::File::open(&self.path) else {
+            return true;
+        };
+        let mut now = Sha256::new();
+        let mut prefix = file.take(self.offset);
+        let mut buffer = vec![0u8; 64 * 1024];
+        let mut taken = 0u64;
+        loop {
+            match prefix.read(&mut buffer) {
+                Ok(0) => break,
+                Ok(n) => {
+                    now.update(&buffer[..n]);
+                    taken += n as u64;
+                }
+                Err(_) => return true,
+            }
+        }
+        taken == self.offset && now.finalize() == self.read_so_far.clone().finalize()
     }
 
     fn read_line(&mut self, text: &str) -> TailEvent {
