@@ -417,16 +417,21 @@ pub(crate) fn serve_command(
     for (label, rows) in preloads {
         service.preload(&label, rows);
     }
-    let mut line = String::new();
+    let mut bytes = Vec::new();
     loop {
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
+        bytes.clear();
+        if input.read_until(b'\n', &mut bytes)? == 0 {
             return Ok(());
         }
-        if line.trim().is_empty() {
-            continue;
-        }
-        let reply = service.answer(line.trim());
+        // A line that is not UTF-8 is a bad request like any other, not the end of the service.
+        let reply = match std::str::from_utf8(&bytes) {
+            Ok(line) if line.trim().is_empty() => continue,
+            Ok(line) => service.answer(line.trim()),
+            Err(e) => json!({
+                "ok": false,
+                "error": format!("the request is not UTF-8 text ({e})"),
+            }),
+        };
         serde_json::to_writer(&mut *out, &reply).map_err(|e| CliError::Output(e.into()))?;
         writeln!(out)?;
         out.flush()?;

@@ -1141,3 +1141,44 @@ fn decide_reads_a_task_once_every_declared_run_has_ended() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn serve_answers_a_request_that_is_not_utf8_and_goes_on() {
+    // Such a line ended the service ("cannot write the output"), and later requests had no reply.
+    let dir = temp_dir("serve-utf8");
+    let plan = write_plan(&dir, 10);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pareval"))
+        .args([
+            "serve",
+            "--plan",
+            &plan,
+            "--tested",
+            "new",
+            "--baseline",
+            "old",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve");
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(b"{\"op\":\"plan\"}\n\xff\xfe bad\n{\"op\":\"plan\"}\n")
+            .expect("write");
+    }
+    let output = child.wait_with_output().expect("serve output");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let replies = json_lines(&stdout(&output));
+    assert_eq!(replies.len(), 3, "{replies:?}");
+    assert_eq!(replies[1]["ok"], false);
+    assert!(
+        replies[1]["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("the request is not UTF-8 text")),
+        "{replies:?}"
+    );
+    assert_eq!(replies[2]["ok"], true);
+    let _ = std::fs::remove_dir_all(&dir);
+}
