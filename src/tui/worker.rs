@@ -179,6 +179,32 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
             ));
         }
         passes.push((job.settings.clone(), false));
+        // The proxy curve of the job's settings, after its full replay: it reads the records, not
+        // the replay, so a replay that failed (one system, no pair) still gets its proxy answer.
+        let run_proxy = || {
+            let Some((method, protocol)) = job.proxy else {
+                return;
+            };
+            let cancelled = || control.cancel.load(Ordering::Relaxed);
+            let mut curve = Err(crate::proxy::ProxyError::Cancelled);
+            in_pool(&mut || {
+                curve = crate::proxy::proxy_curve(
+                    &job.dataset,
+                    job.settings.group_column.as_deref(),
+                    method,
+                    protocol,
+                    &job.settings.grid,
+                    job.settings.seed,
+                    &cancelled,
+                );
+            });
+            if !cancelled() {
+                report(WorkerEvent::ProxyFinished {
+                    generation: job.generation,
+                    outcome: curve.map(Arc::new),
+                });
+            }
+        };
         for (settings, preview) in passes {
             let mut outcome = Err(crate::engine::ReplayError::Cancelled);
             in_pool(&mut || {
@@ -212,31 +238,12 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
                         outcome: Err(error),
                         preview: false,
                     });
+                    run_proxy();
                     break;
                 }
             }
             if !preview {
-                if let Some((method, protocol)) = job.proxy {
-                    let cancelled = || control.cancel.load(Ordering::Relaxed);
-                    let mut curve = Err(crate::proxy::ProxyError::Cancelled);
-                    in_pool(&mut || {
-                        curve = crate::proxy::proxy_curve(
-                            &job.dataset,
-                            job.settings.group_column.as_deref(),
-                            method,
-                            protocol,
-                            &job.settings.grid,
-                            job.settings.seed,
-                            &cancelled,
-                        );
-                    });
-                    if !cancelled() {
-                        report(WorkerEvent::ProxyFinished {
-                            generation: job.generation,
-                            outcome: curve.map(Arc::new),
-                        });
-                    }
-                }
+                run_proxy();
                 break;
             }
             // The full pass counts its pairs again.

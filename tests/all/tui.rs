@@ -2418,3 +2418,39 @@ fn the_drill_down_s_shared_tasks_say_who_is_ahead_when_runs_are_averaged() {
     );
     assert!(!screen.contains("only A"), "{screen}");
 }
+
+#[test]
+fn a_failed_replay_still_gets_its_proxy_answer() {
+    // One system: no pair to replay, and the proxy view waited for a curve that never came (the
+    // worker computed proxies only after a full replay that succeeded).
+    let dir = temp_dir("one-system");
+    let path = dir.join("one.csv");
+    std::fs::write(&path, "system,task,outcome\nA,t1,1\nA,t2,0\nA,t3,1\n").expect("write");
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let (worker, results) = worker_with_channel();
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 20);
+    worker.submit(Job {
+        generation: 1,
+        dataset: dataset.clone(),
+        settings: compute.settings(),
+        proxy: Some((compute.proxy_method, compute.proxy_protocol)),
+    });
+    let mut replay_failed = false;
+    loop {
+        match results
+            .recv_timeout(Duration::from_secs(60))
+            .expect("a report")
+        {
+            WorkerEvent::Finished { outcome, .. } => replay_failed |= outcome.is_err(),
+            WorkerEvent::ProxyFinished { outcome, .. } => {
+                let Err(error) = outcome else {
+                    panic!("the proxy of one system is refused");
+                };
+                let error = error.to_string();
+                assert!(error.contains("at least 3 systems"), "{error}");
+                break;
+            }
+        }
+    }
+    assert!(replay_failed);
+}
