@@ -89,10 +89,13 @@ impl Worker {
     pub fn progress(&self) -> Option<(u64, usize, usize)> {
         let state = self.shared.state.lock().ok()?;
         state.running.as_ref().map(|(generation, control, total)| {
+            // The replay's own count once it has prepared its pairs (a budget measure may leave
+            // some of the record's out).
+            let prepared = control.pairs_total.load(Ordering::Relaxed);
             (
                 *generation,
                 control.pairs_done.load(Ordering::Relaxed),
-                *total,
+                if prepared > 0 { prepared } else { *total },
             )
         })
     }

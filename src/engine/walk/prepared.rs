@@ -59,6 +59,9 @@ pub enum ReplayError {
 pub struct Control {
     pub cancel: AtomicBool,
     pub pairs_done: AtomicUsize,
+    /// The pairs the replay walks, once it has prepared them (0 before): fewer than the record's
+    /// directed pairs when a budget measure leaves some out.
+    pub pairs_total: AtomicUsize,
 }
 
 impl Control {

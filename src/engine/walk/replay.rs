@@ -319,6 +319,9 @@ pub fn replay(
         records,
     } = options;
     let prepared = Prepared::with_cache(dataset, settings, caches.clone())?;
+    control
+        .pairs_total
+        .store(prepared.pairs.len(), Ordering::Relaxed);
     if settings.policy.decides_families() {
         // The adjustment reads every budget's evidence of every pair: walk them per-look.
         let mut per_look = settings.clone();
