@@ -1722,7 +1722,7 @@ fn family_switches_show_the_family_wise_error() {
     act(&mut app, Action::CycleAdjust);
     assert!(!app.pending());
     let screen = render(&app, 120, 40);
-    assert!(screen.contains("family all · bonferroni"), "{screen}");
+    assert!(screen.contains("· all family, bonferroni"), "{screen}");
     assert!(screen.contains("FWER"), "{screen}");
     assert!(screen.contains("(modified)"), "{screen}");
     // A rule without p-values cannot be adjusted: cycling to forced drops the adjustment.
@@ -2453,4 +2453,43 @@ fn a_failed_replay_still_gets_its_proxy_answer() {
         }
     }
     assert!(replay_failed);
+}
+
+#[test]
+fn the_progress_counts_the_pairs_the_replay_walks() {
+    // A budget by seconds leaves out the pairs of a system without seconds: the explorer's progress
+    // counted against every directed pair (66 of 156 walked, on Terminal-Bench).
+    let dir = temp_dir("pairs-total");
+    let path = dir.join("seconds.csv");
+    let mut text = String::from("system,task,outcome,seconds\n");
+    for task in 0..6 {
+        for (system, seconds) in [("A", "5"), ("B", "7"), ("C", "")] {
+            text.push_str(&format!("{system},t{task},{},{seconds}\n", task % 2));
+        }
+    }
+    std::fs::write(&path, text).expect("write");
+    let dataset = load(&[path], &LoadOptions::default()).expect("load");
+    let mut settings =
+        App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 5).settings();
+    settings.measure = pareval::engine::BudgetMeasure::Seconds;
+    let control = Control::default();
+    replay(
+        &dataset,
+        &settings,
+        &control,
+        pareval::engine::ReplayOptions::default(),
+    )
+    .expect("replay");
+    assert_eq!(dataset.directed_pairs().len(), 6);
+    let walked = control
+        .pairs_total
+        .load(std::sync::atomic::Ordering::Relaxed);
+    // C's two pairs as the tested system have no seconds to budget by.
+    assert_eq!(walked, 4);
+    assert_eq!(
+        control
+            .pairs_done
+            .load(std::sync::atomic::Ordering::Relaxed),
+        walked
+    );
 }

@@ -171,25 +171,34 @@ pub(super) fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rec
     let policy = app.compute.policy();
     let sequential = policy.monitor == crate::engine::settings::Monitor::Sequential;
     let families = policy.decides_families();
-    let mut watched = match (sequential, policy.is_naive_peeking(), policy.looks) {
-        (false, ..) => String::new(),
-        (true, true, _) => " · naive peeking (invalid)".to_string(),
-        // Short for the panel's title: "watched at every task" or "at grid budgets".
-        (true, false, looks) => format!(
-            " · watched at {}",
-            match looks {
-                crate::engine::settings::Looks::Every => "every task",
-                crate::engine::settings::Looks::Grid => "grid budgets",
-            }
-        ),
-    };
-    if families {
-        watched.push_str(&format!(
-            " · family {} · {}",
+    // The family and its adjustment first: a narrow panel cuts the title's end, and which
+    // adjustment the figures are under is what a switch of `A` changes.
+    let mut watched = if families {
+        format!(
+            " · {} family, {}",
             policy.family.name(),
-            policy.adjust.name()
-        ));
-    }
+            match policy.adjust {
+                crate::engine::settings::Adjust::None => "unadjusted",
+                adjust => adjust.name(),
+            }
+        )
+    } else {
+        String::new()
+    };
+    watched.push_str(
+        &match (sequential, policy.is_naive_peeking(), policy.looks) {
+            (false, ..) => String::new(),
+            (true, true, _) => " · naive peeking (invalid)".to_string(),
+            // Short for the panel's title: "watched at every task" or "at grid budgets".
+            (true, false, looks) => format!(
+                " · watched at {}",
+                match looks {
+                    crate::engine::settings::Looks::Every => "every task",
+                    crate::engine::settings::Looks::Grid => "grid budgets",
+                }
+            ),
+        },
+    );
     let block = Block::bordered().title(Line::from(vec![
         Span::raw(format!(" at budget {}", percent(app.budget_value()))),
         Span::styled(
