@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use polars::prelude::*;
 
-use super::columns::{self, Cell, cell_text, for_each_cell};
+use super::columns::{self, Cell, cell_text, for_each_cell, format_number};
 use super::error::{LoadError, Offenders, Pos, quote};
 use super::options::LoadOptions;
 use super::read::RawTable;
@@ -179,6 +179,23 @@ impl Rows {
             (Err(_), None) => None,
         };
         let outcome = read_outcome(frame, &status, &file, &at)?;
+        // A row not attempted has no outcome: one written there is not read, and said so.
+        let mut unread = (0..height)
+            .filter(|&row| status[row] == Status::NotAttempted && !outcome[row].is_nan());
+        if let Some(first) = unread.next() {
+            let more = unread.count();
+            self.notes.push(format!(
+                "{file}: {} with status not_attempted {} an outcome (first {}: {}), not read: a run not attempted has none",
+                if more == 0 {
+                    "1 row".to_string()
+                } else {
+                    format!("{} rows", more + 1)
+                },
+                if more == 0 { "carries" } else { "carry" },
+                at(first),
+                format_number(outcome[first])
+            ));
+        }
         let cost = self.read_amount(frame, columns::COST, &file, &at)?;
         let seconds = self.read_amount(frame, columns::SECONDS, &file, &at)?;
         let run = self.read_run(frame, &file, &at, &systems, &tasks)?;

@@ -581,3 +581,19 @@ fn whole_number_task_ids_past_2_to_the_53_stay_apart() {
         assert!(plan.contains(id), "{id}\n{plan}");
     }
 }
+
+#[test]
+fn an_outcome_on_a_row_not_attempted_is_named_not_dropped_in_silence() {
+    let dir = crate::common::temp_dir("na-outcome");
+    let path = dir.join("na.csv");
+    std::fs::write(
+        &path,
+        "system,task,outcome,status\nA,t1,1,not_attempted\nA,t2,0,ok\nB,t1,,not_attempted\nB,t2,0,not_attempted\n",
+    )
+    .expect("write");
+    let said = crate::import_formats::info_words(&[&path.to_string_lossy()]);
+    assert!(
+        said.contains("2 rows with status not_attempted carry an outcome (first line 2: 1), not read: a run not attempted has none"),
+        "{said}"
+    );
+}
