@@ -115,6 +115,24 @@ fn legend_line(app: &App, series: &[Series]) -> Line<'static> {
     line
 }
 
+/// The top of the chart's y axis, in percent: 100 for unresolved rates; for the error rates, which
+/// sit near α, the first of 1, 2, 5, 10, 20, 50 and 100 above the highest point (α's line included)
+/// with a tenth to spare, so that rates of a few percent are not all on the bottom row.
+fn y_top(mode: ChartMode, series: &[Series]) -> f64 {
+    if mode != ChartMode::Errors {
+        return 100.0;
+    }
+    let highest = series
+        .iter()
+        .filter(|(name, ..)| name != "cursor")
+        .flat_map(|(_, _, points)| points.iter().map(|&(_, y)| y))
+        .fold(0.0f64, f64::max);
+    [1.0, 2.0, 5.0, 10.0, 20.0, 50.0]
+        .into_iter()
+        .find(|&top| highest * 1.1 <= top)
+        .unwrap_or(100.0)
+}
+
 pub(super) fn draw_chart(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let series = chart_series(app, theme);
     // Short forms where the long title would be cut (the chart is about a third of 80 columns).
@@ -129,9 +147,15 @@ pub(super) fn draw_chart(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         }
         ChartMode::Errors => " errors vs budget ",
     };
+    let top = y_top(app.view.chart, &series);
+    let cursor: Vec<(f64, f64)> = vec![
+        (app.budget_value() * 100.0, 0.0),
+        (app.budget_value() * 100.0, top),
+    ];
     let datasets: Vec<Dataset> = series
         .iter()
         .map(|(name, style, points)| {
+            let points: &[(f64, f64)] = if name == "cursor" { &cursor } else { points };
             Dataset::default()
                 .name(if name == "cursor" {
                     String::new()
@@ -154,9 +178,13 @@ pub(super) fn draw_chart(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         )
         .y_axis(
             Axis::default()
-                .bounds([0.0, 100.0])
+                .bounds([0.0, top])
                 .style(axis_style)
-                .labels(vec!["0", "50", "100%"]),
+                .labels(vec![
+                    "0".to_string(),
+                    trim_number(top / 2.0),
+                    format!("{}%", trim_number(top)),
+                ]),
         );
     draw_chart_with_legend(
         frame,
