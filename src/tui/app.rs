@@ -410,6 +410,8 @@ pub enum Action {
     NextTab,
     StartNameFilter,
     InputChar(char),
+    /// The help overlay scrolled by this many lines (negative: up).
+    HelpScroll(i32),
     InputBackspace,
     InputDone,
     InputCancel,
@@ -473,6 +475,8 @@ pub struct App {
     pub view: ViewKey,
     pub input: Input,
     pub help: Option<String>,
+    /// The first line of the help overlay shown (the list scrolls where the screen is too short).
+    pub help_scroll: usize,
     /// Whether the loader's notes are shown.
     pub notes_open: bool,
     pub drill: Option<Drill>,
@@ -537,6 +541,7 @@ impl App {
             }),
             input: Input::Keys,
             help: None,
+            help_scroll: 0,
             notes_open: false,
             drill: None,
             autoplay: false,
@@ -800,6 +805,7 @@ impl App {
             | Action::ApplyChoice => self.on_group_selector(action, &mut effects),
             Action::StartNameFilter
             | Action::InputChar { .. }
+            | Action::HelpScroll { .. }
             | Action::InputBackspace
             | Action::InputDone
             | Action::InputCancel => self.on_text_input(action),
@@ -1191,10 +1197,19 @@ impl App {
                 Input::HelpFilter => {
                     if let Some(filter) = &mut self.help {
                         filter.push(c);
+                        self.help_scroll = 0;
                     }
                 }
                 Input::Keys => {}
             },
+            // Bounded by the bindings' count here; the overlay stops at its last screenful.
+            Action::HelpScroll(lines) => {
+                let most = crate::tui::keys::BINDINGS.len();
+                self.help_scroll = self
+                    .help_scroll
+                    .saturating_add_signed(lines as isize)
+                    .min(most);
+            }
             Action::InputBackspace => match self.input {
                 Input::NameFilter => {
                     self.view.name_filter.pop();
@@ -1203,6 +1218,7 @@ impl App {
                 Input::HelpFilter => {
                     if let Some(filter) = &mut self.help {
                         filter.pop();
+                        self.help_scroll = 0;
                     }
                 }
                 Input::Keys => {}
@@ -1339,6 +1355,7 @@ impl App {
                     self.input = Input::Keys;
                 } else {
                     self.help = Some(String::new());
+                    self.help_scroll = 0;
                     self.input = Input::HelpFilter;
                 }
             }

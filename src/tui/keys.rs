@@ -154,7 +154,7 @@ pub const BINDINGS: &[Binding] = &[
     },
     Binding {
         keys: "?",
-        what: "this help (type to filter)",
+        what: "this help (type to filter, ↑↓ PgUp PgDn scroll)",
     },
     Binding {
         keys: "Esc",
@@ -208,6 +208,10 @@ pub fn action_for(
             KeyCode::Esc => Some(Action::InputCancel),
             KeyCode::Backspace => Some(Action::InputBackspace),
             KeyCode::Char(c) if input == Input::HelpFilter && c == '?' => Some(Action::ToggleHelp),
+            KeyCode::Up if input == Input::HelpFilter => Some(Action::HelpScroll(-1)),
+            KeyCode::Down if input == Input::HelpFilter => Some(Action::HelpScroll(1)),
+            KeyCode::PageUp if input == Input::HelpFilter => Some(Action::HelpScroll(-10)),
+            KeyCode::PageDown if input == Input::HelpFilter => Some(Action::HelpScroll(10)),
             KeyCode::Char(c) => Some(Action::InputChar(c)),
             _ => None,
         };

@@ -687,6 +687,26 @@ fn coverage_view_help_overlay_pending_state_and_a_tiny_terminal() {
         assert!(flat.contains(words), "{words:?} not whole in:\n{screen}");
     }
     act(&mut app, Action::CloseOverlay);
+    // On an 80×24 screen the list is longer than the overlay: the border says what lies below,
+    // and ↓ / PgDn bring the last keys into view (they were out of reach but by filtering).
+    act(&mut app, Action::ToggleHelp);
+    let screen = render(&app, 80, 24);
+    assert!(
+        screen.contains("↑↓ scroll") && screen.contains(" 0 lines above · "),
+        "{screen}"
+    );
+    assert!(!screen.contains("Ctrl-C"), "{screen}");
+    for _ in 0..10 {
+        act(&mut app, Action::HelpScroll(10));
+    }
+    let screen = render(&app, 80, 24);
+    assert!(
+        screen.contains("Ctrl-C") && screen.contains(" 0 below "),
+        "{screen}"
+    );
+    act(&mut app, Action::HelpScroll(-1000));
+    assert_eq!(app.help_scroll, 0);
+    act(&mut app, Action::CloseOverlay);
 
     // A setting change whose replay has not arrived: the old result stays, dimmed, with progress.
     let effects = app.update(Action::CycleThresholds);

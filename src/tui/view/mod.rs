@@ -447,12 +447,24 @@ fn draw_help(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let height = (lines.len() as u16 + 4).min(area.height);
     let rect = overlay(area, rect_width, height);
     frame.render_widget(Clear, rect);
+    // A screen too short for the list scrolls it (↑↓, PgUp/PgDn), and the border says what is
+    // above and below.
+    let room = usize::from(rect.height.saturating_sub(2)).max(1);
+    let first = app.help_scroll.min(lines.len().saturating_sub(room));
+    let below = lines.len().saturating_sub(first + room);
     let title = format!(
-        " keys · filter: {}▏ · Esc closes ",
-        app.help.as_deref().unwrap_or("")
+        " keys · filter: {}▏ · Esc closes{} ",
+        app.help.as_deref().unwrap_or(""),
+        if first > 0 || below > 0 {
+            " · ↑↓ scroll"
+        } else {
+            ""
+        }
     );
-    frame.render_widget(
-        Paragraph::new(lines).block(Block::bordered().title(title)),
-        rect,
-    );
+    let mut block = Block::bordered().title(title);
+    if first > 0 || below > 0 {
+        block = block.title_bottom(format!(" {first} lines above · {below} below "));
+    }
+    let shown: Vec<Line> = lines.into_iter().skip(first).take(room).collect();
+    frame.render_widget(Paragraph::new(shown).block(block), rect);
 }
