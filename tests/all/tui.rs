@@ -624,6 +624,14 @@ fn drill_down_explains_the_selected_pair() {
     assert!(screen.contains("order 0 of 10 ([ ])"));
     assert!(screen.contains("bootstrap distribution"));
     assert!(screen.contains("cross-check: sign test p = "), "{screen}");
+    // δ's bin is marked under the bars by a glyph (where a bar filled the column, it was marked by
+    // colour alone, which says nothing without colour).
+    assert!(
+        screen
+            .lines()
+            .any(|line| line.contains("▲ δ") && !line.contains("promote")),
+        "{screen}"
+    );
     snapshot("drill_down", &screen);
     act(&mut app, Action::DrillNextOrder);
     assert_eq!(app.drill.as_ref().map(|d| d.order), Some(1));
@@ -1595,17 +1603,17 @@ fn a_fixed_horizon_drill_down_gives_its_own_rules_numbers_beside_the_bootstrap_h
     for (preset, title, evidence) in [
         (
             pareval::engine::Preset::PairedNormal,
-            " bootstrap Δ̂* as context (│ threshold) ",
+            " bootstrap Δ̂* as context (▲ δ) ",
             "paired-normal p: ↑ ",
         ),
         (
             pareval::engine::Preset::Serfling,
-            " bootstrap Δ̂* as context (│ threshold) ",
+            " bootstrap Δ̂* as context (▲ δ) ",
             "serfling: Δ̂ ± t = [",
         ),
         (
             pareval::engine::Preset::Primary,
-            "bootstrap distribution of Δ̂* (│ threshold) ",
+            "bootstrap distribution of Δ̂* (▲ threshold δ) ",
             "R_promote ",
         ),
     ] {
@@ -1618,9 +1626,9 @@ fn a_fixed_horizon_drill_down_gives_its_own_rules_numbers_beside_the_bootstrap_h
         // At 80 columns the box has 39 cells: shorter titles, and the evidence line whole.
         let narrow = render(&app, 80, 30);
         let short = if preset == pareval::engine::Preset::Primary {
-            " bootstrap Δ̂* (│ threshold) "
+            " bootstrap Δ̂* (▲ threshold δ) "
         } else {
-            " bootstrap Δ̂*, context (│ δ) "
+            " bootstrap Δ̂*, context (▲ δ) "
         };
         assert!(narrow.contains(short), "{preset:?}: {narrow}");
         let line = narrow

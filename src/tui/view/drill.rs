@@ -549,6 +549,39 @@ pub fn histogram_bins(first: f64, step: f64, probs: &[f64], width: usize) -> Vec
         .collect()
 }
 
+/// The row under the histogram's bars: "▲ δ" under the bin holding the threshold, or an arrow at
+/// the side it lies beyond.
+fn threshold_marker(
+    bins: &[(f64, f64)],
+    step: f64,
+    threshold: f64,
+    repeat: usize,
+    theme: Theme,
+) -> Line<'static> {
+    let width = bins.len() * repeat;
+    let at = bins.iter().enumerate().position(|(i, &(x, _))| {
+        let next = bins.get(i + 1).map_or(x + step, |b| b.0);
+        x <= threshold && threshold < next
+    });
+    let text = match at {
+        Some(i) => {
+            let column = i * repeat;
+            let mut text = " ".repeat(column);
+            text.push('▲');
+            // "δ" beside the mark, on the side with room for it.
+            if column + 3 <= width {
+                text.push_str(" δ");
+            } else if column >= 2 {
+                text = format!("{}δ ▲", " ".repeat(column - 2));
+            }
+            text
+        }
+        None if bins.first().is_some_and(|b| threshold < b.0) => "◀ δ below".to_string(),
+        None => format!("{}δ above ▶", " ".repeat(width.saturating_sub(9))),
+    };
+    Line::from(Span::styled(text, theme.accent()))
+}
+
 pub(super) fn draw_histogram(
     frame: &mut Frame,
     app: &App,
@@ -563,10 +596,10 @@ pub(super) fn draw_histogram(
     // The long title where it fits (the box is half the drill-down, 39 cells inside at 80 columns).
     let room = usize::from(area.width.saturating_sub(2));
     let title = match (rule == "bootstrap", room >= 46) {
-        (true, true) => " bootstrap distribution of Δ̂* (│ threshold) ",
-        (true, false) => " bootstrap Δ̂* (│ threshold) ",
-        (false, true) => " bootstrap Δ̂* as context (│ threshold) ",
-        (false, false) => " bootstrap Δ̂*, context (│ δ) ",
+        (true, true) => " bootstrap distribution of Δ̂* (▲ threshold δ) ",
+        (true, false) => " bootstrap Δ̂* (▲ threshold δ) ",
+        (false, true) => " bootstrap Δ̂* as context (▲ δ) ",
+        (false, false) => " bootstrap Δ̂*, context (▲ δ) ",
     };
     let block = Block::bordered().title(title);
     let Some(dist) = &detail.bootstrap else {
@@ -590,7 +623,9 @@ pub(super) fn draw_histogram(
         .thresholds
         .get(focus)
         .map_or(0.0, |&t| f64::from(t) / 10_000.0);
-    let rows = inner.height.saturating_sub(2) as usize;
+    // One row under the bars marks δ's bin with a glyph (a colour alone says nothing without colour,
+    // and a bar fills the column where δ falls).
+    let rows = inner.height.saturating_sub(3) as usize;
     // Few lattice values: draw each bar several columns wide so the histogram fills the box.
     let repeat = (inner.width.saturating_sub(2) as usize / bins.len().max(1)).max(1);
     let levels = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
@@ -640,6 +675,9 @@ pub(super) fn draw_histogram(
             .collect();
         lines.push(Line::from(spans));
     }
+    if point_mass.is_none() {
+        lines.push(threshold_marker(&bins, dist.step, threshold, repeat, theme));
+    }
     if let Some(record) = detail.records.get(focus) {
         // The rule's own numbers, and what may be left out where the line would be cut (a and se
         // are in the reason above too; "against δ" is what the interval is read by).
@@ -688,7 +726,6 @@ pub(super) fn draw_histogram(
         };
         let fits = tails.chars().count() + extra.chars().count() <= usize::from(inner.width);
         let tails = if fits { tails + &extra } else { tails };
-        lines.pop();
         let (low, high) = (
             bins.first().map_or(dist.first, |b| b.0),
             bins.last().map_or(dist.first, |b| b.0),
