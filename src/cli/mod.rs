@@ -444,6 +444,9 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
     for note in &dataset.notes {
         eprintln!("note: {note}");
     }
+    if let Some(note) = plan.group_disagreements(&dataset) {
+        eprintln!("note: {}: {note}", args.live.plan.display());
+    }
     // Errored runs are read as their outcomes (a live run cannot leave them out, SPEC §9c): say how
     // many, as `watch` and `serve` do.
     let errored: Vec<String> = systems

@@ -254,12 +254,46 @@ impl SideTable {
 /// A planned task list for a live decision, with the plan file's hash for provenance.
 pub struct Plan {
     pub plan: crate::engine::live::LivePlan,
+    /// The plan's group column (None: one group).
+    pub group_column: Option<String>,
     pub tasks: Vec<String>,
     pub sha256: String,
     /// The order the plan was drawn in (its `order` column; `file` when it has none) and its seed.
     pub order: crate::engine::OrderKind,
     pub order_named: bool,
     pub seed: Option<u64>,
+}
+
+impl Plan {
+    /// A note when the outcome files put planned tasks in other groups than the plan does (in a
+    /// column of the plan's group column's name): the plan's groups are the ones read, as they were
+    /// fixed before the run, and coverage follows them, so a disagreement is said, not passed over.
+    pub fn group_disagreements(&self, dataset: &crate::dataset::Dataset) -> Option<String> {
+        let name = self.group_column.as_deref()?;
+        let column = dataset.group_column(name)?;
+        let index: std::collections::HashMap<&str, usize> = dataset
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.as_str(), i))
+            .collect();
+        let mut differing = self.tasks.iter().enumerate().filter_map(|(i, task)| {
+            let t = *index.get(task.as_str())?;
+            let planned = &self.plan.labels[self.plan.groups[i] as usize];
+            let recorded = &column.labels[column.of_task[t] as usize];
+            (planned != recorded).then_some((task, planned, recorded))
+        });
+        let (task, planned, recorded) = differing.next()?;
+        let more = differing.count();
+        Some(format!(
+            "the plan's column '{name}' puts {} in other groups than the outcome files do (first '{task}': the plan's '{planned}', the files' '{recorded}'); the plan's groups are read (it fixed them before the run), and the coverage rule follows them",
+            if more == 0 {
+                "1 planned task".to_string()
+            } else {
+                format!("{} planned tasks", more + 1)
+            }
+        ))
+    }
 }
 
 /// Reads a plan: a `task` column (one row per planned task) and, for coverage, the group column
@@ -306,6 +340,7 @@ pub fn load_plan(path: &std::path::Path, group_column: Option<&str>) -> Result<P
         order,
         order_named,
         seed,
+        group_column: groups.column.clone(),
         plan: crate::engine::live::LivePlan {
             tasks: side.keys.clone(),
             groups: groups.label_of,

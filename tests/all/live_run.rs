@@ -1182,3 +1182,48 @@ fn serve_answers_a_request_that_is_not_utf8_and_goes_on() {
     assert_eq!(replies[2]["ok"], true);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn decide_says_when_the_outcome_files_group_planned_tasks_otherwise() {
+    // The plan's groups are read (coverage follows them), and the decision can move with them: a
+    // record whose group column disagrees was passed over without a word.
+    let dir = temp_dir("plan-groups");
+    let plan = dir.join("plan.csv");
+    std::fs::write(&plan, "task,group\nt0,a\nt1,b\nt2,a\nt3,b\n").expect("plan");
+    let mut rows = String::from("system,task,outcome,group\n");
+    for (task, group) in [("t0", "a"), ("t1", "b"), ("t2", "b"), ("t3", "a")] {
+        rows.push_str(&format!("A,{task},1,{group}\nB,{task},0,{group}\n"));
+    }
+    let outcomes = dir.join("outcomes.csv");
+    std::fs::write(&outcomes, rows).expect("outcomes");
+    let output = decide_anytime(
+        &outcomes.to_string_lossy(),
+        &plan.to_string_lossy(),
+        ("A", "B"),
+        &[],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("the plan's column 'group' puts 2 planned tasks in other groups than the outcome files do (first 't2': the plan's 'a', the files' 'b'); the plan's groups are read"),
+        "{}",
+        stderr(&output)
+    );
+    // Files that agree with the plan: no such note.
+    let agreeing = dir.join("agreeing.csv");
+    std::fs::write(
+        &agreeing,
+        "system,task,outcome,group\nA,t0,1,a\nB,t0,0,a\nA,t1,1,b\nB,t1,0,b\n",
+    )
+    .expect("outcomes");
+    let output = decide_anytime(
+        &agreeing.to_string_lossy(),
+        &plan.to_string_lossy(),
+        ("A", "B"),
+        &[],
+    );
+    assert!(
+        !stderr(&output).contains("other groups"),
+        "{}",
+        stderr(&output)
+    );
+}
