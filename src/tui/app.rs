@@ -475,8 +475,11 @@ pub struct App {
     pub view: ViewKey,
     pub input: Input,
     pub help: Option<String>,
-    /// The first line of the help overlay shown (the list scrolls where the screen is too short).
+    /// The first line of the help overlay shown (the list scrolls where the screen is too short),
+    /// and the last first line the overlay can show, as its last drawing found (the app cannot
+    /// know the screen's height; the view tells it, so ↑ after a long ↓ moves at once).
     pub help_scroll: usize,
+    pub help_scroll_most: std::cell::Cell<usize>,
     /// Whether the loader's notes are shown.
     pub notes_open: bool,
     pub drill: Option<Drill>,
@@ -542,6 +545,7 @@ impl App {
             input: Input::Keys,
             help: None,
             help_scroll: 0,
+            help_scroll_most: std::cell::Cell::new(0),
             notes_open: false,
             drill: None,
             autoplay: false,
@@ -1202,13 +1206,12 @@ impl App {
                 }
                 Input::Keys => {}
             },
-            // Bounded by the bindings' count here; the overlay stops at its last screenful.
+            // No further than the overlay's last screenful, as it was last drawn.
             Action::HelpScroll(lines) => {
-                let most = crate::tui::keys::BINDINGS.len();
                 self.help_scroll = self
                     .help_scroll
                     .saturating_add_signed(lines as isize)
-                    .min(most);
+                    .min(self.help_scroll_most.get());
             }
             Action::InputBackspace => match self.input {
                 Input::NameFilter => {

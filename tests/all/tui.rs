@@ -712,6 +712,10 @@ fn coverage_view_help_overlay_pending_state_and_a_tiny_terminal() {
         screen.contains("Ctrl-C") && screen.contains(" 0 below "),
         "{screen}"
     );
+    // Held at the last screenful, so one ↑ moves at once.
+    assert_eq!(app.help_scroll, app.help_scroll_most.get());
+    act(&mut app, Action::HelpScroll(-1));
+    assert!(!render(&app, 80, 24).contains(" 0 below "));
     act(&mut app, Action::HelpScroll(-1000));
     assert_eq!(app.help_scroll, 0);
     act(&mut app, Action::CloseOverlay);

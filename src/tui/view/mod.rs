@@ -450,6 +450,7 @@ fn draw_help(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     // A screen too short for the list scrolls it (↑↓, PgUp/PgDn), and the border says what is
     // above and below.
     let room = usize::from(rect.height.saturating_sub(2)).max(1);
+    app.help_scroll_most.set(lines.len().saturating_sub(room));
     let first = app.help_scroll.min(lines.len().saturating_sub(room));
     let below = lines.len().saturating_sub(first + room);
     let title = format!(
