@@ -415,6 +415,26 @@ fn tau_bench_keeps_its_two_environments_apart() {
     std::fs::write(named.join("sonnet-35-new-retail.json"), silent.to_string()).expect("write");
     let rows = imported_rows("tau-bench", &named, &out.join("named.jsonl"));
     assert_eq!(rows[0]["task"], "retail/3");
+    // The system is the model, less the environment its file name ends in: a model's airline and
+    // retail files are one system (they were 'sonnet-35-new-airline' and '…-retail').
+    assert_eq!(rows[0]["system"], "sonnet-35-new");
+    std::fs::write(
+        named.join("sonnet-35-new-airline.json"),
+        serde_json::json!([tau_entry(
+            3,
+            0.0,
+            Some("# Airline Agent Policy"),
+            &[],
+            false
+        )])
+        .to_string(),
+    )
+    .expect("write");
+    let rows = imported_rows("tau-bench", &named, &out.join("named2.jsonl"));
+    let systems: std::collections::BTreeSet<&str> =
+        rows.iter().filter_map(|r| r["system"].as_str()).collect();
+    assert_eq!(systems.into_iter().collect::<Vec<_>>(), ["sonnet-35-new"]);
+    assert_eq!(rows.len(), 2);
     let bare = dir.join("bare");
     std::fs::create_dir_all(&bare).expect("mkdir");
     std::fs::write(bare.join(name("3-4")), silent.to_string()).expect("write");

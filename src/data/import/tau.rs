@@ -122,10 +122,8 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
     let entries = value.as_array().ok_or_else(|| {
         LoadError::new(file, "a tau-bench file must hold a JSON array of results")
     })?;
-    let system = system_from_file_name(path);
-    let mut notes = vec![format!(
-        "{file}: tau-bench files name no system; '{system}' is taken from the file name"
-    )];
+    let named_system = system_from_file_name(path);
+    let mut notes = Vec::new();
     // The environment of each entry: a run holds one, so entries that show none (exceptions) take
     // the one the others show, else the file name's.
     let shown: Vec<Option<usize>> = entries.iter().map(entry_environment).collect();
@@ -166,6 +164,31 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
             None
         }
     };
+    // tau-bench's own files are `<model>-<env>.json`: the environment is the tasks' group, so the
+    // system is the model, and a model's airline and retail files are one system's two groups.
+    let system = file_environment
+        .and_then(|e| {
+            let lower = named_system.to_lowercase();
+            ["-", "_"].iter().find_map(|sep| {
+                let suffix = format!("{sep}{}", ENVIRONMENTS[e]);
+                lower
+                    .ends_with(&suffix)
+                    .then(|| named_system[..named_system.len() - suffix.len()].to_string())
+            })
+        })
+        .filter(|model| !model.is_empty());
+    notes.insert(
+        0,
+        match &system {
+            Some(model) => format!(
+                "{file}: tau-bench files name no system; '{model}' is taken from the file name, less its environment (a model's airline and retail files are one system, its tasks in two groups)"
+            ),
+            None => format!(
+                "{file}: tau-bench files name no system; '{named_system}' is taken from the file name"
+            ),
+        },
+    );
+    let system = system.unwrap_or(named_system);
     let mut rows = Vec::with_capacity(entries.len());
     for (index, entry) in entries.iter().enumerate() {
         let id = text_field(entry, "task_id", file, index)?;
