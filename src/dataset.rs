@@ -250,6 +250,15 @@ impl Dataset {
         }
     }
 
+    /// Each task's index by its name.
+    pub fn task_indices(&self) -> std::collections::HashMap<&str, usize> {
+        self.tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.as_str(), i))
+            .collect()
+    }
+
     /// The group column with this name, if it is a candidate.
     pub fn group_column(&self, name: &str) -> Option<&GroupColumn> {
         self.group_columns.iter().find(|c| c.name == name)

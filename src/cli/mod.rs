@@ -811,12 +811,7 @@ fn replay_rows(
     plan: &crate::data::Plan,
     path: &Path,
 ) -> Result<Vec<Vec<crate::watch::follow::OutcomeRow>>, CliError> {
-    let index: std::collections::HashMap<&str, usize> = dataset
-        .tasks
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.as_str(), i))
-        .collect();
+    let index = dataset.task_indices();
     let planned: std::collections::HashSet<&str> = plan.tasks.iter().map(String::as_str).collect();
     let unplanned: Vec<&str> = dataset
         .tasks

@@ -266,17 +266,24 @@ pub struct Plan {
 
 impl Plan {
     /// A note when the outcome files put planned tasks in other groups than the plan does (in a
-    /// column of the plan's group column's name): the plan's groups are the ones read, as they were
-    /// fixed before the run, and coverage follows them, so a disagreement is said, not passed over.
+    /// column of the plan's group column's name, holding two groups or more among them): the plan's
+    /// groups are the ones read, as they were fixed before the run, and coverage follows them, so a
+    /// disagreement is said, not passed over.
     pub fn group_disagreements(&self, dataset: &crate::dataset::Dataset) -> Option<String> {
         let name = self.group_column.as_deref()?;
         let column = dataset.group_column(name)?;
-        let index: std::collections::HashMap<&str, usize> = dataset
+        let index = dataset.task_indices();
+        // Files that put every planned task in one group (an Inspect log's group is its eval's
+        // task) say nothing about the plan's groups.
+        let mut recorded_labels = self
             .tasks
             .iter()
-            .enumerate()
-            .map(|(i, t)| (t.as_str(), i))
-            .collect();
+            .filter_map(|task| index.get(task.as_str()))
+            .map(|&t| column.of_task[t]);
+        let first_label = recorded_labels.next()?;
+        if recorded_labels.all(|label| label == first_label) {
+            return None;
+        }
         let mut differing = self.tasks.iter().enumerate().filter_map(|(i, task)| {
             let t = *index.get(task.as_str())?;
             let planned = &self.plan.labels[self.plan.groups[i] as usize];

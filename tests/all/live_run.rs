@@ -781,8 +781,8 @@ echo finished > {log}
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// `pareval serve` over `args`, fed `requests` line by line: its replies, one a request.
-fn serve_replies(args: &[&str], requests: &[&str]) -> Vec<Value> {
+/// `pareval serve` over `args`, fed `input` whole: its output once its input has ended.
+fn serve_output(args: &[&str], input: &[u8]) -> std::process::Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pareval"))
         .arg("serve")
         .args(args)
@@ -791,14 +791,21 @@ fn serve_replies(args: &[&str], requests: &[&str]) -> Vec<Value> {
         .stderr(Stdio::piped())
         .spawn()
         .expect("serve");
-    {
-        let mut stdin = child.stdin.take().expect("stdin");
-        for request in requests {
-            writeln!(stdin, "{request}").expect("write");
-        }
-    }
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write");
     let output = child.wait_with_output().expect("serve output");
     assert!(output.status.success(), "{}", stderr(&output));
+    output
+}
+
+/// `pareval serve` over `args`, fed `requests` line by line: its replies, one a request.
+fn serve_replies(args: &[&str], requests: &[&str]) -> Vec<Value> {
+    let input: String = requests.iter().map(|r| format!("{r}\n")).collect();
+    let output = serve_output(args, input.as_bytes());
     let replies = json_lines(&stdout(&output));
     assert_eq!(replies.len(), requests.len(), "one reply a request");
     replies
@@ -1147,29 +1154,10 @@ fn serve_answers_a_request_that_is_not_utf8_and_goes_on() {
     // Such a line ended the service ("cannot write the output"), and later requests had no reply.
     let dir = temp_dir("serve-utf8");
     let plan = write_plan(&dir, 10);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pareval"))
-        .args([
-            "serve",
-            "--plan",
-            &plan,
-            "--tested",
-            "new",
-            "--baseline",
-            "old",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("serve");
-    {
-        let mut stdin = child.stdin.take().expect("stdin");
-        stdin
-            .write_all(b"{\"op\":\"plan\"}\n\xff\xfe bad\n{\"op\":\"plan\"}\n")
-            .expect("write");
-    }
-    let output = child.wait_with_output().expect("serve output");
-    assert!(output.status.success(), "{}", stderr(&output));
+    let output = serve_output(
+        &["--plan", &plan, "--tested", "new", "--baseline", "old"],
+        b"{\"op\":\"plan\"}\n\xff\xfe bad\n{\"op\":\"plan\"}\n",
+    );
     let replies = json_lines(&stdout(&output));
     assert_eq!(replies.len(), 3, "{replies:?}");
     assert_eq!(replies[1]["ok"], false);
