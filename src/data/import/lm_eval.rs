@@ -349,8 +349,8 @@ impl Reader {
         Ok(())
     }
 
-    /// Names the filters of lines that name none. lm-eval wrote no `filter` on its lines before
-    /// 0.4.6 (or so): one line per filter and doc, filter by filter in the order of the task's
+    /// Names the filters of lines that name none. lm-eval wrote no `filter` on its lines in 0.4.5
+    /// (and before): one line per filter and doc, filter by filter in the order of the task's
     /// `filter_list`, so a doc's k-th line is the k-th configured filter. With as many lines per doc
     /// as the aggregate's config lists filters, they are named so (a note says it when there are
     /// several); with one line a doc and no filter named in the config, "none" stays; with any other
