@@ -398,6 +398,22 @@ fn pair_filters_sort_and_name_search() {
     assert!(app.rows.windows(2).all(|w| w[0].wrong >= w[1].wrong));
     act(&mut app, Action::ReverseSort);
     assert!(app.rows.windows(2).all(|w| w[0].wrong <= w[1].wrong));
+    // A name no system has: the table says so instead of standing empty.
+    act(&mut app, Action::StartNameFilter);
+    act(&mut app, Action::InputCancel);
+    act(&mut app, Action::StartNameFilter);
+    for c in "nobody".chars() {
+        act(&mut app, Action::InputChar(c));
+    }
+    act(&mut app, Action::InputDone);
+    assert!(app.rows.is_empty());
+    let screen = render(&app, 120, 40);
+    assert!(
+        screen.contains(
+            "no pair named like 'nobody' (f: all, wrong or unresolved; / then Esc: any name)"
+        ),
+        "{screen}"
+    );
 }
 
 #[test]

@@ -299,7 +299,11 @@ fn draw_slider(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let observed = focused_rows(app)
         .and_then(|rows| rows.get(app.view.budget))
         .map_or(String::new(), |r| {
-            format!("≈{:.0} tasks observed · ", r.mean_observed)
+            let observed = format!("{:.0}", r.mean_observed);
+            format!(
+                "≈{observed} task{} observed · ",
+                if observed == "1" { "" } else { "s" }
+            )
         });
     let threshold = app
         .compute

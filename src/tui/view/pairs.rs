@@ -2,8 +2,8 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::text::Span;
-use ratatui::widgets::{Block, Cell, Row, Table, TableState};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
 
 use std::collections::HashMap;
 
@@ -189,4 +189,24 @@ pub(super) fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         Some(app.view.selected)
     });
     frame.render_stateful_widget(table, area, &mut state);
+    // A filter that leaves no pair says so under the header, rather than an empty table.
+    let total = app.replay().map_or(0, |r| r.prepared.pairs.len());
+    if app.rows.is_empty() && total > 0 && area.height > 3 && area.width > 2 {
+        let what = match app.view.pair_filter {
+            PairFilter::All => String::new(),
+            PairFilter::Wrong => " wrong here".to_string(),
+            PairFilter::Unresolved => " unresolved here".to_string(),
+        };
+        let named = if app.view.name_filter.is_empty() {
+            String::new()
+        } else {
+            format!(" named like '{}'", app.view.name_filter)
+        };
+        let line = Paragraph::new(Line::from(Span::styled(
+            format!("no pair{what}{named} (f: all, wrong or unresolved; / then Esc: any name)"),
+            theme.dim(),
+        )));
+        let inside = Rect::new(area.x + 1, area.y + 2, area.width - 2, 1);
+        frame.render_widget(line, inside);
+    }
 }
