@@ -203,6 +203,7 @@ fn assemble(
     }
     let context = context(&rows);
     check_duplicates(&rows, &context)?;
+    notes.extend(names_apart_only_by_spaces(&rows.systems.names));
     notes.extend(super::hold_runs::hold_short_tasks(&mut rows, &options.runs));
     let n_sys = rows.systems.len();
     let n_tasks = rows.task_names.len();
@@ -384,6 +385,31 @@ fn input_files(rows: &Rows) -> Vec<InputFile> {
 }
 
 /// A (system, task, run) key may appear once.
+/// A note for systems whose names differ only in spaces at their ends ("A" and "A "): they are
+/// read as the two systems the files name, but print alike, so the note says which they are.
+fn names_apart_only_by_spaces(names: &[String]) -> Option<String> {
+    let mut by_trimmed: HashMap<&str, Vec<&str>> = HashMap::new();
+    for name in names {
+        by_trimmed.entry(name.trim()).or_default().push(name);
+    }
+    let mut alike: Vec<String> = by_trimmed
+        .into_values()
+        .filter(|group| group.len() > 1)
+        .map(|group| {
+            let quoted: Vec<String> = group.iter().map(|n| format!("{n:?}")).collect();
+            quoted.join(" and ")
+        })
+        .collect();
+    if alike.is_empty() {
+        return None;
+    }
+    alike.sort();
+    Some(format!(
+        "systems whose names differ only in spaces at their ends are read as different systems: {} (if they are one, correct the names in the files)",
+        alike.join("; ")
+    ))
+}
+
 fn check_duplicates(rows: &Rows, context: &str) -> Result<(), LoadError> {
     let mut first_row: HashMap<(u32, u32, u32), usize> = HashMap::with_capacity(rows.len());
     let mut bad = Offenders::default();

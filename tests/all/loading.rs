@@ -597,3 +597,17 @@ fn an_outcome_on_a_row_not_attempted_is_named_not_dropped_in_silence() {
         "{said}"
     );
 }
+
+#[test]
+fn systems_apart_only_by_spaces_at_their_ends_are_named() {
+    // "A" and "A " are two systems that print alike: a note says which, with their spaces shown.
+    let dir = crate::common::temp_dir("spaced-systems");
+    let path = dir.join("spaced.csv");
+    std::fs::write(&path, "system,task,outcome\nA,t1,1\n\"A \",t1,0\nB,t1,1\n").expect("write");
+    let said = crate::import_formats::info_words(&[&path.to_string_lossy()]);
+    assert!(said.contains("systems 3"), "{said}");
+    assert!(
+        said.contains("systems whose names differ only in spaces at their ends are read as different systems: \"A\" and \"A \""),
+        "{said}"
+    );
+}
