@@ -203,28 +203,20 @@ pub fn for_each_cell(
                 visit(row, value.map_or(Cell::Null, Cell::Bool));
             }
         }
-        // Whole numbers past 2^53 would be rounded as floats (two task ids 9007199254740992 and
-        // …993 would meet as one): such a column is read as the exact decimal texts instead.
-        dtype
-            if dtype.is_integer()
-                && column
-                    .cast(&DataType::Float64)
-                    .map_err(fail)?
-                    .f64()
-                    .map_err(fail)?
-                    .iter()
-                    .flatten()
-                    .any(|x| x.abs() >= EXACT_INTEGERS) =>
-        {
-            let text = column.cast(&DataType::String).map_err(fail)?;
-            for (row, value) in text.str().map_err(fail)?.iter().enumerate() {
-                visit(row, value.map_or(Cell::Null, Cell::Text));
-            }
-        }
         dtype if dtype.is_primitive_numeric() => {
             let floats = column.cast(&DataType::Float64).map_err(fail)?;
-            for (row, value) in floats.f64().map_err(fail)?.iter().enumerate() {
-                visit(row, value.map_or(Cell::Null, Cell::Number));
+            let floats = floats.f64().map_err(fail)?;
+            // Whole numbers past 2^53 would be rounded as floats (two task ids 9007199254740992
+            // and …993 would meet as one): such a column is read as the exact decimal texts.
+            if dtype.is_integer() && floats.iter().flatten().any(|x| x.abs() >= EXACT_INTEGERS) {
+                let text = column.cast(&DataType::String).map_err(fail)?;
+                for (row, value) in text.str().map_err(fail)?.iter().enumerate() {
+                    visit(row, value.map_or(Cell::Null, Cell::Text));
+                }
+            } else {
+                for (row, value) in floats.iter().enumerate() {
+                    visit(row, value.map_or(Cell::Null, Cell::Number));
+                }
             }
         }
         DataType::Null => {
