@@ -17,6 +17,23 @@ pub struct GroupColumn {
 /// The label of tasks that have no value in a group column.
 pub const NO_GROUP: &str = "(none)";
 
+/// The label for the tasks without a value in a group column whose `values` are given:
+/// [`NO_GROUP`], unless some task's value is that very text; then "(no value)" (or "(no value 2)", …),
+/// so that a group literally called "(none)" is never merged with the tasks that have none.
+pub fn no_group_label<'a>(values: impl Iterator<Item = &'a str> + Clone) -> String {
+    let taken = |label: &str| values.clone().any(|v| v == label);
+    if !taken(NO_GROUP) {
+        return NO_GROUP.to_string();
+    }
+    (1..)
+        .map(|k| match k {
+            1 => "(no value)".to_string(),
+            k => format!("(no value {k})"),
+        })
+        .find(|label| !taken(label))
+        .unwrap_or_else(|| NO_GROUP.to_string())
+}
+
 impl GroupColumn {
     /// Number of tasks in each group, in label order.
     pub fn sizes(&self) -> Vec<usize> {

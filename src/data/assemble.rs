@@ -10,7 +10,7 @@ use super::error::{LoadError, Offenders, quote};
 pub use super::options::LoadOptions;
 use super::read::{read_live_table, read_table};
 use super::records::{Rows, Status, TextColumn};
-use crate::dataset::{Dataset, GroupColumn, InputFile, NO_GROUP, SystemInfo};
+use crate::dataset::{Dataset, GroupColumn, InputFile, NO_GROUP, SystemInfo, no_group_label};
 
 /// A file's name without its extensions (`gaia.csv.gz` → `gaia`), as its benchmark's name.
 fn benchmark_name(path: &Path) -> String {
@@ -239,6 +239,16 @@ fn assemble(
         .filter(|(_, values)| values.iter().any(Option::is_some))
         .map(|(name, values)| group_column(name, &values))
         .collect();
+    for column in &group_columns {
+        let no_value = column.labels.last().filter(|l| l.starts_with("(no value"));
+        if let (Some(label), true) = (no_value, column.labels.iter().any(|l| l == NO_GROUP)) {
+            notes.push(format!(
+                "group column '{}': '{NO_GROUP}' is one of its values, so the tasks with no value \
+                 there form the group '{label}'",
+                column.name
+            ));
+        }
+    }
     if rows.benchmarks.len() > 1 && group_columns.iter().all(|c| c.name != columns::BENCHMARK) {
         let values: Vec<Option<String>> = rows
             .task_benchmark
@@ -494,8 +504,9 @@ fn group_column(name: String, values: &[Option<String>]) -> GroupColumn {
         .into_iter()
         .collect();
     labels.sort();
+    let no_value = no_group_label(values.iter().flatten().map(String::as_str));
     if values.iter().any(Option::is_none) {
-        labels.push(NO_GROUP.to_string());
+        labels.push(no_value.clone());
     }
     let index: HashMap<&str, u32> = labels
         .iter()
@@ -504,7 +515,7 @@ fn group_column(name: String, values: &[Option<String>]) -> GroupColumn {
         .collect();
     let of_task = values
         .iter()
-        .map(|v| index[v.as_deref().unwrap_or(NO_GROUP)])
+        .map(|v| index[v.as_deref().unwrap_or(&no_value)])
         .collect();
     GroupColumn {
         name,
@@ -740,7 +751,7 @@ fn join_task_table(
         rows.task_names.len() - missing,
         rows.task_names.len(),
         if missing > 0 {
-            format!("; {missing} tasks have no row there (group '{NO_GROUP}')")
+            format!("; {missing} tasks have no row there (and so no group)")
         } else {
             String::new()
         },

@@ -166,7 +166,7 @@ impl SideTable {
 
     /// The task groups of a task table (a plan, a task list) under a group-column setting (absent:
     /// `group` when there is one; "none": one group): the column used, the sorted labels (tasks without
-    /// a value share [`crate::dataset::NO_GROUP`]) and each row's label index. `what` names the table
+    /// a value share [`crate::dataset::no_group_label`]) and each row's label index. `what` names the table
     /// in the error for a missing column.
     pub fn groups(
         &self,
@@ -194,10 +194,8 @@ impl SideTable {
                 .to_vec(),
             None => vec![None; self.keys.len()],
         };
-        let text = |v: &Option<String>| {
-            v.clone()
-                .unwrap_or_else(|| crate::dataset::NO_GROUP.to_string())
-        };
+        let no_value = crate::dataset::no_group_label(values.iter().flatten().map(String::as_str));
+        let text = |v: &Option<String>| v.clone().unwrap_or_else(|| no_value.clone());
         let mut labels: Vec<String> = values.iter().map(text).collect();
         labels.sort();
         labels.dedup();

@@ -611,3 +611,34 @@ fn systems_apart_only_by_spaces_at_their_ends_are_named() {
         "{said}"
     );
 }
+
+#[test]
+fn a_group_literally_called_none_stays_apart_from_the_tasks_without_a_group() {
+    // "(none)" is how pareval labels tasks with no group; a column that has that very value keeps
+    // it as its own group and labels the tasks without a value "(no value)", with a note.
+    let dir = crate::common::temp_dir("literal-none-group");
+    let path = dir.join("none.csv");
+    std::fs::write(
+        &path,
+        "system,task,outcome,group\nA,t1,1,(none)\nA,t2,1,\nA,t3,0,x\nB,t1,0,(none)\nB,t2,0,\nB,t3,0,x\n",
+    )
+    .expect("write");
+    let dataset = load_one(path.clone());
+    let column = dataset.group_column("group").expect("group column");
+    assert_eq!(column.labels, ["(none)", "x", "(no value)"]);
+    assert_eq!(column.sizes(), [1, 1, 1]);
+    let said = crate::import_formats::info_words(&[&path.to_string_lossy()]);
+    assert!(
+        said.contains("group column 'group': '(none)' is one of its values, so the tasks with no value there form the group '(no value)'"),
+        "{said}"
+    );
+    // Without the literal value the label stays "(none)" and nothing is said.
+    let plain = dir.join("plain.csv");
+    std::fs::write(
+        &plain,
+        "system,task,outcome,group\nA,t1,1,\nA,t3,0,x\nB,t1,0,\nB,t3,0,x\n",
+    )
+    .expect("write");
+    let column = load_one(plain).group_columns[0].clone();
+    assert_eq!(column.labels, ["x", "(none)"]);
+}

@@ -525,3 +525,17 @@ fn plans_are_drawn_from_a_harness_s_own_results_too() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_task_list_group_literally_called_none_is_not_merged_with_tasks_without_one() {
+    let dir = temp_dir("plan-literal-none");
+    let path = dir.join("tasks.csv");
+    std::fs::write(&path, "task,group\na,(none)\nb,\nc,x\nd,(none)\n").expect("write");
+    let output = pareval(&["plan", &path.to_string_lossy(), "--format", "json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let plan: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("json");
+    assert_eq!(
+        plan["groups"],
+        serde_json::json!([["(no value)", 1], ["(none)", 2], ["x", 1]])
+    );
+}
