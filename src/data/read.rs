@@ -6,6 +6,7 @@
 //! Text formats are read with every column as a string (no type inference), so a value is never
 //! reinterpreted before the checks see it exactly as the user wrote it.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Cursor, Read};
 use std::num::NonZeroUsize;
@@ -487,6 +488,66 @@ fn diagnose_json(text: &[u8], json_lines: bool) -> Option<String> {
     }
 }
 
+/// Names the first record whose value in some field is a list or an object where an earlier record
+/// has a plain value there, or the other way round (polars' reader fails on it with a message about
+/// supertypes or structs that names neither the line nor the field).
+fn mixed_value_kinds(text: &[u8], json_lines: bool) -> Option<String> {
+    use serde_json::Value;
+    let kind = |value: &Value| match value {
+        Value::Array(_) => "a list",
+        Value::Object(_) => "an object",
+        _ => "a plain value",
+    };
+    let records: Vec<(String, serde_json::Map<String, Value>)> = if json_lines {
+        text.split(|&b| b == b'\n')
+            .enumerate()
+            .filter_map(|(i, line)| match serde_json::from_slice(line) {
+                Ok(Value::Object(map)) => Some((format!("line {}", i + 1), map)),
+                _ => None,
+            })
+            .collect()
+    } else {
+        match serde_json::from_slice(text) {
+            Ok(Value::Array(items)) => items
+                .into_iter()
+                .enumerate()
+                .filter_map(|(i, item)| match item {
+                    Value::Object(map) => Some((format!("record {}", i + 1), map)),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mut first_seen: HashMap<&str, (&str, &Value)> = HashMap::new();
+    for (place, map) in &records {
+        for (key, value) in map.iter().filter(|(_, v)| !v.is_null()) {
+            let (first_place, first_value) = *first_seen
+                .entry(key.as_str())
+                .or_insert((place.as_str(), value));
+            if kind(first_value) != kind(value) {
+                return Some(format!(
+                    "{place}: field '{key}' holds {} ({}) where {first_place} holds {} ({}); a column holds one kind of value",
+                    kind(value),
+                    shortened(value),
+                    kind(first_value),
+                    shortened(first_value)
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// A JSON value as text, cut after 40 characters.
+fn shortened(value: &serde_json::Value) -> String {
+    let text = value.to_string();
+    match text.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
 /// serde_json appends " at line 1 column 41"; within a single JSON line only the column is useful.
 fn strip_position(message: &str) -> String {
     match message.rsplit_once(" at line 1 column ") {
@@ -509,13 +570,26 @@ fn read_json(
     // polars' JSON reader panics on an integer outside i64 (it infers Int128, which it cannot hold,
     // for one past i64::MAX as for one wider than 64 bits): such a file is refused first, naming
     // the line and the value.
-    if let Some((line, token)) = wide_integer(text) {
-        return Err(LoadError::new(
-            file,
-            format!(
-                "line {line}: the integer {token} is outside the signed 64-bit range, which the JSON reader cannot hold (write it as a string or a float)"
-            ),
-        ));
+    // A key written twice in one record would keep one of its values without a word: refused too.
+    let record_depth = if json_lines { 1 } else { 2 };
+    match json_trap(text, record_depth) {
+        Some((line, JsonTrap::WideInteger(token))) => {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "line {line}: the integer {token} is outside the signed 64-bit range, which the JSON reader cannot hold (write it as a string or a float)"
+                ),
+            ));
+        }
+        Some((line, JsonTrap::RepeatedKey(key))) => {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "line {line}: the key \"{key}\" appears twice in one record; which of its values is meant cannot be told (keep one)"
+                ),
+            ));
+        }
+        None => {}
     }
     let parse = |text: &[u8], format: JsonFormat| {
         JsonReader::new(Cursor::new(text))
@@ -525,7 +599,9 @@ fn read_json(
             .finish()
     };
     let refused = |e: PolarsError| {
-        let detail = diagnose_json(text, json_lines).unwrap_or_else(|| polars_message(&e));
+        let detail = diagnose_json(text, json_lines)
+            .or_else(|| mixed_value_kinds(text, json_lines))
+            .unwrap_or_else(|| polars_message(&e));
         LoadError::new(file, format!("cannot parse the file as JSON: {detail}"))
     };
     let frame = match parse(text, format) {
@@ -540,50 +616,87 @@ fn read_json(
     Ok((frame, positions))
 }
 
-/// The first integer literal outside strings that does not fit i64, with its line (1-based).
-fn wide_integer(text: &[u8]) -> Option<(u64, String)> {
+/// What the JSON reader would get wrong in silence or panic on, found before it reads the file.
+#[derive(Debug, PartialEq)]
+enum JsonTrap {
+    /// An integer literal outside strings that does not fit i64 (polars panics on it).
+    WideInteger(String),
+    /// A key written twice in one record (the reader keeps one of the values without a word).
+    RepeatedKey(String),
+}
+
+/// The first [`JsonTrap`] of a JSON text, with its line (1-based). Records are the objects at
+/// `record_depth` (1 for JSON Lines, 2 inside a JSON array); only their own keys are compared.
+fn json_trap(text: &[u8], record_depth: usize) -> Option<(u64, JsonTrap)> {
     let mut line = 1u64;
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut depth = 0usize;
+    let mut keys: Vec<&[u8]> = Vec::new();
     let mut i = 0;
     while i < text.len() {
-        let b = text[i];
-        if b == b'\n' {
-            line += 1;
-        }
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
+        match text[i] {
+            b'\n' => line += 1,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth < record_depth {
+                    keys.clear();
+                }
             }
-            i += 1;
-            continue;
-        }
-        if b == b'"' {
-            in_string = true;
-            i += 1;
-            continue;
-        }
-        if b == b'-' || b.is_ascii_digit() {
-            let start = i;
-            i += 1;
-            while i < text.len()
-                && matches!(text[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
-            {
+            b'"' => {
+                let (end, newlines) = string_end(text, i + 1);
+                let at_line = line;
+                line += newlines;
+                let next = text[end..].iter().find(|b| !b.is_ascii_whitespace());
+                if depth == record_depth && next == Some(&b':') {
+                    let key = &text[i + 1..end.saturating_sub(1).max(i + 1)];
+                    if keys.contains(&key) {
+                        let shown = String::from_utf8_lossy(key).into_owned();
+                        return Some((at_line, JsonTrap::RepeatedKey(shown)));
+                    }
+                    keys.push(key);
+                }
+                i = end;
+                continue;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
                 i += 1;
+                while i < text.len()
+                    && matches!(text[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')
+                {
+                    i += 1;
+                }
+                let token = String::from_utf8_lossy(&text[start..i]);
+                let integer = !token.contains(['.', 'e', 'E']);
+                if integer && token.parse::<i64>().is_err() && token != "-" {
+                    return Some((line, JsonTrap::WideInteger(token.into_owned())));
+                }
+                continue;
             }
-            let token = String::from_utf8_lossy(&text[start..i]);
-            let integer = !token.contains(['.', 'e', 'E']);
-            if integer && token.parse::<i64>().is_err() && token != "-" {
-                return Some((line, token.into_owned()));
-            }
-            continue;
+            _ => {}
         }
         i += 1;
     }
     None
+}
+
+/// Where the string that starts after an opening quote at `start` ends (just past its closing
+/// quote, or the text's end if it has none), and the line breaks inside it.
+fn string_end(text: &[u8], start: usize) -> (usize, u64) {
+    let mut newlines = 0;
+    let mut escaped = false;
+    for (offset, &b) in text[start..].iter().enumerate() {
+        match (escaped, b) {
+            (true, _) => escaped = false,
+            (false, b'\\') => escaped = true,
+            (false, b'"') => return (start + offset + 1, newlines),
+            _ => {}
+        }
+        if b == b'\n' {
+            newlines += 1;
+        }
+    }
+    (text.len(), newlines)
 }
 
 /// The objects of a JSON Lines file as one JSON array (blank lines left out, as the reader does).
@@ -679,6 +792,13 @@ pub(crate) fn polars_message(error: &PolarsError) -> String {
 mod tests {
     use super::*;
 
+    fn wide_integer(text: &[u8]) -> Option<(u64, String)> {
+        match json_trap(text, 2) {
+            Some((line, JsonTrap::WideInteger(token))) => Some((line, token)),
+            _ => None,
+        }
+    }
+
     #[test]
     fn integers_outside_i64_are_found_outside_strings_only() {
         assert_eq!(
@@ -698,6 +818,25 @@ mod tests {
             wide_integer(b"{\"k\\\"\": 18446744073709551616}"),
             Some((1, "18446744073709551616".to_string()))
         );
+    }
+
+    #[test]
+    fn a_key_repeated_within_a_record_is_found_and_other_repeats_are_not() {
+        let repeated = |text: &[u8], depth| match json_trap(text, depth) {
+            Some((line, JsonTrap::RepeatedKey(key))) => Some((line, key)),
+            _ => None,
+        };
+        let lines =
+            b"{\"task\":\"t1\",\"outcome\":1}\n{\"task\":\"t2\",\"outcome\":1,\"outcome\":0}\n";
+        assert_eq!(repeated(lines, 1), Some((2, "outcome".to_string())));
+        // The same key in two records, in nested objects, or as a value is no repeat.
+        let fine = b"{\"a\":\"a\",\"m\":{\"a\":1},\"l\":[{\"a\":1},{\"a\":2}]}\n{\"a\":\"x:\"}\n";
+        assert_eq!(json_trap(fine, 1), None);
+        // In a JSON array the records sit one level down; a string with a line break and an escaped
+        // quote keeps the line count right.
+        let array = b"[{\"a\":\"x\\\"\ny\",\"b\":1},\n {\"b\":1, \"b\" : 2}]";
+        assert_eq!(repeated(array, 2), Some((3, "b".to_string())));
+        assert_eq!(json_trap(array, 1), None);
     }
 
     fn scanned(text: &[u8], separator: u8) -> Result<Vec<(u64, bool)>, String> {

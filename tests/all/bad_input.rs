@@ -53,6 +53,20 @@ const CASES: &[(&str, &str)] = &[
         "line 2: the integer 9223372036854775808 is outside the signed 64-bit range, which the JSON reader cannot hold (write it as a string or a float)",
     ),
     (
+        // The reader kept the first value (outcome 1) without a word.
+        "repeated_json_key.jsonl",
+        "line 2: the key \"outcome\" appears twice in one record; which of its values is meant cannot be told (keep one)",
+    ),
+    (
+        "repeated_json_key.json",
+        "line 3: the key \"task\" appears twice in one record; which of its values is meant cannot be told (keep one)",
+    ),
+    (
+        // polars said only "failed to determine supertype of struct[3] and struct[3]".
+        "list_deep_in_file.jsonl",
+        "cannot parse the file as JSON: line 201: field 'outcome' holds a list ([1]) where line 1 holds a plain value (0); a column holds one kind of value",
+    ),
+    (
         // polars was built without decimals, and panicked reading one.
         "decimal_outcome.parquet",
         "column 'outcome' is a decimal (Decimal(5, 2)), which pareval's Parquet reader does not take: write it as a double or a 32- or 64-bit integer",
