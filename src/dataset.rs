@@ -160,6 +160,29 @@ impl Dataset {
         self.tasks.len()
     }
 
+    /// System indices sorted by name: sums over systems taken in this order do not follow the files.
+    pub fn systems_by_name(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.n_systems()).collect();
+        order.sort_by(|&a, &b| self.systems[a].name.cmp(&self.systems[b].name));
+        order
+    }
+
+    /// Task indices sorted by (benchmark, task name): independent of the order rows arrived in, so
+    /// that whatever draws from the tasks (replay orders, proxy samples) does not follow the file.
+    pub fn tasks_in_canonical_order(&self) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..self.n_tasks() as u32).collect();
+        order.sort_by(|&x, &y| {
+            let key = |t: u32| {
+                (
+                    &self.benchmarks[self.task_benchmark[t as usize] as usize],
+                    &self.tasks[t as usize],
+                )
+            };
+            key(x).cmp(&key(y))
+        });
+        order
+    }
+
     /// The run-averaged outcome of system `s` on task `t`, if there is one.
     pub fn outcome(&self, s: usize, t: usize) -> Option<f64> {
         let value = self.outcome[s * self.n_tasks() + t];

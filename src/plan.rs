@@ -121,12 +121,17 @@ pub fn draw_plan(
             })?,
         _ => Vec::new(),
     };
-    let pair = PairData::planned(
-        &list.label_of,
-        list.labels.len(),
-        spreads.as_deref(),
-        cost_key,
-    );
+    // The draw walks the tasks sorted by name (a stable sort), as the replay walks a pair's tasks: the
+    // same tasks, seed and settings give the same plan whatever order the file lists them in.
+    let mut by_name: Vec<usize> = (0..list.tasks.len()).collect();
+    by_name.sort_by(|&x, &y| list.tasks[x].cmp(&list.tasks[y]));
+    let label_of: Vec<u32> = by_name.iter().map(|&i| list.label_of[i]).collect();
+    let cost_key = if cost_key.is_empty() {
+        cost_key
+    } else {
+        by_name.iter().map(|&i| cost_key[i]).collect()
+    };
+    let pair = PairData::planned(&label_of, list.labels.len(), spreads.as_deref(), cost_key);
     let kind = match order {
         PlanOrder::Uniform => OrderKind::Uniform,
         PlanOrder::Stratified => OrderKind::Stratified,
@@ -141,7 +146,7 @@ pub fn draw_plan(
         .iter()
         .enumerate()
         .map(|(position, &i)| {
-            let i = i as usize;
+            let i = by_name[i as usize];
             PlannedTask {
                 position: position + 1,
                 task: list.tasks[i].clone(),
@@ -270,6 +275,28 @@ mod tests {
         );
         let other = draw_plan(&tasks, PlanOrder::Uniform, 8, None).expect("plan");
         assert_ne!(other.tasks, plan.tasks);
+    }
+
+    #[test]
+    fn the_plan_does_not_follow_the_order_the_file_lists_its_tasks_in() {
+        let groups = ["a", "b", "a", "a", "c", "b", "a", "b", "a", "c", "a", "b"];
+        let costs: Vec<f64> = (0..groups.len()).map(|i| (i % 4) as f64).collect();
+        let forward = list(&groups, Some(costs));
+        let mut backward = forward.clone();
+        backward.tasks.reverse();
+        backward.label_of.reverse();
+        if let Some(cost) = backward.cost.as_mut() {
+            cost.reverse();
+        }
+        for order in [
+            PlanOrder::Uniform,
+            PlanOrder::Stratified,
+            PlanOrder::CheapFirst,
+        ] {
+            let a = draw_plan(&forward, order, 3, None).expect("plan");
+            let b = draw_plan(&backward, order, 3, None).expect("plan");
+            assert_eq!(a.tasks, b.tasks, "{order:?}");
+        }
     }
 
     #[test]

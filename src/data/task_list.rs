@@ -103,13 +103,16 @@ fn from_records(
         Some(c) => (c.labels.clone(), c.of_task.clone()),
         None => (vec![NO_GROUP.to_string()], vec![0; dataset.n_tasks()]),
     };
-    // A task's cost is the mean of the systems' run-averaged costs (what one more system would spend).
+    // A task's cost is the mean of the systems' run-averaged costs (what one more system would spend),
+    // summed over the systems by name so that the bits do not follow the files' row order.
+    let systems = dataset.systems_by_name();
     let per_task = |matrix: &Option<Vec<f64>>| {
         matrix.as_ref().map(|m| {
             (0..dataset.n_tasks())
                 .map(|t| {
-                    let known: Vec<f64> = (0..dataset.n_systems())
-                        .map(|s| m[s * dataset.n_tasks() + t])
+                    let known: Vec<f64> = systems
+                        .iter()
+                        .map(|&s| m[s * dataset.n_tasks() + t])
                         .filter(|x| !x.is_nan())
                         .collect();
                     if known.is_empty() {

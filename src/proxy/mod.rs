@@ -153,14 +153,21 @@ impl ProxyMatrix {
             None => None,
         };
         let group_column = group_column.and_then(|name| dataset.group_column(&name));
-        let keep: Vec<usize> = (0..dataset.n_tasks())
+        // Systems by name and tasks by (benchmark, name): the samples, splits and sums below then do
+        // not follow the order the files list their rows in.
+        let systems = dataset.systems_by_name();
+        let keep: Vec<usize> = dataset
+            .tasks_in_canonical_order()
+            .into_iter()
+            .map(|t| t as usize)
             .filter(|&t| (0..n_sys).all(|s| dataset.outcome(s, t).is_some()))
             .collect();
         if keep.is_empty() {
             return Err(ProxyError::NoCompleteTask);
         }
-        let x: Vec<f64> = (0..n_sys)
-            .flat_map(|s| {
+        let x: Vec<f64> = systems
+            .iter()
+            .flat_map(|&s| {
                 keep.iter()
                     .map(move |&t| dataset.outcome(s, t).unwrap_or(0.0))
             })
@@ -176,8 +183,9 @@ impl ProxyMatrix {
         let task_cost = dataset.cost.as_ref().map(|cost| {
             keep.iter()
                 .map(|&t| {
-                    let values: Vec<f64> = (0..n_sys)
-                        .map(|s| cost[s * dataset.n_tasks() + t])
+                    let values: Vec<f64> = systems
+                        .iter()
+                        .map(|&s| cost[s * dataset.n_tasks() + t])
                         .filter(|c| !c.is_nan())
                         .collect();
                     if values.is_empty() {
@@ -188,14 +196,11 @@ impl ProxyMatrix {
                 })
                 .collect()
         });
+        let info = |s: &usize| &dataset.systems[*s];
         Ok(ProxyMatrix {
-            systems: dataset.systems.iter().map(|s| s.name.clone()).collect(),
-            scaffolds: dataset.systems.iter().map(|s| s.scaffold.clone()).collect(),
-            submitted: dataset
-                .systems
-                .iter()
-                .map(|s| s.submitted.clone())
-                .collect(),
+            systems: systems.iter().map(|s| info(s).name.clone()).collect(),
+            scaffolds: systems.iter().map(|s| info(s).scaffold.clone()).collect(),
+            submitted: systems.iter().map(|s| info(s).submitted.clone()).collect(),
             n_tasks: k,
             x,
             groups,

@@ -548,3 +548,52 @@ fn the_bare_explorer_form_takes_the_load_options_as_explore_does() {
     assert_eq!(help.status.code(), Some(0));
     assert!(stdout(&help).contains("Commands:"));
 }
+
+/// The same records listed in another row order give the same proxy figures and the same plan: both
+/// draw from the tasks and systems sorted by name, as the replay does.
+#[test]
+fn proxy_figures_and_plans_do_not_follow_the_row_order_of_the_file() {
+    let text = std::fs::read_to_string(sample("swe_repair.csv")).expect("sample");
+    let mut lines: Vec<&str> = text.lines().collect();
+    let header = lines.remove(0);
+    let dir = temp_dir("row-order");
+    let forward = dir.join("forward.csv");
+    std::fs::write(&forward, text.as_bytes()).expect("write");
+    lines.reverse();
+    let backward = dir.join("backward.csv");
+    std::fs::write(&backward, format!("{header}\n{}\n", lines.join("\n"))).expect("write");
+    let json = |args: &[&str]| -> serde_json::Value {
+        let output = pareval(args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        serde_json::from_slice(&output.stdout).expect("json")
+    };
+    let (forward, backward) = (forward.to_string_lossy(), backward.to_string_lossy());
+    let proxy = |file: &str| {
+        json(&[
+            "proxy",
+            file,
+            "--method",
+            "midrange-k,random,greedy-k,stratified-k",
+            "--protocol",
+            "split",
+            "--format",
+            "json",
+        ])["results"]
+            .clone()
+    };
+    let figures = proxy(&forward);
+    assert!(
+        figures.as_array().is_some_and(|r| r.len() >= 4),
+        "{figures}"
+    );
+    assert_eq!(figures, proxy(&backward));
+    for order in ["uniform", "stratified", "cheap-first"] {
+        let plan = |file: &str| {
+            json(&[
+                "plan", file, "--order", order, "--seed", "5", "--format", "json",
+            ])["tasks"]
+                .clone()
+        };
+        assert_eq!(plan(&forward), plan(&backward), "{order}");
+    }
+}

@@ -156,28 +156,13 @@ pub fn prepare_pairs(
     grouping: &Grouping,
     scale: Option<u32>,
 ) -> Vec<PairData> {
-    let canonical = canonical_task_order(dataset);
+    let canonical = dataset.tasks_in_canonical_order();
     // Each pair is prepared on its own; the collected vector keeps the pairs' order.
     dataset
         .directed_pairs()
         .into_par_iter()
         .map(|(a, b)| prepare_pair(dataset, settings, grouping, scale, &canonical, a, b))
         .collect()
-}
-
-/// Task indices sorted by (benchmark, task name): independent of the order rows arrived in.
-fn canonical_task_order(dataset: &Dataset) -> Vec<u32> {
-    let mut order: Vec<u32> = (0..dataset.n_tasks() as u32).collect();
-    order.sort_by(|&x, &y| {
-        let key = |t: u32| {
-            (
-                &dataset.benchmarks[dataset.task_benchmark[t as usize] as usize],
-                &dataset.tasks[t as usize],
-            )
-        };
-        key(x).cmp(&key(y))
-    });
-    order
 }
 
 fn prepare_pair(
