@@ -311,6 +311,10 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
     if let Some(note) = state.errored_note() {
         eprintln!("pareval run: {note}");
     }
+    let unreadable = state.unreadable_note();
+    if let Some(note) = &unreadable {
+        eprintln!("pareval run: {note}");
+    }
     let at_decision = state.finished_tasks(&args.live.tested);
     let finished = match ending {
         Ending::HarnessExited(_) => at_decision,
@@ -349,7 +353,17 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
     match (ending, status) {
         (Ending::Decided, _) => Ok(()),
         (Ending::Interrupted, _) => Err(CliError::Status(130)),
-        (Ending::HarnessExited(status), _) if status.success() => Ok(()),
+        // A harness that ended well but left lines pareval could not read has not given what the
+        // decision waited on: bad input, exit 2 (a decided run read past none of them it needed).
+        (Ending::HarnessExited(status), _) if status.success() => match unreadable {
+            None => Ok(()),
+            Some(_) => {
+                eprintln!(
+                    "pareval run: the harness ended before every pair was decided, with lines pareval could not read: exit 2"
+                );
+                Err(CliError::Status(2))
+            }
+        },
         (Ending::HarnessExited(status), _) => {
             eprintln!(
                 "pareval run: the harness exited with status {} ({how})",

@@ -5,7 +5,7 @@
 //! tasks in plan order, and a notice when a pair decides. Rows for unplanned tasks, duplicate runs and
 //! unreadable lines are reported with file and line and left out until fixed.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::follow::{Event, OutcomeRow};
 use crate::engine::live::{
@@ -77,6 +77,9 @@ pub struct WatchState {
     pub notices: Vec<String>,
     /// The latest problem with an input row (file, line, value), until a poll reads cleanly.
     pub problem: Option<String>,
+    /// By file: the lines that could not be read as a row (`Event::Bad`), until the file is read
+    /// again from its start.
+    unreadable: BTreeMap<String, BTreeSet<u64>>,
     pub rows_read: usize,
     plan_index: HashMap<String, usize>,
     /// Each baseline's curves, kept between polls.
@@ -120,6 +123,7 @@ impl WatchState {
             pairs: Vec::new(),
             notices: Vec::new(),
             problem: None,
+            unreadable: BTreeMap::new(),
             rows_read: 0,
             plan_index,
             curves: HashMap::new(),
@@ -290,6 +294,7 @@ impl WatchState {
                 } => {
                     clean = false;
                     self.problem = Some(format!("✗ {file}, line {line}: {message} (skipped)"));
+                    self.unreadable.entry(file).or_default().insert(line);
                 }
                 Event::Due {
                     file,
@@ -300,6 +305,7 @@ impl WatchState {
                 Event::Reread { file, rewritten } => {
                     self.rows.remove(&file);
                     self.due.remove(&file);
+                    self.unreadable.remove(&file);
                     if !rewritten {
                         self.notices.push(format!(
                             "{file} shrank or was replaced: read again from the start"
@@ -313,6 +319,22 @@ impl WatchState {
         }
         self.recompute();
         true
+    }
+
+    /// How many lines of the files as they stand could not be read as rows (each was named when it
+    /// was met), with the first of them: what a run that ends undecided must not pass over in silence.
+    pub fn unreadable_note(&self) -> Option<String> {
+        let count: usize = self.unreadable.values().map(BTreeSet::len).sum();
+        let (file, lines) = self
+            .unreadable
+            .iter()
+            .find(|(_, lines)| !lines.is_empty())?;
+        let first = lines.first()?;
+        Some(format!(
+            "{count} line{} of the files could not be read and {} left out (the first: {file}, line {first})",
+            if count == 1 { "" } else { "s" },
+            if count == 1 { "was" } else { "were" }
+        ))
     }
 
     /// How many planned tasks `system` has finished: every run due on them is in.
@@ -1022,6 +1044,21 @@ mod tests {
                 .is_some_and(|p| p.contains("line 11: a second outcome"))
         );
         assert_eq!(state.pairs[0].records[0].observed, 4);
+        // Lines that are no row at all are counted until the file is read again.
+        assert_eq!(state.unreadable_note(), None);
+        let bad = |line| Event::Bad {
+            file: "f.csv".into(),
+            line,
+            message: "outcome 'abc' of A on t5 is not a number in [0, 1]".into(),
+        };
+        state.apply(vec![bad(13), bad(12)]);
+        state.apply(vec![bad(13)]);
+        assert_eq!(
+            state.unreadable_note().as_deref(),
+            Some(
+                "2 lines of the files could not be read and were left out (the first: f.csv, line 12)"
+            )
+        );
         // Nothing new: nothing to redraw.
         assert!(!state.apply(Vec::new()));
         // The file is read again: what it said before is withdrawn.
@@ -1029,6 +1066,7 @@ mod tests {
             file: "f.csv".into(),
             rewritten: false,
         }]);
+        assert_eq!(state.unreadable_note(), None);
         assert_eq!(state.pairs[0].records[0].observed, 0);
         assert!(
             state

@@ -711,6 +711,45 @@ fn run_passes_on_a_harness_s_error() {
 }
 
 #[test]
+fn a_harness_that_ends_undecided_leaving_unreadable_lines_gives_exit_2() {
+    // The harness wrote an outcome that is not a number where the prefix waits; it exited 0, and
+    // pareval said the line but exited 0 too, as though the run had nothing wrong with it.
+    let dir = temp_dir("run-unreadable");
+    let plan = write_plan(&dir, 10);
+    let out = dir.join("out.csv");
+    std::fs::write(&out, "system,task,outcome\nold,t000,0\nnew,t000,1\n").expect("write");
+    let harness = format!(
+        "sleep 0.5; printf 'new,t001,abc\\nold,t001,0\\n' >> '{}'",
+        out.display()
+    );
+    let output = run_new_against_old(&out, &plan, &["--", "bash", "-c", &harness]);
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains(
+            "out.csv, line 4: outcome 'abc' of new on t001 is not a number in [0, 1] (skipped)"
+        ),
+        "{said}"
+    );
+    assert!(
+        said.contains("1 line of the files could not be read and was left out (the first: "),
+        "{said}"
+    );
+    assert!(
+        said.contains("with lines pareval could not read: exit 2"),
+        "{said}"
+    );
+    // The records read so far are still printed.
+    assert!(stdout(&output).contains("continue"), "{}", stdout(&output));
+    // The same harness writing a good line ends as before: exit 0.
+    std::fs::write(&out, "system,task,outcome\nold,t000,0\nnew,t000,1\n").expect("write");
+    let harness = format!("sleep 0.5; printf 'new,t001,1\\n' >> '{}'", out.display());
+    let output = run_new_against_old(&out, &plan, &["--", "bash", "-c", &harness]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn run_ends_an_agentlab_study_whose_episodes_end_faster_than_the_looks() {
     // An AgentLab study with many workers: every experiment folder is prepared first, then
     // summaries land twenty a second, faster than `run` looks (twice a second). The study keeps
