@@ -47,25 +47,27 @@ pub fn apply_overrides(
     let cap = fraction_within(&tuning.bet_cap, "--bet-cap", OPEN_UNIT)?;
     let min = fraction_within(&tuning.bet_min, "--bet-min", OPEN_UNIT)?;
     let max = fraction_within(&tuning.bet_max, "--bet-max", OPEN_UNIT)?;
+    // Checked whatever the rule: a value that the anytime rule would refuse is a mistake under any
+    // rule, not a setting to pass over.
+    let open_unit = |f: Fraction| f.0 > 0 && f.0 < crate::engine::settings::FRACTION_UNITS;
+    if !open_unit(cap) {
+        return Err(CliError::Input(format!(
+            "--bet-cap '{}' must be in (0, 1)",
+            tuning.bet_cap
+        )));
+    }
+    if !open_unit(min) || !open_unit(max) || min > max {
+        return Err(CliError::Input(format!(
+            "--bet-min '{}' and --bet-max '{}' must satisfy 0 < min <= max < 1",
+            tuning.bet_min, tuning.bet_max
+        )));
+    }
     if let Rule::Anytime {
         cap: current,
         bet_min,
         bet_max,
     } = &mut policy.rule
     {
-        let open_unit = |f: Fraction| f.0 > 0 && f.0 < crate::engine::settings::FRACTION_UNITS;
-        if !open_unit(cap) {
-            return Err(CliError::Input(format!(
-                "--bet-cap '{}' must be in (0, 1)",
-                tuning.bet_cap
-            )));
-        }
-        if !open_unit(min) || !open_unit(max) || min > max {
-            return Err(CliError::Input(format!(
-                "--bet-min '{}' and --bet-max '{}' must satisfy 0 < min <= max < 1",
-                tuning.bet_min, tuning.bet_max
-            )));
-        }
         changed |= *current != cap || *bet_min != min || *bet_max != max;
         *current = cap;
         *bet_min = min;

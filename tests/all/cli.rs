@@ -323,7 +323,7 @@ fn info_on_a_real_record_reports_cost_and_groups() {
 fn settings_that_cannot_be_used_are_refused_not_replaced() {
     let swe = sample("swe_repair.csv");
     let multi = sample("multi_bench.csv");
-    let refused: [(&[&str], &str); 7] = [
+    let refused: [(&[&str], &str); 9] = [
         (
             &["proxy", &swe, "--group-col", "repo"],
             "--group-col: group column 'repo' is not a candidate; candidates: group, or none",
@@ -351,6 +351,24 @@ fn settings_that_cannot_be_used_are_refused_not_replaced() {
         (
             &["replay", &swe, "--orders", "2", "--pairs-at", "0.33"],
             "--pairs-at '0.33' is not a budget of the grid",
+        ),
+        // Checked under the primary preset's bootstrap too, which does not bet: it was accepted.
+        (
+            &[
+                "replay",
+                &swe,
+                "--orders",
+                "2",
+                "--bet-min",
+                "0.9",
+                "--bet-max",
+                "0.1",
+            ],
+            "--bet-min '0.9' and --bet-max '0.1' must satisfy 0 < min <= max < 1",
+        ),
+        (
+            &["replay", &swe, "--orders", "2", "--bet-cap", "1"],
+            "--bet-cap '1' must be in (0, 1)",
         ),
     ];
     for (args, message) in refused {
