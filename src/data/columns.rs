@@ -182,7 +182,7 @@ const EXACT_INTEGERS: f64 = 9_007_199_254_740_992.0;
 
 /// Visits every cell of a column in row order. Strings stay strings (so messages quote them as
 /// written), numbers of any width become `f64` (whole-number columns with a value past 2^53 their
-/// exact decimal texts), booleans stay booleans, anything else (dates, …)
+/// exact decimal texts), booleans stay booleans, durations become seconds, anything else (dates, …)
 /// is shown as polars prints it.
 pub fn for_each_cell(
     column: &Column,
@@ -222,6 +222,25 @@ pub fn for_each_cell(
         DataType::Null => {
             for row in 0..column.len() {
                 visit(row, Cell::Null);
+            }
+        }
+        // A duration (Parquet's, e.g. pandas' timedelta written by pyarrow) is read in seconds: what
+        // a `seconds` column means. Its physical values count the unit.
+        DataType::Duration(unit) => {
+            let per_second = match unit {
+                TimeUnit::Milliseconds => 1e3,
+                TimeUnit::Microseconds => 1e6,
+                TimeUnit::Nanoseconds => 1e9,
+            };
+            let counts = column
+                .to_physical_repr()
+                .cast(&DataType::Float64)
+                .map_err(fail)?;
+            for (row, value) in counts.f64().map_err(fail)?.iter().enumerate() {
+                visit(
+                    row,
+                    value.map_or(Cell::Null, |x| Cell::Number(x / per_second)),
+                );
             }
         }
         _ => {

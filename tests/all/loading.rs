@@ -642,3 +642,28 @@ fn a_group_literally_called_none_stays_apart_from_the_tasks_without_a_group() {
     let column = load_one(plain).group_columns[0].clone();
     assert_eq!(column.labels, ["x", "(none)"]);
 }
+
+#[test]
+fn a_parquet_duration_column_is_read_in_seconds() {
+    // pandas' timedelta, written by pyarrow as duration[ns]: it was refused as "type duration[ns]
+    // which pareval cannot read" (and a duration[s] column was named as duration[ms]).
+    let dataset = load_one(fixture("good/seconds_duration.parquet"));
+    let seconds = dataset.seconds.as_ref().expect("seconds");
+    let a = dataset
+        .systems
+        .iter()
+        .position(|s| s.name == "A")
+        .expect("A");
+    let b = dataset
+        .systems
+        .iter()
+        .position(|s| s.name == "B")
+        .expect("B");
+    let t1 = dataset.tasks.iter().position(|t| t == "t1").expect("t1");
+    let t2 = dataset.tasks.iter().position(|t| t == "t2").expect("t2");
+    let at = |s: usize, t: usize| seconds[s * dataset.n_tasks() + t];
+    assert_eq!(at(a, t1), 1.5);
+    assert_eq!(at(a, t2), 90.0);
+    assert!(at(b, t1).is_nan());
+    assert_eq!(at(b, t2), 0.00025);
+}
