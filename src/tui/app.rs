@@ -769,6 +769,19 @@ impl App {
 
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         let mut effects = Vec::new();
+        // A message answers what came before it; the next key takes it away and brings back the
+        // footer's key hints (a "✓ exported …" used to stay for the rest of the session). A failed
+        // replay's message stands until a replay succeeds.
+        let from_the_user = !matches!(
+            action,
+            Action::Tick
+                | Action::ReplayFinished { .. }
+                | Action::ProxyFinished { .. }
+                | Action::Early(_)
+        );
+        if from_the_user && self.replay_error.is_none() {
+            self.status.clear();
+        }
         let Some(action) = self.on_early(action) else {
             return effects;
         };

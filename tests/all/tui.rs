@@ -2541,3 +2541,28 @@ fn the_progress_counts_the_pairs_the_replay_walks() {
         walked
     );
 }
+
+#[test]
+fn a_status_message_goes_at_the_next_key_and_a_failed_replay_s_stays() {
+    let mut app = sample_app(10);
+    // A confirmation (as the export writes it) stood for the rest of the session, hiding the
+    // footer's key hints; a tick of the clock or a result leaves it, the next key takes it away.
+    app.status = "✓ exported /tmp/pareval-export-1.{json,csv,txt,sh}".to_string();
+    act(&mut app, Action::Tick);
+    assert!(app.status.starts_with("✓ exported"));
+    assert!(!render(&app, 120, 40).contains("←→ budget"));
+    act(&mut app, Action::BudgetNext);
+    assert_eq!(app.status, "");
+    assert!(render(&app, 120, 40).contains("←→ budget"));
+    // A key's own refusal is shown after that key, and goes at the one after.
+    act(&mut app, Action::OpenDrill);
+    act(&mut app, Action::CloseOverlay);
+    app.status = "✗ no pair selected: select one with ↑↓".to_string();
+    act(&mut app, Action::SelectDown);
+    assert_eq!(app.status, "");
+    // A failed replay's message stands while the failure does.
+    app.replay_error = Some("one system".to_string());
+    app.status = "✗ replay failed: one system".to_string();
+    act(&mut app, Action::BudgetNext);
+    assert_eq!(app.status, "✗ replay failed: one system");
+}
