@@ -163,10 +163,77 @@ pub(crate) fn draw_chart_with_legend(
     let block = Block::bordered().title(title);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [legend_row, plot] =
-        Layout::vertical([Constraint::Length(1), Constraint::Min(0)]).areas(inner);
-    frame.render_widget(Paragraph::new(legend), legend_row);
+    let rows = pack_legend(legend, usize::from(inner.width));
+    let [legend_rows, plot] =
+        Layout::vertical([Constraint::Length(rows.len() as u16), Constraint::Min(0)]).areas(inner);
+    frame.render_widget(Paragraph::new(rows), legend_rows);
     frame.render_widget(chart.legend_position(None), plot);
+}
+
+/// The most rows a chart's legend takes from its plot.
+const LEGEND_ROWS: usize = 2;
+
+/// A legend laid out in `width` columns: one row when it fits, else its entries (the runs of spans
+/// between the two-space gaps [`legend`] puts between them) packed onto up to [`LEGEND_ROWS`] rows,
+/// the last ending in "…" if some still do not fit; a curve's name is never cut in silence.
+fn pack_legend(legend: Line<'_>, width: usize) -> Vec<Line<'_>> {
+    if legend.width() <= width {
+        return vec![legend];
+    }
+    let mut entries: Vec<Vec<Span<'_>>> = vec![Vec::new()];
+    for span in legend.spans {
+        if span.content == "  " {
+            entries.push(Vec::new());
+        } else if let Some(last) = entries.last_mut() {
+            last.push(span);
+        }
+    }
+    let entry_width = |entry: &[Span<'_>]| entry.iter().map(Span::width).sum::<usize>();
+    let mut rows: Vec<Line<'_>> = Vec::new();
+    for entry in entries.into_iter().filter(|e| !e.is_empty()) {
+        let needed = entry_width(&entry);
+        let fits = rows
+            .last()
+            .is_some_and(|row| row.width() + 2 + needed <= width);
+        if fits && let Some(row) = rows.last_mut() {
+            row.spans.push(Span::raw("  "));
+            row.spans.extend(entry);
+        } else if rows.len() == LEGEND_ROWS {
+            // No room left: the last row says that more was left out.
+            if let Some(row) = rows.last_mut() {
+                if row.width() + 2 <= width {
+                    row.spans.push(Span::raw(" …"));
+                } else {
+                    cut_with_ellipsis(row, width);
+                }
+            }
+            break;
+        } else {
+            rows.push(Line::from(entry));
+        }
+    }
+    for row in &mut rows {
+        if row.width() > width {
+            cut_with_ellipsis(row, width);
+        }
+    }
+    rows
+}
+
+/// Cuts a row to `width - 1` columns and ends it with "…".
+fn cut_with_ellipsis(row: &mut Line<'_>, width: usize) {
+    let mut room = width.saturating_sub(1);
+    let mut kept = Vec::new();
+    for span in row.spans.drain(..) {
+        if room == 0 {
+            break;
+        }
+        let text: String = span.content.chars().take(room).collect();
+        room = room.saturating_sub(text.chars().count());
+        kept.push(Span::styled(text, span.style));
+    }
+    kept.push(Span::raw("…"));
+    row.spans = kept;
 }
 
 /// A legend line: "── name" per curve in its style, two spaces apart.
@@ -209,5 +276,45 @@ pub(super) fn no_replay_yet(app: &App, theme: Theme) -> Paragraph<'static> {
         )))
         .wrap(Wrap { trim: true }),
         None => Paragraph::new("waiting for the first replay…"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(rows: &[Line<'_>]) -> Vec<String> {
+        rows.iter().map(|row| row.to_string()).collect()
+    }
+
+    #[test]
+    fn a_legend_too_wide_for_its_panel_takes_a_second_row_and_then_says_it_is_cut() {
+        let entries = |names: &[&str]| {
+            legend(
+                names
+                    .iter()
+                    .map(|n| (n.to_string(), Style::default()))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let names = entries(&["band", "Δ̂", "δ", "decided"]);
+        assert_eq!(
+            text(&pack_legend(names.clone(), 40)),
+            ["── band  ── Δ̂  ── δ  ── decided"]
+        );
+        // 29 columns: the last name went off the panel's edge ("── decide"); it moves down whole.
+        assert_eq!(
+            text(&pack_legend(names, 29)),
+            ["── band  ── Δ̂  ── δ", "── decided"]
+        );
+        // Two rows full: the second says more was left out.
+        let many = entries(&["0 pp", "5 pp", "10 pp", "η 25%", "α 5%", "cursor"]);
+        assert_eq!(
+            text(&pack_legend(many, 16)),
+            ["── 0 pp  ── 5 pp", "── 10 pp …"]
+        );
+        // A single entry wider than the panel is cut with "…".
+        let wide = entries(&["coverage failure of the focused threshold"]);
+        assert_eq!(text(&pack_legend(wide, 12)), ["── coverage…"]);
     }
 }
