@@ -117,6 +117,10 @@ impl Service {
     }
 
     fn handle(&mut self, line: &str) -> Result<Value, String> {
+        // serde_json would keep the last of two values of one key without a word.
+        if let Some(key) = crate::data::read::repeated_key(line.as_bytes()) {
+            return Err(format!("the key \"{key}\" appears twice in the request"));
+        }
         let request: Value =
             serde_json::from_str(line).map_err(|e| format!("not a JSON object: {e}"))?;
         let op = request

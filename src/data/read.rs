@@ -680,6 +680,15 @@ fn json_trap(text: &[u8], record_depth: usize) -> Option<(u64, JsonTrap)> {
     None
 }
 
+/// The first key written twice in one JSON object given as its own line (a followed JSON Lines
+/// file's line, which the live readers parse one at a time), if any.
+pub fn repeated_key(line: &[u8]) -> Option<String> {
+    match json_trap(line, 1) {
+        Some((_, JsonTrap::RepeatedKey(key))) => Some(key),
+        _ => None,
+    }
+}
+
 /// Where the string that starts after an opening quote at `start` ends (just past its closing
 /// quote, or the text's end if it has none), and the line breaks inside it.
 fn string_end(text: &[u8], start: usize) -> (usize, u64) {

@@ -671,7 +671,7 @@ mod tests {
         let path = dir.join("out.jsonl");
         std::fs::write(
             &path,
-            "{\"system\":\"A\",\"task\":\"t1\",\"outcome\":true}\n{\"system\":\"A\",\"task\":\"t2\",\"outcome\":0.5,\"run\":2}\nnot json\n",
+            "{\"system\":\"A\",\"task\":\"t1\",\"outcome\":true}\n{\"system\":\"A\",\"task\":\"t2\",\"outcome\":0.5,\"run\":2}\nnot json\n{\"system\":\"A\",\"task\":\"t3\",\"outcome\":1,\"outcome\":0}\n",
         )
         .expect("write");
         let mut follower = FileFollower::new(&path).expect("follower");
@@ -682,6 +682,11 @@ mod tests {
             [("t1".to_string(), 1.0), ("t2".to_string(), 0.5)]
         );
         assert!(matches!(&events[2], Event::Bad { line: 3, .. }));
+        // A key written twice: its line is named, not read with one of the two values.
+        assert!(
+            matches!(&events[3], Event::Bad { line: 4, message, .. } if message == "the key \"outcome\" appears twice in this record"),
+            "{events:?}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

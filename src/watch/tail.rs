@@ -167,6 +167,14 @@ impl Tail {
     fn read_line(&mut self, text: &str) -> TailEvent {
         let line = self.line;
         if self.json {
+            // serde_json keeps the last value of a repeated key without a word; the loader refuses
+            // such a record, and so does the live reader (the line is named and skipped).
+            if let Some(key) = crate::data::read::repeated_key(text.as_bytes()) {
+                return TailEvent::Bad {
+                    line,
+                    message: format!("the key \"{key}\" appears twice in this record"),
+                };
+            }
             let value: serde_json::Value = match serde_json::from_str(text) {
                 Ok(value) => value,
                 Err(error) => {

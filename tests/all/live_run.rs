@@ -389,6 +389,9 @@ fn serve_answers_json_lines_and_decides_as_decide_does() {
         r#"{"op":"outcome","system":"new","task":"t001","outcome":0}"#.to_string(),
         r#"{"op":"outcome","system":"new","task":"t001","run":0.0,"outcome":1}"#.to_string(),
         r#"{"op":"outcome","system":"new","task":"t002","run":-1,"outcome":1}"#.to_string(),
+        // Two values for one key: refused, where serde_json kept the last.
+        r#"{"op":"outcome","system":"new","task":"t040","run":0,"outcome":1,"outcome":0}"#
+            .to_string(),
     ];
     for i in (0..30).filter(|&i| i != 1) {
         requests.push(format!(
@@ -440,6 +443,10 @@ fn serve_answers_json_lines_and_decides_as_decide_does() {
             .contains("run '-1' is not a whole number ≥ 0 or a run id (new on t002)"),
         "{}",
         replies[11]
+    );
+    assert_eq!(
+        error(&replies[12]),
+        "the key \"outcome\" appears twice in the request"
     );
     let last = replies.last().expect("decide");
     assert_eq!(last["decided"], true, "{last}");
