@@ -990,11 +990,13 @@ fn own_entries(folder: &Path) -> Vec<PathBuf> {
     paths
 }
 
-/// Whether a file's extension is one a folder's result files have.
+/// Whether a file's extension is one a folder's result files have: every format the loader reads
+/// on its own (`.tsv`, the gzip-compressed text formats too), Inspect's `.eval` and HAL databases.
 fn is_result_file(path: &Path) -> bool {
     ["csv", "jsonl", "ndjson", "json", "eval", "parquet"]
         .iter()
         .any(|extension| has_extension(path, extension))
+        || crate::data::read::detect_format(path).is_ok()
         || (is_database_name(path)
             && hal_db::is_database(path)
             && hal_db::lists_tasks(path) == Some(true))
@@ -1176,8 +1178,57 @@ pub fn unread_subfolder_notes(folder: &Path) -> Vec<String> {
         .chain(read_submissions)
         .chain(left_databases)
         .chain(left_instances)
+        .chain(unread_files_note(folder))
         .chain(unread_subfolders(folder).into_iter().map(unread_note))
         .collect()
+}
+
+/// How many files a note names before it counts the rest.
+const FILES_NAMED: usize = 5;
+
+/// The note for a folder's own files that are not read: neither a result file (by extension) nor
+/// read beside one, nor hidden (a `d.csv.bak`, a `README.md`): said, so that a file meant as
+/// records and named otherwise is not left out in silence. Only for a folder read through its own
+/// files (a harness's run folder is read by its importer, which knows its files).
+fn unread_files_note(folder: &Path) -> Option<String> {
+    if is_run_folder(folder) || own_entries(folder).is_empty() {
+        return None;
+    }
+    let databases = databases_without_tasks(folder);
+    let mut unread: Vec<String> = std::fs::read_dir(folder)
+        .ok()?
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.is_file() && !databases.contains(path))
+        .filter(|path| {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().to_lowercase())
+                .unwrap_or_default();
+            !name.starts_with('.') && !is_result_file(path) && !is_companion(path, &name)
+        })
+        .map(|path| {
+            path.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    if unread.is_empty() {
+        return None;
+    }
+    unread.sort();
+    let count = unread.len();
+    let mut named: Vec<String> = unread.into_iter().take(FILES_NAMED).collect();
+    if count > FILES_NAMED {
+        named.push(format!("… and {} more", count - FILES_NAMED));
+    }
+    Some(format!(
+        "{}: left out {count} file{} whose name is no format pareval reads ({}); a records file ends in .csv, .tsv, .jsonl, .ndjson, .json or .parquet (text formats also .gz)",
+        folder.display(),
+        if count == 1 { "" } else { "s" },
+        named.join(", ")
+    ))
 }
 
 /// The deeper layout a folder is read through ([`folder_entries`]): only when it holds no result
