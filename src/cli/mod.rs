@@ -1311,7 +1311,13 @@ fn explore(
         mouse,
         early,
     })
-    .map_err(CliError::from)
+    .map_err(CliError::from)?
+    // Ended by a signal: the shell's convention, 128 + its number (the terminal is restored).
+    .map_or(Ok(()), |signal| {
+        Err(CliError::Status(
+            u8::try_from(128 + signal).unwrap_or(u8::MAX),
+        ))
+    })
 }
 
 /// The explorer's early-outcome job: the trajectories loaded and checked up front (bad input stops

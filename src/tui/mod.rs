@@ -2,7 +2,8 @@
 //! (read by an input thread), replay results (from the worker thread) and ticks. The UI thread turns
 //! events into actions, lets the app update, carries out the effects (submit to the worker, export,
 //! save a session, quit) and redraws. The terminal is restored on every exit, including a panic (the
-//! hook `ratatui::try_init` installs) and errors (a guard restores on drop).
+//! hook `ratatui::try_init` installs), errors (a guard restores on drop) and a signal sent to the
+//! process (its handler asks the UI loop to leave).
 
 pub mod app;
 pub mod config;
@@ -17,7 +18,7 @@ pub mod worker;
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -102,6 +103,26 @@ fn early_source(job: &early::EarlyJob, tau: Option<f64>) -> config::EarlySource 
     }
 }
 
+/// The signal that asked the explorer to end (SIGTERM, SIGINT, SIGQUIT or SIGHUP sent to it, as
+/// `kill` or `timeout` do; 0 for none). Their default action would end the process at once and
+/// leave the terminal raw, in the alternate screen, with the mouse reported: the UI loop reads this
+/// instead and leaves the usual way, restoring the terminal.
+static SIGNALLED: AtomicI32 = AtomicI32::new(0);
+
+extern "C" fn on_signal(signal: libc::c_int) {
+    SIGNALLED.store(signal, Ordering::SeqCst);
+}
+
+fn catch_signals() {
+    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGQUIT, libc::SIGHUP] {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe {
+            libc::signal(signal, handler);
+        }
+    }
+}
+
 /// Restores the terminal when dropped, whatever path leaves the explorer.
 struct TerminalGuard {
     mouse: bool,
@@ -137,8 +158,9 @@ fn terminal_error(what: &'static str) -> impl Fn(io::Error) -> TuiError {
     move |source| TuiError::Terminal { what, source }
 }
 
-/// Runs the explorer until the user quits.
-pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
+/// Runs the explorer until the user quits; returns the signal that ended it, if one did (the
+/// terminal restored either way).
+pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
     if !io::stdout().is_terminal() || !io::stdin().is_terminal() {
         return Err(TuiError::NotATerminal);
     }
@@ -152,6 +174,7 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
     if !worker.is_running() {
         return Err(TuiError::NoWorker);
     }
+    catch_signals();
     let mut terminal = ratatui::try_init().map_err(terminal_error("open the terminal"))?;
     let _guard = TerminalGuard {
         mouse: options.mouse,
@@ -317,8 +340,14 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
                     keys::action_for(key, app.input, app.drill.is_some(), app.selector.is_some());
                 action.filter(|action| !too_small || matches!(action, Action::Quit))
             }
+            // An overlay (help, notes, the drill-down, the group filter) covers the slider: a
+            // click on it must not move the budget beneath.
             Ok(Event::Terminal(TermEvent::Mouse(mouse))) if options.mouse => {
-                mouse_action(app.budgets(), mouse, slider_area).filter(|_| !too_small)
+                let overlay = app.help.is_some()
+                    || app.notes_open
+                    || app.drill.is_some()
+                    || app.selector.is_some();
+                mouse_action(app.budgets(), mouse, slider_area).filter(|_| !too_small && !overlay)
             }
             Ok(Event::Terminal(_)) => None,
             Ok(Event::Early(event)) => Some(Action::Early(event)),
@@ -354,11 +383,15 @@ pub fn run(options: ExploreOptions) -> Result<(), TuiError> {
             }
             effects = app.update(action);
         }
+        if SIGNALLED.load(Ordering::SeqCst) != 0 {
+            break;
+        }
     }
     stop.store(true, Ordering::Relaxed);
     drop(worker);
     let _ = input.join();
-    Ok(())
+    let signal = SIGNALLED.load(Ordering::SeqCst);
+    Ok((signal != 0).then_some(signal))
 }
 
 /// Where the slider's track is drawn (the fourth line of the screen, after the 13-column label).

@@ -200,6 +200,77 @@ fn the_explorer_runs_in_a_real_terminal_on_the_sample_run() {
 }
 
 #[test]
+fn a_signal_ends_the_explorer_with_the_terminal_restored() {
+    if !tmux_available() {
+        return;
+    }
+    // `kill` (SIGTERM) left the terminal raw, in the alternate screen, with the mouse reported and
+    // the cursor hidden: the default action ended the process before any restoring.
+    for (label, signal, code) in [("term", "TERM", 143), ("hup", "HUP", 129)] {
+        let session = Session::start(&format!("signal-{label}"), &["--mouse"]);
+        session.wait_for("directed pairs at 25% · 0 pp · 380 of 380");
+        let shell = tmux(&["display", "-p", "-t", &session.name, "#{pane_pid}"]);
+        let children = Command::new("pgrep")
+            .args(["-P", shell.trim()])
+            .output()
+            .expect("pgrep");
+        let pareval = String::from_utf8_lossy(&children.stdout)
+            .lines()
+            .next()
+            .expect("the explorer's process")
+            .trim()
+            .to_string();
+        let killed = Command::new("kill")
+            .args([&format!("-{signal}"), &pareval])
+            .status()
+            .expect("kill");
+        assert!(killed.success());
+        assert_eq!(session.wait_exit(), format!("EXIT={code}"));
+        assert_restored(&session);
+        let modes = tmux(&[
+            "display",
+            "-p",
+            "-t",
+            &session.name,
+            "#{alternate_on} #{mouse_any_flag} #{cursor_flag}",
+        ]);
+        assert_eq!(modes.trim(), "0 0 1", "alternate screen, mouse, cursor");
+    }
+}
+
+#[test]
+fn a_click_on_an_overlay_does_not_move_the_slider_beneath() {
+    if !tmux_available() {
+        return;
+    }
+    let session = Session::start("mouse-overlay", &["--mouse"]);
+    session.wait_for("directed pairs at 25% · 0 pp · 380 of 380");
+    let click = |column: u16| {
+        // SGR mouse reports of a left press and release on the slider's row (the fourth).
+        for event in [
+            format!("\x1b[<0;{column};4M"),
+            format!("\x1b[<0;{column};4m"),
+        ] {
+            tmux(&["send-keys", "-t", &session.name, "-l", &event]);
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    session.keys("Enter");
+    session.wait_for("budget 25% · Esc closes");
+    click(30);
+    click(100);
+    let screen = session.wait_for("Esc closes");
+    assert!(screen.contains("budget 25% · Esc closes"), "{screen}");
+    // Without the overlay the same click moves the budget.
+    session.keys("Escape");
+    click(100);
+    session.wait_for("budget   80%");
+    session.keys("q");
+    assert_eq!(session.wait_exit(), "EXIT=0");
+    assert_restored(&session);
+}
+
+#[test]
 fn the_explorer_runs_on_a_real_record() {
     if !tmux_available() {
         return;
