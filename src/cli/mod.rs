@@ -179,6 +179,18 @@ fn load_noted(
 
 fn replay_command(args: &ReplayArgs, out: &mut impl Write) -> Result<(), CliError> {
     let options = args.load.options()?;
+    if let Some(path) = &args.records {
+        let inputs: Vec<PathBuf> = args
+            .load
+            .files
+            .iter()
+            .cloned()
+            .chain(options.task_table.clone())
+            .chain(options.system_table.clone())
+            .chain(args.early.clone())
+            .collect();
+        crate::data::write::refuse_overwriting(&[("--records", path)], &inputs)?;
+    }
     let mut dataset = load_noted(&args.load.files, &options)?;
     if let Some(path) = &args.early {
         let choice = crate::data::halts::EarlyChoice {
@@ -937,7 +949,21 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
         .collect();
     let columns = crate::data::ColumnMap::parse_with(&args.col, &known)?;
     // The output files are checked before the folds are fitted (minutes on a large record), not
-    // found unwritable after.
+    // found unwritable after, nor found to have been written over the trajectories.
+    let outputs: Vec<(&str, &std::path::Path)> = [
+        ("--records", &args.records),
+        ("--predictions", &args.predictions),
+        ("--save-model", &args.save_model),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| path.as_deref().map(|path| (flag, path)))
+    .collect();
+    let inputs: Vec<std::path::PathBuf> = [&args.steps, &args.outcomes]
+        .into_iter()
+        .cloned()
+        .chain(args.systems.clone())
+        .collect();
+    crate::data::write::refuse_overwriting(&outputs, &inputs)?;
     for (path, table) in [
         (&args.records, true),
         (&args.predictions, true),
@@ -1132,6 +1158,14 @@ fn plan_command(args: &args::PlanArgs, out: &mut impl Write) -> Result<(), CliEr
         .transpose()?;
     let plan = draw_plan(&list, order, args.seed, reference.as_ref())
         .map_err(|e| CliError::Input(e.to_string()))?;
+    let outputs: Vec<(&str, &std::path::Path)> = [("--out", &args.out), ("--ids", &args.ids)]
+        .into_iter()
+        .filter_map(|(flag, path)| path.as_deref().map(|path| (flag, path)))
+        .collect();
+    let inputs: Vec<std::path::PathBuf> = std::iter::once(args.tasks.clone())
+        .chain(args.reference.clone())
+        .collect();
+    crate::data::write::refuse_overwriting(&outputs, &inputs)?;
     if let Some(path) = &args.out {
         crate::data::write::write_plan(&plan, path)?;
     }

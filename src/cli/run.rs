@@ -244,6 +244,13 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         let path = args.harness_log.clone().unwrap_or_else(|| {
             std::env::temp_dir().join(format!("pareval-run-{}.log", std::process::id()))
         });
+        let inputs: Vec<std::path::PathBuf> = args
+            .files
+            .iter()
+            .cloned()
+            .chain(std::iter::once(args.live.plan.clone()))
+            .collect();
+        crate::data::write::refuse_overwriting(&[("--harness-log", &path)], &inputs)?;
         let file = std::fs::File::create(&path).map_err(|e| {
             CliError::Input(format!(
                 "{}: cannot write the harness's log: {e}",

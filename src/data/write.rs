@@ -49,6 +49,73 @@ pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), WriteError>
         .map_err(|e| WriteError::new(&shown, format!("cannot write the file: {e}")))
 }
 
+/// Whether two paths name one file: the same path once resolved (`./a/../b`, a symbolic link), or
+/// the same file under two names (a hard link: one device and inode). Paths that do not exist yet
+/// name no file.
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (resolved(a), resolved(b)) {
+        (Some(x), Some(y)) if x == y => true,
+        _ => match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.is_file() && x.dev() == y.dev() && x.ino() == y.ino(),
+            _ => false,
+        },
+    }
+}
+
+/// A path resolved: itself canonical when it exists, else its folder's canonical path and its name
+/// (so that `out.csv` and `./out.csv`, not written yet, are one).
+fn resolved(path: &Path) -> Option<std::path::PathBuf> {
+    if let Ok(path) = path.canonicalize() {
+        return Some(path);
+    }
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.canonicalize().ok()?,
+        _ => std::env::current_dir().ok()?,
+    };
+    Some(folder.join(path.file_name()?))
+}
+
+/// Refuses outputs (each with its flag) that would write over a file the command reads (`inputs`;
+/// a folder stands for the files in it) or over another output: the input is often the only copy
+/// of a run, and of two outputs on one file one would be lost without a word.
+pub fn refuse_overwriting(
+    outputs: &[(&str, &Path)],
+    inputs: &[std::path::PathBuf],
+) -> Result<(), WriteError> {
+    let mut read: Vec<std::path::PathBuf> = Vec::new();
+    for input in inputs {
+        read.push(input.clone());
+        if input.is_dir() {
+            read.extend(
+                super::import::expand_paths(std::slice::from_ref(input)).unwrap_or_default(),
+            );
+        }
+    }
+    for (i, &(flag, path)) in outputs.iter().enumerate() {
+        let shown = path.display().to_string();
+        if let Some(input) = read.iter().find(|input| same_file(path, input)) {
+            return Err(WriteError::new(
+                &shown,
+                format!(
+                    "{flag} names a file this command reads ({}); write it to another file",
+                    input.display()
+                ),
+            ));
+        }
+        let earlier = outputs[..i]
+            .iter()
+            .find(|(_, other)| same_file(path, other));
+        if let Some((other_flag, _)) = earlier {
+            return Err(WriteError::new(
+                &shown,
+                format!("{other_flag} and {flag} name the same file; give each its own"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Reads `files` as `format` (a folder as the files in it) and writes their canonical rows, one
 /// table, to `path`; returns the rows and how many files and run folders (read whole) were read.
 pub fn write_imported(
@@ -62,11 +129,7 @@ pub fn write_imported(
     let files =
         super::import::expand_paths(files).map_err(|e| WriteError::new(&out, e.to_string()))?;
     // The harness's own files are the only copy of the run: writing over one would lose it.
-    if let Ok(target) = path.canonicalize()
-        && let Some(input) = files
-            .iter()
-            .find(|file| file.canonicalize().is_ok_and(|f| f == target))
-    {
+    if let Some(input) = files.iter().find(|file| same_file(path, file)) {
         return Err(WriteError::new(
             &out,
             format!(

@@ -1,6 +1,8 @@
 //! The binary end to end: `info` in text and JSON, `simulate` in every format and its determinism, the
 //! default command on the bundled sample run, exit codes, and output that fits 80 columns.
 
+use std::path::PathBuf;
+
 use crate::common::{assert_refused, fixture, pareval, shared_data, stderr, stdout, temp_dir};
 
 fn sample(name: &str) -> String {
@@ -614,4 +616,115 @@ fn proxy_figures_and_plans_do_not_follow_the_row_order_of_the_file() {
         };
         assert_eq!(plan(&forward), plan(&backward), "{order}");
     }
+}
+
+/// An output flag naming a file the command reads (the only copy of a run's trajectories, its
+/// records, its task list), or naming another output's file, is refused before anything is
+/// written: `early --save-model` once wrote its model over the outcomes table it had just read.
+#[test]
+fn outputs_never_write_over_the_files_a_command_reads_or_over_each_other() {
+    let dir = temp_dir("overwrite");
+    let copy = |name: &str, from: PathBuf| {
+        let path = dir.join(name);
+        std::fs::copy(from, &path).expect("copy");
+        path.to_string_lossy().into_owned()
+    };
+    let steps = copy("steps.csv", fixture("trajectories/steps_ok.csv"));
+    let outcomes = copy("outcomes.csv", fixture("trajectories/outcomes_ok.csv"));
+    let records = copy("records.csv", PathBuf::from(sample("swe_repair.csv")));
+    let before = std::fs::read(&outcomes).expect("read");
+    let in_dir = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    let through_dots = format!(
+        "{}/../{}/outcomes.csv",
+        dir.display(),
+        dir.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
+    let cases: Vec<(Vec<String>, String)> = vec![
+        (
+            vec![
+                "early".into(),
+                steps.clone(),
+                outcomes.clone(),
+                "--no-sweep".into(),
+                "--save-model".into(),
+                outcomes.clone(),
+            ],
+            format!("--save-model names a file this command reads ({outcomes})"),
+        ),
+        (
+            vec![
+                "early".into(),
+                steps.clone(),
+                outcomes.clone(),
+                "--tau".into(),
+                "0.9".into(),
+                "--predictions".into(),
+                through_dots,
+            ],
+            format!("--predictions names a file this command reads ({outcomes})"),
+        ),
+        (
+            vec![
+                "early".into(),
+                steps.clone(),
+                outcomes.clone(),
+                "--tau".into(),
+                "0.9".into(),
+                "--predictions".into(),
+                in_dir("x.csv"),
+                "--records".into(),
+                in_dir("x.csv"),
+            ],
+            "--records and --predictions name the same file; give each its own".into(),
+        ),
+        (
+            vec![
+                "replay".into(),
+                records.clone(),
+                "--orders".into(),
+                "2".into(),
+                "--records".into(),
+                records.clone(),
+            ],
+            format!("--records names a file this command reads ({records})"),
+        ),
+        (
+            vec![
+                "plan".into(),
+                records.clone(),
+                "--out".into(),
+                records.clone(),
+            ],
+            format!("--out names a file this command reads ({records})"),
+        ),
+        (
+            vec![
+                "plan".into(),
+                records.clone(),
+                "--out".into(),
+                in_dir("p.csv"),
+                "--ids".into(),
+                in_dir("p.csv"),
+            ],
+            "--out and --ids name the same file; give each its own".into(),
+        ),
+    ];
+    for (args, message) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        assert_refused(&pareval(&args), &message);
+    }
+    assert_eq!(std::fs::read(&outcomes).expect("read"), before);
+    // A hard link is the same file under another name.
+    let native = copy(
+        "strong.jsonl_results.jsonl",
+        fixture("human_eval/stand-in-strong.jsonl_results.jsonl"),
+    );
+    let linked = in_dir("linked.jsonl");
+    std::fs::hard_link(&native, &linked).expect("link");
+    assert_refused(
+        &pareval(&["import", "human-eval", &native, "--out", &linked]),
+        "is also an input file",
+    );
 }
