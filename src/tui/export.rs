@@ -36,6 +36,11 @@ pub struct Export {
 pub enum ExportError {
     #[error("nothing to export yet: the replay of these settings has not arrived")]
     NoReplay,
+    /// The 20-order preview is on screen: its numbers are no command's output.
+    #[error(
+        "nothing to export yet: the screen shows a preview from {preview} of {orders} orders; the full result has not arrived"
+    )]
+    Preview { preview: u32, orders: u32 },
     #[error("nothing to export: the replay failed: {0}")]
     ReplayFailed(String),
     #[error("nothing to export yet: the proxy results of these settings have not arrived")]
@@ -264,12 +269,6 @@ fn markdown_heading(app: &App, command: &[String]) -> String {
         app.policy_text(),
         shell_line(command)
     );
-    if let (Some(orders), Tab::Main | Tab::Coverage) = (app.preview, app.view.tab) {
-        let _ = writeln!(
-            text,
-            "This export is of a preview from {orders} orders, without the unresolved interval; the command gives the full result.\n"
-        );
-    }
     if !app.compute.group_filter.is_empty() {
         let _ = writeln!(
             text,
@@ -296,6 +295,13 @@ pub fn build(app: &App) -> Result<Export, ExportError> {
         .replay()
         .filter(|_| app.result_for == app.generation)
         .ok_or(ExportError::NoReplay)?;
+    // The JSON must be what the twin prints, and the twin names the full number of orders.
+    if let Some(preview) = app.preview {
+        return Err(ExportError::Preview {
+            preview,
+            orders: app.compute.orders,
+        });
+    }
     let budget = app.view.budget.min(replay.budgets().saturating_sub(1));
     let svg = svg_chart(app);
     if let Some(Ok(detail)) = app.drill.as_ref().map(|drill| &drill.detail) {
