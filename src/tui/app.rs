@@ -463,6 +463,9 @@ pub enum Effect {
     Quit,
 }
 
+/// How the status bar starts a failed replay's message.
+const REPLAY_FAILED: &str = "✗ replay failed: ";
+
 pub struct App {
     base: Arc<Dataset>,
     /// The record after the group filter: what the replay and the drill-down see.
@@ -875,12 +878,14 @@ impl App {
                         self.result = Some(result);
                         self.result_for = generation;
                         self.replay_error = None;
-                        if !self.status.starts_with('✓') {
+                        // A failed replay's message goes with the failure; any other stays
+                        // until the next key (it answers the key that set it).
+                        if self.status.starts_with(REPLAY_FAILED) {
                             self.status.clear();
                         }
                     }
                     Err(error) => {
-                        self.status = format!("✗ replay failed: {error}");
+                        self.status = format!("{REPLAY_FAILED}{error}");
                         self.replay_error = Some(error.to_string());
                     }
                 }
@@ -963,8 +968,17 @@ impl App {
                     .iter()
                     .position(|c| *c == self.compute.group_column)
                     .unwrap_or(choices.len() - 1);
+                let left = self.compute.group_column.clone();
                 self.compute.group_column = choices[(position + 1) % choices.len()].clone();
-                self.compute.group_filter.clear();
+                // The filter names groups of the column left behind: it goes, and says so.
+                let kept = std::mem::take(&mut self.compute.group_filter);
+                if let (false, Some(left)) = (kept.is_empty(), left) {
+                    self.status = format!(
+                        "⚠ the group filter ({} of '{left}': {}) was cleared: it chose groups of the column left; G chooses again",
+                        kept.len(),
+                        kept.join(", ")
+                    );
+                }
                 effects.push(self.recompute());
             }
             Action::CycleOrder => {

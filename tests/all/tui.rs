@@ -352,6 +352,20 @@ fn the_group_filter_restricts_the_record_to_the_chosen_groups() {
     act(&mut app, Action::ApplyChoice);
     assert!(app.compute.group_filter.is_empty());
     assert_eq!(app.dataset.n_tasks(), 150);
+    // Another group column: the filter named this one's groups, so it goes, and the status says so
+    // (it went without a word).
+    act(&mut app, Action::OpenGroupFilter);
+    act(&mut app, Action::ChooseAll);
+    act(&mut app, Action::ToggleChoice);
+    act(&mut app, Action::ApplyChoice);
+    assert_eq!(app.compute.group_filter, ["astro/telescope"]);
+    act(&mut app, Action::CycleGroupColumn);
+    assert!(app.compute.group_filter.is_empty());
+    assert_eq!(app.dataset.n_tasks(), 150);
+    assert_eq!(
+        app.status,
+        "⚠ the group filter (1 of 'group': astro/telescope) was cleared: it chose groups of the column left; G chooses again"
+    );
 }
 
 #[test]
