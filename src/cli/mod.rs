@@ -1313,6 +1313,27 @@ fn explore(
         Some(args) => (args.options()?, args.flags()),
         None => (LoadOptions::default(), Vec::new()),
     };
+    // A session reopens its own files with the load flags it was saved with: files or load flags
+    // given beside it would be passed over (or replace its files) without a word.
+    if let Some(path) = &flags.session {
+        let shown = path.display();
+        if !files.is_empty() {
+            return Err(CliError::Input(format!(
+                "--session {shown} reopens the files it was saved with; give no FILE beside it (given: {})",
+                files
+                    .iter()
+                    .map(|f| f.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        if !given.1.is_empty() {
+            return Err(CliError::Input(format!(
+                "--session {shown} reopens its files with the load flags it was saved with; {} cannot be used with it",
+                given.1.join(" ")
+            )));
+        }
+    }
     let (files, (options, load_flags)): (Vec<PathBuf>, _) = if !files.is_empty() {
         (files.to_vec(), given)
     } else if let Some(outcomes) = &flags.outcomes {

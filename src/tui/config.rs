@@ -232,6 +232,47 @@ pub struct Session {
     /// The early-outcome view's trajectories and training settings, when the explorer had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub early: Option<EarlySource>,
+    /// Every file the records were read from, with its SHA-256, so that a reopened session says
+    /// when one has changed since (none in a session saved before they were kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<SessionInput>,
+}
+
+/// One file a session's records were read from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionInput {
+    pub path: String,
+    pub sha256: String,
+}
+
+impl Session {
+    /// What changed among the session's files since it was saved ("chg.csv changed; old.csv is no
+    /// longer read"), judged by their SHA-256 against the files read now; None when nothing did.
+    pub fn changed_inputs(&self, now: &[crate::dataset::InputFile]) -> Option<String> {
+        // Sessions keep absolute paths; the files read now are compared the same way.
+        let now: Vec<(String, &str)> = now
+            .iter()
+            .map(|file| {
+                let path = std::fs::canonicalize(&file.path)
+                    .map_or_else(|_| file.path.clone(), |p| p.display().to_string());
+                (path, file.sha256.as_str())
+            })
+            .collect();
+        let mut changed = Vec::new();
+        for saved in &self.inputs {
+            match now.iter().find(|(path, _)| *path == saved.path) {
+                Some((_, sha256)) if *sha256 == saved.sha256 => {}
+                Some(_) => changed.push(format!("{} changed", saved.path)),
+                None => changed.push(format!("{} is no longer read", saved.path)),
+            }
+        }
+        for (path, _) in &now {
+            if !self.inputs.is_empty() && !self.inputs.iter().any(|saved| saved.path == *path) {
+                changed.push(format!("{path} is read now and was not then"));
+            }
+        }
+        (!changed.is_empty()).then(|| changed.join("; "))
+    }
 }
 
 pub fn save_session(session: &Session, path: &Path) -> Result<(), ConfigError> {

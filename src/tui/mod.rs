@@ -166,6 +166,15 @@ pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
     }
     let theme = theme(&options.config);
     let (mut app, first) = build_app(&options);
+    if let Some(changed) = options
+        .session
+        .as_ref()
+        .and_then(|session| session.changed_inputs(&options.dataset.inputs))
+    {
+        app.status = format!(
+            "⚠ since the session was saved: {changed}; its figures may differ from the saved view"
+        );
+    }
     let (sender, events) = mpsc::channel::<Event>();
     let worker_sender = sender.clone();
     let worker = Worker::spawn(move |event| {
@@ -294,15 +303,36 @@ pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
                 },
                 Effect::SaveSession => {
                     let path: PathBuf = options.config.export_dir.join("pareval-session.json");
+                    // Absolute paths: the session is written into the export folder and may be
+                    // reopened from anywhere.
+                    let absolute = |path: &String| {
+                        std::fs::canonicalize(path)
+                            .map_or_else(|_| path.clone(), |p| p.display().to_string())
+                    };
                     let session = Session {
                         version: 1,
-                        files: app.files.clone(),
+                        files: app.files.iter().map(absolute).collect(),
                         load_flags: app.load_flags.clone(),
                         compute: app.compute.clone(),
                         view: app.view.clone(),
                         early: options.early.as_ref().map(|(job, _)| {
-                            early_source(job, app.early.as_ref().map(|panel| panel.tau_value()))
+                            let mut source = early_source(
+                                job,
+                                app.early.as_ref().map(|panel| panel.tau_value()),
+                            );
+                            source.steps = absolute(&source.steps);
+                            source.outcomes = absolute(&source.outcomes);
+                            source
                         }),
+                        inputs: app
+                            .base()
+                            .inputs
+                            .iter()
+                            .map(|file| config::SessionInput {
+                                path: absolute(&file.path),
+                                sha256: file.sha256.clone(),
+                            })
+                            .collect(),
                     };
                     app.status = match config::save_session(&session, &path) {
                         Ok(()) => format!(

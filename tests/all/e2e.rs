@@ -971,12 +971,16 @@ fn a_saved_session_reopens_its_files_with_their_load_flags() {
         return;
     }
     let dir = temp_dir("e2e-session-records");
-    let file = crate::common::records_with_a_partial_system(&dir)
-        .display()
-        .to_string();
+    let file = crate::common::records_with_a_partial_system(&dir);
+    // Given relative to the explorer's folder: the session keeps it absolute, so that it reopens
+    // from anywhere (it was written as given, and failed elsewhere).
+    let relative = format!(
+        "../{}/rows.csv",
+        dir.file_name().expect("name").to_string_lossy()
+    );
     let first = Session::start(
         "session-flags",
-        &["explore", &file, "--min-system-coverage", "0.9"],
+        &["explore", &relative, "--min-system-coverage", "0.9"],
     );
     first.wait_for("2 systems · 2 directed pairs · 20 tasks");
     first.keys("w");
@@ -986,10 +990,41 @@ fn a_saved_session_reopens_its_files_with_their_load_flags() {
     let saved = first.dir.join("pareval-session.json");
     let text = std::fs::read_to_string(&saved).expect("session");
     assert!(text.contains("--min-system-coverage=0.9"), "{text}");
+    let absolute = file.canonicalize().expect("file").display().to_string();
+    let json: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(json["files"][0], absolute.as_str(), "{text}");
+    assert_eq!(json["inputs"][0]["path"], absolute.as_str(), "{text}");
     let saved = saved.to_string_lossy().into_owned();
     let reopened = Session::start("session-flags-again", &["--session", &saved]);
     reopened.wait_for("2 systems · 2 directed pairs · 20 tasks");
+    assert!(!reopened.screen().contains("since the session was saved"));
     reopened.keys("q");
     assert_eq!(reopened.wait_exit(), "EXIT=0");
     assert_restored(&reopened);
+    // A file changed since: the session opens, and the status bar says its figures may differ.
+    let mut rows = std::fs::read_to_string(&file).expect("rows");
+    rows = rows.replacen("A,t0,0", "A,t0,1", 1);
+    std::fs::write(&file, rows).expect("write");
+    let changed = Session::start("session-changed", &["--session", &saved]);
+    changed.wait_for(&format!(
+        "⚠ since the session was saved: {absolute} changed"
+    ));
+    changed.keys("q");
+    assert_eq!(changed.wait_exit(), "EXIT=0");
+    // Files or load flags beside a session would be passed over: refused.
+    let refused = crate::common::pareval(&["--session", &saved, &absolute]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        crate::common::stderr(&refused)
+            .contains("reopens the files it was saved with; give no FILE beside it"),
+        "{}",
+        crate::common::stderr(&refused)
+    );
+    let refused = crate::common::pareval(&["--session", &saved, "--min-shared", "3"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        crate::common::stderr(&refused).contains("--min-shared=3 cannot be used with it"),
+        "{}",
+        crate::common::stderr(&refused)
+    );
 }

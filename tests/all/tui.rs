@@ -895,6 +895,10 @@ fn export_session_and_config_round_trips() {
             target: Some(0.9),
             tau: Some(0.8),
         }),
+        inputs: vec![pareval::tui::config::SessionInput {
+            path: "/records/swe_repair.csv".to_string(),
+            sha256: "ab".repeat(32),
+        }],
     };
     save_session(&session, &path).expect("save");
     assert_eq!(load_session(&path).expect("load"), session);
@@ -904,6 +908,7 @@ fn export_session_and_config_round_trips() {
     let fields = older.as_object_mut().expect("object");
     fields.remove("load_flags");
     fields.remove("early");
+    fields.remove("inputs");
     std::fs::write(&path, older.to_string()).expect("write");
     let reopened = load_session(&path).expect("an older session loads");
     assert!(reopened.load_flags.is_empty() && reopened.early.is_none());
