@@ -39,8 +39,9 @@ pub struct ColumnMapError {
 pub enum MappingProblem {
     #[error(" must look like TARGET=SOURCE, e.g. system=agent_name")]
     NotAPair,
-    #[error(": '{0}' is not a pareval column (one of {known})", known = KNOWN.join(", "))]
-    UnknownTarget(String),
+    /// The target, and the columns this table knows (a steps table's are not the records').
+    #[error(": '{0}' is not a pareval column (one of {1})")]
+    UnknownTarget(String, String),
     #[error(": the source column name is empty")]
     EmptySource,
     #[error(": '{0}' is mapped twice")]
@@ -71,7 +72,10 @@ impl ColumnMap {
             };
             let (target, source) = (target.trim(), source.trim());
             if !known.contains(&target) {
-                return Err(bad(MappingProblem::UnknownTarget(target.to_string())));
+                return Err(bad(MappingProblem::UnknownTarget(
+                    target.to_string(),
+                    known.join(", "),
+                )));
             }
             if source.is_empty() {
                 return Err(bad(MappingProblem::EmptySource));
@@ -145,14 +149,25 @@ impl ColumnMap {
         targets: &[&str],
     ) -> Result<(), LoadError> {
         for (target, source) in &self.pairs {
-            if targets.contains(&target.as_str())
-                && frame.get_column_index(source).is_some()
-                && frame.get_column_index(target).is_none()
-            {
-                frame.rename(source, target.as_str().into()).map_err(|e| {
-                    LoadError::new(file, format!("cannot rename column '{source}': {e}"))
-                })?;
+            if !targets.contains(&target.as_str()) || frame.get_column_index(source).is_none() {
+                continue;
             }
+            // Both columns present: which one is meant cannot be told, as in the records loader
+            // (the mapping used to be passed over, and the file's own column read).
+            if frame.get_column_index(target).is_some() {
+                if source != target {
+                    return Err(LoadError::new(
+                        file,
+                        format!(
+                            "--col {target}={source}: the file has both a '{source}' and a '{target}' column"
+                        ),
+                    ));
+                }
+                continue;
+            }
+            frame.rename(source, target.as_str().into()).map_err(|e| {
+                LoadError::new(file, format!("cannot rename column '{source}': {e}"))
+            })?;
         }
         Ok(())
     }

@@ -173,7 +173,7 @@ fn column_mapping_rejects_bad_items() {
     let unknown = problem(&["name=agent"]);
     assert_eq!(
         unknown.problem,
-        MappingProblem::UnknownTarget("name".to_string())
+        MappingProblem::UnknownTarget("name".to_string(), pareval::data::KNOWN_COLUMNS.join(", "))
     );
     assert!(
         unknown

@@ -627,3 +627,54 @@ fn a_column_mapping_whose_source_neither_table_has_is_refused() {
     );
     assert!(with(&["is_error=is_error"]).is_ok());
 }
+
+#[test]
+fn a_column_mapping_whose_target_the_table_already_has_is_refused_not_passed_over() {
+    // `--col is_error=observation_chars` on a steps table with both columns read the table's own
+    // is_error, and the mapping was passed over without a word.
+    let columns = |spec: &str| {
+        ColumnMap::parse_with(
+            &[spec.to_string()],
+            &pareval::data::trajectories::STEP_COLUMNS
+                .iter()
+                .chain(&pareval::data::trajectories::OUTCOME_COLUMNS)
+                .copied()
+                .collect::<Vec<_>>(),
+        )
+        .expect("a mapping")
+    };
+    let load_with = |spec: &str| {
+        load_trajectories(
+            &fixture("trajectories/steps_ok.csv"),
+            &fixture("trajectories/outcomes_ok.csv"),
+            None,
+            &columns(spec),
+        )
+        .map(|_| ())
+        .map_err(|e| e.to_string())
+    };
+    let refused = load_with("is_error=observation_chars").unwrap_err();
+    assert!(
+        refused.ends_with(
+            "--col is_error=observation_chars: the file has both a 'observation_chars' and a 'is_error' column"
+        ),
+        "{refused}"
+    );
+    // A target the steps tables know is named among their columns, not the records'.
+    let unknown = ColumnMap::parse_with(
+        &["foo=is_error".to_string()],
+        &pareval::data::trajectories::STEP_COLUMNS,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        unknown.contains("'foo' is not a pareval column (one of "),
+        "{unknown}"
+    );
+    assert!(unknown.contains("is_error"), "{unknown}");
+    let refused = load_with("steps=run").unwrap_err();
+    assert!(
+        refused.ends_with("--col steps=run: the file has both a 'run' and a 'steps' column"),
+        "{refused}"
+    );
+}
