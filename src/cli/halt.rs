@@ -109,7 +109,8 @@ fn tau_text(tau: f64) -> String {
 fn header(predictor: &Predictor, source: &str, thresholds: Thresholds) -> String {
     let training = &predictor.info.training;
     format!(
-        "halt: model trained on {} trajectories of {} systems (data {}); τ_s {}, τ_f {} ({source})",
+        "halt: model trained on {} of {} trajectories of {} systems (data {}); τ_s {}, τ_f {} ({source})",
+        training.trained_on,
         training.trajectories,
         training.systems.len(),
         &training.data_sha256[..12.min(training.data_sha256.len())],

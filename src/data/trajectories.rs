@@ -460,7 +460,9 @@ fn at_least_one(
 ) -> Result<(), LoadError> {
     let mut bad = Offenders::default();
     for (row, value) in values.iter().enumerate() {
-        if value.is_none_or(|x| x < 1.0) {
+        // Counts are kept as 32-bit numbers: a larger one would be cut to 4294967295 and a message
+        // would then quote a number the file does not hold.
+        if value.is_none_or(|x| !(1.0..=f64::from(u32::MAX)).contains(&x)) {
             bad.push(|| {
                 format!(
                     "{} on {}",
@@ -506,7 +508,7 @@ fn read_outcomes(
         &steps,
         &keys.positions,
         &table.file,
-        "column 'steps' must give each trajectory's number of steps (≥ 1)",
+        "column 'steps' must give each trajectory's number of steps (1 to 4294967295)",
     )?;
     let mut seen: HashMap<(u32, u32, &str), usize> = HashMap::new();
     let mut duplicates = Offenders::default();
@@ -559,7 +561,7 @@ fn read_steps(
         &step,
         positions,
         &table.file,
-        "column 'step' must count from 1",
+        "column 'step' must count from 1 (to at most 4294967295)",
     )?;
     let action = texts(table, "action", positions)?;
     let role = texts(table, "role", positions)?;
@@ -720,19 +722,27 @@ fn join(
         "column 'steps' disagrees with the steps table",
     )?;
     if !steps.is_empty() {
-        let mut rows: Vec<usize> = steps
-            .values()
-            .filter_map(|list| list.iter().map(|s| s.1).min())
+        // Each named as the other direction names them: (system, task, run) and where it starts.
+        let mut first_rows: Vec<(usize, &(u32, u32, String))> = steps
+            .iter()
+            .filter_map(|(key, list)| list.iter().map(|s| s.1).min().map(|row| (row, key)))
             .collect();
-        rows.sort_unstable();
+        first_rows.sort_unstable_by_key(|&(row, _)| row);
         let mut orphans = Offenders::default();
-        for row in rows {
-            orphans.push(|| steps_table.positions.at(row).to_string());
+        for (row, (system, task, run)) in first_rows {
+            orphans.push(|| {
+                format!(
+                    "({}, {}, run {run}) from {}",
+                    system_names[*system as usize],
+                    task_names[*task as usize],
+                    steps_table.positions.at(row)
+                )
+            });
         }
-        orphans.into_result_on(
+        orphans.into_result(
             &steps_table.file,
             &format!(
-                "trajectories with steps but no outcome in {}: the first step",
+                "trajectories with steps but no outcome in {}",
                 outcomes_table.file
             ),
         )?;

@@ -343,6 +343,12 @@ fn halt_on_the_shared_terminal_bench_trajectories() {
     let out = pareval(&["halt", &text(&model), &text(&tb.join("steps.csv"))]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text_out = stdout(&out);
+    // The header counts the trajectories the model learned from, as `early --save-model` said it
+    // (490 of 543 are long enough); it said "trained on 543".
+    assert!(
+        text_out.contains("halt: model trained on 490 of 543 trajectories of 2 systems"),
+        "{text_out}"
+    );
     let summary = text_out.lines().last().expect("summary");
     assert!(
         summary.starts_with("543 trajectories: 0 halt success, "),

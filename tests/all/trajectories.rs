@@ -87,7 +87,7 @@ fn bad_trajectory_tables_name_file_line_and_value() {
             "steps_orphan.csv",
             "outcomes_ok.csv",
             format!(
-                "{dir}/steps_orphan.csv: trajectories with steps but no outcome in {dir}/outcomes_ok.csv: the first step on line 8"
+                "{dir}/steps_orphan.csv: trajectories with steps but no outcome in {dir}/outcomes_ok.csv: (c, t9, run 0) from line 8"
             ),
         ),
         (
@@ -675,6 +675,50 @@ fn a_column_mapping_whose_target_the_table_already_has_is_refused_not_passed_ove
     let refused = load_with("steps=run").unwrap_err();
     assert!(
         refused.ends_with("--col steps=run: the file has both a 'run' and a 'steps' column"),
+        "{refused}"
+    );
+}
+
+#[test]
+fn counts_past_32_bits_are_refused_as_written_not_cut_to_4294967295() {
+    // A step or steps count past 2³² was cut to 4294967295, and the message then quoted that
+    // number ("jumps to step 4294967295"), which the file does not hold.
+    let dir = crate::common::temp_dir("huge-counts");
+    let steps = dir.join("steps.csv");
+    let outcomes = dir.join("outcomes.csv");
+    std::fs::write(
+        &steps,
+        "system,task,run,step\na,t1,0,1\na,t1,0,2\na,t1,0,4294967296\n",
+    )
+    .expect("write");
+    std::fs::write(&outcomes, "system,task,run,outcome,steps\na,t1,0,1,3\n").expect("write");
+    let load = || {
+        load_trajectories(&steps, &outcomes, None, &ColumnMap::default())
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    let refused = load().unwrap_err();
+    assert!(
+        refused.ends_with(
+            "column 'step' must count from 1 (to at most 4294967295): '4294967296' on line 4"
+        ),
+        "{refused}"
+    );
+    std::fs::write(
+        &steps,
+        "system,task,run,step\na,t1,0,1\na,t1,0,2\na,t1,0,3\n",
+    )
+    .expect("write");
+    std::fs::write(
+        &outcomes,
+        "system,task,run,outcome,steps\na,t1,0,1,99999999999\n",
+    )
+    .expect("write");
+    let refused = load().unwrap_err();
+    assert!(
+        refused.ends_with(
+            "column 'steps' must give each trajectory's number of steps (1 to 4294967295): '99999999999' on line 2"
+        ),
         "{refused}"
     );
 }
