@@ -11,6 +11,7 @@
 //!   records and decision records out).
 //! - `report`: the structs behind every table, rendered as text, CSV, JSON and Markdown, shared by the
 //!   CLI and the explorer.
+//! - `terminal`: the terminal's input thread under the explorer and `watch`'s screen.
 //! - `tui` (the explorer) and `cli` (commands, exit codes) on top.
 
 pub mod cli;
@@ -23,5 +24,6 @@ pub mod plan;
 pub mod proxy;
 pub mod report;
 pub mod simulate;
+pub mod terminal;
 pub mod tui;
 pub mod watch;

@@ -221,19 +221,12 @@ pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
     let input = {
         let (stop, sender) = (stop.clone(), sender.clone());
         std::thread::spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                match event::poll(Duration::from_millis(50)) {
-                    Ok(true) => match event::read() {
-                        Ok(event) => {
-                            if sender.send(Event::Terminal(event)).is_err() {
-                                break;
-                            }
-                        }
-                        Err(_) => break,
-                    },
-                    Ok(false) => {}
-                    Err(_) => break,
-                }
+            let ended = crate::terminal::forward_events(&stop, |event| {
+                sender.send(Event::Terminal(event)).is_ok()
+            });
+            // A terminal that went away ends the explorer as a SIGHUP does.
+            if ended == crate::terminal::InputEnded::HungUp {
+                SIGNALLED.store(libc::SIGHUP, Ordering::SeqCst);
             }
         })
     };

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crossterm::event::{self, Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
+use crossterm::event::{Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers};
 
 use follow::{Event, Followed, OutcomeRow};
 use state::WatchState;
@@ -165,22 +165,12 @@ pub fn run(
     let (keys, key_events) = mpsc::channel();
     let input = {
         let stop = stop.clone();
+        // Ends when the terminal hangs up too: the key channel closes, and the screen with it.
         std::thread::spawn(move || {
-            while !stop.load(Ordering::Relaxed) {
-                match event::poll(Duration::from_millis(50)) {
-                    Ok(true) => match event::read() {
-                        Ok(TermEvent::Key(key)) if key.kind != KeyEventKind::Release => {
-                            if keys.send(key).is_err() {
-                                break;
-                            }
-                        }
-                        Ok(_) => {}
-                        Err(_) => break,
-                    },
-                    Ok(false) => {}
-                    Err(_) => break,
-                }
-            }
+            crate::terminal::forward_events(&stop, |event| match event {
+                TermEvent::Key(key) if key.kind != KeyEventKind::Release => keys.send(key).is_ok(),
+                _ => true,
+            })
         })
     };
     let mut selected = 0usize;
@@ -232,8 +222,11 @@ pub fn run(
                 break;
             }
         }
-        let Ok(key) = key_events.recv_timeout(Duration::from_millis(50)) else {
-            continue;
+        let key = match key_events.recv_timeout(Duration::from_millis(50)) {
+            Ok(key) => key,
+            Err(mpsc::RecvTimeoutError::Timeout) => continue,
+            // The terminal hung up (or could not be read): nobody sees the screen any more.
+            Err(mpsc::RecvTimeoutError::Disconnected) => break,
         };
         dirty = true;
         let ctrl_c =

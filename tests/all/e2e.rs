@@ -209,17 +209,7 @@ fn a_signal_ends_the_explorer_with_the_terminal_restored() {
     for (label, signal, code) in [("term", "TERM", 143), ("hup", "HUP", 129)] {
         let session = Session::start(&format!("signal-{label}"), &["--mouse"]);
         session.wait_for("directed pairs at 25% · 0 pp · 380 of 380");
-        let shell = tmux(&["display", "-p", "-t", &session.name, "#{pane_pid}"]);
-        let children = Command::new("pgrep")
-            .args(["-P", shell.trim()])
-            .output()
-            .expect("pgrep");
-        let pareval = String::from_utf8_lossy(&children.stdout)
-            .lines()
-            .next()
-            .expect("the explorer's process")
-            .trim()
-            .to_string();
+        let pareval = explorer_pid(&session);
         let killed = Command::new("kill")
             .args([&format!("-{signal}"), &pareval])
             .status()
@@ -236,6 +226,43 @@ fn a_signal_ends_the_explorer_with_the_terminal_restored() {
         ]);
         assert_eq!(modes.trim(), "0 0 1", "alternate screen, mouse, cursor");
     }
+    // Its terminal gone with no signal reaching it (the tmux session killed under a shell that
+    // passes on no SIGHUP): it leaves, where crossterm's poll spun on the hung-up terminal for
+    // ever at a full core.
+    let session = Session::start("hung-up", &[]);
+    session.wait_for("directed pairs at 25% · 0 pp · 380 of 380");
+    let pareval = explorer_pid(&session);
+    let _ = tmux(&["kill-session", "-t", &session.name]);
+    assert_ends(&pareval);
+}
+
+/// Waits until process `pid` has ended (gone, or a zombie nobody reaps), failing after 10 s.
+fn assert_ends(pid: &str) {
+    let started = Instant::now();
+    while Path::new(&format!("/proc/{pid}")).exists()
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "))
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "process {pid} still runs after its terminal went"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The explorer's process id: the child of the tmux pane's shell.
+fn explorer_pid(session: &Session) -> String {
+    let shell = tmux(&["display", "-p", "-t", &session.name, "#{pane_pid}"]);
+    let children = Command::new("pgrep")
+        .args(["-P", shell.trim()])
+        .output()
+        .expect("pgrep");
+    String::from_utf8_lossy(&children.stdout)
+        .lines()
+        .next()
+        .expect("the explorer's process")
+        .trim()
+        .to_string()
 }
 
 #[test]
@@ -564,6 +591,26 @@ fn watch_replays_a_completed_record_with_pause_and_step() {
     session.keys("q");
     assert_eq!(session.wait_exit(), "EXIT=0");
     assert_restored(&session);
+    // Its terminal gone with no signal reaching it: the screen ends too (it spun in crossterm's
+    // poll at a full core, for ever).
+    let watching = Session::start(
+        "replay-hung-up",
+        &[
+            "watch",
+            "--replay",
+            &records.to_string_lossy(),
+            "--plan",
+            &plan.to_string_lossy(),
+            "--tested",
+            "FullCodeRefl (gpt-4o-2024-05-13)",
+            "--baseline",
+            "ReAct (gpt-4o-2024-05-13)",
+        ],
+    );
+    watching.wait_for("replaying");
+    let pareval = explorer_pid(&watching);
+    let _ = tmux(&["kill-session", "-t", &watching.name]);
+    assert_ends(&pareval);
 }
 
 #[test]
