@@ -1181,9 +1181,15 @@ fn a_preview_is_shown_labelled_until_the_full_result_arrives() {
     assert!(screen.contains("showing a preview from 20 of 100 orders"));
     // The preview skips the unresolved interval; the full result brings it.
     assert!(screen.contains("% […]"), "{screen}");
-    // No command prints the preview's numbers: it is not exported (see
-    // `a_preview_on_screen_is_not_exported_as_the_twin_s_output`).
-    assert!(pareval::tui::export::build(&app).is_err());
+    // No command prints the preview's numbers (the twin names every order): it is not exported,
+    // where it used to be, JSON from 20 orders under a command naming 100.
+    let refused = pareval::tui::export::build(&app).map(|_| ()).unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .starts_with("nothing to export yet: the screen shows a preview from 20 of 100 orders"),
+        "{refused}"
+    );
     let full = replay(
         &dataset,
         &settings,
@@ -1201,6 +1207,7 @@ fn a_preview_is_shown_labelled_until_the_full_result_arrives() {
     let screen = render(&app, 160, 40);
     assert!(!screen.contains("preview"));
     assert!(!screen.contains("[…]"));
+    assert!(pareval::tui::export::build(&app).is_ok());
 }
 
 #[test]
@@ -2583,45 +2590,4 @@ fn a_status_message_goes_at_the_next_key_and_a_failed_replay_s_stays() {
     app.status = "✗ replay failed: one system".to_string();
     act(&mut app, Action::BudgetNext);
     assert_eq!(app.status, "✗ replay failed: one system");
-}
-
-#[test]
-fn a_preview_on_screen_is_not_exported_as_the_twin_s_output() {
-    // The export's JSON is what its command-line twin prints, and the twin names every order: an
-    // export of the 20-order preview wrote other numbers under that command.
-    let dataset = sample_dataset("swe_repair.csv");
-    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 4);
-    let (mut app, first) = App::new(dataset.clone(), vec!["runs".into()], compute, None);
-    let Effect::Submit {
-        generation,
-        settings,
-    } = first
-    else {
-        panic!("the first effect submits the replay");
-    };
-    let result = replay(
-        &dataset,
-        &settings,
-        &Control::default(),
-        pareval::engine::ReplayOptions::default(),
-    )
-    .map(Arc::new);
-    app.update(Action::ReplayFinished {
-        generation,
-        outcome: result.clone(),
-        preview: true,
-    });
-    let refused = pareval::tui::export::build(&app).map(|_| ()).unwrap_err();
-    assert!(
-        refused
-            .to_string()
-            .starts_with("nothing to export yet: the screen shows a preview from 4 of 4 orders"),
-        "{refused}"
-    );
-    app.update(Action::ReplayFinished {
-        generation,
-        outcome: result,
-        preview: false,
-    });
-    assert!(pareval::tui::export::build(&app).is_ok());
 }
