@@ -751,7 +751,7 @@ impl App {
             Action::SaveEarlyModel => {
                 if panel.result().is_none() {
                     self.status =
-                        "the predictor is still training: save it once it is ready".to_string();
+                        "✗ the predictor is still training: save it once it is ready".to_string();
                     return None;
                 }
                 // The thresholds the view shows: its target precision, else the slider's τ.

@@ -1957,7 +1957,11 @@ fn the_early_view_saves_its_predictor_at_the_slider_s_tau() {
     app.attach_early(EarlyPanel::new("synthetic".to_string()));
     // Still training: nothing to save yet.
     assert!(app.update(Action::SaveEarlyModel).is_empty());
-    assert!(app.status.contains("still training"), "{}", app.status);
+    assert!(
+        app.status.starts_with("✗ the predictor is still training"),
+        "{}",
+        app.status
+    );
     let job = synthetic_job(None);
     let result = compute(&job, &|_, _| true).expect("train");
     act(
@@ -2590,4 +2594,21 @@ fn a_status_message_goes_at_the_next_key_and_a_failed_replay_s_stays() {
     app.status = "✗ replay failed: one system".to_string();
     act(&mut app, Action::BudgetNext);
     assert_eq!(app.status, "✗ replay failed: one system");
+}
+
+#[test]
+fn a_record_of_one_group_says_one_group() {
+    let dir = temp_dir("one-group");
+    let path = dir.join("one.csv");
+    std::fs::write(
+        &path,
+        "system,task,outcome,group\nA,t1,1,g\nA,t2,0,g\nB,t1,0,g\nB,t2,1,g\n",
+    )
+    .expect("write");
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 2);
+    let (mut app, first) = App::new(dataset, vec!["one.csv".into()], compute, None);
+    run_effects(&mut app, vec![first]);
+    let screen = render(&app, 120, 40);
+    assert!(screen.contains("group group (1 group)"), "{screen}");
 }

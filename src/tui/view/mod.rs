@@ -137,7 +137,8 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
                 [one] => format!(", only '{one}'"),
                 many => format!(", {} of them chosen", many.len()),
             };
-            format!("{name} ({groups} groups{filter})")
+            let plural = if groups == 1 { "" } else { "s" };
+            format!("{name} ({groups} group{plural}{filter})")
         }
         None => "none".to_string(),
     };
