@@ -853,7 +853,7 @@ pub struct HaltArgs {
     /// A predictor saved by `pareval early … --save-model FILE`.
     pub model: PathBuf,
     /// Steps tables of running trajectories (system, task, run, step and the step columns the model
-    /// was trained with); with --follow, .csv or .jsonl files a harness appends to.
+    /// was trained with); with --follow, .csv, .tsv or .jsonl files a harness appends to.
     #[arg(required = true)]
     pub steps: Vec<PathBuf>,
     /// Halt when either probability reaches τ (both models), instead of the saved thresholds.
@@ -1136,8 +1136,9 @@ pub struct LiveArgs {
 
 #[derive(Debug, Args)]
 pub struct WatchArgs {
-    /// Outcome files a harness is writing (.csv or .jsonl with system, task, outcome and optionally
-    /// run; rows are appended), or folders to which such files are added.
+    /// Outcome files a harness is writing (.csv, .tsv or .jsonl with system, task, outcome and
+    /// optionally run; rows are appended; .gz, .json arrays and .parquet are read whole as they
+    /// change), harness result files, or folders to which such files are added.
     #[arg(value_name = "FILE|FOLDER", required_unless_present = "replay")]
     pub files: Vec<PathBuf>,
     #[command(flatten)]
@@ -1160,7 +1161,7 @@ pub struct WatchArgs {
     /// now and the joint saving so far, from the steps files of --steps.
     #[arg(long, value_name = "MODEL", requires = "steps")]
     pub early: Option<PathBuf>,
-    /// Steps files the harness appends to (.csv or .jsonl, one or more), for --early.
+    /// Steps files the harness appends to (.csv, .tsv or .jsonl, one or more), for --early.
     #[arg(long, value_name = "FILE", requires = "early", num_args = 1..)]
     pub steps: Vec<PathBuf>,
     /// Close the screen and exit 0 once every pair is decided at every threshold (for scripts).

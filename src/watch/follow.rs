@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::tail::{Fields, Tail, TailEvent};
+use super::tail::{Fields, LineFormat, Tail, TailEvent};
 use crate::data::LoadOptions;
 
 /// One outcome row read from a followed file.
@@ -59,24 +59,27 @@ pub enum Event {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
-    /// Canonical rows appended line by line.
-    Csv,
-    JsonLines,
+    /// Canonical rows appended line by line (CSV, TSV or JSON Lines).
+    Appended(LineFormat),
     /// A harness's own result file (or run folder), read whole by the importers once it stops
-    /// changing, and again whenever it changes.
+    /// changing, and again whenever it changes; a file no importer recognises that the loader reads
+    /// (gzip-compressed rows, a JSON array, Parquet) is read whole as canonical rows the same way.
     Native,
     /// A JSON Lines file with no complete first line yet (a harness has not written it): canonical
     /// rows or a harness's own lines, told at the first poll that finds its first line written.
     Undecided,
 }
 
-/// How a path is followed: CSV rows; JSON Lines rows when the first line has `system`, `task` and
-/// `outcome` (else the file is a harness's own JSON Lines, e.g. OpenHands' output.jsonl); a harness
-/// result file (.json, .eval, a lighteval details .parquet) or run folder; None for anything else.
+/// How a path is followed: CSV or TSV rows; JSON Lines rows when the first line has `system`,
+/// `task` and `outcome` (else the file is a harness's own JSON Lines, e.g. OpenHands'
+/// output.jsonl); a harness result file (.json, .eval, a lighteval details .parquet) or run folder,
+/// or any other file the loader reads (read whole); None for anything else.
 fn kind_of(path: &Path) -> Option<Kind> {
     let name = path.file_name()?.to_string_lossy().to_lowercase();
     if name.ends_with(".csv") {
-        Some(Kind::Csv)
+        Some(Kind::Appended(LineFormat::Csv))
+    } else if name.ends_with(".tsv") || name.ends_with(".tab") {
+        Some(Kind::Appended(LineFormat::Tsv))
     } else if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
         // Only a complete first line tells (an absent or half-written one does not); the rest of
         // the file, which may be large, is not read here.
@@ -89,7 +92,7 @@ fn kind_of(path: &Path) -> Option<Kind> {
                 .all(|k| v.get(k).is_some())
         });
         Some(if canonical {
-            Kind::JsonLines
+            Kind::Appended(LineFormat::JsonLines)
         } else {
             Kind::Native
         })
@@ -97,6 +100,7 @@ fn kind_of(path: &Path) -> Option<Kind> {
         || name.ends_with(".eval")
         || path.is_dir()
         || crate::data::import::is_lighteval_details(path)
+        || crate::data::read::detect_format(path).is_ok()
     {
         Some(Kind::Native)
     } else {
@@ -115,6 +119,14 @@ fn first_complete_line(path: &Path) -> Option<String> {
         .ok()?;
     line.strip_suffix(b"\n")
         .map(|first| String::from_utf8_lossy(first).into_owned())
+}
+
+/// The tail's line format of a kind (a file read whole has no tail to speak of: CSV, unused).
+fn line_format(kind: Kind) -> LineFormat {
+    match kind {
+        Kind::Appended(format) => format,
+        Kind::Native | Kind::Undecided => LineFormat::Csv,
+    }
 }
 
 /// How many polls in a row a native result may keep changing before it is read all the same (at two
@@ -146,14 +158,14 @@ impl FileFollower {
     pub fn with_options(path: &Path, options: Arc<LoadOptions>) -> Result<Self, String> {
         let kind = kind_of(path).ok_or_else(|| {
             format!(
-                "{}: watch follows .csv and .jsonl rows, harness result files (.json, .jsonl, .eval) and folders",
+                "{}: watch follows appended .csv, .tsv and .jsonl rows, other files the loader reads (.json, .parquet, .gz), harness result files (.json, .jsonl, .eval) and folders",
                 path.display()
             )
         })?;
         Ok(FileFollower {
             path: path.to_path_buf(),
             kind,
-            tail: Tail::new(path, kind == Kind::JsonLines),
+            tail: Tail::new(path, line_format(kind)),
             seen: None,
             read: None,
             changing: 0,
@@ -172,7 +184,7 @@ impl FileFollower {
                 Some(Kind::Undecided) | None => return,
                 Some(kind) => {
                     self.kind = kind;
-                    self.tail = Tail::new(&self.path, kind == Kind::JsonLines);
+                    self.tail = Tail::new(&self.path, line_format(kind));
                 }
             }
         }
@@ -237,8 +249,13 @@ impl FileFollower {
             &self.path,
             &self.options.import_settings(),
         );
+        // A file no harness wrote that the loader reads (rows compressed, a JSON array, Parquet).
+        let canonical =
+            matches!(imported, Ok(None)) && crate::data::read::detect_format(&self.path).is_ok();
+        let canonical_rows = canonical.then(|| canonical_fields(&self.path));
         // Half written, a file may fail to parse or not be recognised yet.
-        if !stable && !matches!(imported, Ok(Some(_))) {
+        let read = matches!(imported, Ok(Some(_))) || matches!(canonical_rows, Some(Ok(_)));
+        if !stable && !read {
             return;
         }
         self.changing = 0;
@@ -249,6 +266,19 @@ impl FileFollower {
             });
         }
         self.read = Some(stamp);
+        if let Some(rows) = canonical_rows {
+            match rows {
+                Ok(rows) => out.extend(rows.iter().filter_map(|(line, f)| self.row(*line, f))),
+                Err(why) => out.push(Event::Bad {
+                    file: self.name(),
+                    line: 0,
+                    message: format!(
+                        "not a result file of a harness pareval reads (pareval import --help lists them), nor records: {why}"
+                    ),
+                }),
+            }
+            return;
+        }
         match imported {
             Ok(Some((_, imported))) => {
                 for (i, row) in imported.rows.into_iter().enumerate() {
@@ -346,7 +376,57 @@ impl FileFollower {
     }
 }
 
-/// Everything watched: files, and folders whose new .csv/.jsonl files are followed as they appear.
+/// A canonical records file read whole by the loader's reader (any format it reads), each row's
+/// cells as text under their column names, with its line (or record, or row) number, so that
+/// [`FileFollower::row`] reads it exactly as an appended line.
+fn canonical_fields(path: &Path) -> Result<Vec<(u64, Fields)>, String> {
+    use crate::data::error::Pos;
+    use polars::prelude::DataType;
+    let table = crate::data::read::read_table(path).map_err(|error| error.message)?;
+    let frame = &table.frame;
+    let wanted = ["system", "task", "outcome", "run", "status"];
+    let mut columns = Vec::new();
+    for name in wanted {
+        let Ok(column) = frame.column(name) else {
+            continue;
+        };
+        let text = column
+            .cast(&DataType::String)
+            .map_err(|error| format!("column {name}: {error}"))?;
+        columns.push((name, text));
+    }
+    let missing: Vec<&str> = ["system", "task", "outcome"]
+        .into_iter()
+        .filter(|name| !columns.iter().any(|(have, _)| have == name))
+        .collect();
+    if !missing.is_empty() {
+        let have: Vec<&str> = frame
+            .get_column_names()
+            .iter()
+            .map(|name| name.as_str())
+            .collect();
+        return Err(format!(
+            "the file lacks {} (it has {})",
+            missing.join(", "),
+            have.join(", ")
+        ));
+    }
+    let mut rows = Vec::with_capacity(frame.height());
+    for index in 0..frame.height() {
+        let mut cells = Vec::with_capacity(columns.len());
+        for (name, column) in &columns {
+            let value = column.str().ok().and_then(|text| text.get(index));
+            cells.push((name.to_string(), value.map(str::to_string)));
+        }
+        let line = match table.positions.at(index) {
+            Pos::Line(n) | Pos::Record(n) | Pos::Row(n) => n,
+        };
+        rows.push((line, Fields::from_cells(cells)));
+    }
+    Ok(rows)
+}
+
+/// Everything watched: files, and folders whose new result files are followed as they appear.
 pub struct Followed {
     files: BTreeMap<PathBuf, FileFollower>,
     folders: Vec<PathBuf>,
@@ -841,6 +921,95 @@ mod tests {
         .expect("b");
         assert_eq!(rows(&followed.poll()), [("t1".to_string(), 0.0)]);
         assert!(followed.poll().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_folder_s_files_in_every_format_the_loader_reads_are_followed() {
+        // A folder read whole reads .tsv, gzip-compressed rows, JSON arrays and Parquet; a followed
+        // folder passed them over without a word (only .csv and .jsonl were followed).
+        let dir = std::env::temp_dir().join(format!("pareval-follow-f-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let gzip = |text: &str| {
+            use std::io::Write;
+            let mut encoder =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+            encoder.write_all(text.as_bytes()).expect("gzip");
+            encoder.finish().expect("gzip")
+        };
+        std::fs::write(dir.join("a.tsv"), "system\ttask\toutcome\nA\tt1\t1\n").expect("a");
+        std::fs::write(dir.join("b.csv.gz"), gzip("system,task,outcome\nA,t2,0\n")).expect("b");
+        std::fs::write(
+            dir.join("c.jsonl.gz"),
+            gzip("{\"system\":\"A\",\"task\":\"t3\",\"outcome\":1}\n"),
+        )
+        .expect("c");
+        std::fs::write(
+            dir.join("d.json"),
+            "[{\"system\":\"A\",\"task\":\"t4\",\"outcome\":true},{\"system\":\"A\",\"task\":\"t5\",\"outcome\":2}]",
+        )
+        .expect("d");
+        let mut frame = polars::df!(
+            "system" => ["A"], "task" => ["t6"], "outcome" => [0.5], "status" => ["error"]
+        )
+        .expect("frame");
+        let mut parquet = Vec::new();
+        polars::prelude::ParquetWriter::new(&mut parquet)
+            .finish(&mut frame)
+            .expect("parquet");
+        std::fs::write(dir.join("e.parquet"), parquet).expect("e");
+        let mut followed = Followed::new(std::slice::from_ref(&dir)).expect("followed");
+        // Files read whole are read once they stop changing: a second poll.
+        let mut events = followed.poll();
+        events.extend(followed.poll());
+        let mut read = rows(&events);
+        read.sort_by(|x, y| x.0.cmp(&y.0));
+        let expected = [
+            ("t1", 1.0),
+            ("t2", 0.0),
+            ("t3", 1.0),
+            ("t4", 1.0),
+            ("t6", 0.5),
+        ];
+        assert_eq!(
+            read,
+            expected.map(|(t, o)| (t.to_string(), o)),
+            "{events:?}"
+        );
+        assert!(events.iter().any(|e| matches!(e, Event::Row { row, .. }
+            if row.task == "t6" && row.errored)));
+        assert!(
+            events.contains(&Event::Bad {
+                file: dir.join("d.json").display().to_string(),
+                line: 2,
+                message: "outcome '2' of A on t5 is not a number in [0, 1]".to_string(),
+            }),
+            "{events:?}"
+        );
+        // Appended .tsv rows are read as they come; nothing is read twice.
+        use std::io::Write;
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.join("a.tsv"))
+            .expect("open")
+            .write_all(b"B\t\"t,7\"\t0\n")
+            .expect("append");
+        let events = followed.poll();
+        assert_eq!(rows(&events), [("t,7".to_string(), 0.0)], "{events:?}");
+        assert!(followed.poll().is_empty());
+        assert_eq!(followed.describe(), format!("{}/ (5 files)", dir.display()));
+        // A JSON file that is neither a harness's nor records is named, with what it lacks.
+        std::fs::write(dir.join("f.json"), "[{\"model\":\"A\"}]").expect("f");
+        let mut events = followed.poll();
+        events.extend(followed.poll());
+        let Some(Event::Bad { message, .. }) = events.first() else {
+            panic!("{events:?}");
+        };
+        assert!(
+            message.ends_with("nor records: the file lacks system, task, outcome (it has model)"),
+            "{message}"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::tail::{Tail, TailEvent};
+use super::tail::{LineFormat, Tail, TailEvent};
 use crate::data::ColumnMap;
 use crate::data::trajectories::{STEP_COLUMNS, step_columns, step_from_fields};
 use crate::early::halting::Thresholds;
@@ -42,19 +42,21 @@ pub struct StepsFollower {
     columns: ColumnMap,
 }
 
-/// `--follow` reads appended CSV rows or JSON Lines objects.
-pub fn is_json_lines(path: &Path) -> Result<bool, String> {
+/// `--follow` reads appended CSV or TSV rows, or JSON Lines objects.
+pub fn line_format(path: &Path) -> Result<LineFormat, String> {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_lowercase())
         .unwrap_or_default();
     if name.ends_with(".csv") {
-        Ok(false)
+        Ok(LineFormat::Csv)
+    } else if name.ends_with(".tsv") || name.ends_with(".tab") {
+        Ok(LineFormat::Tsv)
     } else if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
-        Ok(true)
+        Ok(LineFormat::JsonLines)
     } else {
         Err(format!(
-            "{}: steps are followed in .csv or .jsonl files that a harness appends to",
+            "{}: steps are followed in .csv, .tsv or .jsonl files that a harness appends to",
             path.display()
         ))
     }
@@ -71,7 +73,7 @@ impl StepsFollower {
         for path in paths {
             files.push((
                 path.display().to_string(),
-                Tail::new(path, is_json_lines(path)?),
+                Tail::new(path, line_format(path)?),
             ));
         }
         Ok(StepsFollower {
@@ -282,7 +284,7 @@ mod tests {
     }
 
     #[test]
-    fn a_json_lines_file_is_checked_by_its_first_object() {
+    fn json_lines_and_tsv_steps_are_followed_and_checked_by_their_first_line() {
         let predictor = trained();
         let dir = std::env::temp_dir().join(format!("pareval-steps-json-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);
@@ -321,6 +323,13 @@ mod tests {
                 r#"{"system":"a","task":"t","run":0,"step":2,"action":"ls","observation_chars":10,"is_error":0,"text":"hi"}"#,
                 "\n"
             ),
+        );
+        assert!(polled.is_ok(), "{polled:?}");
+        assert_eq!(runs, 1);
+        // Tab-separated steps are followed too (they were refused: only .csv and .jsonl).
+        let (polled, runs) = follow(
+            "steps.tsv",
+            "system\ttask\trun\tstep\taction\tobservation_chars\tis_error\ttext\na\tt\t0\t1\tls -l, -a\t10\t0\thi\n",
         );
         assert!(polled.is_ok(), "{polled:?}");
         assert_eq!(runs, 1);

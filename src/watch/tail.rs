@@ -18,6 +18,15 @@ pub struct Fields {
 }
 
 impl Fields {
+    /// Cells by name as read from a whole file (a missing or empty cell is None).
+    pub fn from_cells(cells: Vec<(String, Option<String>)>) -> Self {
+        let cells = cells
+            .into_iter()
+            .map(|(name, value)| (name, value.filter(|v| !v.is_empty())))
+            .collect();
+        Fields { cells }
+    }
+
     pub fn get(&self, name: &str) -> Option<&str> {
         self.cells
             .iter()
@@ -56,10 +65,21 @@ pub enum TailEvent {
     Reread,
 }
 
+/// How a followed file's lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineFormat {
+    /// Comma-separated with a header line (RFC 4180 quoting).
+    Csv,
+    /// Tab-separated with a header line (quoted as the loader reads .tsv).
+    Tsv,
+    /// One JSON object per line.
+    JsonLines,
+}
+
 #[derive(Debug)]
 pub struct Tail {
     path: PathBuf,
-    json: bool,
+    format: LineFormat,
     offset: u64,
     identity: Option<(u64, u64)>,
     /// When the file last changed, and the SHA-256 state of the bytes read so far (`offset` of
@@ -73,11 +93,11 @@ pub struct Tail {
 }
 
 impl Tail {
-    /// A tail of CSV rows, or of JSON Lines objects when `json`.
-    pub fn new(path: &Path, json: bool) -> Self {
+    /// A tail of rows in `format`.
+    pub fn new(path: &Path, format: LineFormat) -> Self {
         Tail {
             path: path.to_path_buf(),
-            json,
+            format,
             offset: 0,
             identity: None,
             modified: None,
@@ -166,7 +186,7 @@ impl Tail {
 
     fn read_line(&mut self, text: &str) -> TailEvent {
         let line = self.line;
-        if self.json {
+        if self.format == LineFormat::JsonLines {
             // serde_json keeps the last value of a repeated key without a word; the loader refuses
             // such a record, and so does the live reader (the line is named and skipped).
             if let Some(key) = crate::data::read::repeated_key(text.as_bytes()) {
@@ -206,7 +226,12 @@ impl Tail {
                 fields: Fields { cells },
             };
         }
-        let cells = split_csv(text);
+        let separator = if self.format == LineFormat::Tsv {
+            '\t'
+        } else {
+            ','
+        };
+        let cells = split_delimited(text, separator);
         let Some(header) = &self.header else {
             let columns: Vec<String> = cells.iter().map(|c| c.trim().to_string()).collect();
             self.header = Some(columns.clone());
@@ -250,8 +275,8 @@ fn file_identity(meta: &std::fs::Metadata) -> (u64, u64) {
     )
 }
 
-/// Splits one CSV line (RFC 4180 quoting, no newline inside a field).
-fn split_csv(line: &str) -> Vec<String> {
+/// Splits one delimited line (RFC 4180 quoting, no newline inside a field).
+fn split_delimited(line: &str, separator: char) -> Vec<String> {
     let mut cells = Vec::new();
     let mut cell = String::new();
     let mut quoted = false;
@@ -264,7 +289,7 @@ fn split_csv(line: &str) -> Vec<String> {
             }
             ('"', true) => quoted = false,
             ('"', false) if cell.is_empty() => quoted = true,
-            (',', false) => cells.push(std::mem::take(&mut cell)),
+            (c, false) if c == separator => cells.push(std::mem::take(&mut cell)),
             (c, _) => cell.push(c),
         }
     }
