@@ -23,6 +23,7 @@ pub mod format;
 pub mod plan;
 pub mod proxy;
 pub mod report;
+pub mod signals;
 pub mod simulate;
 pub mod terminal;
 pub mod tui;

@@ -803,9 +803,11 @@ fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
         decided: args.exit_when_decided,
         stop: None,
     };
-    crate::watch::run(source, &fresh, until)
-        .map(drop)
-        .map_err(watch_error)
+    crate::watch::run(source, &fresh, until).map_err(watch_error)?;
+    // Ended by a signal: 128 + its number, as the explorer (the terminal is restored).
+    crate::signals::received().map_or(Ok(()), |signal| {
+        Err(CliError::Status(crate::signals::exit_status(signal)))
+    })
 }
 
 /// A failure of the live screen as the command line reports it.
@@ -1369,9 +1371,7 @@ fn explore(
     .map_err(CliError::from)?
     // Ended by a signal: the shell's convention, 128 + its number (the terminal is restored).
     .map_or(Ok(()), |signal| {
-        Err(CliError::Status(
-            u8::try_from(128 + signal).unwrap_or(u8::MAX),
-        ))
+        Err(CliError::Status(crate::signals::exit_status(signal)))
     })
 }
 

@@ -9,7 +9,6 @@ use std::io::{IsTerminal, Write};
 use std::os::fd::AsFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{CliError, LiveSetup, args, write_decisions};
@@ -17,21 +16,11 @@ use crate::watch::Source;
 use crate::watch::follow::{Event, Followed};
 use crate::watch::state::{Baselines, WatchState};
 
-/// Set by SIGINT or SIGTERM sent to pareval itself: the harness is in its own process group, so a
-/// Ctrl-C at the terminal reaches only pareval, which then ends the harness before it exits.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_interrupt(_signal: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
-
-fn catch_interrupts() {
-    let handler = on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        libc::signal(libc::SIGINT, handler);
-        libc::signal(libc::SIGTERM, handler);
-    }
+/// Whether a signal pareval catches was sent to it (SIGINT or SIGTERM; on `watch`'s screen SIGQUIT
+/// and SIGHUP too): the harness is in its own process group, so a Ctrl-C at the terminal reaches
+/// only pareval, which then ends the harness before it exits.
+fn interrupted() -> bool {
+    crate::signals::received().is_some()
 }
 
 /// Sends `signal` to every process of the group led by `child` (none left: nothing happens).
@@ -143,7 +132,7 @@ fn follow_headless(
         if state.decided() {
             break Ending::Decided;
         }
-        if INTERRUPTED.load(Ordering::SeqCst) {
+        if interrupted() {
             break Ending::Interrupted;
         }
         if let Some(status) = child.try_wait()? {
@@ -171,7 +160,7 @@ fn follow_on_screen(
     let mut exited: Option<ExitStatus> = None;
     let mut looks_since = 0;
     let mut stop = || {
-        if INTERRUPTED.load(Ordering::SeqCst) {
+        if interrupted() {
             return true;
         }
         if exited.is_none() {
@@ -261,7 +250,7 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
     } else {
         None
     };
-    catch_interrupts();
+    crate::signals::catch(&crate::signals::INTERRUPT);
     let mut command = Command::new(program);
     command.args(rest).process_group(0);
     if let Some((_, file)) = &harness_log {

@@ -18,7 +18,7 @@ pub mod worker;
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -103,26 +103,6 @@ fn early_source(job: &early::EarlyJob, tau: Option<f64>) -> config::EarlySource 
     }
 }
 
-/// The signal that asked the explorer to end (SIGTERM, SIGINT, SIGQUIT or SIGHUP sent to it, as
-/// `kill` or `timeout` do; 0 for none). Their default action would end the process at once and
-/// leave the terminal raw, in the alternate screen, with the mouse reported: the UI loop reads this
-/// instead and leaves the usual way, restoring the terminal.
-static SIGNALLED: AtomicI32 = AtomicI32::new(0);
-
-extern "C" fn on_signal(signal: libc::c_int) {
-    SIGNALLED.store(signal, Ordering::SeqCst);
-}
-
-fn catch_signals() {
-    let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGQUIT, libc::SIGHUP] {
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-        unsafe {
-            libc::signal(signal, handler);
-        }
-    }
-}
-
 /// Restores the terminal when dropped, whatever path leaves the explorer.
 struct TerminalGuard {
     mouse: bool,
@@ -183,7 +163,9 @@ pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
     if !worker.is_running() {
         return Err(TuiError::NoWorker);
     }
-    catch_signals();
+    // Their default action would end the process at once, the terminal left raw, in the
+    // alternate screen, with the mouse reported: the UI loop reads them and leaves the usual way.
+    crate::signals::catch(&crate::signals::SCREEN);
     let mut terminal = ratatui::try_init().map_err(terminal_error("open the terminal"))?;
     let _guard = TerminalGuard {
         mouse: options.mouse,
@@ -226,7 +208,7 @@ pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
             });
             // A terminal that went away ends the explorer as a SIGHUP does.
             if ended == crate::terminal::InputEnded::HungUp {
-                SIGNALLED.store(libc::SIGHUP, Ordering::SeqCst);
+                crate::signals::record(libc::SIGHUP);
             }
         })
     };
@@ -406,15 +388,14 @@ pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
             }
             effects = app.update(action);
         }
-        if SIGNALLED.load(Ordering::SeqCst) != 0 {
+        if crate::signals::received().is_some() {
             break;
         }
     }
     stop.store(true, Ordering::Relaxed);
     drop(worker);
     let _ = input.join();
-    let signal = SIGNALLED.load(Ordering::SeqCst);
-    Ok((signal != 0).then_some(signal))
+    Ok(crate::signals::received())
 }
 
 /// Where the slider's track is drawn (the fourth line of the screen, after the 13-column label).

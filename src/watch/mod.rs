@@ -149,6 +149,9 @@ pub fn run(
             .as_ref()
             .map_or(String::new(), |f| format!("following {}", f.describe()))
     };
+    // Their default action would end the process at once with the terminal raw in the alternate
+    // screen: the loop reads them and leaves the usual way (the caller exits 128 + the signal).
+    crate::signals::catch(&crate::signals::SCREEN);
     let mut terminal = ratatui::try_init().map_err(|source| WatchError::Terminal {
         what: "open the terminal",
         source,
@@ -180,6 +183,9 @@ pub fn run(
     let keys_text_replay =
         "space pause  → step  r restart  + - speed  ↑↓ pair  t threshold  q quit";
     loop {
+        if crate::signals::received().is_some() {
+            break;
+        }
         if last_poll.elapsed() >= POLL {
             last_poll = Instant::now();
             if let Some(followed) = &mut followed {

@@ -611,6 +611,41 @@ fn watch_replays_a_completed_record_with_pause_and_step() {
     let pareval = explorer_pid(&watching);
     let _ = tmux(&["kill-session", "-t", &watching.name]);
     assert_ends(&pareval);
+    // `kill` (SIGTERM) left the terminal raw, in the alternate screen, with the cursor hidden (the
+    // default action ended watch before any restoring): it ends as the explorer does, 128 + 15.
+    let killed = Session::start(
+        "replay-term",
+        &[
+            "watch",
+            "--replay",
+            &records.to_string_lossy(),
+            "--plan",
+            &plan.to_string_lossy(),
+            "--tested",
+            "FullCodeRefl (gpt-4o-2024-05-13)",
+            "--baseline",
+            "ReAct (gpt-4o-2024-05-13)",
+        ],
+    );
+    killed.wait_for("replaying");
+    let pareval = explorer_pid(&killed);
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pareval])
+            .status()
+            .expect("kill")
+            .success()
+    );
+    assert_eq!(killed.wait_exit(), "EXIT=143");
+    assert_restored(&killed);
+    let modes = tmux(&[
+        "display",
+        "-p",
+        "-t",
+        &killed.name,
+        "#{alternate_on} #{cursor_flag}",
+    ]);
+    assert_eq!(modes.trim(), "0 1", "alternate screen, cursor");
 }
 
 #[test]
