@@ -1358,6 +1358,11 @@ fn explore(
         (vec![sample_run()?], given)
     };
     let dataset = crate::data::load(&files, &options)?;
+    if let (Some(session), Some(path)) = (&session, &flags.session) {
+        session
+            .check(&dataset)
+            .map_err(|message| CliError::Input(format!("{}: {message}", path.display())))?;
+    }
     let mouse = flags.mouse || config.mouse;
     crate::tui::run(crate::tui::ExploreOptions {
         dataset: std::sync::Arc::new(dataset),

@@ -52,6 +52,7 @@ pub enum RuleChoice {
 
 /// Everything that changes the computation. Equal keys give equal replays.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ComputeKey {
     pub preset: Preset,
     pub order: Option<OrderKind>,
@@ -311,6 +312,7 @@ pub enum Input {
 
 /// Everything that only changes what is shown.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ViewKey {
     pub tab: Tab,
     pub budget: usize,

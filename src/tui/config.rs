@@ -206,6 +206,8 @@ fn apply(raw: ConfigFile, mut config: Config) -> Result<Config, (&'static str, S
 /// What the early-outcome view trains on and how (`--steps`, `--outcomes`, `--early-protocol`,
 /// `--early-trees`, `--early-target`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// A key pareval does not write (a typo in a hand-edited session) is refused, not passed over.
+#[serde(deny_unknown_fields)]
 pub struct EarlySource {
     pub steps: String,
     pub outcomes: String,
@@ -220,6 +222,8 @@ pub struct EarlySource {
 
 /// Everything needed to reopen the same view.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// A key pareval does not write (a typo in a hand-edited session) is refused, not passed over.
+#[serde(deny_unknown_fields)]
 pub struct Session {
     pub version: u32,
     pub files: Vec<String>,
@@ -240,6 +244,8 @@ pub struct Session {
 
 /// One file a session's records were read from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+// A key pareval does not write (a typo in a hand-edited session) is refused, not passed over.
+#[serde(deny_unknown_fields)]
 pub struct SessionInput {
     pub path: String,
     pub sha256: String,
@@ -301,7 +307,53 @@ pub fn load_session(path: &Path) -> Result<Session, ConfigError> {
             version: session.version,
         });
     }
+    // The early view's τ slider takes only its grid's values: another reopened at 0.95 unsaid.
+    if let Some(tau) = session.early.as_ref().and_then(|early| early.tau)
+        && !super::early::tau_grid()
+            .iter()
+            .any(|t| (t - tau).abs() < 1e-9)
+    {
+        return Err(ConfigError::Key {
+            file: shown,
+            key: "early.tau",
+            message: format!(
+                "{tau} is not a value of the early view's τ slider (0.55, 0.56, …, 0.99)"
+            ),
+        });
+    }
     Ok(session)
+}
+
+impl Session {
+    /// Checks the session's settings against the records it reopens, as a replay would (each
+    /// value is checked when the session loads: a hand-edited one opened the explorer with a
+    /// failed replay in its status bar, or a group filter naming no group replayed other tasks).
+    pub fn check(&self, dataset: &crate::dataset::Dataset) -> Result<(), String> {
+        self.compute
+            .settings()
+            .validate(dataset)
+            .map_err(|error| format!("key 'compute': {error}"))?;
+        let filter = &self.compute.group_filter;
+        if filter.is_empty() {
+            return Ok(());
+        }
+        let Some(column) = self.compute.group_column.as_deref() else {
+            return Err(
+                "key 'compute.group_filter': a group filter needs a group column".to_string(),
+            );
+        };
+        let labels = dataset
+            .group_column(column)
+            .map(|groups| groups.labels.clone())
+            .unwrap_or_default();
+        match filter.iter().find(|label| !labels.contains(label)) {
+            Some(label) => Err(format!(
+                "key 'compute.group_filter': '{label}' is no group of column '{column}' (its groups: {})",
+                labels.join(", ")
+            )),
+            None => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]

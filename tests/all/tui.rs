@@ -840,6 +840,89 @@ fn slider_track_marks_cursor_and_minimum() {
     assert_eq!(slider_track(1, 0, None, 3), "●──");
 }
 
+/// A session's values are checked when it loads, against the records it reopens: a hand-edited
+/// one opened the explorer with a failed replay in the status bar, replayed other tasks under a
+/// group filter naming no group, reopened the early view at 0.95 for a τ off its slider, and
+/// passed over a key it does not know.
+#[test]
+fn a_hand_edited_session_is_checked_when_it_loads() {
+    let app = sample_app(10);
+    let dir = temp_dir("session-checked");
+    let sample = format!("{}/sample_runs/swe_repair.csv", env!("CARGO_MANIFEST_DIR"));
+    let mut compute = app.compute.clone();
+    compute.group_column = Some("group".to_string());
+    let session = Session {
+        version: 1,
+        files: vec![sample],
+        load_flags: Vec::new(),
+        compute,
+        view: app.view.clone(),
+        early: None,
+        inputs: Vec::new(),
+    };
+    let path = dir.join("s.json");
+    save_session(&session, &path).expect("save");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");
+    let shown = path.display().to_string();
+    let open = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut edited = saved.clone();
+        edit(&mut edited);
+        std::fs::write(&path, edited.to_string()).expect("write");
+        let out = crate::common::pareval(&["--session", &shown]);
+        (out.status.code(), crate::common::stderr(&out))
+    };
+    // As saved, and with a filter naming groups of the column: every check passes, and the explorer
+    // stops only for want of a terminal.
+    let (_, stderr) = open(&|_| {});
+    assert!(stderr.contains("interactive terminal"), "{stderr}");
+    let (_, stderr) = open(&|s| s["compute"]["group_filter"] = serde_json::json!(["plot/figures"]));
+    assert!(stderr.contains("interactive terminal"), "{stderr}");
+    let refused = |edit: &dyn Fn(&mut serde_json::Value), expected: &str| {
+        let (code, stderr) = open(edit);
+        assert_eq!(code, Some(2), "{stderr}");
+        assert!(stderr.contains(&format!("{shown}: ")), "{stderr}");
+        assert!(stderr.contains(expected), "{expected:?} in {stderr}");
+    };
+    refused(
+        &|s| s["compute"]["orders"] = serde_json::json!(0),
+        "key 'compute': --orders must be at least 1",
+    );
+    refused(
+        &|s| s["compute"]["thresholds"] = serde_json::json!([]),
+        "at least one threshold is needed",
+    );
+    refused(
+        &|s| s["compute"]["thresholds"] = serde_json::json!([500, 500]),
+        "thresholds must be ascending without repeats",
+    );
+    refused(
+        &|s| s["compute"]["grid"] = serde_json::json!([0, 5000]),
+        "budget '0' must be in (0, 1]",
+    );
+    refused(
+        &|s| s["compute"]["group_column"] = serde_json::json!("suite"),
+        "suite",
+    );
+    refused(
+        &|s| s["compute"]["group_filter"] = serde_json::json!(["plot/figures", "web/nope"]),
+        "key 'compute.group_filter': 'web/nope' is no group of column 'group'",
+    );
+    refused(
+        &|s| s["compute"]["thresholdz"] = serde_json::json!([0]),
+        "unknown field `thresholdz`",
+    );
+    refused(
+        &|s| {
+            s["early"] = serde_json::json!({
+                "steps": "steps.csv", "outcomes": "outcomes.csv", "protocol": null,
+                "trees": 5, "target": null, "tau": 1.5
+            })
+        },
+        "key 'early.tau': 1.5 is not a value of the early view's τ slider",
+    );
+}
+
 #[test]
 fn export_session_and_config_round_trips() {
     let mut app = sample_app(10);
