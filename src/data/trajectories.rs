@@ -67,8 +67,13 @@ pub fn load_trajectories(
         outcomes,
         (&systems.names, &tasks.names),
     )?;
+    // Systems, tasks and trajectories in a canonical order (by name), not the files' row order:
+    // the early predictor's folds, calibration and inner splits are drawn over them, and the same
+    // trajectories written in another row order (a harness that finishes runs in another order)
+    // gave other figures (Terminal-Bench, loao, τ 0.75: 68.7% coverage in one order, 0% in another).
+    let (names, task_names, trajectories) =
+        canonical_order(systems.names, tasks.names, trajectories);
     let mut inputs = vec![input(&steps_table), input(&outcomes_table)];
-    let names = systems.names.clone();
     let mut infos: Vec<SystemInfo> = names
         .iter()
         .map(|name| SystemInfo {
@@ -91,11 +96,46 @@ pub fn load_trajectories(
     }
     Ok(Trajectories {
         systems: infos,
-        tasks: tasks.names.clone(),
+        tasks: task_names,
         trajectories,
         fields,
         inputs,
     })
+}
+
+/// Systems and tasks sorted by name (indices remapped), and trajectories by system, task and run
+/// (runs numerically where both are numbers, as `10` follows `9`).
+fn canonical_order(
+    systems: Vec<String>,
+    tasks: Vec<String>,
+    mut trajectories: Vec<Trajectory>,
+) -> (Vec<String>, Vec<String>, Vec<Trajectory>) {
+    fn sorted(names: Vec<String>) -> (Vec<String>, Vec<u32>) {
+        let mut order: Vec<usize> = (0..names.len()).collect();
+        order.sort_by(|&a, &b| names[a].cmp(&names[b]));
+        let mut new_index = vec![0u32; names.len()];
+        for (new, &old) in order.iter().enumerate() {
+            new_index[old] = new as u32;
+        }
+        let sorted = order.iter().map(|&old| names[old].clone()).collect();
+        (sorted, new_index)
+    }
+    let (systems, system_index) = sorted(systems);
+    let (tasks, task_index) = sorted(tasks);
+    for trajectory in &mut trajectories {
+        trajectory.system = system_index[trajectory.system as usize];
+        trajectory.task = task_index[trajectory.task as usize];
+    }
+    let run_order = |a: &str, b: &str| match (a.parse::<u64>(), b.parse::<u64>()) {
+        (Ok(x), Ok(y)) => x.cmp(&y),
+        _ => a.cmp(b),
+    };
+    trajectories.sort_by(|a, b| {
+        (a.system, a.task)
+            .cmp(&(b.system, b.task))
+            .then_with(|| run_order(&a.run, &b.run))
+    });
+    (systems, tasks, trajectories)
 }
 
 /// A steps table without outcomes (the trajectories of a run still going), checked as

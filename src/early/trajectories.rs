@@ -62,7 +62,7 @@ pub struct SystemInfo {
 pub struct Trajectories {
     pub systems: Vec<SystemInfo>,
     pub tasks: Vec<String>,
-    /// In the outcomes table's order.
+    /// By system, task and run (a canonical order: the files' row order does not matter).
     pub trajectories: Vec<Trajectory>,
     /// Which optional step fields any row carries (the feature families use only what is there).
     pub fields: StepFields,
