@@ -386,18 +386,27 @@ fn flatten(record: &DecisionRecord) -> Vec<(&'static str, Cell)> {
             None,
         ),
         Statistic::Serfling { t } => ("serfling", None, None, None, None, None, Some(t)),
-        // The anytime p-values fill the p columns; the wealths have their own.
+        // The anytime p-values fill the p columns; the wealths have their own. The kind is the
+        // JSON record's (`statistic.kind`).
         Statistic::Anytime {
-            p_promote,
-            p_reject,
-            ..
-        }
-        | Statistic::Stratified {
             p_promote,
             p_reject,
             ..
         } => (
             "anytime",
+            None,
+            None,
+            None,
+            Some(p_promote),
+            Some(p_reject),
+            None,
+        ),
+        Statistic::Stratified {
+            p_promote,
+            p_reject,
+            ..
+        } => (
+            "stratified",
             None,
             None,
             None,
@@ -438,6 +447,16 @@ fn flatten(record: &DecisionRecord) -> Vec<(&'static str, Cell)> {
         ("coverage_share", Cell::Number(Some(record.coverage_share))),
         ("degenerate", text(record.degenerate)),
         ("bet_cap", Cell::Number(record.bet_cap)),
+        // Every field of the JSON record has its column (§9a's bet scale and a family's verdict
+        // were only in JSON and Parquet's reason text).
+        (
+            "bet_scale_min",
+            Cell::Number(record.bet_scale.map(|[min, _]| min)),
+        ),
+        (
+            "bet_scale_max",
+            Cell::Number(record.bet_scale.map(|[_, max]| max)),
+        ),
         ("monitor", text(record.monitor)),
         ("looks", text(record.looks)),
         ("validity", text(record.validity)),
@@ -446,6 +465,10 @@ fn flatten(record: &DecisionRecord) -> Vec<(&'static str, Cell)> {
             Cell::Text(record.construction.map(str::to_string)),
         ),
         ("decided_at", Cell::Int(record.decided_at.map(i64::from))),
+        ("family", text(record.family)),
+        ("adjust", text(record.adjust)),
+        ("family_size", Cell::Int(record.family_size.map(i64::from))),
+        ("family_evidence", Cell::Number(record.family_evidence)),
         ("order", text(record.order)),
         ("order_index", Cell::Int(record.order_index.map(i64::from))),
         ("seed", Cell::Int(Some(record.seed as i64))),

@@ -160,6 +160,96 @@ fn decision_records_reproduce_the_aggregates() {
     assert_eq!(csv.lines().count(), 1 + 90 * 4 * 19 * 2);
 }
 
+/// Every field of a JSON decision record has its CSV and Parquet column with the same value: §9a's
+/// bet scale and a family's `family`, `adjust`, `family_size` and `family_evidence` were only in the
+/// JSON records (and a §9a record's statistic read `anytime` in CSV, `stratified` in JSON).
+#[test]
+fn csv_and_parquet_records_carry_every_field_of_the_json_records() {
+    use polars::prelude::*;
+    let dir = temp_dir("records-fields");
+    let write = |ext: &str| {
+        let records = dir.join(format!("r.{ext}"));
+        let output = pareval(&[
+            "replay",
+            &sample("domains_cost.csv"),
+            "--preset",
+            "anytime",
+            "--family",
+            "tested",
+            "--adjust",
+            "holm",
+            "--orders",
+            "2",
+            "--thresholds",
+            "5",
+            "--records",
+            &records.to_string_lossy(),
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        records
+    };
+    let json_path = write("jsonl");
+    let first: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(&json_path)
+            .expect("read")
+            .lines()
+            .next()
+            .expect("a record"),
+    )
+    .expect("record");
+    let csv = CsvReadOptions::default()
+        .with_has_header(true)
+        .try_into_reader_with_file_path(Some(write("csv")))
+        .expect("reader")
+        .finish()
+        .expect("csv");
+    let parquet = ParquetReader::new(std::fs::File::open(write("parquet")).expect("open"))
+        .finish()
+        .expect("parquet");
+    // Each JSON field, by the column that carries it.
+    let mut expected: Vec<(String, serde_json::Value)> = Vec::new();
+    for (key, value) in first.as_object().expect("object") {
+        match key.as_str() {
+            "bet_scale" => {
+                expected.push(("bet_scale_min".into(), value[0].clone()));
+                expected.push(("bet_scale_max".into(), value[1].clone()));
+            }
+            "statistic" => {
+                expected.push(("statistic".into(), value["kind"].clone()));
+                expected.push(("lambda_promote".into(), value["log_promote"].clone()));
+                expected.push(("p_reject".into(), value["p_reject"].clone()));
+            }
+            "provenance" => expected.push(("program".into(), value["program"].clone())),
+            "coverage_groups" | "missing_groups" => expected.push((key.clone(), value.clone())),
+            _ => expected.push((key.clone(), value.clone())),
+        }
+    }
+    assert!(
+        first["bet_scale"].is_array() && first["family_size"].is_u64(),
+        "{first}"
+    );
+    for frame in [&csv, &parquet] {
+        for (column, value) in &expected {
+            let cell = frame
+                .column(column)
+                .unwrap_or_else(|_| panic!("no column {column}"))
+                .get(0)
+                .expect("cell");
+            if matches!(column.as_str(), "coverage_groups" | "missing_groups") {
+                continue;
+            }
+            let same = match (value, &cell) {
+                (serde_json::Value::Null, AnyValue::Null) => true,
+                (serde_json::Value::String(text), cell) => cell.get_str() == Some(text.as_str()),
+                (serde_json::Value::Bool(b), AnyValue::Boolean(c)) => b == c,
+                (serde_json::Value::Number(n), cell) => cell.extract::<f64>() == n.as_f64(),
+                _ => false,
+            };
+            assert!(same, "{column}: JSON {value}, column {cell:?}");
+        }
+    }
+}
+
 #[test]
 fn pair_explains_one_case_in_text_and_json() {
     let tested = "ReAct (cirrus-1)";
