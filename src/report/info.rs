@@ -77,6 +77,10 @@ pub struct SystemSummary {
     /// Sum over tasks of the run-averaged cost: what one pass over the benchmark cost (null if unknown).
     pub cost_usd_per_pass: Option<f64>,
     pub seconds_per_pass: Option<f64>,
+    /// How many of the system's `tasks` those sums cover (a task without a cost adds nothing, so a sum
+    /// over fewer than `tasks` understates a pass; the text marks it with `*` and a note says so).
+    pub cost_usd_tasks: usize,
+    pub seconds_tasks: usize,
     pub scaffold: Option<String>,
     pub model: Option<String>,
     pub submitted: Option<String>,
@@ -95,17 +99,23 @@ impl InfoReport {
             n if n % 2 == 1 => Some(overlaps[n / 2] as f64),
             n => Some((overlaps[n / 2 - 1] + overlaps[n / 2]) as f64 / 2.0),
         };
-        // None for a system without a single value (an empty f64 sum is -0.0, printed "-0.00").
+        // None for a system without a single value (an empty f64 sum is -0.0, printed "-0.00"), and
+        // how many of its tasks with an outcome the sum covers.
         let per_pass = |matrix: &Option<Vec<f64>>, s: usize| {
-            matrix.as_ref().and_then(|m| {
-                let known: Vec<f64> = m[s * n_tasks..(s + 1) * n_tasks]
-                    .iter()
-                    .copied()
-                    .filter(|x| !x.is_nan())
-                    .collect();
-                (!known.is_empty()).then(|| known.iter().sum::<f64>())
-            })
+            let Some(m) = matrix.as_ref() else {
+                return (None, 0);
+            };
+            let outcomes = dataset.outcome_row(s);
+            let known: Vec<f64> = m[s * n_tasks..(s + 1) * n_tasks]
+                .iter()
+                .zip(outcomes)
+                .filter(|(x, outcome)| !x.is_nan() && !outcome.is_nan())
+                .map(|(&x, _)| x)
+                .collect();
+            let sum = (!known.is_empty()).then(|| known.iter().sum::<f64>());
+            (sum, known.len())
         };
+        let mut notes = dataset.notes.clone();
         let systems = dataset
             .systems
             .iter()
@@ -119,6 +129,23 @@ impl InfoReport {
                     .collect();
                 let mean = (!observed.is_empty())
                     .then(|| observed.iter().sum::<f64>() / observed.len() as f64);
+                let (cost, cost_tasks) = per_pass(&dataset.cost, s);
+                let (seconds, seconds_tasks) = per_pass(&dataset.seconds, s);
+                for (sum, covered, what) in [(cost, cost_tasks, "cost"), (seconds, seconds_tasks, "seconds")] {
+                    if sum.is_some_and(|v| !v.is_finite()) {
+                        notes.push(format!(
+                            "{}: its {what} per pass is too large to add up (past 1.8e308); shown as -",
+                            info.name
+                        ));
+                    } else if sum.is_some() && covered < observed.len() {
+                        notes.push(format!(
+                            "{}: its {what} per pass (marked *) adds up the {covered} of its {} tasks that have a {what} value; it understates a pass",
+                            info.name,
+                            observed.len()
+                        ));
+                    }
+                }
+                let finite = |v: Option<f64>| v.filter(|v| v.is_finite());
                 SystemSummary {
                     system: info.name.clone(),
                     tasks: observed.len(),
@@ -132,8 +159,10 @@ impl InfoReport {
                     rows: info.rows,
                     errored: info.errored,
                     not_attempted: info.not_attempted,
-                    cost_usd_per_pass: per_pass(&dataset.cost, s),
-                    seconds_per_pass: per_pass(&dataset.seconds, s),
+                    cost_usd_per_pass: finite(cost),
+                    seconds_per_pass: finite(seconds),
+                    cost_usd_tasks: cost_tasks,
+                    seconds_tasks,
                     scaffold: info.scaffold.clone(),
                     model: info.model.clone(),
                     submitted: info.submitted.clone(),
@@ -203,7 +232,7 @@ impl InfoReport {
             seconds_rows: dataset.seconds_rows,
             systems,
             unused_columns: dataset.unused_columns.clone(),
-            notes: dataset.notes.clone(),
+            notes,
         }
     }
 
@@ -315,17 +344,17 @@ impl InfoReport {
                         .map_or("-".to_string(), |mean| format!("{mean:.3}")),
                     s.runs.to_string(),
                 ];
+                // `*`: the sum leaves out tasks without a value (a note names how many).
+                let partial = |covered: usize| if covered < s.tasks { "*" } else { "" };
                 if with_cost {
-                    row.push(
-                        s.cost_usd_per_pass
-                            .map_or("-".to_string(), |c| format!("{c:.2}")),
-                    );
+                    row.push(s.cost_usd_per_pass.map_or("-".to_string(), |c| {
+                        format!("{c:.2}{}", partial(s.cost_usd_tasks))
+                    }));
                 }
                 if with_seconds {
-                    row.push(
-                        s.seconds_per_pass
-                            .map_or("-".to_string(), |c| format!("{c:.0}")),
-                    );
+                    row.push(s.seconds_per_pass.map_or("-".to_string(), |c| {
+                        format!("{c:.0}{}", partial(s.seconds_tasks))
+                    }));
                 }
                 if with_status {
                     row.push(s.errored.to_string());

@@ -28,12 +28,69 @@ group columns
 
 systems, by mean outcome
   system  tasks   mean  runs  $/pass  s/pass
-  alpha       3  0.667     1    0.60      42
+  alpha       3  0.667     1    0.60     42*
   beta        3  0.167     2    0.45      60
+
+notes
+  - alpha: its seconds per pass (marked *) adds up the 2 of its 3 tasks that
+    have a seconds value; it understates a pass
 ",
         path.display()
     );
     assert_eq!(stdout(&output), expected);
+}
+
+/// A system whose tasks have a cost on only half of them read as half as dear as the others, with
+/// nothing said; a sum past f64's range printed inf (null in JSON) without a word.
+#[test]
+fn info_marks_a_cost_per_pass_that_leaves_out_tasks() {
+    let dir = temp_dir("info-partial-cost");
+    let path = dir.join("r.csv");
+    let mut rows = String::from("system,task,outcome,cost_usd\n");
+    for t in 0..4 {
+        rows.push_str(&format!("A,t{t},1,1.5\n"));
+        let cost = if t < 2 { "1.5" } else { "" };
+        rows.push_str(&format!("B,t{t},0,{cost}\n"));
+        rows.push_str(&format!("C,t{t},1,1e308\n"));
+    }
+    std::fs::write(&path, rows).expect("write");
+    let file = path.to_string_lossy();
+    let text = stdout(&pareval(&["info", &file]));
+    let line = |system: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{system} ")))
+            .unwrap_or_else(|| panic!("{system} in {text}"))
+            .to_string()
+    };
+    assert!(line("A").trim_end().ends_with(" 6.00"), "{text}");
+    assert!(line("B").trim_end().ends_with(" 3.00*"), "{text}");
+    assert!(line("C").trim_end().ends_with(" -"), "{text}");
+    let flat = crate::common::flat(&text);
+    assert!(
+        flat.contains(
+            "B: its cost per pass (marked *) adds up the 2 of its 4 tasks that have a cost value"
+        ),
+        "{text}"
+    );
+    assert!(
+        flat.contains("C: its cost per pass is too large to add up"),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&pareval(&["info", &file, "--format", "json"])))
+            .expect("json");
+    let system = |name: &str| {
+        json["systems"]
+            .as_array()
+            .expect("systems")
+            .iter()
+            .find(|s| s["system"] == name)
+            .expect("system")
+            .clone()
+    };
+    assert_eq!(system("B")["cost_usd_tasks"], 2);
+    assert_eq!(system("A")["cost_usd_tasks"], 4);
+    assert_eq!(system("B")["cost_usd_per_pass"], 3.0);
 }
 
 #[test]
