@@ -173,13 +173,29 @@ impl ReplayReport {
             };
             let bootstrap = match policy.rule {
                 Rule::Bootstrap(mode) => Some(match (mode, prep.rules.exact_bootstrap()) {
-                    (BootstrapMode::Exact, false) => {
-                        "exact unavailable (outcomes off a lattice): mc:200".to_string()
-                    }
+                    (BootstrapMode::Exact, false) => format!(
+                        "exact unavailable (outcomes off a lattice): {}",
+                        prep.rules.effective_bootstrap(mode)
+                    ),
                     _ => mode.to_string(),
                 }),
                 _ => None,
             };
+            // The header names the bootstrap that ran: `exact` off a lattice draws mc (it said
+            // "exact" in text, Markdown and the JSON policy while the records said mc).
+            let mut ran = policy;
+            if let Rule::Bootstrap(mode) = policy.rule {
+                ran.rule = Rule::Bootstrap(prep.rules.effective_bootstrap(mode));
+                if ran.rule != policy.rule {
+                    let note = format!(
+                        "{label}: --bootstrap exact needs outcomes on a lattice; these are off one, so the bootstrap resampled ({})",
+                        prep.rules.effective_bootstrap(mode)
+                    );
+                    if !notes.contains(&note) {
+                        notes.push(note);
+                    }
+                }
+            }
             if !policy.order.is_random_sample() {
                 let note = format!(
                     "{label}: the {} order is not a random sample of the tasks, so its results are descriptive (the bootstrap and finite-population bounds assume random sampling){}",
@@ -210,7 +226,7 @@ impl ReplayReport {
             for metrics in &replay.metrics.thresholds {
                 results.push(ResultBlock {
                     preset: label.clone(),
-                    policy: policy.describe(),
+                    policy: ran.describe(),
                     order: policy.order.name().to_string(),
                     coverage_gate: policy.coverage_gate,
                     rule: policy.rule.name().to_string(),

@@ -250,6 +250,73 @@ fn csv_and_parquet_records_carry_every_field_of_the_json_records() {
     }
 }
 
+/// `--bootstrap exact` on outcomes off a lattice resamples (SPEC §6: it falls back and says so): the
+/// headers said "exact" in text, Markdown and the JSON policy while the records said mc.
+#[test]
+fn an_exact_bootstrap_that_falls_back_is_named_as_it_ran() {
+    let dir = temp_dir("exact-fallback");
+    let path = dir.join("thirds.csv");
+    let mut rows = String::from("system,task,outcome\n");
+    for t in 0..12 {
+        rows.push_str(&format!(
+            "A,t{t},{}\n",
+            if t % 3 == 0 { "0.3333" } else { "1" }
+        ));
+        rows.push_str(&format!("B,t{t},{}\n", if t % 2 == 0 { "0" } else { "1" }));
+    }
+    std::fs::write(&path, rows).expect("write");
+    let file = path.to_string_lossy();
+    let run = |format: &str| {
+        let out = pareval(&[
+            "replay",
+            &file,
+            "--bootstrap",
+            "exact",
+            "--orders",
+            "3",
+            "--thresholds",
+            "0",
+            "--grid",
+            "0.5",
+            "--format",
+            format,
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        stdout(&out)
+    };
+    let text = run("text");
+    assert!(
+        text.starts_with(
+            "primary: stratified order, coverage gate on, bootstrap (mc:200, a = 0.05)"
+        ),
+        "{text}"
+    );
+    assert!(
+        crate::common::flat(&text).contains(
+            "--bootstrap exact needs outcomes on a lattice; these are off one, so the bootstrap resampled (mc:200)"
+        ),
+        "{text}"
+    );
+    let markdown = run("markdown");
+    assert!(
+        markdown.contains("bootstrap (mc:200, a = 0.05)") && !markdown.contains("(exact,"),
+        "{markdown}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&run("json")).expect("json");
+    let block = &json["results"][0];
+    assert!(
+        block["policy"]
+            .as_str()
+            .expect("policy")
+            .contains("bootstrap (mc:200"),
+        "{block}"
+    );
+    assert_eq!(
+        block["bootstrap"],
+        "exact unavailable (outcomes off a lattice): mc:200"
+    );
+}
+
 #[test]
 fn pair_explains_one_case_in_text_and_json() {
     let tested = "ReAct (cirrus-1)";

@@ -35,6 +35,10 @@ use crate::engine::settings::{BootstrapMode, Degenerate, EPSILON, Policy, Rule, 
 use crate::engine::streams::StreamKey;
 use bounds::{Cutoff, Draw};
 
+/// The resamples `--bootstrap exact` draws when the outcomes are off a lattice (SPEC §6: it falls
+/// back to mc and says so).
+pub const EXACT_FALLBACK_RESAMPLES: u32 = 200;
+
 /// One decision.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Decision {
@@ -176,6 +180,17 @@ impl RuleContext {
     /// ln k! for k up to the largest case.
     pub fn ln_fact(&self) -> &LnFactorial {
         self.ln_fact.get_or_init(|| LnFactorial::new(self.max_n))
+    }
+
+    /// The bootstrap as it runs here: `exact` off a lattice falls back to
+    /// mc:[`EXACT_FALLBACK_RESAMPLES`] (SPEC §6), which headers name instead of "exact".
+    pub fn effective_bootstrap(&self, mode: BootstrapMode) -> BootstrapMode {
+        match mode {
+            BootstrapMode::Exact if self.scale.is_none() => BootstrapMode::Mc {
+                resamples: EXACT_FALLBACK_RESAMPLES,
+            },
+            other => other,
+        }
     }
 
     /// Whether the bootstrap here is exact (the mode asks for it and the outcomes are on a lattice).
@@ -472,10 +487,10 @@ impl RuleContext {
                 local.fetched = found;
             }
             _ => {
-                // Off the lattice: resample the values (exact falls back to 200 resamples unless mc says more).
+                // Off the lattice: resample the values (exact falls back to mc).
                 let resamples = match mode {
                     BootstrapMode::Mc { resamples } => resamples,
-                    BootstrapMode::Exact => 200,
+                    BootstrapMode::Exact => EXACT_FALLBACK_RESAMPLES,
                 };
                 let cuts: Vec<f64> = self
                     .thresholds
