@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicI32, Ordering};
 /// The signals a full-screen view ends on.
 pub const SCREEN: [libc::c_int; 4] = [libc::SIGTERM, libc::SIGINT, libc::SIGQUIT, libc::SIGHUP];
 
-/// The signals `run` ends its harness on (a SIGHUP is left to its default, or to `nohup`).
+/// The signals `run` ends its harness on: its own process group does not get them, so pareval must
+/// pass the stop on (a SIGHUP too, unless `nohup` set it ignored: see [`catch_unless_ignored`]).
 pub const INTERRUPT: [libc::c_int; 2] = [libc::SIGINT, libc::SIGTERM];
 
 /// The last caught signal's number; 0 for none.
@@ -27,6 +28,34 @@ pub fn catch(signals: &[libc::c_int]) {
         unsafe {
             libc::signal(signal, handler);
         }
+    }
+}
+
+/// Catches each of `signals` that is not ignored: a process started under `nohup` (SIGHUP ignored)
+/// keeps running when its terminal goes, as the user asked.
+pub fn catch_unless_ignored(signals: &[libc::c_int]) {
+    for &signal in signals {
+        // SAFETY: a zeroed sigaction is a valid out-parameter; a null new action only reads the
+        // current one.
+        let ignored = unsafe {
+            let mut current: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(signal, std::ptr::null(), &mut current) == 0
+                && current.sa_sigaction == libc::SIG_IGN
+        };
+        if !ignored {
+            catch(&[signal]);
+        }
+    }
+}
+
+/// The signal's name as `kill -l` gives it (SIGTERM), or its number.
+pub fn name(signal: i32) -> String {
+    match signal {
+        libc::SIGINT => "SIGINT".to_string(),
+        libc::SIGTERM => "SIGTERM".to_string(),
+        libc::SIGHUP => "SIGHUP".to_string(),
+        libc::SIGQUIT => "SIGQUIT".to_string(),
+        other => format!("signal {other}"),
     }
 }
 

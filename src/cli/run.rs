@@ -16,9 +16,9 @@ use crate::watch::Source;
 use crate::watch::follow::{Event, Followed};
 use crate::watch::state::{Baselines, WatchState};
 
-/// Whether a signal pareval catches was sent to it (SIGINT or SIGTERM; on `watch`'s screen SIGQUIT
-/// and SIGHUP too): the harness is in its own process group, so a Ctrl-C at the terminal reaches
-/// only pareval, which then ends the harness before it exits.
+/// Whether a signal pareval catches was sent to it (SIGINT, SIGTERM, SIGHUP unless ignored; on
+/// `watch`'s screen SIGQUIT too): the harness is in its own process group, so a Ctrl-C at the
+/// terminal reaches only pareval, which then ends the harness before it exits.
 fn interrupted() -> bool {
     crate::signals::received().is_some()
 }
@@ -109,6 +109,9 @@ fn follow_headless(
 ) -> Result<(WatchState, Ending), CliError> {
     let mut state = setup.state(&args.live.tested);
     let mut shown_notices = 0;
+    // Rows read but left out (a second outcome for a run, a task not in the plan): each named once,
+    // as bad lines are (they went by without a word, and the decision read the first outcome).
+    let mut shown_skipped: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut look = |followed: &mut Followed, state: &mut WatchState| {
         let events = followed.poll();
         for event in &events {
@@ -122,6 +125,11 @@ fn follow_headless(
             }
         }
         state.apply(events);
+        for skipped in &state.skipped_rows {
+            if shown_skipped.insert(skipped.clone()) {
+                eprintln!("pareval run: {}", skipped.trim_start_matches("✗ "));
+            }
+        }
         for notice in &state.notices[shown_notices..] {
             eprintln!("pareval run: {notice}");
         }
@@ -251,6 +259,8 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         None
     };
     crate::signals::catch(&crate::signals::INTERRUPT);
+    // A closed terminal or SSH session (SIGHUP) left the harness running in its own group.
+    crate::signals::catch_unless_ignored(&[libc::SIGHUP]);
     let mut command = Command::new(program);
     command.args(rest).process_group(0);
     if let Some((_, file)) = &harness_log {
@@ -311,6 +321,10 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
     if let Some(note) = &unreadable {
         eprintln!("pareval run: {note}");
     }
+    let skipped = state.skipped_note();
+    if let Some(note) = &skipped {
+        eprintln!("pareval run: {note}");
+    }
     let at_decision = state.finished_tasks(&args.live.tested);
     let finished = match ending {
         Ending::HarnessExited(_) => at_decision,
@@ -337,7 +351,8 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
             total.saturating_sub(finished)
         ),
         Ending::Interrupted => eprintln!(
-            "pareval run: stopped by the user after {elapsed:.1} s; {ended}; {} finished {finished} of {total} planned tasks",
+            "pareval run: stopped by {} after {elapsed:.1} s; {ended}; {} finished {finished} of {total} planned tasks",
+            crate::signals::received().map_or("the user".to_string(), crate::signals::name),
             args.live.tested
         ),
         Ending::HarnessExited(_) => eprintln!(
@@ -348,18 +363,28 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
     out.flush()?;
     match (ending, status) {
         (Ending::Decided, _) => Ok(()),
-        (Ending::Interrupted, _) => Err(CliError::Status(130)),
+        // 128 + the signal that stopped pareval (`q` on the screen reads as Ctrl-C: 130).
+        (Ending::Interrupted, _) => Err(CliError::Status(
+            crate::signals::received().map_or(130, crate::signals::exit_status),
+        )),
         // A harness that ended well but left lines pareval could not read has not given what the
         // decision waited on: bad input, exit 2 (a decided run read past none of them it needed).
-        (Ending::HarnessExited(status), _) if status.success() => match unreadable {
-            None => Ok(()),
-            Some(_) => {
-                eprintln!(
-                    "pareval run: the harness ended before every pair was decided, with lines pareval could not read: exit 2"
-                );
-                Err(CliError::Status(2))
+        (Ending::HarnessExited(status), _) if status.success() => {
+            match (unreadable.is_some(), skipped.is_some()) {
+                (false, false) => Ok(()),
+                (unread, _) => {
+                    eprintln!(
+                        "pareval run: the harness ended before every pair was decided, with {}: exit 2",
+                        if unread {
+                            "lines pareval could not read"
+                        } else {
+                            "rows pareval left out of the decisions"
+                        }
+                    );
+                    Err(CliError::Status(2))
+                }
             }
-        },
+        }
         (Ending::HarnessExited(status), _) => {
             eprintln!(
                 "pareval run: the harness exited with status {} ({how})",

@@ -77,6 +77,10 @@ pub struct WatchState {
     pub notices: Vec<String>,
     /// The latest problem with an input row (file, line, value), until a poll reads cleanly.
     pub problem: Option<String>,
+    /// Every row read but left out of the decisions as the files stand (a second outcome for a run,
+    /// a task not in the plan), each named with its file and line: what `run` prints as it meets
+    /// them and counts at the end.
+    pub skipped_rows: Vec<String>,
     /// By file: the lines that could not be read as a row (`Event::Bad`), until the file is read
     /// again from its start.
     unreadable: BTreeMap<String, BTreeSet<u64>>,
@@ -123,6 +127,7 @@ impl WatchState {
             pairs: Vec::new(),
             notices: Vec::new(),
             problem: None,
+            skipped_rows: Vec::new(),
             unreadable: BTreeMap::new(),
             rows_read: 0,
             plan_index,
@@ -337,6 +342,19 @@ impl WatchState {
         ))
     }
 
+    /// How many rows were read but left out of the decisions (a second outcome for a run, a task
+    /// not in the plan), with the first of them.
+    pub fn skipped_note(&self) -> Option<String> {
+        let first = self.skipped_rows.first()?;
+        let count = self.skipped_rows.len();
+        Some(format!(
+            "{count} row{} of the files {} left out of the decisions (the first: {})",
+            if count == 1 { "" } else { "s" },
+            if count == 1 { "was" } else { "were" },
+            first.trim_start_matches("✗ ")
+        ))
+    }
+
     /// How many planned tasks `system` has finished: every run due on them is in.
     pub fn finished_tasks(&self, system: &str) -> usize {
         let (rows, due) = self.by_system();
@@ -487,6 +505,7 @@ impl WatchState {
         if let Some(problem) = problems.last() {
             self.problem = Some(problem.clone());
         }
+        self.skipped_rows = problems;
         let mut caches: Vec<LiveCache> = baselines
             .iter()
             .map(|(name, _)| self.decisions.remove(name).unwrap_or_default())

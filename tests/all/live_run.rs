@@ -717,6 +717,69 @@ fn run_passes_on_a_harness_s_error() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A signal to pareval ends the harness before pareval exits, 128 + the signal: SIGHUP (a closed
+/// terminal or SSH session) left the harness running in its own process group, and SIGTERM exited
+/// 130 as though it were a Ctrl-C.
+#[test]
+fn a_signal_to_run_ends_the_harness_and_exits_128_plus_the_signal() {
+    let dir = temp_dir("run-signals");
+    let plan = write_plan(&dir, 10);
+    for (signal, code) in [("HUP", 129), ("TERM", 143)] {
+        let out = dir.join(format!("out-{signal}.csv"));
+        let pid_file = dir.join(format!("harness-{signal}.pid"));
+        let harness = format!("echo $$ > '{}'; sleep 300", pid_file.display());
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_pareval"))
+            .args([
+                "run",
+                &out.display().to_string(),
+                "--plan",
+                &plan,
+                "--tested",
+                "new",
+                "--baseline",
+                "old",
+                "--grace",
+                "1",
+                "--",
+                "bash",
+                "-c",
+                &harness,
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run");
+        let started = std::time::Instant::now();
+        while !pid_file.exists() || std::fs::read_to_string(&pid_file).expect("pid").is_empty() {
+            assert!(
+                started.elapsed().as_secs() < 20,
+                "the harness did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let harness_pid = std::fs::read_to_string(&pid_file)
+            .expect("pid")
+            .trim()
+            .to_string();
+        let killed = std::process::Command::new("kill")
+            .args([&format!("-{signal}"), &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(killed.success());
+        let output = child.wait_with_output().expect("wait");
+        let said = stderr(&output);
+        assert_eq!(output.status.code(), Some(code), "{said}");
+        assert!(said.contains(&format!("stopped by SIG{signal}")), "{said}");
+        assert!(
+            !Path::new(&format!("/proc/{harness_pid}")).exists()
+                || std::fs::read_to_string(format!("/proc/{harness_pid}/stat"))
+                    .is_ok_and(|s| s.contains(") Z ")),
+            "the harness {harness_pid} still runs after SIG{signal}: {said}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_harness_that_ends_undecided_leaving_unreadable_lines_gives_exit_2() {
     // The harness wrote an outcome that is not a number where the prefix waits; it exited 0, and
@@ -748,6 +811,32 @@ fn a_harness_that_ends_undecided_leaving_unreadable_lines_gives_exit_2() {
     );
     // The records read so far are still printed.
     assert!(stdout(&output).contains("continue"), "{}", stdout(&output));
+    // A second outcome for a run (other than the first) and a task not in the plan were left out of
+    // the decisions without a word, and the run exited 0: each is named, counted, and exit 2.
+    std::fs::write(&out, "system,task,outcome\nold,t000,0\nnew,t000,1\n").expect("write");
+    let harness = format!(
+        "sleep 0.5; printf 'new,t000,0\nnew,zz,1\n' >> '{}'",
+        out.display()
+    );
+    let output = run_new_against_old(&out, &plan, &["--", "bash", "-c", &harness]);
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("out.csv, line 4: a second outcome for run '0' of new on t000 (skipped)"),
+        "{said}"
+    );
+    assert!(
+        said.contains("out.csv, line 5: task 'zz' is not in the plan (skipped)"),
+        "{said}"
+    );
+    assert!(
+        said.contains("2 rows of the files were left out of the decisions (the first: "),
+        "{said}"
+    );
+    assert!(
+        said.contains("with rows pareval left out of the decisions: exit 2"),
+        "{said}"
+    );
     // The same harness writing a good line ends as before: exit 0.
     std::fs::write(&out, "system,task,outcome\nold,t000,0\nnew,t000,1\n").expect("write");
     let harness = format!("sleep 0.5; printf 'new,t001,1\\n' >> '{}'", out.display());
