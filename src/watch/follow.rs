@@ -117,6 +117,8 @@ fn first_complete_line(path: &Path) -> Option<String> {
     std::io::BufReader::new(file)
         .read_until(b'\n', &mut line)
         .ok()?;
+    // Without a byte order mark, as the tail reads the line.
+    let line = line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&line);
     line.strip_suffix(b"\n")
         .map(|first| String::from_utf8_lossy(first).into_owned())
 }
@@ -589,6 +591,41 @@ mod tests {
                 _ => None,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_column() {
+        // `decide` read such files; the follower took the header's first name as "\u{feff}system",
+        // refused every row for lacking `system`, and `run` never decided.
+        let dir = std::env::temp_dir().join(format!("pareval-follow-bom-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let csv = dir.join("bom.csv");
+        // The mark written on its own first, as a slow writer may leave it.
+        std::fs::write(&csv, b"\xef\xbb").expect("write");
+        let mut follower = FileFollower::new(&csv).expect("follower");
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        use std::io::Write;
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&csv)
+            .expect("open")
+            .write_all(b"\xbfsystem,task,outcome\r\nA,t1,1\r\n")
+            .expect("append");
+        follower.poll(&mut events);
+        assert_eq!(rows(&events), [("t1".to_string(), 1.0)], "{events:?}");
+        let jsonl = dir.join("bom.jsonl");
+        std::fs::write(
+            &jsonl,
+            b"\xef\xbb\xbf{\"system\":\"A\",\"task\":\"t2\",\"outcome\":0}\n",
+        )
+        .expect("write");
+        let mut follower = FileFollower::new(&jsonl).expect("follower");
+        assert_eq!(follower.kind, Kind::Appended(LineFormat::JsonLines));
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        assert_eq!(rows(&events), [("t2".to_string(), 0.0)], "{events:?}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -151,6 +151,12 @@ impl Tail {
         };
         let complete: Vec<u8> = self.partial.drain(..=last_newline).collect();
         for raw in complete[..last_newline].split(|&b| b == b'\n') {
+            // A UTF-8 byte order mark (Excel's "CSV UTF-8", PowerShell) is not part of the first
+            // column's name, as the loader reads it: `\u{feff}system` made every row lack `system`.
+            let raw = match raw.strip_prefix(b"\xef\xbb\xbf") {
+                Some(rest) if self.line == 0 => rest,
+                _ => raw,
+            };
             self.line += 1;
             let text = String::from_utf8_lossy(raw);
             let text = text.trim_end_matches('\r');
