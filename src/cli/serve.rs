@@ -217,6 +217,8 @@ impl Service {
                 "outcome of {system} on {task}: {outcome} is not a number in [0, 1]"
             ));
         }
+        // −0 is 0: a retry that sends −0.0 after 0 is the same outcome, not a second one.
+        let outcome = outcome + 0.0;
         // A harness failure is read as its outcome, as `decide` reads a row with status error, and
         // counted in the replies' `errored`.
         let errored = match request.get("status") {
@@ -240,6 +242,17 @@ impl Service {
                 "system '{system}' is neither the tested system ({}) nor a baseline ({})",
                 self.state.tested,
                 names.join(", ")
+            ));
+        }
+        // A second, different outcome for a run is refused before anything of the request is kept
+        // (its `runs` went into the runs due while the request itself was refused).
+        let key = (system.clone(), task.clone(), run.clone());
+        if let Some(&bits) = self.taken.get(&key)
+            && bits != outcome.to_bits()
+        {
+            return Err(format!(
+                "a second outcome for run '{run}' of {system} on {task} ({outcome}, after {})",
+                f64::from_bits(bits)
             ));
         }
         let mut due = Vec::new();
@@ -271,19 +284,11 @@ impl Service {
                 }
             }
         }
-        let key = (system.clone(), task.clone(), run.clone());
-        match self.taken.get(&key) {
-            Some(&bits) if bits == outcome.to_bits() => return Ok((None, due)),
-            Some(&bits) => {
-                return Err(format!(
-                    "a second outcome for run '{run}' of {system} on {task} ({outcome}, after {})",
-                    f64::from_bits(bits)
-                ));
-            }
-            None => {
-                self.taken.insert(key, outcome.to_bits());
-            }
+        // An identical retry is taken once.
+        if self.taken.contains_key(&key) {
+            return Ok((None, due));
         }
+        self.taken.insert(key, outcome.to_bits());
         Ok((
             Some(OutcomeRow {
                 system,

@@ -362,6 +362,33 @@ fn a_live_decision_names_the_seed_its_plan_was_drawn_with() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A refused request leaves nothing behind: a second outcome carrying `runs` registered those runs
+/// as due (a later request with its own count was refused as "4 runs said due, after 3"). And −0.0
+/// after 0 is the same outcome, not a second one.
+#[test]
+fn serve_keeps_nothing_of_a_refused_outcome_and_reads_minus_zero_as_zero() {
+    let dir = temp_dir("serve-refused");
+    let plan = write_plan(&dir, 3);
+    let replies = serve_replies(
+        &["--plan", &plan, "--tested", "new", "--baseline", "old"],
+        &[
+            r#"{"op":"outcome","system":"new","task":"t000","run":0,"outcome":0.5}"#,
+            r#"{"op":"outcome","system":"new","task":"t000","run":0,"outcome":1,"runs":3}"#,
+            r#"{"op":"outcome","system":"new","task":"t000","run":1,"outcome":1,"runs":4}"#,
+            r#"{"op":"outcome","system":"old","task":"t001","run":0,"outcome":0}"#,
+            r#"{"op":"outcome","system":"old","task":"t001","run":0,"outcome":-0.0}"#,
+        ],
+    );
+    assert!(
+        error(&replies[1]).contains("a second outcome"),
+        "{}",
+        replies[1]
+    );
+    assert_eq!(replies[2]["ok"], true, "{}", replies[2]);
+    assert_eq!(replies[4]["ok"], true, "{}", replies[4]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn serve_answers_json_lines_and_decides_as_decide_does() {
     let dir = temp_dir("serve");
