@@ -325,6 +325,15 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
     if let Some(note) = &skipped {
         eprintln!("pareval run: {note}");
     }
+    // A path nothing was ever written to (a typo, or a harness writing elsewhere) read as a run
+    // with no outcomes yet, and an undecided run exited 0.
+    let missing = Followed::missing(&args.files);
+    for path in &missing {
+        eprintln!(
+            "pareval run: {} never appeared: the harness wrote nothing there (is the path the one it writes?)",
+            path.display()
+        );
+    }
     let at_decision = state.finished_tasks(&args.live.tested);
     let finished = match ending {
         Ending::HarnessExited(_) => at_decision,
@@ -370,16 +379,20 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         // A harness that ended well but left lines pareval could not read has not given what the
         // decision waited on: bad input, exit 2 (a decided run read past none of them it needed).
         (Ending::HarnessExited(status), _) if status.success() => {
-            match (unreadable.is_some(), skipped.is_some()) {
-                (false, false) => Ok(()),
-                (unread, _) => {
+            let why = if unreadable.is_some() {
+                Some("lines pareval could not read")
+            } else if skipped.is_some() {
+                Some("rows pareval left out of the decisions")
+            } else if !missing.is_empty() {
+                Some("a followed path that never appeared")
+            } else {
+                None
+            };
+            match why {
+                None => Ok(()),
+                Some(why) => {
                     eprintln!(
-                        "pareval run: the harness ended before every pair was decided, with {}: exit 2",
-                        if unread {
-                            "lines pareval could not read"
-                        } else {
-                            "rows pareval left out of the decisions"
-                        }
+                        "pareval run: the harness ended before every pair was decided, with {why}: exit 2"
                     );
                     Err(CliError::Status(2))
                 }

@@ -468,6 +468,11 @@ impl Followed {
         Ok(followed)
     }
 
+    /// The paths given that do not exist (yet): a file or folder the harness never wrote, or a typo.
+    pub fn missing(paths: &[PathBuf]) -> Vec<PathBuf> {
+        paths.iter().filter(|p| !p.exists()).cloned().collect()
+    }
+
     /// The followed paths, for the header: each folder with the count of result files found in it
     /// (a harness's log folder fills with long file names, which would push the rest of the header
     /// off the screen), then the files named on their own.

@@ -864,6 +864,15 @@ fn a_harness_that_ends_undecided_leaving_unreadable_lines_gives_exit_2() {
         said.contains("with rows pareval left out of the decisions: exit 2"),
         "{said}"
     );
+    // A followed path the harness never wrote (a typo) read as a run with no outcomes yet: exit 0.
+    let typo = dir.join("out_typo.csv");
+    let output = run_new_against_old(&typo, &plan, &["--", "true"]);
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("out_typo.csv never appeared: the harness wrote nothing there"),
+        "{said}"
+    );
     // The same harness writing a good line ends as before: exit 0.
     std::fs::write(&out, "system,task,outcome\nold,t000,0\nnew,t000,1\n").expect("write");
     let harness = format!("sleep 0.5; printf 'new,t001,1\\n' >> '{}'", out.display());
