@@ -371,6 +371,26 @@ fn prob(x: f64) -> String {
     }
 }
 
+/// An estimate in pp beside a threshold of `delta_pp` (which `--thresholds` gives to 0.01 pp): one
+/// decimal where that shows which side it is on, more where one decimal would not (5.3 pp read "Δ̂ = 5.3 pp >
+/// δ = 5 pp" against 4.99, and 4.96 read "Δ̂ = 5 pp ≤ δ = 5 pp" against 4.97).
+fn estimate_against(estimate: f64, delta_pp: f64, above: bool) -> String {
+    let value = estimate * 100.0;
+    for decimals in 1..=4 {
+        let scale = 10f64.powi(decimals);
+        let shown = (value * scale).round() / scale;
+        let consistent = if above {
+            shown > delta_pp
+        } else {
+            shown <= delta_pp
+        };
+        if consistent {
+            return format!("{} pp", trim_number(shown));
+        }
+    }
+    format!("{value} pp")
+}
+
 /// The reason for an action in words: the margin against the threshold and the statistic against the
 /// cutoff, or the missing groups.
 pub fn reason_text(
@@ -382,10 +402,10 @@ pub fn reason_text(
     let delta = threshold.delta();
     let above = decision.estimate > delta + EPSILON;
     let margin = format!(
-        "Δ̂ = {} {} δ = {}",
-        pp(decision.estimate),
+        "Δ̂ = {} {} δ = {} pp",
+        estimate_against(decision.estimate, threshold.pp(), above),
         if above { ">" } else { "≤" },
-        pp(delta)
+        trim_number(threshold.pp())
     );
     let a = prob(policy.tail.value());
     match decision.reason {
@@ -560,5 +580,23 @@ pub fn reason_text(
             };
             format!("{verdict}: {margin}{detail}")
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::estimate_against;
+
+    #[test]
+    fn an_estimate_is_shown_on_the_side_of_the_threshold_it_is_on() {
+        // One decimal where it shows the side; more where one decimal reads as the threshold.
+        assert_eq!(estimate_against(0.0526, 4.99, true), "5.3 pp");
+        assert_eq!(estimate_against(0.0500, 4.99, true), "5 pp");
+        assert_eq!(estimate_against(0.04996, 4.99, true), "5 pp");
+        assert_eq!(estimate_against(0.0494, 4.93, true), "4.94 pp");
+        assert_eq!(estimate_against(0.04968, 4.97, false), "4.97 pp");
+        assert_eq!(estimate_against(0.049305, 4.93, true), "4.931 pp");
+        assert_eq!(estimate_against(0.05, 5.0, false), "5 pp");
+        assert_eq!(estimate_against(-0.1234, 0.0, false), "-12.3 pp");
     }
 }
