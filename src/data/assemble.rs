@@ -281,7 +281,13 @@ fn assemble(
         drop_low_coverage(&mut dataset, fraction);
     }
     if options.min_shared > 1 {
-        let all = dataset.n_systems() * dataset.n_systems().saturating_sub(1);
+        // Out of the pairs that share a task at all: two systems with no task in common were never
+        // a pair (a system with no outcome counted as 8 pairs left out).
+        let n = dataset.n_systems();
+        let shared = dataset.shared_counts();
+        let all = (0..n * n)
+            .filter(|&i| i / n != i % n && shared[i] > 0)
+            .count();
         let kept = dataset.directed_pairs().len();
         dataset.notes.push(format!(
             "{} of {all} directed pairs left out for sharing fewer than {} tasks (--min-shared)",

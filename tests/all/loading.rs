@@ -293,11 +293,37 @@ fn min_shared_leaves_out_pairs_with_small_overlaps() {
         min_shared: 2,
         ..LoadOptions::default()
     };
-    let dataset = load(&[path], &options).expect("load");
+    let dataset = load(std::slice::from_ref(&path), &options).expect("load");
     assert_eq!(dataset.directed_pairs(), [(0, 1), (1, 0)]);
     assert!(dataset.notes.iter().any(
         |n| n == "4 of 6 directed pairs left out for sharing fewer than 2 tasks (--min-shared)"
     ));
+    // A system with no outcome shares no task: it was never a pair, and is not counted as one left
+    // out ("10 of 12"); nor is "no directed pair shares a task" said when pairs share too few.
+    std::fs::write(
+        &path,
+        "system,task,outcome,status\nA,t1,1,ok\nA,t2,1,ok\nA,t3,0,ok\nB,t1,0,ok\nB,t2,1,ok\nB,t3,1,ok\nC,t1,1,ok\nD,t1,,not_attempted\n",
+    )
+    .expect("write");
+    let dataset = load(std::slice::from_ref(&path), &options).expect("load");
+    assert!(
+        dataset
+            .notes
+            .iter()
+            .any(|n| n
+                == "4 of 6 directed pairs left out for sharing fewer than 2 tasks (--min-shared)"),
+        "{:?}",
+        dataset.notes
+    );
+    let too_many =
+        crate::common::pareval(&["replay", &path.display().to_string(), "--min-shared", "5"]);
+    assert_eq!(too_many.status.code(), Some(2));
+    assert!(
+        crate::common::stderr(&too_many)
+            .contains("no directed pair shares at least 5 tasks (--min-shared 5)"),
+        "{}",
+        crate::common::stderr(&too_many)
+    );
 }
 
 #[test]

@@ -926,6 +926,20 @@ fn a_budget_by_seconds_says_which_pairs_and_systems_it_left_out() {
         text.contains("note: primary: budget by seconds: 36 directed pairs left out"),
         "{text}"
     );
+    // By pair-seconds (both systems need seconds) the note names that measure (it said "budget by
+    // seconds").
+    let text = stdout(&pareval(&[
+        "replay",
+        &path,
+        "--budget-by",
+        "pair-seconds",
+        "--orders",
+        "5",
+    ]));
+    assert!(
+        text.contains("note: primary: budget by pair-seconds: 66 directed pairs left out"),
+        "{text}"
+    );
     // By tasks nothing is left out, and nothing is said.
     let tasks = stdout(&pareval(&["replay", &path, "--orders", "5"]));
     assert!(!tasks.contains("left out"), "{tasks}");

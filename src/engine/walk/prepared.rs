@@ -31,6 +31,9 @@ pub enum ReplayError {
     /// No pair shares a task (with a value of the budget measure's field, when it has one).
     #[error("no directed pair shares a task{}", .0.map_or(String::new(), |field| format!(" with a value of {field} (the budget measure's field)")))]
     NoSharedTask(Option<&'static str>),
+    /// Pairs share tasks, but none as many as `--min-shared` asks.
+    #[error("no directed pair shares at least {0} tasks (--min-shared {0})")]
+    TooFewShared(usize),
     /// A budget measured in a field needs each pair's total of it to be positive and finite.
     #[error(
         "--budget-by {measure}: the pair '{tested}' vs '{baseline}' has a total {field} {total} over its {tasks} shared tasks, so a share of it names no budget (use --budget-by tasks)"
@@ -102,6 +105,8 @@ static NEXT_INSTANCE: AtomicU64 = AtomicU64::new(0);
 /// unknown there, and the systems that lack it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LeftOut {
+    /// The budget measure ("pair-cost"), as the note names it.
+    pub measure: &'static str,
     /// The field the measure reads: "seconds", "cost" or "steps".
     pub field: &'static str,
     /// Directed pairs with no shared task left, so not compared at all.
@@ -152,7 +157,7 @@ impl LeftOut {
         }
         format!(
             "budget by {}: {}{}",
-            self.field,
+            self.measure,
             parts.join("; "),
             if lacking.is_empty() {
                 String::new()
@@ -218,6 +223,7 @@ fn measure_left_out(
         }
     }
     Some(LeftOut {
+        measure: settings.measure.name(),
         field,
         pairs: dropped,
         pair_tasks,
@@ -252,6 +258,12 @@ impl Prepared {
         let left_out = measure_left_out(dataset, settings, &pairs);
         pairs.retain(|p| p.n() > 0);
         let field = measure_field(settings.measure);
+        if pairs.is_empty()
+            && dataset.min_shared > 1
+            && dataset.shared_counts().iter().any(|&n| n > 0)
+        {
+            return Err(ReplayError::TooFewShared(dataset.min_shared));
+        }
         if pairs.is_empty() {
             return Err(ReplayError::NoSharedTask(field));
         }
