@@ -219,8 +219,20 @@ pub fn fit_names(names: &[&str], width: usize) -> Vec<String> {
         .collect()
 }
 
+/// A value as one Markdown table cell: `|` escaped and line breaks as spaces (a system named
+/// `a|b` split its row into one cell too many).
+pub fn markdown_cell(text: &str) -> String {
+    text.replace('|', "\\|").replace(['\r', '\n'], " ")
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_markdown_cell_keeps_its_row_whole() {
+        assert_eq!(super::markdown_cell("a|pipe"), "a\\|pipe");
+        assert_eq!(super::markdown_cell("two\nlines"), "two lines");
+    }
+
     use super::*;
 
     #[test]

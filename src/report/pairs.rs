@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use crate::engine::Replay;
-use crate::format::{csv_field, percent, pp, trim_number};
+use crate::format::{csv_field, markdown_cell, percent, pp, trim_number};
 
 /// The completed-record decision of a pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -205,8 +205,8 @@ pub fn write_markdown(at: &[ReplayAt], out: &mut impl Write) -> io::Result<()> {
                 writeln!(
                     out,
                     "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                    row.tested,
-                    row.baseline,
+                    markdown_cell(&row.tested),
+                    markdown_cell(&row.baseline),
                     row.shared,
                     pp(row.delta_full),
                     row.completed.name(),
@@ -230,7 +230,7 @@ pub fn write_markdown(at: &[ReplayAt], out: &mut impl Write) -> io::Result<()> {
             writeln!(
                 out,
                 "| {} | {} | {} | {} |",
-                row.group,
+                markdown_cell(&row.group),
                 row.missed,
                 row.cases,
                 percent(row.missed_share)
