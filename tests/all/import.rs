@@ -2209,6 +2209,27 @@ fn a_running_inspect_log_holds_a_sample_until_all_its_epochs_are_in() {
     );
     let rows = imported_rows("inspect", &done, &dir.join("done.jsonl"));
     assert_eq!(outcome_of(&rows, "q2", "0"), ("0".into(), "ok".into()));
+    // Over, but q2's second epoch was stopped early (pareval's early stopping): it never ran, so
+    // q2's first epoch is not its outcome either (`decide` read such samples as finished and called
+    // the decision certain).
+    log["results"] = serde_json::json!({"early_stopping": {
+        "manager": "pareval", "early_stops": [{"id": "q2", "epoch": 2}]
+    }});
+    let stopped = dir.join("stopped.json");
+    std::fs::write(&stopped, log.to_string()).expect("log");
+    let rows = imported_rows("inspect", &stopped, &dir.join("stopped.jsonl"));
+    assert_eq!(
+        outcome_of(&rows, "q2", "0"),
+        (serde_json::Value::Null, "not_attempted".into())
+    );
+    assert_eq!(outcome_of(&rows, "q1", "0"), ("1".into(), "ok".into()));
+    let said = info_words(&stopped.to_string_lossy());
+    assert!(
+        said.contains(
+            "1 finished epoch of samples whose other epochs were stopped early is not attempted"
+        ),
+        "{said}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -645,11 +645,17 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     }
     // While the eval runs, a sample whose other epochs are still to come has no outcome yet: its
     // outcome is the mean over all its epochs, and Inspect runs the epochs one after the other, so
-    // reading the first epochs alone would take a value the later ones change.
-    if running && epochs > 1 {
+    // reading the first epochs alone would take a value the later ones change. So has a sample
+    // whose other epochs an early-stopping manager skipped, once the eval has ended: they never
+    // ran, and the mean of the rest is not the sample's outcome (`decide` on such logs read those
+    // samples as finished and called the decision certain).
+    if (running || !stopped.is_empty()) && epochs > 1 {
         let waiting: HashSet<String> = rows
             .iter()
-            .filter(|r| r.status == RowStatus::NotAttempted)
+            .filter(|r| {
+                r.status == RowStatus::NotAttempted
+                    && (running || stopped.contains(&(r.task.clone(), r.run + 1)))
+            })
             .map(|r| r.task.clone())
             .collect();
         let mut held = 0usize;
@@ -663,9 +669,15 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
                 held += 1;
             }
         }
-        if held > 0 {
+        if held > 0 && running {
             notes.push(format!(
                 "{file}: the eval is still running: {held} finished {} of samples whose other epochs have not finished {} not attempted so far (a sample's outcome is the mean of its {epochs} epochs)",
+                if held == 1 { "epoch" } else { "epochs" },
+                if held == 1 { "is" } else { "are" },
+            ));
+        } else if held > 0 {
+            notes.push(format!(
+                "{file}: {held} finished {} of samples whose other epochs were stopped early {} not attempted (a sample's outcome is the mean of its {epochs} epochs, and those never ran)",
                 if held == 1 { "epoch" } else { "epochs" },
                 if held == 1 { "is" } else { "are" },
             ));
