@@ -331,6 +331,16 @@ pub struct ImportFlags {
 }
 
 impl LiveArgs {
+    /// The `--baseline` names: each value split at its commas, `\,` standing for a comma inside a
+    /// name (a system named "old, v2" could not be given: it was split into 'old' and ' v2'), each
+    /// name trimmed.
+    pub fn baseline_names(&self) -> Vec<String> {
+        self.baseline
+            .iter()
+            .flat_map(|raw| split_names(raw))
+            .collect()
+    }
+
     /// How the live commands load records and read harness files: the column names, the columns left
     /// out or keying systems, and the import choices (`--metric`, `--aider-tries`, …), the same for
     /// `decide`, `watch`, `serve` and `run`.
@@ -1067,14 +1077,10 @@ pub struct LiveArgs {
     /// The tested system (A).
     #[arg(long, value_name = "SYSTEM")]
     pub tested: String,
-    /// The baseline system (B), or several (comma-separated or repeated): the tested system is then
-    /// decided against each of them as one family, adjusted with --adjust.
-    #[arg(
-        long,
-        value_name = "SYSTEM,…",
-        value_delimiter = ',',
-        required_unless_present = "family"
-    )]
+    /// The baseline system (B), or several (comma-separated or repeated; a comma inside a name is
+    /// written `\,`): the tested system is then decided against each of them as one family,
+    /// adjusted with --adjust.
+    #[arg(long, value_name = "SYSTEM,…", required_unless_present = "family")]
     pub baseline: Vec<String>,
     /// `tested`: every other system of the outcome files is a baseline (one family).
     #[arg(long, value_name = "tested")]
@@ -1252,6 +1258,25 @@ impl SimulateArgs {
         config.validate()?;
         Ok(config)
     }
+}
+
+/// One `--baseline` value's names: split at commas that are not written `\,`; `\,` is a comma.
+pub fn split_names(raw: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut name = String::new();
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&',') => {
+                name.push(',');
+                chars.next();
+            }
+            ',' => names.push(std::mem::take(&mut name)),
+            c => name.push(c),
+        }
+    }
+    names.push(name);
+    names.into_iter().map(|n| n.trim().to_string()).collect()
 }
 
 #[cfg(test)]

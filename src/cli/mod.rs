@@ -273,7 +273,11 @@ fn system_index(
                     s.name.to_lowercase().contains(&lower) || lower.contains(&s.name.to_lowercase())
                 })
                 .take(5)
-                .map(|s| format!("'{}'", s.name))
+                // As the flag takes it: `--baseline` splits at commas, so a comma in a name is `\,`.
+                .map(|s| match flag {
+                    "--baseline" => format!("'{}'", s.name.replace(',', "\\,")),
+                    _ => format!("'{}'", s.name),
+                })
                 .collect();
             CliError::Input(format!(
                 "{flag} '{name}' is not a system of the records{}",
@@ -344,9 +348,9 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
         }
         None => args
             .live
-            .baseline
+            .baseline_names()
             .iter()
-            .map(|name| system_index(&dataset, name.trim(), "--baseline"))
+            .map(|name| system_index(&dataset, name, "--baseline"))
             .collect::<Result<_, _>>()?,
     };
     if baselines.is_empty() {
@@ -704,8 +708,7 @@ impl LiveSetup {
                 )));
             }
             (None, _) => {
-                let names: Vec<String> =
-                    live.baseline.iter().map(|b| b.trim().to_string()).collect();
+                let names: Vec<String> = live.baseline_names();
                 if names.contains(&live.tested) {
                     return Err(CliError::Input(format!(
                         "--baseline: '{}' is the tested system",

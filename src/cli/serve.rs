@@ -410,7 +410,7 @@ pub(crate) fn serve_command(
                 return Err(CliError::Input(format!(
                     "{}: no rows of the baseline ({}); its systems are {}",
                     file.display(),
-                    args.live.baseline.join(", "),
+                    args.live.baseline_names().join(", "),
                     dataset
                         .systems
                         .iter()

@@ -365,6 +365,35 @@ fn a_live_decision_names_the_seed_its_plan_was_drawn_with() {
 /// A refused request leaves nothing behind: a second outcome carrying `runs` registered those runs
 /// as due (a later request with its own count was refused as "4 runs said due, after 3"). And −0.0
 /// after 0 is the same outcome, not a second one.
+/// A system whose name holds a comma could not be a baseline: `--baseline` split it in two, and the
+/// error suggested the same name again. `\,` is a comma inside a name, and the suggestion says so.
+#[test]
+fn a_baseline_named_with_a_comma_is_written_with_an_escaped_comma() {
+    let dir = temp_dir("baseline-comma");
+    let plan = write_plan(&dir, 3);
+    let rows = dir.join("rows.csv");
+    std::fs::write(
+        &rows,
+        "system,task,outcome\nnew,t000,1\n\"old, v2\",t000,0\nnew,t001,1\n\"old, v2\",t001,0\n",
+    )
+    .expect("rows");
+    let rows = rows.display().to_string();
+    let split = decide_anytime(&rows, &plan, ("new", "old, v2"), &[]);
+    assert_refused(
+        &split,
+        "--baseline 'old' is not a system of the records; did you mean 'old\\, v2'?",
+    );
+    let escaped = decide_anytime(&rows, &plan, ("new", "old\\, v2"), &["--format", "text"]);
+    assert_eq!(escaped.status.code(), Some(0), "{}", stderr(&escaped));
+    assert!(stdout(&escaped).contains("0 pp: "), "{}", stdout(&escaped));
+    // Several baselines still split at commas.
+    assert_eq!(
+        pareval::cli::args::split_names("a, b\\, c,d"),
+        ["a", "b, c", "d"]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn serve_keeps_nothing_of_a_refused_outcome_and_reads_minus_zero_as_zero() {
     let dir = temp_dir("serve-refused");

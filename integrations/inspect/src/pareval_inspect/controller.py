@@ -99,7 +99,8 @@ class ParevalController:
 
         argv = [resolve_binary(binary), "serve", "--plan", self.plan_file, "--tested", tested]
         for name in self.baselines:
-            argv += ["--baseline", name]
+            # pareval splits --baseline at commas; a comma inside a name is written "\,".
+            argv += ["--baseline", name.replace(",", "\\,")]
         argv += self.baseline_files
         if thresholds is not None:
             if not isinstance(thresholds, str):
