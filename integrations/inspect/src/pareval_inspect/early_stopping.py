@@ -209,7 +209,7 @@ class ParevalEarlyStopping:
             )
         if missing:
             raise ParevalError(
-                f"the plan {controller.plan_file} does not match task {task.task!r}'s dataset: "
+                f"the plan {controller.plan_file} does not match the dataset of task {task.task!r}: "
                 f"{len(missing)} planned task id(s) are not among its {len(ids)} samples: "
                 f"{_some(missing)} (a --limit or --sample-id selection, or another dataset?)"
             )
