@@ -203,7 +203,18 @@ fn assemble(
     }
     let context = context(&rows);
     check_duplicates(&rows, &context)?;
-    notes.extend(names_apart_only_by_spaces(&rows.systems.names));
+    notes.extend(names_apart_only_by_spaces(&rows.systems.names, "systems"));
+    // Task ids too: " t1" and "t1" are two tasks, so two systems that ran one task share none of
+    // it (info said 3 tasks and a median of 1 shared, without a word).
+    // (Distinct ids: one id in two benchmarks is two tasks that print apart.)
+    let task_ids: Vec<String> = rows
+        .task_names
+        .iter()
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .cloned()
+        .collect();
+    notes.extend(names_apart_only_by_spaces(&task_ids, "tasks"));
     notes.extend(super::hold_runs::hold_short_tasks(&mut rows, &options.runs));
     let n_sys = rows.systems.len();
     let n_tasks = rows.task_names.len();
@@ -401,9 +412,9 @@ fn input_files(rows: &Rows) -> Vec<InputFile> {
 }
 
 /// A (system, task, run) key may appear once.
-/// A note for systems whose names differ only in spaces at their ends ("A" and "A "): they are
-/// read as the two systems the files name, but print alike, so the note says which they are.
-fn names_apart_only_by_spaces(names: &[String]) -> Option<String> {
+/// A note for systems (or tasks) whose names differ only in spaces at their ends ("A" and "A "):
+/// they are read as the two the files name, but print alike, so the note says which they are.
+fn names_apart_only_by_spaces(names: &[String], what: &str) -> Option<String> {
     let mut by_trimmed: HashMap<&str, Vec<&str>> = HashMap::new();
     for name in names {
         by_trimmed.entry(name.trim()).or_default().push(name);
@@ -420,8 +431,16 @@ fn names_apart_only_by_spaces(names: &[String]) -> Option<String> {
         return None;
     }
     alike.sort();
+    // A handful named, then counted (a file whose every task id has a trailing space).
+    let count = alike.len();
+    alike.truncate(5);
+    let more = if count > 5 {
+        format!(" and {} more", count - 5)
+    } else {
+        String::new()
+    };
     Some(format!(
-        "systems whose names differ only in spaces at their ends are read as different systems: {} (if they are one, correct the names in the files)",
+        "{what} whose names differ only in spaces at their ends are read as different {what}: {}{more} (if they are one, correct the names in the files)",
         alike.join("; ")
     ))
 }

@@ -636,6 +636,20 @@ fn systems_apart_only_by_spaces_at_their_ends_are_named() {
         said.contains("systems whose names differ only in spaces at their ends are read as different systems: \"A\" and \"A \""),
         "{said}"
     );
+    // Task ids likewise (" t1" and "t1" are two tasks, so the pair shared one of three, unsaid);
+    // one id in two benchmarks is not such a pair.
+    let tasks = dir.join("spaced-tasks.csv");
+    std::fs::write(
+        &tasks,
+        "system,task,outcome,benchmark\nA,t1,1,x\nB, t1,0,x\nA,t2,0,x\nB,t2,1,x\nA,t2,0,y\nB,t2,1,y\n",
+    )
+    .expect("write");
+    let said = crate::import_formats::info_words(&[&tasks.to_string_lossy()]);
+    assert!(
+        said.contains("tasks whose names differ only in spaces at their ends are read as different tasks: \" t1\" and \"t1\" (if"),
+        "{said}"
+    );
+    assert!(!said.contains("\"t2\" and"), "{said}");
 }
 
 #[test]
