@@ -392,21 +392,17 @@ fn flatten(record: &DecisionRecord) -> Vec<(&'static str, Cell)> {
             p_promote,
             p_reject,
             ..
-        } => (
-            "anytime",
-            None,
-            None,
-            None,
-            Some(p_promote),
-            Some(p_reject),
-            None,
-        ),
-        Statistic::Stratified {
+        }
+        | Statistic::Stratified {
             p_promote,
             p_reject,
             ..
         } => (
-            "stratified",
+            if matches!(record.statistic, Statistic::Stratified { .. }) {
+                "stratified"
+            } else {
+                "anytime"
+            },
             None,
             None,
             None,

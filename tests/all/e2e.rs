@@ -593,40 +593,26 @@ fn watch_replays_a_completed_record_with_pause_and_step() {
     assert_restored(&session);
     // Its terminal gone with no signal reaching it: the screen ends too (it spun in crossterm's
     // poll at a full core, for ever).
-    let watching = Session::start(
-        "replay-hung-up",
-        &[
-            "watch",
-            "--replay",
-            &records.to_string_lossy(),
-            "--plan",
-            &plan.to_string_lossy(),
-            "--tested",
-            "FullCodeRefl (gpt-4o-2024-05-13)",
-            "--baseline",
-            "ReAct (gpt-4o-2024-05-13)",
-        ],
-    );
+    let (records_text, plan_text) = (records.to_string_lossy(), plan.to_string_lossy());
+    let one_baseline = [
+        "watch",
+        "--replay",
+        &records_text,
+        "--plan",
+        &plan_text,
+        "--tested",
+        "FullCodeRefl (gpt-4o-2024-05-13)",
+        "--baseline",
+        "ReAct (gpt-4o-2024-05-13)",
+    ];
+    let watching = Session::start("replay-hung-up", &one_baseline);
     watching.wait_for("replaying");
     let pareval = explorer_pid(&watching);
     let _ = tmux(&["kill-session", "-t", &watching.name]);
     assert_ends(&pareval);
     // `kill` (SIGTERM) left the terminal raw, in the alternate screen, with the cursor hidden (the
     // default action ended watch before any restoring): it ends as the explorer does, 128 + 15.
-    let killed = Session::start(
-        "replay-term",
-        &[
-            "watch",
-            "--replay",
-            &records.to_string_lossy(),
-            "--plan",
-            &plan.to_string_lossy(),
-            "--tested",
-            "FullCodeRefl (gpt-4o-2024-05-13)",
-            "--baseline",
-            "ReAct (gpt-4o-2024-05-13)",
-        ],
-    );
+    let killed = Session::start("replay-term", &one_baseline);
     killed.wait_for("replaying");
     let pareval = explorer_pid(&killed);
     assert!(
