@@ -82,6 +82,13 @@ pub fn apply_overrides(
     changed |= policy.decides_families();
     if let Some(looks) = flags.looks {
         policy.looks = Looks::parse(looks).map_err(flag("--looks"))?;
+        // Looks are when a sequential monitor watches; per-look monitoring reads each budget once,
+        // so the flag changed nothing while the header said "(modified)".
+        if policy.monitor == Monitor::PerLook {
+            return Err(CliError::Input(format!(
+                "--looks {looks} applies under sequential monitoring (--monitor sequential); this policy reads each budget of the grid once (per-look)"
+            )));
+        }
         changed = true;
     }
     let share = fraction_within(&tuning.coverage_share, "--coverage-share", HALF_OPEN_UNIT)?;

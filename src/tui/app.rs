@@ -1110,10 +1110,17 @@ impl App {
             Action::CycleMonitor => {
                 // per-look → watched at the grid's budgets → watched after every task → per-look.
                 let policy = self.compute.policy();
+                // Per-look keeps the preset's own looks: they mean nothing there, and `replay`
+                // refuses `--looks` under per-look, so the export's twin could not say another.
+                let preset_looks = self
+                    .compute
+                    .preset
+                    .policy(self.compute.bootstrap(), Fraction(self.compute.tail))
+                    .looks;
                 let next = match (policy.monitor, policy.looks) {
                     (Monitor::PerLook, _) => (Monitor::Sequential, Looks::Grid),
                     (Monitor::Sequential, Looks::Grid) => (Monitor::Sequential, Looks::Every),
-                    (Monitor::Sequential, Looks::Every) => (Monitor::PerLook, Looks::Grid),
+                    (Monitor::Sequential, Looks::Every) => (Monitor::PerLook, preset_looks),
                 };
                 self.compute.monitor = Some(next);
                 effects.push(self.recompute());

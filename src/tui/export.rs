@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use super::app::{App, Tab};
 use super::early::{EarlyPanel, EarlyResult, EarlyStatus};
 use super::view::{Theme, chart_series};
+use crate::engine::settings::Monitor;
 use crate::engine::walk::detail::PairDetail;
 use crate::format::{percent, trim_number};
 use crate::report::Render;
@@ -206,12 +207,11 @@ fn policy_args(app: &App) -> Vec<String> {
         args.extend(["--adjust".into(), key.adjust.name().into()]);
     }
     if key.monitor.is_some() {
-        args.extend([
-            "--monitor".into(),
-            policy.monitor.name().into(),
-            "--looks".into(),
-            policy.looks.name().into(),
-        ]);
+        args.extend(["--monitor".into(), policy.monitor.name().into()]);
+        // Looks apply to a sequential monitor only (`replay` refuses them under per-look).
+        if policy.monitor == Monitor::Sequential {
+            args.extend(["--looks".into(), policy.looks.name().into()]);
+        }
     }
     let thresholds: Vec<String> = key
         .thresholds

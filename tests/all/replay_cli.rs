@@ -317,6 +317,28 @@ fn an_exact_bootstrap_that_falls_back_is_named_as_it_ran() {
     );
 }
 
+/// `--looks` under per-look monitoring changed nothing, yet the header said "(modified)" and the
+/// JSON `looks: every`: refused, naming the monitoring it needs.
+#[test]
+fn looks_under_per_look_monitoring_are_refused() {
+    let sample = sample("swe_repair.csv");
+    assert_refused(
+        &pareval(&["replay", &sample, "--looks", "every", "--orders", "2"]),
+        "--looks every applies under sequential monitoring (--monitor sequential)",
+    );
+    let watched = pareval(&[
+        "replay",
+        &sample,
+        "--monitor",
+        "sequential",
+        "--looks",
+        "every",
+        "--orders",
+        "2",
+    ]);
+    assert_eq!(watched.status.code(), Some(0), "{}", stderr(&watched));
+}
+
 #[test]
 fn pair_explains_one_case_in_text_and_json() {
     let tested = "ReAct (cirrus-1)";

@@ -1460,6 +1460,30 @@ fn assert_twin_of(export: &pareval::tui::export::Export, command: &str, flags: &
     assert_twin_prints(export);
 }
 
+/// The anytime preset switched to per-look monitoring exports a twin that runs: it named
+/// `--looks every`, which `replay` refuses under per-look monitoring (looks are a sequential
+/// monitor's).
+#[test]
+fn a_per_look_override_of_a_sequential_preset_exports_a_twin_that_runs() {
+    let mut app = sample_app_launched(
+        pareval::engine::Preset::Anytime,
+        4,
+        "sample_runs/swe_repair.csv",
+    );
+    act(&mut app, Action::CycleMonitor);
+    assert_eq!(
+        app.compute.policy().monitor,
+        pareval::engine::settings::Monitor::PerLook
+    );
+    let export = pareval::tui::export::build(&app).expect("export");
+    assert!(
+        !export.command.iter().any(|a| a == "--looks"),
+        "{:?}",
+        export.command
+    );
+    assert_twin_prints(&export);
+}
+
 /// Runs an export's command-line twin and checks it prints the export's JSON, byte for byte.
 fn assert_twin_prints(export: &pareval::tui::export::Export) {
     let args: Vec<&str> = export.command.iter().map(String::as_str).collect();
