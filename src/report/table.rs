@@ -12,6 +12,24 @@ pub enum Align {
 /// Lays out `rows` under `header`, each column as wide as its widest cell, the first column shortened
 /// with '…' so that a line fits in `width` cells when that is possible (widths counted in terminal
 /// cells, so that names in wide characters stay aligned).
+/// The rows with each line break in a cell shown as `⏎`: a name holding one (valid in a quoted CSV
+/// field) split its row of the table in two. Borrowed when no cell has one.
+fn one_line_rows(rows: &[Vec<String>]) -> std::borrow::Cow<'_, [Vec<String>]> {
+    let broken = |cell: &String| cell.contains(['\n', '\r']);
+    if !rows.iter().flatten().any(broken) {
+        return std::borrow::Cow::Borrowed(rows);
+    }
+    std::borrow::Cow::Owned(
+        rows.iter()
+            .map(|row| {
+                row.iter()
+                    .map(|cell| cell.replace("\r\n", "⏎").replace(['\n', '\r'], "⏎"))
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
 pub fn render(
     header: &[&str],
     align: &[Align],
@@ -19,6 +37,8 @@ pub fn render(
     width: usize,
     indent: usize,
 ) -> String {
+    let rows = one_line_rows(rows);
+    let rows = rows.as_ref();
     let columns = header.len();
     let cells = crate::format::cells;
     let mut widths: Vec<usize> = header.iter().map(|h| cells(h)).collect();
@@ -116,6 +136,8 @@ pub fn render_split(
     indent: usize,
     keys: usize,
 ) -> String {
+    let rows = one_line_rows(rows);
+    let rows = rows.as_ref();
     let keys = keys.clamp(1, header.len());
     let mut widths = column_widths(header, rows);
     // The first column as far as `render` would shorten it: a table that fits so is not split.
@@ -184,6 +206,14 @@ pub fn render_split(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_line_break_in_a_cell_keeps_the_row_on_one_line() {
+        let rows = vec![vec!["two\nlines".to_string(), "1".to_string()]];
+        let table = render(&["system", "n"], &[Align::Left, Align::Right], &rows, 80, 0);
+        assert_eq!(table.lines().count(), 2, "{table}");
+        assert!(table.contains("two⏎lines"), "{table}");
+    }
+
     use super::*;
 
     #[test]
