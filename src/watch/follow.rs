@@ -204,19 +204,9 @@ impl FileFollower {
                 }),
                 TailEvent::Bad { line, message } => out.push(self.bad(line, message)),
                 TailEvent::Header { line, columns } => {
-                    let missing: Vec<&str> = ["system", "task", "outcome"]
-                        .into_iter()
-                        .filter(|c| !columns.iter().any(|h| h == c))
-                        .collect();
-                    if !missing.is_empty() {
-                        out.push(self.bad(
-                            line,
-                            format!(
-                                "the header lacks {} (it has {})",
-                                missing.join(", "),
-                                columns.join(", ")
-                            ),
-                        ));
+                    let names: Vec<&str> = columns.iter().map(String::as_str).collect();
+                    if let Some(lacking) = lacks_row_columns(&names) {
+                        out.push(self.bad(line, format!("the header {lacking}")));
                     }
                 }
                 TailEvent::Record { line, fields } => out.extend(self.row(line, &fields)),
@@ -378,6 +368,17 @@ impl FileFollower {
     }
 }
 
+/// "lacks system, task (it has …)" when `names` lack a column every outcome row needs; one wording for
+/// an appended file's header and a file read whole.
+fn lacks_row_columns(names: &[&str]) -> Option<String> {
+    let missing: Vec<&str> = ["system", "task", "outcome"]
+        .into_iter()
+        .filter(|needed| !names.contains(needed))
+        .collect();
+    (!missing.is_empty())
+        .then(|| format!("lacks {} (it has {})", missing.join(", "), names.join(", ")))
+}
+
 /// A canonical records file read whole by the loader's reader (any format it reads), each row's
 /// cells as text under their column names, with its line (or record, or row) number, so that
 /// [`FileFollower::row`] reads it exactly as an appended line.
@@ -397,21 +398,13 @@ fn canonical_fields(path: &Path) -> Result<Vec<(u64, Fields)>, String> {
             .map_err(|error| format!("column {name}: {error}"))?;
         columns.push((name, text));
     }
-    let missing: Vec<&str> = ["system", "task", "outcome"]
-        .into_iter()
-        .filter(|name| !columns.iter().any(|(have, _)| have == name))
+    let names: Vec<&str> = frame
+        .get_column_names()
+        .iter()
+        .map(|name| name.as_str())
         .collect();
-    if !missing.is_empty() {
-        let have: Vec<&str> = frame
-            .get_column_names()
-            .iter()
-            .map(|name| name.as_str())
-            .collect();
-        return Err(format!(
-            "the file lacks {} (it has {})",
-            missing.join(", "),
-            have.join(", ")
-        ));
+    if let Some(lacking) = lacks_row_columns(&names) {
+        return Err(format!("the file {lacking}"));
     }
     let mut rows = Vec::with_capacity(frame.height());
     for index in 0..frame.height() {
