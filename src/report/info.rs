@@ -292,7 +292,9 @@ impl InfoReport {
         } else {
             writeln!(out, "group columns")?;
             for group in &self.groups {
-                writeln!(out, "  {} ({} groups)", group.column, group.sizes.len())?;
+                let n = group.sizes.len();
+                let plural = if n == 1 { "" } else { "s" };
+                writeln!(out, "  {} ({n} group{plural})", group.column)?;
                 let shown: Vec<String> = group
                     .sizes
                     .iter()

@@ -91,6 +91,15 @@ fn info_marks_a_cost_per_pass_that_leaves_out_tasks() {
     assert_eq!(system("B")["cost_usd_tasks"], 2);
     assert_eq!(system("A")["cost_usd_tasks"], 4);
     assert_eq!(system("B")["cost_usd_per_pass"], 3.0);
+    // A group column of one group read "(1 groups)".
+    let one = dir.join("one-group.csv");
+    std::fs::write(
+        &one,
+        "system,task,outcome,group\nA,t1,1,g\nB,t1,0,g\nA,t2,0,g\nB,t2,1,g\n",
+    )
+    .expect("write");
+    let text = stdout(&pareval(&["info", &one.to_string_lossy()]));
+    assert!(text.contains("  group (1 group)\n"), "{text}");
 }
 
 #[test]
