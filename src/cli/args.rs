@@ -1209,7 +1209,7 @@ pub struct SimulateArgs {
     /// Repeated runs per system and task (more than one adds a `run` column).
     #[arg(long, default_value_t = 1)]
     pub runs: usize,
-    /// Distinct scaffolds among the systems.
+    /// Distinct scaffolds among the systems, taken in turn (fewer systems leave some unused, noted).
     #[arg(long, default_value_t = 4)]
     pub scaffolds: usize,
     /// Write a per-run `cost_usd` column.

@@ -1232,6 +1232,14 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
 
 fn simulate_command(args: &SimulateArgs, out: &mut impl Write) -> Result<(), CliError> {
     let config = args.config()?;
+    // Systems take the scaffolds in turn, so fewer systems than scaffolds leave some unused: said,
+    // as the option reads "distinct scaffolds among the systems".
+    if config.scaffolds > config.systems {
+        eprintln!(
+            "note: --scaffolds {}: the {} systems take {} of them, one each",
+            config.scaffolds, config.systems, config.systems
+        );
+    }
     let records = simulate(&config);
     let rows = write_simulated(&records, &config, &args.out)?;
     writeln!(

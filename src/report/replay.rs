@@ -360,13 +360,13 @@ impl Render for ReplayReport {
         }
         writeln!(
             out,
-            "preset,threshold_pp,budget,orders,pairs,cases,fpr,frr,coverage_failure,unresolved,unresolved_lo,unresolved_hi,accuracy,promote_rate,reject_rate,mean_observed,sufficient,errors_and_coverage_met,monitor,ever_wrong,family,adjust,fwer,false_decision_rate,tasks_not_run,steps_not_run_inside,joint_saving,cost_spent,seconds_spent"
+            "preset,threshold_pp,budget,orders,pairs,cases,fpr,frr,coverage_failure,unresolved,unresolved_lo,unresolved_hi,accuracy,promote_rate,reject_rate,mean_observed,sufficient,errors_and_coverage_met,monitor,ever_wrong,family,adjust,fwer,false_decision_rate,tasks_not_run,steps_not_run_inside,joint_saving,cost_spent,seconds_spent,order,coverage_gate,rule,bootstrap,tail,looks,budget_by,group_column,seed,validity"
         )?;
         for block in &self.results {
             for row in &block.rows {
                 writeln!(
                     out,
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                     csv_field(&block.preset),
                     trim_number(block.threshold_pp),
                     trim_number(row.budget),
@@ -395,7 +395,19 @@ impl Render for ReplayReport {
                     optional(row.steps_not_run_inside),
                     optional(row.joint_saving),
                     optional(row.cost_spent),
-                    optional(row.seconds_spent)
+                    optional(row.seconds_spent),
+                    // The policy, so that CSVs of several runs (a --rule or --bootstrap over a
+                    // preset) say which is which: the preset's name alone did not.
+                    csv_field(&block.order),
+                    block.coverage_gate,
+                    csv_field(&block.rule),
+                    csv_field(block.bootstrap.as_deref().unwrap_or("")),
+                    block.tail,
+                    csv_field(&block.looks),
+                    csv_field(&block.budget_measure),
+                    csv_field(block.group_column.as_deref().unwrap_or("")),
+                    block.seed,
+                    csv_field(&block.validity)
                 )?;
             }
         }

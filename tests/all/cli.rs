@@ -264,6 +264,42 @@ fn simulate_rejects_bad_settings_with_exit_code_2() {
 }
 
 #[test]
+fn simulate_says_when_fewer_systems_leave_scaffolds_unused() {
+    let dir = temp_dir("simulate-scaffolds");
+    let out = dir.join("few.csv");
+    let run = |systems: &str| {
+        pareval(&[
+            "simulate",
+            "--out",
+            &out.to_string_lossy(),
+            "--systems",
+            systems,
+            "--tasks",
+            "4",
+            "--groups",
+            "2",
+            "--scaffolds",
+            "4",
+        ])
+    };
+    let few = run("3");
+    assert_eq!(few.status.code(), Some(0), "{}", stderr(&few));
+    assert_eq!(
+        stderr(&few),
+        "note: --scaffolds 4: the 3 systems take 3 of them, one each\n"
+    );
+    let text = std::fs::read_to_string(&out).expect("records");
+    let scaffolds: std::collections::BTreeSet<&str> = text
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split(" (").next())
+        .collect();
+    assert_eq!(scaffolds.len(), 3, "{text}");
+    let enough = run("4");
+    assert_eq!(stderr(&enough), "");
+}
+
+#[test]
 fn flags_out_of_their_range_are_told_the_range_they_must_be_in() {
     let record = sample("swe_repair.csv");
     for (flags, message) in [

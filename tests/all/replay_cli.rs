@@ -87,6 +87,24 @@ fn replay_text_csv_and_markdown_carry_the_same_numbers() {
     );
     assert!(text.contains("forced-uniform: uniform order, coverage gate off, forced"));
     assert_eq!(csv.lines().count(), 1 + 2 * 19);
+    // Each CSV line names its policy: the preset's name alone did not tell two runs apart whose
+    // --rule or --bootstrap overrode it.
+    let header: Vec<&str> = csv.lines().next().expect("header").split(',').collect();
+    let column = |name: &str| header.iter().position(|h| *h == name).expect(name);
+    let cells = |line: &str| line.split(',').map(str::to_string).collect::<Vec<_>>();
+    let first = cells(csv.lines().nth(1).expect("a primary line"));
+    let last = cells(csv.lines().last().expect("a forced-uniform line"));
+    for (name, primary, forced) in [
+        ("order", "stratified", "uniform"),
+        ("coverage_gate", "true", "false"),
+        ("rule", "bootstrap", "forced"),
+        ("bootstrap", "mc:200", ""),
+        ("tail", "0.05", "0.05"),
+        ("seed", "0", "0"),
+    ] {
+        assert_eq!(first[column(name)], primary, "{name}");
+        assert_eq!(last[column(name)], forced, "{name}");
+    }
     assert!(markdown.contains("### forced-uniform — 5 pp"));
     for block in json["results"].as_array().expect("results") {
         let line = pareval::report::replay::ReplayReport::summary_line(
@@ -1058,7 +1076,7 @@ fn budget_rows_carry_the_share_of_the_tested_systems_cost_and_seconds_spent() {
         csv.lines()
             .next()
             .unwrap_or("")
-            .ends_with(",cost_spent,seconds_spent"),
+            .contains(",cost_spent,seconds_spent,"),
         "{csv}"
     );
     // Budgets by tasks in a random order: the share is in JSON, not in the text table.
