@@ -186,7 +186,8 @@ pub enum Command {
     #[command(
         long_about = "The explorer's live mode. Follows outcome files while a harness writes them (appended \
         CSV or JSON Lines rows, or a folder to which such files are added; polled twice a second, a partly \
-        written line waits for its newline, a truncated or replaced file is read again) and redraws, per \
+        written line waits for its newline (named after two seconds), a truncated or replaced file is read \
+        again) and redraws, per \
         baseline, the running estimate with its anytime band against δ, both wealths, the coverage so far \
         and the action, with a notice when a pair decides. The decisions are `decide`'s on the same rows. \
         --replay RECORDS plays a completed record through the same screen in plan order."
@@ -877,7 +878,8 @@ pub struct HaltArgs {
     /// first seen and when it halts (Ctrl-C stops).
     #[arg(long)]
     pub follow: bool,
-    /// With --follow: stop after this many seconds without a new line (for scripts).
+    /// With --follow: stop after this many seconds without a new line (for scripts); a last line
+    /// still without a line end is then read as the file's last.
     #[arg(long, value_name = "SECONDS", requires = "follow")]
     pub idle_exit: Option<f64>,
     /// Rename columns: --col target=source (repeatable).

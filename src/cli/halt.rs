@@ -237,13 +237,19 @@ fn follow(
     }
     out.flush()?;
     let mut last_line = Instant::now();
-    loop {
-        let news = follower.poll().map_err(CliError::Input)?;
-        if news.is_empty() {
-            if let Some(idle) = args.idle_exit
-                && last_line.elapsed().as_secs_f64() >= idle
-            {
-                break;
+    let mut idle = false;
+    while !idle {
+        let mut news = follower.poll().map_err(CliError::Input)?;
+        // A last line still waiting for its line end is no line read: the idle time runs on.
+        if news.iter().all(|n| matches!(n, StepsNews::Waiting(_))) {
+            idle = args
+                .idle_exit
+                .is_some_and(|idle| last_line.elapsed().as_secs_f64() >= idle);
+            if idle {
+                // The writers are taken to have ended: a last line without a line end is their
+                // last, read as the loader reads a file that ends so (it was never read).
+                follower.writers_ended();
+                news.extend(follower.poll().map_err(CliError::Input)?);
             }
         } else {
             last_line = Instant::now();
@@ -255,10 +261,13 @@ fn follow(
                 StepsNews::Reread(file) => eprintln!(
                     "note: {file} shrank or was replaced: its trajectories are read again from the start"
                 ),
+                StepsNews::Waiting(message) => eprintln!("note: {message}"),
             }
         }
         out.flush()?;
-        std::thread::sleep(POLL);
+        if !idle {
+            std::thread::sleep(POLL);
+        }
     }
     if args.format == HaltFormat::Text {
         writeln!(out, "{}", summary(&follower.board.runs))?;

@@ -805,6 +805,7 @@ fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
     let until = crate::watch::Until {
         decided: args.exit_when_decided,
         stop: None,
+        writers_ended: None,
     };
     crate::watch::run(source, &fresh, until).map_err(watch_error)?;
     // Ended by a signal: 128 + its number, as the explorer (the terminal is restored).

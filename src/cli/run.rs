@@ -144,12 +144,19 @@ fn follow_headless(
             break Ending::Interrupted;
         }
         if let Some(status) = child.try_wait()? {
-            // A harness's own result file is read once it has stopped changing between two polls.
+            // A harness's own result file is read once it has stopped changing between two polls,
+            // and a last line it left without a line end is its last.
+            followed.writers_ended();
             for _ in 0..FINAL_LOOKS {
                 std::thread::sleep(crate::watch::POLL);
                 look(&mut followed, &mut state);
             }
-            break Ending::HarnessExited(status);
+            // Decided by what the harness wrote last: a decision, as the screen ends it.
+            break if state.decided() {
+                Ending::Decided
+            } else {
+                Ending::HarnessExited(status)
+            };
         }
         std::thread::sleep(crate::watch::POLL);
     };
@@ -165,26 +172,28 @@ fn follow_on_screen(
     child: &mut Child,
 ) -> Result<(WatchState, Ending), CliError> {
     let fresh = || setup.state(&args.live.tested);
-    let mut exited: Option<ExitStatus> = None;
+    let exited: std::cell::Cell<Option<ExitStatus>> = std::cell::Cell::new(None);
     let mut looks_since = 0;
     let mut stop = || {
         if interrupted() {
             return true;
         }
-        if exited.is_none() {
-            exited = child.try_wait().ok().flatten();
+        if exited.get().is_none() {
+            exited.set(child.try_wait().ok().flatten());
         }
-        looks_since += usize::from(exited.is_some());
+        looks_since += usize::from(exited.get().is_some());
         looks_since > FINAL_LOOKS
     };
+    let ended = || exited.get().is_some();
     let until = crate::watch::Until {
         decided: true,
         stop: Some(&mut stop),
+        writers_ended: Some(&ended),
     };
     let options = std::sync::Arc::new(args.live.load_options()?);
     let state = crate::watch::run(Source::Follow(args.files.clone(), options), &fresh, until)
         .map_err(super::watch_error)?;
-    let ending = match exited {
+    let ending = match exited.get() {
         _ if state.decided() => Ending::Decided,
         Some(status) => Ending::HarnessExited(status),
         None => Ending::Interrupted,
@@ -200,6 +209,7 @@ fn finished_when_ended(args: &args::RunArgs, setup: &LiveSetup) -> Option<usize>
     let options = std::sync::Arc::new(args.live.load_options().ok()?);
     let mut followed = Followed::with_options(&args.files, options).ok()?;
     let mut state = setup.state(&args.live.tested);
+    followed.writers_ended();
     // The harness has exited, so nothing changes between these looks: a folder's files are found
     // at the first and a harness's own file is read once it is the same at two.
     for _ in 0..=FINAL_LOOKS {

@@ -89,6 +89,7 @@ impl EarlyWatch {
                 StepsNews::Reread(file) => self.notices.push(format!(
                     "{file} shrank or was replaced: its steps are read again"
                 )),
+                StepsNews::Waiting(message) => self.notices.push(message),
             }
         }
         changed

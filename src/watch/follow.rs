@@ -1,5 +1,6 @@
 //! Following result files while a harness writes them (issue 12): a CSV or JSON Lines file that grows
-//! by appended rows (read by [`Tail`]: only what is new, partial last lines wait, a shrunk or replaced
+//! by appended rows (read by [`Tail`]: only what is new, partial last lines wait (until the writer
+//! has ended: `run`'s harness exited), a shrunk or replaced
 //! file is read anew), a harness's own result file, or a folder to which result files are added.
 //! Every complete line becomes an outcome row or, when it cannot be read, a problem naming the file,
 //! the line and the value; nothing is dropped silently.
@@ -55,6 +56,8 @@ pub enum Event {
     /// (`rewritten` false), or a harness rewrote its own result file, as harnesses do while they run
     /// (`rewritten` true: expected, so not worth a notice).
     Reread { file: String, rewritten: bool },
+    /// A last line has had no line end for a while (see [`TailEvent::Waiting`]): not read yet.
+    Waiting { file: String, line: u64 },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -210,6 +213,10 @@ impl FileFollower {
                     }
                 }
                 TailEvent::Record { line, fields } => out.extend(self.row(line, &fields)),
+                TailEvent::Waiting { line } => out.push(Event::Waiting {
+                    file: self.name(),
+                    line,
+                }),
             }
         }
     }
@@ -428,6 +435,8 @@ pub struct Followed {
     /// The files followed because a folder held them (not named on their own).
     found: std::collections::BTreeSet<PathBuf>,
     options: Arc<LoadOptions>,
+    /// The writers have ended (`run`'s harness exited): a last line without a line end is read.
+    writers_ended: bool,
 }
 
 impl Followed {
@@ -444,6 +453,7 @@ impl Followed {
             folders: Vec::new(),
             found: std::collections::BTreeSet::new(),
             options,
+            writers_ended: false,
         };
         for path in paths {
             let folder = if path.exists() {
@@ -571,9 +581,18 @@ impl Followed {
         }
         let mut events = withdrawn;
         for follower in self.files.values_mut() {
+            if self.writers_ended {
+                follower.tail.writer_ended();
+            }
             follower.poll(&mut events);
         }
         events
+    }
+
+    /// The writers have ended (the harness exited): from the next poll on, a file's last line
+    /// without a line end is its last and is read, as the loader (and `decide`) reads it.
+    pub fn writers_ended(&mut self) {
+        self.writers_ended = true;
     }
 }
 
@@ -623,6 +642,35 @@ mod tests {
         let mut events = Vec::new();
         follower.poll(&mut events);
         assert_eq!(rows(&events), [("t2".to_string(), 0.0)], "{events:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_last_line_without_a_line_end_is_named_while_it_waits_and_read_once_the_writer_ended() {
+        let dir = std::env::temp_dir().join(format!("pareval-follow-end-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("out.csv");
+        std::fs::write(&path, "system,task,outcome\nA,t1,1\nA,t2,0").expect("write");
+        let mut followed = Followed::new(std::slice::from_ref(&path)).expect("followed");
+        let mut events = Vec::new();
+        for _ in 0..=super::super::tail::WAITING_POLLS + 2 {
+            events.extend(followed.poll());
+        }
+        // Named once, after the polls that found the file unchanged; not read.
+        let waiting = Event::Waiting {
+            file: path.display().to_string(),
+            line: 3,
+        };
+        assert_eq!(
+            events.iter().filter(|e| **e == waiting).count(),
+            1,
+            "{events:?}"
+        );
+        assert_eq!(rows(&events), [("t1".to_string(), 1.0)]);
+        followed.writers_ended();
+        let last = followed.poll();
+        assert_eq!(rows(&last), [("t2".to_string(), 0.0)], "{last:?}");
+        assert!(followed.poll().is_empty());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

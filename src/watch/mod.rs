@@ -110,6 +110,9 @@ pub struct Until<'a> {
     /// When this says so, asked at every poll (`pareval run --screen`: the harness has ended, or
     /// pareval was interrupted).
     pub stop: Option<&'a mut dyn FnMut() -> bool>,
+    /// Whether the writers have ended (`pareval run --screen`: the harness exited), asked before
+    /// every poll: a last line without a line end is then read.
+    pub writers_ended: Option<&'a dyn Fn() -> bool>,
 }
 
 /// Runs the live screen until q (or until `until` says so); `fresh` rebuilds the empty state (a
@@ -189,6 +192,9 @@ pub fn run(
         if last_poll.elapsed() >= POLL {
             last_poll = Instant::now();
             if let Some(followed) = &mut followed {
+                if until.writers_ended.is_some_and(|ended| ended()) {
+                    followed.writers_ended();
+                }
                 dirty |= state.apply(followed.poll());
             }
             dirty |= state.poll_early();

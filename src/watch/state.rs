@@ -307,6 +307,9 @@ impl WatchState {
                     task,
                     run,
                 } => self.due.entry(file).or_default().push((system, task, run)),
+                Event::Waiting { file, line } => {
+                    self.notices.push(super::tail::waiting_message(&file, line))
+                }
                 Event::Reread { file, rewritten } => {
                     self.rows.remove(&file);
                     self.due.remove(&file);

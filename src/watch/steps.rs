@@ -26,6 +26,8 @@ pub enum StepsNews {
     Problem(String),
     /// A file shrank or was replaced; its trajectories are read again from the start.
     Reread(String),
+    /// A last line has had no line end for a while (see [`TailEvent::Waiting`]): what to say.
+    Waiting(String),
 }
 
 pub struct StepsFollower {
@@ -85,6 +87,13 @@ impl StepsFollower {
             predictor,
             columns,
         })
+    }
+
+    /// The writers have ended: a last line without a line end is read at the next poll.
+    pub fn writers_ended(&mut self) {
+        for (_, tail) in &mut self.files {
+            tail.writer_ended();
+        }
     }
 
     /// One poll of every file. Err: a file's header lacks a column the model needs.
@@ -153,6 +162,9 @@ impl StepsFollower {
                 news.push(StepsNews::Problem(format!(
                     "{name}, line {line}: {message}"
                 )));
+            }
+            TailEvent::Waiting { line } => {
+                news.push(StepsNews::Waiting(super::tail::waiting_message(name, line)));
             }
             TailEvent::Header {
                 line,

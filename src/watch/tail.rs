@@ -2,7 +2,8 @@
 //! added since the last one; a partly written last line waits for its newline; a file that shrank,
 //! was replaced (another inode) or was rewritten in place (a harness that writes its whole table
 //! again, as pandas' `to_csv` does: the bytes already read differ, whatever the size) is read again
-//! from the start, with a notice. Each complete line
+//! from the start, with a notice. A last line without a line end is named once the file has not
+//! changed for a while, and read once the writer has ended. Each complete line
 //! becomes named fields (a CSV header's columns, a JSON object's keys) or a problem with its line
 //! number. Shared by `watch` (outcome rows) and `halt --follow` (steps).
 
@@ -63,6 +64,25 @@ pub enum TailEvent {
     },
     /// The file shrank or was replaced: what it said before is withdrawn and it is read anew.
     Reread,
+    /// The last line has had no line end for [`WAITING_POLLS`] polls of an unchanged file: it is
+    /// not read until it has one or the writer has ended (said once per line).
+    Waiting {
+        line: u64,
+    },
+}
+
+/// Polls in a row of an unchanged file after which a last line without a line end is named (two
+/// seconds at two polls a second). Harnesses write lines whole, so a line left so long may be the
+/// file's last, written without a line end; it is still not read, since a writer that flushes
+/// its buffer mid-line (Python's block buffering) leaves a cut line that can look whole ("0" of
+/// "0.5"), and a live decision on it could not be taken back.
+pub const WAITING_POLLS: u32 = 4;
+
+/// What the followers say of a [`TailEvent::Waiting`] line.
+pub fn waiting_message(file: &str, line: u64) -> String {
+    format!(
+        "{file}, line {line} has no line end yet: left unread until it gets one (a line cut mid-write can look whole)"
+    )
 }
 
 /// How a followed file's lines are written.
@@ -88,6 +108,11 @@ pub struct Tail {
     read_so_far: Sha256,
     /// Bytes after the last newline: a line still being written.
     partial: Vec<u8>,
+    /// Polls in a row that found the file unchanged while `partial` held a line.
+    quiet_polls: u32,
+    /// The writer has ended (`pareval run`'s harness exited): a last line without a line end is
+    /// the file's last, and is read.
+    writer_ended: bool,
     header: Option<Vec<String>>,
     line: u64,
 }
@@ -103,9 +128,17 @@ impl Tail {
             modified: None,
             read_so_far: Sha256::new(),
             partial: Vec::new(),
+            quiet_polls: 0,
+            writer_ended: false,
             header: None,
             line: 0,
         }
+    }
+
+    /// The writer has ended: from the next poll on, a last line without a line end is read as
+    /// the file's last line (as the loader, and so `decide`, reads a file that ends so).
+    pub fn writer_ended(&mut self) {
+        self.writer_ended = true;
     }
 
     /// Reads what was appended since the last poll (nothing when the file is unchanged or absent).
@@ -125,44 +158,64 @@ impl Tail {
             self.offset = 0;
             self.read_so_far = Sha256::new();
             self.partial.clear();
+            self.quiet_polls = 0;
             self.header = None;
             self.line = 0;
         }
         self.identity = Some(identity);
         self.modified = modified;
         if meta.len() == self.offset {
+            let waiting = !self.partial.iter().all(u8::is_ascii_whitespace);
+            if waiting && !self.writer_ended {
+                self.quiet_polls += 1;
+                if self.quiet_polls == WAITING_POLLS {
+                    out.push(TailEvent::Waiting {
+                        line: self.line + 1,
+                    });
+                }
+            }
+        } else if self.read_appended(out).is_none() {
             return;
         }
-        let Ok(mut file) = std::fs::File::open(&self.path) else {
-            return;
-        };
-        if file.seek(SeekFrom::Start(self.offset)).is_err() {
-            return;
+        if self.writer_ended && !self.partial.is_empty() {
+            let last = std::mem::take(&mut self.partial);
+            self.take_line(&last, out);
         }
+    }
+
+    /// Reads the bytes appended since the last poll and takes every line they complete; None when
+    /// the file could not be read (the next poll tries again).
+    fn read_appended(&mut self, out: &mut Vec<TailEvent>) -> Option<()> {
+        let mut file = std::fs::File::open(&self.path).ok()?;
+        file.seek(SeekFrom::Start(self.offset)).ok()?;
         let mut bytes = Vec::new();
-        if file.read_to_end(&mut bytes).is_err() {
-            return;
-        }
+        file.read_to_end(&mut bytes).ok()?;
         self.offset += bytes.len() as u64;
         self.read_so_far.update(&bytes);
         self.partial.extend_from_slice(&bytes);
+        self.quiet_polls = 0;
         let Some(last_newline) = self.partial.iter().rposition(|&b| b == b'\n') else {
-            return;
+            return Some(());
         };
         let complete: Vec<u8> = self.partial.drain(..=last_newline).collect();
         for raw in complete[..last_newline].split(|&b| b == b'\n') {
-            // A UTF-8 byte order mark (Excel's "CSV UTF-8", PowerShell) is not part of the first
-            // column's name, as the loader reads it: `\u{feff}system` made every row lack `system`.
-            let raw = match raw.strip_prefix(b"\xef\xbb\xbf") {
-                Some(rest) if self.line == 0 => rest,
-                _ => raw,
-            };
-            self.line += 1;
-            let text = String::from_utf8_lossy(raw);
-            let text = text.trim_end_matches('\r');
-            if text.trim().is_empty() {
-                continue;
-            }
+            self.take_line(raw, out);
+        }
+        Some(())
+    }
+
+    /// Takes one line (without its newline): counted, and read unless blank.
+    fn take_line(&mut self, raw: &[u8], out: &mut Vec<TailEvent>) {
+        // A UTF-8 byte order mark (Excel's "CSV UTF-8", PowerShell) is not part of the first
+        // column's name, as the loader reads it: `\u{feff}system` made every row lack `system`.
+        let raw = match raw.strip_prefix(b"\xef\xbb\xbf") {
+            Some(rest) if self.line == 0 => rest,
+            _ => raw,
+        };
+        self.line += 1;
+        let text = String::from_utf8_lossy(raw);
+        let text = text.trim_end_matches('\r');
+        if !text.trim().is_empty() {
             out.push(self.read_line(text));
         }
     }

@@ -183,6 +183,51 @@ fn halt_scores_a_finished_and_a_growing_steps_file_alike() {
 }
 
 #[test]
+fn halt_follow_reads_a_last_line_without_a_line_end_once_idle() {
+    // A steps file whose last line (a new trajectory's first step) has no line end, as a writer that
+    // joins its lines with "\n" leaves it: `halt` on the file reads it, and `halt --follow` named it
+    // while it waited and read it when --idle-exit took the writer to have ended (it never did).
+    let dir = temp_dir("halt-last-line");
+    let (model, steps) = saved_model(&dir);
+    let file = dir.join("unended.csv");
+    let all = std::fs::read_to_string(&steps).expect("steps");
+    std::fs::write(&file, format!("{all}sys9,late,0,1,ls -la,100,0,step 1")).expect("write");
+    let batch = stdout(&pareval(&[
+        "halt",
+        &text(&model),
+        &text(&file),
+        "--format",
+        "csv",
+    ]));
+    assert_eq!(batch.lines().count(), 1 + 73, "{batch}");
+    let followed = pareval(&[
+        "halt",
+        &text(&model),
+        &text(&file),
+        "--follow",
+        "--format",
+        "jsonl",
+        "--idle-exit",
+        "3",
+    ]);
+    assert!(followed.status.success(), "{}", stderr(&followed));
+    let lines = stdout(&followed);
+    assert!(
+        lines.lines().any(|l| l.contains("\"task\":\"late\"")),
+        "{lines}"
+    );
+    assert!(
+        stderr(&followed).contains(&format!(
+            "note: {}, line {} has no line end yet: left unread until it gets one",
+            text(&file),
+            all.lines().count() + 1
+        )),
+        "{}",
+        stderr(&followed)
+    );
+}
+
+#[test]
 fn halt_refuses_what_it_cannot_score() {
     let dir = temp_dir("halt-refusals");
     let (model, steps) = saved_model(&dir);

@@ -696,6 +696,50 @@ mv {out}.part {out}
 }
 
 #[test]
+fn run_reads_the_last_line_a_harness_left_without_a_line_end() {
+    // Rows joined by "\n" with none after the last (a common way to write a file): the follower
+    // waits for a line end that never comes, so the last row went unread and the run ended
+    // undecided. Once the harness has exited, its last line is its last and is read.
+    let dir = temp_dir("run-last-line");
+    let plan = write_plan(&dir, 4);
+    let out = dir.join("out.csv");
+    let script = format!(
+        "printf 'system,task,outcome\\nold,t000,0\\nnew,t000,1\\nold,t001,0\\nnew,t001,1\\nold,t002,1\\nnew,t002,1\\nold,t003,0\\nnew,t003,1' > {}\n",
+        out.display()
+    );
+    let harness = dir.join("harness.sh");
+    std::fs::write(&harness, script).expect("script");
+    let output = run_new_against_old(
+        &out,
+        &plan,
+        &[
+            "--rule",
+            "anytime",
+            "--thresholds",
+            "50",
+            "--",
+            "sh",
+            &harness.display().to_string(),
+        ],
+    );
+    let note = stderr(&output);
+    assert!(note.contains("new finished 4 of 4"), "{note}");
+    // Three wins and a tie: Δ = 75 pp, past a 50 pp threshold for certain once all four are read;
+    // with three read, a loss on the fourth would have left 25 pp.
+    assert!(
+        stdout(&output).contains("50 pp: promote"),
+        "{}",
+        stdout(&output)
+    );
+    assert!(
+        note.contains("decided after") && note.contains("the harness had ended by itself"),
+        "{note}"
+    );
+    assert!(output.status.success(), "{note}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn run_ends_the_harness_at_a_fixed_horizon_limit_whatever_the_rule_decided_there() {
     // Two systems that trade wins: the bootstrap abstains at the limit (20 of 200 tasks at budget
     // 0.1), and a fixed-horizon rule reads nothing after it, so the harness is ended there rather
