@@ -1736,6 +1736,41 @@ fn leaderboard_folders_differing_in_the_date_keep_their_whole_names_and_system_n
 }
 
 #[test]
+fn an_inspect_sample_s_epoch_that_is_no_whole_number_from_1_is_refused() {
+    // The epoch is the run: a bad one was read as epoch 1 without a word, taking its place.
+    let dir = temp_dir("inspect-epoch");
+    let log = |epoch: serde_json::Value| {
+        let path = dir.join("log.json");
+        let value = serde_json::json!({
+            "status": "success",
+            "eval": {"model": "openai/gpt-4o", "task": "arith",
+                     "dataset": {"sample_ids": [1, 2]}, "config": {"epochs": 2}},
+            "samples": [
+                {"id": 1, "epoch": 1, "scores": {"match": {"value": "C"}}},
+                {"id": 1, "epoch": epoch, "scores": {"match": {"value": "I"}}}
+            ]
+        });
+        std::fs::write(&path, value.to_string()).expect("write");
+        pareval(&["info", &path.to_string_lossy(), "--from", "inspect"])
+    };
+    for (bad, shown) in [
+        (serde_json::json!("x"), "\"x\""),
+        (serde_json::json!(-1), "-1"),
+        (serde_json::json!(0), "0"),
+        (serde_json::json!({}), "{}"),
+        (serde_json::json!(1.5), "1.5"),
+    ] {
+        let out = log(bad);
+        assert_refused(
+            &out,
+            &format!("sample 2: epoch {shown} is not a whole number ≥ 1"),
+        );
+    }
+    let good = log(serde_json::json!(2));
+    assert_eq!(good.status.code(), Some(0), "{}", stderr(&good));
+}
+
+#[test]
 fn inspect_failed_runs_dict_scores_and_odd_values_are_read_or_named() {
     let dir = temp_dir("inspect-edge");
     let write = |name: &str, value: serde_json::Value| -> String {

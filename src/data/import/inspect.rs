@@ -417,11 +417,7 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             .get("id")
             .and_then(id_text)
             .ok_or_else(|| at("no id".to_string()))?;
-        let epoch = sample
-            .get("epoch")
-            .and_then(Value::as_u64)
-            .unwrap_or(1)
-            .max(1) as u32;
+        let epoch = epoch_of(sample.get("epoch")).map_err(&at)?;
         let scores = sample.get("scores").and_then(Value::as_object);
         for name in scores.into_iter().flat_map(|s| s.keys()) {
             if !scorers.contains(name) {
@@ -592,17 +588,22 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         .and_then(|s| s.get("manager"))
         .and_then(Value::as_str)
         .unwrap_or("early stopping");
-    let stopped: HashSet<(String, u32)> = stopping
+    let mut stopped: HashSet<(String, u32)> = HashSet::new();
+    let stops = stopping
         .and_then(|s| s.get("early_stops"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|stop| {
-            let id = id_text(stop.get("id")?)?;
-            let epoch = stop.get("epoch").and_then(Value::as_u64).unwrap_or(1) as u32;
-            Some((id, epoch))
-        })
-        .collect();
+        .and_then(Value::as_array);
+    for (index, stop) in stops.into_iter().flatten().enumerate() {
+        let Some(id) = stop.get("id").and_then(id_text) else {
+            continue;
+        };
+        let epoch = epoch_of(stop.get("epoch")).map_err(|what| {
+            LoadError::new(
+                file,
+                format!("results.early_stopping.early_stops[{index}]: {what}"),
+            )
+        })?;
+        stopped.insert((id, epoch));
+    }
     let not_run = |id: &str, epoch: u32| CanonicalRow {
         system: system.clone(),
         task: id.to_string(),
@@ -725,6 +726,24 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         }
     }
     Ok(Imported::entries(rows, notes))
+}
+
+/// A sample's epoch as Inspect writes it (a whole number from 1; absent in logs that ran one): any
+/// other value is refused, since the epoch is the run (an epoch read as 1 would take another
+/// epoch's place).
+fn epoch_of(value: Option<&Value>) -> Result<u32, String> {
+    let Some(value) = value else {
+        return Ok(1);
+    };
+    value
+        .as_u64()
+        .and_then(|e| u32::try_from(e).ok())
+        .filter(|&e| e >= 1)
+        .ok_or_else(|| {
+            let shown = value.to_string();
+            let shown: String = shown.chars().take(40).collect();
+            format!("epoch {shown} is not a whole number ≥ 1")
+        })
 }
 
 #[cfg(test)]
