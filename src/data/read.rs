@@ -57,6 +57,9 @@ pub struct RawTable {
     pub positions: Positions,
     /// SHA-256 of the file's bytes as stored (before decompression), in hex.
     pub sha256: String,
+    /// JSON record fields' values that the reader turned into another kind (see [`UnusualValue`]):
+    /// the loader refuses them in the columns it reads.
+    pub unusual: Vec<UnusualValue>,
 }
 
 /// Chooses the format from the file name; `.gz` may follow a text format's extension.
@@ -116,6 +119,14 @@ fn read_table_as(path: &Path, live: bool) -> Result<(RawTable, Option<String>), 
     let (format, gzip) = detect_format(path)?;
     let raw = read_bytes(path, &file)?;
     let sha256 = sha256_hex(&raw);
+    // polars' JSON reader panics on gzip bytes ("activate 'decompress' feature"), and the other
+    // readers call them not UTF-8: a compressed file that kept its plain name is told so.
+    if !gzip && raw.starts_with(&[0x1f, 0x8b]) {
+        return Err(LoadError::new(
+            &file,
+            "is gzip-compressed, but its name does not end in .gz: name it so (file.json.gz) or decompress it",
+        ));
+    }
     let mut bytes = if gzip { gunzip(&raw, &file)? } else { raw };
     let mut note = None;
     if live && let Some((cut, line)) = unfinished_last_line(&bytes, format) {
@@ -127,12 +138,13 @@ fn read_table_as(path: &Path, live: bool) -> Result<(RawTable, Option<String>), 
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(LoadError::new(&file, "the file is empty"));
     }
-    let (frame, positions) = match format {
-        Format::Csv => read_delimited(&bytes, b',', &file)?,
-        Format::Tsv => read_delimited(&bytes, b'\t', &file)?,
+    let plain = |(frame, positions)| (frame, positions, Vec::new());
+    let (frame, positions, unusual) = match format {
+        Format::Csv => plain(read_delimited(&bytes, b',', &file)?),
+        Format::Tsv => plain(read_delimited(&bytes, b'\t', &file)?),
         Format::JsonLines => read_json(bytes, JsonFormat::JsonLines, &file)?,
         Format::JsonArray => read_json(bytes, JsonFormat::Json, &file)?,
-        Format::Parquet => read_parquet(bytes, &file)?,
+        Format::Parquet => plain(read_parquet(bytes, &file)?),
     };
     if frame.height() == 0 {
         return Err(LoadError::new(
@@ -146,6 +158,7 @@ fn read_table_as(path: &Path, live: bool) -> Result<(RawTable, Option<String>), 
             frame,
             positions,
             sha256,
+            unusual,
         },
         note,
     ))
@@ -560,7 +573,7 @@ fn read_json(
     bytes: Vec<u8>,
     format: JsonFormat,
     file: &str,
-) -> Result<(DataFrame, Positions), LoadError> {
+) -> Result<(DataFrame, Positions, Vec<UnusualValue>), LoadError> {
     let text = strip_bom(&bytes, file)?;
     let json_lines = matches!(format, JsonFormat::JsonLines);
     let positions = match format {
@@ -572,7 +585,8 @@ fn read_json(
     // the line and the value.
     // A key written twice in one record would keep one of its values without a word: refused too.
     let record_depth = if json_lines { 1 } else { 2 };
-    match json_trap(text, record_depth) {
+    let scan = json_scan(text, record_depth);
+    match scan.trap {
         Some((line, JsonTrap::WideInteger(token))) => {
             return Err(LoadError::new(
                 file,
@@ -586,6 +600,14 @@ fn read_json(
                 file,
                 format!(
                     "line {line}: the key \"{key}\" appears twice in one record; which of its values is meant cannot be told (keep one)"
+                ),
+            ));
+        }
+        Some((line, JsonTrap::TooDeep)) => {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "line {line}: lists and objects nested more than {DEEPEST_JSON} deep, which records never need and the JSON reader cannot take"
                 ),
             ));
         }
@@ -613,7 +635,7 @@ fn read_json(
         }
         Err(e) => return Err(refused(e)),
     };
-    Ok((frame, positions))
+    Ok((frame, positions, scan.unusual))
 }
 
 /// What the JSON reader would get wrong in silence or panic on, found before it reads the file.
@@ -623,11 +645,91 @@ enum JsonTrap {
     WideInteger(String),
     /// A key written twice in one record (the reader keeps one of the values without a word).
     RepeatedKey(String),
+    /// Arrays and objects nested deeper than [`DEEPEST_JSON`].
+    TooDeep,
 }
+
+/// Deepest nesting of arrays and objects the record reader takes: polars' JSON reader slows as a
+/// power of the depth (21 s at 600 levels) and overflows its stack on 100,000; serde, which the
+/// harness readers use, stops at 128.
+const DEEPEST_JSON: usize = 128;
 
 /// The first [`JsonTrap`] of a JSON text, with its line (1-based). Records are the objects at
 /// `record_depth` (1 for JSON Lines, 2 inside a JSON array); only their own keys are compared.
 fn json_trap(text: &[u8], record_depth: usize) -> Option<(u64, JsonTrap)> {
+    json_scan(text, record_depth).trap
+}
+
+/// A record field's value that the JSON reader turns into something else without a word: a list
+/// or an object among plain values becomes its text ("[]" a system's name), a boolean among
+/// numbers becomes 1 or 0 (a cost of `true` read as $1).
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnusualValue {
+    pub key: String,
+    pub line: u64,
+    /// "a list", "an object" or "a boolean".
+    pub kind: &'static str,
+    /// The value as written, cut after 40 characters.
+    pub shown: String,
+}
+
+/// What one pass over a JSON text found: the first trap, and the first value of each unusual kind
+/// (see [`UnusualValue`]) of each record key.
+#[derive(Debug, Default)]
+struct JsonScan {
+    trap: Option<(u64, JsonTrap)>,
+    unusual: Vec<UnusualValue>,
+}
+
+/// The unusual kind of the value that starts at `start` (after a key's colon), if it is one.
+fn unusual_kind(text: &[u8], start: usize) -> Option<&'static str> {
+    let first = text[start..].iter().find(|b| !b.is_ascii_whitespace())?;
+    match first {
+        b'[' => Some("a list"),
+        b'{' => Some("an object"),
+        b't' | b'f' => Some("a boolean"),
+        _ => None,
+    }
+}
+
+/// The value written at `start` (a list or object to its closing bracket, a word to its end), cut
+/// after 40 characters.
+fn shown_value(text: &[u8], start: usize) -> String {
+    let start = start
+        + text[start..]
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
+    let mut end = start;
+    let mut depth = 0usize;
+    while end < text.len() {
+        match text[end] {
+            b'"' => {
+                end = string_end(text, end + 1).0;
+                continue;
+            }
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' if depth > 0 => depth -= 1,
+            b if depth == 0 && !b.is_ascii_alphanumeric() => break,
+            _ => {}
+        }
+        end += 1;
+        if depth == 0 {
+            // A closed list or object ends here; a word goes on to its last letter.
+            if matches!(text[end - 1], b']' | b'}') {
+                break;
+            }
+        }
+    }
+    let value = String::from_utf8_lossy(&text[start..end]);
+    match value.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}…", &value[..cut]),
+        None => value.into_owned(),
+    }
+}
+
+fn json_scan(text: &[u8], record_depth: usize) -> JsonScan {
+    let mut scan = JsonScan::default();
     let mut line = 1u64;
     let mut depth = 0usize;
     let mut keys: Vec<&[u8]> = Vec::new();
@@ -635,7 +737,13 @@ fn json_trap(text: &[u8], record_depth: usize) -> Option<(u64, JsonTrap)> {
     while i < text.len() {
         match text[i] {
             b'\n' => line += 1,
-            b'{' | b'[' => depth += 1,
+            b'{' | b'[' => {
+                depth += 1;
+                if depth > DEEPEST_JSON {
+                    scan.trap = Some((line, JsonTrap::TooDeep));
+                    return scan;
+                }
+            }
             b'}' | b']' => {
                 depth = depth.saturating_sub(1);
                 if depth < record_depth {
@@ -651,9 +759,26 @@ fn json_trap(text: &[u8], record_depth: usize) -> Option<(u64, JsonTrap)> {
                     let key = &text[i + 1..end.saturating_sub(1).max(i + 1)];
                     if keys.contains(&key) {
                         let shown = String::from_utf8_lossy(key).into_owned();
-                        return Some((at_line, JsonTrap::RepeatedKey(shown)));
+                        scan.trap = Some((at_line, JsonTrap::RepeatedKey(shown)));
+                        return scan;
                     }
                     keys.push(key);
+                    let value = end
+                        + text[end..]
+                            .iter()
+                            .position(|&b| b == b':')
+                            .map_or(0, |at| at + 1);
+                    if let Some(kind) = unusual_kind(text, value) {
+                        let name = String::from_utf8_lossy(key);
+                        if !scan.unusual.iter().any(|u| u.kind == kind && u.key == name) {
+                            scan.unusual.push(UnusualValue {
+                                key: name.into_owned(),
+                                line: at_line,
+                                kind,
+                                shown: shown_value(text, value),
+                            });
+                        }
+                    }
                 }
                 i = end;
                 continue;
@@ -669,7 +794,8 @@ fn json_trap(text: &[u8], record_depth: usize) -> Option<(u64, JsonTrap)> {
                 let token = String::from_utf8_lossy(&text[start..i]);
                 let integer = !token.contains(['.', 'e', 'E']);
                 if integer && token.parse::<i64>().is_err() && token != "-" {
-                    return Some((line, JsonTrap::WideInteger(token.into_owned())));
+                    scan.trap = Some((line, JsonTrap::WideInteger(token.into_owned())));
+                    return scan;
                 }
                 continue;
             }
@@ -677,7 +803,7 @@ fn json_trap(text: &[u8], record_depth: usize) -> Option<(u64, JsonTrap)> {
         }
         i += 1;
     }
-    None
+    scan
 }
 
 /// The first key written twice in one JSON object given as its own line (a followed JSON Lines
@@ -827,6 +953,38 @@ mod tests {
             wide_integer(b"{\"k\\\"\": 18446744073709551616}"),
             Some((1, "18446744073709551616".to_string()))
         );
+    }
+
+    #[test]
+    fn unusual_values_are_found_once_per_key_with_their_line_and_text() {
+        let lines = b"{\"s\":\"A\",\"c\":0.5,\"m\":{\"k\":[1,\"]\"]}}\n{\"s\":[],\"c\":true,\"m\":{}}\n{\"s\":[2],\"c\" : false}\n";
+        let found: Vec<(String, u64, &str, String)> = json_scan(lines, 1)
+            .unusual
+            .into_iter()
+            .map(|u| (u.key, u.line, u.kind, u.shown))
+            .collect();
+        let expected = [
+            ("m", 1, "an object", "{\"k\":[1,\"]\"]}"),
+            ("s", 2, "a list", "[]"),
+            ("c", 2, "a boolean", "true"),
+        ];
+        assert_eq!(
+            found,
+            expected.map(|(k, l, kind, v)| (k.to_string(), l, kind, v.to_string()))
+        );
+        // Values inside a record's lists and objects are not the record's fields.
+        let nested = b"[{\"s\":\"A\",\"m\":{\"flag\":true}}]";
+        let keys: Vec<String> = json_scan(nested, 2)
+            .unusual
+            .into_iter()
+            .map(|u| u.key)
+            .collect();
+        assert_eq!(keys, ["m"]);
+        // A long value is cut after 40 characters.
+        let long = format!("{{\"s\":[{}]}}", "1,".repeat(30) + "1");
+        let shown = &json_scan(long.as_bytes(), 1).unusual[0].shown;
+        assert_eq!(shown.chars().count(), 41, "{shown}");
+        assert!(shown.ends_with('…'));
     }
 
     #[test]

@@ -135,6 +135,7 @@ impl Rows {
         if self.first_columns.is_none() {
             self.first_columns = Some((file.clone(), columns::column_list(&table.frame)));
         }
+        refuse_unusual_values(&table, options)?;
         options.columns.apply(&mut table.frame, &file)?;
         for name in &options.ignore_columns {
             // A column this file lacks is simply not there to leave out.
@@ -561,6 +562,49 @@ fn missing_column(frame: &DataFrame, file: &str, required: &str) -> LoadError {
         ));
     }
     LoadError::new(file, message)
+}
+
+/// A JSON list or object in a field read as a plain value (a name, a run, an amount, a status,
+/// a date; `source` is kept as text), or a boolean where a run or an amount is read: the JSON
+/// reader turned it into its text ("[]" a system of its own) or into 1 or 0 (a cost of `true` read
+/// as $1), so it is refused with its line and value. The outcome is left to its own reader: a
+/// boolean outcome is documented (1 and 0), and a list there never reads as a number.
+fn refuse_unusual_values(table: &RawTable, options: &LoadOptions) -> Result<(), LoadError> {
+    let read_as_plain = columns::KNOWN
+        .iter()
+        .filter(|c| ![columns::SOURCE, columns::OUTCOME].contains(c))
+        .map(|c| (options.columns.source_of(c), *c))
+        .chain(
+            options
+                .system_key
+                .iter()
+                .map(|c| (c.as_str(), "system key")),
+        );
+    for (source, target) in read_as_plain {
+        let numeric = [columns::COST, columns::SECONDS, columns::RUN].contains(&target);
+        let found = table
+            .unusual
+            .iter()
+            .find(|u| u.key == source && (u.kind != "a boolean" || numeric));
+        if let Some(value) = found {
+            let read = if numeric { "a number" } else { "a plain value" };
+            return Err(LoadError::new(
+                &table.file,
+                format!(
+                    "line {}: field '{source}' holds {} ({}); pareval reads `{target}` as {read} (the JSON reader would have turned it into {})",
+                    value.line,
+                    value.kind,
+                    value.shown,
+                    if value.kind == "a boolean" {
+                        "1 or 0"
+                    } else {
+                        "its text"
+                    }
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `system` and `task`: every row needs a non-empty name.

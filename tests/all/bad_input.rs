@@ -67,6 +67,26 @@ const CASES: &[(&str, &str)] = &[
         "cannot parse the file as JSON: line 201: field 'outcome' holds a list ([1]) where line 1 holds a plain value (0); a column holds one kind of value",
     ),
     (
+        // polars' JSON reader panicked ("activate 'decompress' feature").
+        "gzip_under_a_json_name.json",
+        "is gzip-compressed, but its name does not end in .gz: name it so (file.json.gz) or decompress it",
+    ),
+    (
+        // polars' reader overflowed its stack at 100,000 levels and took minutes at 1,000.
+        "nested_too_deep.jsonl",
+        "line 2: lists and objects nested more than 128 deep, which records never need and the JSON reader cannot take",
+    ),
+    (
+        // Read as a system named "[]", compared with every other system.
+        "system_is_a_list.jsonl",
+        "line 3: field 'system' holds a list ([]); pareval reads `system` as a plain value (the JSON reader would have turned it into its text)",
+    ),
+    (
+        // Read as $1 without a word.
+        "cost_is_a_boolean.jsonl",
+        "line 2: field 'cost_usd' holds a boolean (true); pareval reads `cost_usd` as a number (the JSON reader would have turned it into 1 or 0)",
+    ),
+    (
         // polars was built without decimals, and panicked reading one.
         "decimal_outcome.parquet",
         "column 'outcome' is a decimal (Decimal(5, 2)), which pareval's Parquet reader does not take: write it as a double or a 32- or 64-bit integer",
@@ -364,4 +384,57 @@ fn a_negative_number_reaches_the_check_that_names_the_range() {
             "{args:?}: {message}"
         );
     }
+}
+
+#[test]
+fn a_list_in_a_field_pareval_does_not_read_is_kept_and_one_in_a_renamed_key_field_is_refused() {
+    let dir = crate::common::temp_dir("unusual-json-values");
+    let file = dir.join("agents.jsonl");
+    std::fs::write(
+        &file,
+        "{\"agent\":\"A\",\"task\":\"t1\",\"outcome\":1,\"tags\":[\"x\"]}\n{\"agent\":{\"name\":\"B\"},\"task\":\"t1\",\"outcome\":0,\"tags\":\"y\"}\n",
+    )
+    .expect("write");
+    let path = file.to_string_lossy().into_owned();
+    let refused = pareval(&["info", &path, "--col", "system=agent"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).contains(
+            "line 2: field 'agent' holds an object ({\"name\":\"B\"}); pareval reads `system` as a plain value"
+        ),
+        "{}",
+        stderr(&refused)
+    );
+    // `agent` left unread (a `system` column of its own): the lists in `tags` and `agent` are no
+    // field pareval reads, so the file loads.
+    std::fs::write(
+        &file,
+        "{\"system\":\"A\",\"task\":\"t1\",\"outcome\":1,\"tags\":[\"x\"]}\n{\"system\":\"B\",\"task\":\"t1\",\"outcome\":0,\"tags\":\"y\"}\n",
+    )
+    .expect("write");
+    let read = pareval(&["info", &path]);
+    assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
+}
+
+#[test]
+fn a_run_folder_whose_results_file_is_broken_names_the_file_and_the_fault() {
+    // It said only "<folder>: is a folder; name a file here".
+    let dir = crate::common::temp_dir("broken-run-folder");
+    let run = dir.join("run-2025-08-15");
+    std::fs::create_dir_all(&run).expect("folder");
+    std::fs::write(
+        run.join("results.json"),
+        "{\"results\": [{\"task_id\": \"a\"",
+    )
+    .expect("write");
+    let out = pareval(&["info", &run.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains(&format!(
+            "{}: not valid JSON at line 1, column 28: EOF while parsing an object",
+            run.join("results.json").display()
+        )),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -1143,6 +1143,21 @@ fn a_hal_results_folder_is_read_as_its_benchmarks_runs() {
 }
 
 #[test]
+fn a_harness_file_saved_with_a_byte_order_mark_is_recognised() {
+    // It was not: "missing required column 'system'" named the file's own keys as records' columns.
+    let dir = temp_dir("harness-bom");
+    let plain = fixture("tau2").join("json_run").join("results.json");
+    let marked = dir.join("results.json");
+    let mut bytes = b"\xef\xbb\xbf".to_vec();
+    bytes.extend(std::fs::read(&plain).expect("fixture"));
+    std::fs::write(&marked, bytes).expect("write");
+    let rows = |path: &Path| import_rows("tau2", &[path], &[], "harness-bom-rows");
+    assert_eq!(rows(&marked), rows(&plain));
+    let info = pareval(&["info", &marked.to_string_lossy()]);
+    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
+}
+
+#[test]
 fn tau2_dir_format_runs_are_read_through_their_simulation_index() {
     // tau2-bench's dir format (voice runs' default, or `tau2 convert-results --to dir`): results.json holds the run's
     // info and a `simulation_index` (one summary per simulation, rewritten after each), the

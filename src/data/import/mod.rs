@@ -1747,8 +1747,11 @@ fn parse_file(
         return finish_parsed(imported, ImportFormat::Helm, file, &bytes, 0, settings).map(Some);
     }
     let file = file_path.display().to_string();
-    let bytes = std::fs::read(&file_path)
+    let stored = std::fs::read(&file_path)
         .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
+    // A UTF-8 byte order mark (a file saved by a Windows editor) is not JSON: with it no harness
+    // file was recognised, and the canonical reader's "missing column 'system'" blamed the rest.
+    let bytes: &[u8] = stored.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&stored);
     let (imported, format, non_finite) = if has_extension(&file_path, "eval") {
         if format.is_some_and(|f| f != ImportFormat::Inspect) {
             return Err(LoadError::new(
@@ -1756,7 +1759,7 @@ fn parse_file(
                 "a .eval file is an Inspect log; read it with --from inspect",
             ));
         }
-        let log = inspect::eval_archive(&bytes, &file)?;
+        let log = inspect::eval_archive(bytes, &file)?;
         (
             inspect::rows(&log, &file, settings)?,
             ImportFormat::Inspect,
@@ -1768,7 +1771,7 @@ fn parse_file(
             None => {
                 // Only the first line decides, so canonical JSON Lines are not parsed twice.
                 let mut first = None;
-                let _ = for_each_line(&bytes, &file, true, |_, value| {
+                let _ = for_each_line(bytes, &file, true, |_, value| {
                     first = Some(value);
                     Ok(())
                 });
@@ -1785,7 +1788,7 @@ fn parse_file(
         let (imported, non_finite) = match format {
             ImportFormat::OpenHands | ImportFormat::Metr => {
                 let mut lines = Vec::new();
-                let non_finite = for_each_line(&bytes, &file, false, |number, value| {
+                let non_finite = for_each_line(bytes, &file, false, |number, value| {
                     lines.push((number, value));
                     Ok(())
                 })?;
@@ -1797,34 +1800,34 @@ fn parse_file(
                 (imported, non_finite)
             }
             // Typed lines: a red-teaming eval's prompts and responses are never held as values.
-            ImportFormat::Promptfoo => (promptfoo::lines(&bytes, &file, settings.metric)?, 0),
-            ImportFormat::OpenAiEvals => (openai_evals::log_file(&bytes, &file, settings)?, 0),
+            ImportFormat::Promptfoo => (promptfoo::lines(bytes, &file, settings.metric)?, 0),
+            ImportFormat::OpenAiEvals => (openai_evals::log_file(bytes, &file, settings)?, 0),
             ImportFormat::LiveBench => {
-                livebench::judgments(&bytes, &file_path, &file, settings.split)?
+                livebench::judgments(bytes, &file_path, &file, settings.split)?
             }
-            ImportFormat::ArenaHard => arena_hard::judgments(&bytes, &file)?,
+            ImportFormat::ArenaHard => arena_hard::judgments(bytes, &file)?,
             ImportFormat::AgentBench => {
-                agentbench::runs(&bytes, &file_path, &file, settings.metric)?
+                agentbench::runs(bytes, &file_path, &file, settings.metric)?
             }
-            ImportFormat::HumanEval => human_eval::results(&bytes, &file_path, &file)?,
-            ImportFormat::Verifiers => verifiers::read(&bytes, &file_path, &file, settings.metric)?,
+            ImportFormat::HumanEval => human_eval::results(bytes, &file_path, &file)?,
+            ImportFormat::Verifiers => verifiers::read(bytes, &file_path, &file, settings.metric)?,
             ImportFormat::NemoSkills => {
-                nemo_skills::output(&bytes, &file_path, &file, settings.metric)?
+                nemo_skills::output(bytes, &file_path, &file, settings.metric)?
             }
             ImportFormat::MtBench => mt_bench::judgments(
-                &bytes,
+                bytes,
                 &file_path,
                 &file,
                 settings.metric,
                 settings.score_scale,
             )?,
             ImportFormat::EvalScope => (
-                evalscope::review_file(&bytes, &file_path, &file, settings)?,
+                evalscope::review_file(bytes, &file_path, &file, settings)?,
                 0,
             ),
             ImportFormat::LmEval => {
                 let mut reader = lm_eval::Reader::default();
-                let non_finite = for_each_line(&bytes, &file, false, |number, value| {
+                let non_finite = for_each_line(bytes, &file, false, |number, value| {
                     reader.line(number, &value)
                 })?;
                 (reader.finish(&file_path, &file, settings)?, non_finite)
@@ -1841,16 +1844,17 @@ fn parse_file(
         || (format.is_none() && promptfoo::looks_like_output(&file_path))
     {
         (
-            promptfoo::output(&bytes, &file, settings.metric)?,
+            promptfoo::output(bytes, &file, settings.metric)?,
             ImportFormat::Promptfoo,
             0,
         )
     } else {
-        let (value, non_finite) = match json::parse_lenient(&bytes, &file) {
+        let (value, non_finite) = match json::parse_lenient(bytes, &file) {
             Ok(parsed) => parsed,
             // Without --from a file that is not JSON is not ours to judge: the canonical reader
-            // says why.
-            Err(_) if format.is_none() => return Ok(None),
+            // says why. A run folder's own results file is ours (the canonical reader would only
+            // say the folder is one).
+            Err(_) if format.is_none() && !path.is_dir() => return Ok(None),
             Err(error) => return Err(error),
         };
         let Some(format) = format.or_else(|| ImportFormat::detect(&value)) else {
@@ -1954,7 +1958,7 @@ fn parse_file(
                 theagentcompany::result(&value, &file_path, &file, settings.metric)?
             }
             // An output that does not start with its evalId (rewritten by another tool).
-            ImportFormat::Promptfoo => promptfoo::output(&bytes, &file, settings.metric)?,
+            ImportFormat::Promptfoo => promptfoo::output(bytes, &file, settings.metric)?,
             ImportFormat::DeepEval => {
                 deepeval::test_run_file(&value, &file_path, &file, settings.metric)?
             }
@@ -2066,7 +2070,7 @@ fn parse_file(
         }
         (imported, format, non_finite)
     };
-    finish_parsed(imported, format, file, &bytes, non_finite, settings).map(Some)
+    finish_parsed(imported, format, file, &stored, non_finite, settings).map(Some)
 }
 
 /// HELM runs, lighteval details, OSWorld results and AgentLab studies are read before any JSON is
@@ -2192,6 +2196,7 @@ pub fn read_native(
         frame,
         positions,
         sha256: parsed.sha256,
+        unusual: Vec::new(),
     };
     Ok(Some((table, parsed.format, parsed.imported.notes)))
 }
