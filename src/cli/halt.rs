@@ -62,20 +62,24 @@ pub fn halt_command(args: &HaltArgs, out: &mut impl Write) -> Result<(), CliErro
         }
     }
     note_unknown_systems(&predictor, &board.runs);
+    // By system, task and run, as `early` lists trajectories: the steps file's row order is the
+    // order its harness finished them in, and the same steps listed otherwise gave other bytes.
+    let mut runs = std::mem::take(&mut board.runs);
+    runs.sort_by(|a, b| a.key.cmp(&b.key));
     match args.format {
         HaltFormat::Text => {
             writeln!(out, "{}", header(&predictor, &source, thresholds))?;
-            write_table(out, &board.runs)?;
-            writeln!(out, "{}", summary(&board.runs))?;
+            write_table(out, &runs)?;
+            writeln!(out, "{}", summary(&runs))?;
         }
         HaltFormat::Jsonl => {
-            for run in &board.runs {
+            for run in &runs {
                 write_jsonl(out, &run.row())?;
             }
         }
         HaltFormat::Csv => {
             writeln!(out, "{CSV_HEADER}")?;
-            for run in &board.runs {
+            for run in &runs {
                 write_csv(out, &run.row())?;
             }
         }

@@ -228,6 +228,31 @@ fn halt_follow_reads_a_last_line_without_a_line_end_once_idle() {
 }
 
 #[test]
+fn halt_lists_trajectories_by_name_whatever_the_steps_file_s_order() {
+    // It listed them in the file's order: the order a harness finished them in.
+    let dir = temp_dir("halt-order");
+    let (model, steps) = saved_model(&dir);
+    let all = std::fs::read_to_string(&steps).expect("steps");
+    let (header, body) = all.split_once('\n').expect("header");
+    let mut rows: Vec<&str> = body.lines().collect();
+    // Trajectories in reverse order of task and system, each one's steps kept in order.
+    rows.sort_by_key(|row| {
+        let cells: Vec<&str> = row.splitn(3, ',').collect();
+        std::cmp::Reverse((cells[1].to_string(), cells[0].to_string()))
+    });
+    let shuffled = dir.join("reordered.csv");
+    std::fs::write(&shuffled, format!("{header}\n{}\n", rows.join("\n"))).expect("write");
+    for format in ["csv", "jsonl", "text"] {
+        let run = |path: &Path| {
+            let out = pareval(&["halt", &text(&model), &text(path), "--format", format]);
+            assert!(out.status.success(), "{}", stderr(&out));
+            stdout(&out).replace(&text(path), "FILE")
+        };
+        assert_eq!(run(&steps), run(&shuffled), "{format}");
+    }
+}
+
+#[test]
 fn halt_refuses_what_it_cannot_score() {
     let dir = temp_dir("halt-refusals");
     let (model, steps) = saved_model(&dir);

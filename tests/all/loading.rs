@@ -741,3 +741,84 @@ fn a_folder_reads_every_format_the_loader_reads_and_names_the_files_it_leaves_ou
         dataset.notes
     );
 }
+
+/// The lines of a CSV with its data rows in reverse order (the header first).
+fn reversed_rows(text: &str) -> String {
+    let mut lines = text.lines();
+    let header = lines.next().expect("header");
+    let mut rows: Vec<&str> = lines.collect();
+    rows.reverse();
+    std::iter::once(header)
+        .chain(rows)
+        .map(|line| format!("{line}\n"))
+        .collect()
+}
+
+#[test]
+fn figures_do_not_follow_the_order_the_rows_are_listed_in() {
+    // Sums were taken in the files' row order: a task's runs (0.1 + 0.2 + 0.3 against 0.3 + 0.2 +
+    // 0.1) and `info`'s sums over a system's tasks gave other last bits, its JSON listed systems as
+    // they first appeared, and a budget's note named systems so.
+    let dir = crate::common::temp_dir("rows-listed-otherwise");
+    let forward = "system,task,run,outcome,seconds\n\
+        A,t1,0,0.1,\nA,t1,1,0.2,\nA,t1,2,0.3,\nA,t2,0,0.7,\nA,t3,0,0.6,\n\
+        B,t1,0,0.3,\nB,t2,0,0.1,\nB,t3,0,0.2,\n\
+        C,t1,0,1,5\nC,t2,0,0,4\nC,t3,0,1,3\n\
+        D,t1,0,0.1,\nD,t1,1,0.2,\nD,t1,2,0.3,\n";
+    let (one, two) = (dir.join("forward.csv"), dir.join("reversed.csv"));
+    std::fs::write(&one, forward).expect("write");
+    std::fs::write(&two, reversed_rows(forward)).expect("write");
+    let same = |args: &[&str]| {
+        let run = |file: &std::path::Path| {
+            let file = file.to_string_lossy().into_owned();
+            let mut all = vec![args[0], file.as_str()];
+            all.extend_from_slice(&args[1..]);
+            let out = crate::common::pareval(&all);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8_lossy(&out.stdout).replace(&file, "FILE")
+        };
+        let (a, b) = (run(&one), run(&two));
+        // The file's hash differs with its bytes.
+        let masked = |text: &str| {
+            text.lines()
+                .filter(|line| !line.contains("sha256"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(masked(&a), masked(&b), "{args:?}");
+        a
+    };
+    let info = same(&["info", "--format", "json"]);
+    // D's one task: its runs in run order, (0.1 + 0.2 + 0.3) / 3.
+    assert!(
+        info.contains("\"mean_outcome\": 0.20000000000000004"),
+        "{info}"
+    );
+    same(&["info"]);
+    same(&[
+        "pair",
+        "--tested",
+        "A",
+        "--baseline",
+        "B",
+        "--format",
+        "json",
+    ]);
+    let note = same(&[
+        "replay",
+        "--budget-by",
+        "seconds",
+        "--orders",
+        "2",
+        "--thresholds",
+        "0",
+        "--format",
+        "json",
+    ]);
+    assert!(note.contains("no seconds at all: A, B, D"), "{note}");
+}

@@ -222,6 +222,9 @@ fn measure_left_out(
             systems_partly.push((system.name.clone(), lacking));
         }
     }
+    // Named by name, not in the files' order of first appearance.
+    systems_without.sort();
+    systems_partly.sort();
     Some(LeftOut {
         measure: settings.measure.name(),
         field,
