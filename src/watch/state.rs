@@ -417,7 +417,9 @@ impl WatchState {
         declared: Option<u32>,
         problems: &mut Vec<String>,
     ) -> Vec<Option<f64>> {
-        let mut sums = vec![(0.0, 0u32); self.plan.tasks.len()];
+        // Each task's runs, added up in run order as the loader averages them (`decide` on the same
+        // rows): in arrival order a run's mean had other last bits.
+        let mut outcomes: Vec<Vec<(&str, f64)>> = vec![Vec::new(); self.plan.tasks.len()];
         // Keyed by plan index and run, sized for every row: one hash of the task per row, no rehash.
         let mut runs: HashSet<(usize, &str)> = HashSet::with_capacity(rows.len());
         for &(file, placed) in rows {
@@ -436,9 +438,18 @@ impl WatchState {
                 ));
                 continue;
             }
-            sums[i].0 += row.outcome;
-            sums[i].1 += 1;
+            outcomes[i].push((row.run.as_str(), row.outcome));
         }
+        let mut sums: Vec<(f64, u32)> = outcomes
+            .iter_mut()
+            .map(|task| {
+                if task.len() > 1 {
+                    task.sort_by(|a, b| run_order(a.0).cmp(&run_order(b.0)));
+                }
+                let sum = task.iter().fold(0.0, |sum, &(_, outcome)| sum + outcome);
+                (sum, task.len() as u32)
+            })
+            .collect();
         for &(task, run) in due {
             if let Some(&i) = self.plan_index.get(task)
                 && !runs.contains(&(i, run))
@@ -782,6 +793,15 @@ impl WatchState {
     }
 }
 
+/// Where a run comes in its task's order, as the loader numbers runs: whole numbers by value, then
+/// any other id by its text.
+fn run_order(run: &str) -> (bool, u64, &str) {
+    match run.parse::<u64>() {
+        Ok(number) => (false, number, ""),
+        Err(_) => (true, 0, run),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -899,6 +919,29 @@ mod tests {
             row("a.eval", 1, "A", "t0", 1.0),
         ]);
         assert_eq!(state.pairs[0].diffs, vec![1.0]);
+    }
+
+    #[test]
+    fn a_task_s_runs_are_added_in_run_order_whatever_order_they_arrive_in() {
+        // As the loader averages them, so `watch` and `decide` on the same rows give the same bits:
+        // 0.3 + 0.2 + 0.1 (arrival order) is not 0.1 + 0.2 + 0.3.
+        let arriving = |runs: [(&str, f64); 3]| {
+            let mut state = state();
+            let mut events = vec![row("b.csv", 2, "B", "t0", 0.0)];
+            for (line, (run, outcome)) in runs.into_iter().enumerate() {
+                let mut event = row("a.csv", line as u64 + 2, "A", "t0", outcome);
+                if let Event::Row { row, .. } = &mut event {
+                    row.run = run.into();
+                }
+                events.push(event);
+            }
+            state.apply(events);
+            state.pairs[0].diffs.clone()
+        };
+        let in_order = arriving([("0", 0.1), ("1", 0.2), ("2", 0.3)]);
+        assert_eq!(in_order, vec![(0.1 + 0.2 + 0.3) / 3.0]);
+        assert_eq!(arriving([("2", 0.3), ("1", 0.2), ("0", 0.1)]), in_order);
+        assert_eq!(arriving([("1", 0.2), ("2", 0.3), ("0", 0.1)]), in_order);
     }
 
     #[test]
