@@ -603,6 +603,14 @@ fn read_json(
                 ),
             ));
         }
+        Some((line, JsonTrap::HugeNumber(token))) => {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "line {line}: the number {token} is past the largest 64-bit float (about 1.8e308)"
+                ),
+            ));
+        }
         Some((line, JsonTrap::TooDeep)) => {
             return Err(LoadError::new(
                 file,
@@ -647,6 +655,8 @@ enum JsonTrap {
     RepeatedKey(String),
     /// Arrays and objects nested deeper than [`DEEPEST_JSON`].
     TooDeep,
+    /// A number past the largest 64-bit float (the readers said "number out of range" without it).
+    HugeNumber(String),
 }
 
 /// Deepest nesting of arrays and objects the record reader takes: polars' JSON reader slows as a
@@ -795,6 +805,10 @@ fn json_scan(text: &[u8], record_depth: usize) -> JsonScan {
                 let integer = !token.contains(['.', 'e', 'E']);
                 if integer && token.parse::<i64>().is_err() && token != "-" {
                     scan.trap = Some((line, JsonTrap::WideInteger(token.into_owned())));
+                    return scan;
+                }
+                if !integer && token.parse::<f64>().is_ok_and(f64::is_infinite) {
+                    scan.trap = Some((line, JsonTrap::HugeNumber(token.into_owned())));
                     return scan;
                 }
                 continue;

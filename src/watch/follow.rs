@@ -675,6 +675,32 @@ mod tests {
     }
 
     #[test]
+    fn a_list_where_a_name_is_read_is_a_bad_line_not_a_system() {
+        let dir = std::env::temp_dir().join(format!("pareval-follow-list-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("out.jsonl");
+        std::fs::write(
+            &path,
+            "{\"system\":\"A\",\"task\":\"t1\",\"outcome\":1}\n{\"system\":[],\"task\":\"t1\",\"outcome\":0}\n",
+        )
+        .expect("write");
+        let mut follower = FileFollower::new(&path).expect("follower");
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        assert_eq!(rows(&events), [("t1".to_string(), 1.0)]);
+        assert!(
+            events.contains(&Event::Bad {
+                file: path.display().to_string(),
+                line: 2,
+                message:
+                    "field 'system' holds a list ([]); pareval reads `system` as a plain value"
+                        .to_string(),
+            })
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn appended_rows_are_read_once_and_a_partial_line_waits() {
         let dir = std::env::temp_dir().join(format!("pareval-follow-{}", std::process::id()));
         let _ = std::fs::create_dir_all(&dir);

@@ -269,6 +269,24 @@ impl Tail {
                     message: "not a JSON object".to_string(),
                 };
             };
+            // A list or object where a name, run or outcome is read would become its text (a
+            // system named "[]"), as the loader refuses it.
+            for key in ["system", "task", "run", "outcome", "status"] {
+                if let Some(nested) = object.get(key).filter(|v| v.is_array() || v.is_object()) {
+                    let shown: String = nested.to_string().chars().take(40).collect();
+                    return TailEvent::Bad {
+                        line,
+                        message: format!(
+                            "field '{key}' holds {} ({shown}); pareval reads `{key}` as a plain value",
+                            if nested.is_array() {
+                                "a list"
+                            } else {
+                                "an object"
+                            }
+                        ),
+                    };
+                }
+            }
             let cells = object
                 .iter()
                 .map(|(name, v)| {

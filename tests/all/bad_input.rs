@@ -77,6 +77,11 @@ const CASES: &[(&str, &str)] = &[
         "line 2: lists and objects nested more than 128 deep, which records never need and the JSON reader cannot take",
     ),
     (
+        // "number out of range at line 2 column 34", without the number.
+        "number_past_f64.jsonl",
+        "line 2: the number 1e400 is past the largest 64-bit float (about 1.8e308)",
+    ),
+    (
         // Read as a system named "[]", compared with every other system.
         "system_is_a_list.jsonl",
         "line 3: field 'system' holds a list ([]); pareval reads `system` as a plain value (the JSON reader would have turned it into its text)",
