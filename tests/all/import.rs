@@ -2453,3 +2453,22 @@ fn lm_eval_lines_without_a_filter_name_are_the_configured_filters_in_order() {
         "{rows:?}"
     );
 }
+
+#[test]
+fn side_files_saved_with_a_byte_order_mark_still_name_the_system() {
+    // A BOM in front of a Terminal-Bench run's run_metadata.json (or a SWE-bench submission's
+    // metadata.yaml) made it unreadable: the system took the folder's name, with a note blaming a
+    // missing agent_name.
+    let Some(data) = shared_data() else { return };
+    let run = data.join("../formats/terminal_bench/orchestrator_claude-4.1-opus");
+    let dir = temp_dir("side-file-bom");
+    let copy = dir.join("orchestrator_claude-4.1-opus");
+    copy_tree(&run, &copy);
+    let metadata = copy.join("run_metadata.json");
+    let mut bytes = b"\xef\xbb\xbf".to_vec();
+    bytes.extend(std::fs::read(&metadata).expect("metadata"));
+    std::fs::write(&metadata, bytes).expect("write");
+    let words = info_words(&copy.to_string_lossy());
+    assert!(words.contains("LeadArchitectAgent 80 0.397"), "{words}");
+    assert!(!words.contains("agent_name"), "{words}");
+}

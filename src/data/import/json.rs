@@ -20,12 +20,18 @@ pub fn parse_lenient_line(bytes: &[u8], file: &str) -> Result<(Value, usize), Lo
     parse_placed(bytes, file, |e| format!("column {}", e.column()))
 }
 
+/// `bytes` without a UTF-8 byte order mark at their start (a file saved by a Windows editor): it
+/// is no JSON or YAML, and with it a harness file or its side file went unrecognised.
+pub fn without_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)
+}
+
 fn parse_placed(
     bytes: &[u8],
     file: &str,
     place: fn(&serde_json::Error) -> String,
 ) -> Result<(Value, usize), LoadError> {
-    let text = std::str::from_utf8(bytes)
+    let text = std::str::from_utf8(without_bom(bytes))
         .map_err(|_| LoadError::new(file, "the file is not UTF-8 text"))?;
     let (cleaned, replaced) = without_non_finite(text);
     let value = serde_json::from_str(&cleaned).map_err(|e| {

@@ -1751,7 +1751,7 @@ fn parse_file(
         .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
     // A UTF-8 byte order mark (a file saved by a Windows editor) is not JSON: with it no harness
     // file was recognised, and the canonical reader's "missing column 'system'" blamed the rest.
-    let bytes: &[u8] = stored.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&stored);
+    let bytes: &[u8] = json::without_bom(&stored);
     let (imported, format, non_finite) = if has_extension(&file_path, "eval") {
         if format.is_some_and(|f| f != ImportFormat::Inspect) {
             return Err(LoadError::new(

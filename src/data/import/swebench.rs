@@ -209,6 +209,10 @@ fn metadata(folder: &Path) -> Option<String> {
     std::fs::read_to_string(folder.join("metadata.yaml"))
         .or_else(|_| std::fs::read_to_string(folder.join("metadata.yml")))
         .ok()
+        .map(|text| match text.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => text,
+        })
 }
 
 /// A folder name less its `YYYYMMDD_` date prefix (leaderboards name submissions so).
