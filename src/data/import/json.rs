@@ -40,9 +40,31 @@ fn parse_placed(
         let what = message
             .rsplit_once(" at line ")
             .map_or(message.as_str(), |(what, _)| what);
+        // serde says "number out of range" without the number (1e400 in a reward): it is named.
+        let what = match number_at(&cleaned, e.line(), e.column()) {
+            Some(number) if what == "number out of range" => {
+                format!("the number {number} is past the largest 64-bit float (about 1.8e308)")
+            }
+            _ => what.to_string(),
+        };
         LoadError::new(file, format!("not valid JSON at {}: {what}", place(&e)))
     })?;
     Ok((value, replaced))
+}
+
+/// The number written around byte `column` (1-based, as serde counts) of line `line`, if any.
+fn number_at(text: &str, line: usize, column: usize) -> Option<&str> {
+    let line = text.lines().nth(line.checked_sub(1)?)?.as_bytes();
+    let at = column.min(line.len()).checked_sub(1)?;
+    let is_number = |b: &u8| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-');
+    let start = line[..=at]
+        .iter()
+        .rposition(|b| !is_number(b))
+        .map_or(0, |i| i + 1);
+    let end = at + line[at..].iter().take_while(|b| is_number(b)).count();
+    (start < end)
+        .then(|| std::str::from_utf8(&line[start..end]).ok())
+        .flatten()
 }
 
 /// The text with Python's non-finite tokens outside strings read as `null`, and how many there were.
@@ -89,6 +111,22 @@ fn replace_non_finite(text: &str) -> (std::borrow::Cow<'_, str>, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_number_past_f64_and_a_byte_order_mark() {
+        let error = parse_lenient(b"{\"reward\": 1,\n \"x\": -2.5e400}", "f.json")
+            .expect_err("out of range");
+        let message = error.to_string();
+        assert!(
+            message.starts_with("f.json: not valid JSON at line 2, column ")
+                && message.ends_with(
+                    ": the number -2.5e400 is past the largest 64-bit float (about 1.8e308)"
+                ),
+            "{message}"
+        );
+        let (value, _) = parse_lenient(b"\xef\xbb\xbf{\"a\": 1}", "f.json").expect("BOM");
+        assert_eq!(value["a"], 1);
+    }
 
     #[test]
     fn python_non_finite_tokens_read_as_null_outside_strings() {
