@@ -57,7 +57,8 @@ struct Status<'a> {
     waiting_on: Option<&'a WaitingOn>,
     actions: Vec<PairAction<'a>>,
     summary: String,
-    /// Runs sent with status error, per system with any (read as their outcomes).
+    /// Runs sent with status error, and those of the baseline's preloaded records, per system with
+    /// any (read as their outcomes).
     errored: std::collections::BTreeMap<String, usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     records: Option<Vec<&'a DecisionRecord>>,
@@ -74,6 +75,9 @@ pub(crate) struct Service {
     rows: u64,
     /// The (system, task) pairs whose due runs were told to the state (`"runs"`), with the count.
     runs_due: HashMap<(String, String), u32>,
+    /// Runs with status error in the baseline's completed records, per system: the preloaded rows
+    /// are each task's mean over its runs, which carries no status.
+    preloaded_errored: std::collections::BTreeMap<String, usize>,
 }
 
 impl Service {
@@ -85,6 +89,17 @@ impl Service {
             taken: HashMap::new(),
             rows: 0,
             runs_due: HashMap::new(),
+            preloaded_errored: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// Counts `runs` errored runs of `system` in the preloaded records, for the replies' `errored`.
+    pub(crate) fn preloaded_errors(&mut self, system: &str, runs: usize) {
+        if runs > 0 {
+            *self
+                .preloaded_errored
+                .entry(system.to_string())
+                .or_default() += runs;
         }
     }
 
@@ -329,7 +344,14 @@ impl Service {
                 })
                 .collect(),
             summary: summary(&self.state, &records),
-            errored: self.state.errored_runs().into_iter().collect(),
+            errored: {
+                let mut errored: std::collections::BTreeMap<String, usize> =
+                    self.state.errored_runs().into_iter().collect();
+                for (system, runs) in &self.preloaded_errored {
+                    *errored.entry(system.clone()).or_default() += runs;
+                }
+                errored
+            },
             records: with_records.then(|| records.clone()),
         };
         serde_json::to_value(status)
@@ -419,12 +441,23 @@ pub(crate) fn serve_command(
                         .join(", ")
                 )));
             }
-            preloads.push((file.display().to_string(), kept));
+            // Each preloaded row is a task's mean over its runs, so the errored runs among them are
+            // counted from the record (they were left out of the replies' `errored`).
+            let errored: Vec<(String, usize)> = dataset
+                .systems
+                .iter()
+                .filter(|s| keep(&s.name))
+                .map(|s| (s.name.clone(), s.errored))
+                .collect();
+            preloads.push((file.display().to_string(), kept, errored));
         }
     }
     let mut service = Service::new(setup.state(&args.live.tested));
-    for (label, rows) in preloads {
+    for (label, rows, errored) in preloads {
         service.preload(&label, rows);
+        for (system, runs) in errored {
+            service.preloaded_errors(&system, runs);
+        }
     }
     let mut bytes = Vec::new();
     loop {

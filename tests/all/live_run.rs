@@ -1125,6 +1125,36 @@ fn errored_runs_are_read_as_their_outcomes_and_said_by_serve_and_decide() {
         serde_json::from_str(stdout(&output).lines().next().expect("a record")).expect("json");
     assert_eq!(decided["observed"], 1);
     assert_eq!(decided["estimate"], record["estimate"]);
+    // The baseline's completed records given to serve: their errored runs are counted too (each
+    // preloaded row is a task's mean, which had lost its status).
+    let baseline = dir.join("baseline.csv");
+    std::fs::write(
+        &baseline,
+        "system,task,run,outcome,status
+old,t000,0,0,error
+old,t000,1,1,ok
+old,t001,0,0,error
+",
+    )
+    .expect("baseline");
+    let replies = serve_replies(
+        &[
+            &baseline.to_string_lossy(),
+            "--plan",
+            &plan,
+            "--tested",
+            "new",
+            "--baseline",
+            "old",
+        ],
+        &[r#"{"op":"outcome","system":"new","task":"t000","run":0,"outcome":0,"status":"error"}"#],
+    );
+    assert_eq!(
+        replies[0]["errored"],
+        serde_json::json!({"new": 1, "old": 2}),
+        "{}",
+        replies[0]
+    );
     // `run`, following the file a harness writes, says it as it ends.
     let out = dir.join("out.csv");
     let (outcomes_text, out_text) = (outcomes.display().to_string(), out.display().to_string());
