@@ -5,6 +5,7 @@
 
 mod assemble;
 mod columns;
+pub(crate) mod damaged;
 pub mod declared_runs;
 pub mod error;
 pub mod halts;

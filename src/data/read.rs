@@ -875,6 +875,32 @@ fn json_line_numbers(text: &[u8]) -> Vec<u64> {
 }
 
 fn read_parquet(bytes: Vec<u8>, file: &str) -> Result<(DataFrame, Positions), LoadError> {
+    // polars panics on some damaged files (a corrupt thrift field, a struct's children, a page
+    // range) where it should refuse them.
+    let frame = super::damaged::unless_damaged(file, "the Parquet file", || {
+        read_parquet_frame(bytes, file)
+    })?;
+    // A damaged footer can give the table more rows than its columns hold (the loader then read
+    // past a column's end).
+    if let Some(short) = frame
+        .columns()
+        .iter()
+        .find(|column| column.len() != frame.height())
+    {
+        return Err(LoadError::new(
+            file,
+            format!(
+                "the Parquet file is damaged: column '{}' holds {} values where the file says it has {} rows",
+                short.name(),
+                short.len(),
+                frame.height()
+            ),
+        ));
+    }
+    Ok((frame, Positions::Rows))
+}
+
+fn read_parquet_frame(bytes: Vec<u8>, file: &str) -> Result<DataFrame, LoadError> {
     let mut reader = ParquetReader::new(Cursor::new(bytes));
     let schema = reader.schema().map_err(|e| {
         LoadError::new(
@@ -906,13 +932,12 @@ fn read_parquet(bytes: Vec<u8>, file: &str) -> Result<(DataFrame, Positions), Lo
             ));
         }
     }
-    let frame = reader.finish().map_err(|e| {
+    reader.finish().map_err(|e| {
         LoadError::new(
             file,
             format!("cannot read the Parquet file: {}", polars_message(&e)),
         )
-    })?;
-    Ok((frame, Positions::Rows))
+    })
 }
 
 /// A CSV text read with every column as text: a list a format reads beside its results (HLE's

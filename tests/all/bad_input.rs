@@ -67,6 +67,22 @@ const CASES: &[(&str, &str)] = &[
         "cannot parse the file as JSON: line 201: field 'outcome' holds a list ([1]) where line 1 holds a plain value (0); a column holds one kind of value",
     ),
     (
+        // A damaged footer gave the table 63 rows over columns of 4: the loader read past their end
+        // and panicked.
+        "damaged_footer_rows.parquet",
+        "the Parquet file is damaged: column 'system' holds 4 values where the file says it has 63 rows",
+    ),
+    (
+        // polars' reader panicked on the damaged metadata ("thrift bool field").
+        "damaged_thrift.parquet",
+        "the Parquet file is damaged: its reader could not make sense of it (thrift bool field)",
+    ),
+    (
+        // lighteval's details, read by polars, which panicked on a damaged page.
+        "details_damaged_range.parquet",
+        "the lighteval details file is damaged: its reader could not make sense of it (range end index 18446744073709550514 out of range for slice of length 16076)",
+    ),
+    (
         // polars' JSON reader panicked ("activate 'decompress' feature").
         "gzip_under_a_json_name.json",
         "is gzip-compressed, but its name does not end in .gz: name it so (file.json.gz) or decompress it",

@@ -1732,7 +1732,12 @@ fn parse_file(
         let file = file_path.display().to_string();
         let bytes = std::fs::read(&file_path)
             .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
-        return match lighteval::details(&bytes, &file_path, &file, settings.metric)? {
+        // polars' Parquet reader panics on some damaged files (a struct's children, a page range).
+        let details =
+            crate::data::damaged::unless_damaged(&file, "the lighteval details file", || {
+                lighteval::details(&bytes, &file_path, &file, settings.metric)
+            })?;
+        return match details {
             Ok(imported) => {
                 finish_parsed(imported, ImportFormat::LightEval, file, &bytes, 0, settings)
                     .map(Some)
