@@ -139,13 +139,17 @@ fn read_table_as(path: &Path, live: bool) -> Result<(RawTable, Option<String>), 
         return Err(LoadError::new(&file, "the file is empty"));
     }
     let plain = |(frame, positions)| (frame, positions, Vec::new());
-    let (frame, positions, unusual) = match format {
-        Format::Csv => plain(read_delimited(&bytes, b',', &file)?),
-        Format::Tsv => plain(read_delimited(&bytes, b'\t', &file)?),
-        Format::JsonLines => read_json(bytes, JsonFormat::JsonLines, &file)?,
-        Format::JsonArray => read_json(bytes, JsonFormat::Json, &file)?,
-        Format::Parquet => plain(read_parquet(bytes, &file)?),
-    };
+    // The checks above and in each reader catch what polars was seen to panic on; should it panic on
+    // anything else, the file is refused all the same rather than the process ended.
+    let (frame, positions, unusual) = super::damaged::unless_damaged(&file, "the file", || {
+        Ok(match format {
+            Format::Csv => plain(read_delimited(&bytes, b',', &file)?),
+            Format::Tsv => plain(read_delimited(&bytes, b'\t', &file)?),
+            Format::JsonLines => read_json(bytes, JsonFormat::JsonLines, &file)?,
+            Format::JsonArray => read_json(bytes, JsonFormat::Json, &file)?,
+            Format::Parquet => plain(read_parquet(bytes, &file)?),
+        })
+    })?;
     if frame.height() == 0 {
         return Err(LoadError::new(
             &file,

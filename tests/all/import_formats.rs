@@ -4269,6 +4269,25 @@ fn agentbench_outputs_give_each_agent_s_task_scores_with_failed_attempts_as_erro
 }
 
 #[test]
+fn an_agentbench_runs_file_whose_first_line_is_broken_is_refused_not_left_out() {
+    // It was left out with all its samples (28 rows became 25), where a broken later line was
+    // refused naming it.
+    let source = fixture("agentbench").join("outputs");
+    let copy = temp_dir("agentbench-broken-first").join("outputs");
+    copy_tree(&source, &copy);
+    let runs = copy.join("2024-05-01-12-00-00/gpt-4-0613/os-std/runs.jsonl");
+    let text = std::fs::read_to_string(&runs).expect("runs");
+    std::fs::write(&runs, format!("{{\"index\": 0, \"output\"\n{text}")).expect("write");
+    let out = pareval(&["info", &copy.to_string_lossy()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(&format!("{}: line 1: ", runs.display())),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn agentbench_outputs_are_followed_as_samples_land() {
     // `watch` follows an output folder: each task's runs.jsonl and error.jsonl as they grow.
     let source = fixture("agentbench").join("outputs/2024-05-01-12-00-00");

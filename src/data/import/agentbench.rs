@@ -423,7 +423,16 @@ pub fn runs(
 /// joined for the content hash, and the folder as the file the rows came from.
 pub fn tree(folder: &Path, metric: Option<&str>) -> Result<(Imported, Vec<u8>, String), LoadError> {
     let shown = folder.display().to_string();
-    let files = runs_files(folder, false);
+    // Every runs file with something in it, not only those whose first line reads as a sample: one
+    // whose first line is broken was left out with all its samples, without a word (a broken line
+    // further down was refused, naming it).
+    let mut files = Vec::new();
+    let written = |folder: &Path| {
+        Some(folder.join(RUNS_FILE))
+            .filter(|file| std::fs::metadata(file).is_ok_and(|m| m.is_file() && m.len() > 0))
+    };
+    super::files_in_tree(folder, TREE_DEPTH, false, &written, &|_| false, &mut files);
+    files.sort();
     let mut read = Read::default();
     let mut bytes = Vec::new();
     for path in &files {
