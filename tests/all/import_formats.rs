@@ -4288,6 +4288,34 @@ fn an_agentbench_runs_file_whose_first_line_is_broken_is_refused_not_left_out() 
 }
 
 #[test]
+fn a_metr_run_written_twice_is_read_once_and_one_with_other_values_refused() {
+    // The same run_id was one more run (3 runs became 4) without a word.
+    let text = std::fs::read_to_string(fixture("metr/runs_th1-1_excerpt.jsonl")).expect("metr");
+    let first = text.lines().next().expect("a line");
+    let dir = temp_dir("metr-repeated-run");
+    let (again, other) = (dir.join("again.jsonl"), dir.join("other.jsonl"));
+    std::fs::write(&again, format!("{text}{first}\n")).expect("write");
+    let mut changed: Value = serde_json::from_str(first).expect("json");
+    changed["started_at"] = serde_json::json!(1);
+    std::fs::write(&other, format!("{text}{changed}\n")).expect("write");
+    let rows = |path: &Path| import_rows("metr", &[path], &[], "metr-repeated-rows").len();
+    assert_eq!(
+        rows(&again),
+        rows(&fixture("metr/runs_th1-1_excerpt.jsonl"))
+    );
+    let words = info_words(&[&again.to_string_lossy()]);
+    assert!(
+        words.contains("1 line repeats an earlier line word for word (the same run_id): read once"),
+        "{words}"
+    );
+    let refused = pareval(&["info", &other.to_string_lossy()]);
+    assert_refused(
+        &refused,
+        "is also on line 1, with other values: a run is one line",
+    );
+}
+
+#[test]
 fn agentbench_outputs_are_followed_as_samples_land() {
     // `watch` follows an output folder: each task's runs.jsonl and error.jsonl as they grow.
     let source = fixture("agentbench").join("outputs/2024-05-01-12-00-00");

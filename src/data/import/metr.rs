@@ -40,6 +40,11 @@ pub fn runs(
     let metric = metric.unwrap_or("score_binarized");
     let mut read = Vec::with_capacity(lines.len());
     let mut errors = 0usize;
+    // A run is one line: the same line written again (a file concatenated twice) is read once and
+    // noted; another line with the same run_id is refused (it was counted as one more run).
+    let mut seen: std::collections::HashMap<(String, String, String), (u64, &Value)> =
+        std::collections::HashMap::new();
+    let mut repeated = 0usize;
     for (index, (number, line)) in lines.iter().enumerate() {
         let at = |what: String| LoadError::new(file, format!("line {number}: {what}"));
         let field =
@@ -47,6 +52,21 @@ pub fn runs(
         let system = field("alias")?;
         let task = field("task_id")?;
         let run_id = field("run_id")?;
+        match seen.entry((system.clone(), task.clone(), run_id.clone())) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                let (first_line, first_value) = *first.get();
+                if first_value == line {
+                    repeated += 1;
+                    continue;
+                }
+                return Err(at(format!(
+                    "run {run_id} of {system} on {task} is also on line {first_line}, with other values: a run is one line"
+                )));
+            }
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert((*number, line));
+            }
+        }
         let outcome = match line.get(metric) {
             Some(Value::Number(value)) => value.as_f64(),
             Some(Value::Bool(value)) => Some(f64::from(u8::from(*value))),
@@ -116,6 +136,13 @@ pub fn runs(
     let mut notes = vec![format!(
         "{file}: outcome = {metric}; runs numbered within each (alias, task) by started_at, then run_id; seconds = human_minutes × 60 (the task's human time, not the run's)"
     )];
+    if repeated > 0 {
+        notes.push(format!(
+            "{file}: {repeated} line{} repeat{} an earlier line word for word (the same run_id): read once",
+            if repeated == 1 { "" } else { "s" },
+            if repeated == 1 { "s" } else { "" }
+        ));
+    }
     if errors > 0 {
         notes.push(format!(
             "{file}: {} a fatal_error_from: kept with their score, as METR's fits keep them, with status error",
