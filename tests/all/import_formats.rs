@@ -3361,6 +3361,25 @@ fn livebench_judgments_give_each_model_s_scores_by_category_from_a_file_or_the_t
 }
 
 #[test]
+fn a_livebench_judgment_file_with_no_judgment_is_named() {
+    // Its task's rows were simply absent (a whole category, 32 rows became 12) with the notes of a
+    // full read.
+    let data = temp_dir("livebench-unjudged").join("data");
+    copy_tree(&fixture("livebench").join("data"), &data);
+    let judgments =
+        data.join("live_bench/reasoning/web_of_lies_v2/model_judgment/ground_truth_judgment.jsonl");
+    std::fs::write(&judgments, "").expect("empty");
+    let words = info_words(&[&data.to_string_lossy()]);
+    assert!(
+        words.contains(&format!(
+            "1 judgment file holds no judgment (the first: {}): its task has no row",
+            judgments.display()
+        )),
+        "{words}"
+    );
+}
+
+#[test]
 fn livebench_reads_one_release_as_its_leaderboard_does() {
     // The fixture's questions dated as LiveBench dates them: two plot_unscrambling questions
     // released 2024-11-25, one removed on 2024-08-31 (the rest released 2024-06-24, in use).

@@ -439,17 +439,30 @@ pub fn tree(folder: &Path, split: Option<&str>) -> Result<(Imported, Vec<u8>, St
     let mut read = Read::default();
     let mut bytes = Vec::new();
     let mut releases = Releases::default();
+    // Judgment files with no judgment in them: their tasks have no row, which a note must say (the
+    // notes counted them among the files read, and a whole category went by without a word).
+    let mut unjudged: Vec<String> = Vec::new();
     for path in &files {
         let file = path.display().to_string();
         let text = std::fs::read(path)
             .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
         let from = read.rows.len();
         read_file(&text, &file, &mut read)?;
+        if read.rows.len() == from {
+            unjudged.push(file.clone());
+        }
         let questions = apply_release(&mut read, from, path, release, &mut releases)?;
         bytes.extend_from_slice(&text);
         bytes.extend_from_slice(&questions);
     }
     let mut notes = notes(&shown, files.len(), &read);
+    if let Some(first) = unjudged.first() {
+        notes.push(format!(
+            "{shown}: {} no judgment (the first: {first}): {} no row (not judged yet? gen_ground_truth_judgment.py writes them)",
+            counted(unjudged.len(), "judgment file holds", "judgment files hold"),
+            if unjudged.len() == 1 { "its task has" } else { "their tasks have" }
+        ));
+    }
     notes.extend(release_notes(&shown, release, &releases));
     // Rows of several files: placed by their source (task and line), not by a line number.
     Ok((Imported::entries(read.rows, notes), bytes, shown))
