@@ -938,12 +938,50 @@ fn sb_cli_reports_are_named_after_their_run_ids() {
     // The same report without sb-cli's pending count: its submitted ids without a result are
     // evaluation errors, as the harness's own reports have them.
     pending["pending_instances"] = Value::from(0);
+    // Its counts as a harness writes them, its lists' lengths (a report whose counts disagree with
+    // its lists is refused).
+    for (count, list) in [
+        ("resolved_instances", "resolved_ids"),
+        ("completed_instances", "completed_ids"),
+    ] {
+        let listed = pending[list].as_array().expect("ids").len();
+        pending[count] = Value::from(listed);
+    }
     let plain = temp_dir("sb-cli-done").join("swe-bench_verified__test__run-c.json");
     std::fs::write(&plain, pending.to_string()).expect("write");
     let out = pareval(&["info", &plain.to_string_lossy(), "--format", "json"]);
     let json: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(json["systems"][0]["system"], "run-c");
     assert_eq!(json["systems"][0]["errored"], errored + 20);
+}
+
+#[test]
+fn a_run_report_whose_lists_disagree_with_its_counts_is_refused() {
+    // A missing unresolved_ids read its instances as evaluation errors; a resolved id that was not
+    // submitted added a task the report does not have. Both went by without a word.
+    let Some(data) = shared_data() else { return };
+    let source = data.join("../formats/swebench_harness_report/zhikuncode_20260525/results.json");
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(&source).expect("report")).expect("json");
+    let dir = temp_dir("swebench-inconsistent");
+    let mut cut = report.clone();
+    cut.as_object_mut()
+        .expect("object")
+        .remove("unresolved_ids");
+    let cut_path = dir.join("cut.json");
+    std::fs::write(&cut_path, cut.to_string()).expect("write");
+    assert_refused(
+        &pareval(&["info", &cut_path.to_string_lossy()]),
+        "'unresolved_ids' lists 0 instances where 'unresolved_instances' says 108",
+    );
+    let mut extra = report.clone();
+    extra["resolved_ids"][0] = Value::from("nobody__nothing-1");
+    let extra_path = dir.join("extra.json");
+    std::fs::write(&extra_path, extra.to_string()).expect("write");
+    assert_refused(
+        &pareval(&["info", &extra_path.to_string_lossy()]),
+        "'resolved_ids' lists nobody__nothing-1, which is not in 'submitted_ids'",
+    );
 }
 
 #[test]

@@ -160,6 +160,71 @@ fn split_ids(split: &str) -> Option<Vec<String>> {
 }
 
 /// An id list of the report (absent: empty); anything else is an error naming the key.
+/// A run report whose id lists disagree with its own counts (`unresolved_ids` missing where
+/// `unresolved_instances` is 3: those instances read as evaluation errors), or that lists a result
+/// for an instance it does not count as submitted (one task more than the report has): refused,
+/// since which side is right cannot be told. The harnesses write each count as its list's length;
+/// an sb-cli report fetched with instances still pending (`pending_instances`) is not held to its
+/// counts, which may be the run's.
+fn refuse_inconsistent_lists(
+    report: &Value,
+    resolved_key: &str,
+    file: &str,
+) -> Result<(), LoadError> {
+    let pending = report
+        .get("pending_instances")
+        .and_then(Value::as_u64)
+        .is_some_and(|n| n > 0);
+    for (list, count) in [
+        (resolved_key, "resolved_instances"),
+        ("unresolved_ids", "unresolved_instances"),
+        ("error_ids", "error_instances"),
+        ("empty_patch_ids", "empty_patch_instances"),
+        ("submitted_ids", "submitted_instances"),
+        ("completed_ids", "completed_instances"),
+    ] {
+        let Some(stated) = report
+            .get(count)
+            .and_then(Value::as_u64)
+            .filter(|_| !pending)
+        else {
+            continue;
+        };
+        let listed = ids(report, list, file)?.len() as u64;
+        if listed != stated {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "'{list}' lists {listed} instances where '{count}' says {stated}: the report disagrees with itself (is it cut short or edited?)"
+                ),
+            ));
+        }
+    }
+    let submitted: HashSet<String> = ids(report, "submitted_ids", file)?.into_iter().collect();
+    if submitted.is_empty() {
+        return Ok(());
+    }
+    for list in [
+        resolved_key,
+        "unresolved_ids",
+        "error_ids",
+        "empty_patch_ids",
+    ] {
+        if let Some(id) = ids(report, list, file)?
+            .into_iter()
+            .find(|id| !submitted.contains(id))
+        {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "'{list}' lists {id}, which is not in 'submitted_ids': the report disagrees with itself"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn ids(report: &Value, key: &str, file: &str) -> Result<Vec<String>, LoadError> {
     match report.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
@@ -827,6 +892,7 @@ fn run_report(
         ),
         submitted_without_result,
     ];
+    refuse_inconsistent_lists(value, resolved_key, file)?;
     let mut seen: HashSet<String> = HashSet::new();
     let mut rows = Vec::new();
     // The first list an id is in decides its row; ids follow the report's order within a list.
