@@ -4335,6 +4335,29 @@ fn a_metr_run_written_twice_is_read_once_and_one_with_other_values_refused() {
 }
 
 #[test]
+fn an_osworld_trajectory_cut_short_gives_no_seconds_and_says_so() {
+    // A traj.jsonl cut mid-line gave the span of the lines before the cut (136 s for 253) without
+    // a word.
+    let run = temp_dir("osworld-cut-trajectory").join("20250130-1");
+    copy_tree(&fixture("osworld").join("traces/20250130-1"), &run);
+    let trajectory = run.join(
+        "pyautogui/screenshot_a11y_tree/gpt-4o/libreoffice_calc/163789f0-c895-4a50-8207-17cbdd56ec38/traj.jsonl",
+    );
+    let text = std::fs::read_to_string(&trajectory).expect("trajectory");
+    let lines: Vec<&str> = text.lines().collect();
+    let cut = format!("{}\n{}", lines[..8].join("\n"), &lines[8][..40]);
+    std::fs::write(&trajectory, cut).expect("write");
+    let words = info_words(&[&run.to_string_lossy()]);
+    assert!(
+        words.contains(&format!(
+            "1 example has no seconds: its traj.jsonl cannot be read whole (the first: {} line 9)",
+            trajectory.display()
+        )),
+        "{words}"
+    );
+}
+
+#[test]
 fn agentbench_outputs_are_followed_as_samples_land() {
     // `watch` follows an output folder: each task's runs.jsonl and error.jsonl as they grow.
     let source = fixture("agentbench").join("outputs/2024-05-01-12-00-00");

@@ -297,27 +297,48 @@ fn action_seconds(stamp: &str) -> Option<f64> {
 
 /// The seconds from an example's first action to its last, from the `action_timestamp` each
 /// trajectory line carries (taken as the action starts): the agent's working time between them.
-/// None without two readable timestamps.
-fn action_span(folder: &Path) -> Option<f64> {
-    let text = std::fs::read_to_string(folder.join(TRAJECTORY)).ok()?;
-    let stamps: Vec<f64> = text
-        .lines()
-        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+/// None without two readable timestamps. Err names the first line that cannot be read (not JSON,
+/// or an `action_timestamp` that is no timestamp): the span would silently be another one (a
+/// trajectory cut at line 9 of 16 gave 136 s for 253).
+fn action_span(folder: &Path) -> Result<Option<f64>, String> {
+    let Ok(bytes) = std::fs::read(folder.join(TRAJECTORY)) else {
+        return Ok(None);
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Err(format!(
+            "{}, which is not UTF-8 text",
+            folder.join(TRAJECTORY).display()
+        ));
+    };
+    let mut stamps = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let unreadable = || format!("{} line {}", folder.join(TRAJECTORY).display(), index + 1);
+        let Ok(line) = serde_json::from_str::<Value>(line) else {
+            return Err(unreadable());
+        };
         // WindowsAgentArena's first line records the reset (step 0, no action), before the first
         // model call: not an action.
-        .filter(|line| {
-            !(line.get("step_num") == Some(&Value::from(0))
-                && line.get("action") == Some(&Value::Null))
-        })
-        .filter_map(|line| {
-            line.get("action_timestamp")
-                .and_then(Value::as_str)
-                .and_then(action_seconds)
-        })
-        .collect();
-    let first = stamps.iter().copied().reduce(f64::min)?;
-    let last = stamps.iter().copied().reduce(f64::max)?;
-    (stamps.len() >= 2).then_some(last - first)
+        if line.get("step_num") == Some(&Value::from(0)) && line.get("action") == Some(&Value::Null)
+        {
+            continue;
+        }
+        match line.get("action_timestamp") {
+            None | Some(Value::Null) => {}
+            Some(stamp) => match stamp.as_str().and_then(action_seconds) {
+                Some(seconds) => stamps.push(seconds),
+                None => return Err(unreadable()),
+            },
+        }
+    }
+    let first = stamps.iter().copied().reduce(f64::min);
+    let last = stamps.iter().copied().reduce(f64::max);
+    Ok(first
+        .zip(last)
+        .filter(|_| stamps.len() >= 2)
+        .map(|(first, last)| last - first))
 }
 
 /// Every file whose change `watch` must see: the scores and trajectories of every example.
@@ -386,6 +407,7 @@ pub fn results(
     let mut runs: std::collections::HashMap<(PathBuf, String), u32> =
         std::collections::HashMap::new();
     let (mut errors, mut unfinished, mut timed) = (Vec::new(), 0usize, 0usize);
+    let mut untimed: Vec<String> = Vec::new();
     let trial_runs = trial_runs(&examples);
     for example in &examples {
         let run = match &example.trial {
@@ -414,7 +436,14 @@ pub fn results(
             unfinished += 1;
             (None, RowStatus::NotAttempted, format!(", no {SCORE} yet"))
         };
-        let seconds = outcome.and_then(|_| action_span(&example.folder));
+        let seconds = match outcome.map(|_| action_span(&example.folder)) {
+            Some(Ok(seconds)) => seconds,
+            Some(Err(line)) => {
+                untimed.push(line);
+                None
+            }
+            None => None,
+        };
         if let Some(seconds) = seconds {
             // The timestamps read are part of what the rows rest on.
             bytes.extend_from_slice(format!("{seconds}").as_bytes());
@@ -516,6 +545,12 @@ pub fn results(
             examples.len()
         ));
     }
+    if let Some(first) = untimed.first() {
+        notes.push(format!(
+            "{shown}: {} no seconds: its {TRAJECTORY} cannot be read whole (the first: {first}), so the span of its actions is unknown",
+            counted(untimed.len(), "example has", "examples have")
+        ));
+    }
     if unfinished > 0 {
         notes.push(format!(
             "{shown}: {} neither {SCORE} nor an error (running, or the run stopped; a resumed run repeats them): not attempted",
@@ -544,7 +579,7 @@ mod tests {
         ]
         .join("\n");
         std::fs::write(folder.join(TRAJECTORY), trajectory).expect("write");
-        assert_eq!(action_span(&folder), Some(2.0));
+        assert_eq!(action_span(&folder), Ok(Some(2.0)));
         std::fs::remove_dir_all(&folder).expect("clean up");
         assert!(is_windows_arena_id(
             "02F10F89-7171-4D37-8550-A00BA8930CDF-WOS"
