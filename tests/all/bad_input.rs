@@ -59,7 +59,7 @@ const CASES: &[(&str, &str)] = &[
     ),
     (
         "repeated_json_key.json",
-        "line 3: the key \"task\" appears twice in one record; which of its values is meant cannot be told (keep one)",
+        "line 3: the key \"task\" appears twice in one object; which of its values is meant cannot be told (keep one)",
     ),
     (
         // polars said only "failed to determine supertype of struct[3] and struct[3]".

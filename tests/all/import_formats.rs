@@ -4358,6 +4358,35 @@ fn an_osworld_trajectory_cut_short_gives_no_seconds_and_says_so() {
 }
 
 #[test]
+fn a_harness_file_with_a_key_written_twice_is_refused() {
+    // serde kept the last value without a word: a sample `"passed": true, "passed": false` read as
+    // failed, an instance listed true and false read as false.
+    let text = std::fs::read_to_string(fixture("human_eval/stand-in-weak.jsonl_results.jsonl"))
+        .expect("results");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[2] = lines[2].replacen("\"passed\": ", "\"passed\": true, \"passed\": ", 1);
+    let file = temp_dir("human-eval-repeated-key").join("m.jsonl_results.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").expect("write");
+    let path = file.to_string_lossy();
+    assert_refused(
+        &pareval(&["info", &path, "--from", "human-eval"]),
+        "line 3: the key \"passed\" appears twice in one object",
+    );
+    assert_refused(&pareval(&["info", &path]), "appears twice");
+    // A JSON harness file too, recognised by its keys: the SWE-bench run report in the fixtures.
+    let report = temp_dir("report-repeated-key").join("report.json");
+    std::fs::write(
+        &report,
+        r#"{"resolved_ids": ["a__b-1"], "unresolved_ids": ["a__b-2"], "submitted_ids": ["a__b-1", "a__b-2"], "resolved_ids": []}"#,
+    )
+    .expect("write");
+    assert_refused(
+        &pareval(&["info", &report.to_string_lossy()]),
+        "line 1: the key \"resolved_ids\" appears twice in one object",
+    );
+}
+
+#[test]
 fn agentbench_outputs_are_followed_as_samples_land() {
     // `watch` follows an output folder: each task's runs.jsonl and error.jsonl as they grow.
     let source = fixture("agentbench").join("outputs/2024-05-01-12-00-00");

@@ -9,14 +9,95 @@ use crate::data::error::LoadError;
 /// Parses `bytes` as JSON with Python's non-finite tokens read as null; returns the value and the
 /// number of such tokens.
 pub fn parse_lenient(bytes: &[u8], file: &str) -> Result<(Value, usize), LoadError> {
+    if let Some((line, key)) = repeated_key(without_bom(bytes)) {
+        return Err(LoadError::new(
+            file,
+            format!("line {line}: {}", repeated(&key)),
+        ));
+    }
     parse_placed(bytes, file, |e| {
         format!("line {}, column {}", e.line(), e.column())
     })
 }
 
+/// What a key written twice in one object is told.
+fn repeated(key: &str) -> String {
+    format!(
+        "the key \"{key}\" appears twice in one object; which of its values is meant cannot be told (keep one)"
+    )
+}
+
+/// The first key written twice in one object, at any depth, with its line (1-based). Objects
+/// with many keys (a results map keyed by task) are checked through a set.
+pub fn repeated_key(text: &[u8]) -> Option<(u64, String)> {
+    use std::collections::HashSet;
+    /// An open object's keys: the first few in a list, all of them in a set past that.
+    type Keys<'a> = (Vec<&'a [u8]>, HashSet<&'a [u8]>);
+    // One entry per open object or array (None for an array).
+    let mut open: Vec<Option<Keys<'_>>> = Vec::new();
+    let mut line = 1u64;
+    let mut i = 0;
+    while i < text.len() {
+        match text[i] {
+            b'\n' => line += 1,
+            b'{' => open.push(Some((Vec::new(), HashSet::new()))),
+            b'[' => open.push(None),
+            b'}' | b']' => {
+                open.pop();
+            }
+            b'"' => {
+                let start = i + 1;
+                let mut end = start;
+                let mut escaped = false;
+                let mut newlines = 0;
+                while end < text.len() {
+                    match (escaped, text[end]) {
+                        (true, _) => escaped = false,
+                        (false, b'\\') => escaped = true,
+                        (false, b'"') => break,
+                        (false, b'\n') => newlines += 1,
+                        _ => {}
+                    }
+                    end += 1;
+                }
+                let key = &text[start..end.min(text.len())];
+                let is_key = text[(end + 1).min(text.len())..]
+                    .iter()
+                    .find(|b| !b.is_ascii_whitespace())
+                    == Some(&b':');
+                if is_key && let Some(Some((few, many))) = open.last_mut() {
+                    let seen = if many.is_empty() {
+                        few.contains(&key)
+                    } else {
+                        many.contains(key)
+                    };
+                    if seen {
+                        return Some((line, String::from_utf8_lossy(key).into_owned()));
+                    }
+                    if many.is_empty() && few.len() < 32 {
+                        few.push(key);
+                    } else {
+                        many.extend(few.drain(..));
+                        many.insert(key);
+                    }
+                }
+                line += newlines;
+                i = end + 1;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// [`parse_lenient`] for one line of a JSON Lines file, whose caller names the line: the message
 /// gives the column only.
 pub fn parse_lenient_line(bytes: &[u8], file: &str) -> Result<(Value, usize), LoadError> {
+    if let Some((_, key)) = repeated_key(without_bom(bytes)) {
+        return Err(LoadError::new(file, repeated(&key)));
+    }
     parse_placed(bytes, file, |e| format!("column {}", e.column()))
 }
 
@@ -111,6 +192,33 @@ fn replace_non_finite(text: &str) -> (std::borrow::Cow<'_, str>, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_written_twice_in_any_object_is_found() {
+        assert_eq!(
+            repeated_key(br#"{"a": 1, "b": {"a": 2}, "c": [{"a": 3}, {"a": 4}]}"#),
+            None
+        );
+        assert_eq!(
+            repeated_key(b"{\"a\": 1,\n \"b\": {\"x\": \"a\", \"x\": 2}}"),
+            Some((2, "x".to_string()))
+        );
+        // A string value that reads like a key, an escaped quote, many keys (through the set).
+        assert_eq!(repeated_key(br#"{"k": "a", "a": "k\"", "z": 0}"#), None);
+        let many: Vec<String> = (0..100).map(|i| format!("\"t{i}\": {i}")).collect();
+        let map = format!("{{{}}}", many.join(", "));
+        assert_eq!(repeated_key(map.as_bytes()), None);
+        let twice = format!("{{{}, \"t7\": 0}}", many.join(", "));
+        assert_eq!(repeated_key(twice.as_bytes()), Some((1, "t7".to_string())));
+        let error = parse_lenient(b"{\"passed\": true, \"passed\": false}", "f.json")
+            .expect_err("repeated");
+        assert!(
+            error
+                .to_string()
+                .starts_with("f.json: line 1: the key \"passed\" appears twice in one object"),
+            "{error}"
+        );
+    }
 
     #[test]
     fn a_number_past_f64_and_a_byte_order_mark() {

@@ -1859,7 +1859,15 @@ fn parse_file(
             // Without --from a file that is not JSON is not ours to judge: the canonical reader
             // says why. A run folder's own results file is ours (the canonical reader would only
             // say the folder is one).
-            Err(_) if format.is_none() && !path.is_dir() => return Ok(None),
+            // Nor is a JSON file with a key written twice, whatever wrote it: which value is meant
+            // cannot be told, so it is refused here rather than read as records without the key.
+            Err(_)
+                if format.is_none()
+                    && !path.is_dir()
+                    && json::repeated_key(json::without_bom(bytes)).is_none() =>
+            {
+                return Ok(None);
+            }
             Err(error) => return Err(error),
         };
         let Some(format) = format.or_else(|| ImportFormat::detect(&value)) else {
