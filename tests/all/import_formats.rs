@@ -4373,6 +4373,15 @@ fn a_harness_file_with_a_key_written_twice_is_refused() {
         "line 3: the key \"passed\" appears twice in one object",
     );
     assert_refused(&pareval(&["info", &path]), "appears twice");
+    // `passed` and `result` disagreeing (the harness sets one from the other) was read as `passed`.
+    let mut contradicting: Vec<String> = text.lines().map(str::to_string).collect();
+    contradicting[0] = contradicting[0].replacen("\"passed\": false", "\"passed\": true", 1);
+    let edited = temp_dir("human-eval-contradiction").join("m.jsonl_results.jsonl");
+    std::fs::write(&edited, contradicting.join("\n") + "\n").expect("write");
+    assert_refused(
+        &pareval(&["info", &edited.to_string_lossy(), "--from", "human-eval"]),
+        "line 1: passed is true but result is \"failed: \": the harness sets one from the other",
+    );
     // A JSON harness file too, recognised by its keys: the SWE-bench run report in the fixtures.
     let report = temp_dir("report-repeated-key").join("report.json");
     std::fs::write(
