@@ -227,13 +227,13 @@ pub fn markdown_cell(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn a_markdown_cell_keeps_its_row_whole() {
-        assert_eq!(super::markdown_cell("a|pipe"), "a\\|pipe");
-        assert_eq!(super::markdown_cell("two\nlines"), "two lines");
+        assert_eq!(markdown_cell("a|pipe"), "a\\|pipe");
+        assert_eq!(markdown_cell("two\nlines"), "two lines");
     }
-
-    use super::*;
 
     #[test]
     fn numbers_and_fields_are_written_one_way() {

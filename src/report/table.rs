@@ -9,9 +9,6 @@ pub enum Align {
     Right,
 }
 
-/// Lays out `rows` under `header`, each column as wide as its widest cell, the first column shortened
-/// with '…' so that a line fits in `width` cells when that is possible (widths counted in terminal
-/// cells, so that names in wide characters stay aligned).
 /// The rows with each line break in a cell shown as `⏎`: a name holding one (valid in a quoted CSV
 /// field) split its row of the table in two. Borrowed when no cell has one.
 fn one_line_rows(rows: &[Vec<String>]) -> std::borrow::Cow<'_, [Vec<String>]> {
@@ -30,6 +27,9 @@ fn one_line_rows(rows: &[Vec<String>]) -> std::borrow::Cow<'_, [Vec<String>]> {
     )
 }
 
+/// Lays out `rows` under `header`, each column as wide as its widest cell, the first column shortened
+/// with '…' so that a line fits in `width` cells when that is possible (widths counted in terminal
+/// cells, so that names in wide characters stay aligned).
 pub fn render(
     header: &[&str],
     align: &[Align],

@@ -102,18 +102,17 @@ pub fn results(bytes: &[u8], path: &Path, file: &str) -> Result<(Imported, usize
             other => return Err(format!("result is {}", value_or_missing(other))),
         };
         let timeout = result == "timed out";
+        let shown: String = result.chars().take(MESSAGE_CHARS).collect();
         // The harness sets `passed` from `result` ("passed"); the two disagreeing is an edited or
         // damaged line, read as `passed` without a word before.
         let failed = timeout || result.starts_with("failed");
         if (passed && failed) || (!passed && result == "passed") {
             return Err(format!(
-                "passed is {passed} but result is \"{}\": the harness sets one from the other",
-                result.chars().take(MESSAGE_CHARS).collect::<String>()
+                "passed is {passed} but result is \"{shown}\": the harness sets one from the other"
             ));
         }
         timed_out += usize::from(timeout);
         let this_run = super::next_run(&mut samples_of, task.clone());
-        let shown: String = result.chars().take(MESSAGE_CHARS).collect();
         rows.push(CanonicalRow {
             system: system.clone(),
             task,
