@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{assert_refused, copy_tree, fixture, pareval, stderr, stdout, temp_dir};
+use crate::common::{assert_refused, copy_tree, fixture, flat, pareval, stderr, stdout, temp_dir};
 
 /// The canonical rows `pareval import FORMAT PATH… [extra]` writes, as JSON objects.
 pub fn import_rows(format: &str, paths: &[&Path], extra: &[&str], name: &str) -> Vec<Value> {
@@ -2755,6 +2755,90 @@ fn promptfoo_prompts_are_systems_and_tests_of_one_description_stay_apart() {
         &pareval(&["info", &bad.to_string_lossy()]),
         "result 5: success is missing",
     );
+}
+
+#[test]
+fn a_harness_amount_that_is_no_number_at_least_zero_is_read_as_unknown_with_a_note() {
+    // METR: a cost written as text and a negative human time; DeepEval: a −1 cost and a text time.
+    // Before, the text was dropped unseen and the negative time refused the whole file.
+    let dir = temp_dir("amounts-no-number");
+    let lines: Vec<String> = std::fs::read_to_string(fixture("metr/runs_th1-1_excerpt.jsonl"))
+        .expect("read the METR excerpt")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let mut bent = lines.clone();
+    bent[1] = bent[1].replacen("\"generation_cost\":0.0", "\"generation_cost\":\"n/a\"", 1);
+    let minutes = bent[2].find("\"human_minutes\":").expect("human_minutes");
+    let end = minutes + bent[2][minutes..].find(',').expect("a comma");
+    bent[2].replace_range(minutes..end, "\"human_minutes\":-1");
+    assert_ne!(bent, lines);
+    let metr = dir.join("runs.jsonl");
+    std::fs::write(&metr, bent.join("\n") + "\n").expect("write");
+    let out = dir.join("metr.jsonl");
+    let output = pareval(&[
+        "import",
+        "metr",
+        metr.to_str().expect("utf-8"),
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let said = flat(&format!("{}{}", stdout(&output), stderr(&output)));
+    assert!(
+        said.contains("1 row's cost is no number ≥ 0 and is read as unknown (the first, metr run "),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "1 row's seconds is no number ≥ 0 and is read as unknown (the first, metr run "
+        ) && said.contains(": -60)"),
+        "{said}"
+    );
+    let rows: Vec<Value> = std::fs::read_to_string(&out)
+        .expect("read")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("JSON"))
+        .collect();
+    assert_eq!(rows.len(), lines.len(), "no row is dropped");
+    let unknown = |field: &str| rows.iter().filter(|r| r[field].is_null()).count();
+    let clean = import_rows(
+        "metr",
+        &[&fixture("metr/runs_th1-1_excerpt.jsonl")],
+        &[],
+        "amounts-clean",
+    );
+    let clean_unknown = |field: &str| clean.iter().filter(|r| r[field].is_null()).count();
+    assert_eq!(unknown("cost_usd"), clean_unknown("cost_usd") + 1);
+    assert_eq!(unknown("seconds"), clean_unknown("seconds") + 1);
+
+    let results = dir.join("deepeval");
+    copy_tree(&fixture("deepeval/results"), &results);
+    let run = results.join("test_run_20261204_182437.json");
+    let text = std::fs::read_to_string(&run).expect("read");
+    let text = text
+        .replacen("\"tokenCost\": 0.0015", "\"tokenCost\": -1", 1)
+        .replacen(
+            "\"completionTime\": 0.6",
+            "\"completionTime\": \"0.6 s\"",
+            1,
+        );
+    std::fs::write(&run, text).expect("write");
+    let output = pareval(&["info", results.to_str().expect("utf-8")]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let said = flat(&format!("{}{}", stdout(&output), stderr(&output)));
+    assert!(
+        said.contains("1 row's cost is no number ≥ 0 and is read as unknown (the first, deepeval "),
+        "{said}"
+    );
+    assert!(said.contains(": -1)"), "{said}");
+    assert!(
+        said.contains(
+            "1 row's seconds is no number ≥ 0 and is read as unknown (the first, deepeval "
+        ),
+        "{said}"
+    );
+    assert!(said.contains(": no number)"), "{said}");
 }
 
 #[test]

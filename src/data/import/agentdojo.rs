@@ -173,10 +173,7 @@ fn run(value: &Value, file: &str, security: bool) -> Result<Read, LoadError> {
         status,
         group: Some(suite),
         cost_usd: None,
-        seconds: value
-            .get("duration")
-            .and_then(Value::as_f64)
-            .filter(|d| d.is_finite() && *d >= 0.0),
+        seconds: super::json::amount(value, "duration"),
         source,
     })))
 }

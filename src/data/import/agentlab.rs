@@ -244,13 +244,7 @@ fn summary(path: &Path, bytes: &[u8]) -> Result<Summary, LoadError> {
     } else {
         RowStatus::Ok
     };
-    Ok((
-        reward,
-        status,
-        cost.filter(|c| *c >= 0.0),
-        seconds.filter(|s| *s >= 0.0),
-        error,
-    ))
+    Ok((reward, status, cost, seconds, error))
 }
 
 /// The rows of an AgentLab study (or of one experiment folder or its summary file, or of a folder

@@ -230,7 +230,7 @@ pub fn run(path: &Path, tries: u32) -> Result<(Imported, Vec<u8>, String), LoadE
             }
             let (outcome, status, detail) = outcome(&value, tries, &file)?;
             exceptions += usize::from(status == RowStatus::Error);
-            let number = |key: &str| value.get(key).and_then(Value::as_f64);
+            let number = |key: &str| super::json::amount(&value, key);
             (outcome, status, detail, number("cost"), number("duration"))
         } else {
             not_run += 1;

@@ -203,11 +203,7 @@ pub fn test_run(
                     Some(tags) if tags.len() == 1 => tags[0].as_str().map(str::to_string),
                     _ => None,
                 });
-            let number = |key: &str| {
-                case.get(key)
-                    .and_then(Value::as_f64)
-                    .filter(|v| v.is_finite() && *v >= 0.0)
-            };
+            let number = |key: &str| super::json::amount(case, key);
             let failed: Vec<&str> = metrics
                 .iter()
                 .filter(|m| m.get("success") == Some(&Value::Bool(false)))

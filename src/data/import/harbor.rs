@@ -226,12 +226,12 @@ fn trial(value: &Value, file: &str) -> Result<Trial, LoadError> {
         .into_iter()
         .flatten()
         .filter_map(|step| {
-            step.pointer("/agent_result/cost_usd")
-                .and_then(Value::as_f64)
+            step.get("agent_result")
+                .and_then(|agent| super::json::amount(agent, "cost_usd"))
         });
     let cost_usd = value
-        .pointer("/agent_result/cost_usd")
-        .and_then(Value::as_f64)
+        .get("agent_result")
+        .and_then(|agent| super::json::amount(agent, "cost_usd"))
         .into_iter()
         .chain(steps_cost)
         .reduce(|a, b| a + b);

@@ -464,7 +464,7 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             .map(|usage| {
                 usage
                     .values()
-                    .map(|u| u.get("total_cost").and_then(Value::as_f64))
+                    .map(|u| super::json::amount(u, "total_cost"))
                     .collect::<Option<Vec<f64>>>()
             })
             .unwrap_or(None);
@@ -481,7 +481,7 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             status,
             group: group.clone(),
             cost_usd: costs.map(|c| c.iter().sum()),
-            seconds: sample.get("total_time").and_then(Value::as_f64),
+            seconds: super::json::amount(sample, "total_time"),
             source: format!(
                 "{place}, {}{}",
                 if unscored {

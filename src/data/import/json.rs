@@ -101,6 +101,16 @@ pub fn parse_lenient_line(bytes: &[u8], file: &str) -> Result<(Value, usize), Lo
     parse_placed(bytes, file, |e| format!("column {}", e.column()))
 }
 
+/// An amount (a cost or a duration) at `key` of `object`: None when absent or null. A value that is
+/// no number (a string, a list, a boolean) comes back as NaN, so the import's check of amounts
+/// reads it as unknown and says so instead of dropping it unseen.
+pub fn amount(object: &Value, key: &str) -> Option<f64> {
+    match object.get(key) {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(value.as_f64().unwrap_or(f64::NAN)),
+    }
+}
+
 /// `bytes` without a UTF-8 byte order mark at their start (a file saved by a Windows editor): it
 /// is no JSON or YAML, and with it a harness file or its side file went unrecognised.
 pub fn without_bom(bytes: &[u8]) -> &[u8] {

@@ -302,7 +302,7 @@ fn task_row(
     counts.retryable += usize::from(retryable);
     let seconds = match meta.get("agent_execution_time") {
         None | Some(Value::Null) => None,
-        Some(Value::Number(n)) => n.as_f64().filter(|s| s.is_finite() && *s >= 0.0),
+        Some(Value::Number(n)) => n.as_f64(),
         Some(other) => {
             return Err(LoadError::new(
                 &shown,

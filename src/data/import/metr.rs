@@ -85,7 +85,7 @@ pub fn runs(
             .and_then(Value::as_str)
             .filter(|s| !s.is_empty());
         errors += usize::from(fatal.is_some());
-        let number_of = |key: &str| line.get(key).and_then(Value::as_f64);
+        let number_of = |key: &str| super::json::amount(line, key);
         read.push(Line {
             row: CanonicalRow {
                 system,

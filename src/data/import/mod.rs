@@ -2111,8 +2111,8 @@ fn read_before_parsing(format: ImportFormat, file: &str) -> Result<Imported, Loa
     ))
 }
 
-/// What every importer's rows go through: none is refused, the NaN tokens read are noted,
-/// `--system-name` renames.
+/// What every importer's rows go through: none is refused, the NaN tokens read are noted, costs
+/// and seconds that are no number ≥ 0 are read as unknown with a note, `--system-name` renames.
 fn finish_parsed(
     mut imported: Imported,
     format: ImportFormat,
@@ -2132,6 +2132,9 @@ fn finish_parsed(
             "{file}: {non_finite} NaN/Infinity tokens read as missing values"
         ));
     }
+    imported
+        .notes
+        .extend(unknown_amounts(&mut imported.rows, &file));
     if let Some(name) = settings.system_name {
         rename_systems(&mut imported, name, &file);
     }
@@ -2141,6 +2144,43 @@ fn finish_parsed(
         format,
         imported,
     })
+}
+
+/// Costs and seconds that are no number ≥ 0 (a harness's −1 for "not measured", a string where a
+/// number belongs) are read as unknown, as an empty cell is; the note counts them per field and
+/// names the first, so nothing is dropped unseen.
+fn unknown_amounts(rows: &mut [CanonicalRow], file: &str) -> Vec<String> {
+    let mut notes = Vec::new();
+    for field in ["cost", "seconds"] {
+        let mut unknown = 0;
+        let mut first = None;
+        for row in rows.iter_mut() {
+            let amount = if field == "cost" {
+                &mut row.cost_usd
+            } else {
+                &mut row.seconds
+            };
+            if let Some(value) = amount.filter(|v| !(v.is_finite() && *v >= 0.0)) {
+                unknown += 1;
+                first.get_or_insert_with(|| {
+                    let shown = if value.is_nan() {
+                        "no number".to_string()
+                    } else {
+                        value.to_string()
+                    };
+                    format!("{}: {shown}", row.source)
+                });
+                *amount = None;
+            }
+        }
+        if let Some(first) = first {
+            notes.push(format!(
+                "{file}: {} {field} is no number ≥ 0 and is read as unknown (the first, {first})",
+                counted(unknown, "row's", "rows'")
+            ));
+        }
+    }
+    notes
 }
 
 /// Every row's system becomes `name` (`--system-name`), with a note naming what the file said.

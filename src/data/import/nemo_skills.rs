@@ -325,10 +325,7 @@ pub fn output(
             },
             group: Some(group),
             cost_usd: None,
-            seconds: line
-                .get("generation_time")
-                .and_then(Value::as_f64)
-                .filter(|s| s.is_finite() && *s >= 0.0),
+            seconds: super::json::amount(line, "generation_time"),
             source: format!("nemo-skills {file} line {number}"),
         });
         numbers.push(*number);

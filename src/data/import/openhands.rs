@@ -201,9 +201,8 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
             .is_some_and(|c| !c.is_empty());
         let cost = line
             .get("metrics")
-            .and_then(|m| m.get("accumulated_cost"))
-            .and_then(Value::as_f64)
-            .filter(|&c| c > 0.0 || costs_listed);
+            .and_then(|m| super::json::amount(m, "accumulated_cost"))
+            .filter(|&c| c != 0.0 || costs_listed);
         if cost.is_none() && line.get("metrics").is_some() {
             zero_cost += 1;
         }

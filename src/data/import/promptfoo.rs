@@ -509,11 +509,8 @@ fn rows(
             .iter()
             .find_map(|&key| text(metadata.as_ref().and_then(|m| m.get(key))).map(|g| (g, key)));
         let cached = result.response.and_then(|r| r.cached).unwrap_or(false);
-        let seconds = result
-            .latency_ms
-            .filter(|ms| ms.is_finite() && *ms >= 0.0 && !cached)
-            .map(|ms| ms / 1000.0);
-        let cost = result.cost.filter(|c| c.is_finite() && *c >= 0.0);
+        let seconds = result.latency_ms.filter(|_| !cached).map(|ms| ms / 1000.0);
+        let cost = result.cost;
         read.push(Read {
             system: provider.clone(),
             provider,

@@ -254,9 +254,7 @@ pub fn results(
         let seconds = line
             .get("timing")
             .filter(|t| t.get("start_time").is_some())
-            .and_then(|t| t.get("total"))
-            .and_then(Value::as_f64)
-            .filter(|s| s.is_finite() && *s >= 0.0);
+            .and_then(|t| super::json::amount(t, "total"));
         rows.push(CanonicalRow {
             system: system.clone(),
             task: match &env {
