@@ -1439,6 +1439,8 @@ fn a_running_terminal_bench_run_waits_on_tasks_with_attempts_to_come() {
         serde_json::from_slice(&std::fs::read(run.join("run_metadata.json")).expect("read"))
             .expect("JSON");
     metadata["end_time"] = serde_json::Value::Null;
+    // A count that is no whole number is named, and the trials' names ("k-of-5") count instead.
+    metadata["n_attempts"] = serde_json::json!("five");
     std::fs::write(run.join("run_metadata.json"), metadata.to_string()).expect("write");
     let mut results: serde_json::Value =
         serde_json::from_slice(&std::fs::read(run.join("results.json")).expect("read"))
@@ -1469,6 +1471,10 @@ fn a_running_terminal_bench_run_waits_on_tasks_with_attempts_to_come() {
     let words = crate::import_formats::info_words(&[run.to_str().expect("path")]);
     assert!(
         words.contains("the run is going (run_metadata.json has no end_time): 4 trials of tasks with fewer than its 5 attempts are not attempted so far"),
+        "{words}"
+    );
+    assert!(
+        words.contains("run_metadata.json's n_attempts is \"five\", not a whole number ≥ 1; the attempts the trials' names count (5) are read as planned"),
         "{words}"
     );
 }
@@ -1978,6 +1984,32 @@ fn a_running_harbor_job_waits_on_tasks_with_attempts_to_come() {
     let words = crate::import_formats::info_words(&[job.to_str().expect("path")]);
     assert!(
         words.contains("the job is running (no finished_at): 1 ended trial of tasks with fewer than its 2 attempts ended is not attempted so far"),
+        "{words}"
+    );
+    // The job's config.json saved with a byte order mark still gives its count.
+    let config = job.join("config.json");
+    let original = std::fs::read(&config).expect("read");
+    std::fs::write(&config, [b"\xef\xbb\xbf".as_slice(), &original].concat()).expect("write");
+    let words = crate::import_formats::info_words(&[job.to_str().expect("path")]);
+    assert!(
+        words.contains(
+            "1 ended trial of tasks with fewer than its 2 attempts ended is not attempted so far"
+        ),
+        "{words}"
+    );
+    // A count that cannot be read is said, not taken as one attempt unseen.
+    let mut bent: serde_json::Value = serde_json::from_slice(&original).expect("JSON");
+    bent["n_attempts"] = serde_json::json!("two");
+    std::fs::write(&config, bent.to_string()).expect("write");
+    let words = crate::import_formats::info_words(&[job.to_str().expect("path")]);
+    assert!(
+        words.contains("config.json gives n_attempts \"two\", not a whole number ≥ 1, so the ended trials of each task are read as its outcome"),
+        "{words}"
+    );
+    std::fs::write(&config, b"{\"n_attempts\": 2,").expect("write");
+    let words = crate::import_formats::info_words(&[job.to_str().expect("path")]);
+    assert!(
+        words.contains("config.json cannot be read as JSON, so the ended trials"),
         "{words}"
     );
 }

@@ -361,14 +361,35 @@ fn hold_unfinished_tasks(
     notes: &mut Vec<String>,
 ) {
     let read = |name: &str| -> Option<Value> {
-        serde_json::from_slice(&std::fs::read(folder.join(name)).ok()?).ok()
+        serde_json::from_slice(super::json::without_bom(
+            &std::fs::read(folder.join(name)).ok()?,
+        ))
+        .ok()
     };
     let running =
         read("result.json").is_some_and(|job| job.get("finished_at").is_none_or(Value::is_null));
-    let attempts = read("config.json")
-        .and_then(|config| config.get("n_attempts").and_then(Value::as_u64))
-        .unwrap_or(1);
-    if !running || attempts < 2 {
+    if !running {
+        return;
+    }
+    let config = folder.join("config.json");
+    let attempts = match read("config.json").map(|c| c.get("n_attempts").cloned()) {
+        None if !config.exists() => 1,
+        Some(None | Some(Value::Null)) => 1,
+        Some(Some(value)) if value.as_u64().is_some_and(|n| n >= 1) => value.as_u64().unwrap_or(1),
+        unread => {
+            // Without the count a task's attempts to come cannot be told from missing ones.
+            notes.push(format!(
+                "{file}: the job is running but {} {}, so the ended trials of each task are read as its outcome, though attempts still to come would change its mean",
+                config.display(),
+                match unread {
+                    Some(Some(value)) => format!("gives n_attempts {value}, not a whole number ≥ 1"),
+                    _ => "cannot be read as JSON".to_string(),
+                }
+            ));
+            1
+        }
+    };
+    if attempts < 2 {
         return;
     }
     let (held, _) = super::hold_tasks_short_of(rows, attempts, "attempts");
