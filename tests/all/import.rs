@@ -1474,7 +1474,7 @@ fn a_running_terminal_bench_run_waits_on_tasks_with_attempts_to_come() {
         "{words}"
     );
     assert!(
-        words.contains("run_metadata.json's n_attempts is \"five\", not a whole number ≥ 1; the attempts the trials' names count (5) are read as planned"),
+        words.contains("its run_metadata.json gives n_attempts \"five\", not a whole number ≥ 1: which tasks still have runs to come cannot be told"),
         "{words}"
     );
 }
@@ -2003,13 +2003,14 @@ fn a_running_harbor_job_waits_on_tasks_with_attempts_to_come() {
     std::fs::write(&config, bent.to_string()).expect("write");
     let words = crate::import_formats::info_words(&[job.to_str().expect("path")]);
     assert!(
-        words.contains("config.json gives n_attempts \"two\", not a whole number ≥ 1, so the ended trials of each task are read as its outcome"),
+        words.contains("the job is running, but ")
+            && words.contains("config.json gives n_attempts \"two\", not a whole number ≥ 1: which tasks still have runs to come cannot be told, so each task's runs in so far are read as its outcome"),
         "{words}"
     );
     std::fs::write(&config, b"{\"n_attempts\": 2,").expect("write");
     let words = crate::import_formats::info_words(&[job.to_str().expect("path")]);
     assert!(
-        words.contains("config.json cannot be read as JSON, so the ended trials"),
+        words.contains("config.json is not JSON (EOF while parsing"),
         "{words}"
     );
 }

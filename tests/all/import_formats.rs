@@ -3559,6 +3559,33 @@ fn an_evalscope_sample_waits_for_its_repeats_while_the_review_phase_goes_on() {
         words.contains("2 scored samples of 2 tasks with fewer than the 3 repeats planned are not attempted so far"),
         "{words}"
     );
+    // A repeats count that is no whole number is named, not taken as one unseen.
+    let config = invocation.join("configs/task_config.yaml");
+    let yaml = std::fs::read_to_string(&config).expect("read");
+    assert!(yaml.contains("\nrepeats: 3\n"), "{yaml}");
+    std::fs::write(
+        &config,
+        yaml.replace("\nrepeats: 3\n", "\nrepeats: three\n"),
+    )
+    .expect("write");
+    let words = info_words(&[invocation.to_str().expect("path")]);
+    assert!(
+        words.contains("task_config.yaml gives repeats 'three', not a whole number ≥ 1: which tasks still have runs to come cannot be told"),
+        "{words}"
+    );
+}
+
+#[test]
+fn a_tau2_trial_count_that_is_no_whole_number_is_named() {
+    let run = temp_dir("tau2-trials-unread").join("results.json");
+    let mut value: Value = json_file(&fixture("tau2/json_run/results.json"));
+    value["info"]["num_trials"] = Value::from("2");
+    std::fs::write(&run, value.to_string()).expect("write");
+    let words = info_words(&[run.to_str().expect("path")]);
+    assert!(
+        words.contains("its info gives num_trials \"2\", not a whole number ≥ 1: which tasks still have runs to come cannot be told"),
+        "{words}"
+    );
 }
 
 #[test]

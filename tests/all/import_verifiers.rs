@@ -195,6 +195,29 @@ fn a_reward_outside_the_unit_interval_is_refused_naming_its_line() {
         ),
         "{words}"
     );
+    // A metadata.json that is not JSON, or whose count is text, is named: nothing waits then.
+    let metadata = run.join("metadata.json");
+    let original = std::fs::read_to_string(&metadata).expect("read");
+    let mut bent: Value = serde_json::from_str(&original).expect("JSON");
+    bent["rollouts_per_example"] = Value::from("3");
+    std::fs::write(&metadata, bent.to_string()).expect("write");
+    let words = info_words(&[file.to_str().expect("path")]);
+    assert!(
+        words.contains("metadata.json gives rollouts_per_example \"3\", not a whole number ≥ 1: which tasks still have runs to come cannot be told"),
+        "{words}"
+    );
+    std::fs::write(&metadata, &original[..original.len() / 2]).expect("write");
+    let words = info_words(&[file.to_str().expect("path")]);
+    assert!(words.contains("metadata.json is not JSON ("), "{words}");
+    // Saved with a byte order mark, it is read.
+    std::fs::write(&metadata, format!("\u{feff}{original}")).expect("write");
+    let words = info_words(&[file.to_str().expect("path")]);
+    assert!(
+        words.contains(
+            "2 rollouts of 1 task with fewer than the 3 rollouts planned are not attempted so far"
+        ),
+        "{words}"
+    );
 }
 
 #[test]

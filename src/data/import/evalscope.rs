@@ -367,8 +367,8 @@ pub fn review_file(
 /// yet: EvalScope appends a review line as each sample is scored, in the order they finish, and
 /// writes `reports/<model>/<benchmark>.json` when the benchmark is done; `repeats` (top level of
 /// `configs/task_config.yaml`) samples each question that often. None when the benchmark is
-/// done, or each question is sampled once.
-fn repeats_to_come(invocation: &Path, model: &str, review: &Path) -> Option<u64> {
+/// done, or each question is sampled once; Err(why) when `repeats` is there and no whole number.
+fn repeats_to_come(invocation: &Path, model: &str, review: &Path) -> Result<Option<u64>, String> {
     let stem = stem_of(review);
     let reported = super::files_named(&invocation.join(REPORTS).join(model), |name| {
         name.strip_suffix(".json").is_some_and(|benchmark| {
@@ -376,14 +376,24 @@ fn repeats_to_come(invocation: &Path, model: &str, review: &Path) -> Option<u64>
         })
     });
     if !reported.is_empty() {
-        return None;
+        return Ok(None);
     }
-    let config = std::fs::read_to_string(invocation.join("configs/task_config.yaml")).ok()?;
-    config
+    let Ok(config) = std::fs::read_to_string(invocation.join("configs/task_config.yaml")) else {
+        return Ok(None);
+    };
+    match config
         .lines()
         .find_map(|line| line.strip_prefix("repeats:"))
-        .and_then(|n| n.trim().parse::<u64>().ok())
-        .filter(|&n| n > 1)
+    {
+        None => Ok(None),
+        Some(text) => match text.trim().parse::<u64>() {
+            Ok(n) if n >= 1 => Ok(Some(n).filter(|&n| n > 1)),
+            _ => Err(format!(
+                "gives repeats '{}', not a whole number ≥ 1",
+                text.trim()
+            )),
+        },
+    }
 }
 
 /// The samples a report's `execution_summary` counts as errored (written nowhere), per subset.
@@ -432,7 +442,13 @@ pub fn outputs(
             .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
         let before = read.rows.len();
         read_file(&text, &file, &stem_of(path), model, settings, &mut read)?;
-        if let Some(repeats) = repeats_to_come(invocation, model, path) {
+        let repeats = repeats_to_come(invocation, model, path).unwrap_or_else(|why| {
+            let config = invocation.join("configs/task_config.yaml");
+            let whose = format!("{file}: no report for it yet, and {}", config.display());
+            held_notes.push(super::unread_plan(&whose, &why));
+            None
+        });
+        if let Some(repeats) = repeats {
             let (held, tasks) =
                 super::hold_tasks_short_of(&mut read.rows[before..], repeats, "repeats");
             if held > 0 {

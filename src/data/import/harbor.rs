@@ -360,32 +360,22 @@ fn hold_unfinished_tasks(
     rows: &mut [CanonicalRow],
     notes: &mut Vec<String>,
 ) {
-    let read = |name: &str| -> Option<Value> {
-        serde_json::from_slice(super::json::without_bom(
-            &std::fs::read(folder.join(name)).ok()?,
-        ))
+    // The job's result.json is the file the job was read from (one that is not JSON was refused).
+    let running = super::side_json(&folder.join("result.json"))
         .ok()
-    };
-    let running =
-        read("result.json").is_some_and(|job| job.get("finished_at").is_none_or(Value::is_null));
+        .flatten()
+        .is_some_and(|job| job.get("finished_at").is_none_or(Value::is_null));
     if !running {
         return;
     }
     let config = folder.join("config.json");
-    let attempts = match read("config.json").map(|c| c.get("n_attempts").cloned()) {
-        None if !config.exists() => 1,
-        Some(None | Some(Value::Null)) => 1,
-        Some(Some(value)) if value.as_u64().is_some_and(|n| n >= 1) => value.as_u64().unwrap_or(1),
-        unread => {
-            // Without the count a task's attempts to come cannot be told from missing ones.
-            notes.push(format!(
-                "{file}: the job is running but {} {}, so the ended trials of each task are read as its outcome, though attempts still to come would change its mean",
-                config.display(),
-                match unread {
-                    Some(Some(value)) => format!("gives n_attempts {value}, not a whole number ≥ 1"),
-                    _ => "cannot be read as JSON".to_string(),
-                }
-            ));
+    let whose = format!("{file}: the job is running, but {}", config.display());
+    let attempts = match super::side_json(&config) {
+        Ok(config) => config
+            .and_then(|config| super::planned_count(&config, "n_attempts", &whose, notes))
+            .unwrap_or(1),
+        Err(why) => {
+            notes.push(super::unread_plan(&whose, &why));
             1
         }
     };

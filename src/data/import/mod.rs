@@ -551,6 +551,43 @@ fn hold_for_runs_to_come(row: &mut CanonicalRow, runs: &str) {
     row.status = RowStatus::NotAttempted;
 }
 
+/// A run's side file as JSON (its metadata or configuration), read past a byte order mark:
+/// Ok(None) when there is no such file, Err(why) when it is there but cannot be read as JSON.
+fn side_json(path: &Path) -> Result<Option<Value>, String> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot be read ({e})"))?;
+    serde_json::from_slice(json::without_bom(&bytes))
+        .map(Some)
+        .map_err(|e| format!("is not JSON ({e})"))
+}
+
+/// A run's planned number of runs per task (attempts, trials, rollouts) at `key` of `object`, by
+/// which a reader holds the tasks with runs to come (SPEC §9c): None when absent or null. A value
+/// that is no whole number ≥ 1 is named in a note (`whose` says where the key is) and read as
+/// none, so a reader falls back to what it can count itself and says so.
+fn planned_count(object: &Value, key: &str, whose: &str, notes: &mut Vec<String>) -> Option<u64> {
+    match object.get(key) {
+        None | Some(Value::Null) => None,
+        Some(value) => value.as_u64().filter(|&n| n >= 1).or_else(|| {
+            notes.push(unread_plan(
+                whose,
+                &format!("gives {key} {value}, not a whole number ≥ 1"),
+            ));
+            None
+        }),
+    }
+}
+
+/// The note of a plan's count that could not be read: which tasks still have runs to come is
+/// unknown, so the runs in so far are read as they are.
+fn unread_plan(whose: &str, why: &str) -> String {
+    format!(
+        "{whose} {why}: which tasks still have runs to come cannot be told, so each task's runs in so far are read as its outcome (while the run goes on, runs to come would change it)"
+    )
+}
+
 /// Holds ([`hold_for_runs_to_come`]) the rows with an outcome of every (system, task) that has
 /// fewer rows than `planned` (rows that ended without an outcome count as ended); the rows and
 /// the tasks held.

@@ -337,7 +337,8 @@ pub fn tau2(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadErro
             super::counted(infrastructure, "simulation", "simulations")
         ));
     }
-    let trials = info.get("num_trials").and_then(Value::as_u64).unwrap_or(1);
+    let whose = format!("{file}: its info");
+    let trials = super::planned_count(info, "num_trials", &whose, &mut notes).unwrap_or(1);
     hold_tasks_with_trials_to_come(&mut rows, trials, file, &mut notes);
     Ok(Imported::entries(rows, notes))
 }

@@ -332,16 +332,10 @@ fn hold_tasks_with_attempts_to_come(
     if metadata.get("end_time").is_some_and(|end| !end.is_null()) {
         return;
     }
-    let declared = match metadata.get("n_attempts") {
-        None | Some(Value::Null) => 1,
-        Some(value) => value.as_u64().filter(|&n| n >= 1).unwrap_or_else(|| {
-            notes.push(format!(
-                "{file}: run_metadata.json's n_attempts is {value}, not a whole number ≥ 1; the attempts the trials' names count ({attempts}) are read as planned"
-            ));
-            1
-        }),
-    };
-    let planned = declared.max(u64::from(attempts));
+    let whose = format!("{file}: its run_metadata.json");
+    let planned = super::planned_count(&metadata, "n_attempts", &whose, notes)
+        .unwrap_or(1)
+        .max(u64::from(attempts));
     if planned < 2 {
         return;
     }

@@ -181,9 +181,11 @@ pub fn results(
     metric: Option<&str>,
 ) -> Result<(Imported, usize), LoadError> {
     let folder = file_path.parent().unwrap_or(Path::new("."));
-    let metadata: Option<Value> = std::fs::read(folder.join("metadata.json"))
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok());
+    let metadata_path = folder.join("metadata.json");
+    let (metadata, unread_metadata) = match super::side_json(&metadata_path) {
+        Ok(metadata) => (metadata, None),
+        Err(why) => (None, Some(why)),
+    };
     let named = folder
         .parent()
         .and_then(|parent| parent.file_name())
@@ -294,14 +296,17 @@ pub fn results(
             counted(errors, "rollout has", "rollouts have")
         ));
     }
-    let planned = |key: &str| {
+    let whose = format!("{file}: {}", metadata_path.display());
+    if let Some(why) = unread_metadata {
+        notes.push(super::unread_plan(&whose, &why));
+    }
+    let mut planned = |key: &str| {
         metadata
             .as_ref()
-            .and_then(|m| m.get(key))
-            .and_then(Value::as_u64)
+            .and_then(|m| super::planned_count(m, key, &whose, &mut notes))
     };
-    if let (Some(examples), Some(per)) = (planned("num_examples"), planned("rollouts_per_example"))
-    {
+    let (examples, per) = (planned("num_examples"), planned("rollouts_per_example"));
+    if let (Some(examples), Some(per)) = (examples, per) {
         let over = counts.values().filter(|&&n| u64::from(n) > per).count();
         if over > 0 {
             notes.push(format!(
@@ -317,7 +322,7 @@ pub fn results(
             ));
         }
     }
-    hold_unfinished(&mut rows, planned("rollouts_per_example"), file, &mut notes);
+    hold_unfinished(&mut rows, per, file, &mut notes);
     Ok((Imported::by_line(rows, notes, lines), non_finite))
 }
 
@@ -451,12 +456,19 @@ pub fn traces(
         ));
     }
     // The rollouts each task gets, from the run's resolved configuration.
-    let per = file_path
+    let config = file_path
         .parent()
-        .map(|run| run.join("configs/resolved/eval.json"))
-        .and_then(|config| std::fs::read(config).ok())
-        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
-        .and_then(|config| config.get("num_rollouts").and_then(Value::as_u64));
+        .unwrap_or(Path::new("."))
+        .join("configs/resolved/eval.json");
+    let whose = format!("{file}: {}", config.display());
+    let per = match super::side_json(&config) {
+        Ok(config) => config
+            .and_then(|config| super::planned_count(&config, "num_rollouts", &whose, &mut notes)),
+        Err(why) => {
+            notes.push(super::unread_plan(&whose, &why));
+            None
+        }
+    };
     hold_unfinished(&mut rows, per, file, &mut notes);
     Ok((Imported::by_line(rows, notes, lines), non_finite))
 }
