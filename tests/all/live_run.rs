@@ -1489,3 +1489,104 @@ fn decide_says_when_the_outcome_files_group_planned_tasks_otherwise() {
         stderr(&output)
     );
 }
+
+#[test]
+fn a_decision_under_a_uniform_plan_stands_while_coverage_drifts_as_the_readme_says() {
+    // The README's AppWorld example: a seed-3 uniform plan, the plan's first n tasks of three
+    // gpt-4o systems. The pair is rejected at 94 and the decision stands at 191 and 194, where the
+    // counts drift below the quotas; in the Holm family ReAct is rejected at 116, PlanExec at 202.
+    let Some(data) = crate::common::shared_data() else {
+        return;
+    };
+    let records = data.join("hal_appworld/records.csv");
+    let dir = temp_dir("uniform-plan-drift");
+    let plan = dir.join("plan.csv");
+    let made = pareval(&[
+        "plan",
+        records.to_str().expect("utf-8"),
+        "--order",
+        "uniform",
+        "--seed",
+        "3",
+        "--out",
+        plan.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(made.status.code(), Some(0), "{}", stderr(&made));
+    let planned: Vec<String> = std::fs::read_to_string(&plan)
+        .expect("plan")
+        .lines()
+        .skip(1)
+        .map(|line| line.split(',').nth(1).expect("task").to_string())
+        .collect();
+    let text = std::fs::read_to_string(&records).expect("records");
+    let mut lines = text.lines();
+    let header = lines.next().expect("header");
+    let rows: Vec<&str> = lines.collect();
+    let systems = [
+        "FullCodeRefl (gpt-4o-2024-05-13)",
+        "ReAct (gpt-4o-2024-05-13)",
+        "PlanExec (gpt-4o-2024-05-13)",
+    ];
+    let prefix = |n: usize| {
+        let tasks: std::collections::HashSet<&str> =
+            planned[..n].iter().map(String::as_str).collect();
+        let mut text = format!("{header}\n");
+        for row in &rows {
+            let mut cells = row.split(',');
+            let system = cells.next().expect("system");
+            let task = cells.next().expect("task");
+            if systems.contains(&system.trim_matches('"')) && tasks.contains(task) {
+                text.push_str(row);
+                text.push('\n');
+            }
+        }
+        let path = dir.join(format!("so_far_{n}.csv"));
+        std::fs::write(&path, text).expect("write");
+        path.display().to_string()
+    };
+    let plan = plan.display().to_string();
+    let record = |n: usize, baselines: &str| -> Vec<Value> {
+        let output = decide_anytime(
+            &prefix(n),
+            &plan,
+            (systems[0], baselines),
+            &["--format", "json"],
+        );
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        json_lines(&stdout(&output))
+    };
+    for (n, coverage) in [
+        (94, true),
+        (191, false),
+        (192, true),
+        (194, false),
+        (202, true),
+    ] {
+        let records = record(n, systems[1]);
+        let pair = &records[0];
+        assert_eq!(pair["action"], "reject", "{n}: {pair}");
+        assert_eq!(pair["decided_at"], 94, "{n}: {pair}");
+        assert_eq!(
+            pair["coverage"],
+            if coverage { "ok" } else { "missing" },
+            "{n}: {pair}"
+        );
+        let kept = pair["reason"]
+            .as_str()
+            .expect("reason")
+            .contains("kept from the look at 94 tasks, where coverage was ok (it is missing now)");
+        assert_eq!(kept, !coverage, "{n}: {pair}");
+    }
+    let family = format!("{},{}", systems[1], systems[2]);
+    for (n, planexec) in [(194, None), (202, Some(202)), (400, Some(202))] {
+        let records = record(n, &family);
+        assert_eq!(records[0]["decided_at"], 116, "{n}: {}", records[0]);
+        match planexec {
+            None => assert_eq!(records[1]["action"], "continue", "{n}: {}", records[1]),
+            Some(at) => {
+                assert_eq!(records[1]["action"], "reject", "{n}: {}", records[1]);
+                assert_eq!(records[1]["decided_at"], at, "{n}: {}", records[1]);
+            }
+        }
+    }
+}
