@@ -44,9 +44,10 @@ def test_score_to_outcome_follows_inspect_value_to_float():
     two = {**scores("I", "first"), **scores("C", "second")}
     assert score_to_outcome(two) == 0.0
     assert score_to_outcome(two, scorer="second") == 1.0
-    with pytest.raises(ParevalError, match="outside"):
+    # The way out is named as a command-line user gives it, and as Python gives it.
+    with pytest.raises(ParevalError, match="outside .*--score-scale MIN:MAX maps its range"):
         score_to_outcome(scores(7))
-    with pytest.raises(ParevalError, match="dict"):
+    with pytest.raises(ParevalError, match="dict .*--score-key KEY reads one of its values"):
         score_to_outcome(scores({"a": 1}))
     assert score_to_outcome(scores(7), to_float=lambda v: v / 10) == 0.7
 
@@ -83,3 +84,29 @@ def test_eval_passthrough_arguments():
         parse_eval_args(["--sample-shuffle"])
     with pytest.raises(SystemExit, match="no option"):
         parse_eval_args(["--frobnicate", "1"])
+
+
+def test_a_usage_mistake_exits_2_with_its_message(capsys):
+    # 1 says a model's log did not end in success; a mistake on the command line is 2, as
+    # argparse's own, whether it is in the options after `--` or in --system-name.
+    from pareval_inspect.cli import main
+
+    ours = ["task.py", "--model", "m", "--plan", "plan.csv", "--tested", "m", "--baseline", "b"]
+    assert main([*ours, "--", "--bogus-option", "3"]) == 2
+    assert "pareval-inspect: inspect_ai.eval() has no option --bogus-option" in capsys.readouterr().err
+    assert main([*ours, "--", "-T", "n"]) == 2
+    assert "-T needs key=value" in capsys.readouterr().err
+    assert main([*ours, "--system-name", "nameless", "--", "--max-samples", "2"]) == 2
+    assert "--system-name needs MODEL=NAME, not 'nameless'" in capsys.readouterr().err
+
+
+def test_a_binary_that_may_not_be_run_is_told_from_a_missing_one(tmp_path):
+    from pareval_inspect._process import ParevalError, resolve_binary
+
+    stub = tmp_path / "pareval"
+    stub.write_text("#!/bin/sh\n")
+    stub.chmod(0o644)
+    with pytest.raises(ParevalError, match="is a file that may not be run: make it executable"):
+        resolve_binary(str(stub))
+    with pytest.raises(ParevalError, match="not found"):
+        resolve_binary(str(tmp_path / "missing"))

@@ -325,6 +325,26 @@ def test_wrapper_refuses_what_could_never_be_decided(pareval_bin, plan_factory, 
     assert "scorer 'acurracy' is not a scorer of task 'stand_in'; its scorers: match" in done.stdout
 
 
+def test_wrapper_checks_the_baselines_a_baseline_log_must_give(pareval_bin, plan_factory, tmp_path):
+    plan_file, _ = plan_factory(ids(20))
+    spec = f"{Path(stand_in.__file__)}@stand_in"
+    # An earlier run of the weak model on half the plan's tasks.
+    (half,) = run(stand_in.stand_in(n=20), tmp_path / "before", model=WEAK, limit=10)
+    assert half.status == "success"
+    log = ("--baseline-log", half.location)
+    # A second baseline neither run nor in the log: pareval would wait for it for ever.
+    done = _wrapper(spec, plan_file, tmp_path, "--tested", STRONG, "--baseline", f"{WEAK},pareval_test/p30",
+                    *log, models=(STRONG,), inspect=("-T", "n=20"))
+    assert done.returncode == 2, done.stderr
+    assert "baseline 'pareval_test/p30' is neither a --model nor in the --baseline-log files " \
+        f"(they hold {WEAK!r})" in done.stderr
+    # The log holds 10 of the plan's 20 tasks: said before the eval runs.
+    done = _wrapper(spec, plan_file, tmp_path, "--tested", STRONG, "--baseline", WEAK, *log,
+                    models=(STRONG,), inspect=("-T", "n=20"))
+    assert done.returncode == 0, done.stderr
+    assert f"the --baseline-log files hold 10 of the plan's 20 tasks for {WEAK!r}" in done.stderr
+
+
 def test_wrapper_passes_serve_options_that_start_with_a_dash(pareval_bin, plan_factory, tmp_path):
     plan_file, _ = plan_factory(ids(100))
     spec = f"{Path(stand_in.__file__)}@stand_in"

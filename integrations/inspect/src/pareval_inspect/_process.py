@@ -36,6 +36,12 @@ def resolve_binary(binary: str | None = None) -> str:
             if binary
             else ("$PAREVAL_BIN" if os.environ.get("PAREVAL_BIN") else "PATH")
         )
+        # shutil.which passes over a file that is there but may not be run: say which it is.
+        if os.path.isfile(candidate) and not os.access(candidate, os.X_OK):
+            raise ParevalError(
+                f"pareval executable {candidate!r} (from {where}) is a file that may not be run: "
+                f"make it executable (chmod +x {candidate}) or point to the pareval binary"
+            )
         raise ParevalError(
             f"pareval executable {candidate!r} not found (looked up from {where}); "
             "set PAREVAL_BIN to the pareval binary or put `pareval` on PATH"

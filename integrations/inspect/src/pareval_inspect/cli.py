@@ -11,11 +11,14 @@ one shared `pareval serve` process; all models run at once unless `-- --max-task
 from __future__ import annotations
 
 import argparse
+import csv
 import inspect as pyinspect
+import json
+import subprocess
 import sys
 from typing import Any, Sequence
 
-from ._process import ParevalError
+from ._process import ParevalError, resolve_binary
 
 __all__ = ["main", "parse_eval_args"]
 
@@ -40,6 +43,18 @@ def _value(text: str) -> Any:
     return value if isinstance(value, (int, float, bool, list, dict)) or value is None else text
 
 
+class UsageError(SystemExit):
+    """A mistake on the command line: exit code 2, as argparse's own (1 says a model's log did
+    not end in success); `main` prints the message."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(2)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
 def parse_eval_args(tokens: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     """Inspect eval options after `--` -> (eval() keyword arguments, task args, model args).
 
@@ -58,13 +73,13 @@ def parse_eval_args(tokens: Sequence[str]) -> tuple[dict[str, Any], dict[str, An
         token = tokens[i]
         if token in ("-T", "-M"):
             if i + 1 >= len(tokens) or "=" not in tokens[i + 1]:
-                raise SystemExit(f"pareval-inspect: {token} needs key=value")
+                raise UsageError(f"{token} needs key=value")
             key, _, text = tokens[i + 1].partition("=")
             (task_args if token == "-T" else model_args)[key] = _value(text)
             i += 2
             continue
         if not token.startswith("--"):
-            raise SystemExit(f"pareval-inspect: unexpected inspect eval argument {token!r}")
+            raise UsageError(f"unexpected inspect eval argument {token!r}")
         name, eq, text = token[2:].partition("=")
         key = name.replace("-", "_")
         if eq:
@@ -80,9 +95,9 @@ def parse_eval_args(tokens: Sequence[str]) -> tuple[dict[str, Any], dict[str, An
             value = True
             i += 1
         if key not in params:
-            raise SystemExit(f"pareval-inspect: inspect_ai.eval() has no option --{name}")
+            raise UsageError(f"inspect_ai.eval() has no option --{name}")
         if key in _RESERVED and _RESERVED[key] is not None:
-            raise SystemExit(f"pareval-inspect: --{name} cannot be passed through ({_RESERVED[key]})")
+            raise UsageError(f"--{name} cannot be passed through ({_RESERVED[key]})")
         eval_kwargs[key] = value
     return eval_kwargs, task_args, model_args
 
@@ -167,18 +182,57 @@ def _unfollowed(args: argparse.Namespace, systems: dict[str, str]) -> list[str]:
     return problems
 
 
+def _baselines_in_logs(args: argparse.Namespace, systems: dict[str, str]) -> tuple[list[str], list[str]]:
+    """(problems, notes) of the baselines only a --baseline-log can give, read as pareval reads the
+    logs (`pareval info`): one the logs do not hold would leave pareval waiting for ever; one they
+    hold for fewer than the plan's tasks stops its pairs at the first planned task it lacks."""
+    from .controller import _names
+
+    streamed = {systems.get(m, m) for m in args.model}
+    wanted = [b for b in _names(args.baseline) if b not in streamed]
+    if not args.baseline_log or not wanted:
+        return [], []
+    binary = resolve_binary(args.pareval_bin)
+    done = subprocess.run([binary, "info", *args.baseline_log, "--format", "json"],
+                          capture_output=True, text=True)
+    if done.returncode != 0:
+        return [], []  # `pareval serve` refuses the files with pareval's own message
+    held = {s["system"]: s["tasks"] for s in json.loads(done.stdout).get("systems", [])}
+    try:
+        with open(args.plan, newline="", encoding="utf-8-sig") as f:
+            planned = sum(1 for _ in csv.DictReader(f))
+    except OSError:
+        planned = 0
+    problems = [
+        f"baseline {b!r} is neither a --model nor in the --baseline-log files (they hold "
+        f"{', '.join(map(repr, sorted(held))) or 'no system'})"
+        for b in wanted
+        if b not in held
+    ]
+    notes = [
+        f"the --baseline-log files hold {held[b]} of the plan's {planned} tasks for {b!r}: its pairs "
+        "wait at the first planned task it lacks, so they may not decide and the eval may run every sample"
+        for b in wanted
+        if b in held and held[b] < planned
+    ]
+    return problems, notes
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     ours, passthrough = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
     args = _parser().parse_args(_glue_serve_args(ours))
-    eval_kwargs, task_args, model_args = parse_eval_args(passthrough)
-
-    systems: dict[str, str] = {}
-    for item in args.system_name:
-        model, eq, name = item.partition("=")
-        if not eq:
-            raise SystemExit(f"pareval-inspect: --system-name needs MODEL=NAME, not {item!r}")
-        systems[model] = name
+    try:
+        eval_kwargs, task_args, model_args = parse_eval_args(passthrough)
+        systems: dict[str, str] = {}
+        for item in args.system_name:
+            model, eq, name = item.partition("=")
+            if not eq:
+                raise UsageError(f"--system-name needs MODEL=NAME, not {item!r}")
+            systems[model] = name
+    except UsageError as ex:
+        print(f"pareval-inspect: {ex}", file=sys.stderr)
+        return 2
     scale = None
     if args.score_scale is not None:
         low, colon, high = args.score_scale.partition(":")
@@ -191,9 +245,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                   "(e.g. 0:10)", file=sys.stderr)
             return 2
     problems = _unfollowed(args, systems)
+    try:
+        in_logs, notes = _baselines_in_logs(args, systems)
+    except ParevalError as ex:
+        print(f"pareval-inspect: {ex}", file=sys.stderr)
+        return 2
+    problems += in_logs
     if problems:
         print("pareval-inspect: " + "; ".join(problems), file=sys.stderr)
         return 2
+    for note in notes:
+        print(f"pareval-inspect: note: {note}", file=sys.stderr)
 
     from inspect_ai import eval as inspect_eval
     from inspect_ai.model import get_model

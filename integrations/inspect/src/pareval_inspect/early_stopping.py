@@ -95,7 +95,8 @@ def score_to_outcome(
     if isinstance(value, (dict, list)) and to_float is None:
         raise ParevalError(
             f"scorer {name!r} gives a {type(value).__name__} value ({value!r}), not one outcome; "
-            "pass to_float= (e.g. score_reader(key=...)) to reduce it to a number in [0, 1]"
+            "pareval-inspect --score-key KEY reads one of its values (from Python: "
+            "to_float=score_reader(key=...))"
         )
     try:
         outcome = float((to_float or value_to_float())(value))
@@ -104,7 +105,8 @@ def score_to_outcome(
     if not (math.isfinite(outcome) and 0.0 <= outcome <= 1.0):
         raise ParevalError(
             f"scorer {name!r} gives {value!r} -> {outcome}, outside [0, 1]; "
-            "pass to_float= to map it onto [0, 1]"
+            "pareval-inspect --score-scale MIN:MAX maps its range onto [0, 1] (from Python: "
+            "to_float=score_reader(scale=(MIN, MAX)))"
         )
     return outcome
 
