@@ -12,6 +12,16 @@ pub fn trim_number(x: f64) -> String {
     }
 }
 
+/// A probability as the decision reasons write it: four decimals at most, and a tiny one that is
+/// not 0 in scientific notation ("1.4e-9"), so that it does not read as 0.
+pub fn probability(x: f64) -> String {
+    if x != 0.0 && x < 1e-4 {
+        format!("{x:.1e}")
+    } else {
+        trim_number(x)
+    }
+}
+
 /// "15%", "20.6%": a fraction as a percentage with at most one decimal.
 pub fn percent(x: f64) -> String {
     format!("{}%", trim_number((x * 1000.0).round() / 10.0))
@@ -233,6 +243,14 @@ mod tests {
     fn a_markdown_cell_keeps_its_row_whole() {
         assert_eq!(markdown_cell("a|pipe"), "a\\|pipe");
         assert_eq!(markdown_cell("two\nlines"), "two lines");
+    }
+
+    #[test]
+    fn a_tiny_probability_does_not_read_as_zero() {
+        // The drill-down's R line wrote 1.4e-9 as "0" beside a reason that said 1.4e-9.
+        assert_eq!(probability(1.4e-9), "1.4e-9");
+        assert_eq!(probability(0.0), "0");
+        assert_eq!(probability(0.0497), "0.0497");
     }
 
     #[test]

@@ -632,6 +632,28 @@ impl Policy {
 
     /// The policy in words, for headers and records.
     pub fn describe(&self) -> String {
+        match self.describe_family() {
+            Some(family) => format!("{}, {family}", self.describe_without_family()),
+            None => self.describe_without_family(),
+        }
+    }
+
+    /// The family and its adjustment in words ("family tested adjusted by holm"); None for a pair.
+    pub fn describe_family(&self) -> Option<String> {
+        match (self.family, self.adjust) {
+            (Family::Pair, Adjust::None) => None,
+            (family, Adjust::None) => Some(format!("family {} (no adjustment)", family.name())),
+            (family, adjust) => Some(format!(
+                "family {} adjusted by {}",
+                family.name(),
+                adjust.name()
+            )),
+        }
+    }
+
+    /// [`Self::describe`] without the family, for a header that names the family among its first
+    /// settings (where a narrow screen does not cut it).
+    pub fn describe_without_family(&self) -> String {
         let rule = match self.rule {
             // The default (abstain) is not spelled out, so the usual headers stay as they were.
             Rule::Bootstrap(mode) if self.degenerate == Degenerate::Literal => format!(
@@ -653,13 +675,8 @@ impl Policy {
             }
         };
         let monitor = self.describe_monitor();
-        let family = match (self.family, self.adjust) {
-            (Family::Pair, Adjust::None) => String::new(),
-            (family, Adjust::None) => format!(", family {} (no adjustment)", family.name()),
-            (family, adjust) => format!(", family {} adjusted by {}", family.name(), adjust.name()),
-        };
         format!(
-            "{} order, coverage gate {}, {rule}{}{monitor}{family}",
+            "{} order, coverage gate {}, {rule}{}{monitor}",
             self.order.name(),
             match (self.coverage_gate, self.coverage_share) {
                 (false, _) => "off".to_string(),

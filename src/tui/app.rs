@@ -292,7 +292,8 @@ impl SortKey {
         match self {
             SortKey::Tested => "tested",
             SortKey::Baseline => "baseline",
-            SortKey::Shared => "shared",
+            // The column is headed N (the pair's shared tasks).
+            SortKey::Shared => "N (shared tasks)",
             SortKey::Delta => "Δ_full",
             SortKey::Promote => "promote",
             SortKey::Reject => "reject",
@@ -309,6 +310,10 @@ pub enum Input {
     NameFilter,
     HelpFilter,
 }
+
+/// What the pair-table keys say in a view without the pair table.
+const HIDDEN_PAIR_TABLE: &str =
+    "↑↓ and Enter act on the pair table: Tab back to the pairs view to use them";
 
 /// Everything that only changes what is shown.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -519,6 +524,10 @@ pub struct App {
     pub pairs_expected: usize,
     /// The early-outcome view, when the explorer was given trajectories (`--steps`, `--outcomes`).
     pub early: Option<super::early::EarlyPanel>,
+    /// Whether the user moved the pair selection: from then on it follows its pair through new
+    /// sorts and settings; before, it stays on the top row (the table is not scrolled to some pair
+    /// nobody chose).
+    pub pair_chosen: bool,
 }
 
 impl App {
@@ -570,6 +579,7 @@ impl App {
             replay_error: None,
             pairs_expected: 0,
             early: None,
+            pair_chosen: false,
         };
         app.clamp_view();
         // What the loader chose or left out (a scorer among several, rows not read, a subfolder not
@@ -794,7 +804,12 @@ impl App {
             Action::Early(_) => {}
             Action::SaveEarlyModelWith(choice) => effects.push(Effect::SaveEarlyModel(choice)),
             Action::SaveEarlyModel => {
-                self.status = "✗ M saves the early predictor from the early view (Tab)".to_string()
+                self.status = if self.early.is_some() {
+                    "✗ M saves the early predictor from the early view (Tab)".to_string()
+                } else {
+                    // No early view in this session: Tab would never reach one.
+                    "✗ M saves the early predictor, which needs trajectories: pareval explore --steps STEPS --outcomes OUTCOMES".to_string()
+                }
             }
             Action::ReplayFinished { .. } | Action::ProxyFinished { .. } => self.on_result(action),
             Action::BudgetPrev
@@ -1145,6 +1160,7 @@ impl App {
                     .unwrap_or(0);
                 self.compute.proxy_method = all[(position + 1) % all.len()];
                 effects.push(self.recompute());
+                self.say_proxy_setting("method", self.compute.proxy_method.name());
             }
             Action::CycleProxyProtocol => {
                 let all = crate::proxy::Protocol::ALL;
@@ -1154,6 +1170,7 @@ impl App {
                     .unwrap_or(0);
                 self.compute.proxy_protocol = all[(position + 1) % all.len()];
                 effects.push(self.recompute());
+                self.say_proxy_setting("protocol", self.compute.proxy_protocol.name());
             }
             _ => {}
         }
@@ -1324,6 +1341,15 @@ impl App {
                 self.view.descending = !self.view.descending;
                 self.refresh_rows();
             }
+            // The coverage and proxy views do not show the pair table: its selection would move
+            // unseen (and Enter would open a pair nobody chose).
+            Action::SelectUp | Action::SelectDown | Action::PageUp | Action::PageDown
+                if self.selector.is_none()
+                    && self.drill.is_none()
+                    && matches!(self.view.tab, Tab::Coverage | Tab::Proxy) =>
+            {
+                self.status = HIDDEN_PAIR_TABLE.to_string();
+            }
             // In the drill-down the keys that move through pairs scroll its group tables.
             Action::SelectUp | Action::SelectDown | Action::PageUp | Action::PageDown
                 if self.selector.is_none() && self.drill.is_some() =>
@@ -1340,7 +1366,10 @@ impl App {
             }
             Action::SelectUp => match &mut self.selector {
                 Some(selector) => selector.cursor = selector.cursor.saturating_sub(1),
-                None => self.view.selected = self.view.selected.saturating_sub(1),
+                None => {
+                    self.view.selected = self.view.selected.saturating_sub(1);
+                    self.pair_chosen = true;
+                }
             },
             Action::SelectDown => match &mut self.selector {
                 Some(selector) => {
@@ -1349,21 +1378,39 @@ impl App {
                 }
                 None => {
                     self.view.selected =
-                        (self.view.selected + 1).min(self.rows.len().saturating_sub(1))
+                        (self.view.selected + 1).min(self.rows.len().saturating_sub(1));
+                    self.pair_chosen = true;
                 }
             },
-            Action::PageUp => self.view.selected = self.view.selected.saturating_sub(10),
+            Action::PageUp => {
+                self.view.selected = self.view.selected.saturating_sub(10);
+                self.pair_chosen = true;
+            }
             Action::PageDown => {
                 self.view.selected =
-                    (self.view.selected + 10).min(self.rows.len().saturating_sub(1))
+                    (self.view.selected + 10).min(self.rows.len().saturating_sub(1));
+                self.pair_chosen = true;
             }
             _ => {}
+        }
+    }
+
+    /// A proxy setting changed from a view that does not show it: the status bar says what it
+    /// became (the proxy view's title says it there).
+    fn say_proxy_setting(&mut self, what: &str, value: &str) {
+        if self.view.tab != Tab::Proxy {
+            self.status = format!("proxy {what}: {value} (the proxy view shows it: Tab)");
         }
     }
 
     /// The drill-down, help and notes overlays.
     fn on_overlay(&mut self, action: Action) {
         match action {
+            Action::OpenDrill
+                if self.drill.is_none() && matches!(self.view.tab, Tab::Coverage | Tab::Proxy) =>
+            {
+                self.status = HIDDEN_PAIR_TABLE.to_string();
+            }
             Action::OpenDrill => self.open_drill(0),
             Action::DrillPrevOrder => {
                 if let Some(order) = self.drill.as_ref().map(|d| d.order) {
@@ -1460,6 +1507,13 @@ impl App {
     /// Rebuilds the pair table for the current budget, focused threshold, filters and sort.
     pub fn refresh_rows(&mut self) {
         self.rows_budget = Some((self.view.budget, self.view.focus, self.result_generation));
+        // The selection follows its pair through a new sort, budget or setting (Enter and `e`
+        // act on the selected pair, which must not become another one unseen).
+        let selected_pair = self
+            .rows
+            .get(self.view.selected)
+            .filter(|_| self.pair_chosen)
+            .map(|row| (row.tested.clone(), row.baseline.clone()));
         let Some(replay) = self.result.clone() else {
             self.rows.clear();
             return;
@@ -1505,6 +1559,13 @@ impl App {
                 .then_with(|| a.baseline.cmp(&b.baseline))
         });
         self.rows = rows;
+        if let Some(at) = selected_pair.and_then(|(tested, baseline)| {
+            self.rows
+                .iter()
+                .position(|row| row.tested == tested && row.baseline == baseline)
+        }) {
+            self.view.selected = at;
+        }
         self.view.selected = self.view.selected.min(self.rows.len().saturating_sub(1));
     }
 }

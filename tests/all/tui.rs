@@ -408,10 +408,20 @@ fn pair_filters_sort_and_name_search() {
     act(&mut app, Action::CyclePairFilter);
     assert!(app.rows.iter().all(|r| r.abstain > 0.0));
     act(&mut app, Action::CyclePairFilter);
+    // The selection follows its pair through a new sort (Enter opens the pair it shows).
+    act(&mut app, Action::SelectDown);
+    act(&mut app, Action::SelectDown);
+    let pair = |app: &App| {
+        let row = &app.rows[app.view.selected];
+        (row.tested.clone(), row.baseline.clone())
+    };
+    let chosen = pair(&app);
     act(&mut app, Action::CycleSort);
     assert!(app.rows.windows(2).all(|w| w[0].wrong >= w[1].wrong));
+    assert_eq!(pair(&app), chosen);
     act(&mut app, Action::ReverseSort);
     assert!(app.rows.windows(2).all(|w| w[0].wrong <= w[1].wrong));
+    assert_eq!(pair(&app), chosen);
     // A name no system has: the table says so instead of standing empty.
     act(&mut app, Action::StartNameFilter);
     act(&mut app, Action::InputCancel);
@@ -679,6 +689,20 @@ fn drill_down_explains_the_selected_pair() {
     );
     act(&mut app, Action::CloseOverlay);
     assert!(app.drill.is_none());
+    // At the first budget the coverage gate abstains before the bootstrap is read: the drill-down
+    // says so, not that the bootstrap met one point (its histogram spans many).
+    act(&mut app, Action::BudgetFirst);
+    act(&mut app, Action::OpenDrill);
+    let screen = render(&app, 120, 40);
+    assert!(screen.contains("coverage infeasible"), "{screen}");
+    assert!(
+        !screen.contains("bootstrap abstains on one point"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("bootstrap not read: the coverage gate abstains first"),
+        "{screen}"
+    );
 }
 
 #[test]
@@ -1310,6 +1334,21 @@ fn the_proxy_view_follows_the_slider_and_its_switches() {
     assert!(screen.contains("pair decisions at 0 pp: proxy right"));
     assert!(screen.contains("partial-run policy:"));
     snapshot("proxy", &screen);
+    assert!(screen.contains("── y = x  ── systems"), "{screen}");
+    // A window too short for every system says how many its table shows.
+    let short = render(&app, 80, 24);
+    assert!(short.contains("per system (%) · 7 of 20 shown"), "{short}");
+    // Keys of the pair table, which this view does not show, move nothing unseen.
+    let selected = app.view.selected;
+    act(&mut app, Action::SelectDown);
+    act(&mut app, Action::OpenDrill);
+    assert_eq!(app.view.selected, selected);
+    assert!(app.drill.is_none());
+    assert!(
+        app.status.contains("Tab back to the pairs view"),
+        "{}",
+        app.status
+    );
     act(&mut app, Action::BudgetNext);
     assert!(render(&app, 120, 40).contains("45 of 150 tasks (30%)"));
     // Switching the method is a new generation: the old curve is not taken for the new one.
@@ -1915,6 +1954,34 @@ fn family_switches_show_the_family_wise_error() {
     snapshot("switch_family", &render(&app, 120, 40));
 }
 
+#[test]
+fn the_header_names_the_family_before_the_policy_s_long_words() {
+    // Under the anytime preset the description is long: at 120 columns its end was cut, and the
+    // family and its adjustment with it ("the words are cut, never the settings").
+    let mut app = sample_app_launched(pareval::engine::Preset::Anytime, 10, "sample");
+    act(&mut app, Action::CycleFamily);
+    act(&mut app, Action::CycleAdjust);
+    let screen = render(&app, 120, 40);
+    let header: String = screen.lines().take(3).collect::<Vec<_>>().join(" ");
+    assert!(header.contains("family tested adjusted by "), "{header}");
+    // A proxy setting changed from the pairs view is said (the proxy view shows it).
+    act(&mut app, Action::CycleProxyMethod);
+    assert!(
+        app.status.starts_with("proxy method: ")
+            && app.status.contains("(the proxy view shows it: Tab)"),
+        "{}",
+        app.status
+    );
+    // M without trajectories says what it needs rather than pointing to a view there is not.
+    act(&mut app, Action::SaveEarlyModel);
+    assert!(
+        app.status
+            .contains("needs trajectories: pareval explore --steps"),
+        "{}",
+        app.status
+    );
+}
+
 /// Two systems × 30 tasks of 15 steps whose actions give the outcome away after step 5.
 fn synthetic_trajectories() -> pareval::early::Trajectories {
     use pareval::early::trajectories::{StepFields, SystemInfo};
@@ -2202,6 +2269,12 @@ fn the_early_view_trains_in_the_background_and_follows_the_tau_slider() {
     );
     assert!(screen.contains("agent-b ·"), "{screen}");
     assert!(screen.contains("halted after step"), "{screen}");
+    // Its curves are named on the chart's first line at 120 columns too (ratatui's legend box
+    // hid itself there).
+    assert!(
+        screen.contains("── P(success)  ── P(failure)  ── τ (both)"),
+        "{screen}"
+    );
     act(&mut app, Action::DrillNextOrder);
     assert_eq!(app.early.as_ref().and_then(|p| p.drill), Some(1));
     act(&mut app, Action::CloseOverlay);

@@ -11,7 +11,7 @@ use crate::engine::rules::{Action, Decision, Reason, Statistic};
 use crate::engine::settings::{
     BootstrapMode, Construction, EPSILON, Policy, ReplaySettings, Rule, Threshold,
 };
-use crate::format::{pp, trim_number};
+use crate::format::{pp, probability, trim_number};
 
 /// Where the inputs came from and which program decided.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -208,7 +208,7 @@ pub fn family_words(policy: &Policy, family: FamilyVerdict) -> String {
         } else {
             "p"
         },
-        prob(family.evidence)
+        probability(family.evidence)
     )
 }
 
@@ -363,14 +363,6 @@ fn log_text(x: f64) -> String {
     }
 }
 
-fn prob(x: f64) -> String {
-    if x != 0.0 && x < 1e-4 {
-        format!("{x:.1e}")
-    } else {
-        trim_number(x)
-    }
-}
-
 /// An estimate in pp beside a threshold of `delta_pp` (which `--thresholds` gives to 0.01 pp): one
 /// decimal where that shows which side it is on, more where one decimal would not (5.3 pp read "Δ̂ = 5.3 pp >
 /// δ = 5 pp" against 4.99, and 4.96 read "Δ̂ = 5 pp ≤ δ = 5 pp" against 4.97).
@@ -407,7 +399,7 @@ pub fn reason_text(
         if above { ">" } else { "≤" },
         trim_number(threshold.pp())
     );
-    let a = prob(policy.tail.value());
+    let a = probability(policy.tail.value());
     match decision.reason {
         Reason::BeforeLimit => format!("{margin} so far"),
         Reason::NoTasks => "no task observed yet".to_string(),
@@ -495,7 +487,7 @@ pub fn reason_text(
                     if above {
                         format!(
                             "; R_promote = {} {} a = {a}",
-                            prob(r_promote),
+                            probability(r_promote),
                             if r_promote <= policy.tail.value() {
                                 "≤"
                             } else {
@@ -505,7 +497,7 @@ pub fn reason_text(
                     } else {
                         format!(
                             "; R_reject = {} {} a = {a}",
-                            prob(r_reject),
+                            probability(r_reject),
                             if r_reject <= policy.tail.value() {
                                 "≤"
                             } else {
@@ -523,7 +515,7 @@ pub fn reason_text(
                     format!(
                         "; se = {}, one-sided p = {} {} a = {a}",
                         pp(se),
-                        prob(p),
+                        probability(p),
                         if p <= policy.tail.value() { "≤" } else { ">" }
                     )
                 }
@@ -546,7 +538,7 @@ pub fn reason_text(
                         wealth_text(wealth),
                         if wealth >= barrier { "≥" } else { "<" },
                         trim_number(barrier),
-                        prob(p)
+                        probability(p)
                     )
                 }
                 Statistic::Stratified {
@@ -568,7 +560,7 @@ pub fn reason_text(
                         log_text(lambda),
                         if lambda >= barrier { "≥" } else { "<" },
                         barrier,
-                        prob(p)
+                        probability(p)
                     )
                 }
                 Statistic::Serfling { t } => format!(

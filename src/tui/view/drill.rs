@@ -689,8 +689,8 @@ pub(super) fn draw_histogram(
             } => (
                 format!(
                     "R_promote {} · R_reject {}",
-                    trim_number(r_promote),
-                    trim_number(r_reject)
+                    crate::format::probability(r_promote),
+                    crate::format::probability(r_reject)
                 ),
                 format!(" · a {}", record.tail.map_or("-".into(), trim_number)),
             ),
@@ -701,8 +701,8 @@ pub(super) fn draw_histogram(
             } => (
                 format!(
                     "paired-normal p: ↑ {} ↓ {}",
-                    trim_number(p_promote),
-                    trim_number(p_reject)
+                    crate::format::probability(p_promote),
+                    crate::format::probability(p_reject)
                 ),
                 format!(" · se {}", pp(se)),
             ),
@@ -714,10 +714,25 @@ pub(super) fn draw_histogram(
                 ),
                 " against δ".to_string(),
             ),
-            crate::engine::rules::Statistic::None if record.rule == "bootstrap" => (
-                "bootstrap abstains on one point".to_string(),
-                format!(" (--degenerate {})", record.degenerate),
-            ),
+            crate::engine::rules::Statistic::None
+                if record.rule == "bootstrap"
+                    && record.reason_code == crate::engine::rules::Reason::NoVariance =>
+            {
+                (
+                    "bootstrap abstains on one point".to_string(),
+                    format!(" (--degenerate {})", record.degenerate),
+                )
+            }
+            // The rule was not read at all: the gate, the budget limit or an empty prefix stopped
+            // the case first (the reason above says which), not the rule's evidence.
+            crate::engine::rules::Statistic::None
+                if record.reason_code == crate::engine::rules::Reason::Coverage =>
+            {
+                (
+                    format!("{} not read: the coverage gate abstains first", record.rule),
+                    String::new(),
+                )
+            }
             _ if record.rule == "forced" => (
                 "forced: the sign of Δ̂ − δ decides".to_string(),
                 String::new(),

@@ -425,8 +425,17 @@ fn draw_trajectory(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Re
         ]),
         head,
     );
+    // The curves are named on the chart's first line, as every chart's are: ratatui's own legend
+    // box hides itself when it does not fit (at 120 columns and less it never did).
+    let mut names = vec![
+        ("P(success)".to_string(), theme.good()),
+        ("P(failure)".to_string(), theme.bad()),
+        ("τ (both)".to_string(), theme.dim()),
+    ];
+    if !marker.is_empty() {
+        names.push(("halt".to_string(), theme.warn()));
+    }
     let chart = Chart::new(datasets)
-        .block(Block::bordered().title(" calibrated probabilities by step "))
         .x_axis(
             Axis::default()
                 .bounds([1.0, last])
@@ -439,5 +448,11 @@ fn draw_trajectory(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Re
                 .style(theme.dim())
                 .labels(vec!["0", "50", "100%"]),
         );
-    frame.render_widget(chart, body);
+    draw_chart_with_legend(
+        frame,
+        Line::from(" calibrated probabilities by step "),
+        legend(names),
+        chart,
+        body,
+    );
 }

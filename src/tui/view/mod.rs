@@ -195,8 +195,10 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         .iter()
         .map(|&t| trim_number(f64::from(t) / 100.0))
         .collect();
+    // The family, a setting a meeting asks about, comes before the description too.
+    let policy = app.compute.policy();
     let policy = format!(
-        "{}{} · thresholds {} pp · {} orders · budget by {} · seed {} · {}",
+        "{}{} · thresholds {} pp · {} orders · budget by {} · seed {} · {}{}",
         app.compute.preset.name(),
         if app.compute.modified() {
             " (modified)"
@@ -207,7 +209,10 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         app.compute.orders,
         app.compute.measure.name(),
         app.compute.seed,
-        app.compute.policy().describe()
+        policy
+            .describe_family()
+            .map_or(String::new(), |family| format!("{family} · ")),
+        policy.describe_without_family()
     );
     let progress = app.pending().then(|| {
         let progress = app.progress.map_or(String::new(), |(done, total)| {

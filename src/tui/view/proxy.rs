@@ -9,7 +9,7 @@ use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Row, T
 use crate::format::{percent, pp};
 use crate::tui::app::App;
 
-use super::widgets::{Theme, focused_rows};
+use super::widgets::{Theme, draw_chart_with_legend, focused_rows, legend};
 
 /// Share of ordered pairs whose proxy decision (predicted difference > δ) matches the completed
 /// record, as `pareval proxy` reports it: at 0, 5 and 10 pp the row's own figure (averaged over a
@@ -159,7 +159,6 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
             .style(theme.accent())
             .data(&points),
     ])
-    .block(Block::bordered().title(" predicted vs actual (%) "))
     .x_axis(
         Axis::default()
             .bounds([0.0, 100.0])
@@ -172,7 +171,18 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
             .style(theme.dim())
             .labels(vec!["0", "50", "100"]),
     );
-    frame.render_widget(chart, scatter);
+    // Named on the first line, as every chart's curves are (ratatui's legend box sat on the
+    // diagonal, or hid itself when it did not fit).
+    draw_chart_with_legend(
+        frame,
+        Line::from(" predicted vs actual (%) "),
+        legend([
+            ("y = x".to_string(), theme.dim()),
+            ("systems".to_string(), theme.accent()),
+        ]),
+        chart,
+        scatter,
+    );
     // The name column is what the three numbers (and their gaps) leave inside the border; names
     // that do not fit keep their head and tail, so that the rows stay told apart.
     let name_width = table.width.saturating_sub(2 + 3 * (6 + 1));
@@ -197,8 +207,18 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         Constraint::Length(6),
         Constraint::Length(6),
     ];
+    // Rows that the panel cannot hold are said in its title, not dropped unseen.
+    let room = usize::from(table.height.saturating_sub(3));
+    let title = if result.systems.len() > room {
+        format!(
+            " per system (%) · {room} of {} shown ",
+            result.systems.len()
+        )
+    } else {
+        " per system (%) ".to_string()
+    };
     let table_widget = Table::new(rows, widths)
         .header(Row::new(vec!["system", "pred.", "actual", "error"]).style(theme.dim()))
-        .block(Block::bordered().title(" per system (%) "));
+        .block(Block::bordered().title(title));
     frame.render_widget(table_widget, table);
 }
