@@ -649,7 +649,7 @@ fn live_settings(
         None if policy.rule.is_anytime() => Fraction::ONE,
         None => {
             return Err(CliError::Input(format!(
-                "--budget is needed: the {} rule is fixed-horizon, valid only when read once at its limit (the anytime rule needs none)",
+                "--budget is needed: the {} rule is fixed-horizon, valid only when read once at its limit (the anytime rule needs none: --rule anytime, which watch, serve, run and pareval-inspect take by default)",
                 policy.rule.name()
             )));
         }

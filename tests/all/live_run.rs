@@ -99,6 +99,21 @@ fn decide_reads_the_plan_s_finished_prefix_and_names_what_it_waits_on() {
     let outcomes = dir.join("so_far.csv");
     std::fs::write(&outcomes, rows).expect("rows");
     let outcomes = outcomes.display().to_string();
+    // Without --rule, decide takes the primary preset's bootstrap, which needs a budget: the message
+    // says so and names the rule the live commands take by default.
+    assert_refused(
+        &pareval(&[
+            "decide",
+            &outcomes,
+            "--plan",
+            &plan,
+            "--tested",
+            "A",
+            "--baseline",
+            "B",
+        ]),
+        "--budget is needed: the bootstrap rule is fixed-horizon, valid only when read once at its limit (the anytime rule needs none: --rule anytime, which watch, serve, run and pareval-inspect take by default)",
+    );
     let args = |reading: &str| {
         vec![
             "decide".to_string(),
