@@ -1507,8 +1507,9 @@ impl App {
     /// Rebuilds the pair table for the current budget, focused threshold, filters and sort.
     pub fn refresh_rows(&mut self) {
         self.rows_budget = Some((self.view.budget, self.view.focus, self.result_generation));
-        // The selection follows its pair through a new sort, budget or setting (Enter and `e`
-        // act on the selected pair, which must not become another one unseen).
+        // Once the user has chosen a pair, the selection follows it through a new sort, budget or
+        // setting (Enter and `e` act on the selected pair, which must not become another one
+        // unseen).
         let selected_pair = self
             .rows
             .get(self.view.selected)

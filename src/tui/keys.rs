@@ -57,10 +57,6 @@ pub const BINDINGS: &[Binding] = &[
         what: "coverage gate on / off",
     },
     Binding {
-        keys: "early: M",
-        what: "save the predictor, trained on every trajectory (early --save-model)",
-    },
-    Binding {
         keys: "Q",
         what: "coverage share q: 1, 0.9, 0.75, 0.5 (--coverage-share)",
     },
@@ -113,6 +109,10 @@ pub const BINDINGS: &[Binding] = &[
         what: "τ slider, system row, one trajectory's probabilities by step",
     },
     Binding {
+        keys: "early: M",
+        what: "save the predictor, trained on every trajectory (early --save-model)",
+    },
+    Binding {
         keys: "↑ ↓  j k  PgUp PgDn",
         what: "select a pair",
     },
@@ -125,7 +125,8 @@ pub const BINDINGS: &[Binding] = &[
         what: "previous / next order in the drill-down",
     },
     Binding {
-        keys: "drill-down: ↑ ↓ PgUp PgDn",
+        // Within the help's 20-cell key column.
+        keys: "drill: ↑↓ PgUp PgDn",
         what: "scroll its group tables (when not every group fits)",
     },
     Binding {
@@ -272,6 +273,19 @@ mod tests {
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    #[test]
+    fn every_binding_s_keys_fit_the_help_s_key_column() {
+        // The help writes keys right-aligned in 20 cells; a longer one pushed its description
+        // out of line with the others.
+        for binding in BINDINGS {
+            assert!(
+                crate::format::cells(binding.keys) <= 20,
+                "{} is wider than the key column",
+                binding.keys
+            );
+        }
     }
 
     #[test]

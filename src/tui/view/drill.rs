@@ -723,8 +723,8 @@ pub(super) fn draw_histogram(
                     format!(" (--degenerate {})", record.degenerate),
                 )
             }
-            // The rule was not read at all: the gate, the budget limit or an empty prefix stopped
-            // the case first (the reason above says which), not the rule's evidence.
+            // The coverage gate abstained before the rule was read (the reason above says so): no
+            // evidence of the rule's is behind it.
             crate::engine::rules::Statistic::None
                 if record.reason_code == crate::engine::rules::Reason::Coverage =>
             {
