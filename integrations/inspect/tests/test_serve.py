@@ -378,6 +378,41 @@ def test_wrapper_says_when_the_eval_was_interrupted(pareval_bin, plan_factory, t
     assert "the eval was interrupted: 0 of 2 model runs returned a log" in err
 
 
+def test_ctrl_c_while_the_task_loads_ends_with_the_wrapper_s_line(pareval_bin, plan_factory, tmp_path):
+    """A task file that takes its time to load (a big dataset): Ctrl-C there gave Python's
+    KeyboardInterrupt traceback; it ends with exit 130 and the wrapper's line."""
+    import signal
+    import time
+
+    plan_file, _ = plan_factory(ids(20))
+    marker = tmp_path / "loading"
+    slow = tmp_path / "slow_task.py"
+    # Inspect finds the @task in the file's text, then runs the file: the sleep is its loading.
+    slow.write_text(
+        "import pathlib, time\n"
+        "from inspect_ai import task\n"
+        f"pathlib.Path({str(marker)!r}).write_text('x')\n"
+        "time.sleep(60)\n"
+        "@task\n"
+        "def slow():\n"
+        "    from stand_in import stand_in\n"
+        "    return stand_in()\n"
+    )
+    argv = [sys.executable, "-m", "pareval_inspect.cli", f"{slow}@slow", "--model", STRONG,
+            "--model", WEAK, "--plan", str(plan_file), "--tested", STRONG, "--baseline", WEAK,
+            "--", "--log-dir", str(tmp_path / "logs"), "--display", "none"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    deadline = time.time() + 60
+    while not marker.exists() and time.time() < deadline:
+        time.sleep(0.1)
+    assert marker.exists(), "the task file never started loading"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, (out, err)
+    assert "pareval-inspect: interrupted (Ctrl-C)" in err, err
+    assert "Traceback" not in err, err
+
+
 def test_a_shared_controller_starts_afresh_for_a_second_eval(pareval_bin, plan_factory, tmp_path):
     """A notebook running the same task-file eval twice: the second eval is not 'decided' before it
     starts (every sample stopped), it decides from its own outcomes."""

@@ -219,6 +219,21 @@ def _baselines_in_logs(args: argparse.Namespace, systems: dict[str, str]) -> tup
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command: exit 0, 1 (a model's log did not end in success), 2 (the run could not start)
+    or 130 (interrupted)."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:
+        # Ctrl-C while the task loads, or in Inspect's interactive display, reaches here (with
+        # `--display none` Inspect returns instead, and `_run` says so): the same line, no traceback.
+        print(
+            "pareval-inspect: interrupted (Ctrl-C); the log folder holds what ran, if anything did",
+            file=sys.stderr,
+        )
+        return 130
+
+
+def _run(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     ours, passthrough = (argv[: argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv, [])
     args = _parser().parse_args(_glue_serve_args(ours))
