@@ -5,7 +5,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::style::Style;
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, Cell, Chart, Dataset, GraphType, Row, Table};
+use ratatui::widgets::{Axis, Cell, Chart, Dataset, GraphType, Row, Table};
 
 use crate::engine::walk::metrics::BudgetRow;
 use crate::format::{interval, percent, trim_number};
@@ -227,18 +227,21 @@ pub(super) fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rec
             ),
         },
     );
-    let block = Block::bordered().title(Line::from(vec![
-        Span::raw(format!(" at budget {}", percent(app.budget_value()))),
-        Span::styled(
-            watched,
-            if policy.is_naive_peeking() {
-                theme.warn()
-            } else {
-                theme.dim()
-            },
-        ),
-        Span::raw(" "),
-    ]));
+    let block = super::widgets::titled_block(
+        Line::from(vec![
+            Span::raw(format!(" at budget {}", percent(app.budget_value()))),
+            Span::styled(
+                watched,
+                if policy.is_naive_peeking() {
+                    theme.warn()
+                } else {
+                    theme.dim()
+                },
+            ),
+            Span::raw(" "),
+        ]),
+        area.width,
+    );
     let Some(replay) = app.replay() else {
         frame.render_widget(super::widgets::no_replay_yet(app, theme).block(block), area);
         return;

@@ -122,7 +122,7 @@ fn draw_selector(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     frame.render_widget(Clear, rect);
     let title = " groups to keep · space toggles · a all · Enter applies · Esc cancels ";
     let mut state = ratatui::widgets::ListState::default().with_selected(Some(selector.cursor));
-    let list = ratatui::widgets::List::new(lines).block(Block::bordered().title(title));
+    let list = ratatui::widgets::List::new(lines).block(widgets::titled_block(title, rect.width));
     frame.render_stateful_widget(list, rect, &mut state);
 }
 

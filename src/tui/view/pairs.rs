@@ -3,7 +3,7 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Cell, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Cell, Paragraph, Row, Table, TableState};
 
 use std::collections::HashMap;
 
@@ -161,7 +161,7 @@ pub(super) fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         ]
     };
     let header = Row::new(header.iter().copied()).style(theme.dim());
-    let mut block = Block::bordered().title(title);
+    let mut block = super::widgets::titled_block(title, area.width);
     // The selected pair in full below the table when its labels are shortened (`Enter` has them too).
     if let Some(row) = app.rows.get(app.view.selected)
         && (label(&tested_labels, &row.tested) != row.tested

@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Block, Chart, Dataset, GraphType, Paragraph, Row, Table, Wrap};
+use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph, Row, Table, Wrap};
 
 use crate::format::{percent, pp};
 use crate::tui::app::App;
@@ -36,7 +36,7 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         app.compute.proxy_method.name(),
         app.compute.proxy_protocol.name()
     );
-    let block = Block::bordered().title(title);
+    let block = super::widgets::titled_block(title, area.width);
     let row = match (&app.proxy, &app.proxy_error) {
         (_, Some(error)) => {
             frame.render_widget(
@@ -219,6 +219,6 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
     };
     let table_widget = Table::new(rows, widths)
         .header(Row::new(vec!["system", "pred.", "actual", "error"]).style(theme.dim()))
-        .block(Block::bordered().title(title));
+        .block(super::widgets::titled_block(title, table.width));
     frame.render_widget(table_widget, table);
 }

@@ -160,7 +160,7 @@ pub(crate) fn draw_chart_with_legend(
     chart: Chart<'_>,
     area: Rect,
 ) {
-    let block = Block::bordered().title(title);
+    let block = titled_block(title, area.width);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let rows = pack_legend(legend, usize::from(inner.width));
@@ -218,6 +218,17 @@ fn pack_legend(legend: Line<'_>, width: usize) -> Vec<Line<'_>> {
         }
     }
     rows
+}
+
+/// A bordered block for a panel `width` cells wide whose title, where it does not fit between the
+/// corners, is cut with "…" (ratatui cuts a title silently, mid-word: "anytime band … vs ob").
+pub(crate) fn titled_block<'a>(title: impl Into<Line<'a>>, width: u16) -> Block<'a> {
+    let mut title = title.into();
+    let room = usize::from(width.saturating_sub(2));
+    if title.width() > room {
+        cut_with_ellipsis(&mut title, room);
+    }
+    Block::bordered().title(title)
 }
 
 /// Cuts a row to `width - 1` columns and ends it with "…".
@@ -285,6 +296,22 @@ mod tests {
 
     fn text(rows: &[Line<'_>]) -> Vec<String> {
         rows.iter().map(|row| row.to_string()).collect()
+    }
+
+    #[test]
+    fn a_title_too_long_for_its_panel_ends_in_an_ellipsis() {
+        use ratatui::{Terminal, backend::TestBackend};
+        let mut terminal = Terminal::new(TestBackend::new(20, 3)).expect("terminal");
+        terminal
+            .draw(|frame| {
+                let area = frame.area();
+                frame.render_widget(titled_block(" anytime band for Δ (pp) ", area.width), area);
+            })
+            .expect("draw");
+        let top: String = (0..20)
+            .map(|x| terminal.backend().buffer()[(x, 0)].symbol().to_string())
+            .collect();
+        assert_eq!(top, "┌ anytime band for…┐");
     }
 
     #[test]
