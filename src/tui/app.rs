@@ -528,6 +528,10 @@ pub struct App {
     /// sorts and settings; before, it stays on the top row (the table is not scrolled to some pair
     /// nobody chose).
     pub pair_chosen: bool,
+    /// The first system row the proxy view's per-system table shows (↑↓ PgUp PgDn there), and the
+    /// largest first row its last drawing could show (so no key press is spent past the end).
+    pub proxy_scroll: usize,
+    pub proxy_scroll_most: std::cell::Cell<usize>,
 }
 
 impl App {
@@ -580,6 +584,8 @@ impl App {
             pairs_expected: 0,
             early: None,
             pair_chosen: false,
+            proxy_scroll: 0,
+            proxy_scroll_most: std::cell::Cell::new(0),
         };
         app.clamp_view();
         // What the loader chose or left out (a scorer among several, rows not read, a subfolder not
@@ -1341,12 +1347,27 @@ impl App {
                 self.view.descending = !self.view.descending;
                 self.refresh_rows();
             }
-            // The coverage and proxy views do not show the pair table: its selection would move
-            // unseen (and Enter would open a pair nobody chose).
+            // In the proxy view the keys scroll its per-system table, as far as its last drawing
+            // had rows below (so ↑ after a long ↓ moves at once).
             Action::SelectUp | Action::SelectDown | Action::PageUp | Action::PageDown
                 if self.selector.is_none()
                     && self.drill.is_none()
-                    && matches!(self.view.tab, Tab::Coverage | Tab::Proxy) =>
+                    && self.view.tab == Tab::Proxy =>
+            {
+                self.proxy_scroll = match action {
+                    Action::SelectUp => self.proxy_scroll.saturating_sub(1),
+                    Action::PageUp => self.proxy_scroll.saturating_sub(10),
+                    Action::SelectDown => self.proxy_scroll + 1,
+                    _ => self.proxy_scroll + 10,
+                }
+                .min(self.proxy_scroll_most.get());
+            }
+            // The coverage view does not show the pair table: its selection would move unseen
+            // (and Enter would open a pair nobody chose).
+            Action::SelectUp | Action::SelectDown | Action::PageUp | Action::PageDown
+                if self.selector.is_none()
+                    && self.drill.is_none()
+                    && self.view.tab == Tab::Coverage =>
             {
                 self.status = HIDDEN_PAIR_TABLE.to_string();
             }

@@ -1337,18 +1337,36 @@ fn the_proxy_view_follows_the_slider_and_its_switches() {
     assert!(screen.contains("── y = x  ── systems"), "{screen}");
     // A window too short for every system says how many its table shows.
     let short = render(&app, 80, 24);
-    assert!(short.contains("per system (%) · 7 of 20 shown"), "{short}");
-    // Keys of the pair table, which this view does not show, move nothing unseen.
+    assert!(short.contains("per system (%) · 1–7 of 20 ↑↓"), "{short}");
+    // There ↑↓ and PgDn scroll that table, down to its last system, and leave the pair table's
+    // selection (which this view does not show) alone; Enter opens no pair nobody sees.
     let selected = app.view.selected;
-    act(&mut app, Action::SelectDown);
-    act(&mut app, Action::OpenDrill);
+    for _ in 0..3 {
+        act(&mut app, Action::SelectDown);
+    }
+    assert!(render(&app, 80, 24).contains("per system (%) · 4–10 of 20 ↑↓"));
+    act(&mut app, Action::PageDown);
+    act(&mut app, Action::PageDown);
+    let bottom = render(&app, 80, 24);
+    assert!(
+        bottom.contains("per system (%) · 14–20 of 20 ↑↓"),
+        "{bottom}"
+    );
+    assert!(bottom.contains("ToolCall (ember…"), "{bottom}");
     assert_eq!(app.view.selected, selected);
+    act(&mut app, Action::OpenDrill);
     assert!(app.drill.is_none());
     assert!(
         app.status.contains("Tab back to the pairs view"),
         "{}",
         app.status
     );
+    // ↑ after the bottom moves at once (no press is spent past the end).
+    act(&mut app, Action::SelectUp);
+    assert!(render(&app, 80, 24).contains("per system (%) · 13–19 of 20 ↑↓"));
+    act(&mut app, Action::PageUp);
+    act(&mut app, Action::PageUp);
+    assert!(render(&app, 80, 24).contains("per system (%) · 1–7 of 20 ↑↓"));
     act(&mut app, Action::BudgetNext);
     assert!(render(&app, 120, 40).contains("45 of 150 tasks (30%)"));
     // Switching the method is a new generation: the old curve is not taken for the new one.

@@ -188,10 +188,16 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
     let name_width = table.width.saturating_sub(2 + 3 * (6 + 1));
     let names: Vec<&str> = result.systems.iter().map(|s| s.system.as_str()).collect();
     let labels = crate::format::fit_names(&names, usize::from(name_width));
+    // Rows that the panel cannot hold scroll (↑↓ PgUp PgDn), and its title says which show.
+    let room = usize::from(table.height.saturating_sub(3)).max(1);
+    let most = result.systems.len().saturating_sub(room);
+    app.proxy_scroll_most.set(most);
+    let first = app.proxy_scroll.min(most);
     let rows: Vec<Row> = result
         .systems
         .iter()
         .zip(labels)
+        .skip(first)
         .map(|(s, label)| {
             Row::new(vec![
                 label,
@@ -207,11 +213,11 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         Constraint::Length(6),
         Constraint::Length(6),
     ];
-    // Rows that the panel cannot hold are said in its title, not dropped unseen.
-    let room = usize::from(table.height.saturating_sub(3));
     let title = if result.systems.len() > room {
         format!(
-            " per system (%) · {room} of {} shown ",
+            " per system (%) · {}–{} of {} ↑↓ ",
+            first + 1,
+            (first + room).min(result.systems.len()),
             result.systems.len()
         )
     } else {
