@@ -835,7 +835,7 @@ pub fn repeated_key(line: &[u8]) -> Option<String> {
 
 /// Where the string that starts after an opening quote at `start` ends (just past its closing
 /// quote, or the text's end if it has none), and the line breaks inside it.
-fn string_end(text: &[u8], start: usize) -> (usize, u64) {
+pub(crate) fn string_end(text: &[u8], start: usize) -> (usize, u64) {
     let mut newlines = 0;
     let mut escaped = false;
     for (offset, &b) in text[start..].iter().enumerate() {

@@ -47,20 +47,15 @@ pub fn repeated_key(text: &[u8]) -> Option<(u64, String)> {
             }
             b'"' => {
                 let start = i + 1;
-                let mut end = start;
-                let mut escaped = false;
-                let mut newlines = 0;
-                while end < text.len() {
-                    match (escaped, text[end]) {
-                        (true, _) => escaped = false,
-                        (false, b'\\') => escaped = true,
-                        (false, b'"') => break,
-                        (false, b'\n') => newlines += 1,
-                        _ => {}
-                    }
-                    end += 1;
-                }
-                let key = &text[start..end.min(text.len())];
+                // The loader's record scan skips strings the same way.
+                let (after, newlines) = crate::data::read::string_end(text, start);
+                // `after` is just past the closing quote, or the text's end without one.
+                let end = if after > start && text[after - 1] == b'"' {
+                    after - 1
+                } else {
+                    after
+                };
+                let key = &text[start..end];
                 let is_key = text[(end + 1).min(text.len())..]
                     .iter()
                     .find(|b| !b.is_ascii_whitespace())

@@ -33,8 +33,9 @@ fn attempt(trial_name: &str, task: &str) -> Result<Option<u32>, String> {
 
 /// The `run_metadata.json` in `folder`, parsed.
 fn run_metadata(folder: &Path) -> Option<Value> {
-    let bytes = std::fs::read(folder.join("run_metadata.json")).ok()?;
-    serde_json::from_slice(super::json::without_bom(&bytes)).ok()
+    super::side_json(&folder.join("run_metadata.json"))
+        .ok()
+        .flatten()
 }
 
 /// `agent / model` (or the agent alone) of the `run_metadata.json` in `folder`, if it names an agent.
