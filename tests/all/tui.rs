@@ -2396,7 +2396,8 @@ fn the_summary_shows_fractional_thresholds_whole() {
 fn the_drill_down_s_group_tables_keep_their_names_on_an_80_column_terminal() {
     let mut app = sample_app_launched(pareval::engine::Preset::Anytime, 10, "swe_repair.csv");
     act(&mut app, Action::OpenDrill);
-    let screen = render(&app, 80, 24);
+    // 30 rows: at 24 the tables give way to the charts.
+    let screen = render(&app, 80, 30);
     // Every table row opens with its group (whole or shortened with '…'), never with a number.
     let rows: Vec<&str> = screen
         .lines()
@@ -2405,13 +2406,58 @@ fn the_drill_down_s_group_tables_keep_their_names_on_an_80_column_terminal() {
     assert!(rows.len() >= 2, "no group names at 80×24:\n{screen}");
     // What does not fit is said in the titles: the rows shown and the columns hidden.
     assert!(
-        screen.contains("1–5 of 12 ↑↓ · 2 columns hidden"),
+        screen.contains("1–2 of 12 ↑↓ · 2 columns hidden"),
         "{screen}"
     );
     // The columns a table is for are the last to go: the allocation of each null, the tasks only
     // one system solved.
     for header in ["null⁺", "null⁻", "only A", "only B"] {
         assert!(screen.contains(header), "{header} hidden:\n{screen}");
+    }
+}
+
+#[test]
+fn the_drill_down_keeps_its_charts_legible_when_short_and_shows_every_group_when_tall() {
+    let mut app = sample_app_launched(pareval::engine::Preset::Anytime, 10, "swe_repair.csv");
+    act(&mut app, Action::OpenDrill);
+    // At 80×24 the charts had one row between their borders, their axis labels over the curves:
+    // the group tables below give way to them, and the border says what they need.
+    // From the charts' titles to the title of the table below them.
+    let chart_rows = |screen: &str, table: &str| {
+        let lines: Vec<&str> = screen.lines().collect();
+        let row_of = |text: &str| {
+            lines
+                .iter()
+                .position(|line| line.contains(text))
+                .unwrap_or_else(|| panic!("{text:?} not in:\n{screen}"))
+        };
+        row_of(table) - row_of("§9a Λ vs")
+    };
+    let short = render(&app, 80, 24);
+    assert!(
+        short.contains("the group tables need 4 more rows"),
+        "{short}"
+    );
+    assert!(!short.contains("columns hidden"), "{short}");
+    assert!(short.contains("tasks observed · coverage"), "{short}");
+    // At 80×30 they show two groups each, and the charts keep ten rows.
+    let taller = render(&app, 80, 30);
+    assert!(chart_rows(&taller, "1–2 of 12 ↑↓") >= 10, "{taller}");
+    assert!(taller.contains("1–2 of 12 ↑↓"), "{taller}");
+    // At 120×40 the charts keep the coverage table whole beside them.
+    let middle = render(&app, 120, 40);
+    assert!(
+        chart_rows(&middle, "shared tasks by group") >= 15,
+        "{middle}"
+    );
+    // At 200×60 every group shows in all three tables, where eight rows used to be the most.
+    let tall = render(&app, 200, 60);
+    assert!(!tall.contains("of 12 ↑↓"), "{tall}");
+    let labels = trace_labels(&app);
+    assert_eq!(labels.len(), 12);
+    for label in &labels {
+        let tables = tall.matches(label.as_str()).count();
+        assert!(tables >= 3, "{label} in {tables} tables:\n{tall}");
     }
 }
 

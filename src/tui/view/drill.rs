@@ -49,18 +49,26 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
             ""
         }
     );
-    let block = Block::bordered().title(title);
+    let mut block = Block::bordered().title(title);
     let inner = block.inner(rect);
-    frame.render_widget(block, rect);
     let names = crate::format::wrap_hard(
         &format!("{} vs {}", detail.tested, detail.baseline),
         usize::from(inner.width.max(1)),
     );
+    let top_rows = 8 + names.len() as u16;
+    let below_text = inner.height.saturating_sub(top_rows);
+    let table_rows = group_table_rows(below_text, detail.groups.len());
+    if table_rows == 0 {
+        block = block.title_bottom(format!(
+            " the group tables need {} more rows ",
+            CHART_ROWS + FEWEST_TABLE_ROWS - below_text
+        ));
+    }
+    frame.render_widget(block, rect);
     let [top, middle, bottom] = Layout::vertical([
-        Constraint::Length(8 + names.len() as u16),
-        Constraint::Min(6),
-        // Two borders and the header row besides the groups (with one less, the last group was cut).
-        Constraint::Length(detail.groups.len().min(8) as u16 + 3),
+        Constraint::Length(top_rows),
+        Constraint::Fill(1),
+        Constraint::Length(table_rows),
     ])
     .areas(inner);
     // Why: the record's reason, the margin and the coverage.
@@ -269,6 +277,29 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         }
         None => frame.render_widget(table_in(bottom), bottom),
     }
+}
+
+/// Rows the charts want: with fewer their axis labels crowd the curves (at 80×24 they had one row).
+const CHART_ROWS: u16 = 10;
+/// The fewest rows of a group table: two borders, the header and two groups.
+const FEWEST_TABLE_ROWS: u16 = 5;
+
+/// The rows of the bottom group tables, out of the `below_text` rows under the drill-down's text.
+/// The charts come first, with the coverage table beside them: they want [`CHART_ROWS`] and every
+/// group's row; the tables below take what is left, up to every group (a tall window shows them all,
+/// where eight used to be the most), never fewer than [`FEWEST_TABLE_ROWS`], and scroll through the
+/// rest. Where the charts and the fewest table rows do not both fit, the tables give way (0) and
+/// the drill-down's border says how many rows they need.
+pub(super) fn group_table_rows(below_text: u16, groups: usize) -> u16 {
+    if below_text < CHART_ROWS + FEWEST_TABLE_ROWS {
+        return 0;
+    }
+    // Two borders and the header row besides the groups (with one less, the last group was cut).
+    let every_group = u16::try_from(groups).unwrap_or(u16::MAX).saturating_add(3);
+    let charts = CHART_ROWS.max(every_group);
+    every_group
+        .min(below_text.saturating_sub(charts))
+        .max(FEWEST_TABLE_ROWS)
 }
 
 /// §9a's Λ⁺ and Λ⁻ of the focused threshold along the order, against the barrier ln(1/a).
