@@ -2543,3 +2543,67 @@ fn side_files_saved_with_a_byte_order_mark_still_name_the_system() {
     assert!(words.contains("LeadArchitectAgent 80 0.397"), "{words}");
     assert!(!words.contains("agent_name"), "{words}");
 }
+
+/// The README's `pareval import` examples on `shared/formats` print what the README shows: each
+/// line under a command (the `wrote` line on stdout, the `note:` and `error:` lines on stderr) is in
+/// that command's output, with the same exit (0, or 2 for an `error:`). The commands run as the
+/// README gives them, in a shell (its globs) from the checkout and then from `../shared/formats` after
+/// its `cd`, writing into a temporary folder.
+#[test]
+fn the_readme_s_import_examples_print_what_it_shows() {
+    let Some(data) = shared_data() else { return };
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let start = readme.find("$ pareval import tau2 ").expect("the example");
+    let block = &readme[start
+        ..readme[start..]
+            .find("```")
+            .map_or(readme.len(), |e| start + e)];
+    let dir = temp_dir("readme_import_examples");
+    let mut examples: Vec<(&str, Vec<&str>)> = Vec::new();
+    for line in block.lines() {
+        match line.strip_prefix("$ ") {
+            Some(command) => examples.push((command, Vec::new())),
+            None => examples.last_mut().expect("a command first").1.push(line),
+        }
+    }
+    assert!(examples.len() >= 7, "{examples:?}");
+    let mut at = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    for (command, shown) in examples {
+        if command == "cd ../shared/formats" {
+            // The README's ../shared is the one the tests read.
+            at = data.join("../formats");
+            continue;
+        }
+        let command = command.strip_prefix("pareval ").expect("a pareval command");
+        // The written file goes to the temporary folder, under the name the README gives.
+        let out = command.rsplit(' ').next().expect("--out FILE");
+        let command = command.replace(&format!("--out {out}"), "--out \"$OUT\"");
+        let command = command.replace(
+            "../shared/formats/",
+            &format!("{}/", data.join("../formats").display()),
+        );
+        let output = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("\"$PAREVAL\" {command}"))
+            .current_dir(&at)
+            .env("PAREVAL", env!("CARGO_BIN_EXE_pareval"))
+            .env("OUT", dir.join(out))
+            .output()
+            .expect("sh");
+        let printed = format!("{}{}", stdout(&output), stderr(&output))
+            .replace(&dir.join(out).display().to_string(), out);
+        let refused = shown.iter().any(|line| line.starts_with("error: "));
+        assert_eq!(
+            output.status.code(),
+            Some(if refused { 2 } else { 0 }),
+            "{command}: {printed}"
+        );
+        for line in shown.iter().filter(|line| !line.is_empty()) {
+            assert!(
+                printed.lines().any(|printed| printed == *line),
+                "{command}: the README's line\n{line}\nis not in what it printed:\n{printed}"
+            );
+        }
+    }
+}
