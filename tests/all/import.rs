@@ -2545,8 +2545,8 @@ fn side_files_saved_with_a_byte_order_mark_still_name_the_system() {
 }
 
 /// The README's `pareval import` examples on `shared/formats` print what the README shows: each
-/// line under a command (the `wrote` line on stdout, the `note:` and `error:` lines on stderr) is in
-/// that command's output, with the same exit (0, or 2 for an `error:`). The commands run as the
+/// line under a command is in that command's output (the `wrote` and `note:` lines on stdout, an
+/// `error:` on stderr), with the same exit (0, or 2 for an `error:`). The commands run as the
 /// README gives them, in a shell (its globs) from the checkout and then from `../shared/formats` after
 /// its `cd`, writing into a temporary folder.
 #[test]
@@ -2591,9 +2591,13 @@ fn the_readme_s_import_examples_print_what_it_shows() {
             .env("OUT", dir.join(out))
             .output()
             .expect("sh");
-        let printed = format!("{}{}", stdout(&output), stderr(&output))
-            .replace(&dir.join(out).display().to_string(), out);
         let refused = shown.iter().any(|line| line.starts_with("error: "));
+        let printed = if refused {
+            stderr(&output)
+        } else {
+            stdout(&output)
+        }
+        .replace(&dir.join(out).display().to_string(), out);
         assert_eq!(
             output.status.code(),
             Some(if refused { 2 } else { 0 }),
