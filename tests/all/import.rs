@@ -982,6 +982,48 @@ fn a_run_report_whose_lists_disagree_with_its_counts_is_refused() {
         &pareval(&["info", &extra_path.to_string_lossy()]),
         "'resolved_ids' lists nobody__nothing-1, which is not in 'submitted_ids'",
     );
+    // A resolved instance also in another list of results, with the counts raised to match: it
+    // was read from the first list (resolved) without a word.
+    let resolved = report["resolved_ids"][0]
+        .as_str()
+        .expect("an id")
+        .to_string();
+    let with_resolved = |list: &str, count: &str| {
+        let mut changed = report.clone();
+        changed[list]
+            .as_array_mut()
+            .expect("ids")
+            .push(Value::from(resolved.clone()));
+        let raised = changed[count].as_u64().expect("a count") + 1;
+        changed[count] = Value::from(raised);
+        let path = dir.join(format!("twice_{list}.json"));
+        std::fs::write(&path, changed.to_string()).expect("write");
+        pareval(&["info", &path.to_string_lossy()])
+    };
+    assert_refused(
+        &with_resolved("unresolved_ids", "unresolved_instances"),
+        &format!(
+            "{resolved} is in both 'resolved_ids' and 'unresolved_ids': the report disagrees with itself"
+        ),
+    );
+    // Twice in its own list: one row, and a note.
+    let listed_twice = with_resolved("resolved_ids", "resolved_instances");
+    assert_eq!(
+        listed_twice.status.code(),
+        Some(0),
+        "{}",
+        stderr(&listed_twice)
+    );
+    let words = stdout(&listed_twice)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains(&format!(
+            "'resolved_ids' lists {resolved} twice (read once; the report's count for that list counts it twice)"
+        )),
+        "{words}"
+    );
 }
 
 #[test]
@@ -1812,6 +1854,57 @@ fn an_inspect_sample_s_epoch_that_is_no_whole_number_from_1_is_refused() {
     }
     let good = log(serde_json::json!(2));
     assert_eq!(good.status.code(), Some(0), "{}", stderr(&good));
+}
+
+#[test]
+fn an_inspect_sample_without_a_score_is_noted_and_scores_of_another_shape_are_refused() {
+    // In a finished log a sample with no score of the scorer read became not attempted without a
+    // word, and scores written as a list or a string were read the same way.
+    let dir = temp_dir("inspect-sample-scores");
+    let log = |second: serde_json::Value| {
+        let path = dir.join("log.json");
+        let mut sample = serde_json::json!({"id": 2, "epoch": 1});
+        if !second.is_null() {
+            sample["scores"] = second;
+        }
+        let value = serde_json::json!({
+            "status": "success",
+            "eval": {"model": "openai/gpt-4o", "task": "arith",
+                     "dataset": {"sample_ids": [1, 2]}},
+            "samples": [
+                {"id": 1, "epoch": 1, "scores": {"match": {"value": "C"}}},
+                sample
+            ]
+        });
+        std::fs::write(&path, value.to_string()).expect("write");
+        pareval(&["info", &path.to_string_lossy(), "--from", "inspect"])
+    };
+    for unscored in [
+        serde_json::Value::Null,
+        serde_json::json!({}),
+        serde_json::json!({"match": {"value": null}}),
+    ] {
+        let out = log(unscored.clone());
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let words = stdout(&out)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            words.contains("1 sample without error holds no score of scorer 'match' (or an unscored NaN): not attempted, as Inspect's metrics leave it out (the first, sample 2, epoch 1)"),
+            "{unscored}: {words}"
+        );
+    }
+    for (damaged, shown) in [
+        (serde_json::json!([]), "[]"),
+        (serde_json::json!("C"), "\"C\""),
+        (serde_json::json!(1), "1"),
+    ] {
+        assert_refused(
+            &log(damaged),
+            &format!("sample 2: scores is {shown}, not an object of scores by scorer"),
+        );
+    }
 }
 
 #[test]

@@ -411,6 +411,9 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     let mut scorers: Vec<String> = Vec::new();
     let mut cancelled_samples = 0;
     let mut errored_unscored = 0usize;
+    // Samples that ended without error and hold no score of the scorer read: the first, and how many.
+    let mut without_score: Option<String> = None;
+    let mut without_score_count = 0usize;
     for (index, sample) in samples.iter().enumerate() {
         let at = |what: String| LoadError::new(file, format!("sample {}: {what}", index + 1));
         let id = sample
@@ -418,7 +421,18 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             .and_then(id_text)
             .ok_or_else(|| at("no id".to_string()))?;
         let epoch = epoch_of(sample.get("epoch")).map_err(&at)?;
-        let scores = sample.get("scores").and_then(Value::as_object);
+        // Inspect writes a sample's scores as an object by scorer (or null before scoring): any
+        // other value is a damaged log, not a sample without a score.
+        let scores = match sample.get("scores") {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(scores)) => Some(scores),
+            Some(other) => {
+                let shown: String = other.to_string().chars().take(40).collect();
+                return Err(at(format!(
+                    "scores is {shown}, not an object of scores by scorer"
+                )));
+            }
+        };
         for name in scores.into_iter().flat_map(|s| s.keys()) {
             if !scorers.contains(name) {
                 scorers.push(name.clone());
@@ -444,6 +458,10 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         let cancelled = cancelled(sample);
         let errored = errored(sample) && !cancelled;
         cancelled_samples += usize::from(cancelled && outcome.is_none());
+        if !unscored && !errored && !cancelled && outcome.is_none() {
+            without_score.get_or_insert_with(|| format!("sample {id}, epoch {epoch}"));
+            without_score_count += 1;
+        }
         let status = match (errored, outcome) {
             (true, _) => RowStatus::Error,
             // Scored before the cancellation reached it: the score stands.
@@ -541,6 +559,14 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         notes.push(format!(
             "{file}: {errored_unscored} errored {} without a score scored 0 (a harness failure counted as the agent's; --exclude-errors leaves errored runs out of the averages of info, replay, pair, proxy and the explorer, while a live run reads them as their outcomes)",
             if errored_unscored == 1 { "sample" } else { "samples" },
+        ));
+    }
+    if let Some(first) = &without_score {
+        notes.push(format!(
+            "{file}: {without_score_count} {} without error {} no score of scorer '{scorer}' (or an unscored NaN): not attempted, as Inspect's metrics leave {} out (the first, {first})",
+            if without_score_count == 1 { "sample" } else { "samples" },
+            if without_score_count == 1 { "holds" } else { "hold" },
+            if without_score_count == 1 { "it" } else { "them" },
         ));
     }
     if cancelled_samples > 0 {

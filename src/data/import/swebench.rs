@@ -159,10 +159,10 @@ fn split_ids(split: &str) -> Option<Vec<String>> {
     )
 }
 
-/// An id list of the report (absent: empty); anything else is an error naming the key.
 /// A run report whose id lists disagree with its own counts (`unresolved_ids` missing where
-/// `unresolved_instances` is 3: those instances read as evaluation errors), or that lists a result
-/// for an instance it does not count as submitted (one task more than the report has): refused,
+/// `unresolved_instances` is 3: those instances read as evaluation errors), that lists a resolved
+/// instance among another result (unresolved, an error, an empty patch), or that lists a result for
+/// an instance it does not count as submitted (one task more than the report has): refused,
 /// since which side is right cannot be told. The harnesses write each count as its list's length;
 /// an sb-cli report fetched with instances still pending (`pending_instances`) is not held to its
 /// counts, which may be the run's.
@@ -200,6 +200,22 @@ fn refuse_inconsistent_lists(
             ));
         }
     }
+    // A resolved instance is in no other list of results (SWE-bench's and Multi-SWE-bench's harnesses
+    // alike): one also unresolved, an error or an empty patch was read as resolved, the first list.
+    let resolved: HashSet<String> = ids(report, resolved_key, file)?.into_iter().collect();
+    for list in ["unresolved_ids", "error_ids", "empty_patch_ids"] {
+        if let Some(id) = ids(report, list, file)?
+            .into_iter()
+            .find(|id| resolved.contains(id))
+        {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "{id} is in both '{resolved_key}' and '{list}': the report disagrees with itself (which is its result cannot be told)"
+                ),
+            ));
+        }
+    }
     let submitted: HashSet<String> = ids(report, "submitted_ids", file)?.into_iter().collect();
     if submitted.is_empty() {
         return Ok(());
@@ -225,6 +241,7 @@ fn refuse_inconsistent_lists(
     Ok(())
 }
 
+/// An id list of the report (absent: empty); anything else is an error naming the key.
 fn ids(report: &Value, key: &str, file: &str) -> Result<Vec<String>, LoadError> {
     match report.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
@@ -896,12 +913,23 @@ fn run_report(
     let mut seen: HashSet<String> = HashSet::new();
     let mut rows = Vec::new();
     // The first list an id is in decides its row; ids follow the report's order within a list.
+    // An id twice in one list is one row, and the report's count for that list counts it twice.
+    let mut twice: Option<(String, &str)> = None;
     for (key, outcome, status, why) in lists {
+        let mut in_list: HashSet<String> = HashSet::new();
         for id in ids(value, key, file)? {
+            if !in_list.insert(id.clone()) && twice.is_none() {
+                twice = Some((id.clone(), key));
+            }
             if seen.insert(id.clone()) {
                 rows.push(row(&system, &id, 0, outcome, status, why));
             }
         }
+    }
+    if let Some((id, key)) = twice {
+        notes.push(format!(
+            "{file}: '{key}' lists {id} twice (read once; the report's count for that list counts it twice)"
+        ));
     }
     if let Some(split) = split {
         let instances = split_instances(split, file, &mut notes)?;
