@@ -118,13 +118,32 @@ impl Offenders {
     }
 }
 
-/// Quotes a value for a message, shortening very long ones so that a message stays readable.
+/// A control character (a NUL, a line end) or a mark of no width (a byte order mark, a zero-width
+/// space): printed, it is unseen or moves the terminal's cursor.
+pub fn prints_unseen(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{feff}' | '\u{200b}'..='\u{200d}' | '\u{2060}')
+}
+
+/// Quotes a value for a message, shortening very long ones so that a message stays readable; a
+/// control character or a mark of no width is written as its escape (`\0`, `\u{feff}`), since
+/// printed raw it is unseen or moves the terminal's cursor.
 pub fn quote(value: &str) -> String {
     const LIMIT: usize = 60;
+    let shown = |text: &str| -> String {
+        text.chars()
+            .map(|c| {
+                if prints_unseen(c) {
+                    c.escape_debug().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
+    };
     if value.chars().count() > LIMIT {
         let head: String = value.chars().take(LIMIT).collect();
-        format!("'{head}…'")
+        format!("'{}…'", shown(&head))
     } else {
-        format!("'{value}'")
+        format!("'{}'", shown(value))
     }
 }

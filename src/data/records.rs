@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use polars::prelude::*;
 
 use super::columns::{self, Cell, cell_text, for_each_cell, format_number};
-use super::error::{LoadError, Offenders, Pos, quote};
+use super::error::{LoadError, Offenders, Pos, prints_unseen, quote};
 use super::options::LoadOptions;
 use super::read::RawTable;
 
@@ -607,7 +607,17 @@ fn refuse_unusual_values(table: &RawTable, options: &LoadOptions) -> Result<(), 
     Ok(())
 }
 
-/// `system` and `task`: every row needs a non-empty name.
+/// Whether a name holds a character that does not print as itself: a control character (a NUL) or
+/// a mark of no width (a byte order mark left by joining two files, a zero-width space). Two
+/// names that differ by one print alike, so a task would be two tasks on screen and in every table.
+fn holds_invisible(name: &str) -> bool {
+    // Most names are ASCII without control bytes: a byte scan settles them.
+    name.bytes()
+        .any(|b| b < 0x20 || b == 0x7f || b == 0xc2 || b == 0xe2 || b == 0xef)
+        && name.chars().any(prints_unseen)
+}
+
+/// `system` and `task`: every row needs a non-empty name that prints as itself.
 fn read_names(
     frame: &DataFrame,
     name: &str,
@@ -619,6 +629,7 @@ fn read_names(
         .map_err(|e| LoadError::new(file, e.to_string()))?;
     let mut out = Vec::with_capacity(frame.height());
     let mut bad = Offenders::default();
+    let mut unseen = Offenders::default();
     for_each_cell(column, file, |row, cell| {
         let text = match cell {
             Cell::Null => String::new(),
@@ -627,10 +638,18 @@ fn read_names(
         };
         if text.trim().is_empty() {
             bad.push(|| at(row).to_string());
+        } else if holds_invisible(&text) {
+            unseen.push(|| format!("{} on {}", quote(&text), at(row)));
         }
         out.push(text);
     })?;
     bad.into_result_on(file, &format!("column '{name}' is empty"))?;
+    unseen.into_result(
+        file,
+        &format!(
+            "column '{name}' holds a control character or a mark of no width (a NUL, a byte order mark where two files were joined), so the name would print as another"
+        ),
+    )?;
     Ok(out)
 }
 

@@ -145,6 +145,19 @@ const CASES: &[(&str, &str)] = &[
         "column 'submitted' must hold a date YYYY-MM-DD or be empty: submitted '2025-13-01' on line 2",
     ),
     ("empty_system.csv", "column 'system' is empty on line 3"),
+    // A name that prints as another made a second task (or system) no table could tell apart.
+    (
+        "invisible_task.csv",
+        "column 'task' holds a control character or a mark of no width (a NUL, a byte order mark where two files were joined), so the name would print as another: 't\\0x' on line 3",
+    ),
+    (
+        "invisible_task.jsonl",
+        "column 'task' holds a control character or a mark of no width (a NUL, a byte order mark where two files were joined), so the name would print as another: 't\\0x' on line 2",
+    ),
+    (
+        "joined_bom.csv",
+        "column 'system' holds a control character or a mark of no width (a NUL, a byte order mark where two files were joined), so the name would print as another: '\\u{feff}B' on line 3",
+    ),
     (
         "duplicate_keys.csv",
         "duplicate (system, task, run) keys: ('A', 't1', run 0) on line 2 and line 4",
