@@ -918,7 +918,7 @@ pub struct ProxyArgs {
     )]
     pub budget: String,
     /// Subset size as a task count (instead of --budget).
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", conflicts_with = "budget")]
     pub size: Option<usize>,
     /// Seeds of the random method (the spread over seeds is reported).
     #[arg(long, default_value_t = 10)]

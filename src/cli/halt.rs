@@ -33,6 +33,14 @@ pub fn halt_command(args: &HaltArgs, out: &mut impl Write) -> Result<(), CliErro
             )));
         }
     }
+    // NaN or an infinity waited for ever, a negative time ended at once.
+    if let Some(seconds) = args.idle_exit
+        && !(seconds.is_finite() && seconds >= 0.0)
+    {
+        return Err(CliError::Input(format!(
+            "--idle-exit: '{seconds}' is not a number of seconds ≥ 0"
+        )));
+    }
     let predictor = Arc::new(Predictor::load(&args.model)?);
     let thresholds = predictor.thresholds(args.tau, args.target_precision);
     let columns = ColumnMap::parse_with(&args.col, &STEP_COLUMNS)?;

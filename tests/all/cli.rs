@@ -830,3 +830,39 @@ fn outputs_never_write_over_the_files_a_command_reads_or_over_each_other() {
         "is also an input file",
     );
 }
+
+#[test]
+fn halt_s_idle_exit_is_a_number_of_seconds_and_proxy_s_size_replaces_the_budget() {
+    // NaN and 1e400 waited for ever, -1 ended at once (exit 0 both ways); checked before the model
+    // is read, so no file is needed here.
+    for bad in ["NaN", "1e400", "-1", "inf"] {
+        assert_refused(
+            &pareval(&[
+                "halt",
+                "model.json",
+                "steps.csv",
+                "--follow",
+                &format!("--idle-exit={bad}"),
+            ]),
+            &format!(
+                "--idle-exit: '{}' is not a number of seconds ≥ 0",
+                bad.parse::<f64>().expect("a float")
+            ),
+        );
+    }
+    // --size is the subset's size "instead of --budget": both given, the budget was ignored.
+    let both = pareval(&[
+        "proxy",
+        "sample_runs/swe_repair.csv",
+        "--size",
+        "10",
+        "--budget",
+        "0.2",
+    ]);
+    assert_eq!(both.status.code(), Some(2), "{}", stderr(&both));
+    assert!(
+        stderr(&both).contains("'--size <K>' cannot be used with '--budget <B>'"),
+        "{}",
+        stderr(&both)
+    );
+}
