@@ -1172,11 +1172,18 @@ fn plan_command(args: &args::PlanArgs, out: &mut impl Write) -> Result<(), CliEr
         .chain(args.reference.clone())
         .collect();
     crate::data::write::refuse_overwriting(&outputs, &inputs)?;
+    crate::data::write::refuse_unwritable(&outputs)?;
     if let Some(path) = &args.out {
         crate::data::write::write_plan(&plan, path)?;
     }
-    if let Some(path) = &args.ids {
-        crate::data::write::write_plan_ids(&plan, path)?;
+    if let Some(path) = &args.ids
+        && let Err(error) = crate::data::write::write_plan_ids(&plan, path)
+    {
+        // A plan without the ids list the harness was to run would be taken for a whole output.
+        if let Some(plan_path) = &args.out {
+            let _ = std::fs::remove_file(plan_path);
+        }
+        return Err(error.into());
     }
     match args.format {
         args::TextOrJson::Json => {

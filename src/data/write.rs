@@ -76,6 +76,33 @@ fn resolved(path: &Path) -> Option<std::path::PathBuf> {
     Some(folder.join(path.file_name()?))
 }
 
+/// Refuses an output (with its flag) that cannot be written where it is named: a folder, or a file
+/// in a folder that does not exist. A command with two outputs checks both before writing either,
+/// so that one is not left without the other.
+pub fn refuse_unwritable(outputs: &[(&str, &Path)]) -> Result<(), WriteError> {
+    for (flag, path) in outputs {
+        let file = path.display().to_string();
+        if path.is_dir() {
+            return Err(WriteError::new(
+                &file,
+                format!("{flag} names a folder; give a file's path"),
+            ));
+        }
+        if let Some(folder) = path.parent().filter(|f| !f.as_os_str().is_empty())
+            && !folder.is_dir()
+        {
+            return Err(WriteError::new(
+                &file,
+                format!(
+                    "{flag}: the folder {} does not exist (nothing was written)",
+                    folder.display()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Refuses outputs (each with its flag) that would write over a file the command reads (`inputs`;
 /// a folder stands for the files in it) or over another output: the input is often the only copy
 /// of a run, and of two outputs on one file one would be lost without a word.
@@ -247,7 +274,8 @@ pub fn write_plan_ids(plan: &crate::plan::Plan, path: &Path) -> Result<usize, Wr
         text.push_str(&row.task);
         text.push('\n');
     }
-    std::fs::write(path, text).map_err(|e| WriteError::new(&file, e.to_string()))?;
+    std::fs::write(path, text)
+        .map_err(|e| WriteError::new(&file, format!("cannot write the ids: {e}")))?;
     Ok(plan.tasks.len())
 }
 

@@ -333,6 +333,43 @@ fn plan_ids_lists_the_tasks_in_plan_order() {
     assert_eq!(listed.len(), 30);
     // Not the file's order: the stratified plan interleaves the groups.
     assert_ne!(listed[..3], ["q00", "q01", "q02"]);
+    // An --ids (or --out) that cannot be written is refused before either file is: the plan was
+    // written and left behind, the error a bare "No such file or directory" naming no flag.
+    for (plan_at, ids_at, said) in [
+        (
+            dir.join("p2.csv"),
+            dir.join("nowhere").join("ids.txt"),
+            format!(
+                "--ids: the folder {} does not exist (nothing was written)",
+                dir.join("nowhere").display()
+            ),
+        ),
+        (
+            dir.join("p3.csv"),
+            dir.clone(),
+            "--ids names a folder; give a file's path".to_string(),
+        ),
+        (
+            dir.join("nowhere").join("p4.csv"),
+            dir.join("ids4.txt"),
+            format!(
+                "--out: the folder {} does not exist (nothing was written)",
+                dir.join("nowhere").display()
+            ),
+        ),
+    ] {
+        let refused = pareval(&[
+            "plan",
+            &tasks.display().to_string(),
+            "--out",
+            &plan_at.display().to_string(),
+            "--ids",
+            &ids_at.display().to_string(),
+        ]);
+        assert_refused(&refused, &said);
+        assert!(!plan_at.exists(), "{} left behind", plan_at.display());
+        assert!(!dir.join("ids4.txt").exists());
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
