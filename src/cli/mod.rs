@@ -306,10 +306,7 @@ fn pair_command(args: &PairArgs, out: &mut impl Write) -> Result<(), CliError> {
             args.baseline
         )));
     }
-    let budget = Fraction::parse(&args.budget, "--budget")?;
-    if budget.0 == 0 {
-        return Err(CliError::Input("--budget must be above 0".to_string()));
-    }
+    let budget = Fraction::parse_budget(&args.budget, "--budget")?;
     let detail = pair_detail(
         &dataset,
         &settings,
@@ -645,7 +642,7 @@ fn live_settings(
     };
     settings::apply_overrides(&mut policy, &flags, bootstrap)?;
     let budget = match budget {
-        Some(text) => Fraction::parse(text, "--budget")?,
+        Some(text) => Fraction::parse_budget(text, "--budget")?,
         None if policy.rule.is_anytime() => Fraction::ONE,
         None => {
             return Err(CliError::Input(format!(
@@ -654,9 +651,6 @@ fn live_settings(
             )));
         }
     };
-    if budget.0 == 0 {
-        return Err(CliError::Input("--budget must be above 0".to_string()));
-    }
     Ok(LiveSettings {
         policy,
         thresholds: parse_thresholds(&live.thresholds).map_err(settings::flag("--thresholds"))?,

@@ -108,6 +108,23 @@ impl Fraction {
         Fraction::from_f64(value, what)
     }
 
+    /// A budget limit: a fraction above 0 (a budget of no task decides nothing), so its message
+    /// names (0, 1] whether the text was 0 or 2.
+    pub fn parse_budget(text: &str, what: &str) -> Result<Self, SettingError> {
+        match Fraction::parse(text, what) {
+            Ok(Fraction(0))
+            | Err(SettingError::OutOfRange {
+                allowed: "must be in [0, 1]",
+                ..
+            }) => Err(SettingError::OutOfRange {
+                what: what.to_string(),
+                value: text.trim().to_string(),
+                allowed: "must be in (0, 1]",
+            }),
+            other => other,
+        }
+    }
+
     pub fn from_f64(value: f64, what: &str) -> Result<Self, SettingError> {
         let out_of_range = |allowed| SettingError::OutOfRange {
             what: what.to_string(),

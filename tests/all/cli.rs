@@ -866,3 +866,47 @@ fn halt_s_idle_exit_is_a_number_of_seconds_and_proxy_s_size_replaces_the_budget(
         stderr(&both)
     );
 }
+
+#[test]
+fn a_budget_limit_says_it_must_be_above_0_whether_it_was_0_or_2() {
+    // "--budget '2' must be in [0, 1]" while 0 was refused too, with other words.
+    let plan = temp_dir("budget-words").join("plan.csv");
+    let drawn = pareval(&[
+        "plan",
+        "sample_runs/swe_repair.csv",
+        "--out",
+        &plan.display().to_string(),
+    ]);
+    assert!(drawn.status.success(), "{}", stderr(&drawn));
+    let plan = plan.display().to_string();
+    for budget in ["0", "2", "-0.5"] {
+        for command in [
+            vec![
+                "pair",
+                "sample_runs/swe_repair.csv",
+                "--tested",
+                "CodeAct (atlas-1)",
+                "--baseline",
+                "CodeAct (borealis-1)",
+            ],
+            vec![
+                "decide",
+                "sample_runs/swe_repair.csv",
+                "--plan",
+                &plan,
+                "--tested",
+                "CodeAct (atlas-1)",
+                "--baseline",
+                "CodeAct (borealis-1)",
+            ],
+        ] {
+            let mut args = command.clone();
+            let flag = format!("--budget={budget}");
+            args.push(&flag);
+            assert_refused(
+                &pareval(&args),
+                &format!("--budget '{budget}' must be in (0, 1]"),
+            );
+        }
+    }
+}
