@@ -459,12 +459,25 @@ fn tau_bench_keeps_its_two_environments_apart() {
 #[test]
 fn malformed_native_files_name_the_file_and_entry() {
     let dir = temp_dir("import-bad");
-    let cases: [(&str, &str, &str); 6] = [
+    let cases: [(&str, &str, &str); 10] = [
         (
             "tau-bench",
             r#"[{"task_id": 1, "reward": 1.0, "trial": 0}, {"task_id": 2, "trial": 0}]"#,
-            "entry 2 has no reward",
+            "entry 2 has no reward (missing, null or NaN",
         ),
+        (
+            "tau-bench",
+            r#"[{"task_id": 1, "reward": NaN, "trial": 0}]"#,
+            "entry 1 has no reward (missing, null or NaN",
+        ),
+        // A list where an entry belongs was "entry 2 has no usable 'task_id' (missing)".
+        (
+            "tau-bench",
+            r#"[{"task_id": 1, "reward": 1.0, "trial": 0}, [1, 2]]"#,
+            "entry 2 is [1,2], not an object (a tau-bench result)",
+        ),
+        // An empty harness file was "not valid JSON at line 1, column 0".
+        ("tau2", "", "the file is empty"),
         (
             "tau-bench",
             r#"{"task_id": 1}"#,
@@ -481,6 +494,12 @@ fn malformed_native_files_name_the_file_and_entry() {
             "entry 1: is_resolved must be true, false or null",
         ),
         ("tau2", "[1, 2", "not valid JSON"),
+        // A list where a sample belongs was "line 2: no doc_id".
+        (
+            "lm-eval",
+            "{\"doc_id\": 0, \"target\": \"a\", \"filter\": \"none\", \"metrics\": [\"acc\"], \"acc\": 1}\n[1, 2, 3]\n",
+            "line 2: [1,2,3] is not an object (a sample)",
+        ),
         (
             "swebench",
             r#"{"schema_version": 3, "resolved_ids": ["a__b-1"], "submitted_ids": ["a__b-1"]}"#,
@@ -488,7 +507,11 @@ fn malformed_native_files_name_the_file_and_entry() {
         ),
     ];
     for (i, (format, text, message)) in cases.iter().enumerate() {
-        let path = dir.join(format!("bad{i}.json"));
+        // lm-eval writes its samples as JSON Lines, named samples_<task>_<date>.jsonl.
+        let path = match *format {
+            "lm-eval" => dir.join(format!("samples_bad{i}_2025-01-01T00-00-00.jsonl")),
+            _ => dir.join(format!("bad{i}.json")),
+        };
         std::fs::write(&path, text).expect("write");
         let output = pareval(&["info", &path.to_string_lossy(), "--from", format]);
         assert_eq!(

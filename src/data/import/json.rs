@@ -9,6 +9,10 @@ use crate::data::error::LoadError;
 /// Parses `bytes` as JSON with Python's non-finite tokens read as null; returns the value and the
 /// number of such tokens.
 pub fn parse_lenient(bytes: &[u8], file: &str) -> Result<(Value, usize), LoadError> {
+    // As the record loader says it: serde's "EOF while parsing a value" at column 0 named no fault.
+    if without_bom(bytes).iter().all(u8::is_ascii_whitespace) {
+        return Err(LoadError::new(file, "the file is empty"));
+    }
     if let Some((line, key)) = repeated_key(without_bom(bytes)) {
         return Err(LoadError::new(
             file,
@@ -239,6 +243,11 @@ mod tests {
         );
         let (value, _) = parse_lenient(b"\xef\xbb\xbf{\"a\": 1}", "f.json").expect("BOM");
         assert_eq!(value["a"], 1);
+        // An empty harness file said "not valid JSON at line 1, column 0: EOF while parsing".
+        for empty in [&b""[..], b"\n  \n", b"\xef\xbb\xbf"] {
+            let error = parse_lenient(empty, "f.json").expect_err("empty");
+            assert_eq!(error.to_string(), "f.json: the file is empty");
+        }
     }
 
     #[test]

@@ -191,6 +191,16 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
     let system = system.unwrap_or(named_system);
     let mut rows = Vec::with_capacity(entries.len());
     for (index, entry) in entries.iter().enumerate() {
+        if !entry.is_object() {
+            let shown: String = entry.to_string().chars().take(40).collect();
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "entry {} is {shown}, not an object (a tau-bench result)",
+                    index + 1
+                ),
+            ));
+        }
         let id = text_field(entry, "task_id", file, index)?;
         let environment = if seen.len() > 1 {
             Some(shown[index].ok_or_else(|| {
@@ -207,7 +217,15 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
             file_environment
         };
         let outcome = number_field(entry, "reward", file, index)?
-            .ok_or_else(|| LoadError::new(file, format!("entry {} has no reward", index + 1)))?;
+            .ok_or_else(|| {
+                LoadError::new(
+                    file,
+                    format!(
+                        "entry {} has no reward (missing, null or NaN: Python writes NaN for a reward it could not compute)",
+                        index + 1
+                    ),
+                )
+            })?;
         let trial = match number_field(entry, "trial", file, index)? {
             Some(t) if t >= 0.0 && t.fract() == 0.0 => t as u32,
             None => 0,
