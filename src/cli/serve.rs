@@ -1,5 +1,6 @@
 //! `pareval serve`: the live service as one long-running process that a harness integration talks to
-//! in JSON Lines (one request a line on standard input, exactly one reply a line on standard output).
+//! in JSON Lines (one request a line on standard input, exactly one reply a line on standard output;
+//! a blank line is skipped without one).
 //! It keeps the same state as `watch` ([`WatchState`]: the same reading of the plan's prefix, the
 //! same decisions as `decide`), so an integration in another language decides nothing itself.
 //!
@@ -20,6 +21,9 @@ use super::{CliError, LiveSetup, args};
 use crate::engine::walk::record::{DecisionRecord, WaitingOn};
 use crate::watch::follow::{Event, OutcomeRow, run_key};
 use crate::watch::state::{Baselines, WatchState};
+
+/// The keys an outcome request may hold.
+const OUTCOME_KEYS: [&str; 7] = ["op", "system", "task", "run", "outcome", "runs", "status"];
 
 /// The request's `"runs"`: how many runs (numbered 0 to N-1) each task of the system gets, from 1
 /// to 1000; None when absent.
@@ -75,6 +79,9 @@ pub(crate) struct Service {
     rows: u64,
     /// The (system, task) pairs whose due runs were told to the state (`"runs"`), with the count.
     runs_due: HashMap<(String, String), u32>,
+    /// The first run taken of each (system, task): with no runs said due, that run alone is the
+    /// task's outcome once read, and another run would change what was decided on it.
+    first_run: HashMap<(String, String), String>,
     /// Runs with status error in the baseline's completed records, per system: the preloaded rows
     /// are each task's mean over its runs, which carries no status.
     preloaded_errored: std::collections::BTreeMap<String, usize>,
@@ -89,6 +96,7 @@ impl Service {
             taken: HashMap::new(),
             rows: 0,
             runs_due: HashMap::new(),
+            first_run: HashMap::new(),
             preloaded_errored: std::collections::BTreeMap::new(),
         }
     }
@@ -177,6 +185,17 @@ impl Service {
                 Ok(json!({ "ok": true, "unplanned": unplanned, "missing": missing }))
             }
             "outcome" => {
+                // A misspelt key ("stauts") was passed over, and an errored run counted as ok.
+                if let Some(key) = request.as_object().and_then(|object| {
+                    object
+                        .keys()
+                        .find(|key| !OUTCOME_KEYS.contains(&key.as_str()))
+                }) {
+                    return Err(format!(
+                        "outcome: '{key}' is not one of its keys ({})",
+                        OUTCOME_KEYS.join(", ")
+                    ));
+                }
                 let runs = runs_due(&request)?;
                 let (row, due) = self.outcome_row(&request, runs)?;
                 let mut events = due;
@@ -271,14 +290,31 @@ impl Service {
             ));
         }
         let mut due = Vec::new();
-        if let Some(runs) = runs {
-            if run.parse::<u32>().map_or(true, |r| r >= runs) {
+        let cell = (system.clone(), task.clone());
+        // A request without "runs" is held to the count said before for its task, or --runs: a
+        // run past it changed a task already read, and a decision reported turned back.
+        let known_runs = runs
+            .or_else(|| self.runs_due.get(&cell).copied())
+            .or_else(|| self.state.declared_runs(&system));
+        match known_runs {
+            Some(known) if run.parse::<u32>().map_or(true, |r| r >= known) => {
                 return Err(format!(
-                    "run '{run}' of {system} on {task} is not one of the {runs} runs said due (0 to {})",
-                    runs - 1
+                    "run '{run}' of {system} on {task} is not one of the {known} runs said due (0 to {})",
+                    known - 1
                 ));
             }
-            let cell = (system.clone(), task.clone());
+            Some(_) => {}
+            None => {
+                if let Some(first) = self.first_run.get(&cell)
+                    && *first != run
+                {
+                    return Err(format!(
+                        "run '{run}' of {system} on {task}: its run '{first}' came with no \"runs\" and was read as the task's outcome; a task that gets several runs needs \"runs\":N on each of them (or --runs), else a later run would change what was decided"
+                    ));
+                }
+            }
+        }
+        if let Some(runs) = runs {
             match self.runs_due.get(&cell) {
                 Some(&said) if said != runs => {
                     return Err(format!(
@@ -287,7 +323,7 @@ impl Service {
                 }
                 Some(_) => {}
                 None => {
-                    self.runs_due.insert(cell, runs);
+                    self.runs_due.insert(cell.clone(), runs);
                     due = (0..runs)
                         .map(|r| Event::Due {
                             file: "serve".to_string(),
@@ -304,6 +340,7 @@ impl Service {
             return Ok((None, due));
         }
         self.taken.insert(key, outcome.to_bits());
+        self.first_run.entry(cell).or_insert_with(|| run.clone());
         Ok((
             Some(OutcomeRow {
                 system,

@@ -142,6 +142,11 @@ impl WatchState {
     }
 
     /// Declares the runs each task gets (`--runs`): a task waits until that many are in.
+    /// The runs `--runs` declares for `system`'s tasks, if any.
+    pub fn declared_runs(&self, system: &str) -> Option<u32> {
+        self.runs.for_system(system)
+    }
+
     pub fn with_runs(mut self, runs: crate::data::DeclaredRuns) -> Self {
         self.runs = runs;
         self.recompute();

@@ -1273,6 +1273,32 @@ fn serve_reads_a_task_once_every_run_said_due_is_in() {
         (record["estimate"].as_f64().expect("estimate") - 0.5).abs() < 1e-12,
         "{record}"
     );
+    // A run sent without "runs" is held to the count said before for its task (run 1 after
+    // "runs":1 was taken, changed a task already read and turned a decision back to continue);
+    // with no count said, a second run of a task read on its first is refused the same way.
+    let replies = serve_replies(
+        &["--plan", &plan, "--tested", "new", "--baseline", "old"],
+        &[
+            r#"{"op":"outcome","system":"new","task":"t000","run":0,"outcome":1,"runs":1}"#,
+            r#"{"op":"outcome","system":"new","task":"t000","run":1,"outcome":0}"#,
+            r#"{"op":"outcome","system":"new","task":"t001","run":0,"outcome":1}"#,
+            r#"{"op":"outcome","system":"new","task":"t001","run":1,"outcome":0}"#,
+            r#"{"op":"outcome","system":"new","task":"t001","run":0,"outcome":1}"#,
+        ],
+    );
+    assert!(
+        error(&replies[1])
+            .contains("run '1' of new on t000 is not one of the 1 runs said due (0 to 0)"),
+        "{}",
+        replies[1]
+    );
+    assert!(
+        error(&replies[3]).contains("run '1' of new on t001: its run '0' came with no \"runs\" and was read as the task's outcome"),
+        "{}",
+        replies[3]
+    );
+    // The same outcome sent again for the first run is still taken once.
+    assert_eq!(replies[4]["ok"], true, "{}", replies[4]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
