@@ -92,6 +92,27 @@ impl Drop for Harness {
 /// own file is read once it has not changed between two looks).
 const FINAL_LOOKS: usize = 3;
 
+/// What `run` says of a system whose rows it reads and compares with nothing, with the flag that
+/// would compare it when its name differs from a compared one only in case.
+fn uncompared_note(state: &WatchState, system: &str) -> String {
+    let named = match &state.baselines {
+        Baselines::Named(names) => names.clone(),
+        Baselines::Everyone => Vec::new(),
+    };
+    let hint = if system.eq_ignore_ascii_case(&state.tested) {
+        format!(": did you mean --tested '{system}'?")
+    } else if named.iter().any(|b| b.eq_ignore_ascii_case(system)) {
+        format!(": did you mean --baseline '{system}'?")
+    } else {
+        String::new()
+    };
+    format!(
+        "rows of '{system}' are read and compared with nothing: it is neither the tested system '{}' nor a baseline ({}){hint}",
+        state.tested,
+        named.join(", ")
+    )
+}
+
 /// How the watched run ended.
 enum Ending {
     Decided,
@@ -112,8 +133,11 @@ fn follow_headless(
     // Rows read but left out (a second outcome for a run, a task not in the plan): each named once,
     // as bad lines are (they went by without a word, and the decision read the first outcome).
     let mut shown_skipped: std::collections::HashSet<String> = std::collections::HashSet::new();
+    // Systems whose rows are read and compared with nothing (a misspelt --tested): each named once.
+    let mut shown_uncompared: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut look = |followed: &mut Followed, state: &mut WatchState| {
         let events = followed.poll();
+        let any = !events.is_empty();
         for event in &events {
             if let Event::Bad {
                 file,
@@ -134,6 +158,13 @@ fn follow_headless(
             eprintln!("pareval run: {notice}");
         }
         shown_notices = state.notices.len();
+        if any {
+            for system in state.uncompared_systems() {
+                if shown_uncompared.insert(system.clone()) {
+                    eprintln!("pareval run: {}", uncompared_note(state, &system));
+                }
+            }
+        }
     };
     let ending = loop {
         look(&mut followed, &mut state);
@@ -389,7 +420,28 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         // A harness that ended well but left lines pareval could not read has not given what the
         // decision waited on: bad input, exit 2 (a decided run read past none of them it needed).
         (Ending::HarnessExited(status), _) if status.success() => {
-            let why = if unreadable.is_some() {
+            // Rows of other systems and none of a compared one: a name given wrong (exit 0 let
+            // a run that could never decide pass as one that ended well).
+            let unmatched = state.compared_without_rows();
+            let uncompared = state.uncompared_systems();
+            if !unmatched.is_empty() && !uncompared.is_empty() {
+                eprintln!(
+                    "pareval run: no row of {} was read; the files hold rows of {}",
+                    unmatched
+                        .iter()
+                        .map(|s| format!("'{s}'"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    uncompared
+                        .iter()
+                        .map(|s| format!("'{s}'"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+            let why = if !unmatched.is_empty() && !uncompared.is_empty() {
+                Some("no row of a system it compares")
+            } else if unreadable.is_some() {
                 Some("lines pareval could not read")
             } else if skipped.is_some() {
                 Some("rows pareval left out of the decisions")

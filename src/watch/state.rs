@@ -142,6 +142,38 @@ impl WatchState {
     }
 
     /// Declares the runs each task gets (`--runs`): a task waits until that many are in.
+    /// Systems with rows read that are neither the tested system nor a named baseline (none under
+    /// family `tested`, which compares every system): a misspelt `--tested` leaves its rows here.
+    pub fn uncompared_systems(&self) -> Vec<String> {
+        let Baselines::Named(names) = &self.baselines else {
+            return Vec::new();
+        };
+        let seen: BTreeSet<&String> = self
+            .rows
+            .values()
+            .flatten()
+            .map(|placed| &placed.row.system)
+            .filter(|system| **system != self.tested && !names.contains(system))
+            .collect();
+        seen.into_iter().cloned().collect()
+    }
+
+    /// The compared systems (the tested one, then the named baselines) no row of which was read.
+    pub fn compared_without_rows(&self) -> Vec<String> {
+        let mut compared = vec![self.tested.clone()];
+        if let Baselines::Named(names) = &self.baselines {
+            compared.extend(names.iter().cloned());
+        }
+        compared.retain(|system| {
+            !self
+                .rows
+                .values()
+                .flatten()
+                .any(|placed| placed.row.system == *system)
+        });
+        compared
+    }
+
     /// The runs `--runs` declares for `system`'s tasks, if any.
     pub fn declared_runs(&self, system: &str) -> Option<u32> {
         self.runs.for_system(system)

@@ -1668,3 +1668,44 @@ fn a_decision_under_a_uniform_plan_stands_while_coverage_drifts_as_the_readme_sa
         }
     }
 }
+
+#[test]
+fn run_names_rows_it_compares_with_nothing_and_a_compared_system_with_no_row() {
+    // --tested New where the harness writes "new": every row went by without a word, the pair never
+    // decided, and the run exited 0 as if it had ended well.
+    let dir = temp_dir("run-misspelt");
+    let plan = write_plan(&dir, 10);
+    let mut rows = String::from("system,task,outcome\n");
+    for i in 0..10 {
+        rows.push_str(&format!("new,t{i:03},1\nold,t{i:03},0\n"));
+    }
+    let outcomes = dir.join("outcomes.csv");
+    std::fs::write(&outcomes, rows).expect("outcomes");
+    let out = dir.join("out.csv");
+    let (outcomes_text, out_text) = (outcomes.display().to_string(), out.display().to_string());
+    let output = pareval(&[
+        "run",
+        &out_text,
+        "--plan",
+        &plan,
+        "--tested",
+        "New",
+        "--baseline",
+        "old",
+        "--",
+        "cp",
+        &outcomes_text,
+        &out_text,
+    ]);
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("pareval run: rows of 'new' are read and compared with nothing: it is neither the tested system 'New' nor a baseline (old): did you mean --tested 'new'?"),
+        "{said}"
+    );
+    assert!(
+        said.contains("pareval run: no row of 'New' was read; the files hold rows of 'new'"),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
