@@ -425,18 +425,17 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
             let unmatched = state.compared_without_rows();
             let uncompared = state.uncompared_systems();
             if !unmatched.is_empty() && !uncompared.is_empty() {
-                eprintln!(
-                    "pareval run: no row of {} was read; the files hold rows of {}",
-                    unmatched
-                        .iter()
-                        .map(|s| format!("'{s}'"))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    uncompared
+                let quoted = |names: &[String]| {
+                    names
                         .iter()
                         .map(|s| format!("'{s}'"))
                         .collect::<Vec<_>>()
                         .join(", ")
+                };
+                eprintln!(
+                    "pareval run: no row of {} was read; the files hold rows of {}",
+                    quoted(&unmatched),
+                    quoted(&uncompared)
                 );
             }
             let why = if !unmatched.is_empty() && !uncompared.is_empty() {
