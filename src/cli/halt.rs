@@ -78,7 +78,7 @@ pub fn halt_command(args: &HaltArgs, out: &mut impl Write) -> Result<(), CliErro
         HaltFormat::Text => {
             writeln!(out, "{}", header(&predictor, &source, thresholds))?;
             write_table(out, &runs)?;
-            writeln!(out, "{}", summary(&runs))?;
+            writeln!(out, "{}", summary(&runs.iter().collect::<Vec<_>>()))?;
         }
         HaltFormat::Jsonl => {
             for run in &runs {
@@ -192,9 +192,9 @@ fn action_text(row: &HaltRow) -> String {
     }
 }
 
-fn summary(runs: &[RunState]) -> String {
+fn summary(runs: &[&RunState]) -> String {
     let count = |action: &str| runs.iter().filter(|r| r.action() == action).count();
-    let after: usize = runs.iter().map(RunState::steps_after_halt).sum();
+    let after: usize = runs.iter().map(|r| r.steps_after_halt()).sum();
     format!(
         "{} trajectories: {} halt success, {} halt failure, {} continue; {after} steps were run after a halting point",
         runs.len(),
@@ -250,10 +250,25 @@ fn follow(
     out.flush()?;
     let mut last_line = Instant::now();
     let mut idle = false;
+    // A file whose columns lack one the model needs: at the start an error (exit 2); a file that
+    // appears or is replaced so later is named and left unread until replaced, and the other files
+    // go on (it stopped them all).
+    let poll = |follower: &mut StepsFollower, first: bool| match follower.poll() {
+        Ok(news) => Ok(news),
+        Err(message) if !first => {
+            eprintln!("error: {message} (not read until it is replaced)");
+            Ok(Vec::new())
+        }
+        Err(message) => Err(CliError::Input(message)),
+    };
+    let mut first = true;
     while !idle {
-        let mut news = follower.poll().map_err(CliError::Input)?;
-        // A last line still waiting for its line end is no line read: the idle time runs on.
-        if news.iter().all(|n| matches!(n, StepsNews::Waiting(_))) {
+        let lines_before = follower.lines_read;
+        let mut news = poll(&mut follower, first)?;
+        first = false;
+        // Idle time counts from the last line read, printed or not (a step that changes no action
+        // prints nothing); a last line still waiting for its line end is no line read.
+        if follower.lines_read == lines_before {
             idle = args
                 .idle_exit
                 .is_some_and(|idle| last_line.elapsed().as_secs_f64() >= idle);
@@ -261,7 +276,7 @@ fn follow(
                 // The writers are taken to have ended: a last line without a line end is their
                 // last, read as the loader reads a file that ends so (it was never read).
                 follower.writers_ended();
-                news.extend(follower.poll().map_err(CliError::Input)?);
+                news.extend(poll(&mut follower, false)?);
             }
         } else {
             last_line = Instant::now();
@@ -282,7 +297,8 @@ fn follow(
         }
     }
     if args.format == HaltFormat::Text {
-        writeln!(out, "{}", summary(&follower.board.runs))?;
+        let runs: Vec<&RunState> = follower.all_runs().collect();
+        writeln!(out, "{}", summary(&runs))?;
     }
     Ok(())
 }

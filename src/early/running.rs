@@ -134,14 +134,20 @@ impl Scoreboard {
     }
 
     /// Keeps only the trajectories `keep` accepts (a followed file was replaced and is read anew).
-    pub fn retain(&mut self, keep: impl Fn(&RunKey) -> bool) {
-        self.runs.retain(|run| keep(&run.key));
+    /// Takes out the trajectories `leave` picks (a followed file read again from its start) and
+    /// returns them.
+    pub fn take_where(&mut self, leave: impl Fn(&RunKey) -> bool) -> Vec<RunState> {
+        let (gone, kept): (Vec<RunState>, Vec<RunState>) = std::mem::take(&mut self.runs)
+            .into_iter()
+            .partition(|run| leave(&run.key));
+        self.runs = kept;
         self.index = self
             .runs
             .iter()
             .enumerate()
             .map(|(i, run)| (run.key.clone(), i))
             .collect();
+        gone
     }
 
     /// Takes step `number` of trajectory `key` and returns what changed, and the trajectory's index
@@ -267,7 +273,8 @@ mod tests {
         let mut never = Scoreboard::new(predictor, Thresholds::both(f64::INFINITY));
         assert_eq!(never.push(key("c"), 1, step), Ok((Change::New, 0)));
         assert_eq!(never.runs[0].action(), "continue");
-        never.retain(|k| k.run != "c");
+        let gone = never.take_where(|k| k.run == "c");
+        assert_eq!(gone.len(), 1);
         assert!(never.runs.is_empty());
     }
 }

@@ -4,9 +4,10 @@
 //! [`Scoreboard`] of running trajectories. A CSV header (or a JSON Lines file's first object, whose
 //! keys stand for one) without a step column the model was trained on is an error, and nothing more
 //! is read from that file until it is replaced (nothing it would score could be trusted); a bad row, a step out of order or a trajectory that appears in two files
-//! is news with file and line, and the rest goes on.
+//! is news with file and line, and the rest goes on. A file read again announces no trajectory
+//! twice, and keeps the trajectories it held before for the end's count.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -14,7 +15,7 @@ use super::tail::{LineFormat, Tail, TailEvent};
 use crate::data::ColumnMap;
 use crate::data::trajectories::{STEP_COLUMNS, step_columns, step_from_fields};
 use crate::early::halting::Thresholds;
-use crate::early::running::{Change, HaltRow, RunKey, Scoreboard};
+use crate::early::running::{Change, HaltRow, RunKey, RunState, Scoreboard};
 use crate::early::saved::Predictor;
 
 /// What one poll found, in file order.
@@ -42,6 +43,14 @@ pub struct StepsFollower {
     pub board: Scoreboard,
     predictor: Arc<Predictor>,
     columns: ColumnMap,
+    /// Lines taken so far (rows, headers, bad lines): an idle time counts from the last one, not
+    /// from the last line printed (steps that change no action print nothing).
+    pub lines_read: u64,
+    /// The trajectories a file held before it was read again from its start (rewritten, or rotated
+    /// away): still counted at the end unless the new file holds them again.
+    retired: Vec<RunState>,
+    /// The (trajectory, halted) announcements made: a file read again announces none twice.
+    announced: HashSet<(RunKey, bool)>,
 }
 
 /// `--follow` reads appended CSV or TSV rows, or JSON Lines objects.
@@ -86,7 +95,16 @@ impl StepsFollower {
             board: Scoreboard::new(predictor.clone(), thresholds),
             predictor,
             columns,
+            lines_read: 0,
+            retired: Vec::new(),
+            announced: HashSet::new(),
         })
+    }
+
+    /// Every trajectory followed: those of the files as they are now, then those a file held before
+    /// it was read again and does not hold now.
+    pub fn all_runs(&self) -> impl Iterator<Item = &RunState> {
+        self.board.runs.iter().chain(&self.retired)
     }
 
     /// The writers have ended: a last line without a line end is read at the next poll.
@@ -154,11 +172,16 @@ impl StepsFollower {
             TailEvent::Reread => {
                 self.refused[f] = false;
                 self.checked[f] = false;
-                self.board.retain(|key| self.origin.get(key) != Some(&f));
+                let origin = &self.origin;
+                let gone = self.board.take_where(|key| origin.get(key) == Some(&f));
+                self.retired
+                    .retain(|run| gone.iter().all(|g| g.key != run.key));
+                self.retired.extend(gone);
                 self.origin.retain(|_, at| *at != f);
                 news.push(StepsNews::Reread(name.clone()));
             }
             TailEvent::Bad { line, message } => {
+                self.lines_read += 1;
                 news.push(StepsNews::Problem(format!(
                     "{name}, line {line}: {message}"
                 )));
@@ -170,10 +193,12 @@ impl StepsFollower {
                 line,
                 columns: names,
             } => {
+                self.lines_read += 1;
                 let names: Vec<&str> = names.iter().map(String::as_str).collect();
                 self.check_columns(f, line, &names)?;
             }
             TailEvent::Record { line, fields } => {
+                self.lines_read += 1;
                 if !self.checked[f] {
                     // A JSON Lines file has no header: its first object's keys stand for one.
                     let names: Vec<&str> = fields.names().collect();
@@ -207,6 +232,8 @@ impl StepsFollower {
                     Some(_) => {}
                     None => {
                         self.origin.insert(key.clone(), f);
+                        // Read again from a rewritten file: the new reading stands for it.
+                        self.retired.retain(|run| run.key != key);
                     }
                 }
                 match self.board.push(key, number, step) {
@@ -216,10 +243,16 @@ impl StepsFollower {
                         )));
                     }
                     Ok((Change::Nothing, _)) => {}
-                    Ok((change, at)) => news.push(StepsNews::Changed {
-                        change,
-                        row: self.board.runs[at].row(),
-                    }),
+                    Ok((change, at)) => {
+                        let row = self.board.runs[at].row();
+                        let halted = matches!(change, Change::Halted);
+                        if self
+                            .announced
+                            .insert((self.board.runs[at].key.clone(), halted))
+                        {
+                            news.push(StepsNews::Changed { change, row });
+                        }
+                    }
                 }
             }
         }
@@ -292,6 +325,64 @@ mod tests {
             "{news:?}"
         );
         assert_eq!(follower.board.runs.len(), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_file_read_again_announces_nothing_twice_and_its_old_trajectories_still_count() {
+        // From an audit of halt --follow: a rewritten file printed its trajectories as first seen
+        // (and halted) again, a rotated one dropped them from the end's summary, and steps that
+        // changed no action did not count as lines read, so --idle-exit ended a live follow.
+        let predictor = trained();
+        let dir = std::env::temp_dir().join(format!("pareval-steps-again-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let path = dir.join("steps.csv");
+        let header = "system,task,run,step,action,observation_chars,is_error,text\n";
+        let step = |task: &str, n: u32| format!("a,{task},0,{n},ls,10,0,hi\n");
+        std::fs::write(&path, format!("{header}{}", step("t", 1))).expect("write");
+        let thresholds = predictor.thresholds(None, None);
+        let mut follower = StepsFollower::new(
+            std::slice::from_ref(&path),
+            predictor,
+            thresholds,
+            ColumnMap::default(),
+        )
+        .expect("follower");
+        let news = follower.poll().expect("read");
+        assert!(
+            matches!(news.as_slice(), [StepsNews::Changed { .. }]),
+            "{news:?}"
+        );
+        assert_eq!(follower.lines_read, 2);
+        // A step that changes no action is news to nobody, but a line read.
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .expect("open");
+        std::io::Write::write_all(&mut file, step("t", 2).as_bytes()).expect("append");
+        drop(file);
+        let _ = follower.poll().expect("read");
+        assert_eq!(follower.lines_read, 3);
+        // Rewritten with the same trajectory: read again, announced once only.
+        std::fs::remove_file(&path).expect("remove");
+        std::fs::write(&path, format!("{header}{}", step("t", 1))).expect("rewrite");
+        let news = follower.poll().expect("read");
+        assert!(
+            news.iter().all(|n| !matches!(n, StepsNews::Changed { .. })),
+            "{news:?}"
+        );
+        assert_eq!(follower.all_runs().count(), 1);
+        // Replaced by another trajectory (the log rotated): the first still counts at the end.
+        std::fs::remove_file(&path).expect("remove");
+        std::fs::write(&path, format!("{header}{}", step("u", 1))).expect("rotate");
+        let news = follower.poll().expect("read");
+        assert!(
+            news.iter().any(|n| matches!(n, StepsNews::Changed { .. })),
+            "{news:?}"
+        );
+        assert_eq!(follower.board.runs.len(), 1);
+        let tasks: Vec<&str> = follower.all_runs().map(|r| r.key.task.as_str()).collect();
+        assert_eq!(tasks, ["u", "t"]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 
