@@ -196,11 +196,17 @@ fn summary(runs: &[&RunState]) -> String {
     let count = |action: &str| runs.iter().filter(|r| r.action() == action).count();
     let after: usize = runs.iter().map(|r| r.steps_after_halt()).sum();
     format!(
-        "{} trajectories: {} halt success, {} halt failure, {} continue; {after} steps were run after a halting point",
+        "{} {}: {} halt success, {} halt failure, {} continue; {after} {} run after a halting point",
         runs.len(),
+        if runs.len() == 1 {
+            "trajectory"
+        } else {
+            "trajectories"
+        },
         count("halt success"),
         count("halt failure"),
-        count("continue")
+        count("continue"),
+        if after == 1 { "step was" } else { "steps were" },
     )
 }
 
