@@ -142,7 +142,7 @@ fn note_unknown_systems(predictor: &Predictor, runs: &[RunState]) {
     unknown.dedup();
     if !unknown.is_empty() {
         eprintln!(
-            "note: {} system(s) not among the model's {} training systems ({}): its figures for systems it never saw are the leave-one-system-out ones",
+            "note: {} system(s) not among the model's {} training systems ({}): the precision to expect on them is what early measured on held-out systems (leave one system out), and only if their steps are like the training data's (a model trained on another benchmark, whose actions and texts it never saw, has no such figure)",
             unknown.len(),
             known.len(),
             unknown.join(", ")
