@@ -296,7 +296,18 @@ impl Service {
         let known_runs = runs
             .or_else(|| self.runs_due.get(&cell).copied())
             .or_else(|| self.state.declared_runs(&system));
+        // Runs said due only after a run of the task came without them: that run was read as the
+        // task's outcome, and the others would change it.
+        let said_late = runs.is_some_and(|n| n > 1)
+            && !self.runs_due.contains_key(&cell)
+            && self.state.declared_runs(&system).is_none();
         match known_runs {
+            Some(_) if said_late && self.first_run.contains_key(&cell) => {
+                return Err(format!(
+                    "{system} on {task}: runs said due after its run '{}' came with no \"runs\" and was read as the task's outcome; a task that gets several runs needs \"runs\":N on each of them (or --runs)",
+                    self.first_run[&cell]
+                ));
+            }
             Some(known) if run.parse::<u32>().map_or(true, |r| r >= known) => {
                 return Err(format!(
                     "run '{run}' of {system} on {task} is not one of the {known} runs said due (0 to {})",

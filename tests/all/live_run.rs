@@ -414,9 +414,6 @@ fn a_live_decision_names_the_seed_its_plan_was_drawn_with() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// A refused request leaves nothing behind: a second outcome carrying `runs` registered those runs
-/// as due (a later request with its own count was refused as "4 runs said due, after 3"). And −0.0
-/// after 0 is the same outcome, not a second one.
 /// A system whose name holds a comma could not be a baseline: `--baseline` split it in two, and the
 /// error suggested the same name again. `\,` is a comma inside a name, and the suggestion says so.
 #[test]
@@ -446,6 +443,9 @@ fn a_baseline_named_with_a_comma_is_written_with_an_escaped_comma() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A refused request leaves nothing behind: a second outcome carrying `runs` registered those runs
+/// as due (a later request with its own count was refused as "4 runs said due, after 3"). And −0.0
+/// after 0 is the same outcome, not a second one.
 #[test]
 fn serve_keeps_nothing_of_a_refused_outcome_and_reads_minus_zero_as_zero() {
     let dir = temp_dir("serve-refused");
@@ -453,7 +453,7 @@ fn serve_keeps_nothing_of_a_refused_outcome_and_reads_minus_zero_as_zero() {
     let replies = serve_replies(
         &["--plan", &plan, "--tested", "new", "--baseline", "old"],
         &[
-            r#"{"op":"outcome","system":"new","task":"t000","run":0,"outcome":0.5}"#,
+            r#"{"op":"outcome","system":"new","task":"t000","run":0,"outcome":0.5,"runs":4}"#,
             r#"{"op":"outcome","system":"new","task":"t000","run":0,"outcome":1,"runs":3}"#,
             r#"{"op":"outcome","system":"new","task":"t000","run":1,"outcome":1,"runs":4}"#,
             r#"{"op":"outcome","system":"old","task":"t001","run":0,"outcome":0}"#,
@@ -1284,7 +1284,24 @@ fn serve_reads_a_task_once_every_run_said_due_is_in() {
             r#"{"op":"outcome","system":"new","task":"t001","run":0,"outcome":1}"#,
             r#"{"op":"outcome","system":"new","task":"t001","run":1,"outcome":0}"#,
             r#"{"op":"outcome","system":"new","task":"t001","run":0,"outcome":1}"#,
+            r#"{"op":"outcome","system":"new","task":"t002","run":0,"outcome":0,"stauts":"error"}"#,
+            r#"{"op":"outcome","system":"new","task":"t001","run":1,"outcome":0,"runs":2}"#,
         ],
+    );
+    // A misspelt key was passed over (the errored run counted as ok).
+    assert!(
+        error(&replies[5]).contains(
+            "outcome: 'stauts' is not one of its keys (op, system, task, run, outcome, runs, status)"
+        ),
+        "{}",
+        replies[5]
+    );
+    // Nor may runs be said due once a run of the task came without them.
+    assert!(
+        error(&replies[6])
+            .contains("new on t001: runs said due after its run '0' came with no \"runs\""),
+        "{}",
+        replies[6]
     );
     assert!(
         error(&replies[1])
