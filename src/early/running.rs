@@ -133,7 +133,6 @@ impl Scoreboard {
         }
     }
 
-    /// Keeps only the trajectories `keep` accepts (a followed file was replaced and is read anew).
     /// Takes out the trajectories `leave` picks (a followed file read again from its start) and
     /// returns them.
     pub fn take_where(&mut self, leave: impl Fn(&RunKey) -> bool) -> Vec<RunState> {

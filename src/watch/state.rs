@@ -141,7 +141,6 @@ impl WatchState {
         state
     }
 
-    /// Declares the runs each task gets (`--runs`): a task waits until that many are in.
     /// Systems with rows read that are neither the tested system nor a named baseline (none under
     /// family `tested`, which compares every system): a misspelt `--tested` leaves its rows here.
     pub fn uncompared_systems(&self) -> Vec<String> {
@@ -179,6 +178,7 @@ impl WatchState {
         self.runs.for_system(system)
     }
 
+    /// Declares the runs each task gets (`--runs`): a task waits until that many are in.
     pub fn with_runs(mut self, runs: crate::data::DeclaredRuns) -> Self {
         self.runs = runs;
         self.recompute();
