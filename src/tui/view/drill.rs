@@ -57,13 +57,13 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
     );
     let top_rows = 8 + names.len() as u16;
     let below_text = inner.height.saturating_sub(top_rows);
-    let table_rows = group_table_rows(below_text, detail.groups.len());
-    if table_rows == 0 {
-        block = block.title_bottom(format!(
-            " the group tables need {} more rows ",
-            CHART_ROWS + FEWEST_TABLE_ROWS - below_text
-        ));
-    }
+    let table_rows = match group_table_rows(below_text, detail.groups.len()) {
+        Ok(rows) => rows,
+        Err(more) => {
+            block = block.title_bottom(format!(" the group tables need {more} more rows "));
+            0
+        }
+    };
     frame.render_widget(block, rect);
     let [top, middle, bottom] = Layout::vertical([
         Constraint::Length(top_rows),
@@ -287,19 +287,20 @@ const FEWEST_TABLE_ROWS: u16 = 5;
 /// The rows of the bottom group tables, out of the `below_text` rows under the drill-down's text.
 /// The charts come first, with the coverage table beside them: they want [`CHART_ROWS`] and every
 /// group's row; the tables below take what is left, up to every group (a tall window shows them all,
-/// where eight used to be the most), never fewer than [`FEWEST_TABLE_ROWS`], and scroll through the
-/// rest. Where the charts and the fewest table rows do not both fit, the tables give way (0) and
-/// the drill-down's border says how many rows they need.
-pub(super) fn group_table_rows(below_text: u16, groups: usize) -> u16 {
-    if below_text < CHART_ROWS + FEWEST_TABLE_ROWS {
-        return 0;
-    }
+/// where eight used to be the most), never fewer than [`FEWEST_TABLE_ROWS`] (or every group's, when
+/// fewer), and scroll through the rest. Where the charts and those fewest rows do not both fit, the
+/// tables give way: Err holds how many more rows they need, for the drill-down's border to say.
+pub(super) fn group_table_rows(below_text: u16, groups: usize) -> Result<u16, u16> {
     // Two borders and the header row besides the groups (with one less, the last group was cut).
     let every_group = u16::try_from(groups).unwrap_or(u16::MAX).saturating_add(3);
+    let fewest = FEWEST_TABLE_ROWS.min(every_group);
+    if below_text < CHART_ROWS + fewest {
+        return Err(CHART_ROWS + fewest - below_text);
+    }
     let charts = CHART_ROWS.max(every_group);
-    every_group
+    Ok(every_group
         .min(below_text.saturating_sub(charts))
-        .max(FEWEST_TABLE_ROWS)
+        .max(fewest))
 }
 
 /// §9a's Λ⁺ and Λ⁻ of the focused threshold along the order, against the barrier ln(1/a).
