@@ -77,6 +77,16 @@ fn exit_code(status: ExitStatus) -> u8 {
     }
 }
 
+/// A signal's name for the harness's end: SIGKILL and SIGSEGV besides the ones pareval catches.
+fn signal_name(signal: i32) -> String {
+    match signal {
+        libc::SIGKILL => "SIGKILL".to_string(),
+        libc::SIGSEGV => "SIGSEGV".to_string(),
+        libc::SIGABRT => "SIGABRT".to_string(),
+        other => crate::signals::name(other),
+    }
+}
+
 /// The harness's process group, ended on every exit path: dropped while any process of the group is
 /// left (an error while following, a failed write), it is killed and reaped.
 struct Harness(Child);
@@ -460,10 +470,18 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
             }
         }
         (Ending::HarnessExited(status), _) => {
-            eprintln!(
-                "pareval run: the harness exited with status {} ({how})",
-                exit_code(status)
-            );
+            // A harness a signal killed has no exit status of its own: "status 137" read as one.
+            match status.signal() {
+                Some(signal) => eprintln!(
+                    "pareval run: the harness was killed by {}, not by pareval; pareval exits with {}, as a shell reports it",
+                    signal_name(signal),
+                    exit_code(status)
+                ),
+                None => eprintln!(
+                    "pareval run: the harness exited with status {} ({how})",
+                    exit_code(status)
+                ),
+            }
             Err(CliError::Status(exit_code(status)))
         }
     }

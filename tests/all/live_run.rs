@@ -862,6 +862,14 @@ fn run_passes_on_a_harness_s_error() {
         "{}",
         stderr(&output)
     );
+    // A harness a signal killed has no status of its own: it was called "exited with status 137".
+    let killed = run_new_against_old(&out, &plan, &["--", "bash", "-c", "kill -9 $$"]);
+    assert_eq!(killed.status.code(), Some(137), "{}", stderr(&killed));
+    assert!(
+        stderr(&killed).contains("the harness was killed by SIGKILL, not by pareval; pareval exits with 137, as a shell reports it"),
+        "{}",
+        stderr(&killed)
+    );
     assert_refused(
         &run_new_against_old(&out, &plan, &["--", "/no/such/harness"]),
         "cannot start the harness '/no/such/harness'",
