@@ -459,7 +459,7 @@ fn tau_bench_keeps_its_two_environments_apart() {
 #[test]
 fn malformed_native_files_name_the_file_and_entry() {
     let dir = temp_dir("import-bad");
-    let cases: [(&str, &str, &str); 10] = [
+    let cases: [(&str, &str, &str); 12] = [
         (
             "tau-bench",
             r#"[{"task_id": 1, "reward": 1.0, "trial": 0}, {"task_id": 2, "trial": 0}]"#,
@@ -478,6 +478,18 @@ fn malformed_native_files_name_the_file_and_entry() {
         ),
         // An empty harness file was "not valid JSON at line 1, column 0".
         ("tau2", "", "the file is empty"),
+        // A reward_info that is no object was read as no reward (status error, without a word).
+        (
+            "tau2",
+            r#"{"info": {"agent_info": {"implementation": "a"}}, "simulations": [{"task_id": "1", "trial": 0, "reward_info": "bad"}]}"#,
+            "simulation 1: reward_info is \"bad\", not an object holding the reward",
+        ),
+        // Samples that are no list were read as a log without samples.
+        (
+            "inspect",
+            r#"{"status": "success", "eval": {"model": "m", "task": "t"}, "samples": "nope"}"#,
+            "'samples' is \"nope\", not a list",
+        ),
         (
             "tau-bench",
             r#"{"task_id": 1}"#,

@@ -23,25 +23,29 @@ pub struct Log {
     running: bool,
 }
 
-/// A `.json` log: one object with `samples`.
-pub fn json_log(value: Value) -> Log {
-    let samples = value
-        .get("samples")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let reductions = value
-        .get("reductions")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
+/// A `.json` log: one object with `samples`. `samples` or `reductions` of another type than a list
+/// (or null) is a damaged log: it was read as a log without samples, its per-sample times gone.
+pub fn json_log(value: Value, file: &str) -> Result<Log, LoadError> {
+    let list = |key: &str| match value.get(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => Ok(items.clone()),
+        Some(other) => {
+            let shown: String = other.to_string().chars().take(40).collect();
+            Err(LoadError::new(
+                file,
+                format!("'{key}' is {shown}, not a list"),
+            ))
+        }
+    };
+    let samples = list("samples")?;
+    let reductions = list("reductions")?;
     let running = value.get("status").and_then(Value::as_str) == Some("started");
-    Log {
+    Ok(Log {
         header: value,
         samples,
         reductions,
         running,
-    }
+    })
 }
 
 /// Whether a parsed JSON object is an Inspect log: an `eval` naming its task and model, with samples,

@@ -1970,7 +1970,7 @@ fn parse_file(
                 swebench_board::results(&value, &file, settings.split)?
             }
             ImportFormat::Inspect => {
-                let log = inspect::json_log(value);
+                let log = inspect::json_log(value, &file)?;
                 inspect::rows(&log, &file, settings)?
             }
             ImportFormat::EvalPlus | ImportFormat::BigCodeBench => {

@@ -454,7 +454,20 @@ impl Tau2Run<'_> {
                 Reward::Summary => number_field(simulation, "reward", file, index)?,
                 Reward::Graded => match simulation.get("reward_info") {
                     None | Some(Value::Null) => None,
-                    Some(reward_info) => number_field(reward_info, "reward", file, index)?,
+                    Some(reward_info @ Value::Object(_)) => {
+                        number_field(reward_info, "reward", file, index)?
+                    }
+                    // A string or a list was read as no reward: status error, without a word.
+                    Some(other) => {
+                        let shown: String = other.to_string().chars().take(40).collect();
+                        return Err(LoadError::new(
+                            file,
+                            format!(
+                                "simulation {}: reward_info is {shown}, not an object holding the reward",
+                                index + 1
+                            ),
+                        ));
+                    }
                 },
             };
             let termination = simulation
