@@ -29,13 +29,10 @@ pub fn json_log(value: Value, file: &str) -> Result<Log, LoadError> {
     let list = |key: &str| match value.get(key) {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => Ok(items.clone()),
-        Some(other) => {
-            let shown: String = other.to_string().chars().take(40).collect();
-            Err(LoadError::new(
-                file,
-                format!("'{key}' is {shown}, not a list"),
-            ))
-        }
+        Some(other) => Err(LoadError::new(
+            file,
+            format!("'{key}' is {}, not a list", super::json::shown(other)),
+        )),
     };
     let samples = list("samples")?;
     let reductions = list("reductions")?;
@@ -431,9 +428,9 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             None | Some(Value::Null) => None,
             Some(Value::Object(scores)) => Some(scores),
             Some(other) => {
-                let shown: String = other.to_string().chars().take(40).collect();
                 return Err(at(format!(
-                    "scores is {shown}, not an object of scores by scorer"
+                    "scores is {}, not an object of scores by scorer",
+                    super::json::shown(other)
                 )));
             }
         };
@@ -770,9 +767,10 @@ fn epoch_of(value: Option<&Value>) -> Result<u32, String> {
         .and_then(|e| u32::try_from(e).ok())
         .filter(|&e| e >= 1)
         .ok_or_else(|| {
-            let shown = value.to_string();
-            let shown: String = shown.chars().take(40).collect();
-            format!("epoch {shown} is not a whole number ≥ 1")
+            format!(
+                "epoch {} is not a whole number ≥ 1",
+                super::json::shown(value)
+            )
         })
 }
 

@@ -100,6 +100,12 @@ pub fn parse_lenient_line(bytes: &[u8], file: &str) -> Result<(Value, usize), Lo
     parse_placed(bytes, file, |e| format!("column {}", e.column()))
 }
 
+/// A JSON value as a message shows it: its text, cut at 40 characters (a list or an object where
+/// a scalar belongs can be a whole sample).
+pub fn shown(value: &Value) -> String {
+    value.to_string().chars().take(40).collect()
+}
+
 /// An amount (a cost or a duration) at `key` of `object`: None when absent or null. A value that is
 /// no number (a string, a list, a boolean) comes back as NaN, so the import's check of amounts
 /// reads it as unknown and says so instead of dropping it unseen.

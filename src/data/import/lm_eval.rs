@@ -308,8 +308,10 @@ impl Reader {
 
     pub fn line(&mut self, number: u64, line: &Value) -> Result<(), String> {
         if !line.is_object() {
-            let shown: String = line.to_string().chars().take(40).collect();
-            return Err(format!("{shown} is not an object (a sample)"));
+            return Err(format!(
+                "{} is not an object (a sample)",
+                super::json::shown(line)
+            ));
         }
         let doc = match line.get("doc_id") {
             Some(Value::Number(n)) => n.to_string(),

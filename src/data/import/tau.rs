@@ -192,12 +192,12 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
     let mut rows = Vec::with_capacity(entries.len());
     for (index, entry) in entries.iter().enumerate() {
         if !entry.is_object() {
-            let shown: String = entry.to_string().chars().take(40).collect();
             return Err(LoadError::new(
                 file,
                 format!(
-                    "entry {} is {shown}, not an object (a tau-bench result)",
-                    index + 1
+                    "entry {} is {}, not an object (a tau-bench result)",
+                    index + 1,
+                    super::json::shown(entry)
                 ),
             ));
         }
@@ -459,12 +459,12 @@ impl Tau2Run<'_> {
                     }
                     // A string or a list was read as no reward: status error, without a word.
                     Some(other) => {
-                        let shown: String = other.to_string().chars().take(40).collect();
                         return Err(LoadError::new(
                             file,
                             format!(
-                                "simulation {}: reward_info is {shown}, not an object holding the reward",
-                                index + 1
+                                "simulation {}: reward_info is {}, not an object holding the reward",
+                                index + 1,
+                                super::json::shown(other)
                             ),
                         ));
                     }
