@@ -273,7 +273,7 @@ pub fn step_from_fields(
             "0" | "false" | "no" => Some(false),
             _ => {
                 return Err(format!(
-                    "column 'is_error' must be 1/0, true/false or empty, not '{t}'"
+                    "column 'is_error' must be 1/0, true/false, yes/no or empty, not '{t}'"
                 ));
             }
         },
@@ -476,7 +476,7 @@ fn flags(
     name: &str,
     positions: &[Pos],
 ) -> Result<Option<Vec<Option<bool>>>, LoadError> {
-    let problem = format!("column '{name}' must be 1/0, true/false or empty");
+    let problem = format!("column '{name}' must be 1/0, true/false, yes/no or empty");
     optional_column(table, name, positions, &problem, |cell| match cell {
         Cell::Null => Ok(None),
         Cell::Bool(b) => Ok(Some(b)),

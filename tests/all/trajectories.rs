@@ -104,6 +104,14 @@ fn bad_trajectory_tables_name_file_line_and_value() {
                 "{dir}/outcomes_missing_steps.csv: trajectories with an outcome but no steps in {dir}/steps_ok.csv: (b, t2, run 0) on line 5"
             ),
         ),
+        // The message listed 1/0 and true/false, though yes/no is read too.
+        (
+            "steps_bad_flag.csv",
+            "outcomes_ok.csv",
+            format!(
+                "{dir}/steps_bad_flag.csv: column 'is_error' must be 1/0, true/false, yes/no or empty: 'maybe' on line 3"
+            ),
+        ),
         (
             "steps_ok.csv",
             "outcomes_wrong_count.csv",
