@@ -1006,6 +1006,24 @@ fn a_harness_that_ends_undecided_leaving_unreadable_lines_gives_exit_2() {
         said.contains("out_typo.csv never appeared: the harness wrote nothing there"),
         "{said}"
     );
+    // While the harness runs, a path still absent after five seconds is said then, not only at
+    // the end of a run that could never decide.
+    let output = run_new_against_old(&typo, &plan, &["--", "sleep", "6"]);
+    let said = stderr(&output);
+    assert!(
+        said.contains(
+            "out_typo.csv has not appeared after 5 s (is the path the one the harness writes?)"
+        ),
+        "{said}"
+    );
+    let at = |text: &str| {
+        said.find(text)
+            .unwrap_or_else(|| panic!("{text:?} in {said}"))
+    };
+    assert!(
+        at("has not appeared after 5 s") < at("never appeared"),
+        "{said}"
+    );
     // The same harness writing a good line ends as before: exit 0.
     std::fs::write(&out, "system,task,outcome\nold,t000,0\nnew,t000,1\n").expect("write");
     let harness = format!("sleep 0.5; printf 'new,t001,1\\n' >> '{}'", out.display());
