@@ -151,7 +151,15 @@ fn follow_headless(
     let mut shown_uncompared: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut look = |followed: &mut Followed, state: &mut WatchState| {
         let events = followed.poll();
-        let any = !events.is_empty();
+        // Only the rows this poll read are new: each system compared with nothing is named once.
+        for event in &events {
+            if let Event::Row { row, .. } = event
+                && !state.compares(&row.system)
+                && shown_uncompared.insert(row.system.clone())
+            {
+                eprintln!("pareval run: {}", uncompared_note(state, &row.system));
+            }
+        }
         for event in &events {
             if let Event::Bad {
                 file,
@@ -172,13 +180,6 @@ fn follow_headless(
             eprintln!("pareval run: {notice}");
         }
         shown_notices = state.notices.len();
-        if any {
-            for system in state.uncompared_systems() {
-                if shown_uncompared.insert(system.clone()) {
-                    eprintln!("pareval run: {}", uncompared_note(state, &system));
-                }
-            }
-        }
     };
     // A followed path still absent a while into the run is said then, not only at its end (a typo
     // in the path waited on a run that could never decide).

@@ -144,17 +144,23 @@ impl WatchState {
     /// Systems with rows read that are neither the tested system nor a named baseline (none under
     /// family `tested`, which compares every system): a misspelt `--tested` leaves its rows here.
     pub fn uncompared_systems(&self) -> Vec<String> {
-        let Baselines::Named(names) = &self.baselines else {
-            return Vec::new();
-        };
         let seen: BTreeSet<&String> = self
             .rows
             .values()
             .flatten()
             .map(|placed| &placed.row.system)
-            .filter(|system| **system != self.tested && !names.contains(system))
+            .filter(|system| !self.compares(system))
             .collect();
         seen.into_iter().cloned().collect()
+    }
+
+    /// Whether `system`'s rows are compared: the tested system, a named baseline, or any system
+    /// under family `tested`.
+    pub fn compares(&self, system: &str) -> bool {
+        match &self.baselines {
+            Baselines::Named(names) => system == self.tested || names.iter().any(|n| n == system),
+            Baselines::Everyone => true,
+        }
     }
 
     /// The compared systems (the tested one, then the named baselines) no row of which was read.

@@ -282,6 +282,18 @@ mod tests {
         )
     }
 
+    /// A follower of the one file `path` with the predictor's own thresholds.
+    fn following(path: &std::path::Path, predictor: Arc<Predictor>) -> StepsFollower {
+        let thresholds = predictor.thresholds(None, None);
+        StepsFollower::new(
+            std::slice::from_ref(&path.to_path_buf()),
+            predictor,
+            thresholds,
+            ColumnMap::default(),
+        )
+        .expect("follower")
+    }
+
     #[test]
     fn a_file_without_a_trained_column_is_refused_until_replaced() {
         let predictor = trained();
@@ -294,14 +306,7 @@ mod tests {
             "system,task,run,step,action,observation_chars,text\na,t,0,1,ls,10,hi\n",
         )
         .expect("write");
-        let thresholds = predictor.thresholds(None, None);
-        let mut follower = StepsFollower::new(
-            std::slice::from_ref(&path),
-            predictor,
-            thresholds,
-            ColumnMap::default(),
-        )
-        .expect("follower");
+        let mut follower = following(&path, predictor);
         let error = follower.poll().unwrap_err();
         assert!(error.contains("is_error, which this file lacks"), "{error}");
         // Later rows of that file are not scored.
@@ -340,14 +345,7 @@ mod tests {
         let header = "system,task,run,step,action,observation_chars,is_error,text\n";
         let step = |task: &str, n: u32| format!("a,{task},0,{n},ls,10,0,hi\n");
         std::fs::write(&path, format!("{header}{}", step("t", 1))).expect("write");
-        let thresholds = predictor.thresholds(None, None);
-        let mut follower = StepsFollower::new(
-            std::slice::from_ref(&path),
-            predictor,
-            thresholds,
-            ColumnMap::default(),
-        )
-        .expect("follower");
+        let mut follower = following(&path, predictor);
         let news = follower.poll().expect("read");
         assert!(
             matches!(news.as_slice(), [StepsNews::Changed { .. }]),
@@ -394,14 +392,7 @@ mod tests {
         let follow = |name: &str, text: &str| {
             let path = dir.join(name);
             std::fs::write(&path, text).expect("write");
-            let thresholds = predictor.thresholds(None, None);
-            let mut follower = StepsFollower::new(
-                std::slice::from_ref(&path),
-                predictor.clone(),
-                thresholds,
-                ColumnMap::default(),
-            )
-            .expect("follower");
+            let mut follower = following(&path, predictor.clone());
             let polled = follower.poll();
             (polled, follower.board.runs.len())
         };
