@@ -3,7 +3,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::collections::BTreeSet;
+
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::data::{ColumnMap, LoadOptions};
 use crate::simulate::{GroupStyle, SimConfig};
@@ -33,6 +35,60 @@ pub struct Cli {
 
     #[command(flatten)]
     pub explore: ExploreFlags,
+}
+
+impl Cli {
+    /// Parses a command line as [`Parser::try_parse_from`] does, and keeps which flags it gave (see
+    /// [`Given`]) in the policy flags of the commands that note a flag their policy does not read.
+    pub fn try_parse_given<I, T>(args: I) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let matches = Cli::command().try_get_matches_from(args)?;
+        let mut cli = Cli::from_arg_matches(&matches)?;
+        let given = Given::from_matches(&matches);
+        match &mut cli.command {
+            Some(Command::Replay(args)) => args.policy.given = given,
+            Some(Command::Pair(args)) => args.policy.given = given,
+            Some(Command::Decide(args)) => args.live.given = given,
+            Some(Command::Watch(args)) => args.live.given = given,
+            Some(Command::Serve(args)) => args.live.given = given,
+            Some(Command::Run(args)) => args.live.given = given,
+            _ => {}
+        }
+        Ok(cli)
+    }
+}
+
+/// The flags written on the command line, by clap id (the field's name, e.g. `bet_cap`). A flag with
+/// a default cannot otherwise be told from one left out, and a note that a flag is not used should
+/// name only the flags the user wrote.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Given(BTreeSet<String>);
+
+impl Given {
+    /// The flags of `matches` and of its subcommand (where a subcommand's flattened flags are) that
+    /// came from the command line rather than a default.
+    pub fn from_matches(matches: &ArgMatches) -> Given {
+        let mut given = BTreeSet::new();
+        let mut level = Some(matches);
+        while let Some(matches) = level {
+            for id in matches.ids() {
+                if matches.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine)
+                {
+                    given.insert(id.as_str().to_string());
+                }
+            }
+            level = matches.subcommand().map(|(_, sub)| sub);
+        }
+        Given(given)
+    }
+
+    /// Whether the flag of this clap id was written on the command line.
+    pub fn has(&self, id: &str) -> bool {
+        self.0.contains(id)
+    }
 }
 
 /// Explorer options, for `pareval [FILE…]` and `pareval explore`.
@@ -714,6 +770,9 @@ pub struct PolicyArgs {
     /// Target for the unresolved (abstain) rate.
     #[arg(long, value_name = "F", default_value = "0.25")]
     pub eta: String,
+    /// Which of these flags the command line wrote ([`Cli::try_parse_given`]).
+    #[arg(skip)]
+    pub given: Given,
 }
 
 #[derive(Debug, Args)]
@@ -1140,6 +1199,9 @@ pub struct LiveArgs {
     pub runs: Vec<String>,
     #[command(flatten)]
     pub import: ImportFlags,
+    /// Which of these flags the command line wrote ([`Cli::try_parse_given`]).
+    #[arg(skip)]
+    pub given: Given,
 }
 
 #[derive(Debug, Args)]

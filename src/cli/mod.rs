@@ -12,8 +12,6 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::Parser;
-
 use crate::data::write::{RecordWriter, write_simulated};
 use crate::data::{LoadOptions, load};
 use crate::engine::live::{LiveSettings, decide_live};
@@ -94,7 +92,7 @@ fn arguments() -> Vec<std::ffi::OsString> {
 
 /// Parses the process arguments, runs, and returns the exit code.
 pub fn main_exit() -> ExitCode {
-    let cli = match Cli::try_parse_from(arguments()) {
+    let cli = match Cli::try_parse_given(arguments()) {
         Ok(cli) => cli,
         Err(error) => {
             let _ = error.print();
@@ -420,6 +418,9 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
     }
     let several = baselines.len() > 1;
     let live = live_settings(&args.live, &plan, args.budget.as_deref(), several, None)?;
+    for note in live_rule_notes(&args.live, &live.policy) {
+        eprintln!("note: {note}");
+    }
     let mut inputs = dataset.inputs.clone();
     inputs.push(crate::dataset::InputFile {
         path: args.live.plan.display().to_string(),
@@ -661,6 +662,11 @@ fn live_settings(
     })
 }
 
+/// The rule flags of a live command that its policy does not read ([`settings::unused_rule_flags`]).
+fn live_rule_notes(live: &args::LiveArgs, policy: &crate::engine::Policy) -> Vec<String> {
+    settings::unused_rule_flags(&live.given, &[(live.preset.as_str(), policy)])
+}
+
 /// A live decision's seed: the plan's, which drew its order and which its records name (SPEC §8),
 /// also seeding mc resamples; `--seed` for a plan that names none (a `file` plan), else 0.
 fn live_seed(flag: Option<u64>, plan: &crate::data::Plan) -> Result<u64, CliError> {
@@ -681,6 +687,9 @@ pub(crate) struct LiveSetup {
     pub inputs: Vec<crate::dataset::InputFile>,
     /// `--runs`: the runs each task gets.
     pub runs: crate::data::DeclaredRuns,
+    /// Rule flags given that the policy does not read: on stderr when read, and among watch's
+    /// notices.
+    pub notes: Vec<String>,
 }
 
 impl LiveSetup {
@@ -714,6 +723,10 @@ impl LiveSetup {
         };
         let several = !matches!(&baselines, Baselines::Named(names) if names.len() == 1);
         let settings = live_settings(live, &plan, Some(budget), several, Some("anytime"))?;
+        let notes = live_rule_notes(live, &settings.policy);
+        for note in &notes {
+            eprintln!("note: {note}");
+        }
         let inputs = vec![crate::dataset::InputFile {
             path: live.plan.display().to_string(),
             rows: plan.tasks.len(),
@@ -725,6 +738,7 @@ impl LiveSetup {
             settings,
             inputs,
             runs: live.declared_runs()?,
+            notes,
         })
     }
 
@@ -738,6 +752,7 @@ impl LiveSetup {
             Provenance::new(&self.inputs),
         )
         .with_runs(self.runs.clone())
+        .with_notices(&self.notes)
     }
 }
 

@@ -1,11 +1,13 @@
 //! Turns the policy flags into validated replay settings, one per preset. Raw flags end here.
 
 use super::CliError;
-use super::args::{PolicyArgs, RuleTuning};
+use super::args::{Given, PolicyArgs, RuleTuning};
 use crate::dataset::Dataset;
+use crate::engine::Policy;
 use crate::engine::settings::{
-    Adjust, BootstrapMode, BudgetMeasure, Degenerate, Family, Fraction, Looks, Monitor, OrderKind,
-    Preset, ReplaySettings, Rule, SettingError, Targets, parse_grid, parse_thresholds,
+    Adjust, BootstrapMode, BudgetMeasure, Construction, Degenerate, Family, Fraction, Looks,
+    Monitor, OrderKind, Preset, ReplaySettings, Rule, SettingError, Targets, parse_grid,
+    parse_thresholds,
 };
 
 /// The settings of one replay and the label it is reported under.
@@ -39,11 +41,13 @@ pub fn apply_overrides(
     let tuning = flags.tuning;
     let mut changed = false;
     policy.degenerate = Degenerate::parse(&tuning.degenerate).map_err(flag("--degenerate"))?;
-    changed |= policy.degenerate != Degenerate::default();
     if let Some(rule) = flags.rule {
         policy.rule = Rule::parse(rule, bootstrap).map_err(flag("--rule"))?;
         changed = true;
     }
+    // A tuning the policy's rule does not read changes nothing: the label stays the preset's (the
+    // flag is noted instead, `unused_rule_flags`).
+    changed |= policy.degenerate != Degenerate::default() && takes_bootstrap(policy);
     let cap = fraction_within(&tuning.bet_cap, "--bet-cap", OPEN_UNIT)?;
     let min = fraction_within(&tuning.bet_min, "--bet-min", OPEN_UNIT)?;
     let max = fraction_within(&tuning.bet_max, "--bet-max", OPEN_UNIT)?;
@@ -62,13 +66,18 @@ pub fn apply_overrides(
             tuning.bet_min, tuning.bet_max
         )));
     }
+    let stratified = policy.construction() == Some(Construction::Stratified);
     if let Rule::Anytime {
         cap: current,
         bet_min,
         bet_max,
     } = &mut policy.rule
     {
-        changed |= *current != cap || *bet_min != min || *bet_max != max;
+        changed |= if stratified {
+            *bet_min != min || *bet_max != max
+        } else {
+            *current != cap
+        };
         *current = cap;
         *bet_min = min;
         *bet_max = max;
@@ -141,7 +150,8 @@ pub fn fraction_within(
     Ok(Fraction::parse(text, flag)?)
 }
 
-/// One set of settings per preset, with the overrides applied; messages name the flag.
+/// One set of settings per preset, with the overrides applied; messages name the flag. A rule flag
+/// that no preset's policy reads is noted on stderr ([`unused_rule_flags`]).
 pub fn replay_settings(
     args: &PolicyArgs,
     dataset: &Dataset,
@@ -199,5 +209,122 @@ pub fn replay_settings(
         };
         out.push(NamedSettings { label, settings });
     }
+    let policies: Vec<(&str, &Policy)> = out
+        .iter()
+        .map(|named| (named.label.as_str(), &named.settings.policy))
+        .collect();
+    for note in unused_rule_flags(&args.given, &policies) {
+        eprintln!("note: {note}");
+    }
     Ok(out)
+}
+
+/// A rule flag that only some policies read: its clap id, the flag, what it sets, whether a policy
+/// reads it, and the policy's setting that keeps it from doing so, in words.
+struct RuleFlag {
+    id: &'static str,
+    flag: &'static str,
+    sets: &'static str,
+    read_by: fn(&Policy) -> bool,
+    because: fn(&Policy) -> String,
+}
+
+fn takes_bootstrap(policy: &Policy) -> bool {
+    matches!(policy.rule, Rule::Bootstrap(_))
+}
+
+const RULE_FLAGS: [RuleFlag; 7] = [
+    RuleFlag {
+        id: "bootstrap",
+        flag: "--bootstrap",
+        sets: "the bootstrap rule's tails",
+        read_by: takes_bootstrap,
+        because: rule_words,
+    },
+    RuleFlag {
+        id: "degenerate",
+        flag: "--degenerate",
+        sets: "what the bootstrap rule does with no discordant task",
+        read_by: takes_bootstrap,
+        because: rule_words,
+    },
+    RuleFlag {
+        id: "tail",
+        flag: "--tail",
+        sets: "the tail cutoff a of every rule but forced",
+        read_by: |policy| policy.rule.uses_tail(),
+        because: rule_words,
+    },
+    RuleFlag {
+        id: "bet_cap",
+        flag: "--bet-cap",
+        sets: "the §9 anytime rule's bet cap (uniform and other non-stratified orders)",
+        read_by: |policy| {
+            policy.rule.is_anytime() && policy.construction() != Some(Construction::Stratified)
+        },
+        because: rule_words,
+    },
+    RuleFlag {
+        id: "bet_min",
+        flag: "--bet-min",
+        sets: "the §9a anytime rule's bet scale (stratified orders)",
+        read_by: |policy| policy.construction() == Some(Construction::Stratified),
+        because: rule_words,
+    },
+    RuleFlag {
+        id: "bet_max",
+        flag: "--bet-max",
+        sets: "the §9a anytime rule's bet scale (stratified orders)",
+        read_by: |policy| policy.construction() == Some(Construction::Stratified),
+        because: rule_words,
+    },
+    RuleFlag {
+        id: "coverage_share",
+        flag: "--coverage-share",
+        sets: "the coverage gate's quotas",
+        read_by: |policy| policy.coverage_gate,
+        because: |_| "the coverage gate is off".to_string(),
+    },
+];
+
+/// The rule of a policy in a few words, for a note: the name, and for the anytime rule the
+/// construction its order calls for.
+fn rule_words(policy: &Policy) -> String {
+    let rule = match policy.construction() {
+        Some(Construction::Stratified) => "anytime §9a (stratified order)".to_string(),
+        Some(Construction::Uniform) => "anytime §9 (uniform order)".to_string(),
+        Some(Construction::Descriptive) => {
+            format!("anytime §9 ({} order, descriptive)", policy.order.name())
+        }
+        None => policy.rule.name().to_string(),
+    };
+    format!("the rule is {rule}")
+}
+
+/// Notes for the rule flags the command line wrote that none of `policies` (label, policy) reads:
+/// `--bootstrap` under the anytime rule, `--bet-cap` under §9a, `--coverage-share` with the gate
+/// off… Such a flag changes nothing, and a user who wrote it expects it to: said rather than passed
+/// over. A flag left at its default is never named.
+pub fn unused_rule_flags(given: &Given, policies: &[(&str, &Policy)]) -> Vec<String> {
+    RULE_FLAGS
+        .iter()
+        .filter(|flag| given.has(flag.id))
+        .filter(|flag| !policies.iter().any(|(_, policy)| (flag.read_by)(policy)))
+        .map(|flag| {
+            let because = match policies {
+                [(_, policy)] => format!("here {}", (flag.because)(policy)),
+                _ => {
+                    let each: Vec<String> = policies
+                        .iter()
+                        .map(|(label, policy)| format!("{label}: {}", (flag.because)(policy)))
+                        .collect();
+                    format!("no policy here reads it ({})", each.join("; "))
+                }
+            };
+            format!(
+                "{} is not used: it sets {}, and {because}",
+                flag.flag, flag.sets
+            )
+        })
+        .collect()
 }

@@ -191,6 +191,12 @@ impl WatchState {
         self
     }
 
+    /// Starts the notices panel with these lines (what the command line set that does not apply).
+    pub fn with_notices(mut self, notices: &[String]) -> Self {
+        self.notices.extend(notices.iter().cloned());
+        self
+    }
+
     /// Adds the early predictor's panel.
     pub fn with_early(mut self, early: super::early::EarlyWatch) -> Self {
         self.early = Some(early);

@@ -910,3 +910,51 @@ fn a_budget_limit_says_it_must_be_above_0_whether_it_was_0_or_2() {
         }
     }
 }
+
+/// `decide --bootstrap mc:50` under the anytime rule changed nothing without a word; the live
+/// commands note it on stderr as replay does (watch also among its notices).
+#[test]
+fn a_live_rule_flag_the_rule_does_not_read_is_noted() {
+    let plan = temp_dir("live-unused-flag").join("plan.csv");
+    let drawn = pareval(&[
+        "plan",
+        "sample_runs/swe_repair.csv",
+        "--out",
+        &plan.display().to_string(),
+    ]);
+    assert!(drawn.status.success(), "{}", stderr(&drawn));
+    let plan = plan.display().to_string();
+    let decide = |extra: &[&str]| {
+        let mut args = vec![
+            "decide",
+            "sample_runs/swe_repair.csv",
+            "--plan",
+            &plan,
+            "--tested",
+            "CodeAct (atlas-1)",
+            "--baseline",
+            "CodeAct (borealis-1)",
+            "--rule",
+            "anytime",
+        ];
+        args.extend_from_slice(extra);
+        pareval(&args)
+    };
+    let plain = decide(&[]);
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    assert!(
+        !stderr(&plain).contains("is not used"),
+        "{}",
+        stderr(&plain)
+    );
+    let noted = decide(&["--bootstrap", "mc:50"]);
+    assert!(noted.status.success(), "{}", stderr(&noted));
+    assert_eq!(stdout(&noted), stdout(&plain));
+    assert!(
+        stderr(&noted).contains(
+            "note: --bootstrap is not used: it sets the bootstrap rule's tails, and here the rule is anytime §9a (stratified order)"
+        ),
+        "{}",
+        stderr(&noted)
+    );
+}

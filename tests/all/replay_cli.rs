@@ -1318,3 +1318,92 @@ fn pair_s_group_table_says_who_is_ahead_when_runs_are_averaged() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A rule flag that no replayed policy reads (`--bootstrap` under the anytime rule, `--bet-cap`
+/// under §9a, `--coverage-share` with the gate off) changed nothing without a word: a user who wrote
+/// it expected it to. Noted on stderr, naming the flag and the policy's setting; the output stays
+/// the bytes of the same replay without the flag, and a flag left at its default is not named.
+#[test]
+fn rule_flags_no_policy_reads_are_noted() {
+    let sample = sample("swe_repair.csv");
+    let base = [
+        "replay", &sample, "--orders", "5", "--preset", "anytime", "--format", "csv",
+    ];
+    let plain = pareval(&base);
+    assert!(plain.status.success(), "{}", stderr(&plain));
+    assert!(
+        !stderr(&plain).contains("is not used"),
+        "{}",
+        stderr(&plain)
+    );
+    let mut with_flags = base.to_vec();
+    with_flags.extend([
+        "--bootstrap",
+        "mc:50",
+        "--bet-cap",
+        "0.3",
+        "--degenerate",
+        "literal",
+    ]);
+    let noted = pareval(&with_flags);
+    assert!(noted.status.success(), "{}", stderr(&noted));
+    // Byte for byte, the label too (it said "anytime (modified)").
+    assert!(
+        stdout(&noted) == stdout(&plain),
+        "the flags changed the output"
+    );
+    let notes = stderr(&noted);
+    for flag in ["--bootstrap", "--bet-cap", "--degenerate"] {
+        assert!(
+            notes.contains(&format!("note: {flag} is not used: it sets"))
+                && notes.contains("here the rule is anytime §9a (stratified order)"),
+            "{flag}: {notes}"
+        );
+    }
+    // --bet-min is §9a's own: read, so not named.
+    let mut read = base.to_vec();
+    read.extend(["--bet-min", "0.2"]);
+    let read = pareval(&read);
+    assert!(read.status.success(), "{}", stderr(&read));
+    assert!(!stderr(&read).contains("is not used"), "{}", stderr(&read));
+    // With several presets a flag is named only when none reads it.
+    let several = pareval(&[
+        "replay",
+        &sample,
+        "--orders",
+        "5",
+        "--preset",
+        "primary,anytime-uniform",
+        "--bet-cap",
+        "0.3",
+        "--bet-min",
+        "0.2",
+        "--coverage",
+        "off",
+        "--coverage-share",
+        "0.5",
+    ]);
+    assert!(several.status.success(), "{}", stderr(&several));
+    let notes = stderr(&several);
+    assert!(!notes.contains("--bet-cap is not used"), "{notes}");
+    assert!(
+        notes.contains(
+            "note: --bet-min is not used: it sets the §9a anytime rule's bet scale (stratified orders), and no policy here reads it (primary (modified): the rule is bootstrap; anytime-uniform (modified): the rule is anytime §9 (uniform order))"
+        ),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("--coverage-share is not used")
+            && notes.contains("the coverage gate is off"),
+        "{notes}"
+    );
+    // Forced reads no tail; the flag written at its default value is still named (it was written).
+    let forced = pareval(&[
+        "replay", &sample, "--orders", "2", "--rule", "forced", "--tail", "0.05",
+    ]);
+    assert!(
+        stderr(&forced).contains("note: --tail is not used: it sets the tail cutoff a of every rule but forced, and here the rule is forced"),
+        "{}",
+        stderr(&forced)
+    );
+}
