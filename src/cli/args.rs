@@ -957,7 +957,8 @@ pub struct ProxyArgs {
         long,
         value_name = "METHOD,…",
         value_delimiter = ',',
-        default_value = "midrange-k,random,greedy-k"
+        default_value = "midrange-k,random,greedy-k",
+        conflicts_with = "target"
     )]
     pub method: Vec<String>,
     /// Protocols: loao, within-scaffold, loso, split, temporal.
@@ -965,7 +966,8 @@ pub struct ProxyArgs {
         long,
         value_name = "PROTOCOL,…",
         value_delimiter = ',',
-        default_value = "loao"
+        default_value = "loao",
+        conflicts_with = "target"
     )]
     pub protocol: Vec<String>,
     /// Subset size as a share of tasks: one budget (0.25), a list or a sweep START:STOP:STEP.
@@ -973,17 +975,18 @@ pub struct ProxyArgs {
         long,
         value_name = "B",
         allow_negative_numbers = true,
-        default_value = "0.25"
+        default_value = "0.25",
+        conflicts_with = "target"
     )]
     pub budget: String,
     /// Subset size as a task count (instead of --budget).
-    #[arg(long, value_name = "K", conflicts_with = "budget")]
+    #[arg(long, value_name = "K", conflicts_with_all = ["budget", "target"])]
     pub size: Option<usize>,
     /// Seeds of the random method (the spread over seeds is reported).
     #[arg(long, default_value_t = 10)]
     pub seeds: u32,
     /// Random 80/20 splits of the split protocol.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, conflicts_with = "target")]
     pub splits: u32,
     /// Seed for splits and random and stratified selection.
     #[arg(long, default_value_t = 0)]
@@ -996,31 +999,38 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "BENCHMARK")]
     pub target: Option<String>,
     /// Benchmarks whose instances form the source pool (default: every other benchmark).
-    #[arg(long, value_name = "BENCHMARK,…", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_name = "BENCHMARK,…",
+        value_delimiter = ',',
+        requires = "target"
+    )]
     pub source: Vec<String>,
     /// Pace: source instances per new model (C), one or more.
     #[arg(
         long,
         value_name = "C,…",
         value_delimiter = ',',
-        default_value = "25,50,100,200"
+        default_value = "25,50,100,200",
+        requires = "target"
     )]
     pub pace_size: Vec<usize>,
     /// Pace: share of C for the local (|Spearman|) subset.
-    #[arg(long, value_name = "Q", default_value_t = 0.5)]
+    #[arg(long, value_name = "Q", default_value_t = 0.5, requires = "target")]
     pub pace_local_share: f64,
     /// Pace: ensemble weight λ of the local prediction.
-    #[arg(long, value_name = "L", default_value_t = 0.5)]
+    #[arg(long, value_name = "L", default_value_t = 0.5, requires = "target")]
     pub pace_lambda: f64,
     /// Pace: SVD components.
-    #[arg(long, value_name = "N", default_value_t = 5)]
+    #[arg(long, value_name = "N", default_value_t = 5, requires = "target")]
     pub pace_components: usize,
     /// Pace: bootstrap resamples of the target instances.
     #[arg(
         long,
         value_name = "B",
         allow_negative_numbers = true,
-        default_value_t = 50
+        default_value_t = 50,
+        requires = "target"
     )]
     pub pace_bootstrap: u32,
     /// Output format.

@@ -467,7 +467,18 @@ pub fn leave_one_model_out(
     let actual: Vec<f64> = (0..models).map(|m| data.target_mean(m)).collect();
     let others = |m: usize| (0..models).filter(|&o| o != m).collect::<Vec<_>>();
     let mut rows = Vec::new();
-    for &size in &question.sizes {
+    // A C above the pool takes the whole pool (every instance); two such Cs would be one row twice.
+    let mut capped = Vec::new();
+    let mut done: Vec<usize> = Vec::new();
+    for &asked in &question.sizes {
+        let size = asked.min(source_tasks.len());
+        if size < asked {
+            capped.push(asked.to_string());
+        }
+        if done.contains(&size) {
+            continue;
+        }
+        done.push(size);
         let settings = PaceSettings { size, ..*settings };
         let pace: Vec<f64> = (0..models)
             .map(|m| predict(&data, &others(m), m, &settings))
@@ -481,13 +492,12 @@ pub fn leave_one_model_out(
                     .collect()
             })
             .collect();
-        let used = size.min(source_tasks.len());
         let result_for = |name: &'static str, predicted: &[f64]| -> ProxyResult {
             ProxyResult {
                 method: name,
                 protocol: "loao",
                 budget: None,
-                size: used,
+                size,
                 spearman: stats::spearman(predicted, &actual),
                 kendall: stats::kendall_tau_b(predicted, &actual),
                 r2: stats::r_squared(predicted, &actual),
@@ -495,7 +505,7 @@ pub fn leave_one_model_out(
                 pair_accuracy: stats::pairwise_accuracy(predicted, &actual),
                 subset_mean_spearman: None,
                 decision_agreement: Vec::new(),
-                task_share: used as f64 / source_tasks.len() as f64,
+                task_share: size as f64 / source_tasks.len() as f64,
                 cost_share: None,
                 rounds: 1,
                 folds: models,
@@ -541,6 +551,14 @@ pub fn leave_one_model_out(
         });
     }
     let mut notes = Vec::new();
+    if !capped.is_empty() {
+        notes.push(format!(
+            "--pace-size {} asks more than the {} source instances every model has: read as {}, the whole pool (one row)",
+            capped.join(","),
+            source_tasks.len(),
+            source_tasks.len()
+        ));
+    }
     let allowed = models.saturating_sub(2).max(1);
     if settings.components > allowed {
         notes.push(format!(

@@ -827,6 +827,58 @@ fn pace_says_how_many_components_the_training_models_allow() {
     );
 }
 
+/// A Pace C above the source pool was read as the pool without a word, and two such Cs printed the
+/// same row twice: one row at the pool's size, with a note naming the Cs.
+#[test]
+fn pace_sizes_above_the_pool_are_one_row_with_a_note() {
+    let output = pareval(&[
+        "proxy",
+        &sample("multi_bench.csv"),
+        "--target",
+        "bench-2",
+        "--pace-size",
+        "20,5000,9000",
+        "--seeds",
+        "1",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    let rows_at_pool = text
+        .lines()
+        .filter(|line| line.starts_with("pace ") && line.contains(" 180 "))
+        .count();
+    assert_eq!(rows_at_pool, 2, "one row in each table: {text}");
+    assert!(
+        crate::common::flat(&text).contains(
+            "note: --pace-size 5000,9000 asks more than the 180 source instances every model has: read as 180, the whole pool (one row)"
+        ),
+        "{text}"
+    );
+}
+
+/// `proxy --target` (Pace) read none of the within-benchmark flags and the Pace flags do nothing
+/// without it: a mix exited 0 without a word. Refused by clap (exit 2), naming both flags.
+#[test]
+fn proxy_flags_of_the_other_mode_are_refused() {
+    let multi = sample("multi_bench.csv");
+    for (extra, needle) in [
+        (
+            vec!["--target", "bench-2", "--method", "random"],
+            "'--target <BENCHMARK>' cannot be used with '--method",
+        ),
+        (
+            vec!["--target", "bench-2", "--budget", "0.5"],
+            "cannot be used with",
+        ),
+        (vec!["--pace-size", "20"], "--target <BENCHMARK>"),
+        (vec!["--source", "bench-1"], "--target <BENCHMARK>"),
+    ] {
+        let mut args = vec!["proxy", multi.as_str()];
+        args.extend(extra.iter().copied());
+        assert_refused(&pareval(&args), needle);
+    }
+}
+
 #[test]
 fn pace_reads_benchmarks_from_separate_files() {
     let Some(root) = shared_data() else { return };
