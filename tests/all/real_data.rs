@@ -350,3 +350,77 @@ fn replay_summaries_name_every_budget_where_the_targets_hold() {
         "the records above have gaps: {checked_gaps}"
     );
 }
+
+/// The README's proxy tables (ρ / R² per method and protocol at 25% of tasks, worst ρ) are what
+/// `pareval proxy` prints for the three HAL records: seven cells had been rounded twice (to three
+/// decimals, then two; 0.9247 shown as 0.93) and fail here.
+#[test]
+fn the_readme_s_proxy_tables_are_what_proxy_prints() {
+    let Some(data) = shared_data() else { return };
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let protocols = ["loao", "within-scaffold", "loso", "split", "temporal"];
+    for record in ["gaia", "corebench_hard", "taubench_airline"] {
+        let output = crate::common::pareval(&[
+            "proxy",
+            &data.join(format!("hal/{record}.csv")).to_string_lossy(),
+            "--budget",
+            "0.25",
+            "--format",
+            "json",
+            "--method",
+            "random,midrange,midrange-k,easiest-k,hardest-k,stratified-k,greedy-k",
+            "--protocol",
+            &protocols.join(","),
+        ]);
+        assert!(
+            output.status.success(),
+            "{}",
+            crate::common::stderr(&output)
+        );
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("proxy json");
+        let figure = |method: &str, protocol: &str, field: &str| {
+            json["results"]
+                .as_array()
+                .expect("results")
+                .iter()
+                .find(|r| r["method"] == method && r["protocol"] == protocol)
+                .and_then(|r| r[field].as_f64())
+                .unwrap_or_else(|| panic!("{record}: no {field} for {method} under {protocol}"))
+        };
+        let start = readme
+            .find(&format!("{record} ("))
+            .unwrap_or_else(|| panic!("README: no table for {record}"));
+        let rows: Vec<&str> = readme[start..]
+            .lines()
+            .skip_while(|line| !line.starts_with("| method"))
+            .skip(2)
+            .take_while(|line| line.starts_with('|'))
+            .collect();
+        assert_eq!(rows.len(), 7, "{record}: {rows:?}");
+        for row in rows {
+            let method = row
+                .trim_matches('|')
+                .split('|')
+                .next()
+                .expect("method")
+                .trim();
+            let cells: Vec<String> = protocols
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{:.2} / {:.2}",
+                        figure(method, p, "spearman"),
+                        figure(method, p, "r2")
+                    )
+                })
+                .collect();
+            let worst = protocols
+                .iter()
+                .map(|p| figure(method, p, "spearman"))
+                .fold(f64::INFINITY, f64::min);
+            let printed = format!("| {method} | {} | {worst:.2} |", cells.join(" | "));
+            assert_eq!(row.trim_end(), printed, "{record}");
+        }
+    }
+}
