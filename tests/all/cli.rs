@@ -958,3 +958,30 @@ fn a_live_rule_flag_the_rule_does_not_read_is_noted() {
         stderr(&noted)
     );
 }
+
+/// `pair --budget-by seconds` where the baseline has no seconds said the two systems "share no
+/// task", while they share every task: the pair is left out by the budget measure, and the message
+/// now says so (as `replay` names the field).
+#[test]
+fn a_pair_left_out_by_the_budget_measure_is_not_said_to_share_no_task() {
+    let dir = temp_dir("pair-left-out-by-measure");
+    let records = dir.join("records.csv");
+    let mut text = String::from("system,task,outcome,seconds\n");
+    for t in 0..10 {
+        text.push_str(&format!("a,t{t},{},{}\n", t % 2, 10 + t));
+        text.push_str(&format!("b,t{t},{},\n", t % 3 % 2));
+        // A third system with seconds, so that other pairs remain and the replay runs.
+        text.push_str(&format!("c,t{t},{},{}\n", t % 4 % 2, 5 + t));
+    }
+    std::fs::write(&records, text).expect("write");
+    let records = records.display().to_string();
+    let base = ["pair", records.as_str(), "--tested", "a", "--baseline", "b"];
+    let mut by_seconds = base.to_vec();
+    by_seconds.extend(["--budget-by", "pair-seconds"]);
+    assert_refused(
+        &pareval(&by_seconds),
+        "'a' and 'b' share 10 tasks, but none with a value of seconds for both (--budget-by pair-seconds reads it; --budget-by tasks reads every shared task), so they form no directed pair here",
+    );
+    let by_tasks = pareval(&base);
+    assert!(by_tasks.status.success(), "{}", stderr(&by_tasks));
+}

@@ -164,10 +164,7 @@ pub fn pair_detail(
         .pairs
         .iter()
         .find(|p| p.tested == tested && p.baseline == baseline)
-        .ok_or_else(|| ReplayError::NotAPair {
-            tested: dataset.systems[tested].name.clone(),
-            baseline: dataset.systems[baseline].name.clone(),
-        })?;
+        .ok_or_else(|| not_a_pair(dataset, &settings, tested, baseline))?;
     let budget_index = settings.grid.iter().position(|&b| b == budget).unwrap_or(0);
     let completed_promotes: Vec<bool> = settings
         .thresholds
@@ -406,4 +403,49 @@ fn group_outcomes(
         }
     }
     out
+}
+
+/// Why two systems form no pair of the replay: they share no task, or they do and the settings
+/// leave the pair out (the budget measure's field unknown on every shared task, or fewer shared
+/// tasks than `--min-shared`), which "share no task" would misstate.
+fn not_a_pair(
+    dataset: &Dataset,
+    settings: &ReplaySettings,
+    tested: usize,
+    baseline: usize,
+) -> ReplayError {
+    let (tested_name, baseline_name) = (
+        dataset.systems[tested].name.clone(),
+        dataset.systems[baseline].name.clone(),
+    );
+    let shared = dataset
+        .outcome_row(tested)
+        .iter()
+        .zip(dataset.outcome_row(baseline))
+        .filter(|(a, b)| !a.is_nan() && !b.is_nan())
+        .count();
+    let why = match crate::engine::walk::prepared::measure_field(settings.measure) {
+        _ if shared == 0 => None,
+        _ if shared < dataset.min_shared => Some(format!(
+            "fewer than --min-shared {} asks",
+            dataset.min_shared
+        )),
+        Some(field) => Some(format!(
+            "none with a value of {field} for both (--budget-by {} reads it; --budget-by tasks reads every shared task)",
+            settings.measure.name()
+        )),
+        None => None,
+    };
+    match why {
+        Some(why) => ReplayError::PairLeftOut {
+            tested: tested_name,
+            baseline: baseline_name,
+            shared,
+            why,
+        },
+        None => ReplayError::NotAPair {
+            tested: tested_name,
+            baseline: baseline_name,
+        },
+    }
 }

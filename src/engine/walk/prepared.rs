@@ -50,6 +50,16 @@ pub enum ReplayError {
     OrderIndex { index: u32, orders: u32 },
     #[error("'{tested}' and '{baseline}' share no task, so they form no directed pair")]
     NotAPair { tested: String, baseline: String },
+    /// The two systems share tasks, but the replay's settings leave the pair out (`why`).
+    #[error(
+        "'{tested}' and '{baseline}' share {shared} tasks, but {why}, so they form no directed pair here"
+    )]
+    PairLeftOut {
+        tested: String,
+        baseline: String,
+        shared: usize,
+        why: String,
+    },
     #[error("the replay was cancelled")]
     Cancelled,
     /// The sink of decision records failed; the message is the sink's.
@@ -169,7 +179,7 @@ impl LeftOut {
 }
 
 /// The field a budget measure reads (None for tasks).
-fn measure_field(measure: BudgetMeasure) -> Option<&'static str> {
+pub(crate) fn measure_field(measure: BudgetMeasure) -> Option<&'static str> {
     match measure {
         BudgetMeasure::Tasks => None,
         BudgetMeasure::Seconds | BudgetMeasure::PairSeconds => Some("seconds"),
