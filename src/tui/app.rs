@@ -652,6 +652,15 @@ impl App {
         self.compute.grid.len()
     }
 
+    /// The steps of the slider on screen: the early view's τ grid there, else the budget grid (a
+    /// click on the τ slider read as one of 19 budgets only reached τ 0.55–0.73).
+    pub fn slider_steps(&self) -> usize {
+        match (self.view.tab, &self.early) {
+            (Tab::Early, Some(_)) => super::early::tau_grid().len(),
+            _ => self.budgets(),
+        }
+    }
+
     pub fn budget_value(&self) -> f64 {
         f64::from(
             self.compute

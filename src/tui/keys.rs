@@ -180,18 +180,36 @@ pub fn fit_footer(footer: &str, width: usize) -> String {
     crate::format::fit_hints(footer, width, FOOTER_KEPT)
 }
 
-/// The action for a key, given where typed characters go and whether the drill-down or the group
-/// selector is open.
+/// An overlay that takes the keys while it is open (the help takes them through its filter input).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlay {
+    None,
+    /// The group selector (`G`).
+    Selector,
+    /// The loader's notes (`i`): it covers the views, so a key must not change them unseen.
+    Notes,
+}
+
+/// The action for a key, given where typed characters go, whether the drill-down is open and which
+/// overlay takes the keys.
 pub fn action_for(
     key: KeyEvent,
     input: Input,
     drill_open: bool,
-    selector_open: bool,
+    overlay: Overlay,
 ) -> Option<Action> {
     if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
         return Some(Action::Quit);
     }
-    if selector_open {
+    if overlay == Overlay::Notes {
+        return match key.code {
+            KeyCode::Char('i') => Some(Action::ToggleNotes),
+            KeyCode::Esc => Some(Action::CloseOverlay),
+            KeyCode::Char('q') => Some(Action::Quit),
+            _ => None,
+        };
+    }
+    if overlay == Overlay::Selector {
         return match key.code {
             KeyCode::Up | KeyCode::Char('k') => Some(Action::SelectUp),
             KeyCode::Down | KeyCode::Char('j') => Some(Action::SelectDown),
@@ -291,24 +309,29 @@ mod tests {
     #[test]
     fn typing_goes_to_the_filter_not_to_commands() {
         assert!(matches!(
-            action_for(key(KeyCode::Char('q')), Input::NameFilter, false, false),
+            action_for(
+                key(KeyCode::Char('q')),
+                Input::NameFilter,
+                false,
+                Overlay::None
+            ),
             Some(Action::InputChar('q'))
         ));
         assert!(matches!(
-            action_for(key(KeyCode::Char('q')), Input::Keys, false, false),
+            action_for(key(KeyCode::Char('q')), Input::Keys, false, Overlay::None),
             Some(Action::Quit)
         ));
         assert!(matches!(
-            action_for(key(KeyCode::Esc), Input::NameFilter, false, false),
+            action_for(key(KeyCode::Esc), Input::NameFilter, false, Overlay::None),
             Some(Action::InputCancel)
         ));
     }
 
     #[test]
     fn order_keys_work_only_in_the_drill_down() {
-        assert!(action_for(key(KeyCode::Char(']')), Input::Keys, false, false).is_none());
+        assert!(action_for(key(KeyCode::Char(']')), Input::Keys, false, Overlay::None).is_none());
         assert!(matches!(
-            action_for(key(KeyCode::Char(']')), Input::Keys, true, false),
+            action_for(key(KeyCode::Char(']')), Input::Keys, true, Overlay::None),
             Some(Action::DrillNextOrder)
         ));
     }
@@ -316,16 +339,53 @@ mod tests {
     #[test]
     fn the_group_selector_takes_space_and_enter() {
         assert!(matches!(
-            action_for(key(KeyCode::Char(' ')), Input::Keys, false, true),
+            action_for(
+                key(KeyCode::Char(' ')),
+                Input::Keys,
+                false,
+                Overlay::Selector
+            ),
             Some(Action::ToggleChoice)
         ));
         assert!(matches!(
-            action_for(key(KeyCode::Enter), Input::Keys, false, true),
+            action_for(key(KeyCode::Enter), Input::Keys, false, Overlay::Selector),
             Some(Action::ApplyChoice)
         ));
         assert!(matches!(
-            action_for(key(KeyCode::Char(' ')), Input::Keys, false, false),
+            action_for(key(KeyCode::Char(' ')), Input::Keys, false, Overlay::None),
             Some(Action::ToggleAutoplay)
+        ));
+    }
+
+    /// With the notes open, keys pressed changed the preset, thresholds, budget and tab beneath
+    /// unseen: the overlay takes them, only i, Esc and q act.
+    #[test]
+    fn the_notes_overlay_takes_the_keys() {
+        for code in [
+            KeyCode::Char('t'),
+            KeyCode::Char('p'),
+            KeyCode::Right,
+            KeyCode::Tab,
+            KeyCode::Enter,
+            KeyCode::Char('e'),
+        ] {
+            assert!(
+                action_for(key(code), Input::Keys, false, Overlay::Notes).is_none(),
+                "{code:?}"
+            );
+            assert!(action_for(key(code), Input::Keys, false, Overlay::None).is_some());
+        }
+        assert!(matches!(
+            action_for(key(KeyCode::Esc), Input::Keys, false, Overlay::Notes),
+            Some(Action::CloseOverlay)
+        ));
+        assert!(matches!(
+            action_for(key(KeyCode::Char('i')), Input::Keys, false, Overlay::Notes),
+            Some(Action::ToggleNotes)
+        ));
+        assert!(matches!(
+            action_for(key(KeyCode::Char('q')), Input::Keys, false, Overlay::Notes),
+            Some(Action::Quit)
         ));
     }
 
@@ -333,7 +393,7 @@ mod tests {
     fn ctrl_c_always_quits() {
         let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
         assert!(matches!(
-            action_for(ctrl_c, Input::HelpFilter, true, false),
+            action_for(ctrl_c, Input::HelpFilter, true, Overlay::None),
             Some(Action::Quit)
         ));
     }
@@ -377,7 +437,7 @@ mod tests {
             (KeyCode::Char('p'), "p"),
             (KeyCode::Tab, "Tab"),
         ] {
-            assert!(action_for(key(code), Input::Keys, false, false).is_some());
+            assert!(action_for(key(code), Input::Keys, false, Overlay::None).is_some());
             assert!(FOOTER.contains(expected));
         }
     }

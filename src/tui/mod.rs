@@ -341,8 +341,14 @@ pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
         };
         let action = match events.recv_timeout(timeout) {
             Ok(Event::Terminal(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
-                let action =
-                    keys::action_for(key, app.input, app.drill.is_some(), app.selector.is_some());
+                let overlay = if app.selector.is_some() {
+                    keys::Overlay::Selector
+                } else if app.notes_open {
+                    keys::Overlay::Notes
+                } else {
+                    keys::Overlay::None
+                };
+                let action = keys::action_for(key, app.input, app.drill.is_some(), overlay);
                 action.filter(|action| !too_small || matches!(action, Action::Quit))
             }
             // An overlay (help, notes, the drill-down, the group filter) covers the slider: a
@@ -352,7 +358,8 @@ pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
                     || app.notes_open
                     || app.drill.is_some()
                     || app.selector.is_some();
-                mouse_action(app.budgets(), mouse, slider_area).filter(|_| !too_small && !overlay)
+                mouse_action(app.slider_steps(), mouse, slider_area)
+                    .filter(|_| !too_small && !overlay)
             }
             Ok(Event::Terminal(_)) => None,
             Ok(Event::Early(event)) => Some(Action::Early(event)),

@@ -2856,3 +2856,18 @@ fn a_record_of_one_group_says_one_group() {
     let screen = render(&app, 120, 40);
     assert!(screen.contains("group group (1 group)"), "{screen}");
 }
+
+/// A click on the early view's τ slider was mapped onto the 19 budgets of the main slider, so it
+/// only reached τ 0.55–0.73: the slider on screen has the τ grid's steps there, the budgets elsewhere.
+#[test]
+fn the_slider_on_screen_has_the_steps_of_its_own_grid() {
+    use pareval::tui::early::{EarlyPanel, tau_grid};
+    let mut app = sample_app(4);
+    let budgets = app.budgets();
+    assert_eq!(app.slider_steps(), budgets);
+    app.attach_early(EarlyPanel::new("synthetic".to_string()));
+    assert_eq!(app.slider_steps(), tau_grid().len());
+    assert_ne!(tau_grid().len(), budgets);
+    act(&mut app, Action::NextTab);
+    assert_eq!(app.slider_steps(), budgets);
+}
