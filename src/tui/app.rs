@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::dataset::Dataset;
 use crate::engine::settings::{
-    Adjust, BootstrapMode, BudgetMeasure, Family, Fraction, Looks, Monitor, OrderKind, Preset,
-    ReplaySettings, Rule, Targets, Threshold, default_grid,
+    Adjust, BootstrapMode, BudgetMeasure, Construction, Family, Fraction, Looks, Monitor,
+    OrderKind, Preset, ReplaySettings, Rule, Targets, Threshold, default_grid,
 };
 use crate::engine::walk::detail::{PairDetail, pair_detail};
 use crate::engine::{Policy, Replay, ReplayError};
@@ -1115,6 +1115,13 @@ impl App {
                 self.compute.coverage_gate = Some(!self.compute.policy().coverage_gate);
                 effects.push(self.recompute());
             }
+            Action::CycleCoverageShare if !self.compute.policy().coverage_gate => {
+                // The share scales the gate's quotas: with the gate off it changed nothing, while
+                // the header said "(modified)" and the export carried it.
+                self.status =
+                    "the coverage share scales the gate's quotas, and the gate is off (v turns it on)"
+                        .to_string();
+            }
             Action::CycleCoverageShare => {
                 let current = self.compute.coverage_share.unwrap_or(COVERAGE_SHARES[0]);
                 let at = COVERAGE_SHARES
@@ -1126,10 +1133,22 @@ impl App {
                 effects.push(self.recompute());
             }
             Action::CycleBetMax => {
-                if !matches!(self.compute.policy().rule, Rule::Anytime { .. }) {
+                let policy = self.compute.policy();
+                if !matches!(policy.rule, Rule::Anytime { .. }) {
                     self.status =
                         "the bet scale is the anytime rule's (p preset anytime, or r rule)"
                             .to_string();
+                } else if policy.construction() != Some(Construction::Stratified) {
+                    // §9 bets by its cap; the scale's clip is §9a's, which only a stratified order
+                    // calls for: cycling it here changed nothing.
+                    self.status = format!(
+                        "the bet scale is §9a's (stratified order); under the {} order the rule is §9, whose bet cap stays {} (o order)",
+                        policy.order.name(),
+                        match policy.rule {
+                            Rule::Anytime { cap, .. } => cap.to_string(),
+                            _ => String::new(),
+                        }
+                    );
                 } else {
                     let current = self.compute.bet_max.unwrap_or(BET_MAXES[0]);
                     let at = BET_MAXES.iter().position(|&c| c == current).unwrap_or(0);

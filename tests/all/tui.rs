@@ -2871,3 +2871,41 @@ fn the_slider_on_screen_has_the_steps_of_its_own_grid() {
     act(&mut app, Action::NextTab);
     assert_eq!(app.slider_steps(), budgets);
 }
+
+/// `B` under §9 (the anytime rule on a uniform order) and `Q` with the gate off changed nothing while
+/// the header said "(modified)" and the export carried the flag: each now says why and sets nothing.
+#[test]
+fn b_and_q_where_they_change_nothing_say_why() {
+    let dataset = sample_dataset("swe_repair.csv");
+    let compute = App::default_compute(
+        &dataset,
+        pareval::engine::Preset::AnytimeUniform,
+        vec![0],
+        4,
+    );
+    let file = format!("{}/sample_runs/swe_repair.csv", env!("CARGO_MANIFEST_DIR"));
+    let (mut app, first) = App::new(dataset.clone(), vec![file.clone()], compute, None);
+    run_effects(&mut app, vec![first]);
+    act(&mut app, Action::CycleBetMax);
+    assert!(
+        app.status
+            .contains("the bet scale is §9a's (stratified order)")
+            && app.status.contains("bet cap stays 0.5"),
+        "{}",
+        app.status
+    );
+    assert_eq!(app.compute.bet_max, None);
+
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Anytime, vec![0], 4);
+    let (mut app, first) = App::new(dataset, vec![file], compute, None);
+    run_effects(&mut app, vec![first]);
+    act(&mut app, Action::ToggleCoverageGate);
+    assert!(!app.compute.policy().coverage_gate);
+    act(&mut app, Action::CycleCoverageShare);
+    assert!(
+        app.status.contains("the gate is off (v turns it on)"),
+        "{}",
+        app.status
+    );
+    assert_eq!(app.compute.coverage_share, None);
+}
