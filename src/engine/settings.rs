@@ -908,6 +908,15 @@ impl ReplaySettings {
                 allowed: "must satisfy 0 < min <= max < 1",
             });
         }
+        // The CLI checks --coverage-share itself; a session file or a library caller reaches here
+        // with whatever it holds (a share of 0 or 2 was shown as "coverage gate on (share 2)").
+        if self.policy.coverage_share.0 == 0 || self.policy.coverage_share > Fraction::ONE {
+            return Err(SettingError::OutOfRange {
+                what: "coverage share".to_string(),
+                value: self.policy.coverage_share.to_string(),
+                allowed: "must be in (0, 1]",
+            });
+        }
         match (self.policy.adjust, self.policy.rule) {
             (Adjust::None, _) => {}
             (Adjust::EBh, rule) if !rule.is_anytime() => {

@@ -932,6 +932,13 @@ fn a_hand_edited_session_is_checked_when_it_loads() {
         &|s| s["compute"]["group_filter"] = serde_json::json!(["plot/figures", "web/nope"]),
         "key 'compute.group_filter': 'web/nope' is no group of column 'group'",
     );
+    // A share of 0 or 2 opened as "coverage gate on (share 2)", where --coverage-share refuses it.
+    for share in [0, 20_000] {
+        refused(
+            &|s| s["compute"]["coverage_share"] = serde_json::json!(share),
+            "coverage share",
+        );
+    }
     refused(
         &|s| s["compute"]["thresholdz"] = serde_json::json!([0]),
         "unknown field `thresholdz`",
