@@ -2916,3 +2916,39 @@ fn b_and_q_where_they_change_nothing_say_why() {
     );
     assert_eq!(app.compute.coverage_share, None);
 }
+
+/// At 80 columns with budget by seconds leaving pairs out, the header's facts wrapped mid-phrase
+/// into the policy line ("… (no seconds; i names" / "them) · 80 tasks…") and cut the policy to
+/// "seed 0 ·…"; and one task read "1 tasks". The facts now stay on the first line (the reason
+/// shortened to "(i)", the rest cut with '…') and count in the singular where it is one.
+#[test]
+fn the_header_s_facts_keep_one_line_and_count_one_task_as_one() {
+    let dir = temp_dir("header-facts-one-line");
+    let path = dir.join("records.csv");
+    let mut text = String::from("system,task,outcome,seconds,group\n");
+    for (system, seconds) in [("alpha", "5"), ("beta", "7"), ("gamma", "")] {
+        text.push_str(&format!(
+            "{system},only-task,1,{seconds},a-rather-long-group-label-for-the-header\n"
+        ));
+    }
+    std::fs::write(&path, text).expect("write");
+    let dataset =
+        Arc::new(load(std::slice::from_ref(&path), &LoadOptions::default()).expect("load"));
+    let mut compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 4);
+    compute.measure = pareval::engine::BudgetMeasure::Seconds;
+    let (mut app, first) = App::new(dataset, vec![path.display().to_string()], compute, None);
+    run_effects(&mut app, vec![first]);
+    for width in [80u16, 120] {
+        let screen = render(&app, width, 24);
+        let lines: Vec<&str> = screen.lines().collect();
+        // gamma has no seconds: as the tested system its two pairs are left out.
+        assert!(
+            lines[0].contains("3 systems · 4 directed pairs · 2 pairs left out"),
+            "{screen}"
+        );
+        assert!(lines[0].contains("1 task"), "{screen}");
+        assert!(!screen.contains("1 tasks"), "{screen}");
+        // The policy line starts with the preset: nothing of the facts ran into it.
+        assert!(lines[1].starts_with("primary"), "{screen}");
+    }
+}

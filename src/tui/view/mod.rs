@@ -145,48 +145,71 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let pairs = app
         .replay()
         .map_or(app.pairs_expected, |r| r.prepared.pairs.len());
-    // A budget measure that leaves pairs or tasks out says how many (SPEC §4).
-    let left_out = app
-        .replay()
-        .and_then(|r| r.prepared.left_out.as_ref())
-        .map_or(String::new(), |l| {
+    // A budget measure that leaves pairs or tasks out says how many (SPEC §4); where the line has no
+    // room for the reason, `i` gives it.
+    let left_out_of = app.replay().and_then(|r| r.prepared.left_out.as_ref());
+    let left_out = |long: bool| {
+        left_out_of.map_or(String::new(), |l| {
             let mut parts = Vec::new();
             if l.pairs > 0 {
                 parts.push(format!("{} pairs", l.pairs));
             }
-            if l.pair_tasks > 0 {
+            if l.pair_tasks > 0 && long {
                 parts.push(format!("{} pair-tasks", l.pair_tasks));
             }
-            format!(
-                " · {} left out (no {}; i names them)",
-                parts.join(", "),
-                l.field
-            )
-        });
+            if long {
+                format!(
+                    " · {} left out (no {}; i names them)",
+                    parts.join(", "),
+                    l.field
+                )
+            } else {
+                format!(" · {} left out (i)", parts.join(", "))
+            }
+        })
+    };
     // Before the group: a long group column's description is what a narrow screen cuts.
     let notes = match data.notes.len() {
         0 => String::new(),
         1 => " · 1 note (i)".to_string(),
         n => format!(" · {n} notes (i)"),
     };
-    let facts = format!(
-        "{} system{} · {} directed pairs{left_out} · {} tasks{notes} · group {group}",
-        data.n_systems(),
-        if data.n_systems() == 1 { "" } else { "s" },
-        pairs,
-        data.n_tasks()
-    );
-    // The facts must stay on one line whatever the path: a long path is shortened from the front
-    // (the file name is the telling part), so the header never wraps into the policy line.
-    // Below a dozen characters a shortened path says nothing, so it is left out.
-    let room = usize::from(area.width)
-        .saturating_sub("pareval ".len() + " · ".len() + crate::format::cells(&facts));
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let facts = |long: bool| {
+        format!(
+            "{} system{} · {} directed pair{}{} · {} task{}{notes} · group {group}",
+            data.n_systems(),
+            plural(data.n_systems()),
+            pairs,
+            plural(pairs),
+            left_out(long),
+            data.n_tasks(),
+            plural(data.n_tasks()),
+        )
+    };
+    let width = usize::from(area.width).max(1);
+    let fits = |text: &str| "pareval ".len() + crate::format::cells(text) <= width;
+    let facts = if fits(&facts(true)) {
+        facts(true)
+    } else {
+        facts(false)
+    };
+    // The facts stay on one line whatever the path: a long path is shortened from the front (the
+    // file name is the telling part), and below a dozen characters it says nothing, so it is left
+    // out; facts still too long (a long group description) are cut at the end with '…', so the
+    // header never wraps into the policy line.
+    let room = width.saturating_sub("pareval ".len() + " · ".len() + crate::format::cells(&facts));
     let mut first = vec![Span::styled("pareval ", theme.accent())];
     if room >= 12 {
         first.push(Span::raw(elide_front(&app.files.join(", "), room)));
         first.push(Span::raw(" · "));
     }
-    first.push(Span::raw(facts));
+    if fits(&facts) {
+        first.push(Span::raw(facts));
+    } else {
+        let kept = crate::format::head_cells(&facts, width.saturating_sub("pareval …".len()));
+        first.push(Span::raw(format!("{kept}…")));
+    }
     // The settings a meeting reads first (thresholds, orders, measure, seed) come before the
     // policy's long description, so a narrow screen cuts the description, and says so with '…'.
     let thresholds: Vec<String> = app
@@ -228,7 +251,6 @@ fn draw_header(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         };
         format!("⟳ replaying{progress}{shown} · ")
     });
-    let width = usize::from(area.width).max(1);
     let first_text: String = first.iter().map(|span| span.content.as_ref()).collect();
     let mut lines: Vec<Line> = crate::format::wrap_hard(&first_text, width)
         .into_iter()
