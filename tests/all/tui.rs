@@ -149,7 +149,7 @@ fn snapshot(name: &str, text: &str) {
 fn main_screen() {
     let app = sample_app(20);
     let screen = render(&app, 120, 40);
-    assert!(screen.contains("directed pairs at 25% · 0 pp · 380 of 380 shown"));
+    assert!(screen.contains("directed pairs at 25% · 0 pp · 380 of 380 listed"));
     assert!(
         screen.contains("primary · thresholds 0/5/10 pp · 20 orders · budget by tasks · seed 0 · stratified order, coverage gate on, bootstrap"),
         "{screen}"
@@ -2951,4 +2951,50 @@ fn the_header_s_facts_keep_one_line_and_count_one_task_as_one() {
         // The policy line starts with the preset: nothing of the facts ran into it.
         assert!(lines[1].starts_with("primary"), "{screen}");
     }
+}
+
+/// The pair table's title said "30 of 30 shown" at 80×24 while six rows were on screen, and nothing
+/// said the list scrolls: it now says which rows are on screen, following the selection.
+#[test]
+fn the_pair_table_says_which_rows_are_on_screen() {
+    let mut app = sample_app(4);
+    let row_range = |screen: &str| -> (usize, usize) {
+        let title = screen
+            .lines()
+            .find(|l| l.contains("directed pairs at"))
+            .expect("title");
+        let at = title.find(" ↑↓").expect("a scrolled range");
+        let range = title[..at].rsplit(" · ").next().expect("range");
+        let (a, b) = range.split_once('–').expect("a–b");
+        (a.parse().expect("first"), b.parse().expect("last"))
+    };
+    let on_screen = |screen: &str| -> usize {
+        let lines: Vec<&str> = screen.lines().collect();
+        let header = lines
+            .iter()
+            .position(|l| l.contains("tested") && l.contains("baseline") && l.contains("wrong"))
+            .expect("header");
+        lines[header + 1..]
+            .iter()
+            .take_while(|l| !l.starts_with('└'))
+            .count()
+    };
+    let screen = render(&app, 80, 24);
+    assert!(screen.contains(" of 380 listed (all) · 1–"), "{screen}");
+    let (first, last) = row_range(&screen);
+    assert_eq!(
+        (first, last - first + 1),
+        (1, on_screen(&screen)),
+        "{screen}"
+    );
+    for _ in 0..20 {
+        act(&mut app, Action::SelectDown);
+    }
+    let screen = render(&app, 80, 24);
+    let (first, last) = row_range(&screen);
+    assert_eq!(last - first + 1, on_screen(&screen), "{screen}");
+    assert_eq!(last, app.view.selected + 1, "{screen}");
+    // A panel that holds every row says nothing of scrolling.
+    let tall = render(&app, 120, 1000);
+    assert!(!tall.contains(" ↑↓ · sorted"), "{tall}");
 }

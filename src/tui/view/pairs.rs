@@ -50,8 +50,18 @@ pub(super) fn draw_pairs(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
             }
         )
     };
+    // The rows the panel holds (borders and the header row aside) scroll with the selection, as
+    // the table keeps the selected row in view: the title says which are on screen ("30 of 30
+    // shown" read as all on screen where six were).
+    let visible = usize::from(area.height.saturating_sub(3)).max(1);
+    let scrolled = if app.rows.len() > visible {
+        let first = app.view.selected.saturating_sub(visible - 1);
+        format!(" · {}–{} ↑↓", first + 1, first + visible)
+    } else {
+        String::new()
+    };
     let title = format!(
-        " directed pairs at {} · {} pp · {} of {} shown ({filter}{name}) · sorted by {}{} ",
+        " directed pairs at {} · {} pp · {} of {} listed ({filter}{name}){scrolled} · sorted by {}{} ",
         percent(app.budget_value()),
         trim_number(threshold),
         app.rows.len(),
