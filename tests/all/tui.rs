@@ -2300,6 +2300,36 @@ fn the_early_view_trains_in_the_background_and_follows_the_tau_slider() {
         screen.contains("── P(success)  ── P(failure)  ── τ (both)"),
         "{screen}"
     );
+    // The overlay covers the whole body in its own border: inset and borderless, a column of the
+    // panel beneath showed down its left edge ("│⚠ 20250711_…"), and at 80×24 its lines were cut
+    // without '…' ("run 0 (1 of ", "scored failure, t"), losing the count, the keys and the truth.
+    for (width, height) in [(80u16, 24u16), (120, 40)] {
+        let screen = render(&app, width, height);
+        let lines: Vec<&str> = screen.lines().collect();
+        let top = lines
+            .iter()
+            .position(|l| l.starts_with("┌ agent-b ·"))
+            .unwrap_or_else(|| panic!("{screen}"));
+        assert!(lines[top].contains(" of "), "{screen}");
+        let bottom = lines[top..]
+            .iter()
+            .position(|l| l.starts_with('└'))
+            .map(|i| top + i)
+            .unwrap_or_else(|| panic!("{screen}"));
+        assert!(lines[bottom].contains("↑↓ next · Esc closes"), "{screen}");
+        for line in &lines[top + 1..bottom] {
+            assert!(line.starts_with('│'), "{line:?} in {screen}");
+        }
+        let verdict: String = lines[top + 1..bottom]
+            .iter()
+            .map(|l| l.trim_matches('│').trim())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            verdict.contains("truly success") || verdict.contains("truly failure"),
+            "{screen}"
+        );
+    }
     act(&mut app, Action::DrillNextOrder);
     assert_eq!(app.early.as_ref().and_then(|p| p.drill), Some(1));
     act(&mut app, Action::CloseOverlay);

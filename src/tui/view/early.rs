@@ -401,28 +401,45 @@ fn draw_trajectory(frame: &mut Frame, panel: &EarlyPanel, theme: Theme, area: Re
         ),
     };
     let count = panel.drill_trajectories().len();
-    let rect = Rect {
-        x: area.x + 2,
-        y: area.y + 1,
-        width: area.width.saturating_sub(4),
-        height: area.height.saturating_sub(2),
-    };
-    frame.render_widget(Clear, rect);
-    let [head, body] = Layout::vertical([Constraint::Length(2), Constraint::Min(5)]).areas(rect);
+    // The overlay covers the whole body, in a border of its own: inset and borderless, it left a
+    // column of the panel beneath showing down its left edge. The title names the trajectory, the
+    // bottom border the keys, and the verdict wraps (cut with '…' past two lines), so at 80
+    // columns neither the count nor the true outcome is lost.
+    frame.render_widget(Clear, area);
+    let block = super::widgets::titled_block(
+        format!(
+            " {} · {} · run {} ({} of {count}) ",
+            result.data.systems[t.system as usize].name,
+            result.data.tasks[t.task as usize],
+            t.run,
+            panel.drill.map_or(0, |d| d + 1)
+        ),
+        area.width,
+    )
+    .title_bottom(" ↑↓ next · Esc closes ");
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let width = usize::from(inner.width).max(1);
+    let mut verdict_lines = crate::format::wrap(&verdict, width);
+    if verdict_lines.len() > 2 {
+        verdict_lines.truncate(2);
+        if let Some(last) = verdict_lines.last_mut() {
+            let kept = crate::format::head_cells(last, width.saturating_sub(1)).to_string();
+            *last = format!("{kept}…");
+        }
+    }
+    let [head, body] = Layout::vertical([
+        Constraint::Length(verdict_lines.len() as u16),
+        Constraint::Min(5),
+    ])
+    .areas(inner);
     frame.render_widget(
-        Paragraph::new(vec![
-            Line::from(Span::styled(
-                format!(
-                    " {} · {} · run {} ({} of {count}, ↑↓ next, Esc closes)",
-                    result.data.systems[t.system as usize].name,
-                    result.data.tasks[t.task as usize],
-                    t.run,
-                    panel.drill.map_or(0, |d| d + 1)
-                ),
-                theme.accent(),
-            )),
-            Line::from(format!(" {verdict}")),
-        ]),
+        Paragraph::new(
+            verdict_lines
+                .into_iter()
+                .map(Line::from)
+                .collect::<Vec<_>>(),
+        ),
         head,
     );
     // The curves are named on the chart's first line, as every chart's are: ratatui's own legend
