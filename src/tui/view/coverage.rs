@@ -2,7 +2,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::Span;
+use ratatui::text::{Line, Span, Text};
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Table};
 
 use crate::format::{fit_names, percent};
@@ -97,13 +97,20 @@ pub(super) fn draw_coverage(frame: &mut Frame, app: &App, theme: Theme, area: Re
         Constraint::Length(10),
         Constraint::Length(budgets as u16 + 2),
     ];
+    // Two header lines: "required at 25%" in the 9-cell column was cut to "required", losing the
+    // budget the quota and the missed share are at.
+    let at = format!("at {}", percent(app.budget_value()));
     let header = Row::new(vec![
-        "group".to_string(),
-        "tasks (share)".to_string(),
-        format!("required at {}", percent(app.budget_value())),
-        "missed".to_string(),
-        "5% … 95%".to_string(),
+        Cell::from("group"),
+        Cell::from("tasks (share)"),
+        Cell::from(Text::from(vec![
+            Line::from("required"),
+            Line::from(at.clone()),
+        ])),
+        Cell::from(Text::from(vec![Line::from("missed"), Line::from(at)])),
+        Cell::from("5% … 95%"),
     ])
+    .height(2)
     .style(theme.dim());
     let [table, legend] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     frame.render_widget(Table::new(rows, widths).header(header).block(block), table);
