@@ -2669,6 +2669,13 @@ fn the_proxy_view_says_when_its_subset_tells_no_training_system_apart() {
         "{screen}"
     );
     assert!(flat.contains("ρ - · τ-b - · R² -"), "{screen}");
+    // At 0 pp, one of the thresholds the figures are kept at, the missing figure points to the note
+    // (it said "averaged figures are at 0, 5 and 10 pp", as if 0 pp were not one).
+    assert!(
+        flat.contains("pair decisions at 0 pp: proxy right - (see the note below)"),
+        "{screen}"
+    );
+    assert!(!flat.contains("averaged figures are at"), "{screen}");
 }
 
 /// The slider's line names the budgets that are sufficient when one after the minimum is not, as

@@ -69,6 +69,16 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         .get(app.view.focus)
         .map_or(0.0, |&t| f64::from(t) / 10_000.0);
     let proxy_right = proxy_agreement(row, threshold);
+    // Why there is no figure: off the thresholds averaged figures are kept at, or (at one of them)
+    // what the note below says of the folds; "averaged figures are at 0, 5 and 10 pp" at 0 pp misled.
+    let on_kept_threshold = crate::proxy::DECISION_THRESHOLDS_PP
+        .iter()
+        .any(|&pp| (pp / 100.0 - threshold).abs() < 1e-12);
+    let no_figure = match (on_kept_threshold, &note) {
+        (false, _) => "- (averaged figures are at 0, 5 and 10 pp)",
+        (true, Some(_)) => "- (see the note below)",
+        (true, None) => "-",
+    };
     let replay_line = focused_rows(app)
         .and_then(|rows| rows.get(app.view.budget))
         .map_or(String::new(), |r| {
@@ -100,10 +110,7 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
                 format!(
                     "pair decisions at {}: proxy right {}",
                     pp(threshold),
-                    proxy_right.map_or_else(
-                        || "- (averaged figures are at 0, 5 and 10 pp)".to_string(),
-                        percent
-                    )
+                    proxy_right.map_or_else(|| no_figure.to_string(), percent)
                 ),
                 theme.accent(),
             ),
