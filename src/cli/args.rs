@@ -107,8 +107,14 @@ pub struct ExploreFlags {
     /// Open with this policy preset (as the config's `preset`; `p` switches it inside).
     #[arg(long, value_name = "NAME", conflicts_with = "session")]
     pub preset: Option<String>,
-    /// Open with these thresholds in percentage points (as the config's `thresholds`).
-    #[arg(long, value_name = "PP,…", conflicts_with = "session")]
+    /// Open with these thresholds in percentage points (as the config's `thresholds`; a negative one
+    /// is a non-inferiority margin).
+    #[arg(
+        long,
+        value_name = "PP,…",
+        conflicts_with = "session",
+        allow_hyphen_values = true
+    )]
     pub thresholds: Option<String>,
     /// Orders per directed pair (as the config's `orders`).
     #[arg(long, value_name = "N", conflicts_with = "session")]
@@ -737,8 +743,14 @@ pub struct PolicyArgs {
     /// Multiplicity adjustment over the family at each budget: none, bonferroni, holm, bh, e-bh.
     #[arg(long, value_name = "METHOD", default_value = "none")]
     pub adjust: String,
-    /// Thresholds in percentage points.
-    #[arg(long, value_name = "PP,…", default_value = "0,5,10")]
+    /// Thresholds in percentage points; a negative one is a non-inferiority margin (−2: promote a
+    /// system at most 2 pp worse).
+    #[arg(
+        long,
+        value_name = "PP,…",
+        default_value = "0,5,10",
+        allow_hyphen_values = true
+    )]
     pub thresholds: String,
     /// Orders per directed pair.
     #[arg(long, value_name = "N", default_value_t = 500)]
@@ -881,7 +893,12 @@ pub struct EarlyArgs {
     #[arg(long, value_name = "FILE")]
     pub predictions: Option<PathBuf>,
     /// Pair-decision threshold for the leaderboard agreement, in percentage points.
-    #[arg(long, value_name = "PP", default_value_t = 0.0)]
+    #[arg(
+        long,
+        value_name = "PP",
+        default_value_t = 0.0,
+        allow_negative_numbers = true
+    )]
     pub delta: f64,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -1169,8 +1186,14 @@ pub struct LiveArgs {
     pub rule: Option<String>,
     #[command(flatten)]
     pub tuning: RuleTuning,
-    /// Thresholds in percentage points (one record each).
-    #[arg(long, value_name = "PP,…", default_value = "0")]
+    /// Thresholds in percentage points (one record each; a negative one is a non-inferiority
+    /// margin).
+    #[arg(
+        long,
+        value_name = "PP,…",
+        default_value = "0",
+        allow_hyphen_values = true
+    )]
     pub thresholds: String,
     /// Bootstrap tails: exact or mc:B.
     #[arg(long, value_name = "MODE", default_value = "exact")]

@@ -54,29 +54,31 @@ pub const EPSILON: f64 = 1e-9;
 /// Fractions are stored in units of 1/10,000.
 pub const FRACTION_UNITS: u32 = 10_000;
 
-/// Improvement threshold δ, in hundredths of a percentage point (5 pp = 500).
+/// Improvement threshold δ, in hundredths of a percentage point (5 pp = 500). A negative one is a
+/// non-inferiority margin (SPEC §2: any value): −2 pp promotes a system that is at most 2 pp worse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Threshold(pub u32);
+pub struct Threshold(pub i32);
 
 impl Threshold {
-    /// From percentage points; must be in [0, 100) and a multiple of 0.01 pp.
+    /// From percentage points; must be in (−100, 100) and a multiple of 0.01 pp. A difference of
+    /// scores lies in [−1, 1], so ±100 pp would leave one decision certain before any outcome.
     pub fn from_pp(pp: f64) -> Result<Self, SettingError> {
         let out_of_range = |allowed| SettingError::OutOfRange {
             what: "threshold".to_string(),
             value: pp.to_string(),
             allowed,
         };
-        if !pp.is_finite() || !(0.0..100.0).contains(&pp) {
-            return Err(out_of_range("must be in [0, 100) percentage points"));
+        if !pp.is_finite() || pp <= -100.0 || pp >= 100.0 {
+            return Err(out_of_range("must be in (-100, 100) percentage points"));
         }
         let units = (pp * 100.0).round();
         if (units - pp * 100.0).abs() > 1e-6 {
             return Err(out_of_range("must be a multiple of 0.01 percentage points"));
         }
-        Ok(Threshold(units as u32))
+        Ok(Threshold(units as i32))
     }
 
-    /// δ as a difference of scores in [0, 1).
+    /// δ as a difference of scores in (−1, 1).
     pub fn delta(self) -> f64 {
         f64::from(self.0) / 10_000.0
     }
@@ -856,11 +858,11 @@ impl ReplaySettings {
         if self.thresholds.windows(2).any(|w| w[0] >= w[1]) {
             return Err(Inconsistent("thresholds must be ascending without repeats"));
         }
-        if let Some(t) = self.thresholds.iter().find(|t| t.0 >= 10_000) {
+        if let Some(t) = self.thresholds.iter().find(|t| t.0.abs() >= 10_000) {
             return Err(SettingError::OutOfRange {
                 what: "threshold".to_string(),
                 value: trim_number(t.pp()),
-                allowed: "must be below 100 pp",
+                allowed: "must be in (-100, 100) pp",
             });
         }
         if self.grid.is_empty() {
@@ -1085,13 +1087,21 @@ mod tests {
             vec![Threshold(0), Threshold(500), Threshold(1000)]
         );
         assert_eq!(Threshold::from_pp(2.5).unwrap().delta(), 0.025);
-        assert!(
-            Threshold::from_pp(100.0)
-                .unwrap_err()
-                .to_string()
-                .contains("[0, 100)")
+        for edge in [100.0, -100.0, f64::NAN] {
+            assert!(
+                Threshold::from_pp(edge)
+                    .unwrap_err()
+                    .to_string()
+                    .contains("(-100, 100)")
+            );
+        }
+        // A negative threshold is a non-inferiority margin (SPEC §2: any value); sorted below 0.
+        assert_eq!(Threshold::from_pp(-2.5).unwrap(), Threshold(-250));
+        assert_eq!(Threshold::from_pp(-2.5).unwrap().delta(), -0.025);
+        assert_eq!(
+            parse_thresholds("5,-2,0").unwrap(),
+            vec![Threshold(-200), Threshold(0), Threshold(500)]
         );
-        assert!(Threshold::from_pp(-1.0).is_err());
         assert!(
             Threshold::from_pp(1.234)
                 .unwrap_err()

@@ -17,7 +17,7 @@ use crate::engine::walk::detail::{PairDetail, pair_detail};
 use crate::engine::{Policy, Replay, ReplayError};
 
 /// Threshold sets the `t` key cycles through (hundredths of a percentage point).
-pub const THRESHOLD_SETS: [&[u32]; 5] = [
+pub const THRESHOLD_SETS: [&[i32]; 5] = [
     &[0, 500, 1000],
     &[0],
     &[500],
@@ -70,7 +70,7 @@ pub struct ComputeKey {
     #[serde(default)]
     pub adjust: Adjust,
     /// Thresholds in hundredths of a percentage point.
-    pub thresholds: Vec<u32>,
+    pub thresholds: Vec<i32>,
     pub group_column: Option<String>,
     /// Restrict the record to these groups of the group column (empty: all groups).
     pub group_filter: Vec<String>,
@@ -605,7 +605,7 @@ impl App {
     pub fn default_compute(
         dataset: &Dataset,
         preset: Preset,
-        thresholds: Vec<u32>,
+        thresholds: Vec<i32>,
         orders: u32,
     ) -> ComputeKey {
         ComputeKey {

@@ -30,7 +30,7 @@ pub struct Config {
     pub theme: ThemeName,
     pub preset: Preset,
     /// Hundredths of a percentage point.
-    pub thresholds: Vec<u32>,
+    pub thresholds: Vec<i32>,
     pub orders: u32,
     /// 0 for exact.
     pub bootstrap_resamples: u32,
@@ -413,7 +413,7 @@ mod tests {
             parse_config("thresholds = [120]", "c.toml")
                 .unwrap_err()
                 .to_string(),
-            "c.toml: key 'thresholds': threshold '120' must be in [0, 100) percentage points"
+            "c.toml: key 'thresholds': threshold '120' must be in (-100, 100) percentage points"
         );
         let unknown = parse_config("colour = \"red\"", "c.toml")
             .unwrap_err()

@@ -1459,3 +1459,86 @@ fn rule_flags_no_policy_reads_are_noted() {
         stderr(&forced)
     );
 }
+
+/// A negative threshold is a non-inferiority margin (SPEC §2: any value allowed; it was refused as
+/// outside [0, 100)): at −5 pp a system at most 5 pp worse is promoted. The completed decisions
+/// follow Δ_full > δ, mirror the reverse pair's at +5 pp, and adding the margin changes no row of
+/// the other thresholds, under the bootstrap and §9a alike.
+#[test]
+fn a_negative_threshold_is_a_non_inferiority_margin() {
+    let sample = sample("swe_repair.csv");
+    for preset in ["primary", "anytime"] {
+        let json = |thresholds: &str| -> serde_json::Value {
+            let output = pareval(&[
+                "replay",
+                &sample,
+                "--preset",
+                preset,
+                "--orders",
+                "6",
+                "--thresholds",
+                thresholds,
+                "--pairs-at",
+                "0.5",
+                "--format",
+                "json",
+            ]);
+            assert!(output.status.success(), "{}", stderr(&output));
+            serde_json::from_slice(&output.stdout).expect("json")
+        };
+        let with_margin = json("-5,0,5");
+        let without = json("0,5");
+        let pairs = with_margin["pairs_at"][0]["pairs"]
+            .as_array()
+            .expect("pairs");
+        let completed: HashMap<(String, String, i64), (f64, String)> = pairs
+            .iter()
+            .map(|p| {
+                (
+                    (
+                        p["tested"].as_str().expect("tested").to_string(),
+                        p["baseline"].as_str().expect("baseline").to_string(),
+                        p["threshold_pp"].as_f64().expect("pp") as i64,
+                    ),
+                    (
+                        p["delta_full"].as_f64().expect("delta"),
+                        p["completed"].as_str().expect("completed").to_string(),
+                    ),
+                )
+            })
+            .collect();
+        let mut margins = 0;
+        for ((tested, baseline, pp), (delta, decision)) in &completed {
+            if *pp != -5 {
+                continue;
+            }
+            margins += 1;
+            let promotes = *delta > -0.05 + 1e-9;
+            assert_eq!(decision, if promotes { "promote" } else { "reject" });
+            let (_, reverse) = &completed[&(baseline.clone(), tested.clone(), 5)];
+            if (delta + 0.05).abs() > 1e-9 {
+                assert_eq!(promotes, reverse == "reject", "{tested} vs {baseline}");
+            }
+        }
+        assert_eq!(margins, 380);
+        // Some pair is promoted at −5 pp and rejected at 0 pp: the margin changes decisions.
+        assert!(completed.iter().any(|((t, b, pp), (_, d))| *pp == -5
+            && d == "promote"
+            && completed[&(t.clone(), b.clone(), 0)].1 == "reject"));
+        let rows = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+            v["results"]
+                .as_array()
+                .expect("results")
+                .iter()
+                .filter(|r| r["threshold_pp"].as_f64() != Some(-5.0))
+                .map(|r| r["rows"].clone())
+                .collect()
+        };
+        assert_eq!(rows(&with_margin), rows(&without), "{preset}");
+    }
+    // Out of range either way: a difference of scores lies in [−1, 1].
+    assert_refused(
+        &pareval(&["replay", &sample, "--thresholds", "-100,0"]),
+        "threshold '-100' must be in (-100, 100) percentage points",
+    );
+}

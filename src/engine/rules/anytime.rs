@@ -136,7 +136,7 @@ impl AnytimeState {
     }
 
     /// [`AnytimeState::reset`] with one pair of tests per null value μ (any value in [−1, 1], where
-    /// thresholds are ≥ 0): the confidence band tests a whole grid of them.
+    /// thresholds are in (−1, 1)): the confidence band tests a whole grid of them.
     pub(crate) fn reset_nulls(&mut self, total: u32, nulls: impl Iterator<Item = f64>) {
         self.total = total;
         self.observed = 0;

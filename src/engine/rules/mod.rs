@@ -946,7 +946,7 @@ mod tests {
         }
     }
 
-    fn context(rule: Rule, tail: u32, thresholds: &[u32]) -> RuleContext {
+    fn context(rule: Rule, tail: u32, thresholds: &[i32]) -> RuleContext {
         let policy = Policy {
             order: OrderKind::Uniform,
             coverage_gate: true,

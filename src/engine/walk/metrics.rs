@@ -275,7 +275,8 @@ pub fn unresolved_interval(
         return (mean, mean);
     }
     let mut rng = StreamKey::new(seed, "unresolved-interval")
-        .u64(u64::from(threshold.0))
+        // Sign-extended, so a threshold ≥ 0 keeps the stream it always had.
+        .u64(i64::from(threshold.0) as u64)
         .u64(u64::from(budget.0))
         .rng();
     // Plain loops over a local generator, so its state stays in registers (2,000 × pairs draws).
