@@ -1166,11 +1166,36 @@ fn plan_command(args: &args::PlanArgs, out: &mut impl Write) -> Result<(), CliEr
     use crate::plan::{PlanOrder, draw_plan};
     let order = PlanOrder::parse(&args.order).map_err(|e| CliError::Input(e.to_string()))?;
     let list = crate::data::task_list::load_task_list(&args.tasks, args.group_col.as_deref())?;
-    let reference = args
-        .reference
-        .as_ref()
-        .map(|path| load(std::slice::from_ref(path), &LoadOptions::default()))
-        .transpose()?;
+    // Only neyman reads a reference record: under another order it changed nothing, unsaid.
+    let reference = match (&args.reference, order) {
+        (Some(path), PlanOrder::Neyman) => {
+            Some(load(std::slice::from_ref(path), &LoadOptions::default())?)
+        }
+        (Some(path), _) => {
+            eprintln!(
+                "note: --reference {} is not read: only --order neyman takes each group's spread from a reference record, and this plan's order is {}",
+                crate::data::error::quote(&path.display().to_string()),
+                order.name()
+            );
+            None
+        }
+        (None, _) => None,
+    };
+    if order == PlanOrder::CheapFirst {
+        // Tasks without the cost (or, with no cost column, the seconds) go last, in name order.
+        let (key, name) = match (&list.cost, &list.seconds) {
+            (Some(cost), _) => (Some(cost), "cost_usd"),
+            (None, Some(seconds)) => (Some(seconds), "seconds"),
+            (None, None) => (None, ""),
+        };
+        let unknown = key.map_or(0, |values| values.iter().filter(|v| v.is_nan()).count());
+        if unknown > 0 {
+            eprintln!(
+                "note: {unknown} of {} tasks have no {name}: cheap-first puts them last, in name order",
+                list.tasks.len()
+            );
+        }
+    }
     let plan = draw_plan(&list, order, args.seed, reference.as_ref())
         .map_err(|e| CliError::Input(e.to_string()))?;
     let outputs: Vec<(&str, &std::path::Path)> = [("--out", &args.out), ("--ids", &args.ids)]

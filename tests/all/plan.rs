@@ -539,3 +539,41 @@ fn a_task_list_group_literally_called_none_is_not_merged_with_tasks_without_one(
         serde_json::json!([["(no value)", 1], ["(none)", 2], ["x", 1]])
     );
 }
+
+/// `plan --reference` under an order other than neyman was read and passed over, and cheap-first
+/// put tasks without a cost last, both without a word: each is noted on stderr now.
+#[test]
+fn plan_notes_a_reference_it_does_not_read_and_tasks_without_a_cost() {
+    let dir = temp_dir("plan-notes");
+    let list = dir.join("tasks.csv");
+    std::fs::write(&list, "task,group,cost_usd\na,x,1\nb,x,\nc,y,2\nd,y,\n").expect("write");
+    let list = list.display().to_string();
+    let output = pareval(&[
+        "plan",
+        &list,
+        "--order",
+        "cheap-first",
+        "--reference",
+        "sample_runs/swe_repair.csv",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let notes = stderr(&output);
+    assert!(
+        notes.contains("note: --reference 'sample_runs/swe_repair.csv' is not read: only --order neyman takes each group's spread from a reference record, and this plan's order is cheap-first"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains(
+            "note: 2 of 4 tasks have no cost_usd: cheap-first puts them last, in name order"
+        ),
+        "{notes}"
+    );
+    // Not read, so a reference that is no record is no error either.
+    let quiet = pareval(&["plan", &list, "--reference", "/nonexistent/ref.csv"]);
+    assert!(quiet.status.success(), "{}", stderr(&quiet));
+    assert!(
+        !stderr(&quiet).contains("no cost_usd"),
+        "{}",
+        stderr(&quiet)
+    );
+}
