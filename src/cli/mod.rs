@@ -918,16 +918,24 @@ fn proxy_command(args: &ProxyArgs, out: &mut impl Write) -> Result<(), CliError>
     } else {
         let matrix = ProxyMatrix::new(&dataset, group.as_deref())?;
         // Each list item parsed, an error prefixed by its flag.
-        fn parse_list<T>(
+        fn parse_list<T: PartialEq>(
             items: &[String],
             flag: &str,
             parse: impl Fn(&str) -> Result<T, crate::proxy::ProxyError>,
         ) -> Result<Vec<T>, CliError> {
-            items
+            let parsed = items
                 .iter()
                 .map(|item| parse(item.trim()))
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| CliError::Input(format!("{flag}: {e}")))
+                .map_err(|e| CliError::Input(format!("{flag}: {e}")))?;
+            // A name given twice printed its rows twice.
+            if let Some(i) = (1..parsed.len()).find(|&i| parsed[..i].contains(&parsed[i])) {
+                return Err(CliError::Input(format!(
+                    "{flag}: '{}' is listed twice",
+                    items[i].trim()
+                )));
+            }
+            Ok(parsed)
         }
         let methods = parse_list(&args.method, "--method", Method::parse)?;
         let protocols = parse_list(&args.protocol, "--protocol", Protocol::parse)?;

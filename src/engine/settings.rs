@@ -1024,9 +1024,11 @@ pub fn parse_grid(text: &str) -> Result<Vec<Fraction>, SettingError> {
                 .map(Fraction)
                 .collect::<Vec<_>>()
         }
+        // A budget of 0 is refused as one above 1 is, with one interval (it said "[0, 1]" for 1.5
+        // and "(0, 1]" for 0).
         [_] => text
             .split(',')
-            .map(|item| Fraction::parse(item, "budget"))
+            .map(|item| Fraction::parse_budget(item, "budget"))
             .collect::<Result<Vec<_>, _>>()?,
         _ => {
             return Err(bad_form(

@@ -101,8 +101,10 @@ pub fn evaluate_protocols(
     }
     let sizes = sizes.resolve(matrix.n_tasks)?;
     let mut rows = Vec::new();
+    let mut notes = Vec::new();
     for &protocol in protocols {
         let rounds = folds(matrix, protocol, settings.splits, settings.seed)?;
+        notes.extend(unpredicted_note(matrix, protocol, &rounds));
         let largest = sizes.iter().map(|&(_, k)| k).max().unwrap_or(1);
         let paths = methods
             .contains(&Method::GreedyK)
@@ -142,10 +144,7 @@ pub fn evaluate_protocols(
             }
         }
     }
-    let notes = rows
-        .iter()
-        .filter_map(|row| row.result.fold_note())
-        .collect();
+    notes.extend(rows.iter().filter_map(|row| row.result.fold_note()));
     Ok(ProxyEvaluation {
         tasks: matrix.n_tasks,
         tasks_left_out: matrix.left_out,
@@ -153,6 +152,47 @@ pub fn evaluate_protocols(
         results: rows,
         notes,
     })
+}
+
+/// Systems that no fold of a scaffold protocol holds out, named: a fold needs at least two systems
+/// to train on (within a scaffold, two others of the system's own; leaving a scaffold out, two of
+/// the others), so its figures are over fewer systems than the record has, which went unsaid.
+fn unpredicted_note(
+    matrix: &ProxyMatrix,
+    protocol: Protocol,
+    rounds: &[Vec<super::Fold>],
+) -> Option<String> {
+    if !matches!(protocol, Protocol::WithinScaffold | Protocol::Loso) {
+        return None;
+    }
+    let mut predicted = vec![false; matrix.systems.len()];
+    for fold in rounds.iter().flatten() {
+        for &system in &fold.test {
+            predicted[system] = true;
+        }
+    }
+    let missing: Vec<String> = matrix
+        .systems
+        .iter()
+        .zip(&predicted)
+        .filter(|(_, p)| !**p)
+        .map(|(name, _)| crate::data::error::quote(name))
+        .collect();
+    if missing.is_empty() {
+        return None;
+    }
+    let shown = if missing.len() > 5 {
+        format!("{}, …", missing[..5].join(", "))
+    } else {
+        missing.join(", ")
+    };
+    Some(format!(
+        "{}: {} of {} systems are not predicted, no fold having at least 2 systems to train on without them ({shown}); its figures are over the other {}",
+        protocol.name(),
+        missing.len(),
+        matrix.systems.len(),
+        matrix.systems.len() - missing.len()
+    ))
 }
 
 /// Mean and population standard deviation of the values a metric has over seeds (None without any).

@@ -396,7 +396,7 @@ fn a_negative_number_reaches_the_check_that_names_the_range() {
     for (args, said) in [
         (
             vec!["proxy", records.as_ref(), "--budget", "-0.2"],
-            "--budget: budget '-0.2' must be in [0, 1]",
+            "--budget: budget '-0.2' must be in (0, 1]",
         ),
         (
             vec![

@@ -1542,3 +1542,53 @@ fn a_negative_threshold_is_a_non_inferiority_margin() {
         "threshold '-100' must be in (-100, 100) percentage points",
     );
 }
+
+/// A scaffold protocol holds a system out only where at least two systems remain to train on, so
+/// within a scaffold a system without two scaffold mates was never predicted, and the figures were
+/// over fewer systems than the record has, unsaid: a note names them. And a method given twice
+/// printed its rows twice (now refused), and a budget of 1.5 was told "[0, 1]" where 0 was "(0, 1]".
+#[test]
+fn proxy_names_systems_its_protocol_never_predicts() {
+    let dir = temp_dir("proxy-unpredicted");
+    let path = dir.join("records.csv");
+    let mut text = String::from("system,task,outcome,scaffold\n");
+    for (s, (system, scaffold)) in [("a", "X"), ("b", "X"), ("c", "X"), ("d", "Y"), ("e", "Z")]
+        .iter()
+        .enumerate()
+    {
+        for t in 0..12 {
+            text.push_str(&format!(
+                "{system},t{t},{},{scaffold}\n",
+                (t * (s + 2) / 5) % 2
+            ));
+        }
+    }
+    std::fs::write(&path, text).expect("write");
+    let path = path.display().to_string();
+    let output = pareval(&[
+        "proxy",
+        &path,
+        "--protocol",
+        "within-scaffold,loso",
+        "--method",
+        "random",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let flat = crate::common::flat(&stdout(&output));
+    assert!(
+        flat.contains("note: within-scaffold: 2 of 5 systems are not predicted, no fold having at least 2 systems to train on without them ('d', 'e'); its figures are over the other 3"),
+        "{flat}"
+    );
+    // Leaving a scaffold out keeps at least two systems to train on here: every one is predicted.
+    assert!(!flat.contains("note: loso:"), "{flat}");
+    assert_refused(
+        &pareval(&["proxy", &path, "--method", "random,midrange,random"]),
+        "--method: 'random' is listed twice",
+    );
+    for budget in ["1.5", "0"] {
+        assert_refused(
+            &pareval(&["proxy", &path, "--budget", budget]),
+            &format!("budget '{budget}' must be in (0, 1]"),
+        );
+    }
+}
