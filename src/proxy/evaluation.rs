@@ -101,7 +101,15 @@ pub fn evaluate_protocols(
     }
     let sizes = sizes.resolve(matrix.n_tasks)?;
     let mut rows = Vec::new();
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = matrix.coverage_note.iter().cloned().collect();
+    // A subset of every task is the benchmark itself: its perfect figures say nothing of a proxy.
+    if let Some(&(budget, _)) = sizes.iter().find(|&&(_, size)| size >= matrix.n_tasks) {
+        notes.push(format!(
+            "at {}the subset holds all {} tasks every system has: it is the benchmark itself, so its figures say nothing of a proxy",
+            budget.map_or(String::new(), |b| format!("{} ", crate::format::percent(b))),
+            matrix.n_tasks
+        ));
+    }
     for &protocol in protocols {
         let rounds = folds(matrix, protocol, settings.splits, settings.seed)?;
         notes.extend(unpredicted_note(matrix, protocol, &rounds));

@@ -138,6 +138,9 @@ pub struct ProxyMatrix {
     pub full: Vec<f64>,
     /// Tasks of the record left out because some system lacks them.
     pub left_out: usize,
+    /// When tasks are left out: how many, and the system with the fewest tasks, which a reader
+    /// would otherwise have to find (one system with one task left one task of 50).
+    pub coverage_note: Option<String>,
 }
 
 impl ProxyMatrix {
@@ -197,6 +200,24 @@ impl ProxyMatrix {
                 .collect()
         });
         let info = |s: &usize| &dataset.systems[*s];
+        let coverage_note = (k < dataset.n_tasks()).then(|| {
+            let covered = |s: usize| {
+                (0..dataset.n_tasks())
+                    .filter(|&t| dataset.outcome(s, t).is_some())
+                    .count()
+            };
+            let (fewest, count) = systems
+                .iter()
+                .map(|&s| (s, covered(s)))
+                .min_by_key(|&(s, count)| (count, info(&s).name.clone()))
+                .unwrap_or((0, 0));
+            format!(
+                "{} of {} tasks are left out, as some system has no outcome on them; the fewest: {} with {count} (--min-system-coverage F leaves out systems with less than that share of the tasks)",
+                dataset.n_tasks() - k,
+                dataset.n_tasks(),
+                crate::data::error::quote(&info(&fewest).name)
+            )
+        });
         Ok(ProxyMatrix {
             systems: systems.iter().map(|s| info(s).name.clone()).collect(),
             scaffolds: systems.iter().map(|s| info(s).scaffold.clone()).collect(),
@@ -207,6 +228,7 @@ impl ProxyMatrix {
             task_cost,
             full,
             left_out: dataset.n_tasks() - k,
+            coverage_note,
         })
     }
 
@@ -800,6 +822,7 @@ mod tests {
             task_cost: None,
             full,
             left_out: 0,
+            coverage_note: None,
         }
     }
 

@@ -550,7 +550,7 @@ pub fn leave_one_model_out(
             mae_pp_sd,
         });
     }
-    let mut notes = Vec::new();
+    let mut notes: Vec<String> = matrix.coverage_note.iter().cloned().collect();
     if !capped.is_empty() {
         notes.push(format!(
             "--pace-size {} asks more than the {} source instances every model has: read as {}, the whole pool (one row)",

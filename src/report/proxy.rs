@@ -65,9 +65,10 @@ impl Render for ProxyReport {
     fn write_text<W: Write>(&self, out: &mut W, width: usize) -> io::Result<()> {
         writeln!(
             out,
-            "{} systems · {} tasks with an outcome for every system{}",
+            "{} systems · {} task{} with an outcome for every system{}",
             self.systems,
             self.tasks,
+            if self.tasks == 1 { "" } else { "s" },
             if self.tasks_left_out > 0 {
                 format!(
                     " ({} task{} left out)",

@@ -1592,3 +1592,35 @@ fn proxy_names_systems_its_protocol_never_predicts() {
         );
     }
 }
+
+/// One system with an outcome on one task of fifty left the proxy one task: its subset was the
+/// whole (one-task) benchmark and printed ρ 1.000 with only "49 tasks left out" to go by. The notes
+/// now name the system with the fewest tasks and say that such a subset is the benchmark itself.
+#[test]
+fn proxy_names_the_system_that_leaves_tasks_out() {
+    let dir = temp_dir("proxy-sparse-system");
+    let path = dir.join("records.csv");
+    let mut text = String::from("system,task,outcome\n");
+    for s in 0..4 {
+        for t in 0..20 {
+            text.push_str(&format!("s{s},t{t},{}\n", (t * (s + 1) / 3) % 2));
+        }
+    }
+    text.push_str("sparse,t0,1\n");
+    std::fs::write(&path, text).expect("write");
+    let output = pareval(&["proxy", &path.display().to_string(), "--method", "random"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let flat = crate::common::flat(&stdout(&output));
+    assert!(
+        flat.contains("5 systems · 1 task with an outcome"),
+        "{flat}"
+    );
+    assert!(
+        flat.contains("note: 19 of 20 tasks are left out, as some system has no outcome on them; the fewest: 'sparse' with 1 (--min-system-coverage F leaves out systems with less than that share of the tasks)"),
+        "{flat}"
+    );
+    assert!(
+        flat.contains("note: at 25% the subset holds all 1 tasks every system has: it is the benchmark itself, so its figures say nothing of a proxy"),
+        "{flat}"
+    );
+}
