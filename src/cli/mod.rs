@@ -1199,8 +1199,9 @@ fn plan_command(args: &args::PlanArgs, out: &mut impl Write) -> Result<(), CliEr
         let unknown = key.map_or(0, |values| values.iter().filter(|v| v.is_nan()).count());
         if unknown > 0 {
             eprintln!(
-                "note: {unknown} of {} tasks have no {name}: cheap-first puts them last, in name order",
-                list.tasks.len()
+                "note: {unknown} of {} tasks {} no {name}: cheap-first puts them last, in name order",
+                list.tasks.len(),
+                if unknown == 1 { "has" } else { "have" }
             );
         }
     }

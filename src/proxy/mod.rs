@@ -212,10 +212,11 @@ impl ProxyMatrix {
                 .min_by_key(|&(s, count)| (count, info(&s).name.clone()))
                 .unwrap_or((0, 0));
             format!(
-                "{} of {} tasks are left out, as some system has no outcome on them; the fewest: {} with {count} (--min-system-coverage F leaves out systems with less than that share of the tasks)",
+                "{} of {} tasks are left out, as some system has no outcome on them; the fewest: {} with {count} task{} (--min-system-coverage F leaves out systems with less than that share of the tasks)",
                 dataset.n_tasks() - k,
                 dataset.n_tasks(),
-                crate::data::error::quote(&info(&fewest).name)
+                crate::data::error::quote(&info(&fewest).name),
+                if count == 1 { "" } else { "s" }
             )
         });
         Ok(ProxyMatrix {

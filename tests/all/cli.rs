@@ -867,10 +867,9 @@ fn halt_s_idle_exit_is_a_number_of_seconds_and_proxy_s_size_replaces_the_budget(
     );
 }
 
-#[test]
-fn a_budget_limit_says_it_must_be_above_0_whether_it_was_0_or_2() {
-    // "--budget '2' must be in [0, 1]" while 0 was refused too, with other words.
-    let plan = temp_dir("budget-words").join("plan.csv");
+/// A stratified plan of the bundled sample run, drawn into a fresh folder `name`: its path.
+fn sample_plan(name: &str) -> String {
+    let plan = temp_dir(name).join("plan.csv");
     let drawn = pareval(&[
         "plan",
         "sample_runs/swe_repair.csv",
@@ -878,7 +877,13 @@ fn a_budget_limit_says_it_must_be_above_0_whether_it_was_0_or_2() {
         &plan.display().to_string(),
     ]);
     assert!(drawn.status.success(), "{}", stderr(&drawn));
-    let plan = plan.display().to_string();
+    plan.display().to_string()
+}
+
+#[test]
+fn a_budget_limit_says_it_must_be_above_0_whether_it_was_0_or_2() {
+    // "--budget '2' must be in [0, 1]" while 0 was refused too, with other words.
+    let plan = sample_plan("budget-words");
     for budget in ["0", "2", "-0.5"] {
         for command in [
             vec![
@@ -915,15 +920,7 @@ fn a_budget_limit_says_it_must_be_above_0_whether_it_was_0_or_2() {
 /// commands note it on stderr as replay does (watch also among its notices).
 #[test]
 fn a_live_rule_flag_the_rule_does_not_read_is_noted() {
-    let plan = temp_dir("live-unused-flag").join("plan.csv");
-    let drawn = pareval(&[
-        "plan",
-        "sample_runs/swe_repair.csv",
-        "--out",
-        &plan.display().to_string(),
-    ]);
-    assert!(drawn.status.success(), "{}", stderr(&drawn));
-    let plan = plan.display().to_string();
+    let plan = sample_plan("live-unused-flag");
     let decide = |extra: &[&str]| {
         let mut args = vec![
             "decide",

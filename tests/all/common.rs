@@ -116,8 +116,12 @@ fn every_test_folder_name_is_used_once() {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/all");
     for entry in std::fs::read_dir(&folder).expect("tests/all").flatten() {
         let text = std::fs::read_to_string(entry.path()).expect("a test file");
-        for (at, _) in text.match_indices("temp_dir(\"") {
-            let rest = &text[at + "temp_dir(\"".len()..];
+        // Helpers that pass their name on to `temp_dir` count too.
+        let calls = ["temp_dir(\"", "sample_plan(\""]
+            .iter()
+            .flat_map(|call| text.match_indices(call).map(move |(at, _)| at + call.len()));
+        for start in calls {
+            let rest = &text[start..];
             let name = &rest[..rest.find('"').expect("a closing quote")];
             if let Some(first) = seen.insert(name.to_string(), entry.file_name()) {
                 panic!(

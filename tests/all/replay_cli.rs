@@ -1616,7 +1616,7 @@ fn proxy_names_the_system_that_leaves_tasks_out() {
         "{flat}"
     );
     assert!(
-        flat.contains("note: 19 of 20 tasks are left out, as some system has no outcome on them; the fewest: 'sparse' with 1 (--min-system-coverage F leaves out systems with less than that share of the tasks)"),
+        flat.contains("note: 19 of 20 tasks are left out, as some system has no outcome on them; the fewest: 'sparse' with 1 task (--min-system-coverage F leaves out systems with less than that share of the tasks)"),
         "{flat}"
     );
     assert!(
