@@ -356,6 +356,19 @@ def test_wrapper_passes_serve_options_that_start_with_a_dash(pareval_bin, plan_f
     assert len(said) == 2 and all("after 30 of 100 planned tasks" in line for line in said), done.stdout
 
 
+def test_a_non_inferiority_margin_reaches_pareval(pareval_bin, plan_factory, tmp_path):
+    # A negative threshold (promote a system at most 5 pp worse) starts with a dash: argparse took
+    # `--thresholds -5,0` for an option of its own and refused it.
+    plan_file, _ = plan_factory(ids(100))
+    spec = f"{Path(stand_in.__file__)}@stand_in"
+    done = _wrapper(spec, plan_file, tmp_path, "--tested", STRONG, "--baseline", WEAK,
+                    "--rule", "anytime", "--thresholds", "-5,0",
+                    inspect=("-T", "n=100", "--max-samples", "4"))
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stdout.splitlines() if "stopped early" in line]
+    assert len(said) == 2 and all("promote" in line for line in said), done.stdout
+
+
 def test_wrapper_says_when_the_eval_was_interrupted(pareval_bin, plan_factory, tmp_path):
     """Ctrl-C under --display none: Inspect's eval() returns no logs; that is not a success."""
     import signal

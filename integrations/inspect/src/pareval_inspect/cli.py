@@ -144,13 +144,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _glue_serve_args(tokens: list[str]) -> list[str]:
-    """`--serve-arg --budget` as `--serve-arg=--budget`: argparse takes a value that starts with a
-    dash for an option of its own and refuses it, and every `pareval serve` option starts with one."""
+    """`--serve-arg --budget` as `--serve-arg=--budget`, and `--thresholds -5,0` as
+    `--thresholds=-5,0`: argparse takes a value that starts with a dash for an option of its own and
+    refuses it, and every `pareval serve` option starts with one, as a non-inferiority margin does."""
     glued: list[str] = []
     i = 0
     while i < len(tokens):
-        if tokens[i] == "--serve-arg" and i + 1 < len(tokens):
-            glued.append(f"--serve-arg={tokens[i + 1]}")
+        if tokens[i] in ("--serve-arg", "--thresholds") and i + 1 < len(tokens):
+            glued.append(f"{tokens[i]}={tokens[i + 1]}")
             i += 2
         else:
             glued.append(tokens[i])
