@@ -2464,6 +2464,11 @@ fn a_running_inspect_log_holds_a_sample_until_all_its_epochs_are_in() {
         ),
         "{said}"
     );
+    // One stop, in the singular ("1 samples were stopped early").
+    assert!(
+        said.contains("1 sample was stopped early by pareval (results.early_stopping)"),
+        "{said}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -713,8 +713,9 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     }
     if !stopped.is_empty() {
         notes.push(format!(
-            "{file}: {} samples were stopped early by {manager} (results.early_stopping): planned but not run, read as not attempted",
-            stopped.len()
+            "{file}: {} {} stopped early by {manager} (results.early_stopping): planned but not run, read as not attempted",
+            stopped.len(),
+            if stopped.len() == 1 { "sample was" } else { "samples were" }
         ));
     }
     if !matched && !sample_ids.is_empty() {
