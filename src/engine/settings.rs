@@ -1074,12 +1074,15 @@ mod tests {
         );
         assert_eq!(parse_grid("0.01:1:0.01").unwrap().len(), 100);
         assert!(parse_grid("0:0.5:0.1").is_err());
-        assert!(
-            parse_grid("1.5")
-                .unwrap_err()
-                .to_string()
-                .contains("must be in [0, 1]")
-        );
+        // 0 and 1.5 in one interval.
+        for outside in ["1.5", "0", "0.5,0"] {
+            assert!(
+                parse_grid(outside)
+                    .unwrap_err()
+                    .to_string()
+                    .contains("must be in (0, 1]")
+            );
+        }
     }
 
     #[test]
