@@ -91,6 +91,18 @@ impl Given {
     }
 }
 
+/// A `--thresholds` list: a leading minus is welcome (a non-inferiority margin), the next flag is
+/// not (`--thresholds --orders 10` took '--orders' for the list and '10' for a file).
+fn threshold_list(text: &str) -> Result<String, String> {
+    if text.starts_with("--") {
+        Err(format!(
+            "'{text}' is a flag, not a list of thresholds: give them in percentage points, e.g. --thresholds -5,0,5"
+        ))
+    } else {
+        Ok(text.to_string())
+    }
+}
+
 /// Explorer options, for `pareval [FILE…]` and `pareval explore`.
 #[derive(Debug, Args, Default)]
 pub struct ExploreFlags {
@@ -113,7 +125,8 @@ pub struct ExploreFlags {
         long,
         value_name = "PP,…",
         conflicts_with = "session",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = threshold_list
     )]
     pub thresholds: Option<String>,
     /// Orders per directed pair (as the config's `orders`).
@@ -749,7 +762,8 @@ pub struct PolicyArgs {
         long,
         value_name = "PP,…",
         default_value = "0,5,10",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = threshold_list
     )]
     pub thresholds: String,
     /// Orders per directed pair.
@@ -1192,7 +1206,8 @@ pub struct LiveArgs {
         long,
         value_name = "PP,…",
         default_value = "0",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = threshold_list
     )]
     pub thresholds: String,
     /// Bootstrap tails: exact or mc:B.

@@ -88,6 +88,13 @@ pub fn apply_overrides(
     }
     policy.family = Family::parse(flags.family).map_err(flag("--family"))?;
     policy.adjust = Adjust::parse(flags.adjust).map_err(flag("--adjust"))?;
+    // As replay's settings check says it; a live decision (decide, watch, serve, run) read the
+    // bootstrap's missing wealth as 0, so every baseline abstained.
+    if policy.adjust == Adjust::EBh && !policy.rule.is_anytime() {
+        return Err(CliError::Input(
+            "--adjust e-bh needs the anytime rule, whose wealths are its e-values".to_string(),
+        ));
+    }
     changed |= policy.decides_families();
     if let Some(looks) = flags.looks {
         policy.looks = Looks::parse(looks).map_err(flag("--looks"))?;
@@ -233,7 +240,9 @@ fn takes_bootstrap(policy: &Policy) -> bool {
     matches!(policy.rule, Rule::Bootstrap(_))
 }
 
-const RULE_FLAGS: [RuleFlag; 7] = [
+// The coverage share is not among them: the coverage-failure rate (and a live record's required
+// counts) read its quotas whether the gate is on or off.
+const RULE_FLAGS: [RuleFlag; 6] = [
     RuleFlag {
         id: "bootstrap",
         flag: "--bootstrap",
@@ -278,13 +287,6 @@ const RULE_FLAGS: [RuleFlag; 7] = [
         read_by: |policy| policy.construction() == Some(Construction::Stratified),
         because: rule_words,
     },
-    RuleFlag {
-        id: "coverage_share",
-        flag: "--coverage-share",
-        sets: "the coverage gate's quotas",
-        read_by: |policy| policy.coverage_gate,
-        because: |_| "the coverage gate is off".to_string(),
-    },
 ];
 
 /// The rule of a policy in a few words, for a note: the name, and for the anytime rule the
@@ -302,8 +304,7 @@ fn rule_words(policy: &Policy) -> String {
 }
 
 /// Notes for the rule flags the command line wrote that none of `policies` (label, policy) reads:
-/// `--bootstrap` under the anytime rule, `--bet-cap` under §9a, `--coverage-share` with the gate
-/// off… Such a flag changes nothing, and a user who wrote it expects it to: said rather than passed
+/// `--bootstrap` under the anytime rule, `--bet-cap` under §9a… Such a flag changes nothing, and a user who wrote it expects it to: said rather than passed
 /// over. A flag left at its default is never named.
 pub fn unused_rule_flags(given: &Given, policies: &[(&str, &Policy)]) -> Vec<String> {
     RULE_FLAGS

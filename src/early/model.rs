@@ -52,6 +52,11 @@ pub enum ModelError {
         longest: usize,
         suggest: usize,
     },
+    /// Every training trajectory has fewer than two steps: no --min-steps can help.
+    #[error(
+        "every training trajectory has at most {longest} step: a prefix model needs trajectories of 2 steps or more (one prefix before the outcome), whatever --min-steps says"
+    )]
+    TooShort { longest: usize },
     #[error("the training trajectories all end the same way, so there is nothing to learn")]
     OneOutcome,
     #[error("gradient boosting failed: {0}")]
@@ -259,11 +264,15 @@ impl OutcomeModels {
             .collect();
         if usable.is_empty() {
             let longest = train.iter().map(|t| t.len()).max().unwrap_or(0);
+            // Two steps are the fewest a prefix model can learn from (one prefix, one outcome):
+            // "no trajectory has 1 steps or more (the longest has 1)" contradicted itself.
+            if longest < 2 {
+                return Err(ModelError::TooShort { longest });
+            }
             return Err(ModelError::NoTrainingData {
-                min_steps: settings.min_steps,
+                min_steps: settings.min_steps.max(2),
                 longest,
-                // Two steps are the fewest a prefix model can learn from (one prefix, one outcome).
-                suggest: longest.max(2),
+                suggest: longest,
             });
         }
         if usable.iter().all(|t| t.success()) || !usable.iter().any(|t| t.success()) {

@@ -192,7 +192,11 @@ pub fn inner_curves(
             Ok(models) => models,
             // An inner fold whose training part has one outcome (or none long enough) leaves its
             // held-out trajectories off the curves; the others still choose.
-            Err(error @ (ModelError::OneOutcome | ModelError::NoTrainingData { .. })) => {
+            Err(
+                error @ (ModelError::OneOutcome
+                | ModelError::NoTrainingData { .. }
+                | ModelError::TooShort { .. }),
+            ) => {
                 unfit.push(error);
                 continue;
             }

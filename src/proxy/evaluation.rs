@@ -103,10 +103,10 @@ pub fn evaluate_protocols(
     let mut rows = Vec::new();
     let mut notes: Vec<String> = matrix.coverage_note.iter().cloned().collect();
     // A subset of every task is the benchmark itself: its perfect figures say nothing of a proxy.
-    if let Some(&(budget, _)) = sizes.iter().find(|&&(_, size)| size >= matrix.n_tasks) {
+    if let Some(&(budget, size)) = sizes.iter().find(|&&(_, size)| size >= matrix.n_tasks) {
         notes.push(format!(
-            "at {}the subset holds all {} tasks every system has: it is the benchmark itself, so its figures say nothing of a proxy",
-            budget.map_or(String::new(), |b| format!("{} ", crate::format::percent(b))),
+            "at {} the subset holds all {} tasks every system has: it is the benchmark itself, so its figures say nothing of a proxy",
+            budget.map_or(format!("--size {size}"), crate::format::percent),
             matrix.n_tasks
         ));
     }
@@ -194,12 +194,14 @@ fn unpredicted_note(
     } else {
         missing.join(", ")
     };
+    let rest = matrix.systems.len() - missing.len();
     Some(format!(
-        "{}: {} of {} systems are not predicted, no fold having at least 2 systems to train on without them ({shown}); its figures are over the other {}",
+        "{}: {} of {} systems {} not predicted, no fold having at least 2 systems to train on without them ({shown}); its figures are over the other {rest} system{}",
         protocol.name(),
         missing.len(),
         matrix.systems.len(),
-        matrix.systems.len() - missing.len()
+        if missing.len() == 1 { "is" } else { "are" },
+        if rest == 1 { "" } else { "s" }
     ))
 }
 

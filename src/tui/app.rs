@@ -1115,13 +1115,6 @@ impl App {
                 self.compute.coverage_gate = Some(!self.compute.policy().coverage_gate);
                 effects.push(self.recompute());
             }
-            Action::CycleCoverageShare if !self.compute.policy().coverage_gate => {
-                // The share scales the gate's quotas: with the gate off it changed nothing, while
-                // the header said "(modified)" and the export carried it.
-                self.status =
-                    "the coverage share scales the gate's quotas, and the gate is off (v turns it on)"
-                        .to_string();
-            }
             Action::CycleCoverageShare => {
                 let current = self.compute.coverage_share.unwrap_or(COVERAGE_SHARES[0]);
                 let at = COVERAGE_SHARES

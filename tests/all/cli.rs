@@ -944,6 +944,27 @@ fn a_live_rule_flag_the_rule_does_not_read_is_noted() {
         "{}",
         stderr(&plain)
     );
+    // e-BH adjusts wealths, which the bootstrap has none of: replay refused it, decide read the
+    // missing wealth as 0 and every baseline abstained.
+    let mut family = vec![
+        "decide",
+        "sample_runs/swe_repair.csv",
+        "--plan",
+        &plan,
+        "--tested",
+        "CodeAct (atlas-1)",
+        "--family",
+        "tested",
+        "--rule",
+        "bootstrap",
+        "--budget",
+        "0.5",
+    ];
+    family.extend(["--adjust", "e-bh"]);
+    assert_refused(
+        &pareval(&family),
+        "--adjust e-bh needs the anytime rule, whose wealths are its e-values",
+    );
     let noted = decide(&["--bootstrap", "mc:50"]);
     assert!(noted.status.success(), "{}", stderr(&noted));
     assert_eq!(stdout(&noted), stdout(&plain));
@@ -978,6 +999,21 @@ fn a_pair_left_out_by_the_budget_measure_is_not_said_to_share_no_task() {
     assert_refused(
         &pareval(&by_seconds),
         "'a' and 'b' share 10 tasks, but none with a value of seconds for both (--budget-by pair-seconds reads it; --budget-by tasks reads every shared task), so they form no directed pair here",
+    );
+    // --budget-by seconds reads the tested system's seconds only: b has none, a has them all.
+    let tested_b = [
+        "pair",
+        records.as_str(),
+        "--tested",
+        "b",
+        "--baseline",
+        "a",
+        "--budget-by",
+        "seconds",
+    ];
+    assert_refused(
+        &pareval(&tested_b),
+        "'b' and 'a' share 10 tasks, but none with a value of seconds for the tested system 'b' (--budget-by seconds reads it",
     );
     let by_tasks = pareval(&base);
     assert!(by_tasks.status.success(), "{}", stderr(&by_tasks));

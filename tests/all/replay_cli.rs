@@ -1444,11 +1444,8 @@ fn rule_flags_no_policy_reads_are_noted() {
         ),
         "{notes}"
     );
-    assert!(
-        notes.contains("--coverage-share is not used")
-            && notes.contains("the coverage gate is off"),
-        "{notes}"
-    );
+    // The share is read with the gate off too: the coverage-failure rate counts by its quotas.
+    assert!(!notes.contains("--coverage-share"), "{notes}");
     // Forced reads no tail; the flag written at its default value is still named (it was written).
     let forced = pareval(&[
         "replay", &sample, "--orders", "2", "--rule", "forced", "--tail", "0.05",
@@ -1541,6 +1538,12 @@ fn a_negative_threshold_is_a_non_inferiority_margin() {
         &pareval(&["replay", &sample, "--thresholds", "-100,0"]),
         "threshold '-100' must be in (-100, 100) percentage points",
     );
+    // A value may start with a minus, but the next flag is no list ('--orders' was taken for one,
+    // and '10' then for a file).
+    assert_refused(
+        &pareval(&["replay", &sample, "--thresholds", "--orders", "10"]),
+        "'--orders' is a flag, not a list of thresholds",
+    );
 }
 
 /// A scaffold protocol holds a system out only where at least two systems remain to train on, so
@@ -1576,7 +1579,7 @@ fn proxy_names_systems_its_protocol_never_predicts() {
     assert!(output.status.success(), "{}", stderr(&output));
     let flat = crate::common::flat(&stdout(&output));
     assert!(
-        flat.contains("note: within-scaffold: 2 of 5 systems are not predicted, no fold having at least 2 systems to train on without them ('d', 'e'); its figures are over the other 3"),
+        flat.contains("note: within-scaffold: 2 of 5 systems are not predicted, no fold having at least 2 systems to train on without them ('d', 'e'); its figures are over the other 3 systems"),
         "{flat}"
     );
     // Leaving a scaffold out keeps at least two systems to train on here: every one is predicted.
@@ -1622,5 +1625,20 @@ fn proxy_names_the_system_that_leaves_tasks_out() {
     assert!(
         flat.contains("note: at 25% the subset holds all 1 tasks every system has: it is the benchmark itself, so its figures say nothing of a proxy"),
         "{flat}"
+    );
+    // A size given as a count is named as one ("at the subset holds" had lost its budget).
+    let sized = pareval(&[
+        "proxy",
+        &path.display().to_string(),
+        "--method",
+        "random",
+        "--size",
+        "1",
+    ]);
+    assert!(
+        crate::common::flat(&stdout(&sized))
+            .contains("note: at --size 1 the subset holds all 1 tasks"),
+        "{}",
+        stdout(&sized)
     );
 }

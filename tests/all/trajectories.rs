@@ -637,6 +637,19 @@ fn short_trajectories_name_the_min_steps_setting_that_trains_on_them() {
         &pareval(&["early", &steps, &outcomes, "--trees", "5"]),
         "no training trajectory has 10 steps or more (the longest has 5): lower --min-steps, e.g. --min-steps 5",
     );
+    // One-step trajectories no --min-steps can help: it said "no training trajectory has 1 steps
+    // or more (the longest has 1): lower --min-steps, e.g. --min-steps 2".
+    let fixture = |name: &str| crate::common::fixture(&format!("trajectories/{name}"));
+    assert_refused(
+        &pareval(&[
+            "early",
+            &fixture("steps_ok.csv").to_string_lossy(),
+            &fixture("outcomes_ok.csv").to_string_lossy(),
+            "--min-steps",
+            "1",
+        ]),
+        "every training trajectory has at most 1 step: a prefix model needs trajectories of 2 steps or more (one prefix before the outcome), whatever --min-steps says",
+    );
     let trained = pareval(&[
         "early",
         &steps,

@@ -430,8 +430,17 @@ fn not_a_pair(
             "fewer than --min-shared {} asks",
             dataset.min_shared
         )),
+        // The pair measures read both systems' amounts, the others the tested system's only.
         Some(field) => Some(format!(
-            "none with a value of {field} for both (--budget-by {} reads it; --budget-by tasks reads every shared task)",
+            "none with a value of {field} for {} (--budget-by {} reads it; --budget-by tasks reads every shared task)",
+            if settings.measure.name().starts_with("pair-") {
+                "both".to_string()
+            } else {
+                format!(
+                    "the tested system {}",
+                    crate::data::error::quote(&dataset.systems[tested].name)
+                )
+            },
             settings.measure.name()
         )),
         None => None,
