@@ -261,6 +261,27 @@ fn follow_on_screen(
     Ok((state, ending))
 }
 
+/// The outcome files (and completed baseline records) as the harness left them, each with its
+/// SHA-256, as `decide` names them.
+fn outcome_files(
+    args: &args::RunArgs,
+) -> Result<Vec<crate::engine::walk::record::FileHash>, String> {
+    // The options were read at the start already; a failure here has its message.
+    let options = args.live.load_options().map_err(|error| match error {
+        CliError::Input(message) => message,
+        other => format!("{other:?}"),
+    })?;
+    let dataset = crate::data::load(&args.files, &options).map_err(|e| e.to_string())?;
+    Ok(dataset
+        .inputs
+        .iter()
+        .map(|f| crate::engine::walk::record::FileHash {
+            path: f.path.clone(),
+            sha256: f.sha256.clone(),
+        })
+        .collect())
+}
+
 /// How many planned tasks `tested` finished by the time the harness was ended, read afresh from the
 /// files as the harness left them: it finishes what it was running while it is ended (Inspect
 /// scores a sample already answered, a shell loop writes its row), so the count at the decision
@@ -369,11 +390,24 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         Ending::HarnessExited(status) => (Some(status), "it ended by itself"),
         Ending::Decided | Ending::Interrupted => end_harness(child, grace),
     };
-    let records: Vec<_> = state
+    let mut records: Vec<_> = state
         .pairs
         .iter()
         .flat_map(|p| p.records.iter().cloned())
         .collect();
+    // SPEC §8: a record names its input files with a content hash. The follower read the outcome
+    // files piece by piece, so they are hashed as the harness left them: what `decide` on them
+    // reads, and it keeps the same decision. The plan's entry was there from the start.
+    match outcome_files(args) {
+        Ok(files) => {
+            for record in &mut records {
+                record.provenance.files.extend(files.iter().cloned());
+            }
+        }
+        Err(error) => eprintln!(
+            "pareval run: the records name the plan only: the outcome files could not be read whole for their hashes ({error})"
+        ),
+    }
     let several = !matches!(&setup.baselines, Baselines::Named(names) if names.len() == 1);
     write_decisions(
         out,

@@ -791,6 +791,71 @@ fn run_reads_the_last_line_a_harness_left_without_a_line_end() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `run --format json` named only the plan in its records' provenance, where `decide` names the
+/// outcome files with their SHA-256 (SPEC §8): the outcome files are now named as the harness left
+/// them, with the hashes `decide` gives the same files.
+#[test]
+fn run_records_name_the_outcome_files_with_their_hashes() {
+    let dir = temp_dir("run-provenance");
+    let plan = write_plan(&dir, 4);
+    let out = dir.join("out.csv");
+    let script = format!(
+        "printf 'system,task,outcome\nold,t000,0\nnew,t000,1\nold,t001,0\nnew,t001,1\nold,t002,1\nnew,t002,1\nold,t003,0\nnew,t003,1\n' > {}\n",
+        out.display()
+    );
+    let harness = dir.join("harness.sh");
+    std::fs::write(&harness, script).expect("script");
+    let output = run_new_against_old(
+        &out,
+        &plan,
+        &[
+            "--rule",
+            "anytime",
+            "--format",
+            "json",
+            "--",
+            "sh",
+            &harness.display().to_string(),
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let ran = json_lines(&stdout(&output));
+    let decided = decide_anytime(
+        &out.display().to_string(),
+        &plan,
+        ("new", "old"),
+        &["--format", "json"],
+    );
+    assert!(decided.status.success(), "{}", stderr(&decided));
+    let decided = json_lines(&stdout(&decided));
+    let files = |record: &Value| -> Vec<(String, String)> {
+        record["provenance"]["files"]
+            .as_array()
+            .expect("files")
+            .iter()
+            .map(|f| {
+                (
+                    f["path"].as_str().expect("path").to_string(),
+                    f["sha256"].as_str().expect("sha256").to_string(),
+                )
+            })
+            .collect()
+    };
+    let outcome_entry = |record: &Value| {
+        files(record)
+            .into_iter()
+            .find(|(path, _)| path.ends_with("out.csv"))
+    };
+    let from_run = outcome_entry(&ran[0]).expect("run names out.csv");
+    assert_eq!(Some(from_run), outcome_entry(&decided[0]));
+    assert!(
+        files(&ran[0])
+            .iter()
+            .any(|(path, _)| path.ends_with("plan.csv"))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn run_ends_the_harness_at_a_fixed_horizon_limit_whatever_the_rule_decided_there() {
     // Two systems that trade wins: the bootstrap abstains at the limit (20 of 200 tasks at budget
