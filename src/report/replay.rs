@@ -97,7 +97,8 @@ pub struct ResultBlock {
     pub family: String,
     #[serde(default)]
     pub adjust: String,
-    pub tail: f64,
+    /// The tail cutoff a; none under the forced rule, which reads none (as its records say).
+    pub tail: Option<f64>,
     pub bootstrap: Option<String>,
     pub budget_measure: String,
     pub group_column: Option<String>,
@@ -240,7 +241,7 @@ impl ReplayReport {
                     },
                     family: policy.family.name().to_string(),
                     adjust: policy.adjust.name().to_string(),
-                    tail: policy.tail.value(),
+                    tail: policy.rule.uses_tail().then(|| policy.tail.value()),
                     bootstrap: bootstrap.clone(),
                     budget_measure: settings.measure.name().to_string(),
                     group_column: settings.group_column.clone(),
@@ -402,7 +403,7 @@ impl Render for ReplayReport {
                     block.coverage_gate,
                     csv_field(&block.rule),
                     csv_field(block.bootstrap.as_deref().unwrap_or("")),
-                    block.tail,
+                    optional(block.tail),
                     csv_field(&block.looks),
                     csv_field(&block.budget_measure),
                     csv_field(block.group_column.as_deref().unwrap_or("")),
