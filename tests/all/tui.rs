@@ -3033,3 +3033,44 @@ fn the_pair_table_says_which_rows_are_on_screen() {
     let tall = render(&app, 120, 1000);
     assert!(!tall.contains(" ↑↓ · sorted"), "{tall}");
 }
+
+/// `proxy` notes under its table the tasks a system with few leaves out (and systems a scaffold
+/// protocol never predicts); the explorer's proxy view showed none of it, only the figures.
+#[test]
+fn the_proxy_view_shows_the_record_s_notes() {
+    let dir = temp_dir("tui-proxy-record-notes");
+    let path = dir.join("records.csv");
+    let mut text = String::from("system,task,outcome\n");
+    for s in 0..4 {
+        for t in 0..20 {
+            text.push_str(&format!("s{s},t{t},{}\n", (t * (s + 1) / 3) % 2));
+        }
+    }
+    for t in 0..10 {
+        text.push_str(&format!("sparse,t{t},{}\n", t % 2));
+    }
+    std::fs::write(&path, text).expect("write");
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 4);
+    let (mut app, first) = App::new(dataset, vec!["records.csv".into()], compute, None);
+    run_effects(&mut app, vec![first]);
+    app.compute.proxy_method = pareval::proxy::Method::Random;
+    act(&mut app, Action::NextTab);
+    act(&mut app, Action::NextTab);
+    let generation = app.generation;
+    deliver_proxy(&mut app, generation);
+    let screen = render(&app, 120, 40);
+    let flat = screen
+        .lines()
+        .map(|l| l.trim_matches(|c: char| c == '│' || c.is_whitespace()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        flat.contains("⚠ 10 of 20 tasks are left out, as some system has no outcome on them; the fewest: 'sparse' with 10 tasks"),
+        "{screen}"
+    );
+    // Beside the row's own note, and with the charts still half of the view at 80×24.
+    assert!(flat.contains("⚠ random at 25% (loao)"), "{screen}");
+    let small = render(&app, 80, 24);
+    assert!(small.contains("predicted vs actual"), "{small}");
+}

@@ -61,7 +61,25 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
     let result = &row.result;
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let note = result.fold_note();
+    // The row's own note, then those the curve has about the record or the protocol (tasks left
+    // out by a system with few, systems a scaffold protocol never predicts), which `proxy` prints
+    // under its table and the view had no place for.
+    let row_note = result.fold_note();
+    let mut notes: Vec<String> = row_note.iter().cloned().collect();
+    if let Some(curve) = &app.proxy {
+        let row_notes: Vec<String> = curve
+            .results
+            .iter()
+            .filter_map(|row| row.result.fold_note())
+            .collect();
+        notes.extend(
+            curve
+                .notes
+                .iter()
+                .filter(|note| !row_notes.contains(note))
+                .cloned(),
+        );
+    }
     // Side by side with the replay at the same budget and focused threshold.
     let threshold = app
         .compute
@@ -74,7 +92,7 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
     let on_kept_threshold = crate::proxy::DECISION_THRESHOLDS_PP
         .iter()
         .any(|&pp| (pp / 100.0 - threshold).abs() < 1e-12);
-    let no_figure = match (on_kept_threshold, &note) {
+    let no_figure = match (on_kept_threshold, &row_note) {
         (false, _) => "- (averaged figures are at 0, 5 and 10 pp)",
         (true, Some(_)) => "- (see the note below)",
         (true, None) => "-",
@@ -93,7 +111,7 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
                 percent(r.unresolved)
             )
         });
-    let lines = vec![
+    let mut lines = vec![
         Line::from(format!(
             "{} of {} tasks ({}) · ρ {} · τ-b {} · R² {} · MAE {:.1} pp · pairs ordered right {}",
             result.size,
@@ -116,14 +134,18 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
             ),
             Span::raw(format!(" · {replay_line}")),
         ]),
-        match note {
-            Some(note) => Line::from(Span::styled(format!("⚠ {note}"), theme.bad())),
-            None => Line::from(Span::styled(
-                "proxy: ridge prediction of each held-out system's full score from its subset outcomes",
-                theme.dim(),
-            )),
-        },
     ];
+    if notes.is_empty() {
+        lines.push(Line::from(Span::styled(
+            "proxy: ridge prediction of each held-out system's full score from its subset outcomes",
+            theme.dim(),
+        )));
+    }
+    lines.extend(
+        notes
+            .iter()
+            .map(|note| Line::from(Span::styled(format!("⚠ {note}"), theme.bad()))),
+    );
     // The summary takes the rows its lines wrap onto (a note on subsets no training system tells
     // apart is long), and leaves the charts at least half of the view.
     let width = usize::from(inner.width.max(1));
