@@ -747,6 +747,20 @@ mv {out}.part {out}
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A harness script (its path) that writes four tasks' rows of `new` and `old` to `out`, three wins
+/// and a tie for `new`, with or without a line end after the last row.
+fn four_task_harness(dir: &Path, out: &Path, last_line_end: bool) -> String {
+    let rows = "system,task,outcome\\nold,t000,0\\nnew,t000,1\\nold,t001,0\\nnew,t001,1\\nold,t002,1\\nnew,t002,1\\nold,t003,0\\nnew,t003,1";
+    let end = if last_line_end { "\\n" } else { "" };
+    let harness = dir.join("harness.sh");
+    std::fs::write(
+        &harness,
+        format!("printf '{rows}{end}' > {}\n", out.display()),
+    )
+    .expect("script");
+    harness.display().to_string()
+}
+
 #[test]
 fn run_reads_the_last_line_a_harness_left_without_a_line_end() {
     // Rows joined by "\n" with none after the last (a common way to write a file): the follower
@@ -755,12 +769,7 @@ fn run_reads_the_last_line_a_harness_left_without_a_line_end() {
     let dir = temp_dir("run-last-line");
     let plan = write_plan(&dir, 4);
     let out = dir.join("out.csv");
-    let script = format!(
-        "printf 'system,task,outcome\\nold,t000,0\\nnew,t000,1\\nold,t001,0\\nnew,t001,1\\nold,t002,1\\nnew,t002,1\\nold,t003,0\\nnew,t003,1' > {}\n",
-        out.display()
-    );
-    let harness = dir.join("harness.sh");
-    std::fs::write(&harness, script).expect("script");
+    let harness = four_task_harness(&dir, &out, false);
     let output = run_new_against_old(
         &out,
         &plan,
@@ -771,7 +780,7 @@ fn run_reads_the_last_line_a_harness_left_without_a_line_end() {
             "50",
             "--",
             "sh",
-            &harness.display().to_string(),
+            &harness,
         ],
     );
     let note = stderr(&output);
@@ -799,23 +808,12 @@ fn run_records_name_the_outcome_files_with_their_hashes() {
     let dir = temp_dir("run-provenance");
     let plan = write_plan(&dir, 4);
     let out = dir.join("out.csv");
-    let script = format!(
-        "printf 'system,task,outcome\nold,t000,0\nnew,t000,1\nold,t001,0\nnew,t001,1\nold,t002,1\nnew,t002,1\nold,t003,0\nnew,t003,1\n' > {}\n",
-        out.display()
-    );
-    let harness = dir.join("harness.sh");
-    std::fs::write(&harness, script).expect("script");
+    let harness = four_task_harness(&dir, &out, true);
     let output = run_new_against_old(
         &out,
         &plan,
         &[
-            "--rule",
-            "anytime",
-            "--format",
-            "json",
-            "--",
-            "sh",
-            &harness.display().to_string(),
+            "--rule", "anytime", "--format", "json", "--", "sh", &harness,
         ],
     );
     assert!(output.status.success(), "{}", stderr(&output));
