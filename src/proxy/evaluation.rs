@@ -103,9 +103,11 @@ pub fn evaluate_protocols(
     let mut rows = Vec::new();
     let mut notes: Vec<String> = matrix.coverage_note.iter().cloned().collect();
     // A subset of every task is the benchmark itself: its perfect figures say nothing of a proxy.
+    // Sizes grow with the budget, so every budget from the first such one is the benchmark too.
     if let Some(&(budget, size)) = sizes.iter().find(|&&(_, size)| size >= matrix.n_tasks) {
         notes.push(format!(
-            "at {} the subset holds all {} tasks every system has: it is the benchmark itself, so its figures say nothing of a proxy",
+            "{} {} the subset holds all {} tasks every system has: it is the benchmark itself, so its figures say nothing of a proxy",
+            if sizes.len() > 1 { "from" } else { "at" },
             budget.map_or(format!("--size {size}"), crate::format::percent),
             matrix.n_tasks
         ));

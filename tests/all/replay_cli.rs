@@ -1627,6 +1627,20 @@ fn proxy_names_the_system_that_leaves_tasks_out() {
         flat.contains("note: at 25% the subset holds all 1 tasks every system has: it is the benchmark itself, so its figures say nothing of a proxy"),
         "{flat}"
     );
+    // Over a sweep every budget from the first is the benchmark too.
+    let swept = pareval(&[
+        "proxy",
+        &path.display().to_string(),
+        "--method",
+        "random",
+        "--budget",
+        "0.05:0.95:0.05",
+    ]);
+    assert!(
+        crate::common::flat(&stdout(&swept)).contains("note: from 5% the subset holds all 1 tasks"),
+        "{}",
+        stdout(&swept)
+    );
     // A size given as a count is named as one ("at the subset holds" had lost its budget).
     let sized = pareval(&[
         "proxy",
