@@ -22,7 +22,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use crossterm::event::{self, Event as TermEvent, KeyEventKind, MouseButton, MouseEventKind};
+use crossterm::event::{
+    self, Event as TermEvent, KeyCode, KeyEventKind, KeyModifiers, MouseButton, MouseEventKind,
+};
 
 use app::{Action, App, ComputeKey, Effect, ViewKey};
 use config::{Config, Session, ThemeName};
@@ -341,6 +343,11 @@ pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
         };
         let action = match events.recv_timeout(timeout) {
             Ok(Event::Terminal(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
+                // In raw mode Ctrl-C is a key, not a SIGINT: recorded as one, so the explorer
+                // ends as an interrupt does (exit 130), which q, the way to quit, does not.
+                if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
+                    crate::signals::record(libc::SIGINT);
+                }
                 let overlay = if app.selector.is_some() {
                     keys::Overlay::Selector
                 } else if app.notes_open {

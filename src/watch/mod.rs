@@ -245,7 +245,11 @@ pub fn run(
             key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Char('q') | KeyCode::Esc => break,
-            _ if ctrl_c => break,
+            // A Ctrl-C key in raw mode is the user's interrupt: exit 130, as a SIGINT gives.
+            _ if ctrl_c => {
+                crate::signals::record(libc::SIGINT);
+                break;
+            }
             KeyCode::Up | KeyCode::Char('k') => selected = selected.saturating_sub(1),
             KeyCode::Down | KeyCode::Char('j') => selected += 1,
             KeyCode::Char('t') => state.cycle_focus(),

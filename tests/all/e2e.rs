@@ -319,8 +319,9 @@ fn the_explorer_runs_on_a_real_record() {
     session.keys("Tab");
     session.keys("End");
     session.wait_for("budget   95%");
+    // Ctrl-C is an interrupt, as a shell reports one (it exited 0 like q).
     session.keys("C-c");
-    assert_eq!(session.wait_exit(), "EXIT=0");
+    assert_eq!(session.wait_exit(), "EXIT=130");
     assert_restored(&session);
 }
 
@@ -632,6 +633,12 @@ fn watch_replays_a_completed_record_with_pause_and_step() {
         "#{alternate_on} #{cursor_flag}",
     ]);
     assert_eq!(modes.trim(), "0 1", "alternate screen, cursor");
+    // Ctrl-C, a key in the raw terminal, is the interrupt it stands for: 130 (it exited 0 like q).
+    let interrupted = Session::start("replay-ctrl-c", &one_baseline);
+    interrupted.wait_for("replaying");
+    interrupted.keys("C-c");
+    assert_eq!(interrupted.wait_exit(), "EXIT=130");
+    assert_restored(&interrupted);
 }
 
 #[test]
