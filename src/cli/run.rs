@@ -261,6 +261,23 @@ fn follow_on_screen(
     Ok((state, ending))
 }
 
+/// A command line as a shell would take it back: words of plain characters as they are, others in
+/// single quotes (`bash -c 'sleep 1; echo done'` read as five words when joined with spaces).
+fn shell_words(words: &[String]) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_./:=@%+,-".contains(c);
+    words
+        .iter()
+        .map(|word| {
+            if !word.is_empty() && word.chars().all(plain) {
+                word.clone()
+            } else {
+                format!("'{}'", word.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The outcome files (and completed baseline records) as the harness left them, each with its
 /// SHA-256, as `decide` names them.
 fn outcome_files(
@@ -373,7 +390,7 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
     let started = Instant::now();
     let announce = format!(
         "pareval run: started {} (process group {}); following {}",
-        args.command.join(" "),
+        shell_words(&args.command),
         child.id(),
         followed.describe()
     );
@@ -537,5 +554,24 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
             }
             Err(CliError::Status(exit_code(status)))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_words;
+
+    #[test]
+    fn the_started_line_quotes_the_words_a_shell_would_split() {
+        let words = |list: &[&str]| list.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            shell_words(&words(&["bash", "harness.sh", "--out=x.csv"])),
+            "bash harness.sh --out=x.csv"
+        );
+        // Joined with spaces this read as five words; and a quote inside is kept.
+        assert_eq!(
+            shell_words(&words(&["bash", "-c", "sleep 1; echo it's done", ""])),
+            "bash -c 'sleep 1; echo it'\\''s done' ''"
+        );
     }
 }
