@@ -2645,15 +2645,18 @@ fn a_status_wider_than_the_screen_wraps_rather_than_lose_its_end() {
     }
 }
 
-#[test]
-fn the_proxy_view_says_when_its_subset_tells_no_training_system_apart() {
-    // No training pass rate lies in the midrange band: every fold's subset is empty.
-    let records = crate::common::one_owner_records(&temp_dir("tui-proxy-constant"));
+/// The explorer on `records` at 0 pp with `orders`, switched to the proxy view of `method` with its
+/// curve delivered: the app, its 120×40 screen, and the screen's lines joined without borders.
+fn proxy_view_of(
+    records: PathBuf,
+    method: pareval::proxy::Method,
+    orders: u32,
+) -> (App, String, String) {
     let dataset = Arc::new(load(&[records], &LoadOptions::default()).expect("load"));
-    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 20);
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], orders);
     let (mut app, first) = App::new(dataset, vec!["records.csv".into()], compute, None);
     run_effects(&mut app, vec![first]);
-    app.compute.proxy_method = pareval::proxy::Method::Midrange;
+    app.compute.proxy_method = method;
     act(&mut app, Action::NextTab);
     act(&mut app, Action::NextTab);
     let generation = app.generation;
@@ -2664,6 +2667,14 @@ fn the_proxy_view_says_when_its_subset_tells_no_training_system_apart() {
         .map(|l| l.trim_matches(|c: char| c == '│' || c.is_whitespace()))
         .collect::<Vec<_>>()
         .join(" ");
+    (app, screen, flat)
+}
+
+#[test]
+fn the_proxy_view_says_when_its_subset_tells_no_training_system_apart() {
+    // No training pass rate lies in the midrange band: every fold's subset is empty.
+    let records = crate::common::one_owner_records(&temp_dir("tui-proxy-constant"));
+    let (_, screen, flat) = proxy_view_of(records, pareval::proxy::Method::Midrange, 20);
     assert!(
         flat.contains("⚠ midrange at") && flat.contains("in every fold the subset is empty"),
         "{screen}"
@@ -3050,21 +3061,7 @@ fn the_proxy_view_shows_the_record_s_notes() {
         text.push_str(&format!("sparse,t{t},{}\n", t % 2));
     }
     std::fs::write(&path, text).expect("write");
-    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
-    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 4);
-    let (mut app, first) = App::new(dataset, vec!["records.csv".into()], compute, None);
-    run_effects(&mut app, vec![first]);
-    app.compute.proxy_method = pareval::proxy::Method::Random;
-    act(&mut app, Action::NextTab);
-    act(&mut app, Action::NextTab);
-    let generation = app.generation;
-    deliver_proxy(&mut app, generation);
-    let screen = render(&app, 120, 40);
-    let flat = screen
-        .lines()
-        .map(|l| l.trim_matches(|c: char| c == '│' || c.is_whitespace()))
-        .collect::<Vec<_>>()
-        .join(" ");
+    let (app, screen, flat) = proxy_view_of(path, pareval::proxy::Method::Random, 4);
     assert!(
         flat.contains("⚠ 10 of 20 tasks are left out, as some system has no outcome on them; the fewest: 'sparse' with 10 tasks"),
         "{screen}"
