@@ -773,6 +773,25 @@ fn inspect_scorers_and_scales_are_chosen_not_guessed() {
     // max_sus_scorer's values 8-10 on a 0-10 scale.
     let scaled = mean(&["--scorer", "max_sus_scorer", "--score-scale", "0:10"]).expect("scaled");
     assert!((0.8..=1.0).contains(&scaled), "{scaled}");
+    // Grades are on [0, 1] by Inspect's own rule: a scale maps numbers only (a "C" read as 0.1
+    // took the mean from 0.2 to 0.02 without a word), and a note says so.
+    assert_eq!(mean(&["--score-scale", "0:10"]), Ok(0.2), "C/I grades kept");
+    let graded = temp_dir("inspect_grades_scaled").join("out.csv");
+    let output = pareval(&[
+        "import",
+        "inspect",
+        &file,
+        "--score-scale",
+        "0:10",
+        "--out",
+        &graded.to_string_lossy(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let said = String::from_utf8_lossy(&output.stdout).to_string() + &stderr(&output);
+    assert!(
+        said.contains("--score-scale 0:10 maps numeric scores only: 5 grades of scorer 'main_task_correctness'"),
+        "{said}"
+    );
     let unknown = mean(&["--scorer", "accuracy"]).expect_err("no such scorer");
     assert!(
         unknown.contains("--scorer 'accuracy' is not a scorer of the log; its scorers: "),

@@ -116,6 +116,18 @@ pub fn eval_archive(bytes: &[u8], file: &str) -> Result<Log, LoadError> {
     })
 }
 
+/// Whether a score is a grade (C, P, I, N, yes/no, true/false) rather than a number: Inspect's
+/// `value_to_float` puts grades on [0, 1] itself, so `--score-scale` maps only numbers (a correct
+/// sample's "C" read as 0.1 on a 0:10 scale was a silent change).
+fn is_grade(value: &Value, key: Option<&str>) -> bool {
+    match (value, key) {
+        (Value::Object(values), Some(key)) => values.get(key).is_some_and(|v| is_grade(v, None)),
+        (Value::Bool(_), _) => true,
+        (Value::String(text), _) => text.trim().parse::<f64>().is_err(),
+        _ => false,
+    }
+}
+
 /// Inspect's `value_to_float` for the values a converter may take; a dict's value is the one under
 /// `key` (`--score-key`); other values are refused.
 fn score(value: &Value, key: Option<&str>) -> Result<Option<f64>, String> {
@@ -412,6 +424,8 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     let mut scorers: Vec<String> = Vec::new();
     let mut cancelled_samples = 0;
     let mut errored_unscored = 0usize;
+    // Grades left on Inspect's own [0, 1] under --score-scale.
+    let mut grades_unscaled = 0usize;
     // Samples that ended without error and hold no score of the scorer read: the first, and how many.
     let mut without_score: Option<String> = None;
     let mut without_score_count = 0usize;
@@ -447,7 +461,9 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
                 .map_err(|e| at(format!("scorer '{scorer}': {e}")))?,
             None => None,
         };
+        let grade = value.is_some_and(|value| is_grade(value, score_key.as_deref()));
         match (outcome, settings.score_scale) {
+            (Some(_), Some(_)) if grade => grades_unscaled += 1,
             (Some(v), Some((low, high))) => outcome = Some((v - low) / (high - low)),
             (Some(v), None) if !(0.0..=1.0).contains(&v) => {
                 return Err(at(format!(
@@ -530,6 +546,13 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         ));
     }
     let mut notes: Vec<String> = dict_note.into_iter().collect();
+    if let (Some((low, high)), 1..) = (settings.score_scale, grades_unscaled) {
+        notes.push(format!(
+            "{file}: --score-scale {low}:{high} maps numeric scores only: {grades_unscaled} {} of scorer '{scorer}' (C, P, I, N, yes/no, true/false) {} on [0, 1] by Inspect's own rule and kept there",
+            if grades_unscaled == 1 { "grade" } else { "grades" },
+            if grades_unscaled == 1 { "is" } else { "are" },
+        ));
+    }
     if let Some(reduced) = &reduced {
         notes.push(reduced.note(file, &log.header));
     }
