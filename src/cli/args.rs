@@ -1121,14 +1121,10 @@ pub struct ServeArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub live: LiveArgs,
-    /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks.
-    #[arg(
-        long,
-        value_name = "B",
-        allow_negative_numbers = true,
-        default_value = "1"
-    )]
-    pub budget: String,
+    /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks (needed by such a
+    /// rule; the anytime rule has no horizon and reads the whole plan without it).
+    #[arg(long, value_name = "B", allow_negative_numbers = true)]
+    pub budget: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -1139,14 +1135,10 @@ pub struct RunArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub live: LiveArgs,
-    /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks.
-    #[arg(
-        long,
-        value_name = "B",
-        allow_negative_numbers = true,
-        default_value = "1"
-    )]
-    pub budget: String,
+    /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks (needed by such a
+    /// rule; the anytime rule has no horizon and reads the whole plan without it).
+    #[arg(long, value_name = "B", allow_negative_numbers = true)]
+    pub budget: Option<String>,
     /// Seconds the harness has to end after SIGINT before SIGTERM (and as long again before SIGKILL).
     #[arg(long, value_name = "S", default_value = "10")]
     pub grace: String,
@@ -1261,14 +1253,10 @@ pub struct WatchArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub live: LiveArgs,
-    /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks.
-    #[arg(
-        long,
-        value_name = "B",
-        allow_negative_numbers = true,
-        default_value = "1"
-    )]
-    pub budget: String,
+    /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks (needed by such a
+    /// rule; the anytime rule has no horizon and reads the whole plan without it).
+    #[arg(long, value_name = "B", allow_negative_numbers = true)]
+    pub budget: Option<String>,
     /// Play a completed record through the screen in plan order instead (for demonstrations).
     #[arg(long, value_name = "RECORDS", conflicts_with = "files")]
     pub replay: Option<PathBuf>,

@@ -694,7 +694,7 @@ pub(crate) struct LiveSetup {
 
 impl LiveSetup {
     /// `watch`'s reading of the live options (the anytime rule unless --rule says otherwise).
-    pub(crate) fn new(live: &args::LiveArgs, budget: &str) -> Result<Self, CliError> {
+    pub(crate) fn new(live: &args::LiveArgs, budget: Option<&str>) -> Result<Self, CliError> {
         use crate::watch::state::Baselines;
         let plan = crate::data::load_plan(&live.plan, live.group_col.as_deref())?;
         let baselines = match (live.family.as_deref(), live.baseline.is_empty()) {
@@ -722,7 +722,7 @@ impl LiveSetup {
             }
         };
         let several = !matches!(&baselines, Baselines::Named(names) if names.len() == 1);
-        let settings = live_settings(live, &plan, Some(budget), several, Some("anytime"))?;
+        let settings = live_settings(live, &plan, budget, several, Some("anytime"))?;
         let notes = live_rule_notes(live, &settings.policy);
         for note in &notes {
             eprintln!("note: {note}");
@@ -758,7 +758,7 @@ impl LiveSetup {
 
 /// `pareval watch`: the live screen on followed files or a replayed record.
 fn watch_command(args: &args::WatchArgs) -> Result<(), CliError> {
-    let mut setup = LiveSetup::new(&args.live, &args.budget)?;
+    let mut setup = LiveSetup::new(&args.live, args.budget.as_deref())?;
     let source = match &args.replay {
         Some(path) => {
             let options = args.live.load_options()?;

@@ -317,7 +317,7 @@ fn finished_when_ended(args: &args::RunArgs, setup: &LiveSetup) -> Option<usize>
 }
 
 pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let setup = LiveSetup::new(&args.live, &args.budget)?;
+    let setup = LiveSetup::new(&args.live, args.budget.as_deref())?;
     let grace = args
         .grace
         .trim()

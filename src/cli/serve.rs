@@ -458,7 +458,7 @@ pub(crate) fn serve_command(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
-    let mut setup = LiveSetup::new(&args.live, &args.budget)?;
+    let mut setup = LiveSetup::new(&args.live, args.budget.as_deref())?;
     let mut preloads = Vec::new();
     if !args.files.is_empty() {
         let options = args.live.load_options()?;

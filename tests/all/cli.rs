@@ -916,6 +916,47 @@ fn a_budget_limit_says_it_must_be_above_0_whether_it_was_0_or_2() {
     }
 }
 
+/// A fixed-horizon rule without `--budget`: decide refused it, while serve, watch and run took a
+/// budget of 1 by default and read the whole plan in silence (a run with no saving at all).
+#[test]
+fn every_live_command_needs_a_budget_for_a_fixed_horizon_rule() {
+    let plan = sample_plan("live-budget-needed");
+    let out = temp_dir("live-budget-needed-out").join("out.csv");
+    let out = out.display().to_string();
+    let pair = [
+        "--plan",
+        &plan,
+        "--tested",
+        "CodeAct (atlas-1)",
+        "--baseline",
+        "CodeAct (borealis-1)",
+        "--rule",
+        "bootstrap",
+    ];
+    for command in [
+        vec!["decide", "sample_runs/swe_repair.csv"],
+        vec!["serve"],
+        vec!["watch", "sample_runs/swe_repair.csv"],
+        vec!["run", &out],
+    ] {
+        let mut args = command.clone();
+        args.extend_from_slice(&pair);
+        if command[0] == "run" {
+            args.extend(["--", "true"]);
+        }
+        assert_refused(
+            &pareval(&args),
+            "--budget is needed: the bootstrap rule is fixed-horizon",
+        );
+        // With a budget the same command reads its limit (serve on no request ends at once).
+        if command[0] == "serve" {
+            args.extend(["--budget", "0.5"]);
+            let served = pareval(&args);
+            assert!(served.status.success(), "{}", stderr(&served));
+        }
+    }
+}
+
 /// `decide --bootstrap mc:50` under the anytime rule changed nothing without a word; the live
 /// commands note it on stderr as replay does (watch also among its notices).
 #[test]
