@@ -403,6 +403,9 @@ struct LiveCase {
     /// the rule's decision at that look.
     decided_at: Vec<Option<u32>>,
     at_decision: Vec<Option<(Decision, Option<FamilyVerdict>)>>,
+    /// Per threshold, the completed decision when the observed outcomes settle it (an anytime
+    /// rule's; the rule keeps its first decision, SPEC §9, so the two may differ).
+    certain: Vec<Option<Action>>,
     n: u32,
     finished: u32,
     blocker: Option<Blocker>,
@@ -628,6 +631,11 @@ fn live_case(
             }
         }
     }
+    // What the observed outcomes settle per threshold: a kept decision they settle the other way
+    // (a false decision, seen because the run was read on past it) is said beside it.
+    let certain = (0..decisions.len())
+        .map(|t| observed.sequence.as_ref().and_then(|s| s.certain(t)))
+        .collect();
     cache.sequence = observed.sequence.take();
     // Where the anytime rule's decision now standing was first made (None per-look and while open).
     let decided_at: Vec<Option<u32>> = decisions
@@ -652,6 +660,7 @@ fn live_case(
         decisions,
         decided_at,
         at_decision,
+        certain,
         n,
         finished,
         blocker,
@@ -800,6 +809,22 @@ fn live_records(
                 record.reason = format!(
                     "{} of {limit} tasks observed before the budget limit; {}",
                     n, record.reason
+                );
+            }
+            if let Some(certain) = case.certain.get(t).copied().flatten()
+                && record.action.is_final()
+                && certain != record.action
+            {
+                record.reason = format!(
+                    "{} (kept from the look at {}); the outcomes read now settle the completed decision as {} whatever the unseen tasks hold: the kept decision is a false {}",
+                    record.action.name(),
+                    record.made_at(),
+                    certain.name(),
+                    if record.action == Action::Promote {
+                        "promotion"
+                    } else {
+                        "rejection"
+                    },
                 );
             }
             record.reading = Some(settings.reading.name());

@@ -286,21 +286,35 @@ impl AnytimeState {
     /// abstain for want of evidence.
     pub fn verdict(&self, t: usize) -> (Action, Reason) {
         let test = &self.tests[t];
+        let crossing = match (test.promote_crossed, test.reject_crossed) {
+            (Some(up), Some(down)) if down < up => Some((Action::Reject, down)),
+            (Some(up), _) => Some((Action::Promote, up)),
+            (None, Some(down)) => Some((Action::Reject, down)),
+            (None, None) => None,
+        };
+        if let Some(certain) = self.certain(t) {
+            return kept_or_certain(crossing, certain, self.observed);
+        }
+        match crossing {
+            Some((action, _)) => (action, Reason::Supported),
+            None => (Action::Abstain, Reason::Evidence),
+        }
+    }
+
+    /// The completed decision of threshold `t` when the observed sum settles it whatever the unseen
+    /// tasks hold.
+    pub fn certain(&self, t: usize) -> Option<Action> {
+        let test = &self.tests[t];
         // (S_t ∓ (N − t)) / N against δ + ε, multiplied out.
         let unseen = f64::from(self.total - self.observed);
-        if self.observed > 0 {
-            if self.sum - unseen > test.certain_above {
-                return (Action::Promote, Reason::Certain);
-            }
-            if self.sum + unseen <= test.certain_above {
-                return (Action::Reject, Reason::Certain);
-            }
-        }
-        match (test.promote_crossed, test.reject_crossed) {
-            (Some(up), Some(down)) if down < up => (Action::Reject, Reason::Supported),
-            (Some(_), _) => (Action::Promote, Reason::Supported),
-            (None, Some(_)) => (Action::Reject, Reason::Supported),
-            (None, None) => (Action::Abstain, Reason::Evidence),
+        if self.observed == 0 {
+            None
+        } else if self.sum - unseen > test.certain_above {
+            Some(Action::Promote)
+        } else if self.sum + unseen <= test.certain_above {
+            Some(Action::Reject)
+        } else {
+            None
         }
     }
 
@@ -389,6 +403,22 @@ impl AnytimeState {
             lower.max((self.sum - unseen) / n),
             upper.min((self.sum + unseen) / n),
         )
+    }
+}
+
+/// The verdict where the observed sums settle the completed decision (`certain`): that, unless a
+/// crossing at an earlier look decided otherwise. The anytime rule keeps its decision (SPEC §9): a
+/// run read on after it promoted (a `decide` on the completed files, say) is still the run that
+/// promoted, and its records say what the completed record says beside it (see
+/// `engine::live`). A crossing at this very look yields to certainty, as it always has.
+pub(crate) fn kept_or_certain(
+    crossing: Option<(Action, u32)>,
+    certain: Action,
+    observed: u32,
+) -> (Action, Reason) {
+    match crossing {
+        Some((action, at)) if action != certain && at < observed => (action, Reason::Supported),
+        _ => (certain, Reason::Certain),
     }
 }
 
@@ -516,6 +546,35 @@ mod tests {
             past_crossing > 1000,
             "{past_crossing} looks after a crossing"
         );
+    }
+
+    #[test]
+    fn a_crossing_is_kept_when_later_outcomes_settle_the_record_the_other_way() {
+        // The first 14 tasks all favour the tested system (its wealth crosses 1/a), the last 26 the
+        // baseline: read to the end, the completed record is a reject, and the promote made on the
+        // way is kept (SPEC §9: the decision is kept), a false promotion, not healed by certainty.
+        let bets = Bets::new(0.05, 0.5, 1000);
+        let diffs: Vec<f64> = (0..40).map(|i| if i < 14 { 1.0 } else { -1.0 }).collect();
+        let mut state = AnytimeState::default();
+        state.reset(diffs.len() as u32, &[Threshold(0)]);
+        state.keep_betting_past_decisions();
+        let mut crossed_at = None;
+        for (k, &d) in diffs.iter().enumerate() {
+            state.observe(d, &bets);
+            if crossed_at.is_none() && state.verdict(0).0 == Action::Promote {
+                crossed_at = Some(k + 1);
+            }
+        }
+        assert!(crossed_at.is_some_and(|at| at <= 14), "{crossed_at:?}");
+        assert_eq!(state.certain(0), Some(Action::Reject));
+        assert_eq!(state.verdict(0), (Action::Promote, Reason::Supported));
+        // Certainty reached before any crossing decides, as it always did.
+        let mut settled = AnytimeState::default();
+        settled.reset(4, &[Threshold(0)]);
+        for d in [-1.0, -1.0, -1.0] {
+            settled.observe(d, &bets);
+        }
+        assert_eq!(settled.verdict(0), (Action::Reject, Reason::Certain));
     }
 
     #[test]

@@ -145,6 +145,14 @@ impl Sequence {
         }
     }
 
+    /// The completed decision of threshold `t` when the observed outcomes settle it.
+    pub fn certain(&self, t: usize) -> Option<Action> {
+        match self {
+            Sequence::Uniform(state) => state.certain(t),
+            Sequence::Stratified(state) => state.certain(t),
+        }
+    }
+
     pub fn any_final(&self) -> bool {
         match self {
             Sequence::Uniform(state) => state.any_final(),

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::engine::rules::anytime::Bets;
+use crate::engine::rules::anytime::{Bets, kept_or_certain};
 use crate::engine::rules::decision::{Action, Reason};
 use crate::engine::rules::foresight::{BoundWalk, Foresight, draw_factor};
 use crate::engine::settings::EPSILON;
@@ -1107,19 +1107,33 @@ impl StratifiedState {
     /// decision, else a crossing of ln(1/a), else abstain for want of evidence.
     pub fn verdict(&self, t: usize) -> (Action, Reason) {
         let level = &self.levels[t];
-        let unseen = f64::from(self.total - self.observed);
-        if self.observed > 0 {
-            if self.sum - unseen > level.certain_above {
-                return (Action::Promote, Reason::Certain);
-            }
-            if self.sum + unseen <= level.certain_above {
-                return (Action::Reject, Reason::Certain);
-            }
+        let crossing = match (level.promote.crossed, level.reject.crossed) {
+            (Some(at), _) => Some((Action::Promote, at)),
+            (None, Some(at)) => Some((Action::Reject, at)),
+            (None, None) => None,
+        };
+        if let Some(certain) = self.certain(t) {
+            return kept_or_certain(crossing, certain, self.observed);
         }
-        match (level.promote.crossed, level.reject.crossed) {
-            (Some(_), _) => (Action::Promote, Reason::Supported),
-            (None, Some(_)) => (Action::Reject, Reason::Supported),
-            (None, None) => (Action::Abstain, Reason::Evidence),
+        match crossing {
+            Some((action, _)) => (action, Reason::Supported),
+            None => (Action::Abstain, Reason::Evidence),
+        }
+    }
+
+    /// The completed decision of threshold `t` when the observed sum settles it whatever the unseen
+    /// tasks hold.
+    pub fn certain(&self, t: usize) -> Option<Action> {
+        let level = &self.levels[t];
+        let unseen = f64::from(self.total - self.observed);
+        if self.observed == 0 {
+            None
+        } else if self.sum - unseen > level.certain_above {
+            Some(Action::Promote)
+        } else if self.sum + unseen <= level.certain_above {
+            Some(Action::Reject)
+        } else {
+            None
         }
     }
 
@@ -2395,6 +2409,27 @@ mod tests {
         population_sums(draws.into_iter(), 2, &mut population);
         state.foresee(draws.into_iter(), &population, &bets);
         assert!(state.foresight.is_none());
+    }
+
+    #[test]
+    fn a_crossing_is_kept_when_later_outcomes_settle_the_record_the_other_way() {
+        // Two groups of 20; the first 16 draws (8 a group, in turn) all favour the tested system,
+        // the other 24 the baseline. Λ⁺ crosses on the way; read to the end the completed record is
+        // a reject, and the promote stays (SPEC §9a: the decision is kept).
+        let bets = bets();
+        let sizes = [20u32, 20];
+        let mut state = StratifiedState::default();
+        state.reset(&sizes, Grid::for_scale(Some(1)), [0.0].into_iter());
+        state.keep_tables_past_decisions();
+        let mut crossed = false;
+        for i in 0..40u32 {
+            let d = if i < 16 { 1.0 } else { -1.0 };
+            state.observe(d, i % 2, &bets);
+            crossed |= state.verdict(0) == (Action::Promote, Reason::Supported);
+        }
+        assert!(crossed);
+        assert_eq!(state.certain(0), Some(Action::Reject));
+        assert_eq!(state.verdict(0), (Action::Promote, Reason::Supported));
     }
 
     #[test]
