@@ -172,6 +172,53 @@ pub fn draw_plan(
     })
 }
 
+/// Why a live plan's rows are not the draw they name, or None when they are (or name none that can
+/// be drawn again: a `file` plan, neyman's, which needs its reference record, and cheap-first, which
+/// is descriptive anyway). A uniform or stratified plan is drawn again from its own tasks, groups
+/// and seed, as `pareval plan` drew it (the draw follows neither the file's row order nor anything
+/// but those): SPEC §9a's guarantee rests on the stratified draw, §9's on the uniform one.
+pub fn not_its_draw(plan: &crate::data::Plan) -> Option<String> {
+    let order = match plan.order {
+        OrderKind::Uniform => PlanOrder::Uniform,
+        OrderKind::Stratified => PlanOrder::Stratified,
+        _ => return None,
+    };
+    let Some(seed) = plan.seed else {
+        return Some(format!(
+            "the plan names the {} order but no seed to draw it from",
+            order.name()
+        ));
+    };
+    let list = TaskList {
+        file: String::new(),
+        sha256: String::new(),
+        tasks: plan.tasks.clone(),
+        group_column: plan.group_column.clone(),
+        labels: plan.plan.labels.clone(),
+        label_of: plan.plan.groups.clone(),
+        cost: None,
+        seconds: None,
+        from_records: false,
+    };
+    let drawn = draw_plan(&list, order, seed, None).ok()?;
+    let groups = match &plan.group_column {
+        Some(column) => format!("groups in column '{column}'"),
+        None => "one group (--group-col none)".to_string(),
+    };
+    let (position, (held, due)) = plan
+        .tasks
+        .iter()
+        .zip(drawn.tasks.iter().map(|t| &t.task))
+        .enumerate()
+        .find(|(_, (held, due))| held != due)?;
+    Some(format!(
+        "the plan's rows are not the {} draw of seed {seed} from its {} tasks and {groups}: position {} holds '{held}' where the draw has '{due}'",
+        order.name(),
+        plan.tasks.len(),
+        position + 1,
+    ))
+}
+
 /// σ_g per label: the standard deviation of the reference record's outcomes (every system's
 /// run-averaged outcome) on the group's tasks. A group none of whose tasks the reference has gets the
 /// spread of all the reference's outcomes on the list's tasks.

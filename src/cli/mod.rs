@@ -324,7 +324,10 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
     let options = args.live.load_options()?;
     // A folder of logs is read as its result files, as `watch` follows them (inside `load`).
     let dataset = load(&args.files, &options)?;
-    let plan = crate::data::load_plan(&args.live.plan, args.live.group_col.as_deref())?;
+    let (plan, plan_note) = load_live_plan(&args.live)?;
+    if let Some(note) = plan_note {
+        eprintln!("note: {note}");
+    }
     let tested = system_index(&dataset, &args.live.tested, "--tested")?;
     let baselines: Vec<usize> = match args.live.family.as_deref() {
         Some("tested") if args.live.baseline.is_empty() => {
@@ -478,7 +481,7 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
         out,
         args.format,
         &records,
-        plan.order_named,
+        plan.order_note.as_deref(),
         live.reading,
         several,
     )
@@ -490,7 +493,7 @@ fn write_decisions(
     out: &mut impl Write,
     format: TextOrJson,
     records: &[crate::engine::walk::record::DecisionRecord],
-    order_named: bool,
+    order_note: Option<&str>,
     reading: crate::engine::live::Reading,
     several: bool,
 ) -> Result<(), CliError> {
@@ -507,11 +510,7 @@ fn write_decisions(
                     out,
                     "plan order {}{}; {}; {}; {}",
                     first.order,
-                    if order_named {
-                        ""
-                    } else {
-                        " (the plan has no order column: its rows are the order)"
-                    },
+                    order_note.map_or(String::new(), |note| format!(" ({note})")),
                     first.construction.unwrap_or(first.rule),
                     first.validity,
                     match reading {
@@ -662,6 +661,27 @@ fn live_settings(
     })
 }
 
+/// A live command's plan, checked against the draw it names: rows of a uniform or stratified plan
+/// that are not what `pareval plan` draws from its tasks, groups and seed (an edited plan, a group
+/// changed or read through another `--group-col`) are read as the `file` order, so the decisions
+/// say descriptive rather than anytime-valid; the note returned says why.
+fn load_live_plan(live: &args::LiveArgs) -> Result<(crate::data::Plan, Option<String>), CliError> {
+    let mut plan = crate::data::load_plan(&live.plan, live.group_col.as_deref())?;
+    let mut note = None;
+    if let Some(why) = crate::plan::not_its_draw(&plan) {
+        note = Some(format!(
+            "{}: {why}: its rows are read as the order itself (file), and the decisions are descriptive, since a guarantee rests on the draw",
+            live.plan.display()
+        ));
+        plan.order_note = Some(format!(
+            "its rows are not the {} draw of its seed: read as the order itself, descriptive; see the note",
+            plan.order.name()
+        ));
+        plan.order = crate::engine::OrderKind::File;
+    }
+    Ok((plan, note))
+}
+
 /// The rule flags of a live command that its policy does not read ([`settings::unused_rule_flags`]).
 fn live_rule_notes(live: &args::LiveArgs, policy: &crate::engine::Policy) -> Vec<String> {
     settings::unused_rule_flags(&live.given, &[(live.preset.as_str(), policy)])
@@ -687,8 +707,8 @@ pub(crate) struct LiveSetup {
     pub inputs: Vec<crate::dataset::InputFile>,
     /// `--runs`: the runs each task gets.
     pub runs: crate::data::DeclaredRuns,
-    /// Rule flags given that the policy does not read: on stderr when read, and among watch's
-    /// notices.
+    /// What the reading of the settings has to say (a plan that is not its seed's draw, rule flags
+    /// the policy does not read): on stderr when read, and among watch's notices.
     pub notes: Vec<String>,
 }
 
@@ -696,7 +716,7 @@ impl LiveSetup {
     /// `watch`'s reading of the live options (the anytime rule unless --rule says otherwise).
     pub(crate) fn new(live: &args::LiveArgs, budget: Option<&str>) -> Result<Self, CliError> {
         use crate::watch::state::Baselines;
-        let plan = crate::data::load_plan(&live.plan, live.group_col.as_deref())?;
+        let (plan, plan_note) = load_live_plan(live)?;
         let baselines = match (live.family.as_deref(), live.baseline.is_empty()) {
             (Some("tested"), true) => Baselines::Everyone,
             (Some("tested"), false) => {
@@ -723,7 +743,8 @@ impl LiveSetup {
         };
         let several = !matches!(&baselines, Baselines::Named(names) if names.len() == 1);
         let settings = live_settings(live, &plan, budget, several, Some("anytime"))?;
-        let notes = live_rule_notes(live, &settings.policy);
+        let mut notes: Vec<String> = plan_note.into_iter().collect();
+        notes.extend(live_rule_notes(live, &settings.policy));
         for note in &notes {
             eprintln!("note: {note}");
         }

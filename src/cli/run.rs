@@ -430,7 +430,7 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         out,
         args.format,
         &records,
-        setup.plan.order_named,
+        setup.plan.order_note.as_deref(),
         setup.settings.reading,
         several,
     )?;

@@ -258,7 +258,9 @@ pub struct Plan {
     pub sha256: String,
     /// The order the plan was drawn in (its `order` column; `file` when it has none) and its seed.
     pub order: crate::engine::OrderKind,
-    pub order_named: bool,
+    /// Why the plan's rows are read as the order itself (`file`) when they are: no order column, or
+    /// rows that are not the draw their order and seed name (see `crate::plan::not_its_draw`).
+    pub order_note: Option<String>,
     pub seed: Option<u64>,
 }
 
@@ -343,7 +345,8 @@ pub fn load_plan(path: &std::path::Path, group_column: Option<&str>) -> Result<P
     };
     Ok(Plan {
         order,
-        order_named,
+        order_note: (!order_named)
+            .then(|| "the plan has no order column: its rows are the order".to_string()),
         seed,
         group_column: groups.column.clone(),
         plan: crate::engine::live::LivePlan {

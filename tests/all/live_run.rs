@@ -1815,3 +1815,130 @@ fn run_names_rows_it_compares_with_nothing_and_a_compared_system_with_no_row() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A plan whose rows are not the draw its order and seed name (rows swapped, a group changed, the
+/// tasks sorted so that the tested system's wins come first, or its groups read through another
+/// `--group-col`) was read as that draw and labelled anytime-valid: a cherry-picked plan promoted
+/// a system that is no better on the completed record. Its rows are now read as the order itself,
+/// descriptive, with a note; the plan as drawn keeps its label.
+#[test]
+fn a_plan_that_is_not_its_seed_s_draw_is_read_as_descriptive() {
+    let dir = temp_dir("plan-not-its-draw");
+    let plan = dir.join("plan.csv");
+    let drawn = pareval(&[
+        "plan",
+        "sample_runs/swe_repair.csv",
+        "--seed",
+        "1",
+        "--out",
+        &plan.display().to_string(),
+    ]);
+    assert!(drawn.status.success(), "{}", stderr(&drawn));
+    let text = std::fs::read_to_string(&plan).expect("plan");
+    let header = text.lines().next().expect("header").to_string();
+    let rows: Vec<Vec<String>> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect();
+    let write = |name: &str, rows: &[Vec<String>]| {
+        let mut out = header.clone() + "\n";
+        for (i, row) in rows.iter().enumerate() {
+            let mut row = row.clone();
+            row[0] = (i + 1).to_string();
+            out += &(row.join(",") + "\n");
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, out).expect("edited plan");
+        path.display().to_string()
+    };
+    // The pair is even on the completed record (Δ = −0.7 pp); put the tasks the tested system
+    // wins first.
+    let (tested, baseline) = ("ToolCall (delta-1)", "ToolCall (cirrus-1)");
+    let records = std::fs::read_to_string("sample_runs/swe_repair.csv").expect("records");
+    let outcome = |system: &str, task: &str| -> f64 {
+        records
+            .lines()
+            .find(|l| l.starts_with(&format!("{system},{task},")))
+            .and_then(|l| l.split(',').nth(2))
+            .and_then(|v| v.parse().ok())
+            .expect("an outcome")
+    };
+    let mut cherry = rows.clone();
+    cherry.sort_by_key(|row| {
+        let wins = outcome(tested, &row[1]) > outcome(baseline, &row[1]);
+        !wins
+    });
+    let mut swapped = rows.clone();
+    swapped.swap(0, 1);
+    let mut regrouped = rows.clone();
+    let other = rows
+        .iter()
+        .map(|row| row[2].clone())
+        .find(|g| *g != rows[7][2])
+        .expect("two groups");
+    regrouped[7][2] = other;
+    let edited = [
+        ("cherry.csv", cherry, vec![]),
+        ("swapped.csv", swapped, vec![]),
+        ("regrouped.csv", regrouped, vec![]),
+        ("drawn.csv", rows.clone(), vec!["--group-col", "none"]),
+    ];
+    let decide = |plan: &str, extra: &[&str]| {
+        let mut args = vec!["--format", "json"];
+        args.extend_from_slice(extra);
+        decide_anytime(
+            "sample_runs/swe_repair.csv",
+            plan,
+            (tested, baseline),
+            &args,
+        )
+    };
+    let honest = decide(&plan.display().to_string(), &[]);
+    assert!(honest.status.success(), "{}", stderr(&honest));
+    assert!(!stderr(&honest).contains("draw"), "{}", stderr(&honest));
+    let record = &json_lines(&stdout(&honest))[0];
+    assert_eq!(record["validity"], "anytime-valid (stratified plan)");
+    assert_eq!(record["order"], "stratified");
+    for (name, rows, extra) in &edited {
+        let path = write(name, rows);
+        let output = decide(&path, extra);
+        assert!(output.status.success(), "{name}: {}", stderr(&output));
+        assert!(
+            stderr(&output).contains("the plan's rows are not the stratified draw of seed 1"),
+            "{name}: {}",
+            stderr(&output)
+        );
+        let record = &json_lines(&stdout(&output))[0];
+        assert_eq!(record["order"], "file", "{name}");
+        assert!(
+            record["validity"]
+                .as_str()
+                .is_some_and(|v| v.starts_with("descriptive")),
+            "{name}: {}",
+            record["validity"]
+        );
+        if *name == "cherry.csv" {
+            // What the label protects against: the cherry-picked rows promote at once.
+            assert_eq!(record["action"], "promote", "{record}");
+        }
+        // serve reads the plan as decide does.
+        let mut args = vec![
+            "--plan",
+            path.as_str(),
+            "--tested",
+            tested,
+            "--baseline",
+            baseline,
+        ];
+        args.extend_from_slice(extra);
+        let served = serve_output(&args, b"{\"op\":\"decide\"}\n");
+        assert!(
+            stderr(&served).contains("the plan's rows are not the stratified draw of seed 1"),
+            "{name}: {}",
+            stderr(&served)
+        );
+        let reply = &json_lines(&stdout(&served))[0];
+        assert_eq!(reply["records"][0]["order"], "file", "{name}");
+    }
+}
