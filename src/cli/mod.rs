@@ -1057,6 +1057,13 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
             }
         }
     }
+    // With every family left out a model has no feature: it predicted nothing ("AUC -", every τ
+    // 0%) and --save-model wrote a file halt then called damaged.
+    if !(features.behavioral || features.actions || features.milestones || features.textual) {
+        return Err(CliError::Input(
+            "--without leaves out every feature family (behavioral, actions, milestones, textual): a model needs at least one".to_string(),
+        ));
+    }
     if args.trees == 0 {
         return Err(CliError::Input("--trees must be at least 1".to_string()));
     }

@@ -257,11 +257,64 @@ impl Render for EarlyReport {
         Ok(())
     }
 
+    /// The text report's parts as Markdown: the counts and AUC (with the near-chance warning) as
+    /// paragraphs, the two tables with their cells escaped (`mean |Δ| pp` broke the header row into
+    /// 16 cells over a 12-cell rule, so no renderer drew a table), and the target-precision and
+    /// saved-model lines as the text report writes them, in a text block.
     fn write_markdown<W: Write>(&self, out: &mut W) -> io::Result<()> {
-        writeln!(out, "| {} |", Self::HEADER.join(" | "))?;
-        writeln!(out, "|---|{}", "---:|".repeat(Self::HEADER.len() - 1))?;
-        for row in self.rows() {
-            writeln!(out, "| {} |", row.join(" | "))?;
+        let table = |out: &mut W, header: &[&str], rows: &[Vec<String>]| -> io::Result<()> {
+            let cells = |row: &mut dyn Iterator<Item = String>| {
+                row.map(|c| crate::format::markdown_cell(&c))
+                    .collect::<Vec<_>>()
+                    .join(" | ")
+            };
+            writeln!(
+                out,
+                "| {} |",
+                cells(&mut header.iter().map(|h| h.to_string()))
+            )?;
+            writeln!(out, "|---|{}", "---:|".repeat(header.len() - 1))?;
+            for row in rows {
+                writeln!(out, "| {} |", cells(&mut row.iter().cloned()))?;
+            }
+            Ok(())
+        };
+        // The text report's lines before its first table (counts, AUC, the warning), as paragraphs.
+        let mut text = Vec::new();
+        self.write_text(&mut text, 10_000)?;
+        let text = String::from_utf8_lossy(&text);
+        for line in text.lines().take_while(|line| !line.trim().is_empty()) {
+            writeln!(out, "{}  ", line.trim())?;
+        }
+        writeln!(out)?;
+        table(out, &Self::HEADER, &self.rows())?;
+        if let Some(last) = self.results.last() {
+            writeln!(
+                out,
+                "\nResolve rate per system at τ = {}:\n",
+                trim_number(last.tau)
+            )?;
+            let rows: Vec<Vec<String>> = last
+                .systems
+                .iter()
+                .map(|s| {
+                    vec![
+                        s.system.clone(),
+                        percent(s.full),
+                        percent(s.early),
+                        format!("{:+.1}", s.delta_pp),
+                        format!("{} of {}", s.halted, s.trajectories),
+                    ]
+                })
+                .collect();
+            table(out, &["system", "full", "early", "Δ pp", "halted"], &rows)?;
+        }
+        // Target precision and the saved model: the text report's own lines after its tables.
+        if let Some(start) = text
+            .find("\n  target precision")
+            .or_else(|| self.saved.as_ref().and_then(|_| text.find("\nsaved model")))
+        {
+            writeln!(out, "\n```text\n{}\n```", text[start..].trim())?;
         }
         Ok(())
     }

@@ -445,6 +445,57 @@ fn pareval_early_reports_every_tau_and_refuses_bad_input() {
         &pareval(&["early", &steps, &outcomes, "--tau", "0.3"]),
         "--tau: '0.3' must be in (0.5, 1]",
     );
+    // Every feature family left out: a model of no feature (it wrote a file halt called damaged).
+    assert_refused(
+        &pareval(&[
+            "early",
+            &steps,
+            &outcomes,
+            "--without",
+            "textual,behavioral,actions,milestones",
+        ]),
+        "--without leaves out every feature family",
+    );
+    // Markdown is the whole report as tables a renderer draws: every row of a table has the header
+    // row's count of cells (an unescaped `|Δ|` gave the header 16 over a 12-cell rule), and the
+    // AUC, the per-system table and the target-precision lines are there as in text.
+    let markdown = pareval(&[
+        "early",
+        &steps,
+        &outcomes,
+        "--trees",
+        "10",
+        "--tau",
+        "0.6",
+        "--target-precision",
+        "0.6",
+        "--format",
+        "markdown",
+    ]);
+    assert_eq!(markdown.status.code(), Some(0));
+    let markdown = stdout(&markdown);
+    let cells = |line: &str| line.replace("\\|", "").matches('|').count();
+    let mut tables = 0;
+    let lines: Vec<&str> = markdown.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if line.starts_with("|---") {
+            tables += 1;
+            let header = cells(lines[i - 1]);
+            assert_eq!(cells(line), header, "{markdown}");
+            for row in lines[i + 1..].iter().take_while(|l| l.starts_with('|')) {
+                assert_eq!(cells(row), header, "{row}");
+            }
+        }
+    }
+    assert_eq!(tables, 2, "{markdown}");
+    for part in [
+        "AUC on test prefixes",
+        "mean \\|Δ\\| pp",
+        "Resolve rate per system at τ = 0.6",
+        "target precision 60%",
+    ] {
+        assert!(markdown.contains(part), "{part}: {markdown}");
+    }
     let out = pareval(&[
         "early", &steps, &outcomes, "--trees", "10", "--tau", "0.6,0.9", "--format", "json",
     ]);
