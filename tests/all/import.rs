@@ -459,7 +459,7 @@ fn tau_bench_keeps_its_two_environments_apart() {
 #[test]
 fn malformed_native_files_name_the_file_and_entry() {
     let dir = temp_dir("import-bad");
-    let cases: [(&str, &str, &str); 12] = [
+    let cases: [(&str, &str, &str); 14] = [
         (
             "tau-bench",
             r#"[{"task_id": 1, "reward": 1.0, "trial": 0}, {"task_id": 2, "trial": 0}]"#,
@@ -498,7 +498,19 @@ fn malformed_native_files_name_the_file_and_entry() {
         (
             "tau2",
             r#"{"info": {"agent_info": {"implementation": "a"}}, "simulations": [{"task_id": "1", "trial": -1, "reward_info": {"reward": 1}}]}"#,
-            "simulation 1: trial '-1' is not a whole number ≥ 0",
+            "simulation 1: trial '-1' is not a whole number from 0 to 2³² − 1",
+        ),
+        // A trial past 32 bits was written as run 4294967295 (its source said so too), and a
+        // task id past 64 bits as task '1.2345678901234568e29'.
+        (
+            "tau-bench",
+            r#"[{"task_id": 1, "reward": 1.0, "trial": 1099511627776}]"#,
+            "entry 1: trial '1099511627776' is not a whole number from 0 to 2³² − 1",
+        ),
+        (
+            "tau-bench",
+            r#"[{"task_id": 123456789012345678901234567890, "reward": 1.0, "trial": 0}]"#,
+            "entry 1: 'task_id' 1.2345678901234568e+29 is a whole number too large to read exactly",
         ),
         (
             "terminal-bench",

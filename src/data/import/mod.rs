@@ -2385,11 +2385,29 @@ fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// A JSON number as the id text it was written as, or None for a whole number past 64 bits: the
+/// JSON reader holds it as the nearest f64, so 123456789012345678901234567890 would become task
+/// '1.2345678901234568e29' (ids are never rounded through a float).
+fn id_number_text(number: &serde_json::Number) -> Option<String> {
+    match number.as_f64() {
+        Some(x) if number.is_f64() && x.fract() == 0.0 && x.abs() >= 2f64.powi(53) => None,
+        _ => Some(number.to_string()),
+    }
+}
+
 /// A required field of entry `index` as text (numbers and strings both: ids are ints in some files).
 fn text_field(entry: &Value, key: &str, file: &str, index: usize) -> Result<String, LoadError> {
     match entry.get(key) {
         Some(Value::String(text)) => Ok(text.clone()),
-        Some(Value::Number(number)) => Ok(number.to_string()),
+        Some(Value::Number(number)) => id_number_text(number).ok_or_else(|| {
+            LoadError::new(
+                file,
+                format!(
+                    "entry {}: '{key}' {number} is a whole number too large to read exactly (past 64 bits); write it as a string",
+                    index + 1
+                ),
+            )
+        }),
         other => Err(LoadError::new(
             file,
             format!(

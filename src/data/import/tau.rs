@@ -227,12 +227,15 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
                 )
             })?;
         let trial = match number_field(entry, "trial", file, index)? {
-            Some(t) if t >= 0.0 && t.fract() == 0.0 => t as u32,
+            Some(t) if t >= 0.0 && t.fract() == 0.0 && t <= f64::from(u32::MAX) => t as u32,
             None => 0,
             Some(t) => {
                 return Err(LoadError::new(
                     file,
-                    format!("entry {}: trial '{t}' is not a whole number ≥ 0", index + 1),
+                    format!(
+                        "entry {}: trial '{t}' is not a whole number from 0 to 2³² − 1",
+                        index + 1
+                    ),
                 ));
             }
         };
@@ -436,14 +439,14 @@ impl Tau2Run<'_> {
             };
             let order = seen.entry(task.clone()).or_insert(0);
             let run = match number_field(simulation, "trial", file, index)? {
-                Some(t) if t >= 0.0 && t.fract() == 0.0 => t as u32,
+                Some(t) if t >= 0.0 && t.fract() == 0.0 && t <= f64::from(u32::MAX) => t as u32,
                 // No trial index: the order of the task's simulations in the file.
                 None => *order,
                 Some(t) => {
                     return Err(LoadError::new(
                         file,
                         format!(
-                            "simulation {}: trial '{t}' is not a whole number ≥ 0",
+                            "simulation {}: trial '{t}' is not a whole number from 0 to 2³² − 1",
                             index + 1
                         ),
                     ));
