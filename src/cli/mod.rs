@@ -1276,6 +1276,10 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
         ..LoadOptions::default()
     };
     args.import.apply(&mut options)?;
+    // An --out left by an earlier import inside a folder read now would be read as one of the
+    // harness's files ("out.csv: not valid JSON"): refused before reading, as an --out that is a
+    // file read is.
+    crate::data::write::refuse_overwriting(&[("--out", &args.out)], &args.files)?;
     // Every check of the loader first: what is written always loads.
     let dataset = load(&args.files, &options)?;
     let (rows, files, folders) = crate::data::write::write_imported(

@@ -827,7 +827,25 @@ fn outputs_never_write_over_the_files_a_command_reads_or_over_each_other() {
     std::fs::hard_link(&native, &linked).expect("link");
     assert_refused(
         &pareval(&["import", "human-eval", &native, "--out", &linked]),
-        "is also an input file",
+        &format!("--out names a file this command reads ({native})"),
+    );
+    // The same import again into a folder it reads: the first run's --out was read as a harness
+    // file ("out.csv: not valid JSON") instead of being named.
+    let folder = temp_dir("out-in-folder-read");
+    std::fs::copy(
+        fixture("human_eval/stand-in-strong.jsonl_results.jsonl"),
+        folder.join("strong.jsonl_results.jsonl"),
+    )
+    .expect("copy");
+    let (folder, out) = (
+        folder.display().to_string(),
+        folder.join("out.csv").display().to_string(),
+    );
+    let first = pareval(&["import", "human-eval", &folder, "--out", &out]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert_refused(
+        &pareval(&["import", "human-eval", &folder, "--out", &out]),
+        &format!("--out names a file this command reads ({out})"),
     );
 }
 

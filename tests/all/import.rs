@@ -2416,7 +2416,10 @@ fn import_never_writes_over_one_of_its_own_input_files() {
         "--out",
         &other_spelling.to_string_lossy(),
     ]);
-    assert_refused(&output, "is also an input file");
+    assert_refused(
+        &output,
+        &format!("--out names a file this command reads ({input_text})"),
+    );
     assert_eq!(std::fs::read(&input).expect("read"), before);
 }
 
