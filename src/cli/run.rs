@@ -102,10 +102,6 @@ impl Drop for Harness {
 /// own file is read once it has not changed between two looks).
 const FINAL_LOOKS: usize = 3;
 
-/// How long a followed path may be absent before `run` says so (a harness creates its output in
-/// its first seconds).
-const MISSING_AFTER: Duration = Duration::from_secs(5);
-
 /// What `run` says of a system whose rows it reads and compares with nothing, with the flag that
 /// would compare it when its name differs from a compared one only in case.
 fn uncompared_note(state: &WatchState, system: &str) -> String {
@@ -182,23 +178,14 @@ fn follow_headless(
         shown_notices = state.notices.len();
     };
     // A followed path still absent a while into the run is said then, not only at its end (a typo
-    // in the path waited on a run that could never decide).
-    let started = Instant::now();
-    let mut said_missing = false;
+    // in the path waited on a run that could never decide), and so is one that goes.
     let ending = loop {
         look(&mut followed, &mut state);
         if state.decided() {
             break Ending::Decided;
         }
-        if !said_missing && started.elapsed() >= MISSING_AFTER {
-            said_missing = true;
-            for path in Followed::missing(&args.files) {
-                eprintln!(
-                    "pareval run: {} has not appeared after {} s (is the path the one the harness writes?)",
-                    path.display(),
-                    MISSING_AFTER.as_secs()
-                );
-            }
+        for notice in followed.presence_notices() {
+            eprintln!("pareval run: {notice}");
         }
         if interrupted() {
             break Ending::Interrupted;

@@ -437,7 +437,17 @@ pub struct Followed {
     options: Arc<LoadOptions>,
     /// The writers have ended (`run`'s harness exited): a last line without a line end is read.
     writers_ended: bool,
+    /// The paths given, when following began, and which of them existed at the last look (see
+    /// [`Followed::presence_notices`]).
+    given: Vec<PathBuf>,
+    started: std::time::Instant,
+    present: std::collections::BTreeSet<PathBuf>,
+    said_missing: bool,
 }
+
+/// How long a followed path may be absent before it is said (a harness creates its output in its
+/// first seconds).
+pub const MISSING_AFTER: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl Followed {
     /// Files must be result files by their extension (they may not exist yet); any other path is a
@@ -454,6 +464,10 @@ impl Followed {
             found: std::collections::BTreeSet::new(),
             options,
             writers_ended: false,
+            given: paths.to_vec(),
+            started: std::time::Instant::now(),
+            present: paths.iter().filter(|p| p.exists()).cloned().collect(),
+            said_missing: false,
         };
         for path in paths {
             let folder = if path.exists() {
@@ -474,6 +488,41 @@ impl Followed {
     /// The paths given that do not exist (yet): a file or folder the harness never wrote, or a typo.
     pub fn missing(paths: &[PathBuf]) -> Vec<PathBuf> {
         paths.iter().filter(|p| !p.exists()).cloned().collect()
+    }
+
+    /// What a follower should be told of the paths given, once each: those still absent
+    /// [`MISSING_AFTER`] into the following (a typo in the path read as a run with no outcomes yet),
+    /// one that was there and is gone (its rows stay read), and one that appears after it was said
+    /// missing or gone.
+    pub fn presence_notices(&mut self) -> Vec<String> {
+        let mut notices = Vec::new();
+        for path in &self.given {
+            let here = path.exists();
+            let was = self.present.contains(path);
+            if here && !was {
+                self.present.insert(path.clone());
+                if self.said_missing {
+                    notices.push(format!("{} is there now", path.display()));
+                }
+            } else if !here && was {
+                self.present.remove(path);
+                notices.push(format!(
+                    "{} is gone (removed or moved): the rows read from it stay, and it is read again if it comes back",
+                    path.display()
+                ));
+            }
+        }
+        if !self.said_missing && self.started.elapsed() >= MISSING_AFTER {
+            self.said_missing = true;
+            for path in self.given.iter().filter(|p| !p.exists()) {
+                notices.push(format!(
+                    "{} has not appeared after {} s (is the path the one the harness writes?)",
+                    path.display(),
+                    MISSING_AFTER.as_secs()
+                ));
+            }
+        }
+        notices
     }
 
     /// The followed paths, for the header: each folder with the count of result files found in it

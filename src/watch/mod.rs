@@ -196,6 +196,9 @@ pub fn run(
                     followed.writers_ended();
                 }
                 dirty |= state.apply(followed.poll());
+                let notices = followed.presence_notices();
+                dirty |= !notices.is_empty();
+                state.notices.extend(notices);
             }
             dirty |= state.poll_early();
             if until.stop.as_mut().is_some_and(|stop| stop()) {

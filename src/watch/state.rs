@@ -334,6 +334,10 @@ impl WatchState {
             return false;
         }
         let mut clean = true;
+        // The rows this read left out, as the status bar names them: the last with the places of
+        // the others (several in one read showed only the last before).
+        let mut met: Vec<String> = Vec::new();
+        let skipped_before: HashSet<String> = self.skipped_rows.iter().cloned().collect();
         for event in events {
             match event {
                 Event::Row { file, line, row } => self
@@ -347,7 +351,7 @@ impl WatchState {
                     message,
                 } => {
                     clean = false;
-                    self.problem = Some(format!("✗ {file}, line {line}: {message} (skipped)"));
+                    met.push(format!("✗ {file}, line {line}: {message} (skipped)"));
                     self.unreadable.entry(file).or_default().insert(line);
                 }
                 Event::Due {
@@ -375,6 +379,26 @@ impl WatchState {
             self.problem = None;
         }
         self.recompute();
+        met.extend(
+            self.skipped_rows
+                .iter()
+                .filter(|row| !skipped_before.contains(*row))
+                .cloned(),
+        );
+        if let Some(last) = met.last() {
+            self.problem = Some(match met.len() {
+                1 => last.clone(),
+                n => format!(
+                    "{last}; and {} more left out in this read: {}",
+                    n - 1,
+                    met[..n - 1]
+                        .iter()
+                        .map(|problem| problem_place(problem))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+            });
+        }
         true
     }
 
@@ -814,6 +838,12 @@ fn read_diffs(
 
 /// A watch of `tested` against `baselines` with seed 0, the whole plan as budget and the default reading,
 /// read by no file: the state the view's and the state's tests start from.
+/// "f.csv, line 22" of a status-bar problem "✗ f.csv, line 22: … (skipped)".
+fn problem_place(problem: &str) -> &str {
+    let text = problem.trim_start_matches("✗ ");
+    text.find(": ").map_or(text, |end| &text[..end])
+}
+
 #[cfg(test)]
 impl WatchState {
     pub(crate) fn for_tests(
@@ -1166,11 +1196,31 @@ mod tests {
             message: "outcome 'abc' of A on t5 is not a number in [0, 1]".into(),
         };
         state.apply(vec![bad(13), bad(12)]);
+        // Several left out in one read: the status bar names each (it showed the last alone).
+        assert_eq!(
+            state.problem.as_deref(),
+            Some(
+                "✗ f.csv, line 12: outcome 'abc' of A on t5 is not a number in [0, 1] (skipped); and 1 more left out in this read: f.csv, line 13"
+            )
+        );
+        state.apply(vec![
+            row("f.csv", 14, "A", "nope-1", 1.0),
+            row("f.csv", 15, "A", "nope-2", 1.0),
+            bad(16),
+        ]);
+        let problem = state.problem.clone().unwrap_or_default();
+        for place in ["f.csv, line 14", "f.csv, line 15", "f.csv, line 16"] {
+            assert!(problem.contains(place), "{place}: {problem}");
+        }
+        assert!(
+            problem.contains("2 more left out in this read"),
+            "{problem}"
+        );
         state.apply(vec![bad(13)]);
         assert_eq!(
             state.unreadable_note().as_deref(),
             Some(
-                "2 lines of the files could not be read and were left out (the first: f.csv, line 12)"
+                "3 lines of the files could not be read and were left out (the first: f.csv, line 12)"
             )
         );
         // Nothing new: nothing to redraw.

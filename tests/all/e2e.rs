@@ -1103,3 +1103,51 @@ fn a_saved_session_reopens_its_files_with_their_load_flags() {
         crate::common::stderr(&refused)
     );
 }
+
+/// `watch` on a path that never appears (a typo) and on a file that is removed while it is read: the
+/// screen said "following … · 0 rows read" for ever, and kept a removed file's rows without a word.
+/// `run` says both on stderr; the screen says them among its notices.
+#[test]
+fn watch_says_when_a_followed_path_never_appears_or_goes() {
+    if !tmux_available() {
+        return;
+    }
+    let dir = temp_dir("watch-missing-path");
+    let plan = dir.join("plan.csv");
+    let bin = env!("CARGO_BIN_EXE_pareval");
+    let drawn = Command::new(bin)
+        .args(["plan", "sample_runs/swe_repair.csv", "--out"])
+        .arg(&plan)
+        .output()
+        .expect("plan");
+    assert!(drawn.status.success());
+    let live = dir.join("live.csv");
+    std::fs::write(&live, "system,task,outcome\n").expect("live");
+    let typo = dir.join("liev.csv");
+    let (live_text, typo_text, plan_text) = (
+        live.to_string_lossy().into_owned(),
+        typo.to_string_lossy().into_owned(),
+        plan.to_string_lossy().into_owned(),
+    );
+    let session = Session::start(
+        "watch-missing",
+        &[
+            "watch",
+            &live_text,
+            &typo_text,
+            "--plan",
+            &plan_text,
+            "--tested",
+            "CodeAct (atlas-1)",
+            "--baseline",
+            "CodeAct (borealis-1)",
+        ],
+    );
+    session.wait_for("following");
+    session.wait_for("liev.csv has not appeared after 5 s");
+    std::fs::remove_file(&live).expect("remove");
+    session.wait_for("live.csv is gone");
+    session.keys("q");
+    assert_eq!(session.wait_exit(), "EXIT=0");
+    assert_restored(&session);
+}
