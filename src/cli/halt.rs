@@ -267,8 +267,15 @@ fn follow(
         }
         Err(message) => Err(CliError::Input(message)),
     };
+    // Ctrl-C (the README's way to stop following) or a kill ends the loop, not the process: the
+    // closing count is printed, then the exit status is 128 + the signal's number.
+    crate::signals::catch(&crate::signals::SCREEN);
+    // Lines and steps not scored: counted, the first named again at the end (a finished file with
+    // them is refused, so a follow that met them ends with exit 2).
+    let mut unscored = 0usize;
+    let mut first_unscored: Option<String> = None;
     let mut first = true;
-    while !idle {
+    while !idle && crate::signals::received().is_none() {
         let lines_before = follower.lines_read;
         let mut news = poll(&mut follower, first)?;
         first = false;
@@ -290,23 +297,61 @@ fn follow(
         for item in news {
             match item {
                 StepsNews::Changed { row, .. } => write_followed(out, args.format, &row)?,
-                StepsNews::Problem(message) => eprintln!("{message}"),
+                StepsNews::Problem(message) => {
+                    eprintln!("{message}");
+                    unscored += 1;
+                    first_unscored.get_or_insert(message);
+                }
                 StepsNews::Reread(file) => eprintln!(
                     "note: {file} shrank or was replaced: its trajectories are read again from the start"
                 ),
                 StepsNews::Waiting(message) => eprintln!("note: {message}"),
             }
         }
+        for notice in follower.presence.notices() {
+            eprintln!("note: {notice}");
+        }
         out.flush()?;
         if !idle {
             std::thread::sleep(POLL);
         }
     }
+    // Steps that came before their turn and whose turn never came: the gap a finished file is
+    // refused for.
+    for gap in follower.board.runs.iter().filter_map(RunState::gap) {
+        eprintln!("{gap}");
+        unscored += 1;
+        first_unscored.get_or_insert(gap);
+    }
     if args.format == HaltFormat::Text {
         let runs: Vec<&RunState> = follower.all_runs().collect();
         writeln!(out, "{}", summary(&runs))?;
     }
-    Ok(())
+    out.flush()?;
+    if let Some(signal) = crate::signals::received() {
+        return Err(CliError::Status(crate::signals::exit_status(signal)));
+    }
+    let never: Vec<String> = args
+        .steps
+        .iter()
+        .filter(|path| !path.exists())
+        .map(|path| path.display().to_string())
+        .collect();
+    if !never.is_empty() {
+        return Err(CliError::Input(format!(
+            "{} never appeared: nothing was read from it (is the path the one the harness writes?)",
+            never.join(", ")
+        )));
+    }
+    match first_unscored {
+        Some(first) => Err(CliError::Input(format!(
+            "{unscored} line{} or step{} of the followed files {} not scored (the first: {first})",
+            if unscored == 1 { "" } else { "s" },
+            if unscored == 1 { "" } else { "s" },
+            if unscored == 1 { "was" } else { "were" },
+        ))),
+        None => Ok(()),
+    }
 }
 
 fn write_followed(out: &mut impl Write, format: HaltFormat, row: &HaltRow) -> std::io::Result<()> {

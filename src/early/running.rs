@@ -46,8 +46,12 @@ pub struct RunState {
     /// Both calibrated probabilities after the last step so far.
     pub last: (f64, f64),
     pub halted: Option<HaltPoint>,
-    /// Why it is no longer scored (a repeated or missing step).
+    /// Why it is no longer scored (a repeated step).
     pub broken: Option<String>,
+    /// Steps that arrived before their turn (step 6 written before step 5), scored once the steps
+    /// before them are in: a finished file is scored in step order whatever its line order, and a
+    /// followed one must end where it does.
+    ahead: std::collections::BTreeMap<usize, Step>,
 }
 
 impl RunState {
@@ -56,6 +60,17 @@ impl RunState {
     }
 
     /// Steps run after the halting point (what halting there would have saved so far).
+    /// The first step missing before steps that arrived ahead of it, as a problem ("… jumps to
+    /// step 7 (step 6 is missing)"): what a finished file with that gap is refused for.
+    pub fn gap(&self) -> Option<String> {
+        let (&first, _) = self.ahead.first_key_value()?;
+        Some(format!(
+            "{} jumps to step {first} (step {} is missing); its later steps are not scored",
+            self.key,
+            self.steps() + 1
+        ))
+    }
+
     pub fn steps_after_halt(&self) -> usize {
         self.halted.map_or(0, |h| self.steps() - h.step)
     }
@@ -169,6 +184,7 @@ impl Scoreboard {
                     last: (f64::NAN, f64::NAN),
                     halted: None,
                     broken: None,
+                    ahead: std::collections::BTreeMap::new(),
                 });
                 (at, true)
             }
@@ -178,36 +194,39 @@ impl Scoreboard {
             return Ok((Change::Nothing, at));
         }
         let expected = run.steps() + 1;
-        if number != expected {
-            let problem = if number < expected {
-                format!(
-                    "{} repeats step {number} (it has {} steps)",
-                    run.key,
-                    run.steps()
-                )
-            } else {
-                format!(
-                    "{} jumps to step {number} (step {expected} is missing)",
-                    run.key
-                )
-            };
+        if number < expected || run.ahead.contains_key(&number) {
+            let problem = format!(
+                "{} repeats step {number} (it has {} steps)",
+                run.key,
+                run.steps().max(number)
+            );
             run.broken = Some(problem.clone());
             return Err(format!("{problem}; its later steps are not scored"));
         }
-        let models = &self.predictor.models;
-        let vector = run.cursor.push(&models.featurizer, step);
-        let (s, f) = models.score(&vector);
-        run.last = (s, f);
         let mut change = if new { Change::New } else { Change::Nothing };
-        if run.halted.is_none()
-            && let Some((model, probability)) = fires(s, f, self.thresholds)
-        {
-            run.halted = Some(HaltPoint {
-                model,
-                step: number,
-                probability,
-            });
-            change = Change::Halted;
+        if number > expected {
+            // Scored when the steps before it are in (see `ahead`).
+            run.ahead.insert(number, step);
+            return Ok((change, at));
+        }
+        let mut next = Some(step);
+        while let Some(step) = next {
+            let number = run.steps() + 1;
+            let models = &self.predictor.models;
+            let vector = run.cursor.push(&models.featurizer, step);
+            let (s, f) = models.score(&vector);
+            run.last = (s, f);
+            if run.halted.is_none()
+                && let Some((model, probability)) = fires(s, f, self.thresholds)
+            {
+                run.halted = Some(HaltPoint {
+                    model,
+                    step: number,
+                    probability,
+                });
+                change = Change::Halted;
+            }
+            next = run.ahead.remove(&(number + 1));
         }
         Ok((change, at))
     }
@@ -229,7 +248,7 @@ mod tests {
     }
 
     #[test]
-    fn steps_out_of_order_are_refused_and_a_halt_happens_once() {
+    fn steps_out_of_order_wait_for_their_turn_and_a_halt_happens_once() {
         let data = synthetic();
         let (features, model) = small_settings();
         let predictor = Arc::new(
@@ -266,8 +285,38 @@ mod tests {
             Ok((Change::Nothing, 0))
         );
         assert_eq!(board.runs[0].steps(), 2);
-        let gap = board.push(key("b"), 2, step.clone()).unwrap_err();
+        // A step before its turn waits for the steps before it (a file is scored in step order,
+        // whatever its line order); one still waiting is a gap.
+        let mut late = Scoreboard::new(predictor.clone(), Thresholds::both(f64::INFINITY));
+        assert_eq!(late.push(key("b"), 2, step.clone()), Ok((Change::New, 0)));
+        assert_eq!(late.runs[0].steps(), 0);
+        let gap = late.runs[0].gap().expect("a gap");
         assert!(gap.contains("jumps to step 2 (step 1 is missing)"), "{gap}");
+        assert_eq!(
+            late.push(key("b"), 3, step.clone()),
+            Ok((Change::Nothing, 0))
+        );
+        assert_eq!(
+            late.push(key("b"), 1, step.clone()),
+            Ok((Change::Nothing, 0))
+        );
+        assert_eq!(late.runs[0].steps(), 3);
+        assert_eq!(late.runs[0].gap(), None);
+        // The halt of a step scored late is the step's own.
+        let mut halting = Scoreboard::new(predictor.clone(), Thresholds::both(0.0));
+        assert_eq!(
+            halting.push(key("d"), 2, step.clone()),
+            Ok((Change::New, 0))
+        );
+        assert_eq!(
+            halting.push(key("d"), 1, step.clone()),
+            Ok((Change::Halted, 0))
+        );
+        assert_eq!(halting.runs[0].halted.map(|h| h.step), Some(1));
+        let twice = halting.push(key("e"), 3, step.clone());
+        assert!(twice.is_ok());
+        let repeat = halting.push(key("e"), 3, step.clone()).unwrap_err();
+        assert!(repeat.contains("repeats step 3"), "{repeat}");
         // Thresholds no probability reaches: it continues.
         let mut never = Scoreboard::new(predictor, Thresholds::both(f64::INFINITY));
         assert_eq!(never.push(key("c"), 1, step), Ok((Change::New, 0)));

@@ -437,64 +437,38 @@ pub struct Followed {
     options: Arc<LoadOptions>,
     /// The writers have ended (`run`'s harness exited): a last line without a line end is read.
     writers_ended: bool,
-    /// The paths given, when following began, and which of them existed at the last look (see
-    /// [`Followed::presence_notices`]).
-    given: Vec<PathBuf>,
-    started: std::time::Instant,
-    present: std::collections::BTreeSet<PathBuf>,
-    said_missing: bool,
+    presence: Presence,
 }
 
 /// How long a followed path may be absent before it is said (a harness creates its output in its
 /// first seconds).
 pub const MISSING_AFTER: std::time::Duration = std::time::Duration::from_secs(5);
 
-impl Followed {
-    /// Files must be result files by their extension (they may not exist yet); any other path is a
-    /// folder, which may not exist yet either (a harness creates its log folder when it starts).
-    pub fn new(paths: &[PathBuf]) -> Result<Self, String> {
-        Self::with_options(paths, Arc::default())
-    }
+/// The paths a follower was given, when following began, and which of them existed at its last
+/// look: what to say of a path that never appears (a typo in the path read as a run with no
+/// outcomes yet) or goes.
+#[derive(Debug)]
+pub struct Presence {
+    given: Vec<PathBuf>,
+    started: std::time::Instant,
+    present: std::collections::BTreeSet<PathBuf>,
+    said_missing: bool,
+}
 
-    /// [`Followed::new`] reading harness result files with the import choices of `options`.
-    pub fn with_options(paths: &[PathBuf], options: Arc<LoadOptions>) -> Result<Self, String> {
-        let mut followed = Followed {
-            files: BTreeMap::new(),
-            folders: Vec::new(),
-            found: std::collections::BTreeSet::new(),
-            options,
-            writers_ended: false,
+impl Presence {
+    pub fn new(paths: &[PathBuf]) -> Self {
+        Presence {
             given: paths.to_vec(),
             started: std::time::Instant::now(),
             present: paths.iter().filter(|p| p.exists()).cloned().collect(),
             said_missing: false,
-        };
-        for path in paths {
-            let folder = if path.exists() {
-                path.is_dir() && !crate::data::import::is_run_folder(path)
-            } else {
-                kind_of(path).is_none()
-            };
-            if folder {
-                followed.folders.push(path.clone());
-            } else {
-                let follower = FileFollower::with_options(path, followed.options.clone())?;
-                followed.files.insert(path.clone(), follower);
-            }
         }
-        Ok(followed)
     }
 
-    /// The paths given that do not exist (yet): a file or folder the harness never wrote, or a typo.
-    pub fn missing(paths: &[PathBuf]) -> Vec<PathBuf> {
-        paths.iter().filter(|p| !p.exists()).cloned().collect()
-    }
-
-    /// What a follower should be told of the paths given, once each: those still absent
-    /// [`MISSING_AFTER`] into the following (a typo in the path read as a run with no outcomes yet),
-    /// one that was there and is gone (its rows stay read), and one that appears after it was said
-    /// missing or gone.
-    pub fn presence_notices(&mut self) -> Vec<String> {
+    /// What to say since the last call, once each: the paths still absent [`MISSING_AFTER`] into the
+    /// following, one that was there and is gone (its rows stay read), and one that appears after it
+    /// was said missing or gone.
+    pub fn notices(&mut self) -> Vec<String> {
         let mut notices = Vec::new();
         for path in &self.given {
             let here = path.exists();
@@ -523,6 +497,50 @@ impl Followed {
             }
         }
         notices
+    }
+}
+
+impl Followed {
+    /// Files must be result files by their extension (they may not exist yet); any other path is a
+    /// folder, which may not exist yet either (a harness creates its log folder when it starts).
+    pub fn new(paths: &[PathBuf]) -> Result<Self, String> {
+        Self::with_options(paths, Arc::default())
+    }
+
+    /// [`Followed::new`] reading harness result files with the import choices of `options`.
+    pub fn with_options(paths: &[PathBuf], options: Arc<LoadOptions>) -> Result<Self, String> {
+        let mut followed = Followed {
+            files: BTreeMap::new(),
+            folders: Vec::new(),
+            found: std::collections::BTreeSet::new(),
+            options,
+            writers_ended: false,
+            presence: Presence::new(paths),
+        };
+        for path in paths {
+            let folder = if path.exists() {
+                path.is_dir() && !crate::data::import::is_run_folder(path)
+            } else {
+                kind_of(path).is_none()
+            };
+            if folder {
+                followed.folders.push(path.clone());
+            } else {
+                let follower = FileFollower::with_options(path, followed.options.clone())?;
+                followed.files.insert(path.clone(), follower);
+            }
+        }
+        Ok(followed)
+    }
+
+    /// The paths given that do not exist (yet): a file or folder the harness never wrote, or a typo.
+    pub fn missing(paths: &[PathBuf]) -> Vec<PathBuf> {
+        paths.iter().filter(|p| !p.exists()).cloned().collect()
+    }
+
+    /// What to say of the paths given since the last call ([`Presence::notices`]).
+    pub fn presence_notices(&mut self) -> Vec<String> {
+        self.presence.notices()
     }
 
     /// The followed paths, for the header: each folder with the count of result files found in it

@@ -51,6 +51,8 @@ pub struct StepsFollower {
     retired: Vec<RunState>,
     /// The (trajectory, halted) announcements made: a file read again announces none twice.
     announced: HashSet<(RunKey, bool)>,
+    /// The paths given: which never appeared, or went.
+    pub presence: super::follow::Presence,
 }
 
 /// `--follow` reads appended CSV or TSV rows, or JSON Lines objects.
@@ -98,6 +100,7 @@ impl StepsFollower {
             lines_read: 0,
             retired: Vec::new(),
             announced: HashSet::new(),
+            presence: super::follow::Presence::new(paths),
         })
     }
 

@@ -133,7 +133,9 @@ fn halt_scores_a_finished_and_a_growing_steps_file_alike() {
         );
         std::thread::sleep(Duration::from_millis(100));
     };
-    assert!(output.status.success(), "{}", stderr(&output));
+    // The repeated line is refused in a finished file; a follow that met it ends as that does,
+    // exit 2 naming it, after the answers it gave meanwhile (it ended 0 without a word).
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     let followed = stdout(&output);
     let problems = stderr(&output);
     assert!(
@@ -142,6 +144,11 @@ fn halt_scores_a_finished_and_a_growing_steps_file_alike() {
             text(&growing),
             lines.len() + 2
         )),
+        "{problems}"
+    );
+    assert!(
+        problems
+            .contains("error: 1 line or step of the followed files was not scored (the first: "),
         "{problems}"
     );
     // Each trajectory printed when first seen and once more if it halts later; the latest line of
@@ -326,6 +333,79 @@ fn halt_refuses_what_it_cannot_score() {
     assert_refused(
         &pareval(&["halt", &text(&model), &text(&gap)]),
         "(sys0, task0, run 0) jumps to step 3",
+    );
+    // Followed, the gap is named when the follow ends, and so ends it: exit 2.
+    assert_refused(
+        &pareval(&[
+            "halt",
+            &text(&model),
+            &text(&gap),
+            "--follow",
+            "--idle-exit",
+            "0.5",
+        ]),
+        "(sys0, task0, run 0) jumps to step 3 (step 2 is missing)",
+    );
+    // Two steps written out of order: a finished file is scored in step order, and a followed
+    // one now ends where it does (it abandoned the trajectory as 'continue', exit 0).
+    let swapped = dir.join("swapped.csv");
+    let mut lines: Vec<&str> = all.lines().collect();
+    lines.swap(2, 3);
+    std::fs::write(&swapped, lines.join("\n") + "\n").expect("swapped");
+    let summary = |extra: &[&str]| {
+        let mut args = vec!["halt".to_string(), text(&model), text(&swapped)];
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let output = pareval(&args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert!(
+            !stderr(&output).contains("not scored"),
+            "{}",
+            stderr(&output)
+        );
+        stdout(&output)
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(summary(&["--follow", "--idle-exit", "0.5"]), summary(&[]));
+    // A path that never appears ends the follow with exit 2 (it ended 0 in silence).
+    let typo = dir.join("stpes.csv");
+    assert_refused(
+        &pareval(&[
+            "halt",
+            &text(&model),
+            &text(&typo),
+            "--follow",
+            "--idle-exit",
+            "0.5",
+        ]),
+        "stpes.csv never appeared: nothing was read from it",
+    );
+    // Ctrl-C, the README's way to stop following: the closing count, then 128 + SIGINT (the
+    // signal ended the process before it printed anything).
+    let child = Command::new(env!("CARGO_BIN_EXE_pareval"))
+        .args(["halt", &text(&model), &text(&steps), "--follow"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start halt --follow");
+    std::thread::sleep(Duration::from_millis(1500));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    let output = child.wait_with_output().expect("output");
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    assert!(
+        stdout(&output)
+            .lines()
+            .last()
+            .is_some_and(|l| l.contains("trajectories: ") && l.contains("halt failure")),
+        "{}",
+        stdout(&output)
     );
     assert_refused(
         &pareval(&["halt", &text(&model), &text(&steps), "--tau", "0.3"]),
