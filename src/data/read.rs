@@ -124,7 +124,7 @@ fn read_table_as(path: &Path, live: bool) -> Result<(RawTable, Option<String>), 
     if !gzip && raw.starts_with(&[0x1f, 0x8b]) {
         return Err(LoadError::new(
             &file,
-            "is gzip-compressed, but its name does not end in .gz: name it so (file.json.gz) or decompress it",
+            "is gzip-compressed, but its name does not end in .gz: a record table is read compressed when named so (file.json.gz); a harness's result file must be decompressed (gunzip)",
         ));
     }
     let mut bytes = if gzip { gunzip(&raw, &file)? } else { raw };

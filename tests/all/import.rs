@@ -2778,3 +2778,30 @@ fn the_readme_s_import_examples_print_what_it_shows() {
         }
     }
 }
+
+/// A harness's result file compressed with gzip: importers read files as the harness wrote them, and
+/// it said "the file is not UTF-8 text" (no hint to decompress it).
+#[test]
+fn a_gzip_compressed_harness_file_is_refused_saying_to_decompress_it() {
+    use std::io::Write;
+    let Some(data) = shared_data() else { return };
+    let tau2 = data.join("../formats/tau2_bench/airline_gemini2_5_flash_10tasks_2t.json");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder
+        .write_all(&std::fs::read(&tau2).expect("tau2"))
+        .expect("gzip");
+    let dir = temp_dir("harness-gz");
+    let packed = dir.join("tau2.json.gz");
+    std::fs::write(&packed, encoder.finish().expect("gzip")).expect("write");
+    let out = dir.join("out.csv");
+    assert_refused(
+        &pareval(&[
+            "import",
+            "tau2",
+            &packed.to_string_lossy(),
+            "--out",
+            &out.to_string_lossy(),
+        ]),
+        "tau2.json.gz: is gzip-compressed: a harness's result file is read as the harness wrote it, so decompress it first (gunzip)",
+    );
+}

@@ -1420,6 +1420,25 @@ const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/";
 /// Refuses a file that is a Git LFS pointer rather than the file (leaderboard repositories keep
 /// their result files in LFS): the parser's own message would be a puzzle, and the rows are not
 /// there to read.
+/// A harness's result file compressed with gzip: the importers read files as the harness wrote
+/// them (it said "the file is not UTF-8 text", and `info` on it "missing required column"), so it
+/// is refused saying what to do. Record tables are read compressed by the loader (`.csv.gz`, …).
+fn refuse_compressed(path: &Path) -> Result<(), LoadError> {
+    use std::io::Read;
+    if !path.is_file() {
+        return Ok(());
+    }
+    let mut head = Vec::with_capacity(2);
+    let read = std::fs::File::open(path).and_then(|file| file.take(2).read_to_end(&mut head));
+    if read.is_ok() && head == [0x1f, 0x8b] {
+        return Err(LoadError::new(
+            path.display().to_string(),
+            "is gzip-compressed: a harness's result file is read as the harness wrote it, so decompress it first (gunzip); only record tables (.csv.gz, .jsonl.gz, …) are read compressed",
+        ));
+    }
+    Ok(())
+}
+
 pub fn refuse_lfs_pointer(path: &Path) -> Result<(), LoadError> {
     use std::io::Read;
     if !path.is_file() {
@@ -1583,6 +1602,9 @@ fn parse_file(
 ) -> Result<Option<Parsed>, LoadError> {
     let file_path = native_file(path);
     refuse_lfs_pointer(&file_path)?;
+    if format.is_some() {
+        refuse_compressed(&file_path)?;
+    }
     let helm_run = file_path
         .file_name()
         .is_some_and(|name| name == "per_instance_stats.json")
