@@ -1282,12 +1282,25 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
     crate::data::write::refuse_overwriting(&[("--out", &args.out)], &args.files)?;
     // Every check of the loader first: what is written always loads.
     let dataset = load(&args.files, &options)?;
-    let (rows, files, folders) = crate::data::write::write_imported(
-        &args.files,
-        format,
-        &options.import_settings(),
-        &args.out,
-    )?;
+    // Which of the format choices given the importer read: one it passed over (a --split to tau2,
+    // a mistyped --metric to a format without metrics) changed nothing without a word.
+    let read = std::cell::Cell::new(0u8);
+    let settings = crate::data::import::ImportSettings {
+        read: Some(&read),
+        ..options.import_settings()
+    };
+    let (rows, files, folders) =
+        crate::data::write::write_imported(&args.files, format, &settings, &args.out)?;
+    let given = [
+        options.split.is_some(),
+        options.filter.is_some(),
+        options.scorer.is_some(),
+        options.score_scale.is_some(),
+        options.score_key.is_some(),
+        options.metric.is_some(),
+        args.import.aider_tries != 2,
+    ];
+    let unread = settings.unread(given);
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     writeln!(
         out,
@@ -1309,6 +1322,13 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
     )?;
     for note in &dataset.notes {
         writeln!(out, "note: {note}")?;
+    }
+    for flag in unread {
+        writeln!(
+            out,
+            "note: {flag} is not read by the {} importer: it changed nothing",
+            format.name()
+        )?;
     }
     Ok(())
 }

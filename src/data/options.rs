@@ -76,6 +76,7 @@ impl LoadOptions {
             evalplus_tests: self.evalplus_tests,
             metric: self.metric.as_deref(),
             aider_tries: self.aider_tries,
+            read: None,
         }
     }
 }

@@ -2805,3 +2805,51 @@ fn a_gzip_compressed_harness_file_is_refused_saying_to_decompress_it() {
         "tau2.json.gz: is gzip-compressed: a harness's result file is read as the harness wrote it, so decompress it first (gunzip)",
     );
 }
+
+/// A format choice the importer does not read (a --split given to tau2, a mistyped --metric for a
+/// format without metrics) changed nothing without a word: import names it; one it reads is not
+/// named.
+#[test]
+fn import_notes_the_format_choices_its_importer_does_not_read() {
+    let Some(data) = shared_data() else { return };
+    let dir = temp_dir("import-unread-choices");
+    let out = dir.join("out.csv").to_string_lossy().into_owned();
+    let tau2 = data
+        .join("../formats/tau2_bench/airline_gemini2_5_flash_10tasks_2t.json")
+        .to_string_lossy()
+        .into_owned();
+    let output = pareval(&[
+        "import", "tau2", &tau2, "--split", "lite", "--metric", "f1", "--out", &out,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let said = stdout(&output);
+    for flag in ["--split", "--metric"] {
+        assert!(
+            said.contains(&format!(
+                "note: {flag} is not read by the tau2 importer: it changed nothing"
+            )),
+            "{said}"
+        );
+    }
+    let inspect = data
+        .join("../formats/inspect_eval/bash_2.eval")
+        .to_string_lossy()
+        .into_owned();
+    let output = pareval(&[
+        "import",
+        "inspect",
+        &inspect,
+        "--scorer",
+        "max_sus_scorer",
+        "--score-scale",
+        "0:10",
+        "--out",
+        &out,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        !stdout(&output).contains("is not read by"),
+        "{}",
+        stdout(&output)
+    );
+}

@@ -174,13 +174,13 @@ fn read_file(
             .unwrap_or(0) as u32;
         let values = score.get("value").and_then(Value::as_object);
         // The keys are only for the message when --metric names none of them.
-        if let Some(wanted) = settings.metric
+        if let Some(wanted) = settings.metric()
             && !read.keys.contains(wanted)
         {
             read.keys
                 .extend(values.into_iter().flat_map(|v| v.keys().cloned()));
         }
-        let key = settings.metric.map(str::to_string).or_else(|| {
+        let key = settings.metric().map(str::to_string).or_else(|| {
             score
                 .get("main_score_name")
                 .and_then(Value::as_str)
@@ -201,7 +201,11 @@ fn read_file(
         };
         if let Some(value) = outcome {
             let what = format!("score {}", key.as_deref().unwrap_or_default());
-            outcome = Some(super::on_outcome_scale(value, settings.score_scale, &what)?);
+            outcome = Some(super::on_outcome_scale(
+                value,
+                settings.score_scale(),
+                &what,
+            )?);
         }
         let usable = USABLE.contains(&status.as_str());
         let row_status = if !usable {
@@ -353,8 +357,8 @@ pub fn review_file(
     let (system, by) = system_of_file(path, bytes);
     let mut read = Read::default();
     read_file(bytes, file, &stem_of(path), &system, settings, &mut read)?;
-    read.check_metric(file, settings.metric)?;
-    let mut notes = notes(file, &read, settings.metric);
+    read.check_metric(file, settings.metric())?;
+    let mut notes = notes(file, &read, settings.metric());
     notes.push(format!("{file}: system '{system}' (its {by})"));
     Ok(Imported {
         rows: read.rows,
@@ -467,8 +471,8 @@ pub fn outputs(
         invocation_of.extend(std::iter::repeat_n(place, read.rows.len() - before));
         bytes.extend_from_slice(&text);
     }
-    read.check_metric(&shown, settings.metric)?;
-    let mut notes = notes(&shown, &read, settings.metric);
+    read.check_metric(&shown, settings.metric())?;
+    let mut notes = notes(&shown, &read, settings.metric());
     notes.extend(held_notes);
     if invocation_names.len() > 1 {
         // Runs of a (model, task) in time order: invocation, then generation.

@@ -300,9 +300,9 @@ fn choose_scorer(
         .filter_map(|s| s.get("scores")?.as_object())
         .flat_map(|scores| scores.keys().map(String::as_str))
         .collect();
-    let given_key = settings.score_key.map(str::to_string);
+    let given_key = settings.score_key().map(str::to_string);
     let wanted = settings
-        .scorer
+        .scorer()
         .map(str::to_string)
         .or_else(|| results.first().map(|(name, _)| name.clone()))
         .or_else(|| {
@@ -334,7 +334,7 @@ fn choose_scorer(
     let note = format!(
         "{file}: scorer '{scorer}' scores a dict, one result per key ({}): its '{key}' read{} (--scorer KEY reads another key)",
         keys.join(", "),
-        if settings.scorer.is_none() {
+        if settings.scorer().is_none() {
             ", the log's first result"
         } else {
             ""
@@ -462,7 +462,7 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             None => None,
         };
         let grade = value.is_some_and(|value| is_grade(value, score_key.as_deref()));
-        match (outcome, settings.score_scale) {
+        match (outcome, settings.score_scale()) {
             (Some(_), Some(_)) if grade => grades_unscaled += 1,
             (Some(v), Some((low, high))) => outcome = Some((v - low) / (high - low)),
             (Some(v), None) if !(0.0..=1.0).contains(&v) => {
@@ -546,7 +546,7 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         ));
     }
     let mut notes: Vec<String> = dict_note.into_iter().collect();
-    if let (Some((low, high)), 1..) = (settings.score_scale, grades_unscaled) {
+    if let (Some((low, high)), 1..) = (settings.score_scale(), grades_unscaled) {
         notes.push(format!(
             "{file}: --score-scale {low}:{high} maps numeric scores only: {grades_unscaled} {} of scorer '{scorer}' (C, P, I, N, yes/no, true/false) {} on [0, 1] by Inspect's own rule and kept there",
             if grades_unscaled == 1 { "grade" } else { "grades" },

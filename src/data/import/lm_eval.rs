@@ -564,7 +564,7 @@ impl Reader {
                 filters.push(&line.filter);
             }
         }
-        let chosen = match settings.filter {
+        let chosen = match settings.filter() {
             Some(f) if filters.contains(&f) => f.to_string(),
             Some(f) => {
                 return Err(LoadError::new(
@@ -591,7 +591,7 @@ impl Reader {
         // The key of an object-valued metric that holds its score: --score-key, else the task's
         // `score_key` (lmms-eval's task setting), else `score`.
         let score_key = settings
-            .score_key
+            .score_key()
             .or_else(|| {
                 results
                     .as_ref()?
@@ -603,7 +603,7 @@ impl Reader {
             .unwrap_or("score");
         // One metric for every line: --metric, else (lmms-eval, whose lines list no metrics) the
         // task's configured one; lm-eval's lines each name theirs.
-        let every_line = match settings.metric {
+        let every_line = match settings.metric() {
             Some(metric) => Some(self.names.iter().position(|n| n == metric).ok_or_else(|| {
                 LoadError::new(
                     file,

@@ -488,6 +488,76 @@ pub struct ImportSettings<'a> {
     /// An aider exercise passes when its tests pass within this many tries (`--aider-tries`;
     /// None: 2, the leaderboard's pass_rate_2).
     pub aider_tries: Option<u32>,
+    /// Where the importers mark the options above they read (bits of [`ImportSettings::OPTIONS`]),
+    /// when the caller wants to know which a format passed over: the importers read them through
+    /// the accessors of the same names.
+    pub read: Option<&'a std::cell::Cell<u8>>,
+}
+
+impl<'a> ImportSettings<'a> {
+    /// The options an importer may read, by flag, in the order of their bits.
+    pub const OPTIONS: [&'static str; 7] = [
+        "--split",
+        "--filter",
+        "--scorer",
+        "--score-scale",
+        "--score-key",
+        "--metric",
+        "--aider-tries",
+    ];
+
+    fn mark(&self, option: usize) {
+        if let Some(read) = self.read {
+            read.set(read.get() | (1 << option));
+        }
+    }
+
+    pub fn split(&self) -> Option<&'a str> {
+        self.mark(0);
+        self.split
+    }
+
+    pub fn filter(&self) -> Option<&'a str> {
+        self.mark(1);
+        self.filter
+    }
+
+    pub fn scorer(&self) -> Option<&'a str> {
+        self.mark(2);
+        self.scorer
+    }
+
+    pub fn score_scale(&self) -> Option<(f64, f64)> {
+        self.mark(3);
+        self.score_scale
+    }
+
+    pub fn score_key(&self) -> Option<&'a str> {
+        self.mark(4);
+        self.score_key
+    }
+
+    pub fn metric(&self) -> Option<&'a str> {
+        self.mark(5);
+        self.metric
+    }
+
+    pub fn aider_tries(&self) -> Option<u32> {
+        self.mark(6);
+        self.aider_tries
+    }
+
+    /// Which of the options given (`given`: set or not, in [`ImportSettings::OPTIONS`]'s order)
+    /// no importer read: their flags.
+    pub fn unread(&self, given: [bool; 7]) -> Vec<&'static str> {
+        let read = self.read.map_or(u8::MAX, std::cell::Cell::get);
+        Self::OPTIONS
+            .iter()
+            .enumerate()
+            .filter(|&(bit, _)| given[bit] && read & (1 << bit) == 0)
+            .map(|(_, &flag)| flag)
+            .collect()
+    }
 }
 
 pub use evalplus::EvalPlusTests;
@@ -1615,13 +1685,15 @@ fn parse_file(
     if format == Some(ImportFormat::Aider)
         || (format.is_none() && (aider_results || aider::is_run_folder(path)))
     {
-        let (imported, bytes, file) =
-            aider::run(path, settings.aider_tries.unwrap_or(aider::HEADLINE_TRIES))?;
+        let (imported, bytes, file) = aider::run(
+            path,
+            settings.aider_tries().unwrap_or(aider::HEADLINE_TRIES),
+        )?;
         return finish_parsed(imported, ImportFormat::Aider, file, &bytes, 0, settings).map(Some);
     }
     if format == Some(ImportFormat::OsWorld) || (format.is_none() && osworld::is_results_tree(path))
     {
-        let (imported, bytes, file) = osworld::results(path, settings.split)?;
+        let (imported, bytes, file) = osworld::results(path, settings.split())?;
         return finish_parsed(imported, ImportFormat::OsWorld, file, &bytes, 0, settings).map(Some);
     }
     if format == Some(ImportFormat::AgentLab)
@@ -1635,7 +1707,7 @@ fn parse_file(
         && path.is_dir()
         && theagentcompany::is_results_folder(path)
     {
-        let (imported, bytes, file) = theagentcompany::results_folder(path, settings.metric)?;
+        let (imported, bytes, file) = theagentcompany::results_folder(path, settings.metric())?;
         return finish_parsed(
             imported,
             ImportFormat::TheAgentCompany,
@@ -1650,7 +1722,7 @@ fn parse_file(
         && path.is_dir()
         && deepeval::is_results_folder(path)
     {
-        let (imported, bytes, file) = deepeval::results_folder(path, settings.metric)?;
+        let (imported, bytes, file) = deepeval::results_folder(path, settings.metric())?;
         return finish_parsed(imported, ImportFormat::DeepEval, file, &bytes, 0, settings)
             .map(Some);
     }
@@ -1669,7 +1741,7 @@ fn parse_file(
         .map(Some);
     }
     if matches!(format, None | Some(ImportFormat::AlpacaEval)) && alpaca_eval::is_tree(path) {
-        let (imported, bytes, file) = alpaca_eval::tree(path, settings.metric)?;
+        let (imported, bytes, file) = alpaca_eval::tree(path, settings.metric())?;
         return finish_parsed(
             imported,
             ImportFormat::AlpacaEval,
@@ -1712,7 +1784,7 @@ fn parse_file(
     }
     if matches!(format, None | Some(ImportFormat::OpenCompass)) && opencompass::is_tree(path) {
         let (imported, bytes, file) =
-            opencompass::tree(path, settings.metric, settings.score_scale)?;
+            opencompass::tree(path, settings.metric(), settings.score_scale())?;
         return finish_parsed(
             imported,
             ImportFormat::OpenCompass,
@@ -1729,7 +1801,7 @@ fn parse_file(
             .map(Some);
     }
     if matches!(format, None | Some(ImportFormat::AgentBench)) && agentbench::is_tree(path) {
-        let (imported, bytes, file) = agentbench::tree(path, settings.metric)?;
+        let (imported, bytes, file) = agentbench::tree(path, settings.metric())?;
         return finish_parsed(
             imported,
             ImportFormat::AgentBench,
@@ -1741,12 +1813,12 @@ fn parse_file(
         .map(Some);
     }
     if matches!(format, None | Some(ImportFormat::LiveBench)) && livebench::is_tree(path) {
-        let (imported, bytes, file) = livebench::tree(path, settings.split)?;
+        let (imported, bytes, file) = livebench::tree(path, settings.split())?;
         return finish_parsed(imported, ImportFormat::LiveBench, file, &bytes, 0, settings)
             .map(Some);
     }
     if matches!(format, None | Some(ImportFormat::SweBench)) && swebench_logs::is_logs(path) {
-        let (imported, bytes, file) = swebench_logs::results(path, settings.split)?;
+        let (imported, bytes, file) = swebench_logs::results(path, settings.split())?;
         return finish_parsed(imported, ImportFormat::SweBench, file, &bytes, 0, settings)
             .map(Some);
     }
@@ -1759,13 +1831,13 @@ fn parse_file(
     if (format == Some(ImportFormat::Balrog) && path.is_dir())
         || (format.is_none() && balrog::is_results_tree(path))
     {
-        let (imported, bytes, file) = balrog::results(path, settings.metric)?;
+        let (imported, bytes, file) = balrog::results(path, settings.metric())?;
         return finish_parsed(imported, ImportFormat::Balrog, file, &bytes, 0, settings).map(Some);
     }
     if (format == Some(ImportFormat::AgentDojo) && path.is_dir())
         || (format.is_none() && agentdojo::is_logdir(path))
     {
-        let (imported, bytes, file) = agentdojo::results(path, settings.metric)?;
+        let (imported, bytes, file) = agentdojo::results(path, settings.metric())?;
         return finish_parsed(imported, ImportFormat::AgentDojo, file, &bytes, 0, settings)
             .map(Some);
     }
@@ -1794,7 +1866,7 @@ fn parse_file(
         // polars' Parquet reader panics on some damaged files (a struct's children, a page range).
         let details =
             crate::data::damaged::unless_damaged(&file, "the lighteval details file", || {
-                lighteval::details(&bytes, &file_path, &file, settings.metric)
+                lighteval::details(&bytes, &file_path, &file, settings.metric())
             })?;
         return match details {
             Ok(imported) => {
@@ -1807,7 +1879,8 @@ fn parse_file(
         };
     }
     if format == Some(ImportFormat::Helm) || (format.is_none() && helm_run) {
-        let (imported, bytes, file) = helm::run(&helm::run_folder_of(&file_path), settings.metric)?;
+        let (imported, bytes, file) =
+            helm::run(&helm::run_folder_of(&file_path), settings.metric())?;
         return finish_parsed(imported, ImportFormat::Helm, file, &bytes, 0, settings).map(Some);
     }
     let file = file_path.display().to_string();
@@ -1857,33 +1930,35 @@ fn parse_file(
                     Ok(())
                 })?;
                 let imported = if format == ImportFormat::Metr {
-                    metr::runs(&lines, &file, settings.metric)?
+                    metr::runs(&lines, &file, settings.metric())?
                 } else {
                     openhands::output(&lines, &file)?
                 };
                 (imported, non_finite)
             }
             // Typed lines: a red-teaming eval's prompts and responses are never held as values.
-            ImportFormat::Promptfoo => (promptfoo::lines(bytes, &file, settings.metric)?, 0),
+            ImportFormat::Promptfoo => (promptfoo::lines(bytes, &file, settings.metric())?, 0),
             ImportFormat::OpenAiEvals => (openai_evals::log_file(bytes, &file, settings)?, 0),
             ImportFormat::LiveBench => {
-                livebench::judgments(bytes, &file_path, &file, settings.split)?
+                livebench::judgments(bytes, &file_path, &file, settings.split())?
             }
             ImportFormat::ArenaHard => arena_hard::judgments(bytes, &file)?,
             ImportFormat::AgentBench => {
-                agentbench::runs(bytes, &file_path, &file, settings.metric)?
+                agentbench::runs(bytes, &file_path, &file, settings.metric())?
             }
             ImportFormat::HumanEval => human_eval::results(bytes, &file_path, &file)?,
-            ImportFormat::Verifiers => verifiers::read(bytes, &file_path, &file, settings.metric)?,
+            ImportFormat::Verifiers => {
+                verifiers::read(bytes, &file_path, &file, settings.metric())?
+            }
             ImportFormat::NemoSkills => {
-                nemo_skills::output(bytes, &file_path, &file, settings.metric)?
+                nemo_skills::output(bytes, &file_path, &file, settings.metric())?
             }
             ImportFormat::MtBench => mt_bench::judgments(
                 bytes,
                 &file_path,
                 &file,
-                settings.metric,
-                settings.score_scale,
+                settings.metric(),
+                settings.score_scale(),
             )?,
             ImportFormat::EvalScope => (
                 evalscope::review_file(bytes, &file_path, &file, settings)?,
@@ -1908,7 +1983,7 @@ fn parse_file(
         || (format.is_none() && promptfoo::looks_like_output(&file_path))
     {
         (
-            promptfoo::output(bytes, &file, settings.metric)?,
+            promptfoo::output(bytes, &file, settings.metric())?,
             ImportFormat::Promptfoo,
             0,
         )
@@ -1987,9 +2062,11 @@ fn parse_file(
                     ));
                 }
             },
-            ImportFormat::SweBench => swebench::results(&value, &file_path, &file, settings.split)?,
+            ImportFormat::SweBench => {
+                swebench::results(&value, &file_path, &file, settings.split())?
+            }
             ImportFormat::SweBenchLeaderboard => {
-                swebench_board::results(&value, &file, settings.split)?
+                swebench_board::results(&value, &file, settings.split())?
             }
             ImportFormat::Inspect => {
                 let log = inspect::json_log(value, &file)?;
@@ -2025,26 +2102,28 @@ fn parse_file(
             | ImportFormat::Bfcl => read_before_parsing(format, &file)?,
             ImportFormat::Hal => hal::upload(&value, &file)?,
             ImportFormat::AppWorld => appworld::evaluation(&value, &file_path, &file)?,
-            ImportFormat::MleBench => mlebench::report(&value, &file_path, &file, settings.metric)?,
+            ImportFormat::MleBench => {
+                mlebench::report(&value, &file_path, &file, settings.metric())?
+            }
             ImportFormat::TheAgentCompany => {
-                theagentcompany::result(&value, &file_path, &file, settings.metric)?
+                theagentcompany::result(&value, &file_path, &file, settings.metric())?
             }
             // An output that does not start with its evalId (rewritten by another tool).
-            ImportFormat::Promptfoo => promptfoo::output(bytes, &file, settings.metric)?,
+            ImportFormat::Promptfoo => promptfoo::output(bytes, &file, settings.metric())?,
             ImportFormat::DeepEval => {
-                deepeval::test_run_file(&value, &file_path, &file, settings.metric)?
+                deepeval::test_run_file(&value, &file_path, &file, settings.metric())?
             }
-            ImportFormat::AgentDojo => agentdojo::results(&file_path, settings.metric)?.0,
+            ImportFormat::AgentDojo => agentdojo::results(&file_path, settings.metric())?.0,
             ImportFormat::McpMark => mcpmark::results(&file_path)?.0,
-            ImportFormat::Balrog => balrog::results(&file_path, settings.metric)?.0,
+            ImportFormat::Balrog => balrog::results(&file_path, settings.metric())?.0,
             ImportFormat::AlpacaEval => alpaca_eval::annotations(&value, &file)?,
             ImportFormat::WildBench => {
-                wildbench::scores(&value, &file_path, &file, settings.score_scale)?
+                wildbench::scores(&value, &file_path, &file, settings.score_scale())?
             }
             ImportFormat::SweBenchPro => {
-                swebench_pro::results(&value, &file_path, &file, settings.split)?
+                swebench_pro::results(&value, &file_path, &file, settings.split())?
             }
-            ImportFormat::ArcAgi => arc_agi::results(&value, &file_path, &file, settings.split)?,
+            ImportFormat::ArcAgi => arc_agi::results(&value, &file_path, &file, settings.split())?,
             ImportFormat::VlmEvalKit => {
                 return Err(LoadError::new(
                     &file,
@@ -2060,7 +2139,7 @@ fn parse_file(
                         }),
                     ));
                 }
-                _ => hle::judged(&value, &file_path, &file, settings.split)?,
+                _ => hle::judged(&value, &file_path, &file, settings.split())?,
             },
             ImportFormat::LiveCodeBench => livecodebench::eval_all(&value, &file_path, &file)?,
             ImportFormat::OpenCompass => match value.as_object() {
@@ -2068,8 +2147,8 @@ fn parse_file(
                     object,
                     &file_path,
                     &file,
-                    settings.metric,
-                    settings.score_scale,
+                    settings.metric(),
+                    settings.score_scale(),
                 )?,
                 None => {
                     return Err(LoadError::new(
@@ -2082,7 +2161,7 @@ fn parse_file(
             ImportFormat::Aider => {
                 aider::run(
                     &file_path,
-                    settings.aider_tries.unwrap_or(aider::HEADLINE_TRIES),
+                    settings.aider_tries().unwrap_or(aider::HEADLINE_TRIES),
                 )?
                 .0
             }

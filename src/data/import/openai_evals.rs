@@ -135,7 +135,7 @@ fn read_log(
     let mut other_lines = 0usize;
     let mut bad_value: Option<(u64, String)> = None;
     // The metric read from the `metrics` events: --metric, else `score` (used when no match event).
-    let metric = settings.metric.unwrap_or("score");
+    let metric = settings.metric().unwrap_or("score");
     for_each_line(bytes, file, false, |number, value| {
         let Some(object) = value.as_object() else {
             return Err(format!("{value} is not a JSON object"));
@@ -260,7 +260,7 @@ fn read_log(
             .to_string()
     });
     let run_id = text("run_id").unwrap_or_default();
-    let outcome = match settings.metric {
+    let outcome = match settings.metric() {
         Some(key) => Outcome::Metric(key),
         None if any_match => Outcome::Match,
         None => Outcome::Metric("score"),
@@ -276,7 +276,7 @@ fn read_log(
             .take(KEYS_NAMED)
             .map(String::as_str)
             .collect();
-        let why = if settings.metric.is_some() {
+        let why = if settings.metric().is_some() {
             format!("no metrics event has '{key}'")
         } else {
             "no match event, and no metrics event has a score".to_string()
@@ -331,7 +331,7 @@ fn read_log(
                     Some(
                         super::on_outcome_scale(
                             mean,
-                            settings.score_scale,
+                            settings.score_scale(),
                             &format!("sample {sample_id}: metrics {key}"),
                         )
                         .map_err(|e| at(line, e))?,
@@ -372,7 +372,7 @@ fn read_log(
         Outcome::Match => "each sample's match events' correct".to_string(),
         Outcome::Metric(key) => format!("the metrics events' {key}"),
     };
-    if let (Outcome::Metric(_), Some((low, high))) = (outcome, settings.score_scale) {
+    if let (Outcome::Metric(_), Some((low, high))) = (outcome, settings.score_scale()) {
         read_as.push_str(&format!(", mapped from [{low}, {high}] onto [0, 1]"));
     }
     let mut notes = vec![format!(
@@ -396,7 +396,7 @@ fn read_log(
         Some(report) => {
             if let (Some(said), true) = (
                 report.get(reported).and_then(Value::as_f64),
-                graded_count > 0 && settings.score_scale.is_none(),
+                graded_count > 0 && settings.score_scale().is_none(),
             ) {
                 let mean = graded_sum / graded_count as f64;
                 if (said - mean).abs() > 1e-9 {
