@@ -162,9 +162,36 @@ pub fn write_imported(
         rows.extend(imported.rows);
     }
     // One table: a column some file lacks (cost, seconds, group) is empty on its rows.
-    let written = write_built(super::import::canonical_frame(&rows), path)?;
+    let frame = super::import::canonical_frame(&rows).and_then(|frame| typed_for(frame, path));
+    let written = write_built(frame, path)?;
     let folders = files.iter().filter(|file| file.is_dir()).count();
     Ok((written, files.len() - folders, folders))
+}
+
+/// The canonical table with its numbers as numbers for a format that has types (JSON, JSON Lines,
+/// Parquet): run, outcome, cost and seconds were written as text there ("run": "2"), which a
+/// reader such as pandas takes as strings. The text is each number's shortest exact form, so the
+/// cast keeps its bits; CSV and TSV keep the text as it is.
+fn typed_for(mut frame: DataFrame, path: &Path) -> PolarsResult<DataFrame> {
+    use crate::data::read::{Format, detect_format};
+    if !matches!(
+        detect_format(path),
+        Ok((Format::JsonLines | Format::JsonArray | Format::Parquet, _))
+    ) {
+        return Ok(frame);
+    }
+    for (name, dtype) in [
+        ("run", DataType::UInt32),
+        ("outcome", DataType::Float64),
+        ("cost_usd", DataType::Float64),
+        ("seconds", DataType::Float64),
+    ] {
+        if let Ok(column) = frame.column(name) {
+            let typed = column.strict_cast(&dtype)?;
+            frame.with_column(typed)?;
+        }
+    }
+    Ok(frame)
 }
 
 /// Writes the per-trajectory halting records of `pareval early --records` in the format the extension

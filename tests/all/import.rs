@@ -2853,3 +2853,40 @@ fn import_notes_the_format_choices_its_importer_does_not_read() {
         stdout(&output)
     );
 }
+
+/// JSON Lines, JSON and Parquet carry types: the canonical table wrote every column as text there
+/// ("run": "2", "outcome": "0"), which pandas or polars read as strings. Numbers are numbers now,
+/// a missing one null, and the table reads back with the same figures.
+#[test]
+fn imported_tables_in_typed_formats_hold_numbers_as_numbers() {
+    let dir = temp_dir("import-typed-output");
+    let file = dir.join("tau2.json");
+    std::fs::write(
+        &file,
+        r#"{"info": {"agent_info": {"implementation": "a", "llm": "m"}}, "simulations": [{"id": "s", "task_id": "1", "trial": 0, "agent_cost": NaN, "duration": 3.0, "reward_info": {"reward": 1.0}}, {"id": "t", "task_id": "2", "trial": 1, "agent_cost": 0.5, "duration": 2.5, "reward_info": {"reward": 0.25}}]}"#,
+    )
+    .expect("tau2");
+    let out = dir.join("out.jsonl");
+    let output = pareval(&[
+        "import",
+        "tau2",
+        &file.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = std::fs::read_to_string(&out).expect("out");
+    let rows: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(rows[0]["run"], Value::from(0));
+    assert_eq!(rows[0]["outcome"], Value::from(1.0));
+    assert_eq!(rows[0]["cost_usd"], Value::Null);
+    assert_eq!(rows[1]["run"], Value::from(1));
+    assert_eq!(rows[1]["outcome"], Value::from(0.25));
+    assert_eq!(rows[1]["seconds"], Value::from(2.5));
+    let info = pareval(&["info", &out.to_string_lossy(), "--format", "json"]);
+    let info: Value = serde_json::from_slice(&info.stdout).expect("info");
+    assert_eq!(info["systems"][0]["mean_outcome"], Value::from(0.625));
+}
