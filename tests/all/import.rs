@@ -24,7 +24,11 @@ fn imported_rows(format: &str, file: &Path, out: &Path) -> Vec<Value> {
     std::fs::read_to_string(out)
         .expect("read the import")
         .lines()
-        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .map(|line| {
+            crate::import_formats::as_canonical_text(
+                serde_json::from_str(line).expect("a JSON line"),
+            )
+        })
         .collect()
 }
 
