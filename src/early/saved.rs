@@ -311,26 +311,33 @@ impl Predictor {
 
     /// A steps file must carry every step column the model learned from: a missing one would be
     /// read as "no value" at every step and bend the probabilities without a word.
+    /// Only the columns the model's feature families read count: a model without the textual and
+    /// milestone families never reads `text` (it refused a file without one all the same).
     pub fn check_columns(&self, present: StepFields, file: &str) -> Result<(), String> {
         let trained = self.info.training.fields;
+        let families = self.models.featurizer.settings;
+        // The error flags, observation sizes and tokens feed the behavioral family alone; the text
+        // feeds the textual blocks and the milestones; actions feed every family.
+        let behavioral = families.behavioral;
+        let text_read = families.textual || families.milestones;
         let missing: Vec<(&str, &str)> = [
             (trained.action && !present.action, "action", "action"),
             (
-                trained.observation_chars && !present.observation_chars,
+                behavioral && trained.observation_chars && !present.observation_chars,
                 "observation_chars",
                 "observation_chars",
             ),
             (
-                trained.is_error && !present.is_error,
+                behavioral && trained.is_error && !present.is_error,
                 "is_error",
                 "is_error",
             ),
             (
-                trained.tokens && !present.tokens,
+                behavioral && trained.tokens && !present.tokens,
                 "tokens_in/tokens_out",
                 "tokens_in",
             ),
-            (trained.text && !present.text, "text", "text"),
+            (text_read && trained.text && !present.text, "text", "text"),
         ]
         .into_iter()
         .filter_map(|(missing, name, column)| missing.then_some((name, column)))

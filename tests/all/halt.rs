@@ -545,3 +545,50 @@ fn early_checks_its_output_files_before_it_fits_anything() {
         assert_refused(&output, said);
     }
 }
+
+/// A model's check of a steps file's columns counts only those its feature families read: a model
+/// without the textual and milestone families never reads `text`, and refused a file without it
+/// ("trained on steps with text, which this file lacks"); one with them still refuses it.
+#[test]
+fn halt_asks_only_for_the_columns_the_model_s_families_read() {
+    let dir = temp_dir("halt-columns-read");
+    let (steps, outcomes) = synthetic(&dir);
+    let train = |name: &str, without: &str| {
+        let model = dir.join(name);
+        let out = pareval(&[
+            "early",
+            &text(&steps),
+            &text(&outcomes),
+            "--save-model",
+            &text(&model),
+            "--no-sweep",
+            "--trees",
+            "8",
+            "--min-steps",
+            "2",
+            "--without",
+            without,
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        model
+    };
+    let no_text_families = train("no_text.json", "textual,milestones");
+    let with_text = train("with_text.json", "actions");
+    // The steps without their text column.
+    let all = std::fs::read_to_string(&steps).expect("steps");
+    let cut: String = all
+        .lines()
+        .map(|l| l.rsplit_once(',').map_or(l, |(head, _)| head).to_string() + "\n")
+        .collect();
+    let textless = dir.join("textless.csv");
+    std::fs::write(&textless, cut).expect("textless");
+    let scored = pareval(&["halt", &text(&no_text_families), &text(&textless)]);
+    assert!(scored.status.success(), "{}", stderr(&scored));
+    // The same answers as on the file with its text, which that model never reads.
+    let full = pareval(&["halt", &text(&no_text_families), &text(&steps)]);
+    assert_eq!(stdout(&scored), stdout(&full));
+    assert_refused(
+        &pareval(&["halt", &text(&with_text), &text(&textless)]),
+        "trained on steps with text, which this file lacks",
+    );
+}
