@@ -89,7 +89,12 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                         }
                     ));
                 }
-                notes.extend(import_notes);
+                // One note for what several files of one run folder each say in the same words.
+                for note in import_notes {
+                    if !notes.contains(&note) {
+                        notes.push(note);
+                    }
+                }
                 table
             }
             None => {

@@ -142,8 +142,13 @@ fn place(path: &Path, attempts: u32, notes: &mut Vec<String>, file: &str) -> Run
         } else {
             shown.parent().and_then(Path::parent)
         };
-        folder.map_or_else(|| last_name(&container), |f| f.display().to_string())
+        // A run given as `r1` has the folder above it as "" (it was shown as "/"): the container.
+        folder
+            .filter(|f| !f.as_os_str().is_empty())
+            .map_or_else(|| last_name(&container), |f| f.display().to_string())
     };
+    // The submission's notes are made with each of its runs read, in the same words, so that a run
+    // read alone says how it was numbered too (the loader keeps one of identical notes).
     let first = offset == 0;
     let runs = same.len();
     let Some(name) = named else {
@@ -156,7 +161,7 @@ fn place(path: &Path, attempts: u32, notes: &mut Vec<String>, file: &str) -> Run
             notes.push(format!(
                 "{file}: no run_metadata.json with an agent_name beside it; the system is named after the folder, '{name}'"
             ));
-        } else if first {
+        } else {
             notes.push(format!(
                 "{shown_folder}/: {runs} runs of one attempt per task each, numbered 0–{} in path order, with no run_metadata.json naming an agent; the system is named after the folder, '{name}'",
                 runs - 1
@@ -196,12 +201,12 @@ fn place(path: &Path, attempts: u32, notes: &mut Vec<String>, file: &str) -> Run
     } else {
         file.to_string()
     };
-    if shared && first {
+    if shared && (first || grouped) {
         notes.push(format!(
             "{noted}: run_metadata.json names the system '{name}', as does another submission beside it; the system is '{system}' (--system-name sets another)"
         ));
     }
-    if grouped && first {
+    if grouped {
         notes.push(format!(
             "{noted}: {runs} runs of '{system}' (one attempt per task each), numbered 0–{} in path order",
             runs - 1
