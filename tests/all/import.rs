@@ -2911,3 +2911,55 @@ fn imported_tables_in_typed_formats_hold_numbers_as_numbers() {
     let info: Value = serde_json::from_slice(&info.stdout).expect("info");
     assert_eq!(info["systems"][0]["mean_outcome"], Value::from(0.625));
 }
+
+/// SWE-bench's leaderboard results.json that disagrees with itself (an instance resolved and never
+/// evaluated) was read as resolved without a word; an id twice in 'resolved', or a file without its
+/// 'no_logs' list, went by in silence too. Run reports were already held to this.
+#[test]
+fn a_swebench_results_json_that_disagrees_with_itself_is_refused_and_odd_lists_are_noted() {
+    let Some(data) = shared_data() else { return };
+    let source = data.join("../formats/swebench_experiments_v2");
+    let dir = temp_dir("swebench-v2-lists");
+    let edited = |name: &str, edit: &dyn Fn(&mut Value)| {
+        let folder = dir.join(name);
+        copy_tree(&source, &folder);
+        let path = folder.join("results/results.json");
+        let mut value: Value =
+            serde_json::from_slice(&std::fs::read(&path).expect("read")).expect("json");
+        edit(&mut value);
+        std::fs::write(&path, value.to_string()).expect("write");
+        folder.to_string_lossy().into_owned()
+    };
+    let out = dir.join("out.csv").to_string_lossy().into_owned();
+    let both = edited("both", &|v| {
+        let first = v["resolved"][0].clone();
+        v["no_logs"].as_array_mut().expect("no_logs").push(first);
+    });
+    assert_refused(
+        &pareval(&["import", "swebench", &both, "--out", &out]),
+        "lists 1 resolved instance also under 'no_logs' (the first: 'astropy__astropy-12907'): the file disagrees with itself",
+    );
+    let twice = edited("twice", &|v| {
+        let first = v["resolved"][0].clone();
+        v["resolved"].as_array_mut().expect("resolved").push(first);
+    });
+    let output = pareval(&["import", "swebench", &twice, "--out", &out]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains(
+            "1 id is listed twice in 'resolved' (the first: 'astropy__astropy-12907'); each is read once"
+        ),
+        "{}",
+        stdout(&output)
+    );
+    let without = edited("without", &|v| {
+        v.as_object_mut().expect("object").remove("no_logs");
+    });
+    let output = pareval(&["import", "swebench", &without, "--out", &out]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("no 'no_logs' list (SWE-bench's results.json has one)"),
+        "{}",
+        stdout(&output)
+    );
+}

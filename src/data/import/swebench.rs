@@ -704,7 +704,24 @@ pub fn results(
             "{file}: metadata.yaml gives tags.system.attempts '{attempts}': a best-of-N (pass@k) submission, whose outcome per instance is the best of several attempts, not one run"
         ));
     }
-    let resolved: HashSet<String> = ids(value, "resolved", file)?.into_iter().collect();
+    let resolved_ids = ids(value, "resolved", file)?;
+    let resolved: HashSet<String> = resolved_ids.iter().cloned().collect();
+    // An id twice in the list is read once, as the run reports' lists are: said, not passed over.
+    if resolved_ids.len() > resolved.len() {
+        let mut seen = HashSet::new();
+        let first = resolved_ids
+            .iter()
+            .find(|id| !seen.insert(id.as_str()))
+            .cloned()
+            .unwrap_or_default();
+        notes.push(format!(
+            "{file}: {} listed twice in 'resolved' (the first: '{first}'); each is read once",
+            match resolved_ids.len() - resolved.len() {
+                1 => "1 id is".to_string(),
+                n => format!("{n} ids are"),
+            }
+        ));
+    }
     let mut listed: BTreeSet<String> = resolved.iter().cloned().collect();
     // Each instance of the split: its outcome, status and why.
     type Verdict = (f64, RowStatus, &'static str);
@@ -762,6 +779,34 @@ pub fn results(
         let no_logs: HashSet<String> = listed_or_counted("no_logs", &mut notes)?
             .into_iter()
             .collect();
+        // A file that resolves an instance it also lists as never generated or never evaluated
+        // disagrees with itself (it was read as resolved without a word), as run reports that list
+        // a resolved id as an error are refused.
+        for (key, other) in [("no_generation", &no_generation), ("no_logs", &no_logs)] {
+            let mut both: Vec<&String> = resolved.intersection(other).collect();
+            both.sort();
+            if let Some(first) = both.first() {
+                return Err(LoadError::new(
+                    file,
+                    format!(
+                        "lists {} resolved {} also under '{key}' (the first: '{first}'): the file disagrees with itself",
+                        both.len(),
+                        if both.len() == 1 {
+                            "instance"
+                        } else {
+                            "instances"
+                        }
+                    ),
+                ));
+            }
+        }
+        for key in ["no_generation", "no_logs"] {
+            if value.get(key).is_none() {
+                notes.push(format!(
+                    "{file}: no '{key}' list (SWE-bench's results.json has one): the split's instances in no list are read as unresolved"
+                ));
+            }
+        }
         listed.extend(no_generation.iter().cloned());
         listed.extend(no_logs.iter().cloned());
         Box::new(move |id| {
