@@ -927,12 +927,14 @@ pub struct EarlyArgs {
     /// `pareval halt` and `watch --early`.
     #[arg(long, value_name = "FILE")]
     pub save_model: Option<PathBuf>,
-    /// With --save-model: the τ saved for both models when no --target-precision is given.
+    /// With --save-model: the τ saved for both models when no --target-precision is given (with
+    /// one, the saved thresholds are chosen by it: the two are refused together).
     #[arg(
         long,
         value_name = "TAU",
         default_value_t = 0.95,
-        requires = "save_model"
+        requires = "save_model",
+        conflicts_with = "target_precision"
     )]
     pub save_tau: f64,
     /// With --save-model: skip the protocol's sweep and only train and save.

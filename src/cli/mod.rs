@@ -1027,6 +1027,13 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
         Some(name) => Protocol::parse(name).map_err(settings::flag("--protocol"))?,
         None => Protocol::default_for(&data),
     };
+    // The systems table groups systems by scaffold or model: the other protocols never read it.
+    if args.systems.is_some() && matches!(protocol, Protocol::Loao | Protocol::TaskFolds) {
+        eprintln!(
+            "note: --systems is read by the loso and no-same-model protocols; under {} it changes nothing",
+            protocol.name()
+        );
+    }
     let mut taus = Vec::new();
     for item in args.tau.split(',') {
         let tau: f64 = item

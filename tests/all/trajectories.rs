@@ -445,6 +445,49 @@ fn pareval_early_reports_every_tau_and_refuses_bad_input() {
         &pareval(&["early", &steps, &outcomes, "--tau", "0.3"]),
         "--tau: '0.3' must be in (0.5, 1]",
     );
+    // A systems table under a protocol that never reads it, and a saved τ beside a target
+    // precision that chooses the saved thresholds instead: both went by in silence.
+    let systems = crate::common::temp_dir("early-systems-unread").join("systems.csv");
+    std::fs::write(
+        &systems,
+        "system,scaffold,model\n20250711_openhands_claude-4-sonnet,openhands,claude-4-sonnet\n20250825_swe-agent-mini_claude-4-sonnet,mini,claude-4-sonnet\n",
+    )
+    .expect("systems");
+    let noted = pareval(&[
+        "early",
+        &steps,
+        &outcomes,
+        "--systems",
+        &systems.to_string_lossy(),
+        "--trees",
+        "5",
+        "--tau",
+        "0.9",
+    ]);
+    assert_eq!(noted.status.code(), Some(0));
+    assert!(
+        crate::common::stderr(&noted).contains(
+            "note: --systems is read by the loso and no-same-model protocols; under loao it changes nothing"
+        ),
+        "{}",
+        crate::common::stderr(&noted)
+    );
+    let saved = crate::common::temp_dir("early-save-tau-and-target").join("m.json");
+    assert_refused(
+        &pareval(&[
+            "early",
+            &steps,
+            &outcomes,
+            "--save-model",
+            &saved.to_string_lossy(),
+            "--no-sweep",
+            "--save-tau",
+            "0.8",
+            "--target-precision",
+            "0.6",
+        ]),
+        "'--save-tau <TAU>' cannot be used with '--target-precision <P,…>'",
+    );
     // Every feature family left out: a model of no feature (it wrote a file halt called damaged).
     assert_refused(
         &pareval(&[
