@@ -463,16 +463,22 @@ fn tau_bench_keeps_its_two_environments_apart() {
 #[test]
 fn malformed_native_files_name_the_file_and_entry() {
     let dir = temp_dir("import-bad");
-    let cases: [(&str, &str, &str); 14] = [
+    let cases: [(&str, &str, &str); 15] = [
         (
             "tau-bench",
             r#"[{"task_id": 1, "reward": 1.0, "trial": 0}, {"task_id": 2, "trial": 0}]"#,
-            "entry 2 has no reward (missing, null or NaN",
+            "entry 2 has no reward (missing, null, NaN or Infinity",
         ),
         (
             "tau-bench",
             r#"[{"task_id": 1, "reward": NaN, "trial": 0}]"#,
-            "entry 1 has no reward (missing, null or NaN",
+            "entry 1 has no reward (missing, null, NaN or Infinity",
+        ),
+        // Infinity is read as a missing value, as NaN is: the message named only NaN and null.
+        (
+            "tau-bench",
+            r#"[{"task_id": 1, "reward": Infinity, "trial": 0}]"#,
+            "entry 1 has no reward (missing, null, NaN or Infinity",
         ),
         // A list where an entry belongs was "entry 2 has no usable 'task_id' (missing)".
         (

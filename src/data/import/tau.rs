@@ -221,7 +221,7 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
                 LoadError::new(
                     file,
                     format!(
-                        "entry {} has no reward (missing, null or NaN: Python writes NaN for a reward it could not compute)",
+                        "entry {} has no reward (missing, null, NaN or Infinity: Python writes NaN for a reward it could not compute)",
                         index + 1
                     ),
                 )
