@@ -1942,7 +1942,7 @@ fn an_inspect_sample_s_epoch_that_is_no_whole_number_from_1_is_refused() {
         let out = log(bad);
         assert_refused(
             &out,
-            &format!("sample 2: epoch {shown} is not a whole number ≥ 1"),
+            &format!("sample 2 (id 1): epoch {shown} is not a whole number ≥ 1"),
         );
     }
     let good = log(serde_json::json!(2));
@@ -1995,7 +1995,7 @@ fn an_inspect_sample_without_a_score_is_noted_and_scores_of_another_shape_are_re
     ] {
         assert_refused(
             &log(damaged),
-            &format!("sample 2: scores is {shown}, not an object of scores by scorer"),
+            &format!("sample 2 (id 2): scores is {shown}, not an object of scores by scorer"),
         );
     }
 }
@@ -2094,7 +2094,7 @@ fn inspect_failed_runs_dict_scores_and_odd_values_are_read_or_named() {
     );
     assert_refused(
         &pareval(&["info", &dict, "--from", "inspect"]),
-        "sample 1: scorer 'judge': the score is a dict of several values (keys: Problem Correctness, Step Correctness); --score-key KEY picks one",
+        "sample 1 (id 1): scorer 'judge': the score is a dict of several values (keys: Problem Correctness, Step Correctness); --score-key KEY picks one",
     );
     let out = pareval(&[
         "info",
@@ -2117,7 +2117,7 @@ fn inspect_failed_runs_dict_scores_and_odd_values_are_read_or_named() {
     );
     assert_refused(
         &pareval(&["info", &big, "--from", "inspect"]),
-        "sample 1: scorer 'points' gave 8, outside [0, 1]; --score-scale MIN:MAX",
+        "sample 1 (id 1): scorer 'points' gave 8, outside [0, 1]; --score-scale MIN:MAX",
     );
     // An early writer's one-element lists: said, rather than "needs eval.model".
     let lists = write(

@@ -435,6 +435,10 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             .get("id")
             .and_then(id_text)
             .ok_or_else(|| at("no id".to_string()))?;
+        // Named by its id too: "sample 5" alone sent a reader to the fifth sample of the log, while
+        // its id (574105, say) is what Inspect's viewer and the dataset show.
+        let at =
+            |what: String| LoadError::new(file, format!("sample {} (id {id}): {what}", index + 1));
         let epoch = epoch_of(sample.get("epoch")).map_err(&at)?;
         // Inspect writes a sample's scores as an object by scorer (or null before scoring): any
         // other value is a damaged log, not a sample without a score.
