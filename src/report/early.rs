@@ -132,6 +132,26 @@ impl EarlyReport {
     ];
 }
 
+/// The per-system table's header and rows at one τ (full and early resolve rate, their difference,
+/// halts), for the text and Markdown reports.
+const SYSTEM_HEADER: [&str; 5] = ["system", "full", "early", "Δ pp", "halted"];
+
+fn system_rows(result: &TauResult) -> Vec<Vec<String>> {
+    result
+        .systems
+        .iter()
+        .map(|s| {
+            vec![
+                s.system.clone(),
+                percent(s.full),
+                percent(s.early),
+                format!("{:+.1}", s.delta_pp),
+                format!("{} of {}", s.halted, s.trajectories),
+            ]
+        })
+        .collect()
+}
+
 impl Render for EarlyReport {
     fn write_text<W: Write>(&self, out: &mut W, width: usize) -> io::Result<()> {
         writeln!(
@@ -177,20 +197,8 @@ impl Render for EarlyReport {
                 "  resolve rate per system at τ = {}",
                 trim_number(last.tau)
             )?;
-            let rows: Vec<Vec<String>> = last
-                .systems
-                .iter()
-                .map(|s| {
-                    vec![
-                        s.system.clone(),
-                        percent(s.full),
-                        percent(s.early),
-                        format!("{:+.1}", s.delta_pp),
-                        format!("{} of {}", s.halted, s.trajectories),
-                    ]
-                })
-                .collect();
-            let header = ["system", "full", "early", "Δ pp", "halted"];
+            let rows = system_rows(last);
+            let header = SYSTEM_HEADER;
             let align = [
                 Align::Left,
                 Align::Right,
@@ -294,20 +302,7 @@ impl Render for EarlyReport {
                 "\nResolve rate per system at τ = {}:\n",
                 trim_number(last.tau)
             )?;
-            let rows: Vec<Vec<String>> = last
-                .systems
-                .iter()
-                .map(|s| {
-                    vec![
-                        s.system.clone(),
-                        percent(s.full),
-                        percent(s.early),
-                        format!("{:+.1}", s.delta_pp),
-                        format!("{} of {}", s.halted, s.trajectories),
-                    ]
-                })
-                .collect();
-            table(out, &["system", "full", "early", "Δ pp", "halted"], &rows)?;
+            table(out, &SYSTEM_HEADER, &system_rows(last))?;
         }
         // Target precision and the saved model: the text report's own lines after its tables.
         if let Some(start) = text

@@ -304,18 +304,11 @@ impl AnytimeState {
     /// The completed decision of threshold `t` when the observed sum settles it whatever the unseen
     /// tasks hold.
     pub fn certain(&self, t: usize) -> Option<Action> {
-        let test = &self.tests[t];
-        // (S_t ∓ (N − t)) / N against δ + ε, multiplied out.
-        let unseen = f64::from(self.total - self.observed);
-        if self.observed == 0 {
-            None
-        } else if self.sum - unseen > test.certain_above {
-            Some(Action::Promote)
-        } else if self.sum + unseen <= test.certain_above {
-            Some(Action::Reject)
-        } else {
-            None
-        }
+        certain(
+            (self.observed, self.total),
+            self.sum,
+            self.tests[t].certain_above,
+        )
     }
 
     /// Both wealths of threshold `t` and their anytime p-values.
@@ -403,6 +396,26 @@ impl AnytimeState {
             lower.max((self.sum - unseen) / n),
             upper.min((self.sum + unseen) / n),
         )
+    }
+}
+
+/// The completed decision when `observed` of `total` outcomes, summing to `sum`, settle it whatever
+/// the unseen ones hold: (S_t ∓ (N − t)) / N against the threshold's edge, multiplied out
+/// (`certain_above` = N·(δ + ε)). Shared by §9 and §9a.
+pub(crate) fn certain(
+    (observed, total): (u32, u32),
+    sum: f64,
+    certain_above: f64,
+) -> Option<Action> {
+    let unseen = f64::from(total - observed);
+    if observed == 0 {
+        None
+    } else if sum - unseen > certain_above {
+        Some(Action::Promote)
+    } else if sum + unseen <= certain_above {
+        Some(Action::Reject)
+    } else {
+        None
     }
 }
 

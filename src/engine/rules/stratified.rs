@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::engine::rules::anytime::{Bets, kept_or_certain};
+use crate::engine::rules::anytime::{Bets, certain, kept_or_certain};
 use crate::engine::rules::decision::{Action, Reason};
 use crate::engine::rules::foresight::{BoundWalk, Foresight, draw_factor};
 use crate::engine::settings::EPSILON;
@@ -1124,17 +1124,11 @@ impl StratifiedState {
     /// The completed decision of threshold `t` when the observed sum settles it whatever the unseen
     /// tasks hold.
     pub fn certain(&self, t: usize) -> Option<Action> {
-        let level = &self.levels[t];
-        let unseen = f64::from(self.total - self.observed);
-        if self.observed == 0 {
-            None
-        } else if self.sum - unseen > level.certain_above {
-            Some(Action::Promote)
-        } else if self.sum + unseen <= level.certain_above {
-            Some(Action::Reject)
-        } else {
-            None
-        }
+        certain(
+            (self.observed, self.total),
+            self.sum,
+            self.levels[t].certain_above,
+        )
     }
 
     /// Λ of both tests of threshold `t` and their anytime p-values.
