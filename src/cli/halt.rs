@@ -318,7 +318,7 @@ fn follow(
     }
     // Steps that came before their turn and whose turn never came: the gap a finished file is
     // refused for.
-    for gap in follower.board.runs.iter().filter_map(RunState::gap) {
+    for gap in follower.gaps() {
         eprintln!("{gap}");
         unscored += 1;
         first_unscored.get_or_insert(gap);

@@ -1287,6 +1287,27 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
     // harness's files ("out.csv: not valid JSON"): refused before reading, as an --out that is a
     // file read is.
     crate::data::write::refuse_overwriting(&[("--out", &args.out)], &args.files)?;
+    // Written into a folder it reads, the table would be read back as one of the harness's files by
+    // the next import of that folder ("out.csv: not valid JSON"): refused the first time already.
+    let out_folder = args
+        .out
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."))
+        .canonicalize()
+        .ok();
+    if let Some(folder) = args.files.iter().filter(|f| f.is_dir()).find(|f| {
+        f.canonicalize()
+            .ok()
+            .zip(out_folder.as_ref())
+            .is_some_and(|(read, out)| out.starts_with(read))
+    }) {
+        return Err(CliError::Input(format!(
+            "{}: --out is inside {}, a folder this command reads: the next import of the folder would read the table as one of the harness's files; write it elsewhere",
+            args.out.display(),
+            folder.display()
+        )));
+    }
     // Every check of the loader first: what is written always loads.
     let dataset = load(&args.files, &options)?;
     // Which of the format choices given the importer read: one it passed over (a --split to tau2,

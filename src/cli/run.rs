@@ -139,7 +139,8 @@ fn follow_headless(
     child: &mut Child,
 ) -> Result<(WatchState, Ending), CliError> {
     let mut state = setup.state(&args.live.tested);
-    let mut shown_notices = 0;
+    // The setup's notes were said on stderr as the settings were read: not again.
+    let mut shown_notices = setup.notes.len();
     // Rows read but left out (a second outcome for a run, a task not in the plan): each named once,
     // as bad lines are (they went by without a word, and the decision read the first outcome).
     let mut shown_skipped: std::collections::HashSet<String> = std::collections::HashSet::new();

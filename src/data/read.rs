@@ -124,7 +124,7 @@ fn read_table_as(path: &Path, live: bool) -> Result<(RawTable, Option<String>), 
     if !gzip && raw.starts_with(&[0x1f, 0x8b]) {
         return Err(LoadError::new(
             &file,
-            "is gzip-compressed, but its name does not end in .gz: a record table is read compressed when named so (file.json.gz); a harness's result file must be decompressed (gunzip)",
+            "is gzip-compressed, but its name does not end in .gz: a harness's result file must be decompressed (gunzip), since importers read a file as the harness wrote it; a record table is read compressed when named so (records.csv.gz)",
         ));
     }
     let mut bytes = if gzip { gunzip(&raw, &file)? } else { raw };

@@ -63,12 +63,17 @@ impl RunState {
     /// The first step missing before steps that arrived ahead of it, as a problem ("… jumps to
     /// step 7 (step 6 is missing)"): what a finished file with that gap is refused for.
     pub fn gap(&self) -> Option<String> {
-        let (&first, _) = self.ahead.first_key_value()?;
+        let first = self.first_ahead()?;
         Some(format!(
             "{} jumps to step {first} (step {} is missing); its later steps are not scored",
             self.key,
             self.steps() + 1
         ))
+    }
+
+    /// The first of the steps waiting for their turn.
+    pub fn first_ahead(&self) -> Option<usize> {
+        self.ahead.first_key_value().map(|(&number, _)| number)
     }
 
     pub fn steps_after_halt(&self) -> usize {
@@ -150,6 +155,11 @@ impl Scoreboard {
 
     /// Takes out the trajectories `leave` picks (a followed file read again from its start) and
     /// returns them.
+    /// The steps trajectory `key` has scored so far (0 for one not seen).
+    pub fn steps_of(&self, key: &RunKey) -> usize {
+        self.index.get(key).map_or(0, |&at| self.runs[at].steps())
+    }
+
     pub fn take_where(&mut self, leave: impl Fn(&RunKey) -> bool) -> Vec<RunState> {
         let (gone, kept): (Vec<RunState>, Vec<RunState>) = std::mem::take(&mut self.runs)
             .into_iter()

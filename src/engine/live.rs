@@ -816,10 +816,15 @@ fn live_records(
                 && certain != record.action
             {
                 record.reason = format!(
-                    "{} (kept from the look at {}); the outcomes read now settle the completed decision as {} whatever the unseen tasks hold: the kept decision is a false {}",
+                    "{} (kept from the look at {}); the outcomes read now settle the completed decision as {}{}: the kept decision is a false {}",
                     record.action.name(),
                     record.made_at(),
                     certain.name(),
+                    if n == total {
+                        " (every planned task is read)"
+                    } else {
+                        " whatever the unseen tasks hold"
+                    },
                     if record.action == Action::Promote {
                         "promotion"
                     } else {

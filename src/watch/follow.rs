@@ -452,15 +452,20 @@ pub struct Presence {
     given: Vec<PathBuf>,
     started: std::time::Instant,
     present: std::collections::BTreeSet<PathBuf>,
+    /// Paths that existed at some look: one gone since never "has not appeared".
+    seen: std::collections::BTreeSet<PathBuf>,
     said_missing: bool,
 }
 
 impl Presence {
     pub fn new(paths: &[PathBuf]) -> Self {
+        let present: std::collections::BTreeSet<PathBuf> =
+            paths.iter().filter(|p| p.exists()).cloned().collect();
         Presence {
             given: paths.to_vec(),
             started: std::time::Instant::now(),
-            present: paths.iter().filter(|p| p.exists()).cloned().collect(),
+            seen: present.clone(),
+            present,
             said_missing: false,
         }
     }
@@ -475,6 +480,7 @@ impl Presence {
             let was = self.present.contains(path);
             if here && !was {
                 self.present.insert(path.clone());
+                self.seen.insert(path.clone());
                 if self.said_missing {
                     notices.push(format!("{} is there now", path.display()));
                 }
@@ -488,7 +494,11 @@ impl Presence {
         }
         if !self.said_missing && self.started.elapsed() >= MISSING_AFTER {
             self.said_missing = true;
-            for path in self.given.iter().filter(|p| !p.exists()) {
+            for path in self
+                .given
+                .iter()
+                .filter(|p| !p.exists() && !self.seen.contains(*p))
+            {
                 notices.push(format!(
                     "{} has not appeared after {} s (is the path the one the harness writes?)",
                     path.display(),
@@ -665,6 +675,27 @@ impl Followed {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_path_that_was_there_and_went_is_gone_not_missing() {
+        // A file read and then removed said "has not appeared after 5 s" (a typo's words) too.
+        let dir = std::env::temp_dir().join(format!("pareval-presence-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let (there, typo) = (dir.join("out.csv"), dir.join("otu.csv"));
+        std::fs::write(&there, "system,task,outcome\n").expect("write");
+        let mut presence = Presence::new(&[there.clone(), typo.clone()]);
+        assert!(presence.notices().is_empty());
+        std::fs::remove_file(&there).expect("remove");
+        presence.started -= MISSING_AFTER;
+        let notices = presence.notices();
+        assert_eq!(notices.len(), 2, "{notices:?}");
+        assert!(notices[0].ends_with("out.csv is gone (removed or moved): the rows read from it stay, and it is read again if it comes back"));
+        assert!(notices[1].contains("otu.csv has not appeared after 5 s"));
+        assert!(presence.notices().is_empty(), "once each");
+        std::fs::write(&there, "system,task,outcome\n").expect("write");
+        assert_eq!(presence.notices().len(), 1, "its return is said");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     use super::*;
 
     fn rows(events: &[Event]) -> Vec<(String, f64)> {

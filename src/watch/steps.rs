@@ -53,6 +53,9 @@ pub struct StepsFollower {
     announced: HashSet<(RunKey, bool)>,
     /// The paths given: which never appeared, or went.
     pub presence: super::follow::Presence,
+    /// Where each step that came before its turn was read (file, line): a gap that never closes is
+    /// named with its place, as a finished file's is.
+    ahead_at: HashMap<(RunKey, usize), (usize, u64)>,
 }
 
 /// `--follow` reads appended CSV or TSV rows, or JSON Lines objects.
@@ -101,7 +104,25 @@ impl StepsFollower {
             retired: Vec::new(),
             announced: HashSet::new(),
             presence: super::follow::Presence::new(paths),
+            ahead_at: HashMap::new(),
         })
+    }
+
+    /// The trajectories whose steps before their turn are still waiting, each named with the file and
+    /// line of its first waiting step ("f.csv, line 4: … jumps to step 4 (step 3 is missing)").
+    pub fn gaps(&self) -> Vec<String> {
+        self.board
+            .runs
+            .iter()
+            .filter_map(|run| {
+                let gap = run.gap()?;
+                let place = run
+                    .first_ahead()
+                    .and_then(|number| self.ahead_at.get(&(run.key.clone(), number)))
+                    .map(|&(f, line)| format!("{}, line {line}: ", self.files[f].0));
+                Some(place.unwrap_or_default() + &gap)
+            })
+            .collect()
     }
 
     /// Every trajectory followed: those of the files as they are now, then those a file held before
@@ -238,6 +259,9 @@ impl StepsFollower {
                         // Read again from a rewritten file: the new reading stands for it.
                         self.retired.retain(|run| run.key != key);
                     }
+                }
+                if number > self.board.steps_of(&key) + 1 {
+                    self.ahead_at.insert((key.clone(), number), (f, line));
                 }
                 match self.board.push(key, number, step) {
                     Err(message) => {

@@ -85,7 +85,7 @@ const CASES: &[(&str, &str)] = &[
     (
         // polars' JSON reader panicked ("activate 'decompress' feature").
         "gzip_under_a_json_name.json",
-        "is gzip-compressed, but its name does not end in .gz: a record table is read compressed when named so (file.json.gz); a harness's result file must be decompressed (gunzip)",
+        "is gzip-compressed, but its name does not end in .gz: a harness's result file must be decompressed (gunzip), since importers read a file as the harness wrote it; a record table is read compressed when named so (records.csv.gz)",
     ),
     (
         // polars' reader overflowed its stack at 100,000 levels and took minutes at 1,000.

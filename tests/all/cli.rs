@@ -829,8 +829,8 @@ fn outputs_never_write_over_the_files_a_command_reads_or_over_each_other() {
         &pareval(&["import", "human-eval", &native, "--out", &linked]),
         &format!("--out names a file this command reads ({native})"),
     );
-    // The same import again into a folder it reads: the first run's --out was read as a harness
-    // file ("out.csv: not valid JSON") instead of being named.
+    // An --out inside a folder it reads: a second import of the folder read the first one's table as
+    // a harness file ("out.csv: not valid JSON"); it is refused the first time.
     let folder = temp_dir("out-in-folder-read");
     std::fs::copy(
         fixture("human_eval/stand-in-strong.jsonl_results.jsonl"),
@@ -841,8 +841,12 @@ fn outputs_never_write_over_the_files_a_command_reads_or_over_each_other() {
         folder.display().to_string(),
         folder.join("out.csv").display().to_string(),
     );
-    let first = pareval(&["import", "human-eval", &folder, "--out", &out]);
-    assert!(first.status.success(), "{}", stderr(&first));
+    assert_refused(
+        &pareval(&["import", "human-eval", &folder, "--out", &out]),
+        &format!("{out}: --out is inside {folder}, a folder this command reads"),
+    );
+    // Written there by hand (or by an older pareval), it is named as a file read.
+    std::fs::write(&out, "system,task,outcome\n").expect("out");
     assert_refused(
         &pareval(&["import", "human-eval", &folder, "--out", &out]),
         &format!("--out names a file this command reads ({out})"),

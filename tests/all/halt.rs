@@ -344,7 +344,10 @@ fn halt_refuses_what_it_cannot_score() {
             "--idle-exit",
             "0.5",
         ]),
-        "(sys0, task0, run 0) jumps to step 3 (step 2 is missing)",
+        &format!(
+            "{}, line 3: (sys0, task0, run 0) jumps to step 3 (step 2 is missing)",
+            text(&gap)
+        ),
     );
     // Two steps written out of order: a finished file is scored in step order, and a followed
     // one now ends where it does (it abandoned the trajectory as 'continue', exit 0).

@@ -1690,20 +1690,22 @@ fn a_terminal_bench_leaderboard_folder_is_read_as_its_submissions() {
     // One run of a submission given alone, by a relative path, keeps its number among the runs
     // beside it and says so (the second was run 1 without a word; a run given as `r1` named its
     // folder "/").
-    let second = std::process::Command::new(env!("CARGO_BIN_EXE_pareval"))
-        .args(["import", "terminal-bench", "2025-08-15__19-28-24", "--out"])
-        .arg(dataset.join("second.csv"))
-        .current_dir(dataset.join("20250815_mini"))
-        .output()
-        .expect("import");
-    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
-    assert!(
-        stdout(&second).contains(
-            "note: 20250815_mini/: 2 runs of 'mini-swe-agent / anthropic/claude-sonnet-4-0' (one attempt per task each), numbered 0–1 in path order"
-        ),
-        "{}",
-        stdout(&second)
-    );
+    for given in ["2025-08-15__19-28-24", "./2025-08-15__19-28-24"] {
+        let second = std::process::Command::new(env!("CARGO_BIN_EXE_pareval"))
+            .args(["import", "terminal-bench", given, "--out"])
+            .arg(dataset.join("second.csv"))
+            .current_dir(dataset.join("20250815_mini"))
+            .output()
+            .expect("import");
+        assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+        assert!(
+            stdout(&second).contains(
+                "note: 20250815_mini/: 2 runs of 'mini-swe-agent / anthropic/claude-sonnet-4-0' (one attempt per task each), numbered 0–1 in path order"
+            ),
+            "{given}: {}",
+            stdout(&second)
+        );
+    }
     // A run of the same agent whose metadata names another model string is another system, and
     // the submission says so (the real leaderboard's swe-agent-mini runs do this).
     let other = dataset.join("20250815_mini/2025-08-16__10-00-00");

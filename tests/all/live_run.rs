@@ -1941,4 +1941,27 @@ fn a_plan_that_is_not_its_seed_s_draw_is_read_as_descriptive() {
         let reply = &json_lines(&stdout(&served))[0];
         assert_eq!(reply["records"][0]["order"], "file", "{name}");
     }
+    // run says it once (its notices repeated the setup's notes on stderr).
+    let swapped = dir.join("swapped.csv").display().to_string();
+    let out = dir.join("run-out.csv").display().to_string();
+    let ran = pareval(&[
+        "run",
+        &out,
+        "--plan",
+        &swapped,
+        "--tested",
+        tested,
+        "--baseline",
+        baseline,
+        "--",
+        "true",
+    ]);
+    assert_eq!(
+        stderr(&ran)
+            .matches("the plan's rows are not the stratified draw of seed 1")
+            .count(),
+        1,
+        "{}",
+        stderr(&ran)
+    );
 }

@@ -142,9 +142,10 @@ fn place(path: &Path, attempts: u32, notes: &mut Vec<String>, file: &str) -> Run
         } else {
             shown.parent().and_then(Path::parent)
         };
-        // A run given as `r1` has the folder above it as "" (it was shown as "/"): the container.
+        // A run given as `r1` or `./r1` has the folder above it as "" or "." (shown as "/" and
+        // "./"): the container's name then.
         folder
-            .filter(|f| !f.as_os_str().is_empty())
+            .filter(|f| !f.as_os_str().is_empty() && *f != Path::new("."))
             .map_or_else(|| last_name(&container), |f| f.display().to_string())
     };
     // The submission's notes are made with each of its runs read, in the same words, so that a run
