@@ -292,13 +292,7 @@ impl AnytimeState {
             (None, Some(down)) => Some((Action::Reject, down)),
             (None, None) => None,
         };
-        if let Some(certain) = self.certain(t) {
-            return kept_or_certain(crossing, certain, self.observed);
-        }
-        match crossing {
-            Some((action, _)) => (action, Reason::Supported),
-            None => (Action::Abstain, Reason::Evidence),
-        }
+        verdict_of(crossing, self.certain(t), self.observed)
     }
 
     /// The completed decision of threshold `t` when the observed sum settles it whatever the unseen
@@ -419,19 +413,24 @@ pub(crate) fn certain(
     }
 }
 
-/// The verdict where the observed sums settle the completed decision (`certain`): that, unless a
-/// crossing at an earlier look decided otherwise. The anytime rule keeps its decision (SPEC §9): a
-/// run read on after it promoted (a `decide` on the completed files, say) is still the run that
-/// promoted, and its records say what the completed record says beside it (see
-/// `engine::live`). A crossing at this very look yields to certainty, as it always has.
-pub(crate) fn kept_or_certain(
+/// An anytime rule's verdict from its first crossing (the action and the look) and what the observed
+/// sums settle (`certain`), shared by §9 and §9a: certainty decides, unless a crossing at an earlier
+/// look decided otherwise. The rule keeps its decision (SPEC §9): a run read on after it promoted (a
+/// `decide` on the completed files, say) is still the run that promoted, and its records say what
+/// the completed record says beside it (see `engine::live`). A crossing at this very look yields to
+/// certainty, as it always has; without certainty the crossing decides, else the rule abstains.
+pub(crate) fn verdict_of(
     crossing: Option<(Action, u32)>,
-    certain: Action,
+    certain: Option<Action>,
     observed: u32,
 ) -> (Action, Reason) {
-    match crossing {
-        Some((action, at)) if action != certain && at < observed => (action, Reason::Supported),
-        _ => (certain, Reason::Certain),
+    match (crossing, certain) {
+        (Some((action, at)), Some(certain)) if action != certain && at < observed => {
+            (action, Reason::Supported)
+        }
+        (_, Some(certain)) => (certain, Reason::Certain),
+        (Some((action, _)), None) => (action, Reason::Supported),
+        (None, None) => (Action::Abstain, Reason::Evidence),
     }
 }
 

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::engine::rules::anytime::{Bets, certain, kept_or_certain};
+use crate::engine::rules::anytime::{Bets, certain, verdict_of};
 use crate::engine::rules::decision::{Action, Reason};
 use crate::engine::rules::foresight::{BoundWalk, Foresight, draw_factor};
 use crate::engine::settings::EPSILON;
@@ -1112,13 +1112,7 @@ impl StratifiedState {
             (None, Some(at)) => Some((Action::Reject, at)),
             (None, None) => None,
         };
-        if let Some(certain) = self.certain(t) {
-            return kept_or_certain(crossing, certain, self.observed);
-        }
-        match crossing {
-            Some((action, _)) => (action, Reason::Supported),
-            None => (Action::Abstain, Reason::Evidence),
-        }
+        verdict_of(crossing, self.certain(t), self.observed)
     }
 
     /// The completed decision of threshold `t` when the observed sum settles it whatever the unseen
