@@ -458,7 +458,9 @@ impl ImportFlags {
         options.system_name = self.system_name.clone();
         options.score_key = self.score_key.clone();
         options.metric = self.metric.clone();
-        options.aider_tries = Some(self.aider_tries);
+        // Given only when not the default (2, the leaderboard's): the importers read None as it,
+        // and the loader notes a choice given that no importer read.
+        options.aider_tries = (self.aider_tries != 2).then_some(self.aider_tries);
         options.inspect_task_key =
             crate::data::import::InspectTaskKey::parse(&self.inspect_task_key)
                 .map_err(super::CliError::Input)?;

@@ -1310,25 +1310,12 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
     }
     // Every check of the loader first: what is written always loads.
     let dataset = load(&args.files, &options)?;
-    // Which of the format choices given the importer read: one it passed over (a --split to tau2,
-    // a mistyped --metric to a format without metrics) changed nothing without a word.
-    let read = std::cell::Cell::new(0u8);
-    let settings = crate::data::import::ImportSettings {
-        read: Some(&read),
-        ..options.import_settings()
-    };
-    let (rows, files, folders) =
-        crate::data::write::write_imported(&args.files, format, &settings, &args.out)?;
-    let given = [
-        options.split.is_some(),
-        options.filter.is_some(),
-        options.scorer.is_some(),
-        options.score_scale.is_some(),
-        options.score_key.is_some(),
-        options.metric.is_some(),
-        args.import.aider_tries != 2,
-    ];
-    let unread = settings.unread(given);
+    let (rows, files, folders) = crate::data::write::write_imported(
+        &args.files,
+        format,
+        &options.import_settings(),
+        &args.out,
+    )?;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     writeln!(
         out,
@@ -1350,13 +1337,6 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
     )?;
     for note in &dataset.notes {
         writeln!(out, "note: {note}")?;
-    }
-    for flag in unread {
-        writeln!(
-            out,
-            "note: {flag} is not read by the {} importer: it changed nothing",
-            format.name()
-        )?;
     }
     Ok(())
 }

@@ -57,6 +57,12 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         }
     }
     let paths = &super::import::expand_paths(paths)?;
+    // The importers mark the format choices they read: one given and never read is noted below.
+    let choices_read = std::cell::Cell::new(0u8);
+    let settings = super::import::ImportSettings {
+        read: Some(&choices_read),
+        ..options.import_settings()
+    };
     let mut rows = Rows::default();
     let mut inspect_logs = 0;
     let mut read_as: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
@@ -64,7 +70,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         super::import::refuse_lfs_pointer(path)?;
         let file_benchmark = options.benchmark_per_file.then(|| benchmark_name(path));
         let native = if options.from.is_some() || super::import::may_be_native(path) {
-            super::import::read_native(path, options.from, &options.import_settings())?
+            super::import::read_native(path, options.from, &settings)?
         } else {
             None
         };
@@ -115,6 +121,25 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
             }
         };
         rows.add_table(table, options, file_benchmark.as_deref())?;
+    }
+    // A choice no importer read (a --split given to tau2, a mistyped --metric for a format
+    // without metrics, any of them for record tables) changed nothing: said, in every command.
+    let given = [
+        options.split.is_some(),
+        options.filter.is_some(),
+        options.scorer.is_some(),
+        options.score_scale.is_some(),
+        options.score_key.is_some(),
+        options.metric.is_some(),
+        options.aider_tries.is_some(),
+    ];
+    let by = match read_as.keys().copied().collect::<Vec<_>>().as_slice() {
+        [] => ": no file here is read through an importer, so it changed nothing".to_string(),
+        [one] => format!(" by the {one} importer: it changed nothing"),
+        many => format!(" by the {} importers: it changed nothing", many.join(", ")),
+    };
+    for flag in settings.unread(given) {
+        notes.push(format!("{flag} is not read{by}"));
     }
     for (format, &read) in &read_as {
         if read > READ_AS_NAMED {

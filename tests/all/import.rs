@@ -2860,6 +2860,29 @@ fn import_notes_the_format_choices_its_importer_does_not_read() {
             "{said}"
         );
     }
+    // Every command that loads records says so too (the choices are the loader's), and of a record
+    // table, which no importer reads.
+    let info = pareval(&["info", "--from", "tau2", "--split", "lite", &tau2]);
+    assert!(
+        stdout(&info).contains("--split is not read by the tau2 importer: it changed nothing"),
+        "{}",
+        stdout(&info)
+    );
+    let replay = pareval(&[
+        "replay",
+        "sample_runs/swe_repair.csv",
+        "--metric",
+        "f1",
+        "--orders",
+        "2",
+    ]);
+    assert!(
+        stderr(&replay).contains(
+            "--metric is not read: no file here is read through an importer, so it changed nothing"
+        ),
+        "{}",
+        stderr(&replay)
+    );
     let inspect = data
         .join("../formats/inspect_eval/bash_2.eval")
         .to_string_lossy()
