@@ -561,6 +561,16 @@ fn missing_column(frame: &DataFrame, file: &str, required: &str) -> LoadError {
             super::import::formats_read()
         ));
     }
+    // A harness's JSON compressed with gzip is read as a record table, never through its importer
+    // (importers read a file as the harness wrote it): the missing column was all it said.
+    if [".json.gz", ".jsonl.gz", ".ndjson.gz"]
+        .iter()
+        .any(|e| lower.ends_with(e))
+    {
+        message.push_str(
+            "; a harness's result file compressed with gzip is not read through its importer: decompress it (gunzip) and read it again",
+        );
+    }
     LoadError::new(file, message)
 }
 

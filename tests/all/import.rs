@@ -2833,6 +2833,11 @@ fn a_gzip_compressed_harness_file_is_refused_saying_to_decompress_it() {
         ]),
         "tau2.json.gz: is gzip-compressed: a harness's result file is read as the harness wrote it, so decompress it first (gunzip)",
     );
+    // Without the format it is read as a record table, whose missing column was all it said.
+    assert_refused(
+        &pareval(&["info", &packed.to_string_lossy()]),
+        "a harness's result file compressed with gzip is not read through its importer: decompress it (gunzip)",
+    );
 }
 
 /// A format choice the importer does not read (a --split given to tau2, a mistyped --metric for a
