@@ -331,10 +331,11 @@ fn follow(
     if let Some(signal) = crate::signals::received() {
         return Err(CliError::Status(crate::signals::exit_status(signal)));
     }
-    let never: Vec<String> = args
-        .steps
+    // A path read and then removed is no typo: only those never seen are named.
+    let never: Vec<String> = follower
+        .presence
+        .never_seen()
         .iter()
-        .filter(|path| !path.exists())
         .map(|path| path.display().to_string())
         .collect();
     if !never.is_empty() {

@@ -173,7 +173,6 @@ pub fn write_imported(
 /// reader such as pandas takes as strings. The text is each number's shortest exact form, so the
 /// cast keeps its bits; CSV and TSV keep the text as it is.
 fn typed_for(mut frame: DataFrame, path: &Path) -> PolarsResult<DataFrame> {
-    use crate::data::read::{Format, detect_format};
     if !matches!(
         detect_format(path),
         Ok((Format::JsonLines | Format::JsonArray | Format::Parquet, _))

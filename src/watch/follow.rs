@@ -470,6 +470,15 @@ impl Presence {
         }
     }
 
+    /// The paths given that never existed at any look (a path read and then removed is not one).
+    pub fn never_seen(&self) -> Vec<PathBuf> {
+        self.given
+            .iter()
+            .filter(|p| !p.exists() && !self.seen.contains(*p))
+            .cloned()
+            .collect()
+    }
+
     /// What to say since the last call, once each: the paths still absent [`MISSING_AFTER`] into the
     /// following, one that was there and is gone (its rows stay read), and one that appears after it
     /// was said missing or gone.
@@ -494,11 +503,7 @@ impl Presence {
         }
         if !self.said_missing && self.started.elapsed() >= MISSING_AFTER {
             self.said_missing = true;
-            for path in self
-                .given
-                .iter()
-                .filter(|p| !p.exists() && !self.seen.contains(*p))
-            {
+            for path in self.never_seen() {
                 notices.push(format!(
                     "{} has not appeared after {} s (is the path the one the harness writes?)",
                     path.display(),
@@ -551,6 +556,11 @@ impl Followed {
     /// What to say of the paths given since the last call ([`Presence::notices`]).
     pub fn presence_notices(&mut self) -> Vec<String> {
         self.presence.notices()
+    }
+
+    /// The paths given that never existed while they were followed ([`Presence::never_seen`]).
+    pub fn never_seen(&self) -> Vec<PathBuf> {
+        self.presence.never_seen()
     }
 
     /// The followed paths, for the header: each folder with the count of result files found in it
