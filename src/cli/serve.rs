@@ -9,7 +9,8 @@
 //! sample, with `"runs":N` when each task gets N runs numbered 0..N: the task then counts as
 //! finished once all N are in, and `"status":"error"` for a sample the harness failed on, read as
 //! its outcome and counted in the replies' `errored`; the reply is the state after it), `{"op":"decide"}` (the state with the full decision
-//! records). A bad request gets `{"ok":false,"error":…}` and the process goes on; end of input ends it.
+//! records). A bad request (a key its op does not read among them) gets `{"ok":false,"error":…}` and
+//! the process goes on; end of input ends it.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Write};
@@ -22,8 +23,25 @@ use crate::engine::walk::record::{DecisionRecord, WaitingOn};
 use crate::watch::follow::{Event, OutcomeRow, run_key};
 use crate::watch::state::{Baselines, WatchState};
 
-/// The keys an outcome request may hold.
-const OUTCOME_KEYS: [&str; 7] = ["op", "system", "task", "run", "outcome", "runs", "status"];
+/// The keys each request may hold: a key no op reads (a misspelt "stauts", or a "threshold" sent to
+/// `decide`, which takes its policy from the command line) is refused rather than passed over.
+const OUTCOME_KEYS: &[&str] = &["op", "system", "task", "run", "outcome", "runs", "status"];
+const CHECK_KEYS: &[&str] = &["op", "tasks"];
+const BARE_KEYS: &[&str] = &["op"];
+
+/// Refuses a request holding a key its op does not read.
+fn known_keys(request: &Value, op: &str, keys: &[&str]) -> Result<(), String> {
+    let unknown = request
+        .as_object()
+        .and_then(|object| object.keys().find(|key| !keys.contains(&key.as_str())));
+    match unknown {
+        Some(key) => Err(format!(
+            "{op}: '{key}' is not one of its keys ({})",
+            keys.join(", ")
+        )),
+        None => Ok(()),
+    }
+}
 
 /// The request's `"runs"`: how many runs (numbered 0 to N-1) each task of the system gets, from 1
 /// to 1000; None when absent.
@@ -150,6 +168,15 @@ impl Service {
             .get("op")
             .and_then(Value::as_str)
             .ok_or("the request has no \"op\" (plan, check, outcome or decide)")?;
+        let keys = match op {
+            "plan" | "decide" => Some(BARE_KEYS),
+            "check" => Some(CHECK_KEYS),
+            "outcome" => Some(OUTCOME_KEYS),
+            _ => None,
+        };
+        if let Some(keys) = keys {
+            known_keys(&request, op, keys)?;
+        }
         match op {
             "plan" => Ok(json!({
                 "ok": true,
@@ -185,17 +212,6 @@ impl Service {
                 Ok(json!({ "ok": true, "unplanned": unplanned, "missing": missing }))
             }
             "outcome" => {
-                // A misspelt key ("stauts") was passed over, and an errored run counted as ok.
-                if let Some(key) = request.as_object().and_then(|object| {
-                    object
-                        .keys()
-                        .find(|key| !OUTCOME_KEYS.contains(&key.as_str()))
-                }) {
-                    return Err(format!(
-                        "outcome: '{key}' is not one of its keys ({})",
-                        OUTCOME_KEYS.join(", ")
-                    ));
-                }
                 let runs = runs_due(&request)?;
                 let (row, due) = self.outcome_row(&request, runs)?;
                 let mut events = due;

@@ -471,6 +471,46 @@ fn serve_keeps_nothing_of_a_refused_outcome_and_reads_minus_zero_as_zero() {
 }
 
 #[test]
+fn serve_refuses_a_request_key_its_op_does_not_read() {
+    let dir = temp_dir("serve-keys");
+    let plan = write_plan(&dir, 3);
+    let replies = serve_replies(
+        &["--plan", &plan, "--tested", "new", "--baseline", "old"],
+        &[
+            r#"{"op":"decide","threshold":5}"#,
+            r#"{"op":"plan","order":"uniform"}"#,
+            r#"{"op":"check","tasks":["t000"],"task":["t001"]}"#,
+            r#"{"op":"decide"}"#,
+            r#"{"op":"check","tasks":["t000"]}"#,
+        ],
+    );
+    // A threshold sent to decide was passed over: the reply was the command line's policy.
+    assert!(
+        error(&replies[0]).contains("decide: 'threshold' is not one of its keys (op)"),
+        "{}",
+        replies[0]
+    );
+    assert!(
+        error(&replies[1]).contains("plan: 'order' is not one of its keys (op)"),
+        "{}",
+        replies[1]
+    );
+    assert!(
+        error(&replies[2]).contains("check: 'task' is not one of its keys (op, tasks)"),
+        "{}",
+        replies[2]
+    );
+    assert_eq!(replies[3]["ok"], true, "{}", replies[3]);
+    assert_eq!(
+        replies[4]["missing"],
+        serde_json::json!(["t001", "t002"]),
+        "{}",
+        replies[4]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn serve_answers_json_lines_and_decides_as_decide_does() {
     let dir = temp_dir("serve");
     let plan = write_plan(&dir, 60);
