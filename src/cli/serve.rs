@@ -195,7 +195,7 @@ impl Service {
                     .and_then(Value::as_array)
                     .ok_or("check needs \"tasks\": the ids the harness will run")?
                     .iter()
-                    .map(id_text)
+                    .map(|id| id_of("check", "tasks", id))
                     .collect::<Result<_, _>>()?;
                 let given_set: HashSet<&str> = given.iter().map(String::as_str).collect();
                 let unplanned: Vec<&String> = given
@@ -246,12 +246,16 @@ impl Service {
             request
                 .get(name)
                 .ok_or_else(|| format!("outcome needs \"{name}\""))
-                .and_then(id_text)
+                .and_then(|value| id_of("outcome", name, value))
         };
         let system = field("system")?;
         let task = field("task")?;
-        let run = run_key(&request.get("run").map_or(Ok(String::new()), id_text)?)
-            .map_err(|e| format!("{e} ({system} on {task})"))?;
+        let run = run_key(
+            &request
+                .get("run")
+                .map_or(Ok(String::new()), |value| id_of("outcome", "run", value))?,
+        )
+        .map_err(|e| format!("{e} ({system} on {task})"))?;
         let outcome = match request.get("outcome") {
             Some(Value::Bool(b)) => f64::from(u8::from(*b)),
             Some(Value::Number(n)) => n.as_f64().unwrap_or(f64::NAN),
@@ -465,6 +469,12 @@ fn id_text(value: &Value) -> Result<String, String> {
         Value::Number(n) => Ok(n.to_string()),
         other => Err(format!("{other} is not an id (a string or a number)")),
     }
+}
+
+/// [`id_text`] of the request's `key`, its error naming the op and the key ("outcome \"task\": null
+/// is not an id"; the bare message left the harness to guess which of three ids it was).
+fn id_of(op: &str, key: &str, value: &Value) -> Result<String, String> {
+    id_text(value).map_err(|e| format!("{op} \"{key}\": {e}"))
 }
 
 /// `pareval serve`: loads the plan and any completed baseline records, then answers requests until

@@ -471,7 +471,7 @@ fn serve_keeps_nothing_of_a_refused_outcome_and_reads_minus_zero_as_zero() {
 }
 
 #[test]
-fn serve_refuses_a_request_key_its_op_does_not_read() {
+fn serve_refuses_a_request_key_its_op_does_not_read_and_names_a_bad_id_s_key() {
     let dir = temp_dir("serve-keys");
     let plan = write_plan(&dir, 3);
     let replies = serve_replies(
@@ -482,7 +482,20 @@ fn serve_refuses_a_request_key_its_op_does_not_read() {
             r#"{"op":"check","tasks":["t000"],"task":["t001"]}"#,
             r#"{"op":"decide"}"#,
             r#"{"op":"check","tasks":["t000"]}"#,
+            r#"{"op":"outcome","system":"new","task":"t000","run":null,"outcome":1}"#,
+            r#"{"op":"check","tasks":["t000",true]}"#,
         ],
+    );
+    // A bad id is named with its key (the message said only "null is not an id").
+    assert!(
+        error(&replies[5]).contains("outcome \"run\": null is not an id"),
+        "{}",
+        replies[5]
+    );
+    assert!(
+        error(&replies[6]).contains("check \"tasks\": true is not an id"),
+        "{}",
+        replies[6]
     );
     // A threshold sent to decide was passed over: the reply was the command line's policy.
     assert!(
