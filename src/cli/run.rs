@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::{CliError, LiveSetup, args, write_decisions};
 use crate::watch::Source;
-use crate::watch::follow::{Event, Followed};
+use crate::watch::follow::{Event, Followed, Presence};
 use crate::watch::state::{Baselines, WatchState};
 
 /// Whether a signal pareval catches was sent to it (SIGINT, SIGTERM, SIGHUP unless ignored; on
@@ -136,6 +136,7 @@ fn follow_headless(
     args: &args::RunArgs,
     setup: &LiveSetup,
     mut followed: Followed,
+    presence: &mut Presence,
     child: &mut Child,
 ) -> Result<(WatchState, Ending), CliError> {
     let mut state = setup.state(&args.live.tested);
@@ -182,6 +183,7 @@ fn follow_headless(
     // in the path waited on a run that could never decide), and so is one that goes.
     let ending = loop {
         look(&mut followed, &mut state);
+        presence.look();
         if state.decided() {
             break Ending::Decided;
         }
@@ -198,6 +200,7 @@ fn follow_headless(
             for _ in 0..FINAL_LOOKS {
                 std::thread::sleep(crate::watch::POLL);
                 look(&mut followed, &mut state);
+                presence.look();
             }
             // Decided by what the harness wrote last: a decision, as the screen ends it.
             break if state.decided() {
@@ -217,12 +220,15 @@ fn follow_headless(
 fn follow_on_screen(
     args: &args::RunArgs,
     setup: &LiveSetup,
+    presence: &mut Presence,
     child: &mut Child,
 ) -> Result<(WatchState, Ending), CliError> {
     let fresh = || setup.state(&args.live.tested);
     let exited: std::cell::Cell<Option<ExitStatus>> = std::cell::Cell::new(None);
     let mut looks_since = 0;
     let mut stop = || {
+        // Asked once a look: what the screen's own follower saw of the paths is out of reach.
+        presence.look();
         if interrupted() {
             return true;
         }
@@ -382,12 +388,15 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         child.id(),
         followed.describe()
     );
+    // Which followed paths ever existed: one the harness wrote and then removed is not a typo.
+    let mut presence = Presence::new(&args.files);
     let (state, ending) = if harness_log.is_some() {
-        follow_on_screen(args, &setup, child)?
+        follow_on_screen(args, &setup, &mut presence, child)?
     } else {
         eprintln!("{announce}");
-        follow_headless(args, &setup, followed, child)?
+        follow_headless(args, &setup, followed, &mut presence, child)?
     };
+    presence.look();
     if let Some((path, _)) = &harness_log {
         eprintln!("{announce}; its output is in {}", path.display());
     }
@@ -435,8 +444,9 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         eprintln!("pareval run: {note}");
     }
     // A path nothing was ever written to (a typo, or a harness writing elsewhere) read as a run
-    // with no outcomes yet, and an undecided run exited 0.
-    let missing = Followed::missing(&args.files);
+    // with no outcomes yet, and an undecided run exited 0. One written and then removed (a harness
+    // that moves its log when it ends) was read, and is not named.
+    let missing = presence.never_seen();
     for path in &missing {
         eprintln!(
             "pareval run: {} never appeared: the harness wrote nothing there (is the path the one it writes?)",

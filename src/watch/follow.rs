@@ -470,6 +470,16 @@ impl Presence {
         }
     }
 
+    /// Notes which of the paths exist now (for [`Presence::never_seen`]), saying nothing: a caller
+    /// whose follower is out of its reach (`run` on `watch`'s screen) looks at every poll itself.
+    pub fn look(&mut self) {
+        for path in &self.given {
+            if !self.seen.contains(path) && path.exists() {
+                self.seen.insert(path.clone());
+            }
+        }
+    }
+
     /// The paths given that never existed at any look (a path read and then removed is not one).
     pub fn never_seen(&self) -> Vec<PathBuf> {
         self.given
@@ -546,11 +556,6 @@ impl Followed {
             }
         }
         Ok(followed)
-    }
-
-    /// The paths given that do not exist (yet): a file or folder the harness never wrote, or a typo.
-    pub fn missing(paths: &[PathBuf]) -> Vec<PathBuf> {
-        paths.iter().filter(|p| !p.exists()).cloned().collect()
     }
 
     /// What to say of the paths given since the last call ([`Presence::notices`]).

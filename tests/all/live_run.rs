@@ -1122,6 +1122,21 @@ fn a_harness_that_ends_undecided_leaving_unreadable_lines_gives_exit_2() {
         said.contains("out_typo.csv never appeared: the harness wrote nothing there"),
         "{said}"
     );
+    // A path the harness wrote and then moved away was read: not named as one that never appeared
+    // (the end of the run tested only whether it existed then).
+    let moved = dir.join("moved.csv");
+    let harness = format!(
+        "printf 'system,task,outcome\\nnew,t000,1\\n' > '{0}'; sleep 1; mv '{0}' '{0}.done'",
+        moved.display()
+    );
+    let output = run_new_against_old(&moved, &plan, &["--", "bash", "-c", &harness]);
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{said}");
+    assert!(!said.contains("never appeared"), "{said}");
+    assert!(
+        said.contains("moved.csv is gone (removed or moved)"),
+        "{said}"
+    );
     // While the harness runs, a path still absent after five seconds is said then, not only at
     // the end of a run that could never decide.
     let output = run_new_against_old(&typo, &plan, &["--", "sleep", "6"]);
