@@ -115,6 +115,7 @@ pub fn evaluate_protocols(
     for &protocol in protocols {
         let rounds = folds(matrix, protocol, settings.splits, settings.seed)?;
         notes.extend(unpredicted_note(matrix, protocol, &rounds));
+        notes.extend(pairless_note(protocol, &rounds));
         let largest = sizes.iter().map(|&(_, k)| k).max().unwrap_or(1);
         let paths = methods
             .contains(&Method::GreedyK)
@@ -161,6 +162,21 @@ pub fn evaluate_protocols(
         systems: matrix.systems.len(),
         results: rows,
         notes,
+    })
+}
+
+/// A protocol none of whose rounds holds out two systems (a split of seven systems or fewer holds
+/// out one a round): the figures that compare held-out systems have no pair to read, and their
+/// dashes (and the agreement that read as 0) went unexplained.
+fn pairless_note(protocol: Protocol, rounds: &[Vec<super::Fold>]) -> Option<String> {
+    let held_out = |folds: &Vec<super::Fold>| folds.iter().map(|f| f.test.len()).sum::<usize>();
+    let most = rounds.iter().map(held_out).max()?;
+    (most < 2).then(|| {
+        format!(
+            "{}: each round holds out {most} system{}, so there is no pair of held-out systems: ρ, τ-b, R², pairs and agreement are left out (MAE is read); --protocol loao ranks every system",
+            protocol.name(),
+            if most == 1 { "" } else { "s" }
+        )
     })
 }
 

@@ -860,6 +860,65 @@ fn pace_sizes_above_the_pool_are_one_row_with_a_note() {
 /// `proxy --target` (Pace) read none of the within-benchmark flags and the Pace flags do nothing
 /// without it: a mix exited 0 without a word. Refused by clap (exit 2), naming both flags.
 #[test]
+fn proxy_leaves_out_what_no_pair_can_give_and_reports_a_mean_subset_size() {
+    // Five systems split 80/20 hold out one a round: there is no pair to agree on, and the agreement
+    // read 0.000 (the JSON 0.0) beside dashes nobody explained.
+    let dir = temp_dir("proxy-pairless");
+    let records = dir.join("five.csv");
+    let mut csv = String::from("system,task,outcome\n");
+    for s in 0..5 {
+        for t in 0..20 {
+            csv.push_str(&format!(
+                "s{s},t{t:02},{}\n",
+                u8::from((t * 7 + s * 3) % 10 < 2 + s)
+            ));
+        }
+    }
+    std::fs::write(&records, csv).expect("write");
+    let path = records.to_string_lossy();
+    let args = [
+        "proxy",
+        &path,
+        "--protocol",
+        "split",
+        "--method",
+        "midrange-k",
+    ];
+    let output = pareval(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let row = &json["results"][0];
+    assert_eq!(row["decision_agreement"], serde_json::json!([]), "{row}");
+    let note = "split: each round holds out 1 system, so there is no pair of held-out systems";
+    assert!(json["notes"].to_string().contains(note), "{json}");
+    let text = stdout(&pareval(&args));
+    assert!(!text.contains("0.000"), "{text}");
+    assert!(crate::common::flat(&text).contains(note), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+    // midrange chooses its own size per fold: the mean over the folds (82.9 tasks of GAIA's 164 read
+    // as 82 and a share of 0.5, truncated).
+    let Some(data) = crate::common::shared_data() else {
+        return;
+    };
+    let gaia = data.join("hal/gaia.csv");
+    let output = pareval(&[
+        "proxy",
+        &gaia.to_string_lossy(),
+        "--method",
+        "midrange",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+    let row = &json["results"][0];
+    let tasks = json["tasks"].as_f64().expect("tasks");
+    let share = row["task_share"].as_f64().expect("share");
+    assert_eq!(row["size"], 83, "{row}");
+    assert!((share * tasks - 82.906).abs() < 0.001, "{share} of {tasks}");
+}
+
+#[test]
 fn proxy_flags_of_the_other_mode_are_refused() {
     let multi = sample("multi_bench.csv");
     for (extra, needle) in [
