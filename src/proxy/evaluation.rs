@@ -101,7 +101,12 @@ pub fn evaluate_protocols(
     }
     let sizes = sizes.resolve(matrix.n_tasks)?;
     let mut rows = Vec::new();
-    let mut notes: Vec<String> = matrix.coverage_note.iter().cloned().collect();
+    let mut notes: Vec<String> = matrix
+        .pooled_note
+        .iter()
+        .chain(&matrix.coverage_note)
+        .cloned()
+        .collect();
     // A subset of every task is the benchmark itself: its perfect figures say nothing of a proxy.
     // Sizes grow with the budget, so every budget from the first such one is the benchmark too.
     if let Some(&(budget, size)) = sizes.iter().find(|&&(_, size)| size >= matrix.n_tasks) {

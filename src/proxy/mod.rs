@@ -141,6 +141,9 @@ pub struct ProxyMatrix {
     /// When tasks are left out: how many, and the system with the fewest tasks, which a reader
     /// would otherwise have to find (one system with one task left one task of 50).
     pub coverage_note: Option<String>,
+    /// The record's benchmarks, when it holds several: the within-benchmark evaluation reads their
+    /// tasks as one benchmark (SPEC §10 is one benchmark's matrix), which went unsaid.
+    pub pooled_note: Option<String>,
 }
 
 impl ProxyMatrix {
@@ -219,6 +222,20 @@ impl ProxyMatrix {
                 if count == 1 { "" } else { "s" }
             )
         });
+        let pooled_note = (dataset.benchmarks.len() > 1).then(|| {
+            let names: Vec<String> = dataset
+                .benchmarks
+                .iter()
+                .take(5)
+                .map(|b| crate::data::error::quote(b))
+                .collect();
+            let more = if dataset.benchmarks.len() > 5 { ", …" } else { "" };
+            format!(
+                "the record holds {} benchmarks ({}{more}), read here as one: each system's full score is its mean over all {k} tasks (--keep-groups benchmark=NAME reads one benchmark; --target NAME predicts one from the others)",
+                dataset.benchmarks.len(),
+                names.join(", ")
+            )
+        });
         Ok(ProxyMatrix {
             systems: systems.iter().map(|s| info(s).name.clone()).collect(),
             scaffolds: systems.iter().map(|s| info(s).scaffold.clone()).collect(),
@@ -230,6 +247,7 @@ impl ProxyMatrix {
             full,
             left_out: dataset.n_tasks() - k,
             coverage_note,
+            pooled_note,
         })
     }
 
@@ -830,6 +848,7 @@ mod tests {
             full,
             left_out: 0,
             coverage_note: None,
+            pooled_note: None,
         }
     }
 

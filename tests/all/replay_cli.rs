@@ -895,6 +895,15 @@ fn proxy_leaves_out_what_no_pair_can_give_and_reports_a_mean_subset_size() {
     assert!(!text.contains("0.000"), "{text}");
     assert!(crate::common::flat(&text).contains(note), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
+    // A record of several benchmarks is read as one (its full score the mean over all of them):
+    // said, with the way to read one.
+    let multi = concat!(env!("CARGO_MANIFEST_DIR"), "/sample_runs/multi_bench.csv");
+    let pooled = "the record holds 4 benchmarks ('bench-1', 'bench-2', 'bench-3', 'bench-4'), read here as one: each system's full score is its mean over all 240 tasks";
+    let text = crate::common::flat(&stdout(&pareval(&["proxy", multi])));
+    assert!(text.contains(pooled), "{text}");
+    let one = ["proxy", multi, "--keep-groups", "benchmark=bench-1"];
+    let text = stdout(&pareval(&one));
+    assert!(!text.contains("benchmarks"), "{text}");
     // midrange chooses its own size per fold: the mean over the folds (82.9 tasks of GAIA's 164 read
     // as 82 and a share of 0.5, truncated).
     let Some(data) = crate::common::shared_data() else {
