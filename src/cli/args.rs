@@ -152,7 +152,12 @@ pub struct ExploreFlags {
     /// The early-outcome view also chooses τ_s and τ_f by this target precision on each fold's
     /// training side and shows what they achieve on the test folds (as `early --target-precision`;
     /// training fits three more models per fold).
-    #[arg(long, value_name = "P", requires = "steps")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "P",
+        requires = "steps"
+    )]
     pub early_target: Option<f64>,
 }
 
@@ -515,7 +520,7 @@ pub struct LoadArgs {
     pub exclude_errors: bool,
 
     /// Drop systems whose outcomes cover less than this fraction of the tasks (e.g. 0.95).
-    #[arg(long, value_name = "FRACTION")]
+    #[arg(long, allow_negative_numbers = true, value_name = "FRACTION")]
     pub min_system_coverage: Option<f64>,
 
     /// Leave out directed pairs that share fewer tasks than this (e.g. 80).
@@ -699,13 +704,28 @@ pub enum OutputFormat {
 #[derive(Debug, Args)]
 pub struct RuleTuning {
     /// The anytime rule's bet cap c: no task can cost more than this share of the wealth.
-    #[arg(long, value_name = "C", default_value = "0.5")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "C",
+        default_value = "0.5"
+    )]
     pub bet_cap: String,
     /// The stratified anytime rule's (SPEC §9a) least bet scale c_min.
-    #[arg(long, value_name = "C", default_value = "0.1")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "C",
+        default_value = "0.1"
+    )]
     pub bet_min: String,
     /// The stratified anytime rule's (SPEC §9a) largest bet scale c_max.
-    #[arg(long, value_name = "C", default_value = "0.9")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "C",
+        default_value = "0.9"
+    )]
     pub bet_max: String,
     /// Override the preset's coverage gate.
     #[arg(long, value_name = "on|off")]
@@ -713,7 +733,12 @@ pub struct RuleTuning {
     /// The coverage share q (SPEC §9a): the gate asks for r_g = max(1, min(n_g, ⌊q·k·n_g/N⌋)) tasks of
     /// each group; 1 is the paper's rule, below 1 lets a uniform plan's decisions through sooner (the
     /// gate only delays decisions, so validity is unchanged).
-    #[arg(long, value_name = "Q", default_value = "1")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "Q",
+        default_value = "1"
+    )]
     pub coverage_share: String,
     /// The bootstrap with no discordant task: abstain (default) or literal (the plain bootstrap, which
     /// then rejects for thresholds ≥ 0).
@@ -778,10 +803,20 @@ pub struct PolicyArgs {
     #[arg(long, value_name = "MODE", default_value = "mc:200")]
     pub bootstrap: String,
     /// Tail cutoff a for the bootstrap, paired-normal and Serfling rules.
-    #[arg(long, value_name = "A", default_value = "0.05")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "A",
+        default_value = "0.05"
+    )]
     pub tail: String,
     /// Budget grid: a list (0.1,0.25,0.5) or a range START:STOP:STEP.
-    #[arg(long, value_name = "GRID", default_value = "0.05:0.95:0.05")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "GRID",
+        default_value = "0.05:0.95:0.05"
+    )]
     pub grid: String,
     /// What a budget counts: tasks, seconds, pair-seconds, cost, pair-cost, steps, pair-steps (steps with --early).
     #[arg(long, value_name = "MEASURE", default_value = "tasks")]
@@ -790,13 +825,28 @@ pub struct PolicyArgs {
     #[arg(long, value_name = "COLUMN")]
     pub group_col: Option<String>,
     /// Target for the conditional false promotion and false rejection rates.
-    #[arg(long, value_name = "F", default_value = "0.05")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "F",
+        default_value = "0.05"
+    )]
     pub alpha: String,
     /// Target for the coverage-failure rate.
-    #[arg(long, value_name = "F", default_value = "0.05")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "F",
+        default_value = "0.05"
+    )]
     pub gamma: String,
     /// Target for the unresolved (abstain) rate.
-    #[arg(long, value_name = "F", default_value = "0.25")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "F",
+        default_value = "0.25"
+    )]
     pub eta: String,
     /// Which of these flags the command line wrote ([`Cli::try_parse_given`]).
     #[arg(skip)]
@@ -815,12 +865,18 @@ pub struct ReplayArgs {
     #[arg(long, value_name = "FILE")]
     pub early: Option<PathBuf>,
     /// The τ of the halting records to read (needed when the file holds several).
-    #[arg(long, value_name = "TAU", requires = "early")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "TAU",
+        requires = "early"
+    )]
     pub early_tau: Option<f64>,
     /// Read the halting records of a target precision instead (`early --records … --target-precision
     /// P`: each fold's own τ_s and τ_f).
     #[arg(
         long,
+        allow_negative_numbers = true,
         value_name = "P",
         requires = "early",
         conflicts_with = "early_tau"
@@ -887,6 +943,7 @@ pub struct EarlyArgs {
     /// Halting thresholds τ (τ_s = τ_f), one or a list.
     #[arg(
         long,
+        allow_negative_numbers = true,
         value_name = "TAU,…",
         default_value = "0.75,0.8,0.85,0.9,0.95,0.99"
     )]
@@ -922,7 +979,12 @@ pub struct EarlyArgs {
     /// protocol groups) as the smallest thresholds whose halts reach precision P there, and report what
     /// they achieve on the test folds; one P or a list. With --save-model, the saved thresholds are
     /// chosen the same way on all trajectories, for the first P.
-    #[arg(long, value_name = "P,…", value_delimiter = ',')]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "P,…",
+        value_delimiter = ','
+    )]
     pub target_precision: Vec<f64>,
     /// Train on every trajectory and save the predictor (features, both models, calibrators,
     /// thresholds, the inner split's operating curves, the training data's hashes) to FILE, for
@@ -933,6 +995,7 @@ pub struct EarlyArgs {
     /// one, the saved thresholds are chosen by it: the two are refused together).
     #[arg(
         long,
+        allow_negative_numbers = true,
         value_name = "TAU",
         default_value_t = 0.95,
         requires = "save_model",
@@ -962,11 +1025,16 @@ pub struct HaltArgs {
     #[arg(required = true)]
     pub steps: Vec<PathBuf>,
     /// Halt when either probability reaches τ (both models), instead of the saved thresholds.
-    #[arg(long, value_name = "TAU", conflicts_with = "target_precision")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "TAU",
+        conflicts_with = "target_precision"
+    )]
     pub tau: Option<f64>,
     /// Choose τ_s and τ_f from the saved inner split as the smallest thresholds whose halts reached
     /// precision P there (a model that never reached it never halts).
-    #[arg(long, value_name = "P")]
+    #[arg(long, allow_negative_numbers = true, value_name = "P")]
     pub target_precision: Option<f64>,
     /// Keep reading the files as steps are appended, and print each trajectory's action when it is
     /// first seen and when it halts (Ctrl-C stops).
@@ -974,7 +1042,12 @@ pub struct HaltArgs {
     pub follow: bool,
     /// With --follow: stop after this many seconds without a new line (for scripts); a last line
     /// still without a line end is then read as the file's last.
-    #[arg(long, value_name = "SECONDS", requires = "follow")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "SECONDS",
+        requires = "follow"
+    )]
     pub idle_exit: Option<f64>,
     /// Rename columns: --col target=source (repeatable).
     #[arg(long = "col", value_name = "TARGET=SOURCE")]
@@ -1051,10 +1124,22 @@ pub struct ProxyArgs {
     )]
     pub pace_size: Vec<usize>,
     /// Pace: share of C for the local (|Spearman|) subset.
-    #[arg(long, value_name = "Q", default_value_t = 0.5, requires = "target")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "Q",
+        default_value_t = 0.5,
+        requires = "target"
+    )]
     pub pace_local_share: f64,
     /// Pace: ensemble weight λ of the local prediction.
-    #[arg(long, value_name = "L", default_value_t = 0.5, requires = "target")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "L",
+        default_value_t = 0.5,
+        requires = "target"
+    )]
     pub pace_lambda: f64,
     /// Pace: SVD components.
     #[arg(long, value_name = "N", default_value_t = 5, requires = "target")]
@@ -1144,7 +1229,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "B", allow_negative_numbers = true)]
     pub budget: Option<String>,
     /// Seconds the harness has to end after SIGINT before SIGTERM (and as long again before SIGKILL).
-    #[arg(long, value_name = "S", default_value = "10")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "S",
+        default_value = "10"
+    )]
     pub grace: String,
     /// Output format of the closing records.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
@@ -1210,7 +1300,12 @@ pub struct LiveArgs {
     #[arg(long, value_name = "MODE", default_value = "exact")]
     pub bootstrap: String,
     /// Tail cutoff a.
-    #[arg(long, value_name = "A", default_value = "0.05")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "A",
+        default_value = "0.05"
+    )]
     pub tail: String,
     /// Random seed: the one the records name and mc resamples draw from. Default: the plan's `seed`
     /// (the order's seed, as the records name it; SPEC §8), else 0; another seed than a plan's is
@@ -1326,7 +1421,7 @@ pub struct SimulateArgs {
     #[arg(long)]
     pub partial_credit: bool,
     /// Probability that a run is not attempted (adds a `status` column).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0.0)]
     pub missing: f64,
     /// Write scaffold, model and submitted columns.
     #[arg(long)]

@@ -3,6 +3,9 @@
 
 use crate::dataset::UnknownGroupColumn;
 
+/// The most seeds, splits or resamples an evaluation takes (far more than its figures need).
+pub const MOST_REPEATS: u32 = 100_000;
+
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ProxyError {
     #[error("proxy predictions need at least 3 systems; the records hold {0}")]
@@ -32,6 +35,10 @@ pub enum ProxyError {
     /// A count setting (seeds, splits, Pace's C, components, resamples) of 0.
     #[error("{0} must be at least 1")]
     Zero(&'static str),
+    /// A count setting past what any evaluation needs: its rounds are held in memory at once, so
+    /// 4,294,967,295 seeds aborted on an allocation of a terabyte.
+    #[error("{0} must be at most {MOST_REPEATS}")]
+    TooMany(&'static str),
     /// A share setting outside [0, 1].
     #[error("{setting} '{value}' must be in [0, 1]")]
     ShareOutOfRange { setting: &'static str, value: f64 },

@@ -99,6 +99,12 @@ pub fn evaluate_protocols(
     if settings.splits == 0 {
         return Err(ProxyError::Zero("--splits"));
     }
+    if settings.seeds > super::error::MOST_REPEATS {
+        return Err(ProxyError::TooMany("--seeds"));
+    }
+    if settings.splits > super::error::MOST_REPEATS {
+        return Err(ProxyError::TooMany("--splits"));
+    }
     let sizes = sizes.resolve(matrix.n_tasks)?;
     let mut rows = Vec::new();
     let mut notes: Vec<String> = matrix

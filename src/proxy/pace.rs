@@ -363,6 +363,9 @@ impl PaceSettings {
         if self.bootstrap == 0 {
             return Err(ProxyError::Zero("--pace-bootstrap"));
         }
+        if self.bootstrap > super::error::MOST_REPEATS {
+            return Err(ProxyError::TooMany("--pace-bootstrap"));
+        }
         for (setting, value) in [
             ("--pace-local-share", self.local_share),
             ("--pace-lambda", self.lambda),
@@ -408,6 +411,9 @@ pub fn leave_one_model_out(
     settings.validate()?;
     if question.seeds == 0 {
         return Err(ProxyError::Zero("--seeds"));
+    }
+    if question.seeds > super::error::MOST_REPEATS {
+        return Err(ProxyError::TooMany("--seeds"));
     }
     if question.sizes.contains(&0) {
         return Err(ProxyError::Zero("--pace-size values"));

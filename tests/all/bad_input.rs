@@ -386,6 +386,44 @@ fn proxy_on_too_few_systems_says_how_many_it_needs_and_has() {
 }
 
 #[test]
+fn proxy_refuses_more_seeds_splits_or_resamples_than_it_can_hold() {
+    // 4294967295 seeds aborted on an allocation of a terabyte (exit 134).
+    let records = concat!(env!("CARGO_MANIFEST_DIR"), "/sample_runs/multi_bench.csv");
+    for (extra, said) in [
+        (
+            vec!["--method", "random", "--seeds", "4294967295"],
+            "--seeds must be at most 100000",
+        ),
+        (
+            vec!["--protocol", "split", "--splits", "4294967295"],
+            "--splits must be at most 100000",
+        ),
+        (
+            vec!["--target", "bench-1", "--seeds", "100001"],
+            "--seeds must be at most 100000",
+        ),
+        (
+            vec!["--target", "bench-1", "--pace-bootstrap", "4294967295"],
+            "--pace-bootstrap must be at most 100000",
+        ),
+    ] {
+        let args = [&["proxy", records][..], &extra[..]].concat();
+        let output = pareval(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(said),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
 fn a_negative_number_reaches_the_check_that_names_the_range() {
     // clap took "-0.2" for an option and said "unexpected argument '-0' found".
     let records = std::path::PathBuf::from(concat!(
@@ -407,6 +445,44 @@ fn a_negative_number_reaches_the_check_that_names_the_range() {
                 "-1",
             ],
             "--group-effect '-1' must be a number ≥ 0",
+        ),
+        (
+            vec![
+                "pair",
+                records.as_ref(),
+                "--tested",
+                "a",
+                "--baseline",
+                "b",
+                "--eta",
+                "-1",
+            ],
+            "--eta '-1' must be in [0, 1]",
+        ),
+        (
+            vec![
+                "simulate",
+                "--out",
+                "/nonexistent/x.csv",
+                "--missing",
+                "-0.1",
+            ],
+            "--missing '-0.1' must be in [0, 1)",
+        ),
+        (
+            vec![
+                "proxy",
+                records.as_ref(),
+                "--target",
+                "x",
+                "--pace-lambda",
+                "-0.1",
+            ],
+            "--pace-lambda '-0.1' must be in [0, 1]",
+        ),
+        (
+            vec!["replay", records.as_ref(), "--grid", "-0.1"],
+            "--grid: budget '-0.1' must be in (0, 1]",
         ),
     ] {
         let output = pareval(&args);
