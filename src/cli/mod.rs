@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use crate::data::write::{RecordWriter, write_simulated};
 use crate::data::{LoadOptions, load};
 use crate::engine::live::{LiveSettings, decide_live};
-use crate::engine::settings::{BootstrapMode, Fraction, Preset, parse_thresholds};
+use crate::engine::settings::{BootstrapMode, BudgetMeasure, Fraction, Preset, parse_thresholds};
 use crate::engine::walk::detail::pair_detail;
 use crate::engine::walk::record::Provenance;
 use crate::engine::walk::replay::{RecordSink, ReplayOptions};
@@ -291,6 +291,16 @@ fn system_index(
 fn pair_command(args: &PairArgs, out: &mut impl Write) -> Result<(), CliError> {
     let options = args.load.options()?;
     let dataset = load_noted(&args.load.files, &options)?;
+    // The steps of early-stopped runs come from replay's --early, which pair does not take: the
+    // setting's own message told a pair user to give it.
+    if let Ok(measure @ (BudgetMeasure::Steps | BudgetMeasure::PairSteps)) =
+        BudgetMeasure::parse(&args.policy.budget_by)
+    {
+        return Err(CliError::Input(format!(
+            "--budget-by {}: budgets in steps read the steps of early-stopped runs, which only replay takes (replay RECORDS --early HALTS); pair budgets by tasks, cost or seconds",
+            measure.name()
+        )));
+    }
     let mut named = settings::replay_settings(&args.policy, &dataset)?;
     if named.len() != 1 {
         return Err(CliError::Input("pair takes one --preset".to_string()));

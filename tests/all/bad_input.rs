@@ -424,6 +424,30 @@ fn proxy_refuses_more_seeds_splits_or_resamples_than_it_can_hold() {
 }
 
 #[test]
+fn pair_refuses_a_budget_in_steps_naming_the_command_that_reads_them() {
+    // Its message said to give --early, which pair refuses as an unknown argument.
+    let records = concat!(env!("CARGO_MANIFEST_DIR"), "/sample_runs/swe_repair.csv");
+    let output = pareval(&[
+        "pair",
+        records,
+        "--tested",
+        "a",
+        "--baseline",
+        "b",
+        "--budget-by",
+        "steps",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains(
+            "--budget-by steps: budgets in steps read the steps of early-stopped runs, which only replay takes (replay RECORDS --early HALTS)"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
 fn a_negative_number_reaches_the_check_that_names_the_range() {
     // clap took "-0.2" for an option and said "unexpected argument '-0' found".
     let records = std::path::PathBuf::from(concat!(
