@@ -984,6 +984,13 @@ fn proxy_command(args: &ProxyArgs, out: &mut impl Write) -> Result<(), CliError>
         };
         evaluate_protocols(&matrix, &methods, &protocols, &sizes, &settings, &|| false)?
     };
+    // Text, Markdown and JSON carry the notes that explain a row's blanks; a CSV table has no place
+    // for them, so they go to standard error (they were dropped).
+    if args.format == OutputFormat::Csv {
+        for note in &report.notes {
+            eprintln!("note: {note}");
+        }
+    }
     emit(&report, args.format, out)
 }
 

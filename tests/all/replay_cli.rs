@@ -901,6 +901,18 @@ fn proxy_leaves_out_what_no_pair_can_give_and_reports_a_mean_subset_size() {
     let pooled = "the record holds 4 benchmarks ('bench-1', 'bench-2', 'bench-3', 'bench-4'), read here as one: each system's full score is its mean over all 240 tasks";
     let text = crate::common::flat(&stdout(&pareval(&["proxy", multi])));
     assert!(text.contains(pooled), "{text}");
+    // A CSV table has no place for notes: they go to standard error (they were dropped).
+    let csv = pareval(&["proxy", multi, "--format", "csv"]);
+    assert!(
+        stderr(&csv).contains(&format!("note: {pooled}")),
+        "{}",
+        stderr(&csv)
+    );
+    assert!(
+        stdout(&csv).starts_with("method,protocol,"),
+        "{}",
+        stdout(&csv)
+    );
     let one = ["proxy", multi, "--keep-groups", "benchmark=bench-1"];
     let text = stdout(&pareval(&one));
     assert!(!text.contains("benchmarks"), "{text}");
