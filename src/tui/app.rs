@@ -347,6 +347,10 @@ pub struct Drill {
     /// The first group row its group tables show (↑↓ PgUp PgDn scroll them when they hold more
     /// groups than fit).
     pub group_scroll: usize,
+    /// What it was computed from: a switch of a setting or of the group filter computes it again
+    /// (it showed, and `e` exported, the last settings' decision under the new ones' heading).
+    pub settings: ReplaySettings,
+    pub dataset: Arc<Dataset>,
 }
 
 impl Drill {
@@ -881,14 +885,17 @@ impl App {
             Action::Export => effects.push(Effect::Export),
             Action::SaveSession => effects.push(Effect::SaveSession),
         }
-        // The budget cursor moved or the rows changed: the drill-down follows the budget.
+        // The budget cursor moved, a setting switched or the group filter changed: the drill-down
+        // follows (an order past a smaller count of orders becomes the last).
         if let Some(drill) = &self.drill
-            && drill
+            && (drill
                 .detail
                 .as_ref()
                 .is_ok_and(|d| (d.budget - self.budget_value()).abs() > 1e-12)
+                || drill.settings != self.compute.settings()
+                || !Arc::ptr_eq(&drill.dataset, &self.dataset))
         {
-            let order = drill.order;
+            let order = drill.order.min(self.compute.orders.saturating_sub(1));
             self.open_drill(order);
         }
         self.refresh_rows_if_budget_changed();
@@ -1523,14 +1530,8 @@ impl App {
                 .copied()
                 .unwrap_or(500),
         );
-        let detail = pair_detail(
-            &self.dataset,
-            &self.compute.settings(),
-            tested,
-            baseline,
-            order,
-            budget,
-        );
+        let settings = self.compute.settings();
+        let detail = pair_detail(&self.dataset, &settings, tested, baseline, order, budget);
         // Another order of the same pair keeps the group tables where they were scrolled to.
         let group_scroll = self
             .drill
@@ -1543,6 +1544,8 @@ impl App {
             order,
             detail,
             group_scroll,
+            settings,
+            dataset: Arc::clone(&self.dataset),
         });
     }
 

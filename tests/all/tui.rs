@@ -1664,6 +1664,37 @@ fn the_drill_down_exports_the_pair_record_of_its_twin() {
     assert_eq!(main.command[0], "replay");
 }
 
+/// An open drill-down follows a switched setting: it showed, and `e` exported, the last settings'
+/// decision under the new ones' heading, and an order past a smaller count of orders exported a twin
+/// that `pair` refuses.
+#[test]
+fn the_drill_down_follows_a_switched_setting_and_a_smaller_count_of_orders() {
+    let dataset = sample_dataset("swe_repair.csv");
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 1000);
+    let file = format!("{}/sample_runs/swe_repair.csv", env!("CARGO_MANIFEST_DIR"));
+    let (mut app, first) = App::new(dataset, vec![file], compute, None);
+    run_effects(&mut app, vec![first]);
+    act(&mut app, Action::BudgetNext);
+    act(&mut app, Action::SelectDown);
+    act(&mut app, Action::OpenDrill);
+    act(&mut app, Action::DrillPrevOrder);
+    assert_eq!(app.drill.as_ref().expect("drill").order, 999);
+    act(&mut app, Action::CyclePreset);
+    let drill = app.drill.as_ref().expect("drill open");
+    assert_eq!(drill.settings, app.compute.settings());
+    let export = pareval::tui::export::build(&app).expect("export");
+    assert_twin_of(&export, "pair", &["--order-index", "--preset"]);
+    act(&mut app, Action::CycleThresholds);
+    let export = pareval::tui::export::build(&app).expect("export");
+    assert_twin_prints(&export);
+    // 1000 orders → 50: the drill-down's order 999 becomes the last, 49.
+    act(&mut app, Action::CycleOrders);
+    assert_eq!(app.compute.orders, 50);
+    assert_eq!(app.drill.as_ref().expect("drill").order, 49);
+    let export = pareval::tui::export::build(&app).expect("export");
+    assert_twin_prints(&export);
+}
+
 /// The coverage share (`Q`) and §9a's largest bet scale (`B`) are set in the explorer as on the
 /// command line: the header names them and the export's twin passes them, printing the same JSON.
 #[test]
