@@ -314,6 +314,12 @@ pub enum Input {
 /// What the pair-table keys say in a view without the pair table.
 const HIDDEN_PAIR_TABLE: &str =
     "↑↓ and Enter act on the pair table: Tab back to the pairs view to use them";
+/// Enter in the proxy view, whose ↑↓ scroll its own table.
+const PROXY_ENTER: &str =
+    "Enter opens the drill-down of a pair chosen in the pair table: Tab back to the pairs view";
+/// `/` where no pair table shows: the typed name went unseen into its filter (q and t with it).
+const HIDDEN_NAME_FILTER: &str =
+    "/ filters the pair table by name: Tab back to the pairs view to use it";
 
 /// Everything that only changes what is shown.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1279,6 +1285,13 @@ impl App {
     /// Typed text: the pair-name filter and the help filter.
     fn on_text_input(&mut self, action: Action) {
         match action {
+            // The coverage and proxy views show no pair table: the filter would take the keys
+            // typed next (q, t, Tab) unseen.
+            Action::StartNameFilter
+                if self.drill.is_none() && matches!(self.view.tab, Tab::Coverage | Tab::Proxy) =>
+            {
+                self.status = HIDDEN_NAME_FILTER.to_string();
+            }
             Action::StartNameFilter => self.input = Input::NameFilter,
             Action::InputChar(c) => match self.input {
                 Input::NameFilter => {
@@ -1455,10 +1468,11 @@ impl App {
     /// The drill-down, help and notes overlays.
     fn on_overlay(&mut self, action: Action) {
         match action {
-            Action::OpenDrill
-                if self.drill.is_none() && matches!(self.view.tab, Tab::Coverage | Tab::Proxy) =>
-            {
+            Action::OpenDrill if self.drill.is_none() && self.view.tab == Tab::Coverage => {
                 self.status = HIDDEN_PAIR_TABLE.to_string();
+            }
+            Action::OpenDrill if self.drill.is_none() && self.view.tab == Tab::Proxy => {
+                self.status = PROXY_ENTER.to_string();
             }
             Action::OpenDrill => self.open_drill(0),
             Action::DrillPrevOrder => {

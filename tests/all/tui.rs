@@ -1664,6 +1664,38 @@ fn the_drill_down_exports_the_pair_record_of_its_twin() {
     assert_eq!(main.command[0], "replay");
 }
 
+/// `/` where no pair table shows (coverage, proxy) says so instead of starting a name filter that
+/// took the keys typed next (q, t, Tab) unseen.
+#[test]
+fn the_name_filter_starts_only_where_the_pair_table_shows() {
+    let mut app = sample_app_launched(pareval::engine::Preset::Primary, 4, "swe_repair.csv");
+    act(&mut app, Action::NextTab);
+    assert_eq!(app.view.tab, pareval::tui::app::Tab::Coverage);
+    act(&mut app, Action::StartNameFilter);
+    assert_eq!(app.input, pareval::tui::app::Input::Keys);
+    assert!(
+        app.status
+            .contains("/ filters the pair table by name: Tab back"),
+        "{}",
+        app.status
+    );
+    act(&mut app, Action::NextTab);
+    assert_eq!(app.view.tab, pareval::tui::app::Tab::Proxy);
+    act(&mut app, Action::StartNameFilter);
+    assert_eq!(app.input, pareval::tui::app::Input::Keys);
+    // Enter there names the pair table, without saying ↑↓ act on it (they scroll the proxy's own).
+    act(&mut app, Action::OpenDrill);
+    assert!(app.drill.is_none());
+    assert!(
+        app.status.starts_with("Enter opens the drill-down"),
+        "{}",
+        app.status
+    );
+    act(&mut app, Action::NextTab);
+    act(&mut app, Action::StartNameFilter);
+    assert_eq!(app.input, pareval::tui::app::Input::NameFilter);
+}
+
 /// An open drill-down follows a switched setting: it showed, and `e` exported, the last settings'
 /// decision under the new ones' heading, and an order past a smaller count of orders exported a twin
 /// that `pair` refuses.
