@@ -312,10 +312,8 @@ pub enum Input {
 }
 
 /// What the pair-table keys say in a view without the pair table.
-const HIDDEN_PAIR_TABLE: &str =
-    "↑↓ and Enter act on the pair table: Tab back to the pairs view to use them";
-/// Enter in the proxy view, whose ↑↓ scroll its own table.
-const PROXY_ENTER: &str =
+/// Enter in the coverage and proxy views, whose ↑↓ scroll their own tables.
+const ENTER_WITHOUT_PAIRS: &str =
     "Enter opens the drill-down of a pair chosen in the pair table: Tab back to the pairs view";
 /// `/` where no pair table shows: the typed name went unseen into its filter (q and t with it).
 const HIDDEN_NAME_FILTER: &str =
@@ -542,6 +540,10 @@ pub struct App {
     /// largest first row its last drawing could show (so no key press is spent past the end).
     pub proxy_scroll: usize,
     pub proxy_scroll_most: std::cell::Cell<usize>,
+    /// The first group row the coverage view's table shows, and the most it can be, as its last
+    /// drawing found (the proxy table's pair of fields, for the coverage view).
+    pub coverage_scroll: usize,
+    pub coverage_scroll_most: std::cell::Cell<usize>,
 }
 
 impl App {
@@ -596,6 +598,8 @@ impl App {
             pair_chosen: false,
             proxy_scroll: 0,
             proxy_scroll_most: std::cell::Cell::new(0),
+            coverage_scroll: 0,
+            coverage_scroll_most: std::cell::Cell::new(0),
         };
         app.clamp_view();
         // What the loader chose or left out (a scorer among several, rows not read, a subfolder not
@@ -1403,14 +1407,20 @@ impl App {
                 }
                 .min(self.proxy_scroll_most.get());
             }
-            // The coverage view does not show the pair table: its selection would move unseen
-            // (and Enter would open a pair nobody chose).
+            // The coverage view does not show the pair table (its selection would move unseen):
+            // the keys scroll its group table, which stopped where the screen did without a word.
             Action::SelectUp | Action::SelectDown | Action::PageUp | Action::PageDown
                 if self.selector.is_none()
                     && self.drill.is_none()
                     && self.view.tab == Tab::Coverage =>
             {
-                self.status = HIDDEN_PAIR_TABLE.to_string();
+                self.coverage_scroll = match action {
+                    Action::SelectUp => self.coverage_scroll.saturating_sub(1),
+                    Action::PageUp => self.coverage_scroll.saturating_sub(10),
+                    Action::SelectDown => self.coverage_scroll + 1,
+                    _ => self.coverage_scroll + 10,
+                }
+                .min(self.coverage_scroll_most.get());
             }
             // In the drill-down the keys that move through pairs scroll its group tables.
             Action::SelectUp | Action::SelectDown | Action::PageUp | Action::PageDown
@@ -1468,11 +1478,10 @@ impl App {
     /// The drill-down, help and notes overlays.
     fn on_overlay(&mut self, action: Action) {
         match action {
-            Action::OpenDrill if self.drill.is_none() && self.view.tab == Tab::Coverage => {
-                self.status = HIDDEN_PAIR_TABLE.to_string();
-            }
-            Action::OpenDrill if self.drill.is_none() && self.view.tab == Tab::Proxy => {
-                self.status = PROXY_ENTER.to_string();
+            Action::OpenDrill
+                if self.drill.is_none() && matches!(self.view.tab, Tab::Coverage | Tab::Proxy) =>
+            {
+                self.status = ENTER_WITHOUT_PAIRS.to_string();
             }
             Action::OpenDrill => self.open_drill(0),
             Action::DrillPrevOrder => {

@@ -1664,6 +1664,63 @@ fn the_drill_down_exports_the_pair_record_of_its_twin() {
     assert_eq!(main.command[0], "replay");
 }
 
+/// The coverage view's group table says which groups show and scrolls with ↑↓ PgUp PgDn: at 80×24
+/// it stopped at the border after 13 of 30 groups without a word.
+#[test]
+fn the_coverage_view_scrolls_its_groups_and_says_which_show() {
+    let dir = crate::common::temp_dir("coverage-scroll");
+    let file = dir.join("sim.csv");
+    let made = crate::common::pareval(&[
+        "simulate",
+        "--out",
+        &file.to_string_lossy(),
+        "--systems",
+        "10",
+        "--tasks",
+        "300",
+        "--groups",
+        "30",
+        "--runs",
+        "1",
+        "--seed",
+        "3",
+    ]);
+    assert!(made.status.success(), "{}", crate::common::stderr(&made));
+    let dataset =
+        Arc::new(load(std::slice::from_ref(&file), &LoadOptions::default()).expect("load"));
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 4);
+    let (mut app, first) = App::new(dataset, vec!["sim.csv".into()], compute, None);
+    run_effects(&mut app, vec![first]);
+    act(&mut app, Action::NextTab);
+    let top = render(&app, 80, 24);
+    let range = |screen: &str| {
+        let at = screen
+            .find("groups 1–")
+            .or_else(|| screen.find("groups "))
+            .expect("range");
+        screen[at..].lines().next().unwrap_or_default().to_string()
+    };
+    assert!(range(&top).contains(" of 30 ↑↓"), "{top}");
+    act(&mut app, Action::PageDown);
+    act(&mut app, Action::PageDown);
+    act(&mut app, Action::PageDown);
+    let bottom = render(&app, 80, 24);
+    assert!(range(&bottom).contains("–30 of 30 ↑↓"), "{bottom}");
+    assert_ne!(top, bottom);
+    // ↑ after the bottom moves at once, and the pair selection stays where it was.
+    act(&mut app, Action::SelectUp);
+    assert!(!range(&render(&app, 80, 24)).contains("–30 of 30"));
+    assert!(
+        app.status.is_empty() || !app.status.contains("pair table"),
+        "{}",
+        app.status
+    );
+    // Tall enough for every group: no range.
+    let tall = render(&app, 140, 50);
+    assert!(!tall.contains(" of 30 ↑↓"), "{tall}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `/` where no pair table shows (coverage, proxy) says so instead of starting a name filter that
 /// took the keys typed next (q, t, Tab) unseen.
 #[test]

@@ -35,8 +35,8 @@ pub(super) fn draw_coverage(frame: &mut Frame, app: &App, theme: Theme, area: Re
     } else {
         format!(" coverage gaps under the {order} order, by budget ")
     };
-    let block = Block::bordered().title(title);
     let Some(replay) = app.replay() else {
+        let block = Block::bordered().title(title);
         frame.render_widget(super::widgets::no_replay_yet(app, theme).block(block), area);
         return;
     };
@@ -63,9 +63,37 @@ pub(super) fn draw_coverage(frame: &mut Frame, app: &App, theme: Theme, area: Re
     let group_width = usize::from(area.width.saturating_sub(2 + fixed));
     let names: Vec<&str> = at_budget.iter().map(|row| row.group.as_str()).collect();
     let labels = fit_names(&names, group_width);
+    let [table, legend] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
+    // Groups the panel cannot hold scroll (↑↓ PgUp PgDn), and the title says which show: the table
+    // stopped at the border without a word (13 of 30 groups at 80×24).
+    let room = usize::from(table.height.saturating_sub(4)).max(1);
+    let most = at_budget.len().saturating_sub(room);
+    app.coverage_scroll_most.set(most);
+    let first = app.coverage_scroll.min(most);
+    let title = if at_budget.len() > room {
+        let shown = format!(
+            "groups {}–{} of {} ↑↓ ",
+            first + 1,
+            (first + room).min(at_budget.len()),
+            at_budget.len()
+        );
+        // The range is what must stay: the long title gives way first.
+        let short = format!(" coverage gaps under the {order} order · {shown}");
+        let long = format!("{} · {shown}", title.trim_end());
+        if long.chars().count() + 2 <= usize::from(area.width) {
+            long
+        } else {
+            short
+        }
+    } else {
+        title
+    };
+    let block = Block::bordered().title(title);
     let rows: Vec<Row> = at_budget
         .iter()
         .enumerate()
+        .skip(first)
+        .take(room)
         .map(|(g, row)| {
             let label = &labels[g];
             let missing = row.missed_share;
@@ -112,7 +140,6 @@ pub(super) fn draw_coverage(frame: &mut Frame, app: &App, theme: Theme, area: Re
     ])
     .height(2)
     .style(theme.dim());
-    let [table, legend] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     frame.render_widget(Table::new(rows, widths).header(header).block(block), table);
     let long = "strip: share of cases missing the group's quota at each budget · none ░ <5% ▒ <25% ▓ <50% █ ≥50%";
     let text = if long.chars().count() <= usize::from(legend.width) {
