@@ -42,6 +42,20 @@ pub fn interval(lo: f64, hi: f64, decimals: usize) -> String {
     }
 }
 
+/// An interval of fractions in whole percent, rounded outward ("[99, 100]" around 99.9%), where the
+/// room allows no decimal: rounded to the nearest, [99.8, 100.0] read "[100, 100]" beside its own
+/// point estimate of 99.9% outside it.
+pub fn interval_whole(lo: f64, hi: f64) -> String {
+    if lo.is_nan() || hi.is_nan() {
+        "[…]".to_string()
+    } else {
+        // The products' rounding must not push a whole percent outward by one (0.25 × 100).
+        let down = (lo * 100.0 + 1e-9).floor().max(0.0);
+        let up = (hi * 100.0 - 1e-9).ceil().clamp(0.0, 100.0) + 0.0;
+        format!("[{down}, {up}]")
+    }
+}
+
 /// A CSV field, quoted (with doubled quotes) when it holds a comma, a quote or a line break.
 pub fn csv_field(text: &str) -> String {
     if text.contains([',', '"', '\n', '\r']) {
@@ -238,6 +252,17 @@ pub fn markdown_cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_whole_interval_holds_its_point_estimate() {
+        // Rounded to the nearest, [99.8, 100.0] read "[100, 100]" beside 99.9%.
+        assert_eq!(interval_whole(0.998, 1.0), "[99, 100]");
+        assert_eq!(interval_whole(0.198, 0.292), "[19, 30]");
+        // Whole percents stay where they are, the products' rounding aside.
+        assert_eq!(interval_whole(0.25, 0.29), "[25, 29]");
+        assert_eq!(interval_whole(0.0, 0.0), "[0, 0]");
+        assert_eq!(interval_whole(f64::NAN, 0.5), "[…]");
+    }
 
     #[test]
     fn a_markdown_cell_keeps_its_row_whole() {

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Axis, Cell, Chart, Dataset, GraphType, Row, Table};
 
 use crate::engine::walk::metrics::BudgetRow;
-use crate::format::{interval, percent, trim_number};
+use crate::format::{interval_whole, percent, trim_number};
 use crate::tui::app::{App, ChartMode};
 
 use super::widgets::{Theme, draw_chart_with_legend, legend, stale};
@@ -280,7 +280,7 @@ pub(super) fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rec
                         format!(
                             "{} {}",
                             percent(r.unresolved),
-                            interval(r.unresolved_lo, r.unresolved_hi, 0)
+                            interval_whole(r.unresolved_lo, r.unresolved_hi)
                         )
                     }),
                     Cell::from(verdict),
