@@ -823,8 +823,13 @@ impl App {
                 | Action::ProxyFinished { .. }
                 | Action::Early(_)
         );
-        if from_the_user && self.replay_error.is_none() {
-            self.status.clear();
+        // A message answers the key that set it and goes with the next; a failed replay's stays
+        // until settings that replay (a later message stuck in its place and hid the failure).
+        if from_the_user {
+            match &self.replay_error {
+                None => self.status.clear(),
+                Some(error) => self.status = format!("{REPLAY_FAILED}{error}"),
+            }
         }
         let Some(action) = self.on_early(action) else {
             return effects;
@@ -1542,7 +1547,11 @@ impl App {
                 None => return,
             },
             (None, None) => {
-                self.status = "✗ no pair selected: select one with ↑↓".to_string();
+                self.status = if self.rows.is_empty() {
+                    "✗ no pair to open: the pair table lists none".to_string()
+                } else {
+                    "✗ no pair selected: select one with ↑↓".to_string()
+                };
                 return;
             }
         };

@@ -2693,6 +2693,14 @@ fn a_failed_replay_or_proxy_and_a_record_without_groups_are_told_not_waited_on()
         "{screen}"
     );
     assert!(!screen.contains("waiting for the first replay"), "{screen}");
+    // Enter with no pair listed says so (it said to select one with ↑↓, of none).
+    act(&mut app, Action::OpenDrill);
+    assert!(
+        app.status
+            .starts_with("✗ no pair to open: the pair table lists none"),
+        "{}",
+        app.status
+    );
     let error = pareval::tui::export::build(&app).expect_err("nothing to export");
     assert!(
         error
@@ -3011,6 +3019,11 @@ fn a_status_message_goes_at_the_next_key_and_a_failed_replay_s_stays() {
     // A failed replay's message stands while the failure does.
     app.replay_error = Some("one system".to_string());
     app.status = "✗ replay failed: one system".to_string();
+    act(&mut app, Action::BudgetNext);
+    assert_eq!(app.status, "✗ replay failed: one system");
+    // A key's own message beside a failed replay goes at the next key, and the failure is back: a
+    // later message stuck and hid the failure until a setting changed.
+    app.status = "✗ no pair to open: the pair table lists none".to_string();
     act(&mut app, Action::BudgetNext);
     assert_eq!(app.status, "✗ replay failed: one system");
 }
