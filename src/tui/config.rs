@@ -281,6 +281,20 @@ impl Session {
     }
 }
 
+/// Where `w` writes a session in `folder`: `pareval-session.json`, or the first of
+/// `pareval-session-2.json`, `-3`, … that does not exist. The fixed name was written over without a
+/// word: an earlier session in the folder, the one the explorer was reopened from too.
+pub fn free_session_path(folder: &Path) -> PathBuf {
+    let first = folder.join("pareval-session.json");
+    if !first.exists() {
+        return first;
+    }
+    (2u32..)
+        .map(|n| folder.join(format!("pareval-session-{n}.json")))
+        .find(|path| !path.exists())
+        .unwrap_or(first)
+}
+
 pub fn save_session(session: &Session, path: &Path) -> Result<(), ConfigError> {
     let file = path.display().to_string();
     let text = serde_json::to_string_pretty(session).map_err(|e| ConfigError::Syntax {
@@ -359,6 +373,23 @@ impl Session {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_saved_session_never_writes_over_one_in_its_folder() {
+        let folder = std::env::temp_dir().join(format!("pareval-sessions-{}", std::process::id()));
+        std::fs::create_dir_all(&folder).expect("folder");
+        let first = free_session_path(&folder);
+        assert_eq!(first, folder.join("pareval-session.json"));
+        std::fs::write(&first, "{}").expect("write");
+        let second = free_session_path(&folder);
+        assert_eq!(second, folder.join("pareval-session-2.json"));
+        std::fs::write(&second, "{}").expect("write");
+        assert_eq!(
+            free_session_path(&folder),
+            folder.join("pareval-session-3.json")
+        );
+        let _ = std::fs::remove_dir_all(&folder);
+    }
 
     #[test]
     fn the_explorers_flags_go_over_the_config() {

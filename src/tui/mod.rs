@@ -279,7 +279,7 @@ pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
                     None => app.status = "✗ no early-outcome view to save".to_string(),
                 },
                 Effect::SaveSession => {
-                    let path: PathBuf = options.config.export_dir.join("pareval-session.json");
+                    let path: PathBuf = config::free_session_path(&options.config.export_dir);
                     // Absolute paths: the session is written into the export folder and may be
                     // reopened from anywhere.
                     let absolute = |path: &String| {
