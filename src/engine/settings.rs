@@ -267,6 +267,10 @@ pub enum BootstrapMode {
     Mc { resamples: u32 },
 }
 
+/// The most Monte Carlo resamples `mc:B` takes: 5,000 times the paper's 200, far past where the
+/// tails stop moving (and `exact` has none to draw).
+pub const MOST_RESAMPLES: u32 = 1_000_000;
+
 impl BootstrapMode {
     /// `exact` or `mc:B` (`mc` alone means the paper's B = 200).
     pub fn parse(text: &str) -> Result<Self, SettingError> {
@@ -278,8 +282,14 @@ impl BootstrapMode {
         match text.split_once(':') {
             None if text == "exact" => Ok(BootstrapMode::Exact),
             None if text == "mc" => Ok(BootstrapMode::Mc { resamples: 200 }),
-            Some(("mc", count)) => match count.parse::<u32>() {
-                Ok(resamples) if resamples >= 1 => Ok(BootstrapMode::Mc { resamples }),
+            // A count past 32 bits was told it was no whole number ≥ 1.
+            Some(("mc", count)) => match count.parse::<u64>() {
+                Ok(resamples) if resamples > u64::from(MOST_RESAMPLES) => Err(bad_form(
+                    "takes at most 1000000 resamples (mc:B; --bootstrap exact computes the bootstrap's tails without resampling)",
+                )),
+                Ok(resamples) if resamples >= 1 => Ok(BootstrapMode::Mc {
+                    resamples: resamples as u32,
+                }),
                 _ => Err(bad_form("must give a whole number ≥ 1 of resamples (mc:B)")),
             },
             _ => Err(bad_form("must be exact, mc or mc:B (e.g. mc:200)")),
@@ -1128,6 +1138,20 @@ mod tests {
         );
         assert!(BootstrapMode::parse("mc:0").is_err());
         assert!(BootstrapMode::parse("fast").is_err());
+        // Past the cap (and past 32 bits) the message says so, not "a whole number ≥ 1".
+        assert_eq!(
+            BootstrapMode::parse("mc:1000000").unwrap(),
+            BootstrapMode::Mc {
+                resamples: 1_000_000
+            }
+        );
+        for text in ["mc:1000001", "mc:99999999999"] {
+            let message = BootstrapMode::parse(text).unwrap_err().to_string();
+            assert!(
+                message.contains("takes at most 1000000 resamples"),
+                "{message}"
+            );
+        }
     }
 
     #[test]
