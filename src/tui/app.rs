@@ -1397,35 +1397,27 @@ impl App {
                 self.view.descending = !self.view.descending;
                 self.refresh_rows();
             }
-            // In the proxy view the keys scroll its per-system table, as far as its last drawing
-            // had rows below (so ↑ after a long ↓ moves at once).
+            // In the proxy view the keys scroll its per-system table, and in the coverage view
+            // (which does not show the pair table: its selection would move unseen) its group
+            // table, which stopped where the screen did without a word; each as far as its last
+            // drawing had rows below (so ↑ after a long ↓ moves at once).
             Action::SelectUp | Action::SelectDown | Action::PageUp | Action::PageDown
                 if self.selector.is_none()
                     && self.drill.is_none()
-                    && self.view.tab == Tab::Proxy =>
+                    && matches!(self.view.tab, Tab::Proxy | Tab::Coverage) =>
             {
-                self.proxy_scroll = match action {
-                    Action::SelectUp => self.proxy_scroll.saturating_sub(1),
-                    Action::PageUp => self.proxy_scroll.saturating_sub(10),
-                    Action::SelectDown => self.proxy_scroll + 1,
-                    _ => self.proxy_scroll + 10,
+                let (scroll, most) = if self.view.tab == Tab::Proxy {
+                    (&mut self.proxy_scroll, self.proxy_scroll_most.get())
+                } else {
+                    (&mut self.coverage_scroll, self.coverage_scroll_most.get())
+                };
+                *scroll = match action {
+                    Action::SelectUp => scroll.saturating_sub(1),
+                    Action::PageUp => scroll.saturating_sub(10),
+                    Action::SelectDown => *scroll + 1,
+                    _ => *scroll + 10,
                 }
-                .min(self.proxy_scroll_most.get());
-            }
-            // The coverage view does not show the pair table (its selection would move unseen):
-            // the keys scroll its group table, which stopped where the screen did without a word.
-            Action::SelectUp | Action::SelectDown | Action::PageUp | Action::PageDown
-                if self.selector.is_none()
-                    && self.drill.is_none()
-                    && self.view.tab == Tab::Coverage =>
-            {
-                self.coverage_scroll = match action {
-                    Action::SelectUp => self.coverage_scroll.saturating_sub(1),
-                    Action::PageUp => self.coverage_scroll.saturating_sub(10),
-                    Action::SelectDown => self.coverage_scroll + 1,
-                    _ => self.coverage_scroll + 10,
-                }
-                .min(self.coverage_scroll_most.get());
+                .min(most);
             }
             // In the drill-down the keys that move through pairs scroll its group tables.
             Action::SelectUp | Action::SelectDown | Action::PageUp | Action::PageDown
