@@ -198,6 +198,28 @@ fn replay_command(args: &ReplayArgs, out: &mut impl Write) -> Result<(), CliErro
         crate::data::halts::apply_early(&mut dataset, path, choice)?;
     }
     let named = settings::replay_settings(&args.policy, &dataset)?;
+    // --pairs-at is checked against the grid before the replays (it was checked after them, so a
+    // budget off the grid cost the whole replay to refuse).
+    let pairs_at = match &args.pairs_at {
+        Some(text) => {
+            let budget = Fraction::parse(text, "--pairs-at")?;
+            let grid = named
+                .first()
+                .map(|item| item.settings.grid.clone())
+                .unwrap_or_default();
+            let index = grid.iter().position(|&b| b == budget).ok_or_else(|| {
+                CliError::Input(format!(
+                    "--pairs-at '{text}' is not a budget of the grid ({})",
+                    grid.iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
+            Some(index)
+        }
+        None => None,
+    };
     let control = Control::default();
     let mut replays = Vec::new();
     let mut writer = args
@@ -232,21 +254,7 @@ fn replay_command(args: &ReplayArgs, out: &mut impl Write) -> Result<(), CliErro
         .early
         .as_ref()
         .map(crate::report::replay::EarlySource::of);
-    if let Some(text) = &args.pairs_at {
-        let budget = Fraction::parse(text, "--pairs-at")?;
-        let grid = labelled
-            .first()
-            .map(|(_, r)| r.prepared.settings.grid.clone())
-            .unwrap_or_default();
-        let index = grid.iter().position(|&b| b == budget).ok_or_else(|| {
-            CliError::Input(format!(
-                "--pairs-at '{text}' is not a budget of the grid ({})",
-                grid.iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        })?;
+    if let Some(index) = pairs_at {
         report = report.with_pairs_at(&labelled, index);
     }
     emit(&report, args.format, out)

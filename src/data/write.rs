@@ -585,8 +585,38 @@ fn csv_text(cell: &Cell) -> String {
 }
 
 /// Writes decision records as they arrive: JSON Lines and CSV stream to the file; Parquet collects the
-/// columns and writes them at `finish` (so it holds every record in memory).
-pub struct RecordWriter(Sink);
+/// columns and writes them at `finish` (so it holds every record in memory). The records go to a
+/// hidden file beside the one named, which takes its name only at `finish`: a replay that fails
+/// (bad input found after the first records, a `--pairs-at` off the grid) left a whole-looking
+/// records file behind, or emptied the one that was there. Dropped unfinished, the writer removes
+/// its file.
+pub struct RecordWriter {
+    sink: Sink,
+    partial: std::path::PathBuf,
+    target: std::path::PathBuf,
+    finished: bool,
+}
+
+/// The hidden file beside `target` that records are written to until they are whole: the same
+/// folder (so the rename is not a copy) and the same extension (Parquet is written by its name).
+fn partial_path(target: &Path) -> std::path::PathBuf {
+    let name = target
+        .file_name()
+        .map_or_else(|| "records".into(), |n| n.to_string_lossy().into_owned());
+    let (stem, extension) = name.rsplit_once('.').unwrap_or((name.as_str(), ""));
+    target.with_file_name(format!(
+        ".{stem}.pareval-partial-{}.{extension}",
+        std::process::id()
+    ))
+}
+
+impl Drop for RecordWriter {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = std::fs::remove_file(&self.partial);
+        }
+    }
+}
 
 enum Sink {
     JsonLines(BufWriter<File>, String),
@@ -599,6 +629,8 @@ enum Sink {
         path: std::path::PathBuf,
         columns: Vec<(&'static str, Vec<Cell>)>,
     },
+    /// Finished: what it held is written.
+    Done,
 }
 
 impl RecordWriter {
@@ -611,31 +643,43 @@ impl RecordWriter {
                 "decision records are written uncompressed (.jsonl, .csv or .parquet)",
             ));
         }
+        // A link keeps pointing where it did: the file it names is the one replaced.
+        let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let partial = partial_path(&target);
         let create = || {
-            File::create(path)
+            File::create(&partial)
                 .map(BufWriter::new)
                 .map_err(|e| WriteError::new(&shown, format!("cannot create the file: {e}")))
         };
-        match format {
-            Format::JsonLines => Ok(RecordWriter(Sink::JsonLines(create()?, shown))),
-            Format::Csv => Ok(RecordWriter(Sink::Csv {
+        let sink = match format {
+            Format::JsonLines => Sink::JsonLines(create()?, shown),
+            Format::Csv => Sink::Csv {
                 out: create()?,
                 file: shown,
                 header_written: false,
-            })),
-            Format::Parquet => Ok(RecordWriter(Sink::Parquet {
-                path: path.to_path_buf(),
+            },
+            Format::Parquet => Sink::Parquet {
+                path: partial.clone(),
                 columns: Vec::new(),
-            })),
-            Format::Tsv | Format::JsonArray => Err(WriteError::new(
-                &shown,
-                "decision records are written as .jsonl, .csv or .parquet",
-            )),
-        }
+            },
+            Format::Tsv | Format::JsonArray => {
+                return Err(WriteError::new(
+                    &shown,
+                    "decision records are written as .jsonl, .csv or .parquet",
+                ));
+            }
+        };
+        Ok(RecordWriter {
+            sink,
+            partial,
+            target,
+            finished: false,
+        })
     }
 
     pub fn write(&mut self, records: &[DecisionRecord]) -> Result<(), WriteError> {
-        match &mut self.0 {
+        match &mut self.sink {
+            Sink::Done => {}
             Sink::JsonLines(out, file) => {
                 for record in records {
                     serde_json::to_writer(&mut *out, record)
@@ -677,8 +721,25 @@ impl RecordWriter {
         Ok(())
     }
 
-    pub fn finish(self) -> Result<(), WriteError> {
-        match self.0 {
+    /// Writes what is held and gives the records their file's name.
+    pub fn finish(mut self) -> Result<(), WriteError> {
+        let sink = std::mem::replace(&mut self.sink, Sink::Done);
+        // Named as the file asked for (the hidden one is never the user's).
+        Self::complete(sink)
+            .map_err(|e| WriteError::new(self.target.display().to_string(), e.message))?;
+        std::fs::rename(&self.partial, &self.target).map_err(|e| {
+            WriteError::new(
+                self.target.display().to_string(),
+                format!("cannot write the file: {e}"),
+            )
+        })?;
+        self.finished = true;
+        Ok(())
+    }
+
+    fn complete(sink: Sink) -> Result<(), WriteError> {
+        match sink {
+            Sink::Done => Ok(()),
             Sink::JsonLines(mut out, file) | Sink::Csv { mut out, file, .. } => out
                 .flush()
                 .map_err(|e| WriteError::new(file.as_str(), e.to_string())),

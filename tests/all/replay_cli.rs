@@ -183,6 +183,59 @@ fn decision_records_reproduce_the_aggregates() {
 /// bet scale and a family's `family`, `adjust`, `family_size` and `family_evidence` were only in the
 /// JSON records (and a §9a record's statistic read `anytime` in CSV, `stratified` in JSON).
 #[test]
+fn a_replay_that_fails_leaves_the_records_file_as_it_was() {
+    // A --pairs-at off the grid was refused after the whole replay had written its records, and
+    // an error found during the replay emptied a file that was there.
+    let dir = temp_dir("records-on-failure");
+    let records = dir.join("r.jsonl");
+    let path = records.to_string_lossy().into_owned();
+    let sample = sample("swe_repair.csv");
+    let off_grid = pareval(&[
+        "replay",
+        &sample,
+        "--orders",
+        "3",
+        "--records",
+        &path,
+        "--pairs-at",
+        "0.33",
+    ]);
+    assert_eq!(off_grid.status.code(), Some(2), "{}", stderr(&off_grid));
+    assert!(!records.exists(), "a failed replay left {path}");
+    std::fs::write(&records, "precious\n").expect("write");
+    let no_pair = pareval(&[
+        "replay",
+        &sample,
+        "--orders",
+        "3",
+        "--records",
+        &path,
+        "--min-shared",
+        "100000",
+    ]);
+    assert_eq!(no_pair.status.code(), Some(2), "{}", stderr(&no_pair));
+    assert_eq!(
+        std::fs::read_to_string(&records).expect("read"),
+        "precious\n"
+    );
+    // A replay that succeeds replaces it, and leaves nothing else in the folder.
+    let ok = pareval(&["replay", &sample, "--orders", "3", "--records", &path]);
+    assert!(ok.status.success(), "{}", stderr(&ok));
+    let text = std::fs::read_to_string(&records).expect("read");
+    assert!(
+        text.starts_with("{\"tested\""),
+        "{}",
+        &text[..text.len().min(200)]
+    );
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .expect("folder")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["r.jsonl"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn csv_and_parquet_records_carry_every_field_of_the_json_records() {
     use polars::prelude::*;
     let dir = temp_dir("records-fields");
