@@ -130,7 +130,12 @@ pub struct ExploreFlags {
     )]
     pub thresholds: Option<String>,
     /// Orders per directed pair (as the config's `orders`).
-    #[arg(long, value_name = "N", conflicts_with = "session")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        conflicts_with = "session"
+    )]
     pub orders: Option<u32>,
     /// Bootstrap tails: exact or mc:B (as the config's `bootstrap`).
     #[arg(long, value_name = "MODE", conflicts_with = "session")]
@@ -147,7 +152,13 @@ pub struct ExploreFlags {
     #[arg(long, value_name = "NAME", requires = "steps")]
     pub early_protocol: Option<String>,
     /// Trees per model in the early-outcome view.
-    #[arg(long, value_name = "N", default_value_t = 50, requires = "steps")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        default_value_t = 50,
+        requires = "steps"
+    )]
     pub early_trees: usize,
     /// The early-outcome view also chooses τ_s and τ_f by this target precision on each fold's
     /// training side and shows what they achieve on the test folds (as `early --target-precision`;
@@ -407,7 +418,7 @@ pub struct ImportFlags {
     pub metric: Option<String>,
     /// An aider exercise passes when its tests pass within this many tries (2: pass_rate_2, the
     /// leaderboard's headline; 1: the first try).
-    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, allow_negative_numbers = true, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..))]
     pub aider_tries: u32,
 }
 
@@ -524,7 +535,12 @@ pub struct LoadArgs {
     pub min_system_coverage: Option<f64>,
 
     /// Leave out directed pairs that share fewer tasks than this (e.g. 80).
-    #[arg(long, value_name = "N", default_value_t = 1)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        default_value_t = 1
+    )]
     pub min_shared: usize,
 
     /// Treat each file without a `benchmark` column as one benchmark named after the file (for
@@ -794,10 +810,15 @@ pub struct PolicyArgs {
     )]
     pub thresholds: String,
     /// Orders per directed pair.
-    #[arg(long, value_name = "N", default_value_t = 500)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        default_value_t = 500
+    )]
     pub orders: u32,
     /// Random seed for orders and bootstrap resamples.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
     pub seed: u64,
     /// Bootstrap tails: exact (B → ∞, without sampling) or mc:B (B resamples; mc alone means 200).
     #[arg(long, value_name = "MODE", default_value = "mc:200")]
@@ -813,7 +834,7 @@ pub struct PolicyArgs {
     /// Budget grid: a list (0.1,0.25,0.5) or a range START:STOP:STEP.
     #[arg(
         long,
-        allow_negative_numbers = true,
+        allow_hyphen_values = true,
         value_name = "GRID",
         default_value = "0.05:0.95:0.05"
     )]
@@ -916,7 +937,12 @@ pub struct PairArgs {
     )]
     pub budget: String,
     /// Which of the pair's orders (0-based).
-    #[arg(long, value_name = "R", default_value_t = 0)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "R",
+        default_value_t = 0
+    )]
     pub order_index: u32,
     /// Output format.
     #[arg(long, value_enum, default_value_t = TextOrJson::Text)]
@@ -943,16 +969,26 @@ pub struct EarlyArgs {
     /// Halting thresholds τ (τ_s = τ_f), one or a list.
     #[arg(
         long,
-        allow_negative_numbers = true,
+        allow_hyphen_values = true,
         value_name = "TAU,…",
         default_value = "0.75,0.8,0.85,0.9,0.95,0.99"
     )]
     pub tau: String,
     /// Trees per model (on BALROG: 50 trees AUC 0.83 in about 100 s; 100 trees 0.835 in about 150 s).
-    #[arg(long, value_name = "N", default_value_t = 50)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        default_value_t = 50
+    )]
     pub trees: usize,
     /// Trajectories shorter than this are left out of training.
-    #[arg(long, value_name = "T", default_value_t = 10)]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "T",
+        default_value_t = 10
+    )]
     pub min_steps: usize,
     /// Switch feature families off: behavioral, actions, milestones, textual (comma-separated).
     #[arg(long, value_name = "FAMILY,…", value_delimiter = ',')]
@@ -973,7 +1009,7 @@ pub struct EarlyArgs {
         allow_negative_numbers = true
     )]
     pub delta: f64,
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
     pub seed: u64,
     /// Also choose τ_s and τ_f separately on each fold's training side (an inner split grouped as the
     /// protocol groups) as the smallest thresholds whose halts reach precision P there, and report what
@@ -981,7 +1017,7 @@ pub struct EarlyArgs {
     /// chosen the same way on all trajectories, for the first P.
     #[arg(
         long,
-        allow_negative_numbers = true,
+        allow_hyphen_values = true,
         value_name = "P,…",
         value_delimiter = ','
     )]
@@ -1082,7 +1118,7 @@ pub struct ProxyArgs {
     #[arg(
         long,
         value_name = "B",
-        allow_negative_numbers = true,
+        allow_hyphen_values = true,
         default_value = "0.25",
         conflicts_with = "target"
     )]
@@ -1091,13 +1127,18 @@ pub struct ProxyArgs {
     #[arg(long, value_name = "K", conflicts_with_all = ["budget", "target"])]
     pub size: Option<usize>,
     /// Seeds of the random method (the spread over seeds is reported).
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 10)]
     pub seeds: u32,
     /// Random 80/20 splits of the split protocol.
-    #[arg(long, default_value_t = 100, conflicts_with = "target")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        default_value_t = 100,
+        conflicts_with = "target"
+    )]
     pub splits: u32,
     /// Seed for splits and random and stratified selection.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
     pub seed: u64,
     /// Group column for stratified-k (default: group when present).
     #[arg(long, value_name = "COLUMN")]
@@ -1117,6 +1158,7 @@ pub struct ProxyArgs {
     /// Pace: source instances per new model (C), one or more.
     #[arg(
         long,
+        allow_negative_numbers = true,
         value_name = "C,…",
         value_delimiter = ',',
         default_value = "25,50,100,200",
@@ -1142,7 +1184,13 @@ pub struct ProxyArgs {
     )]
     pub pace_lambda: f64,
     /// Pace: SVD components.
-    #[arg(long, value_name = "N", default_value_t = 5, requires = "target")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "N",
+        default_value_t = 5,
+        requires = "target"
+    )]
     pub pace_components: usize,
     /// Pace: bootstrap resamples of the target instances.
     #[arg(
@@ -1172,7 +1220,7 @@ pub struct PlanArgs {
     /// A completed record whose per-group spread of outcomes sets neyman's shares.
     #[arg(long, value_name = "FILE")]
     pub reference: Option<PathBuf>,
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 0)]
     pub seed: u64,
     /// Write the plan (.csv, .jsonl, .json, .parquet, …): position, task, group, cost_usd, seconds,
     /// order, seed, group_column.
@@ -1310,7 +1358,7 @@ pub struct LiveArgs {
     /// Random seed: the one the records name and mc resamples draw from. Default: the plan's `seed`
     /// (the order's seed, as the records name it; SPEC §8), else 0; another seed than a plan's is
     /// refused.
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true)]
     pub seed: Option<u64>,
     /// Read record columns from other names, e.g. --col system=agent_name.
     #[arg(long = "col", value_name = "TARGET=SOURCE")]
@@ -1388,13 +1436,13 @@ pub struct SimulateArgs {
     #[arg(long, short, value_name = "FILE")]
     pub out: PathBuf,
     /// Number of systems.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 20)]
     pub systems: usize,
     /// Tasks per benchmark.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 200)]
     pub tasks: usize,
     /// Task groups per benchmark (0 writes no group column).
-    #[arg(long, default_value_t = 12)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 12)]
     pub groups: usize,
     /// How group labels look.
     #[arg(long, value_enum, default_value_t = GroupStyleArg::Repo)]
@@ -1403,13 +1451,13 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 0.8, allow_negative_numbers = true)]
     pub group_effect: f64,
     /// Benchmarks in the file (more than one adds a `benchmark` column).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     pub benchmarks: usize,
     /// Repeated runs per system and task (more than one adds a `run` column).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     pub runs: usize,
     /// Distinct scaffolds among the systems, taken in turn (fewer systems leave some unused, noted).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 4)]
     pub scaffolds: usize,
     /// Write a per-run `cost_usd` column.
     #[arg(long)]
@@ -1427,7 +1475,7 @@ pub struct SimulateArgs {
     #[arg(long)]
     pub attributes: bool,
     /// Random seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, allow_negative_numbers = true, default_value_t = 1)]
     pub seed: u64,
 }
 

@@ -284,6 +284,12 @@ impl BootstrapMode {
             None if text == "mc" => Ok(BootstrapMode::Mc { resamples: 200 }),
             // A count past 32 bits was told it was no whole number ≥ 1.
             Some(("mc", count)) => match count.parse::<u64>() {
+                // Past 64 bits the digits are no u64 either, and no fewer resamples.
+                Err(_) if !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()) => {
+                    Err(bad_form(
+                        "takes at most 1000000 resamples (mc:B; --bootstrap exact computes the bootstrap's tails without resampling)",
+                    ))
+                }
                 Ok(resamples) if resamples > u64::from(MOST_RESAMPLES) => Err(bad_form(
                     "takes at most 1000000 resamples (mc:B; --bootstrap exact computes the bootstrap's tails without resampling)",
                 )),
@@ -1145,7 +1151,7 @@ mod tests {
                 resamples: 1_000_000
             }
         );
-        for text in ["mc:1000001", "mc:99999999999"] {
+        for text in ["mc:1000001", "mc:99999999999", "mc:99999999999999999999999"] {
             let message = BootstrapMode::parse(text).unwrap_err().to_string();
             assert!(
                 message.contains("takes at most 1000000 resamples"),

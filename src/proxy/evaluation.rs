@@ -184,7 +184,7 @@ fn pairless_note(protocol: Protocol, rounds: &[Vec<super::Fold>]) -> Option<Stri
     let most = rounds.iter().map(held_out).max()?;
     (most < 2).then(|| {
         format!(
-            "{}: each round holds out {most} system{}, so there is no pair of held-out systems: ρ, τ-b, R², pairs and agreement are left out (MAE is read); --protocol loao ranks every system",
+            "{}: each round holds out {most} system{}, so there is no pair of held-out systems: ρ, τ-b, R², pairs, agreement and the subset mean's ρ are left out (MAE is read); --protocol loao ranks every system",
             protocol.name(),
             if most == 1 { "" } else { "s" }
         )

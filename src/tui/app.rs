@@ -317,7 +317,7 @@ const ENTER_WITHOUT_PAIRS: &str =
     "Enter opens the drill-down of a pair chosen in the pair table: Tab back to the pairs view";
 /// `/` where no pair table shows: the typed name went unseen into its filter (q and t with it).
 const HIDDEN_NAME_FILTER: &str =
-    "/ filters the pair table by name: Tab back to the pairs view to use it";
+    "/ filters the pair table by name: in the pairs view, with the drill-down closed (Esc, Tab)";
 
 /// Everything that only changes what is shown.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1294,11 +1294,9 @@ impl App {
     /// Typed text: the pair-name filter and the help filter.
     fn on_text_input(&mut self, action: Action) {
         match action {
-            // The coverage and proxy views show no pair table: the filter would take the keys
-            // typed next (q, t, Tab) unseen.
-            Action::StartNameFilter
-                if self.drill.is_none() && matches!(self.view.tab, Tab::Coverage | Tab::Proxy) =>
-            {
+            // Only the main view shows the pair table, and not under the drill-down: elsewhere the
+            // filter would take the keys typed next (q, t, Tab) unseen.
+            Action::StartNameFilter if self.drill.is_some() || self.view.tab != Tab::Main => {
                 self.status = HIDDEN_NAME_FILTER.to_string();
             }
             Action::StartNameFilter => self.input = Input::NameFilter,

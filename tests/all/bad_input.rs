@@ -508,6 +508,25 @@ fn a_negative_number_reaches_the_check_that_names_the_range() {
             vec!["replay", records.as_ref(), "--grid", "-0.1"],
             "--grid: budget '-0.1' must be in (0, 1]",
         ),
+        // A list or a range that starts with a negative number is no single number to clap.
+        (
+            vec!["replay", records.as_ref(), "--grid", "-0.1:0.5:0.1"],
+            "--grid: grid start '-0.1' must be in [0, 1]",
+        ),
+        (
+            vec!["proxy", records.as_ref(), "--budget", "-0.1,0.5"],
+            "--budget: budget '-0.1' must be in (0, 1]",
+        ),
+        // Whole-number flags name their range too ("unexpected argument '-5' found" suggested
+        // "-- -5", which would read it as a file).
+        (
+            vec!["replay", records.as_ref(), "--orders", "-5"],
+            "invalid value '-5' for '--orders <N>'",
+        ),
+        (
+            vec!["simulate", "--out", "/nonexistent/x.csv", "--systems", "-1"],
+            "invalid value '-1' for '--systems",
+        ),
     ] {
         let output = pareval(&args);
         assert_eq!(output.status.code(), Some(2), "{args:?}");

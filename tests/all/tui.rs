@@ -1732,7 +1732,7 @@ fn the_name_filter_starts_only_where_the_pair_table_shows() {
     assert_eq!(app.input, pareval::tui::app::Input::Keys);
     assert!(
         app.status
-            .contains("/ filters the pair table by name: Tab back"),
+            .contains("/ filters the pair table by name: in the pairs view"),
         "{}",
         app.status
     );
@@ -1749,6 +1749,13 @@ fn the_name_filter_starts_only_where_the_pair_table_shows() {
         app.status
     );
     act(&mut app, Action::NextTab);
+    // Under the drill-down, which covers the pair table, likewise.
+    act(&mut app, Action::SelectDown);
+    act(&mut app, Action::OpenDrill);
+    assert!(app.drill.is_some());
+    act(&mut app, Action::StartNameFilter);
+    assert_eq!(app.input, pareval::tui::app::Input::Keys);
+    act(&mut app, Action::CloseOverlay);
     act(&mut app, Action::StartNameFilter);
     assert_eq!(app.input, pareval::tui::app::Input::NameFilter);
 }
