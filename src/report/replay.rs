@@ -89,9 +89,17 @@ pub struct ResultBlock {
     /// "naive peeking (invalid)" or descriptive.
     #[serde(default)]
     pub validity: String,
-    /// The anytime rule's bet cap c (null for other rules).
+    /// §9's bet cap c (null for other rules, and under §9a, which does not read it).
     #[serde(default)]
     pub bet_cap: Option<f64>,
+    /// §9a's clip of the bet scale, [c_min, c_max] (null for other rules and constructions: §9
+    /// reads the cap instead).
+    #[serde(default)]
+    pub bet_scale: Option<[f64; 2]>,
+    /// The share q of the coverage gate's quotas (SPEC §9a; 1 = the paper's): it changes coverage
+    /// failure and the unresolved rate, and was in the policy's words only.
+    #[serde(default = "one")]
+    pub coverage_share: f64,
     /// The pairs decided together (`pair`, `tested`, `all`) and the adjustment over them (SPEC §9b).
     #[serde(default)]
     pub family: String,
@@ -235,10 +243,24 @@ impl ReplayReport {
                     monitor: policy.monitor.name().to_string(),
                     looks: policy.looks.name().to_string(),
                     validity: policy.validity().to_string(),
-                    bet_cap: match policy.rule {
-                        Rule::Anytime { cap, .. } => Some(cap.value()),
+                    // Each where its construction reads it: §9 the cap, §9a the scale's clip
+                    // (the cap was given under §9a too, which does not read it).
+                    bet_cap: match (policy.rule, policy.construction()) {
+                        (Rule::Anytime { cap, .. }, Some(c)) if c != Construction::Stratified => {
+                            Some(cap.value())
+                        }
                         _ => None,
                     },
+                    bet_scale: match (policy.rule, policy.construction()) {
+                        (
+                            Rule::Anytime {
+                                bet_min, bet_max, ..
+                            },
+                            Some(Construction::Stratified),
+                        ) => Some([bet_min.value(), bet_max.value()]),
+                        _ => None,
+                    },
+                    coverage_share: policy.coverage_share.value(),
                     family: policy.family.name().to_string(),
                     adjust: policy.adjust.name().to_string(),
                     tail: policy.rule.uses_tail().then(|| policy.tail.value()),
@@ -361,13 +383,13 @@ impl Render for ReplayReport {
         }
         writeln!(
             out,
-            "preset,threshold_pp,budget,orders,pairs,cases,fpr,frr,coverage_failure,unresolved,unresolved_lo,unresolved_hi,accuracy,promote_rate,reject_rate,mean_observed,sufficient,errors_and_coverage_met,monitor,ever_wrong,family,adjust,fwer,false_decision_rate,tasks_not_run,steps_not_run_inside,joint_saving,cost_spent,seconds_spent,order,coverage_gate,rule,bootstrap,tail,looks,budget_by,group_column,seed,validity"
+            "preset,threshold_pp,budget,orders,pairs,cases,fpr,frr,coverage_failure,unresolved,unresolved_lo,unresolved_hi,accuracy,promote_rate,reject_rate,mean_observed,sufficient,errors_and_coverage_met,monitor,ever_wrong,family,adjust,fwer,false_decision_rate,tasks_not_run,steps_not_run_inside,joint_saving,cost_spent,seconds_spent,order,coverage_gate,rule,bootstrap,tail,looks,budget_by,group_column,seed,validity,coverage_share,bet_cap,bet_scale_min,bet_scale_max"
         )?;
         for block in &self.results {
             for row in &block.rows {
                 writeln!(
                     out,
-                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                    "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                     csv_field(&block.preset),
                     trim_number(block.threshold_pp),
                     trim_number(row.budget),
@@ -408,7 +430,11 @@ impl Render for ReplayReport {
                     csv_field(&block.budget_measure),
                     csv_field(block.group_column.as_deref().unwrap_or("")),
                     block.seed,
-                    csv_field(&block.validity)
+                    csv_field(&block.validity),
+                    trim_number(block.coverage_share),
+                    optional(block.bet_cap),
+                    optional(block.bet_scale.map(|[low, _]| low)),
+                    optional(block.bet_scale.map(|[_, high]| high))
                 )?;
             }
         }
@@ -635,4 +661,9 @@ fn optional_percent(x: Option<f64>) -> String {
 
 fn optional(x: Option<f64>) -> String {
     x.map_or(String::new(), |v| v.to_string())
+}
+
+/// The coverage share of a result written before it was a field: the paper's 1.
+fn one() -> f64 {
+    1.0
 }

@@ -183,6 +183,76 @@ fn decision_records_reproduce_the_aggregates() {
 /// bet scale and a family's `family`, `adjust`, `family_size` and `family_evidence` were only in the
 /// JSON records (and a §9a record's statistic read `anytime` in CSV, `stratified` in JSON).
 #[test]
+fn replay_results_name_the_coverage_share_and_the_bets_their_construction_reads() {
+    // The share and §9a's bet scale were in the policy's words only (two runs that differed in them
+    // were labelled "(modified)" alike), and the cap showed under §9a, which does not read it.
+    let sample = sample("swe_repair.csv");
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let args = [
+            &[
+                "replay",
+                &sample,
+                "--orders",
+                "2",
+                "--thresholds",
+                "0",
+                "--format",
+                "json",
+            ][..],
+            extra,
+        ]
+        .concat();
+        let output = pareval(&args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        serde_json::from_slice(&output.stdout).expect("json")
+    };
+    let stratified = json(&[
+        "--preset",
+        "anytime",
+        "--coverage-share",
+        "0.5",
+        "--bet-min",
+        "0.2",
+    ]);
+    let block = &stratified["results"][0];
+    assert_eq!(block["coverage_share"], 0.5, "{block}");
+    assert_eq!(block["bet_scale"], serde_json::json!([0.2, 0.9]), "{block}");
+    assert!(block["bet_cap"].is_null(), "{block}");
+    let uniform = json(&["--preset", "anytime-uniform"]);
+    let block = &uniform["results"][0];
+    assert_eq!(block["bet_cap"], 0.5, "{block}");
+    assert!(block["bet_scale"].is_null(), "{block}");
+    assert_eq!(block["coverage_share"], 1.0, "{block}");
+    let csv = stdout(&pareval(&[
+        "replay",
+        &sample,
+        "--orders",
+        "2",
+        "--thresholds",
+        "0",
+        "--preset",
+        "anytime",
+        "--coverage-share",
+        "0.5",
+        "--format",
+        "csv",
+    ]));
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let row: Vec<&str> = lines.next().expect("row").split(',').collect();
+    let cell = |name: &str| row[header.iter().position(|h| *h == name).expect(name)];
+    assert_eq!(
+        (
+            cell("coverage_share"),
+            cell("bet_cap"),
+            cell("bet_scale_min"),
+            cell("bet_scale_max")
+        ),
+        ("0.5", "", "0.1", "0.9")
+    );
+}
+
+#[test]
 fn a_replay_that_fails_leaves_the_records_file_as_it_was() {
     // A --pairs-at off the grid was refused after the whole replay had written its records, and
     // an error found during the replay emptied a file that was there.
