@@ -270,6 +270,7 @@ pub enum BootstrapMode {
 /// The most Monte Carlo resamples `mc:B` takes: 5,000 times the paper's 200, far past where the
 /// tails stop moving (and `exact` has none to draw).
 pub const MOST_RESAMPLES: u32 = 1_000_000;
+const TOO_MANY_RESAMPLES: &str = "takes at most 1000000 resamples (mc:B; --bootstrap exact computes the bootstrap's tails without resampling)";
 
 impl BootstrapMode {
     /// `exact` or `mc:B` (`mc` alone means the paper's B = 200).
@@ -282,20 +283,20 @@ impl BootstrapMode {
         match text.split_once(':') {
             None if text == "exact" => Ok(BootstrapMode::Exact),
             None if text == "mc" => Ok(BootstrapMode::Mc { resamples: 200 }),
-            // A count past 32 bits was told it was no whole number ≥ 1.
+            // A count past 32 bits was told it was no whole number ≥ 1; past 64 bits its digits
+            // are no u64 either, and no fewer resamples.
             Some(("mc", count)) => match count.parse::<u64>() {
-                // Past 64 bits the digits are no u64 either, and no fewer resamples.
-                Err(_) if !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()) => {
-                    Err(bad_form(
-                        "takes at most 1000000 resamples (mc:B; --bootstrap exact computes the bootstrap's tails without resampling)",
-                    ))
+                Ok(resamples) if (1..=u64::from(MOST_RESAMPLES)).contains(&resamples) => {
+                    Ok(BootstrapMode::Mc {
+                        resamples: resamples as u32,
+                    })
                 }
-                Ok(resamples) if resamples > u64::from(MOST_RESAMPLES) => Err(bad_form(
-                    "takes at most 1000000 resamples (mc:B; --bootstrap exact computes the bootstrap's tails without resampling)",
-                )),
-                Ok(resamples) if resamples >= 1 => Ok(BootstrapMode::Mc {
-                    resamples: resamples as u32,
-                }),
+                Ok(resamples) if resamples > u64::from(MOST_RESAMPLES) => {
+                    Err(bad_form(TOO_MANY_RESAMPLES))
+                }
+                Err(_) if !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit()) => {
+                    Err(bad_form(TOO_MANY_RESAMPLES))
+                }
                 _ => Err(bad_form("must give a whole number ≥ 1 of resamples (mc:B)")),
             },
             _ => Err(bad_form("must be exact, mc or mc:B (e.g. mc:200)")),

@@ -292,6 +292,30 @@ pub fn write_text(at: &[ReplayAt], out: &mut impl Write, width: usize) -> io::Re
             align[7] = Align::Left;
             write!(out, "{}", render(&header, &align, &rows, width, 2))?;
         }
+        // The groups a stop at this budget missed, as Markdown and JSON give them (text left
+        // them out).
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}: groups missed at budget {} (cases whose prefix misses the group's quota)",
+            block.preset,
+            percent(block.budget)
+        )?;
+        let rows: Vec<Vec<String>> = block
+            .groups
+            .iter()
+            .map(|row| {
+                vec![
+                    row.missed.to_string(),
+                    row.cases.to_string(),
+                    percent(row.missed_share),
+                    row.group.clone(),
+                ]
+            })
+            .collect();
+        let header = ["missed", "cases", "share", "group"];
+        let align = [Align::Right, Align::Right, Align::Right, Align::Left];
+        write!(out, "{}", render(&header, &align, &rows, width, 2))?;
     }
     Ok(())
 }

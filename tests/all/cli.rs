@@ -541,6 +541,19 @@ fn replay_reports_every_pair_at_a_budget_of_the_grid() {
         assert!((share("promote") * 4.0).fract() == 0.0);
     }
     assert_eq!(at["groups"].as_array().map(Vec::len), Some(12));
+    // Text gives the groups missed as Markdown and JSON do (it left them out).
+    let text = stdout(&pareval(&args));
+    let missed = text
+        .split("primary: groups missed at budget 25%")
+        .nth(1)
+        .expect("a groups table in text");
+    for group in at["groups"].as_array().expect("groups") {
+        let name = group["group"].as_str().expect("name");
+        let line = missed.lines().find(|l| l.ends_with(name)).expect(name);
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cells[0], group["missed"].to_string(), "{line}");
+        assert_eq!(cells[1], group["cases"].to_string(), "{line}");
+    }
     let csv = pareval(&[&args[..], &["--format", "csv"]].concat());
     let text = stdout(&csv);
     assert_eq!(text.lines().count(), 1 + 2 * 380);
