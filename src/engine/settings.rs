@@ -1029,7 +1029,8 @@ pub fn parse_grid(text: &str) -> Result<Vec<Fraction>, SettingError> {
         [start, stop, step] => {
             let start = Fraction::parse(start, "grid start")?;
             let stop = Fraction::parse(stop, "grid stop")?;
-            let step = Fraction::parse(step, "grid step")?;
+            // A step of 0 is refused with the range that says so ("[0, 1]" was named for -0.05).
+            let step = Fraction::parse_budget(step, "grid step")?;
             if step.0 == 0 || start.0 == 0 || stop < start {
                 return Err(bad_form(
                     "must be START:STOP:STEP with 0 < START ≤ STOP and STEP > 0",
@@ -1091,6 +1092,11 @@ mod tests {
         );
         assert_eq!(parse_grid("0.01:1:0.01").unwrap().len(), 100);
         assert!(parse_grid("0:0.5:0.1").is_err());
+        // A step below or at 0 names the range that holds it out.
+        for step in ["0.1:0.2:-0.05", "0.1:0.2:0"] {
+            let message = parse_grid(step).unwrap_err().to_string();
+            assert!(message.contains("must be in (0, 1]"), "{message}");
+        }
         // 0 and 1.5 in one interval.
         for outside in ["1.5", "0", "0.5,0"] {
             assert!(

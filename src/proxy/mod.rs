@@ -772,8 +772,8 @@ pub fn evaluate(
             .collect()
     };
     // A method of its own size (midrange) chooses per fold: the mean over the folds, to the nearest
-    // task for `size` and exact for the share (truncated, 82.9 tasks of 165 read as 82 and a share of
-    // 0.5, and folds of 1, 0 and 1 tasks as k 0 beside a ρ).
+    // task for `size` and exact for the share (truncated, 82.9 tasks of GAIA's 164 read as 82 and a
+    // share of 0.5, and folds of 1, 0 and 1 tasks as k 0 beside a ρ).
     let mean_size = if sizes.is_empty() {
         size as f64
     } else {
