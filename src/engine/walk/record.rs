@@ -77,7 +77,8 @@ pub struct DecisionRecord {
     pub family: &'static str,
     pub adjust: &'static str,
     /// For a pair decided in a family: the family's size K and the one-sided p-value (or, for e-BH, the
-    /// wealth) the adjustment read; null for a pair alone.
+    /// wealth) the adjustment read; null for a pair alone. An infinite e-BH wealth is null in JSON too
+    /// (JSON has no infinity; `family_size` tells it from a pair alone, and the reason says "inf").
     pub family_size: Option<u32>,
     pub family_evidence: Option<f64>,
     pub order: &'static str,
