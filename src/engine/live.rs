@@ -770,6 +770,8 @@ fn live_records(
                 group_labels: present,
                 decision: *decision,
                 decided_at: case.decided_at[t],
+                // A live record describes the current look; `reason_at_decision` gives the kept one's.
+                decided_group_counts: None,
                 family: family.and_then(|f| f.get(t).copied().flatten()),
                 completed: None,
             });

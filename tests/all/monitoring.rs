@@ -900,3 +900,102 @@ fn a_family_replay_s_progress_moves_with_each_order() {
         pairs
     );
 }
+
+/// A kept decision's record describes the coverage of the look that made it, like its estimate and
+/// reason: under a uniform order a group can fall below its larger quota after the decision, and the
+/// record at a later budget said `coverage: ok` beside that budget's short groups.
+#[test]
+fn a_kept_decisions_coverage_table_is_the_deciding_looks() {
+    use pareval::engine::rules::coverage::CoverageStatus;
+    use pareval::engine::settings::{Adjust, Family};
+    let dataset = load(&[sample("swe_repair.csv")], &LoadOptions::default()).expect("load");
+    let mut settings = ReplaySettings::for_preset(Preset::Primary);
+    settings.group_column = grouped(&dataset);
+    settings.policy.rule = pareval::engine::Rule::Bootstrap(BootstrapMode::Exact);
+    settings.policy.order = OrderKind::Uniform;
+    settings.policy.monitor = Monitor::Sequential;
+    settings.orders = 4;
+    for (looks, family) in [
+        (Looks::Every, Family::Pair),
+        (Looks::Grid, Family::Pair),
+        (Looks::Grid, Family::Tested),
+    ] {
+        settings.policy.looks = looks;
+        settings.policy.family = family;
+        settings.policy.adjust = match family {
+            Family::Pair => Adjust::None,
+            _ => Adjust::Holm,
+        };
+        let records = records_of(&dataset, &settings);
+        let mut kept_before_the_budget = 0;
+        for record in &records {
+            let Some(at) = record.decided_at else {
+                continue;
+            };
+            let counted: u32 = record.coverage_groups.iter().map(|g| g.observed).sum();
+            assert_eq!(counted, at, "{looks:?} {family:?}: {record:?}");
+            let short: Vec<&String> = record
+                .coverage_groups
+                .iter()
+                .filter(|g| g.observed < g.required)
+                .map(|g| &g.group)
+                .collect();
+            assert_eq!(short, record.missing_groups.iter().collect::<Vec<_>>());
+            if record.coverage == CoverageStatus::Ok {
+                assert!(record.missing_groups.is_empty(), "{record:?}");
+            }
+            if at < record.observed {
+                kept_before_the_budget += 1;
+            }
+        }
+        assert!(kept_before_the_budget > 0, "{looks:?} {family:?}");
+    }
+}
+
+/// `pair`'s records (the explorer's drill-down) describe a kept decision's coverage at its look too.
+#[test]
+fn pair_records_give_a_kept_decisions_coverage_at_its_look() {
+    let path = sample("swe_repair.csv");
+    let output = pareval(&[
+        "pair",
+        path.to_str().expect("path"),
+        "--tested",
+        "ReAct (cirrus-1)",
+        "--baseline",
+        "CodeAct (ember-1)",
+        "--order",
+        "uniform",
+        "--monitor",
+        "sequential",
+        "--looks",
+        "every",
+        "--budget",
+        "0.9",
+        "--order-index",
+        "7",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("json");
+    let kept = json["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .find(|r| r["threshold_pp"] == 10.0)
+        .expect("the 10 pp record");
+    // Decided at 123 of the budget's 135 tasks; two groups fell short of their quotas after it.
+    assert_eq!(
+        (kept["observed"].as_u64(), kept["decided_at"].as_u64()),
+        (Some(135), Some(123))
+    );
+    assert_eq!(kept["coverage"], "ok");
+    assert_eq!(kept["missing_groups"], serde_json::json!([]));
+    let counted: u64 = kept["coverage_groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .map(|g| g["observed"].as_u64().expect("count"))
+        .sum();
+    assert_eq!(counted, 123);
+}

@@ -321,7 +321,8 @@ pub(crate) fn tally_families(
         wrong: vec![0; thresholds * budgets],
     };
     let a = policy.tail.value();
-    let mut kept: Vec<Option<(Decision, u32)>> = vec![None; prep.pairs.len() * thresholds];
+    // The kept decision, the observed count that made it and the budget index it was made at.
+    let mut kept: Vec<Option<(Decision, u32, usize)>> = vec![None; prep.pairs.len() * thresholds];
     let mut built: Vec<Vec<DecisionRecord>> = vec![Vec::new(); prep.pairs.len()];
     let with_records = records.is_some();
     let mut shown_wrong = vec![false; prep.pairs.len() * thresholds];
@@ -384,12 +385,14 @@ pub(crate) fn tally_families(
                         };
                         let slot = &mut kept[i * thresholds + t];
                         let k = walked[i].observed[b];
-                        let (decision, decided_at) = match slot {
-                            Some((decision, at)) if sequential => (*decision, Some(*at)),
+                        let (decision, decided) = match slot {
+                            Some((decision, at, b_at)) if sequential => {
+                                (*decision, Some((*at, *b_at)))
+                            }
                             _ => {
                                 if sequential && adjusted.action.is_final() {
-                                    *slot = Some((adjusted, k));
-                                    (adjusted, Some(k))
+                                    *slot = Some((adjusted, k, b));
+                                    (adjusted, Some((k, b)))
                                 } else {
                                     (adjusted, None)
                                 }
@@ -399,30 +402,34 @@ pub(crate) fn tally_families(
                         if let Some((context, _)) = &records {
                             let pair = &prep.pairs[i];
                             let (tested, baseline) = prep.names(pair);
-                            built[i].push(context.record(&RecordCase {
-                                tested,
-                                baseline,
-                                threshold: settings.thresholds[t],
-                                order_index: Some(r),
-                                budget: settings.grid[b].value(),
-                                observed: k,
-                                total: pair.n(),
-                                group_counts: &walked[i].group_counts[b],
-                                group_sizes: &pair.group_sizes,
-                                group_labels: &pair.group_labels,
-                                decision,
-                                decided_at,
-                                family: Some(FamilyVerdict {
-                                    size: family.len() as u32,
-                                    evidence: if policy.adjust == Adjust::EBh {
-                                        ev.e
-                                    } else {
-                                        ev.p
-                                    },
-                                    rejected,
+                            built[i].push(
+                                context.record(&RecordCase {
+                                    tested,
+                                    baseline,
+                                    threshold: settings.thresholds[t],
+                                    order_index: Some(r),
+                                    budget: settings.grid[b].value(),
+                                    observed: k,
+                                    total: pair.n(),
+                                    group_counts: &walked[i].group_counts[b],
+                                    group_sizes: &pair.group_sizes,
+                                    group_labels: &pair.group_labels,
+                                    decision,
+                                    decided_at: decided.map(|(at, _)| at),
+                                    decided_group_counts: decided
+                                        .map(|(_, b_at)| walked[i].group_counts[b_at].as_slice()),
+                                    family: Some(FamilyVerdict {
+                                        size: family.len() as u32,
+                                        evidence: if policy.adjust == Adjust::EBh {
+                                            ev.e
+                                        } else {
+                                            ev.p
+                                        },
+                                        rejected,
+                                    }),
+                                    completed: Some((completed[i][t], pair.delta_full())),
                                 }),
-                                completed: Some((completed[i][t], pair.delta_full())),
-                            }));
+                            );
                         }
                     }
                     let mut any_wrong = false;

@@ -90,6 +90,10 @@ pub struct DecisionRecord {
     /// Observed tasks n and shared (or planned) tasks N.
     pub observed: u32,
     pub total: u32,
+    /// The coverage gate's status, table and short groups at the look that made the decision: the
+    /// budget's look, or under sequential monitoring the look a kept decision was made at
+    /// (`decided_at`), like the estimate, statistic and reason (the budget's `observed` may be
+    /// larger, and a group may have fallen below its larger quota since).
     pub coverage: CoverageStatus,
     pub coverage_groups: Vec<GroupCoverage>,
     pub missing_groups: Vec<String>,
@@ -213,6 +217,16 @@ pub fn family_words(policy: &Policy, family: FamilyVerdict) -> String {
     )
 }
 
+/// Observed tasks per local group in the first `k` tasks of `order` (a sequential monitor's kept
+/// decision is described at the look that made it; the walk keeps only the current counts).
+pub fn group_counts_at(order: &[u32], group_of: &[u32], groups: usize, k: u32, out: &mut Vec<u32>) {
+    out.clear();
+    out.resize(groups, 0);
+    for &i in &order[..(k as usize).min(order.len())] {
+        out[group_of[i as usize] as usize] += 1;
+    }
+}
+
 /// What varies from one record to the next.
 pub struct RecordCase<'a> {
     pub tested: &'a str,
@@ -227,8 +241,11 @@ pub struct RecordCase<'a> {
     pub group_sizes: &'a [u32],
     pub group_labels: &'a [u32],
     pub decision: Decision,
-    /// The observed count at which a sequential monitor made the decision (None per-look).
+    /// The observed count at which a sequential monitor made the decision (None per-look), and the
+    /// observed tasks per local group then (the coverage table describes that look; None where the
+    /// decision is the budget's own, whose counts are `group_counts`).
     pub decided_at: Option<u32>,
+    pub decided_group_counts: Option<&'a [u32]>,
     /// In a family: its size K, the evidence the adjustment read, and whether it rejected this pair's
     /// hypothesis at this budget.
     pub family: Option<FamilyVerdict>,
@@ -243,9 +260,14 @@ impl RecordContext<'_> {
             .iter()
             .map(|&l| self.group_labels[l as usize].clone())
             .collect();
+        let (coverage_observed, coverage_counts) =
+            match (case.decided_at, case.decided_group_counts) {
+                (Some(at), Some(counts)) => (at, counts),
+                _ => (case.observed, case.group_counts),
+            };
         let coverage_groups = table(
-            case.observed,
-            case.group_counts,
+            coverage_observed,
+            coverage_counts,
             case.group_sizes,
             case.total,
             &labels,

@@ -25,7 +25,9 @@ use crate::engine::walk::pair::PairData;
 pub use crate::engine::walk::prepared::{
     Caches, Control, LeftOut, Look, Prepared, RecordSink, ReplayError, Snapshot, WalkScratch,
 };
-use crate::engine::walk::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
+use crate::engine::walk::record::{
+    DecisionRecord, Provenance, RecordCase, RecordContext, group_counts_at,
+};
 use crate::engine::walk::tally::{CaseCounts, FamilyCounts, PairTally, StepSums};
 
 /// A finished replay.
@@ -99,6 +101,8 @@ fn tally_pair_records(
     scratch.walk.read_ahead(records.is_none());
     // Whether each threshold has shown a wrong decision at a budget so far in this order.
     let mut shown_wrong: Vec<bool> = Vec::with_capacity(thresholds);
+    // A kept decision's group counts at the look that made it (records only).
+    let mut decided_counts: Vec<u32> = Vec::new();
     // Records carry each decision's statistic; tallies read only the action.
     let detail = if records.is_some() {
         Detail::Full
@@ -161,6 +165,16 @@ fn tally_pair_records(
                 if let Some(context) = records {
                     let (tested, baseline) = prep.names(pair);
                     for (t, decision) in standing.decisions.iter().enumerate() {
+                        let decided_at = standing.decided_at[t];
+                        if let Some(at) = decided_at {
+                            group_counts_at(
+                                &order,
+                                &pair.group_of,
+                                pair.group_sizes.len(),
+                                at,
+                                &mut decided_counts,
+                            );
+                        }
                         built.push(context.record(&RecordCase {
                             tested,
                             baseline,
@@ -173,7 +187,8 @@ fn tally_pair_records(
                             group_sizes: &pair.group_sizes,
                             group_labels: &pair.group_labels,
                             decision: *decision,
-                            decided_at: standing.decided_at[t],
+                            decided_at,
+                            decided_group_counts: decided_at.map(|_| decided_counts.as_slice()),
                             family: None,
                             completed: Some((completed[t], pair.delta_full())),
                         }));
