@@ -1242,8 +1242,9 @@ pub struct DecideArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub live: LiveArgs,
-    /// The budget limit as a fraction of the planned tasks (needed by fixed-horizon rules; the
-    /// anytime rule has no horizon and reads the whole plan without it).
+    /// The budget limit as a fraction of the planned tasks: nothing after the plan's first ⌈b·N⌉
+    /// is read (needed by fixed-horizon rules; the anytime rule reads the whole plan without it,
+    /// and with it abstains at the limit where no test has crossed).
     #[arg(long, value_name = "B", allow_negative_numbers = true)]
     pub budget: Option<String>,
     /// Output format.
@@ -1258,8 +1259,9 @@ pub struct ServeArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub live: LiveArgs,
-    /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks (needed by such a
-    /// rule; the anytime rule has no horizon and reads the whole plan without it).
+    /// The budget limit as a fraction of the planned tasks: nothing after the plan's first ⌈b·N⌉
+    /// is read (needed by fixed-horizon rules; the anytime rule reads the whole plan without it,
+    /// and with it abstains at the limit where no test has crossed).
     #[arg(long, value_name = "B", allow_negative_numbers = true)]
     pub budget: Option<String>,
 }
@@ -1272,8 +1274,9 @@ pub struct RunArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub live: LiveArgs,
-    /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks (needed by such a
-    /// rule; the anytime rule has no horizon and reads the whole plan without it).
+    /// The budget limit as a fraction of the planned tasks: nothing after the plan's first ⌈b·N⌉
+    /// is read (needed by fixed-horizon rules; the anytime rule reads the whole plan without it,
+    /// and with it abstains at the limit where no test has crossed).
     #[arg(long, value_name = "B", allow_negative_numbers = true)]
     pub budget: Option<String>,
     /// Seconds the harness has to end after SIGINT before SIGTERM (and as long again before SIGKILL).
@@ -1328,8 +1331,8 @@ pub struct LiveArgs {
     /// Policy preset (its order is the live run's own; only the coverage gate and rule apply).
     #[arg(long, value_name = "NAME", default_value = "primary")]
     pub preset: String,
-    /// Override the preset's rule: bootstrap, paired-normal, serfling, forced, anytime (watch: anytime
-    /// unless given).
+    /// Override the preset's rule: bootstrap, paired-normal, serfling, forced, anytime (watch, serve
+    /// and run: anytime unless --rule or --preset is given).
     #[arg(long, value_name = "RULE")]
     pub rule: Option<String>,
     #[command(flatten)]
@@ -1400,8 +1403,9 @@ pub struct WatchArgs {
     pub files: Vec<PathBuf>,
     #[command(flatten)]
     pub live: LiveArgs,
-    /// The budget limit of a fixed-horizon rule, as a fraction of the planned tasks (needed by such a
-    /// rule; the anytime rule has no horizon and reads the whole plan without it).
+    /// The budget limit as a fraction of the planned tasks: nothing after the plan's first ⌈b·N⌉
+    /// is read (needed by fixed-horizon rules; the anytime rule reads the whole plan without it,
+    /// and with it abstains at the limit where no test has crossed).
     #[arg(long, value_name = "B", allow_negative_numbers = true)]
     pub budget: Option<String>,
     /// Play a completed record through the screen in plan order instead (for demonstrations).

@@ -630,8 +630,8 @@ fn write_decisions(
 }
 
 /// The rule, thresholds and budget of a live decision (`decide`, `watch`); `several` baselines make a
-/// family (adjusted with holm unless --adjust says otherwise); `default_rule` applies when --rule is
-/// not given. The order is the plan's own (its `order` column; `file` without one), never the
+/// family (adjusted with holm unless --adjust says otherwise); `default_rule` applies when neither --rule
+/// nor --preset is given. The order is the plan's own (its `order` column; `file` without one), never the
 /// preset's: it decides which anytime construction applies and what the guarantee rests on. An
 /// anytime rule has no horizon, so without `budget` it reads the whole plan; a fixed-horizon rule
 /// needs one.
@@ -651,7 +651,11 @@ fn live_settings(
         .as_deref()
         .unwrap_or(if several { "holm" } else { "none" });
     let flags = settings::RuleOverrides {
-        rule: live.rule.as_deref().or(default_rule),
+        // A preset written on the command line brings its own rule, as in `decide`.
+        rule: live
+            .rule
+            .as_deref()
+            .or(default_rule.filter(|_| !live.given.has("preset"))),
         tuning: &live.tuning,
         monitor: None,
         looks: None,

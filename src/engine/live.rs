@@ -287,8 +287,12 @@ pub fn decide_live_family_cached(
                     at_decision = Some((kept.decision, Some(kept.verdict)));
                 }
             }
-            if settings.policy.rule.is_anytime() && !decision.action.is_final() {
-                // Valid at any moment: without a decision yet the run goes on.
+            let case = &cases[i];
+            if settings.policy.rule.is_anytime()
+                && !decision.action.is_final()
+                && !spent(settings, case.n, case.limit, case.total)
+            {
+                // Valid at any moment: without a decision yet the run goes on (to the budget).
                 decision.action = Action::Continue;
             }
             cases[i].decisions[t] = decision;
@@ -396,6 +400,12 @@ fn decision_at_look(state: &Sequence, t: usize, coverage: CoverageStatus, gate: 
     }
 }
 
+/// Whether an anytime pair has read its budget: a budget below the whole plan caps what it reads
+/// (⌈b·N⌉ tasks), and an undecided test there abstains, as the run stops spending on it.
+fn spent(settings: &LiveSettings, n: u32, limit: u32, total: u32) -> bool {
+    settings.policy.rule.is_anytime() && limit < total && n >= limit
+}
+
 /// One pair's state in a live run: its decisions per threshold and the counts its records show.
 struct LiveCase {
     decisions: Vec<Decision>,
@@ -409,7 +419,7 @@ struct LiveCase {
     n: u32,
     finished: u32,
     blocker: Option<Blocker>,
-    /// A fixed-horizon rule read the plan's first `limit` tasks of more that were usable.
+    /// The plan's first `limit` tasks were read of more that were usable (a budget below the plan).
     read_at_limit: bool,
     total: u32,
     limit: u32,
@@ -438,9 +448,10 @@ fn live_case(
     // has more than the limit's prefix reads that prefix only: the tasks a run stopped at the limit
     // would have had, so a read after the limit gives the decision made at it, and the record's
     // validity is what it says. (Every finished task, read out of plan order, is descriptive anyway.)
-    let read_at_limit = !settings.policy.rule.is_anytime()
-        && settings.reading == Reading::PlanPrefix
-        && observed_tasks.len() > limit as usize;
+    // The anytime rule, valid at any look, stops there too when a budget below the whole plan is
+    // given: the run's spend is capped, and at the limit an undecided pair abstains ([`spent`]).
+    let read_at_limit =
+        settings.reading == Reading::PlanPrefix && observed_tasks.len() > limit as usize;
     if read_at_limit {
         observed_tasks.truncate(limit as usize);
     }
@@ -623,10 +634,13 @@ fn live_case(
                     }
                 }
             }
-            // Valid at any moment: without a decision yet the run goes on.
-            for decision in &mut decisions {
-                if !decision.action.is_final() {
-                    decision.action = Action::Continue;
+            // Valid at any moment: without a decision yet the run goes on, until the budget is
+            // spent, where the rule's own abstain stands.
+            if !spent(settings, n, limit, total) {
+                for decision in &mut decisions {
+                    if !decision.action.is_final() {
+                        decision.action = Action::Continue;
+                    }
                 }
             }
         }
@@ -807,7 +821,14 @@ fn live_records(
                 record.reason_at_decision =
                     Some(reason_text(&settings.policy, threshold, &then, &[]) + &adjusted);
             }
-            if decision.reason == Reason::BeforeLimit {
+            // (Read past the limit, the reason below says so already.)
+            if spent(settings, n, limit, total) && !decision.action.is_final() && !read_at_limit {
+                record.reason = format!(
+                    "no decision within the budget limit's {limit} of {total} planned tasks; {}",
+                    record.reason
+                );
+            }
+                        if decision.reason == Reason::BeforeLimit {
                 record.reason = format!(
                     "{} of {limit} tasks observed before the budget limit; {}",
                     n, record.reason
@@ -844,6 +865,10 @@ fn live_records(
                     .map(|(_, name)| name.to_string())
                     .collect(),
             });
+            if settings.reading == Reading::PlanPrefix && limit < total && n >= limit {
+                // The limit's prefix is read: nothing after it is waited on.
+                record.waiting_on = None;
+            }
             match settings.reading {
                 // Nothing after the limit is read, so nothing there is waited on.
                 Reading::PlanPrefix if read_at_limit => {
@@ -1009,6 +1034,62 @@ mod tests {
             "{}",
             finished[0].reason
         );
+    }
+
+    #[test]
+    fn a_budget_caps_what_the_anytime_rule_reads_and_it_abstains_there_undecided() {
+        let plan = alternating_plan();
+        // The systems trade wins on the plan's first 10 tasks (Δ̂ = 0 there); the tested system
+        // wins all 10 after them, which the whole plan would promote on.
+        let tested: Vec<Option<f64>> = (0..20)
+            .map(|i| Some(if i >= 10 || i % 2 == 0 { 1.0 } else { 0.0 }))
+            .collect();
+        let baseline: Vec<Option<f64>> = (0..20)
+            .map(|i| Some(if i < 10 && i % 2 == 1 { 1.0 } else { 0.0 }))
+            .collect();
+        let mut anytime = settings(5000);
+        anytime.policy.rule = Rule::ANYTIME;
+        let first = |n: usize| -> (Vec<Option<f64>>, Vec<Option<f64>>) {
+            let mut t = tested.clone();
+            let mut b = baseline.clone();
+            t[n..].fill(None);
+            b[n..].fill(None);
+            (t, b)
+        };
+        // Before the limit: continue, waiting on the next planned task.
+        let (t, b) = first(6);
+        let before = &decide_ab(&plan, &t, &b, &anytime)[0];
+        assert_eq!((before.action, before.observed), (Action::Continue, 6));
+        assert!(before.waiting_on.is_some());
+        // At the limit (the plan's first 10 tasks): abstain, waiting on nothing.
+        let (t, b) = first(10);
+        let at = &decide_ab(&plan, &t, &b, &anytime)[0];
+        assert_eq!(
+            (at.action, at.observed),
+            (Action::Abstain, 10),
+            "{}",
+            at.reason
+        );
+        assert_eq!(at.waiting_on, None);
+        assert!(
+            at.reason
+                .starts_with("no decision within the budget limit's 10 of 20 planned tasks; "),
+            "{}",
+            at.reason
+        );
+        // Read after the limit: the limit's prefix only, so the same abstain.
+        let later = &decide_ab(&plan, &tested, &baseline, &anytime)[0];
+        assert_eq!((later.action, later.observed), (Action::Abstain, 10));
+        assert_eq!(later.finished, Some(20));
+        assert!(
+            later.reason.starts_with("read at the budget limit"),
+            "{}",
+            later.reason
+        );
+        // Without a budget the whole plan is read, and its wins promote.
+        anytime.budget = Fraction::ONE;
+        let whole = &decide_ab(&plan, &tested, &baseline, &anytime)[0];
+        assert_eq!((whole.action, whole.observed), (Action::Promote, 20));
     }
 
     #[test]

@@ -444,14 +444,11 @@ impl WatchState {
     }
 
     /// Whether the run can stop: some pair is watched and every pair has its last action at every
-    /// threshold: promote or reject, or under a fixed-horizon rule whatever it decided at its limit.
+    /// threshold: promote or reject, or whatever it decided at its budget limit.
     pub fn decided(&self) -> bool {
-        // A fixed-horizon rule's action at its limit is its last, abstain included: it reads
-        // nothing after the limit, so the run has nothing left to give it.
-        let anytime = self.settings.policy.rule.is_anytime();
-        let settled = |r: &DecisionRecord| {
-            r.action.is_final() || (!anytime && r.action != crate::engine::rules::Action::Continue)
-        };
+        // An action at the limit is the last, abstain included: nothing after the limit is read,
+        // so the run has nothing left to give it (an anytime pair continues until then).
+        let settled = |r: &DecisionRecord| r.action != crate::engine::rules::Action::Continue;
         !self.pairs.is_empty()
             && self
                 .pairs

@@ -2033,3 +2033,89 @@ fn a_plan_that_is_not_its_seed_s_draw_is_read_as_descriptive() {
         stderr(&ran)
     );
 }
+
+/// A budget under the anytime rule (watch's, serve's and run's default) was written into the records
+/// and otherwise ignored: the run read past it and the harness went on spending. It now caps what is
+/// read, an undecided pair abstains at the limit, and `run` ends the harness there.
+#[test]
+fn run_ends_a_harness_at_the_budget_limit_under_the_anytime_rule() {
+    let dir = temp_dir("run-anytime-budget");
+    let plan = write_plan(&dir, 40);
+    let out = dir.join("out.csv");
+    // Two systems that tie on every task: no anytime test crosses.
+    let script = format!(
+        r#"echo "system,task,outcome" > {out}
+for i in $(seq 0 39); do
+  t=$(printf 't%03d' "$i")
+  echo "new,$t,$((i % 2))" >> {out}
+  echo "old,$t,$((i % 2))" >> {out}
+  sleep 0.1
+done
+"#,
+        out = out.display()
+    );
+    let harness = dir.join("harness.sh");
+    std::fs::write(&harness, script).expect("script");
+    let harness_text = harness.display().to_string();
+    let output = run_new_against_old(
+        &out,
+        &plan,
+        &[
+            "--budget",
+            "0.25",
+            "--format",
+            "json",
+            "--",
+            "sh",
+            &harness_text,
+        ],
+    );
+    let note = stderr(&output);
+    assert!(output.status.success(), "{note}");
+    let records = json_lines(&stdout(&output));
+    assert_eq!(records.len(), 1, "{note}");
+    assert_eq!(records[0]["rule"], "anytime");
+    assert_eq!(records[0]["action"], "abstain", "{}", records[0]["reason"]);
+    assert_eq!(records[0]["observed"], 10);
+    assert!(note.contains("the harness was ended"), "{note}");
+    let rows = std::fs::read_to_string(&out).expect("rows").lines().count();
+    assert!(rows < 81, "the harness wrote all {rows} lines");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--preset` written on a live command's line brings its rule, in run, watch and serve as in
+/// decide (they put the anytime rule in its place, so the same preset decided differently).
+#[test]
+fn a_live_commands_preset_brings_its_own_rule() {
+    let dir = temp_dir("live-preset-rule");
+    let plan = write_plan(&dir, 4);
+    let out = dir.join("out.csv");
+    let harness = four_task_harness(&dir, &out, true);
+    let run = run_new_against_old(
+        &out,
+        &plan,
+        &[
+            "--preset", "primary", "--budget", "1", "--format", "json", "--", "sh", &harness,
+        ],
+    );
+    assert!(run.status.success(), "{}", stderr(&run));
+    let decide = pareval(&[
+        "decide",
+        &out.display().to_string(),
+        "--plan",
+        &plan,
+        "--tested",
+        "new",
+        "--baseline",
+        "old",
+        "--preset",
+        "primary",
+        "--budget",
+        "1",
+    ]);
+    for output in [&run, &decide] {
+        let records = json_lines(&stdout(output));
+        assert_eq!(records[0]["rule"], "bootstrap", "{}", stdout(output));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
