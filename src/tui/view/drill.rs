@@ -187,8 +187,16 @@ pub(super) fn draw_drill(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
                 ]
             })
             .collect();
+        // A kept decision's record gives the coverage of the look that made it.
+        let (full, short) = match record.decided_at {
+            Some(at) if at < record.observed => (
+                format!("coverage at the look that decided ({at})"),
+                format!("coverage at {at}"),
+            ),
+            _ => ("coverage".to_string(), "coverage".to_string()),
+        };
         let table = group_table(
-            ["coverage", "coverage"],
+            [full.as_str(), short.as_str()],
             note,
             &names,
             // The ✓/✗ mark and the quota are what the table is for.
