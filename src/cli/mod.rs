@@ -339,13 +339,65 @@ fn pair_command(args: &PairArgs, out: &mut impl Write) -> Result<(), CliError> {
 }
 
 fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let options = args.live.load_options()?;
-    // A folder of logs is read as its result files, as `watch` follows them (inside `load`).
-    let dataset = load(&args.files, &options)?;
-    let (plan, plan_note) = load_live_plan(&args.live)?;
-    if let Some(note) = plan_note {
+    let mut options = args.live.load_options()?;
+    let decided = match decide_records(args, &options) {
+        Ok(decided) => decided,
+        // A writer that flushed its buffer mid-line can leave a last line that looks whole (the
+        // right count of fields) and is not ("test_chal" of "test_challenge"): where the files
+        // were refused, they are read again with any last line lacking its end set aside, and if
+        // that is read, the refusal is said beside the note that sets the line aside.
+        Err(CliError::Input(refused)) => {
+            options.set_aside_last_line = true;
+            match decide_records(args, &options) {
+                Ok(mut decided) if decided.set_aside_a_whole_looking_line() => {
+                    decided.notes.push(format!(
+                        "read with that line, the files were refused: {refused}"
+                    ));
+                    decided
+                }
+                _ => return Err(CliError::Input(refused)),
+            }
+        }
+        Err(other) => return Err(other),
+    };
+    for note in &decided.notes {
         eprintln!("note: {note}");
     }
+    write_decisions(
+        out,
+        args.format,
+        &decided.records,
+        decided.order_note.as_deref(),
+        decided.reading,
+        decided.several,
+    )
+}
+
+/// What `decide` prints: its records and the notes for stderr.
+struct Decided {
+    records: Vec<crate::engine::walk::record::DecisionRecord>,
+    notes: Vec<String>,
+    order_note: Option<String>,
+    reading: crate::engine::live::Reading,
+    several: bool,
+}
+
+impl Decided {
+    /// Whether a last line that looked whole was set aside (the loader's note says so).
+    fn set_aside_a_whole_looking_line(&self) -> bool {
+        self.notes
+            .iter()
+            .any(|note| note.contains("has no line end and is not a valid record yet"))
+    }
+}
+
+/// `decide`'s records on the files as `options` read them.
+fn decide_records(args: &DecideArgs, options: &LoadOptions) -> Result<Decided, CliError> {
+    let mut notes = Vec::new();
+    // A folder of logs is read as its result files, as `watch` follows them (inside `load`).
+    let dataset = load(&args.files, options)?;
+    let (plan, plan_note) = load_live_plan(&args.live)?;
+    notes.extend(plan_note);
     let tested = system_index(&dataset, &args.live.tested, "--tested")?;
     let baselines: Vec<usize> = match args.live.family.as_deref() {
         Some("tested") if args.live.baseline.is_empty() => {
@@ -439,9 +491,7 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
     }
     let several = baselines.len() > 1;
     let live = live_settings(&args.live, &plan, args.budget.as_deref(), several, None)?;
-    for note in live_rule_notes(&args.live, &live.policy) {
-        eprintln!("note: {note}");
-    }
+    notes.extend(live_rule_notes(&args.live, &live.policy));
     let mut inputs = dataset.inputs.clone();
     inputs.push(crate::dataset::InputFile {
         path: args.live.plan.display().to_string(),
@@ -476,11 +526,9 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
     };
     // What the loader set aside or chose (a line the harness has not finished, the format read) goes
     // to stderr: stdout stays the decision records a script reads.
-    for note in &dataset.notes {
-        eprintln!("note: {note}");
-    }
+    notes.extend(dataset.notes.iter().cloned());
     if let Some(note) = plan.group_disagreements(&dataset) {
-        eprintln!("note: {}: {note}", args.live.plan.display());
+        notes.push(format!("{}: {note}", args.live.plan.display()));
     }
     // Errored runs are read as their outcomes (a live run cannot leave them out, SPEC §9c): say how
     // many, as `watch` and `serve` do.
@@ -490,19 +538,18 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
         .map(|&s| format!("{} {}", name(s), dataset.systems[s].errored))
         .collect();
     if !errored.is_empty() {
-        eprintln!(
-            "note: runs with status error, read as their outcomes (a harness failure counts as the agent's unless the harness runs it again): {}",
+        notes.push(format!(
+            "runs with status error, read as their outcomes (a harness failure counts as the agent's unless the harness runs it again): {}",
             errored.join(", ")
-        );
+        ));
     }
-    write_decisions(
-        out,
-        args.format,
-        &records,
-        plan.order_note.as_deref(),
-        live.reading,
+    Ok(Decided {
+        records,
+        notes,
+        order_note: plan.order_note.clone(),
+        reading: live.reading,
         several,
-    )
+    })
 }
 
 /// Live decision records as `decide` prints them: JSON Lines, or text with the plan's order, what

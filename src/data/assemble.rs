@@ -105,7 +105,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
             }
             None => {
                 let table = if options.live {
-                    let (table, unfinished) = read_live_table(path)?;
+                    let (table, unfinished) = read_live_table(path, options.set_aside_last_line)?;
                     notes.extend(unfinished);
                     table
                 } else {

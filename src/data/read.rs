@@ -97,16 +97,21 @@ pub fn detect_format(path: &Path) -> Result<(Format, bool), LoadError> {
 
 /// Reads one file into a frame. Every failure names the file.
 pub fn read_table(path: &Path) -> Result<RawTable, LoadError> {
-    read_table_as(path, false).map(|(table, _)| table)
+    read_table_as(path, None).map(|(table, _)| table)
 }
 
 /// [`read_table`] for a file a live run is still writing: a last line the harness has not finished
 /// (see [`unfinished_last_line`]) is set aside, and the note saying so is returned with the table.
-pub fn read_live_table(path: &Path) -> Result<(RawTable, Option<String>), LoadError> {
-    read_table_as(path, true)
+/// With `whole_too`, a last line with no line end is set aside even when it looks whole.
+pub fn read_live_table(
+    path: &Path,
+    whole_too: bool,
+) -> Result<(RawTable, Option<String>), LoadError> {
+    read_table_as(path, Some(whole_too))
 }
 
-fn read_table_as(path: &Path, live: bool) -> Result<(RawTable, Option<String>), LoadError> {
+/// `live`: None for a finished file; Some(whole_too) for a live one ([`read_live_table`]).
+fn read_table_as(path: &Path, live: Option<bool>) -> Result<(RawTable, Option<String>), LoadError> {
     let file = path.display().to_string();
     // A path that is not there is named as such before its name is judged: a mistyped log folder
     // has no extension either, and "unknown file type" sent users looking at the formats.
@@ -129,11 +134,18 @@ fn read_table_as(path: &Path, live: bool) -> Result<(RawTable, Option<String>), 
     }
     let mut bytes = if gzip { gunzip(&raw, &file)? } else { raw };
     let mut note = None;
-    if live && let Some((cut, line)) = unfinished_last_line(&bytes, format) {
-        bytes.truncate(cut);
-        note = Some(format!(
-            "{file}: line {line} is not finished yet (no line end, and short of a record): left out until the harness ends it"
-        ));
+    if let Some(whole_too) = live {
+        if let Some((cut, line)) = unfinished_last_line(&bytes, format) {
+            bytes.truncate(cut);
+            note = Some(format!(
+                "{file}: line {line} is not finished yet (no line end, and short of a record): left out until the harness ends it"
+            ));
+        } else if whole_too && let Some((cut, line)) = last_line_without_end(&bytes, format) {
+            bytes.truncate(cut);
+            note = Some(format!(
+                "{file}: line {line} has no line end and is not a valid record yet: left out until the harness ends it"
+            ));
+        }
     }
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
         return Err(LoadError::new(&file, "the file is empty"));
@@ -168,21 +180,30 @@ fn read_table_as(path: &Path, live: bool) -> Result<(RawTable, Option<String>), 
     ))
 }
 
+/// Where the last line of a delimited or JSON Lines file starts and its number, when it has no line
+/// end and holds more than white space.
+fn last_line_without_end(text: &[u8], format: Format) -> Option<(usize, u64)> {
+    if text.ends_with(b"\n") || matches!(format, Format::JsonArray | Format::Parquet) {
+        return None;
+    }
+    let start = text.iter().rposition(|&b| b == b'\n')? + 1;
+    if text[start..].iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    Some((
+        start,
+        text.iter().filter(|&&b| b == b'\n').count() as u64 + 1,
+    ))
+}
+
 /// Where a live file's last line starts and its number, when the harness has not finished writing
 /// it: it has no line end, and it is short of a record (a delimited line with fewer fields than the
 /// header, an open quote, or an empty last field, which is how a line cut right after a separator
 /// reads; a JSON Lines line that is not yet JSON). A last line without a line end that is a whole
 /// record is kept: many writers end their files so.
 fn unfinished_last_line(text: &[u8], format: Format) -> Option<(usize, u64)> {
-    if text.ends_with(b"\n") {
-        return None;
-    }
-    let start = text.iter().rposition(|&b| b == b'\n')? + 1;
+    let (start, line) = last_line_without_end(text, format)?;
     let last = &text[start..];
-    if last.iter().all(u8::is_ascii_whitespace) {
-        return None;
-    }
-    let line = text.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
     let separator = match format {
         Format::Csv => b',',
         Format::Tsv => b'\t',

@@ -2119,3 +2119,45 @@ fn a_live_commands_preset_brings_its_own_rule() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A writer that flushed mid-line can leave a last line with the right count of fields that is cut
+/// short ("g" of "ga"): decide refused the whole file on it (exit 2) where watch waits for the line
+/// end. It now sets that line aside with a note giving the refusal; a file refused for another line
+/// is still refused.
+#[test]
+fn decide_sets_aside_a_whole_looking_last_line_the_files_are_refused_on() {
+    let dir = temp_dir("decide-cut-last-line");
+    let plan = dir.join("plan.csv");
+    std::fs::write(&plan, "task,group\nt000,ga\nt001,ga\nt002,gb\n").expect("plan");
+    let plan = plan.display().to_string();
+    let out = dir.join("out.csv");
+    let rows = "system,task,outcome,group\nold,t000,1,ga\nnew,t000,1,ga\nold,t001,0,ga\n";
+    std::fs::write(&out, format!("{rows}new,t001,1,g")).expect("rows");
+    let out_text = out.display().to_string();
+    let output = decide_anytime(&out_text, &plan, ("new", "old"), &[]);
+    let note = stderr(&output);
+    assert!(output.status.success(), "{note}");
+    assert!(
+        note.contains("line 5 has no line end and is not a valid record yet")
+            && note.contains("has group 'ga' on line 4 but 'g' on line 5"),
+        "{note}"
+    );
+    let records = json_lines(&stdout(&output));
+    assert_eq!(records[0]["observed"], 1);
+    assert_eq!(records[0]["action"], "continue");
+    // The line ended: read, and t001 is in.
+    std::fs::write(&out, format!("{rows}new,t001,1,ga\n")).expect("rows");
+    let output = decide_anytime(&out_text, &plan, ("new", "old"), &[]);
+    assert_eq!(json_lines(&stdout(&output))[0]["observed"], 2);
+    // A refusal the last line does not cause stands.
+    std::fs::write(
+        &out,
+        "system,task,outcome,group\nold,t000,1,ga\nnew,t000,1,gb\nold,t001,0,ga\nnew,t001,1,ga",
+    )
+    .expect("rows");
+    assert_refused(
+        &decide_anytime(&out_text, &plan, ("new", "old"), &[]),
+        "has group 'ga' on line 2 but 'gb' on line 3",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
