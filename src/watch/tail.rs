@@ -194,17 +194,30 @@ impl Tail {
         self.read_so_far.update(&bytes);
         self.partial.extend_from_slice(&bytes);
         self.quiet_polls = 0;
-        let Some(last_newline) = self.partial.iter().rposition(|&b| b == b'\n') else {
+        let ends = record_ends(&self.partial, self.separator());
+        let Some(&last_end) = ends.last() else {
             return Some(());
         };
-        let complete: Vec<u8> = self.partial.drain(..=last_newline).collect();
-        for raw in complete[..last_newline].split(|&b| b == b'\n') {
-            self.take_line(raw, out);
+        let complete: Vec<u8> = self.partial.drain(..=last_end).collect();
+        let mut start = 0;
+        for end in ends {
+            self.take_line(&complete[start..end], out);
+            start = end + 1;
         }
         Some(())
     }
 
-    /// Takes one line (without its newline): counted, and read unless blank.
+    /// The separator of a delimited format (None for JSON Lines, whose strings hold no newline).
+    fn separator(&self) -> Option<u8> {
+        match self.format {
+            LineFormat::Csv => Some(b','),
+            LineFormat::Tsv => Some(b'\t'),
+            LineFormat::JsonLines => None,
+        }
+    }
+
+    /// Takes one record (without its newline; a quoted CSV cell may hold line ends): counted by
+    /// its lines, read unless blank, and named by its first line.
     fn take_line(&mut self, raw: &[u8], out: &mut Vec<TailEvent>) {
         // A UTF-8 byte order mark (Excel's "CSV UTF-8", PowerShell) is not part of the first
         // column's name, as the loader reads it: `\u{feff}system` made every row lack `system`.
@@ -212,11 +225,12 @@ impl Tail {
             Some(rest) if self.line == 0 => rest,
             _ => raw,
         };
-        self.line += 1;
+        let first = self.line + 1;
+        self.line += 1 + raw.iter().filter(|&&b| b == b'\n').count() as u64;
         let text = String::from_utf8_lossy(raw);
         let text = text.trim_end_matches('\r');
         if !text.trim().is_empty() {
-            out.push(self.read_line(text));
+            out.push(self.read_line(first, text));
         }
     }
 
@@ -243,8 +257,7 @@ impl Tail {
         taken == self.offset && now.finalize() == self.read_so_far.clone().finalize()
     }
 
-    fn read_line(&mut self, text: &str) -> TailEvent {
-        let line = self.line;
+    fn read_line(&mut self, line: u64, text: &str) -> TailEvent {
         if self.format == LineFormat::JsonLines {
             // serde_json keeps the last value of a repeated key without a word; the loader refuses
             // such a record, and so does the live reader (the line is named and skipped).
@@ -308,7 +321,14 @@ impl Tail {
         } else {
             ','
         };
-        let cells = split_delimited(text, separator);
+        let (cells, open_quote) = split_delimited(text, separator);
+        if open_quote {
+            // Only a writer that ended leaves one: a record waits for its closing quote.
+            return TailEvent::Bad {
+                line,
+                message: "a quoted field is never closed".to_string(),
+            };
+        }
         let Some(header) = &self.header else {
             let columns: Vec<String> = cells.iter().map(|c| c.trim().to_string()).collect();
             self.header = Some(columns.clone());
@@ -352,8 +372,51 @@ fn file_identity(meta: &std::fs::Metadata) -> (u64, u64) {
     )
 }
 
-/// Splits one delimited line (RFC 4180 quoting, no newline inside a field).
-fn split_delimited(line: &str, separator: char) -> Vec<String> {
+/// Where the records in `bytes` end: each newline outside a quoted field (every newline for JSON
+/// Lines, `separator` None). A field is quoted when a quote opens it (RFC 4180, as
+/// [`split_delimited`] reads it), and a newline inside it is part of the field, as the loader
+/// reads a cell spanning lines (an agent's reply, a traceback).
+fn record_ends(bytes: &[u8], separator: Option<u8>) -> Vec<usize> {
+    let Some(separator) = separator else {
+        return bytes
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| b == b'\n')
+            .map(|(i, _)| i)
+            .collect();
+    };
+    let mut ends = Vec::new();
+    let (mut quoted, mut cell_start) = (false, true);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if quoted {
+            if b == b'"' {
+                if bytes.get(i + 1) == Some(&b'"') {
+                    i += 1;
+                } else {
+                    quoted = false;
+                }
+            }
+        } else if b == b'"' && cell_start {
+            quoted = true;
+            cell_start = false;
+        } else if b == separator {
+            cell_start = true;
+        } else if b == b'\n' {
+            ends.push(i);
+            cell_start = true;
+        } else if b != b'\r' {
+            cell_start = false;
+        }
+        i += 1;
+    }
+    ends
+}
+
+/// Splits one delimited record (RFC 4180 quoting; a quoted field may hold line ends), and says
+/// whether a quoted field was left open.
+fn split_delimited(line: &str, separator: char) -> (Vec<String>, bool) {
     let mut cells = Vec::new();
     let mut cell = String::new();
     let mut quoted = false;
@@ -371,5 +434,84 @@ fn split_delimited(line: &str, separator: char) -> Vec<String> {
         }
     }
     cells.push(cell);
-    cells
+    (cells, quoted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_file(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("pareval-tail-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        dir.join("rows.csv")
+    }
+
+    fn append(path: &Path, text: &str) {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .expect("open");
+        file.write_all(text.as_bytes()).expect("write");
+    }
+
+    fn records(events: &[TailEvent]) -> Vec<(u64, Option<String>)> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                TailEvent::Record { line, fields } => {
+                    Some((*line, fields.get("text").map(str::to_string)))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A quoted cell may span lines (Python's csv module writes an agent's reply so): the record
+    /// waits for its closing quote and newline, is read whole, and later lines keep their numbers.
+    /// It was split at every newline: the first part read with its text cut, the rest refused.
+    #[test]
+    fn a_quoted_cell_spanning_lines_is_one_record() {
+        let path = temp_file("multiline");
+        let _ = std::fs::remove_file(&path);
+        append(&path, "step,text\n1,\"I will run the tests.\n");
+        let mut tail = Tail::new(&path, LineFormat::Csv);
+        let mut events = Vec::new();
+        tail.poll(&mut events);
+        assert!(records(&events).is_empty(), "{events:?}");
+        append(&path, "Then, \"\"carefully\"\", fix it.\"\n2,ok\n");
+        tail.poll(&mut events);
+        assert_eq!(
+            records(&events),
+            [
+                (
+                    2,
+                    Some("I will run the tests.\nThen, \"carefully\", fix it.".to_string())
+                ),
+                (4, Some("ok".to_string()))
+            ]
+        );
+        assert!(!events.iter().any(|e| matches!(e, TailEvent::Bad { .. })));
+        // A writer that ended inside a quoted cell left a record that is not whole.
+        append(&path, "3,\"never closed\n");
+        tail.writer_ended();
+        let mut ended = Vec::new();
+        tail.poll(&mut ended);
+        tail.poll(&mut ended);
+        assert!(
+            ended.iter().any(|e| matches!(e, TailEvent::Bad { line: 5, message } if message.contains("never closed"))),
+            "{ended:?}"
+        );
+        let _ = std::fs::remove_dir_all(path.parent().expect("dir"));
+    }
+
+    #[test]
+    fn record_ends_skip_newlines_inside_quoted_fields_only() {
+        let text = b"a,\"x\ny\",b\nc,d\"e\nf\n";
+        // The quote in `d"e` does not open a field (it is not at a cell's start).
+        assert_eq!(record_ends(text, Some(b',')), [9, 15, 17]);
+        assert_eq!(record_ends(text, None), [4, 9, 15, 17]);
+    }
 }
