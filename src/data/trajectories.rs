@@ -156,6 +156,8 @@ pub fn step_columns(names: &[&str]) -> StepFields {
         observation_chars: has("observation_chars"),
         is_error: has("is_error"),
         tokens: has("tokens_in") || has("tokens_out"),
+        tokens_in: has("tokens_in"),
+        tokens_out: has("tokens_out"),
         text: has("text"),
         cost: has("cost_usd"),
         seconds: has("seconds"),
@@ -626,6 +628,8 @@ fn read_steps(
             .as_ref()
             .is_some_and(|c| c.iter().any(Option::is_some)),
         tokens: any(&tokens_in) || any(&tokens_out),
+        tokens_in: any(&tokens_in),
+        tokens_out: any(&tokens_out),
         text: text.as_ref().is_some_and(|c| c.iter().any(Option::is_some)),
         cost: any(&cost),
         seconds: any(&seconds),

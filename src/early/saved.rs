@@ -332,10 +332,24 @@ impl Predictor {
                 "is_error",
                 "is_error",
             ),
+            // A model saved before the two were kept apart needs either.
             (
-                behavioral && trained.tokens && !present.tokens,
+                behavioral
+                    && trained.tokens
+                    && !(trained.tokens_in || trained.tokens_out)
+                    && !present.tokens,
                 "tokens_in/tokens_out",
                 "tokens_in",
+            ),
+            (
+                behavioral && trained.tokens_in && !present.tokens_in,
+                "tokens_in",
+                "tokens_in",
+            ),
+            (
+                behavioral && trained.tokens_out && !present.tokens_out,
+                "tokens_out",
+                "tokens_out",
             ),
             (text_read && trained.text && !present.text, "text", "text"),
         ]
@@ -469,6 +483,34 @@ pub(crate) mod tests {
             loaded.check_columns(without_text, "steps.csv").unwrap_err(),
             "steps.csv: the model was trained on steps with text, which this file lacks (rename a column with --col text=NAME)"
         );
+        // Each token column the model read is needed: without `tokens_out` its features would
+        // read 0 for every step and the probabilities move without a word.
+        let tokens = StepFields {
+            tokens: true,
+            tokens_in: true,
+            tokens_out: true,
+            ..data.fields
+        };
+        let mut with_tokens = Predictor::from_json(&text).expect("load");
+        with_tokens.info.training.fields = tokens;
+        assert!(with_tokens.check_columns(tokens, "steps.csv").is_ok());
+        let without_out = StepFields {
+            tokens_out: false,
+            ..tokens
+        };
+        assert_eq!(
+            with_tokens
+                .check_columns(without_out, "steps.csv")
+                .unwrap_err(),
+            "steps.csv: the model was trained on steps with tokens_out, which this file lacks (rename a column with --col tokens_out=NAME)"
+        );
+        // A file saved before the columns were kept apart needs either.
+        with_tokens.info.training.fields = StepFields {
+            tokens_in: false,
+            tokens_out: false,
+            ..tokens
+        };
+        assert!(with_tokens.check_columns(without_out, "steps.csv").is_ok());
         assert_eq!(
             loaded.to_json().expect("again"),
             text,

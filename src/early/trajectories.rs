@@ -75,7 +75,14 @@ pub struct StepFields {
     pub action: bool,
     pub observation_chars: bool,
     pub is_error: bool,
+    /// Either token column (what the token figures read).
     pub tokens: bool,
+    /// Each token column: the features read them apart, so a model needs each it was trained on
+    /// (absent from model files saved before they were kept, which `tokens` then stands for).
+    #[serde(default)]
+    pub tokens_in: bool,
+    #[serde(default)]
+    pub tokens_out: bool,
     pub text: bool,
     pub cost: bool,
     pub seconds: bool,
