@@ -143,6 +143,39 @@ impl Calibrated {
             .map(|s| self.platt.probability(s))
             .collect()
     }
+
+    /// Checks that the trees can be walked on rows of `width` features: every split reads a
+    /// feature below `width` and every child comes after its node in its tree (forust grows them
+    /// so), so that a damaged file that no hash covers is refused rather than ending the process
+    /// on an index out of bounds, or looping.
+    pub fn check_trees(&self, width: usize) -> Result<(), String> {
+        for (t, tree) in self.booster.trees.iter().enumerate() {
+            if tree.nodes.is_empty() {
+                return Err(format!("tree {t} has no nodes"));
+            }
+            for (i, node) in tree.nodes.iter().enumerate() {
+                if node.is_leaf {
+                    continue;
+                }
+                if node.split_feature >= width {
+                    return Err(format!(
+                        "tree {t}, node {i} splits on feature {} of {width}",
+                        node.split_feature
+                    ));
+                }
+                for child in [node.left_child, node.right_child, node.missing_node] {
+                    if child <= i || child >= tree.nodes.len() {
+                        return Err(format!(
+                            "tree {t}, node {i} has child {child} (nodes {}..{})",
+                            i + 1,
+                            tree.nodes.len()
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 fn column_major(rows: &[f64], n: usize, width: usize) -> Vec<f64> {

@@ -287,6 +287,12 @@ impl Predictor {
                     .to_string(),
             );
         }
+        let width = featurizer.names().len();
+        for (name, model) in [("success", &file.success), ("failure", &file.failure)] {
+            model
+                .check_trees(width)
+                .map_err(|e| format!("the model file is damaged: the {name} model's {e}"))?;
+        }
         // `early` saves thresholds in (0.5, 1], as --tau takes them: another one (an edited file)
         // would halt every trajectory at its first step, or none.
         let saved = &file.info.thresholds;
@@ -466,6 +472,36 @@ pub(crate) mod tests {
         let predictor =
             Predictor::train(&data, Protocol::Loao, features, model, choice).expect("train");
         (data, predictor)
+    }
+
+    /// A file without its hash (as saved before the hash was kept) is read unchecked: a tree that
+    /// splits on a feature past the featurizer's, or points back to its own node, ended the process
+    /// inside forust (index out of bounds, exit 101) or would loop; it is refused as damaged.
+    #[test]
+    fn a_damaged_tree_is_refused_rather_than_walked() {
+        let (_, trained) = trained(ThresholdChoice::Tau(0.9));
+        let text = trained.to_json().expect("json");
+        let damaged = |edit: &dyn Fn(&mut serde_json::Value)| {
+            let mut value: serde_json::Value = serde_json::from_str(&text).expect("value");
+            value
+                .as_object_mut()
+                .expect("object")
+                .remove("fitted_sha256");
+            edit(&mut value["success"]["booster"]["trees"][0]["nodes"][0]);
+            Predictor::from_json(&value.to_string()).err()
+        };
+        assert_eq!(
+            damaged(&|_| {}),
+            None,
+            "an unedited file without its hash loads"
+        );
+        let far = damaged(&|node| node["split_feature"] = 99_999.into()).expect("refused");
+        assert!(
+            far.starts_with("the model file is damaged: the success model's tree 0, node 0 splits on feature 99999 of "),
+            "{far}"
+        );
+        let looping = damaged(&|node| node["left_child"] = 0.into()).expect("refused");
+        assert!(looping.contains("node 0 has child 0"), "{looping}");
     }
 
     #[test]
