@@ -1038,8 +1038,13 @@ pub struct EarlyArgs {
         conflicts_with = "target_precision"
     )]
     pub save_tau: f64,
-    /// With --save-model: skip the protocol's sweep and only train and save.
-    #[arg(long, requires = "save_model")]
+    /// With --save-model: skip the protocol's sweep and only train and save (the sweep's outputs
+    /// and settings are refused beside it, rather than left unread).
+    #[arg(
+        long,
+        requires = "save_model",
+        conflicts_with_all = ["records", "predictions", "tau", "delta"]
+    )]
     pub no_sweep: bool,
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,

@@ -1083,7 +1083,19 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
         .cloned()
         .chain(args.systems.clone())
         .collect();
+    if args.no_sweep
+        && matches!(
+            args.format,
+            args::OutputFormat::Csv | args::OutputFormat::Markdown
+        )
+    {
+        return Err(CliError::Input(
+            "--no-sweep prints the saved model's summary as text or json; csv and markdown are the sweep's tables".to_string(),
+        ));
+    }
     crate::data::write::refuse_overwriting(&outputs, &inputs)?;
+    // A folder named as an output was found only after training (minutes on BALROG).
+    crate::data::write::refuse_unwritable(&outputs)?;
     for (path, table) in [
         (&args.records, true),
         (&args.predictions, true),
@@ -1120,6 +1132,10 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
             return Err(CliError::Input(format!(
                 "--tau: '{tau}' must be in (0.5, 1]"
             )));
+        }
+        // Each τ gives one halting record per trajectory, and `replay --early` reads one a τ.
+        if taus.contains(&tau) {
+            return Err(CliError::Input(format!("--tau: {tau} is given twice")));
         }
         taus.push(tau);
     }
@@ -1184,6 +1200,7 @@ fn early_command(args: &args::EarlyArgs, out: &mut impl Write) -> Result<(), Cli
                 serde_json::to_writer_pretty(&mut *out, &summary).map_err(io::Error::from)?;
                 writeln!(out)?;
             }
+            // CSV and Markdown are refused above.
             _ => summary.write_text(out)?,
         }
         return Ok(());
@@ -1265,7 +1282,7 @@ fn save_model(
     let predictor = Predictor::train(data, protocol, features, model, choice)
         .map_err(|e| CliError::Input(e.to_string()))?;
     let text = predictor.to_json().map_err(CliError::Input)?;
-    std::fs::write(path, &text)
+    crate::data::write::write_whole(path, text.as_bytes())
         .map_err(|e| CliError::Input(format!("{}: cannot write the model: {e}", path.display())))?;
     let info = &predictor.info;
     Ok(crate::report::early::SavedSummary {

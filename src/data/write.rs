@@ -45,8 +45,24 @@ pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), WriteError>
             .map(|b| bytes = b)
             .map_err(|e| WriteError::new(&shown, format!("cannot compress: {e}")))?;
     }
-    std::fs::write(path, bytes)
+    write_whole(path, &bytes)
         .map_err(|e| WriteError::new(&shown, format!("cannot write the file: {e}")))
+}
+
+/// Writes `bytes` to `path` whole or not at all: into a hidden file beside it, renamed over it once
+/// written, so that a failure (a full disk) neither leaves a cut file under the name asked for nor
+/// destroys the file that was there (a saved model, the records of an earlier run). A link keeps
+/// pointing where it did: the file it names is the one replaced.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let partial = partial_path(&target);
+    let written = std::fs::write(&partial, bytes)
+        .and_then(|()| File::open(&partial).and_then(|f| f.sync_all()))
+        .and_then(|()| std::fs::rename(&partial, &target));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    written
 }
 
 /// Whether two paths name one file: the same path once resolved (`./a/../b`, a symbolic link), or
@@ -291,7 +307,7 @@ pub fn write_plan_ids(plan: &crate::plan::Plan, path: &Path) -> Result<usize, Wr
         text.push_str(&row.task);
         text.push('\n');
     }
-    std::fs::write(path, text)
+    write_whole(path, text.as_bytes())
         .map_err(|e| WriteError::new(&file, format!("cannot write the ids: {e}")))?;
     Ok(plan.tasks.len())
 }
@@ -782,5 +798,36 @@ impl RecordWriter {
                 write_frame(&mut frame, &path)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failed write (here the hidden file cannot be made; a full disk in practice) leaves the
+    /// file that was there as it was, where `std::fs::write` had cut it, and leaves nothing beside.
+    #[test]
+    fn a_failed_whole_write_keeps_the_old_file() {
+        let dir = std::env::temp_dir().join(format!("pareval-write-whole-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let target = dir.join("saved.model");
+        std::fs::write(&target, "the old model").expect("old");
+        write_whole(&target, b"a new model").expect("written");
+        assert_eq!(
+            std::fs::read_to_string(&target).expect("read"),
+            "a new model"
+        );
+        let blocker = partial_path(&std::fs::canonicalize(&target).expect("canonical"));
+        std::fs::create_dir(&blocker).expect("a folder where the hidden file goes");
+        assert!(write_whole(&target, b"cut sh").is_err());
+        assert_eq!(
+            std::fs::read_to_string(&target).expect("read"),
+            "a new model"
+        );
+        std::fs::remove_dir(&blocker).expect("blocker");
+        let left: Vec<_> = std::fs::read_dir(&dir).expect("list").collect();
+        assert_eq!(left.len(), 1, "{left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

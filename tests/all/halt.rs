@@ -595,3 +595,71 @@ fn halt_asks_only_for_the_columns_the_model_s_families_read() {
         "trained on steps with text, which this file lacks",
     );
 }
+
+/// What `early` found only after training, or never: a folder named by --save-model (found after
+/// the sweep, the records already written), the sweep's outputs and settings beside --no-sweep (left
+/// unread, exit 0), a τ given twice (records `replay --early` then refused).
+#[test]
+fn early_refuses_before_training_what_it_would_not_write_or_read() {
+    let dir = temp_dir("early-refusals");
+    let (steps, outcomes) = synthetic(&dir);
+    let (steps, outcomes) = (text(&steps), text(&outcomes));
+    let folder = dir.join("models");
+    std::fs::create_dir(&folder).expect("folder");
+    let records = text(&dir.join("records.csv"));
+    assert_refused(
+        &pareval(&[
+            "early",
+            &steps,
+            &outcomes,
+            "--records",
+            &records,
+            "--save-model",
+            &text(&folder),
+        ]),
+        "--save-model names a folder; give a file's path",
+    );
+    assert!(
+        !dir.join("records.csv").exists(),
+        "nothing written before the refusal"
+    );
+    let model = text(&dir.join("m.model"));
+    for (flag, value) in [
+        ("--records", records.as_str()),
+        ("--tau", "0.8"),
+        ("--delta", "5"),
+    ] {
+        assert_refused(
+            &pareval(&[
+                "early",
+                &steps,
+                &outcomes,
+                "--save-model",
+                &model,
+                "--no-sweep",
+                flag,
+                value,
+            ]),
+            &format!("the argument '--no-sweep' cannot be used with '{flag}"),
+        );
+    }
+    assert_refused(
+        &pareval(&[
+            "early",
+            &steps,
+            &outcomes,
+            "--save-model",
+            &model,
+            "--no-sweep",
+            "--format",
+            "csv",
+        ]),
+        "--no-sweep prints the saved model's summary as text or json",
+    );
+    assert_refused(
+        &pareval(&["early", &steps, &outcomes, "--tau", "0.65,0.65"]),
+        "--tau: 0.65 is given twice",
+    );
+    assert!(!dir.join("m.model").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
