@@ -2999,3 +2999,28 @@ fn a_swebench_results_json_that_disagrees_with_itself_is_refused_and_odd_lists_a
         stdout(&output)
     );
 }
+
+/// NOTES §7's fixture: an instance that ended in an error with no patch (`test_result: {}`) has no
+/// report; it was read as not attempted, which left it out of the mean (1.0 where it is 0.5). It is
+/// a failure with status error; and `metrics: null` is not "accumulated_cost 0".
+#[test]
+fn an_openhands_instance_that_errored_without_a_patch_is_a_failure_with_status_error() {
+    let dir = temp_dir("openhands-errored");
+    let path = dir.join("output.jsonl");
+    let graded = r#"{"instance_id": "a__x-1", "test_result": {"git_patch": "diff --git a/f b/f", "report": {"empty_generation": false, "resolved": true, "failed_apply_patch": false, "error_eval": false, "test_timeout": false}}, "metadata": {"agent_class": "CodeActAgent", "llm_config": {"model": "litellm_proxy/model-z"}, "max_iterations": 100}, "history": [], "metrics": {"accumulated_cost": 0.57, "costs": [], "response_latencies": []}, "error": null}"#;
+    let timed_out = r#"{"instance_id": "b__y-3", "test_result": {}, "metadata": {"agent_class": "CodeActAgent", "llm_config": {"model": "litellm_proxy/model-z"}, "max_iterations": 100}, "history": [], "metrics": null, "error": "Timeout after 7200 seconds"}"#;
+    std::fs::write(&path, format!("{graded}\n{timed_out}\n")).expect("write");
+    let rows = imported_rows("openhands", &path, &dir.join("rows.jsonl"));
+    let row = rows.iter().find(|r| r["task"] == "b__y-3").expect("row");
+    assert_eq!(
+        (number(row, "outcome"), row["status"].as_str()),
+        (Some(0.0), Some("error"))
+    );
+    let words = info_words(&path.to_string_lossy());
+    assert!(
+        words.contains("ended in an error with neither a patch nor a graded report"),
+        "{words}"
+    );
+    assert!(!words.contains("accumulated_cost 0"), "{words}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

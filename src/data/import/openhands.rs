@@ -138,6 +138,7 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
     let mut graded = 0;
     let mut merged = 0;
     let mut zero_cost = 0;
+    let mut errored_unreported = 0;
     for (index, (line_number, line)) in lines.iter().enumerate() {
         let at = |what: String| LoadError::new(file, format!("line {line_number}: {what}"));
         let task = text_field(line, "instance_id", file, index)
@@ -159,6 +160,11 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
             .and_then(Value::as_str)
             .filter(|e| !e.is_empty());
         let flag = |key: &str| report.and_then(|r| r.get(key)).and_then(Value::as_bool);
+        let patched = line
+            .get("test_result")
+            .and_then(|t| t.get("git_patch"))
+            .and_then(Value::as_str)
+            .is_some_and(|patch| !patch.trim().is_empty());
         let from_report = beside.as_ref().map(|(_, grades)| grades.get(task.as_str()));
         let (outcome, status) = match (report, flag("resolved")) {
             (None, _) if from_report.is_some() => match from_report.flatten() {
@@ -170,6 +176,10 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
                         status
                     };
                     (Some(outcome), status)
+                }
+                None if error.is_some() && !patched => {
+                    errored_unreported += 1;
+                    (Some(0.0), RowStatus::Error)
                 }
                 None => (None, RowStatus::NotAttempted),
             },
@@ -191,6 +201,15 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
             (Some(_), None) => {
                 return Err(at(format!("{report_key} has no boolean 'resolved'")));
             }
+            // A run that ended in an error with no patch (a timeout, a crash: `test_result`
+            // empty) has no report; it failed, as SWE-bench grades an instance without a patch,
+            // so it reads as 0 with status error (NOTES §7: `error` non-null → error), not as never
+            // attempted, which would leave it out of the mean. One that left a patch (it hit its
+            // iteration limit) waits for its grade like any other.
+            (None, _) if error.is_some() && !patched => {
+                errored_unreported += 1;
+                (Some(0.0), RowStatus::Error)
+            }
             (None, _) => (None, RowStatus::NotAttempted),
         };
         // Cost 0.0 with no per-call costs means "not priced" (a proxy), not free.
@@ -203,7 +222,7 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
             .get("metrics")
             .and_then(|m| super::json::amount(m, "accumulated_cost"))
             .filter(|&c| c != 0.0 || costs_listed);
-        if cost.is_none() && line.get("metrics").is_some() {
+        if cost.is_none() && line.get("metrics").is_some_and(|m| !m.is_null()) {
             zero_cost += 1;
         }
         let run = match line.get("attempt").and_then(Value::as_u64) {
@@ -264,10 +283,16 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
             "{file}: {merged} graded reports read from the lines' top-level 'report', as OpenHands' update_output_with_eval.py merges them in"
         ));
     }
-    if graded < rows.len() {
+    if errored_unreported > 0 {
+        notes.push(format!(
+            "{file}: {errored_unreported} of {} instances ended in an error with neither a patch nor a graded report (a timeout or crash): read as 0 with status error, as SWE-bench grades an instance without a patch (--exclude-errors leaves them out)",
+            rows.len()
+        ));
+    }
+    if graded + errored_unreported < rows.len() {
         notes.push(format!(
             "{file}: {} of {} instances have no graded report and are not attempted",
-            rows.len() - graded,
+            rows.len() - graded - errored_unreported,
             rows.len()
         ));
     }
