@@ -4550,3 +4550,44 @@ fn agentbench_outputs_are_followed_as_samples_land() {
     .expect("copy");
     assert_eq!(rows_once_read(&mut followed), 3);
 }
+
+/// A tau2 cost or duration written as a string was refused ("'duration' must be a number") where
+/// the README says a cost or time that is no number is read as unknown with a note, as other
+/// importers do; the outcome and the rest of the row are kept.
+#[test]
+fn a_tau2_cost_or_duration_that_is_no_number_is_read_as_unknown_with_a_note() {
+    let dir = temp_dir("tau2-string-amounts");
+    let plain = fixture("tau2").join("json_run").join("results.json");
+    let mut run: Value = json_file(&plain);
+    run["simulations"][0]["duration"] = Value::from("12.5");
+    run["simulations"][0]["agent_cost"] = Value::from("n/a");
+    let edited = dir.join("results.json");
+    std::fs::write(&edited, run.to_string()).expect("write");
+    let rows = import_rows("tau2", &[&edited], &[], "tau2-string-amounts-rows");
+    let before = import_rows("tau2", &[&plain], &[], "tau2-plain-amounts-rows");
+    assert_eq!(rows.len(), before.len());
+    let unknown = rows.iter().filter(|r| r["seconds"].is_null()).count();
+    assert_eq!(
+        unknown,
+        before.iter().filter(|r| r["seconds"].is_null()).count() + 1
+    );
+    let outcomes = |rows: &[Value]| {
+        rows.iter()
+            .map(row_outcome)
+            .map(f64::to_bits)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(outcomes(&rows), outcomes(&before));
+    let info = pareval(&["info", &edited.to_string_lossy(), "--format", "json"]);
+    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
+    let info: Value = serde_json::from_str(&stdout(&info)).expect("json");
+    let words = info["notes"].to_string();
+    assert!(
+        words.contains("seconds is no number ≥ 0 and is read as unknown"),
+        "{words}"
+    );
+    assert!(
+        words.contains("cost is no number ≥ 0 and is read as unknown"),
+        "{words}"
+    );
+}

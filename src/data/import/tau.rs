@@ -485,8 +485,8 @@ impl Tau2Run<'_> {
                 outcome,
                 status,
                 group: self.group.clone(),
-                cost_usd: number_field(simulation, "agent_cost", file, index)?,
-                seconds: number_field(simulation, "duration", file, index)?,
+                cost_usd: super::json::amount(simulation, "agent_cost"),
+                seconds: super::json::amount(simulation, "duration"),
                 source: format!(
                     "tau2 simulation {}, trial {run}{}",
                     simulation.get("id").and_then(Value::as_str).unwrap_or("?"),
