@@ -398,11 +398,26 @@ fn decide_records(args: &DecideArgs, options: &LoadOptions) -> Result<Decided, C
     let dataset = load(&args.files, options)?;
     let (plan, plan_note) = load_live_plan(&args.live)?;
     notes.extend(plan_note);
-    let tested = system_index(&dataset, &args.live.tested, "--tested")?;
-    let baselines: Vec<usize> = match args.live.family.as_deref() {
-        Some("tested") if args.live.baseline.is_empty() => {
-            (0..dataset.n_systems()).filter(|&s| s != tested).collect()
+    // A named system without rows yet (a run that has just started) has no outcomes: the pair
+    // continues, as `watch` and `serve` wait for its rows, and a note says so (with any close name).
+    let mut named = |name: &str, flag: &str| -> Result<(String, Option<usize>), CliError> {
+        match system_index(&dataset, name, flag) {
+            Ok(s) => Ok((name.to_string(), Some(s))),
+            Err(CliError::Input(why)) => {
+                notes.push(format!(
+                    "{why}: read as no outcomes yet (a live run waits for its rows)"
+                ));
+                Ok((name.to_string(), None))
+            }
+            Err(other) => Err(other),
         }
+    };
+    let tested = named(&args.live.tested, "--tested")?;
+    let baselines: Vec<(String, Option<usize>)> = match args.live.family.as_deref() {
+        Some("tested") if args.live.baseline.is_empty() => (0..dataset.n_systems())
+            .filter(|&s| Some(s) != tested.1)
+            .map(|s| (dataset.systems[s].name.clone(), Some(s)))
+            .collect(),
         Some("tested") => {
             return Err(CliError::Input(
                 "--family tested takes every other system as a baseline: leave out --baseline"
@@ -418,7 +433,7 @@ fn decide_records(args: &DecideArgs, options: &LoadOptions) -> Result<Decided, C
             .live
             .baseline_names()
             .iter()
-            .map(|name| system_index(&dataset, name, "--baseline"))
+            .map(|name| named(name, "--baseline"))
             .collect::<Result<_, _>>()?,
     };
     if baselines.is_empty() {
@@ -426,7 +441,7 @@ fn decide_records(args: &DecideArgs, options: &LoadOptions) -> Result<Decided, C
             "no baseline: the outcome files hold only the tested system".to_string(),
         ));
     }
-    if baselines.contains(&tested) {
+    if baselines.iter().any(|(name, _)| *name == tested.0) {
         return Err(CliError::Input(format!(
             "--baseline: '{}' is the tested system",
             args.live.tested
@@ -438,12 +453,13 @@ fn decide_records(args: &DecideArgs, options: &LoadOptions) -> Result<Decided, C
         .enumerate()
         .map(|(i, t)| (t.as_str(), i))
         .collect();
-    let systems: Vec<usize> = std::iter::once(tested)
-        .chain(baselines.iter().copied())
-        .collect();
+    let systems: Vec<(String, Option<usize>)> = std::iter::once(tested).chain(baselines).collect();
     let mut outcomes = vec![vec![None; plan.tasks.len()]; systems.len()];
     let mut unplanned = Vec::new();
-    for (slot, &system) in systems.iter().enumerate() {
+    for (slot, system) in systems.iter().enumerate() {
+        let Some(system) = system.1 else {
+            continue;
+        };
         for (t, name) in dataset.tasks.iter().enumerate() {
             let Some(value) = dataset.outcome(system, t) else {
                 continue;
@@ -489,7 +505,7 @@ fn decide_records(args: &DecideArgs, options: &LoadOptions) -> Result<Decided, C
             }
         )));
     }
-    let several = baselines.len() > 1;
+    let several = systems.len() > 2;
     let live = live_settings(&args.live, &plan, args.budget.as_deref(), several, None)?;
     notes.extend(live_rule_notes(&args.live, &live.policy));
     let mut inputs = dataset.inputs.clone();
@@ -499,16 +515,15 @@ fn decide_records(args: &DecideArgs, options: &LoadOptions) -> Result<Decided, C
         sha256: plan.sha256.clone(),
     });
     let provenance = Provenance::new(&inputs);
-    let name = |s: usize| dataset.systems[s].name.as_str();
     let records = if several {
-        let family: Vec<(&str, Vec<Option<f64>>)> = baselines
+        let family: Vec<(&str, Vec<Option<f64>>)> = systems[1..]
             .iter()
             .zip(&outcomes[1..])
-            .map(|(&b, o)| (name(b), o.clone()))
+            .map(|((name, _), o)| (name.as_str(), o.clone()))
             .collect();
         crate::engine::live::decide_live_family(
             &plan.plan,
-            name(tested),
+            &systems[0].0,
             &outcomes[0],
             &family,
             &live,
@@ -517,7 +532,7 @@ fn decide_records(args: &DecideArgs, options: &LoadOptions) -> Result<Decided, C
     } else {
         decide_live(
             &plan.plan,
-            (name(tested), name(baselines[0])),
+            (&systems[0].0, &systems[1].0),
             &outcomes[0],
             &outcomes[1],
             &live,
@@ -534,8 +549,9 @@ fn decide_records(args: &DecideArgs, options: &LoadOptions) -> Result<Decided, C
     // many, as `watch` and `serve` do.
     let errored: Vec<String> = systems
         .iter()
-        .filter(|&&s| dataset.systems[s].errored > 0)
-        .map(|&s| format!("{} {}", name(s), dataset.systems[s].errored))
+        .filter_map(|&(ref name, s)| s.map(|s| (name, dataset.systems[s].errored)))
+        .filter(|&(_, errored)| errored > 0)
+        .map(|(name, errored)| format!("{name} {errored}"))
         .collect();
     if !errored.is_empty() {
         notes.push(format!(

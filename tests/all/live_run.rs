@@ -427,10 +427,21 @@ fn a_baseline_named_with_a_comma_is_written_with_an_escaped_comma() {
     )
     .expect("rows");
     let rows = rows.display().to_string();
+    // Split at its comma, the name is two systems without rows: read as none yet (a live run
+    // waits for them, as watch and serve do), and the note says which name was meant.
     let split = decide_anytime(&rows, &plan, ("new", "old, v2"), &[]);
-    assert_refused(
-        &split,
-        "--baseline 'old' is not a system of the records; did you mean 'old\\, v2'?",
+    assert_eq!(split.status.code(), Some(0), "{}", stderr(&split));
+    assert!(
+        stderr(&split).contains(
+            "--baseline 'old' is not a system of the records; did you mean 'old\\, v2'?: read as no outcomes yet"
+        ),
+        "{}",
+        stderr(&split)
+    );
+    assert!(
+        json_lines(&stdout(&split))
+            .iter()
+            .all(|r| r["action"] == "continue")
     );
     let escaped = decide_anytime(&rows, &plan, ("new", "old\\, v2"), &["--format", "text"]);
     assert_eq!(escaped.status.code(), Some(0), "{}", stderr(&escaped));
@@ -2158,6 +2169,38 @@ fn decide_sets_aside_a_whole_looking_last_line_the_files_are_refused_on() {
     assert_refused(
         &decide_anytime(&out_text, &plan, ("new", "old"), &[]),
         "has group 'ga' on line 2 but 'gb' on line 3",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// At a run's start the tested system may have no row yet while its baseline has some: decide
+/// refused ("--tested 'new' is not a system of the records", exit 2) where watch and serve
+/// continue. It continues, with 0 read, and says so.
+#[test]
+fn decide_continues_when_a_named_system_has_no_rows_yet() {
+    let dir = temp_dir("decide-no-rows-yet");
+    let plan = write_plan(&dir, 3);
+    let rows = dir.join("rows.csv");
+    std::fs::write(&rows, "system,task,outcome\nold,t000,1\n").expect("rows");
+    let output = decide_anytime(&rows.display().to_string(), &plan, ("new", "old"), &[]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output)
+            .contains("--tested 'new' is not a system of the records: read as no outcomes yet"),
+        "{}",
+        stderr(&output)
+    );
+    let records = json_lines(&stdout(&output));
+    assert_eq!(
+        (
+            records[0]["action"].as_str(),
+            records[0]["observed"].as_u64()
+        ),
+        (Some("continue"), Some(0))
+    );
+    assert_eq!(
+        records[0]["waiting_on"]["systems"],
+        serde_json::json!(["new"])
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
