@@ -56,6 +56,10 @@ type RowsAndDue<'a> = (
 struct Placed {
     row: OutcomeRow,
     line: u64,
+    /// When it was read, over every followed file: of two outcomes for one run in two files, the
+    /// one read first is the one kept (in file-name order, a retry file named before the original
+    /// took its place, and a standing decision flipped).
+    arrival: u64,
 }
 
 pub struct WatchState {
@@ -67,6 +71,8 @@ pub struct WatchState {
     /// The threshold the band and wealth curves follow.
     pub focus: usize,
     rows: BTreeMap<String, Vec<Placed>>,
+    /// Rows read so far, over all files (each row's `arrival`).
+    arrivals: u64,
     /// Runs with status error on planned tasks, per system with any (see
     /// [`WatchState::errored_runs`]).
     errored: Vec<(String, usize)>,
@@ -122,6 +128,7 @@ impl WatchState {
             provenance,
             focus: 0,
             rows: BTreeMap::new(),
+            arrivals: 0,
             errored: Vec::new(),
             due: BTreeMap::new(),
             pairs: Vec::new(),
@@ -340,11 +347,14 @@ impl WatchState {
         let skipped_before: HashSet<String> = self.skipped_rows.iter().cloned().collect();
         for event in events {
             match event {
-                Event::Row { file, line, row } => self
-                    .rows
-                    .entry(file)
-                    .or_default()
-                    .push(Placed { row, line }),
+                Event::Row { file, line, row } => {
+                    self.arrivals += 1;
+                    self.rows.entry(file).or_default().push(Placed {
+                        row,
+                        line,
+                        arrival: self.arrivals,
+                    });
+                }
                 Event::Bad {
                     file,
                     line,
@@ -547,6 +557,12 @@ impl WatchState {
                 rows.entry(placed.row.system.as_str())
                     .or_default()
                     .push((file.as_str(), placed));
+            }
+        }
+        // In the order the rows were read, whatever their files' names.
+        if self.rows.len() > 1 {
+            for system_rows in rows.values_mut() {
+                system_rows.sort_by_key(|&(_, placed)| placed.arrival);
             }
         }
         let mut due: BySystem<(&str, &str)> = HashMap::new();
@@ -915,6 +931,45 @@ mod tests {
                 errored: false,
             },
         }
+    }
+
+    /// Of two outcomes for one run in two files, the one read first is kept, whatever the files'
+    /// names: a retry file named before the original ("a_retry.csv") took its place when it
+    /// appeared, and the standing decision flipped.
+    #[test]
+    fn a_later_file_s_second_outcome_does_not_replace_the_first_one_read() {
+        let mut state = state_of(10, OrderKind::Stratified);
+        let first: Vec<Event> = (0..10)
+            .flat_map(|i| {
+                let task = format!("t{i}");
+                [
+                    row("b_original.csv", 2 * i + 1, "A", &task, 1.0),
+                    row("b_original.csv", 2 * i + 2, "B", &task, 0.0),
+                ]
+            })
+            .collect();
+        state.apply(first);
+        let before = state.pairs[0].records[0].clone();
+        assert!(before.action.is_final(), "{}", before.reason);
+        state.apply(
+            (0..10)
+                .map(|i| row("a_retry.csv", i + 1, "A", &format!("t{i}"), 0.0))
+                .collect(),
+        );
+        let after = &state.pairs[0].records[0];
+        assert_eq!(
+            (after.action, after.estimate),
+            (before.action, before.estimate)
+        );
+        assert!(
+            state
+                .skipped_rows
+                .iter()
+                .all(|r| r.contains("a_retry.csv") && r.contains("a second outcome")),
+            "{:?}",
+            state.skipped_rows
+        );
+        assert_eq!(state.skipped_rows.len(), 10);
     }
 
     #[test]
