@@ -328,7 +328,11 @@ impl FileFollower {
     /// as the loader reads it (whatever its outcome field holds).
     fn row(&self, line: u64, fields: &Fields) -> Option<Event> {
         let trimmed = |name: &str| fields.get(name).map(str::trim).filter(|v| !v.is_empty());
-        let (Some(system), Some(task)) = (trimmed("system"), trimmed("task")) else {
+        // Names as written, as `decide` and the loader read them: trimmed here, ' t1' matched the
+        // plan's t1 and a run was ended on rows `decide` refuses. Values are trimmed where the
+        // loader parses them (status, outcome, run).
+        let named = |name: &str| fields.get(name).filter(|v| !v.trim().is_empty());
+        let (Some(system), Some(task)) = (named("system"), named("task")) else {
             return Some(self.bad(line, "system and task must not be empty".to_string()));
         };
         let status = trimmed("status").map(str::to_ascii_lowercase);
@@ -784,6 +788,33 @@ mod tests {
         let last = followed.poll();
         assert_eq!(rows(&last), [("t2".to_string(), 0.0)], "{last:?}");
         assert!(followed.poll().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Names are read as written, as `decide` and the loader read them: a header ' task' is no
+    /// `task` column and a task ' t1' is not the plan's t1. The follower trimmed both, so `run`
+    /// promoted and ended a harness on rows `decide` refuses. Values the loader trims when it
+    /// parses them (outcome, status) are still trimmed.
+    #[test]
+    fn names_are_read_as_written_and_values_trimmed_as_the_loader_does() {
+        let dir =
+            std::env::temp_dir().join(format!("pareval-follow-spaces-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&dir);
+        let padded = dir.join("padded.csv");
+        std::fs::write(&padded, "system, task, outcome\nA, t1, 1\n").expect("write");
+        let mut follower = FileFollower::new(&padded).expect("follower");
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        assert!(
+            events.iter().any(|e| matches!(e, Event::Bad { line: 1, message, .. } if message.starts_with("the header"))),
+            "{events:?}"
+        );
+        let values = dir.join("values.csv");
+        std::fs::write(&values, "system,task,outcome,status\nA, t1, 1, ok\n").expect("write");
+        let mut follower = FileFollower::new(&values).expect("follower");
+        let mut events = Vec::new();
+        follower.poll(&mut events);
+        assert_eq!(rows(&events), [(" t1".to_string(), 1.0)], "{events:?}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -330,7 +330,8 @@ impl Tail {
             };
         }
         let Some(header) = &self.header else {
-            let columns: Vec<String> = cells.iter().map(|c| c.trim().to_string()).collect();
+            // Names as written, as the loader reads them (' task' is no `task` column there either).
+            let columns: Vec<String> = cells;
             self.header = Some(columns.clone());
             return TailEvent::Header { line, columns };
         };
