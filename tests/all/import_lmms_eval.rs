@@ -239,6 +239,30 @@ fn an_lmms_eval_limit_run_is_noted() {
         "{words}"
     );
     assert!(words.contains("tasks 10"), "{words}");
+    assert!(
+        !words.contains("the results file says were evaluated"),
+        "{words}"
+    );
+}
+
+/// A samples file holding fewer docs than its results file says were evaluated (a copy cut short)
+/// was read without a word, its mean no longer the results' aggregate.
+#[test]
+fn a_samples_file_short_of_the_docs_evaluated_is_noted() {
+    let folder = fixture("lmms_eval/out_limit/stand-in__p80");
+    let dir = temp_dir("lm-eval-cut-samples");
+    for entry in std::fs::read_dir(&folder).expect("read").flatten() {
+        std::fs::copy(entry.path(), dir.join(entry.file_name())).expect("copy");
+    }
+    let file = file_ending(&dir, "_samples_standin_vqa.jsonl");
+    let text = std::fs::read_to_string(&file).expect("samples");
+    let kept: Vec<&str> = text.lines().take(7).collect();
+    std::fs::write(&file, kept.join("\n") + "\n").expect("cut");
+    let words = info_words(&[&file.to_string_lossy()]);
+    assert!(
+        words.contains("7 of the 10 docs the results file says were evaluated for standin_vqa are in the samples file"),
+        "{words}"
+    );
 }
 
 /// `--metric` chooses lm-eval's metric too (it was left unread before: `acc` always won).

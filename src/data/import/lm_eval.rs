@@ -627,7 +627,7 @@ impl Reader {
         // MMMU samples judged by MMMU's rule, and of them the open questions lmms-eval 0.4–0.7.2
         // could not score.
         let mut mmmu = (0, 0);
-        for line in lines {
+        for line in &lines {
             let at = |what: String| LoadError::new(file, format!("line {}: {what}", line.number));
             let metric = every_line
                 .or(line.listed)
@@ -697,11 +697,24 @@ impl Reader {
             .as_ref()
             .and_then(|r| r.get("n-samples")?.get(task))
             .and_then(|n| Some((n.get("original")?.as_u64()?, n.get("effective")?.as_u64()?)))
-            .filter(|(original, effective)| effective < original)
         {
-            notes.push(format!(
-                "{file}: {task} was run with --limit ({effective} of {original} docs); the others are not in the records"
-            ));
+            if effective < original {
+                notes.push(format!(
+                    "{file}: {task} was run with --limit ({effective} of {original} docs); the others are not in the records"
+                ));
+            }
+            // The results file counts the docs evaluated; a samples file cut short (a copy, a
+            // run stopped while writing) holds fewer, and its mean is not the results' aggregate.
+            let read = lines
+                .iter()
+                .map(|l| l.doc.as_str())
+                .collect::<std::collections::HashSet<_>>()
+                .len() as u64;
+            if read < effective {
+                notes.push(format!(
+                    "{file}: {read} of the {effective} docs the results file says were evaluated for {task} are in the samples file; the others are not in the records (a file cut short?)"
+                ));
+            }
         }
         if mmmu.0 > 0 {
             notes.push(format!(
