@@ -131,10 +131,10 @@ fn header(predictor: &Predictor, source: &str, thresholds: Thresholds) -> String
     )
 }
 
-fn note_unknown_systems(predictor: &Predictor, runs: &[RunState]) {
+fn note_unknown_systems<'a>(predictor: &Predictor, runs: impl IntoIterator<Item = &'a RunState>) {
     let known = &predictor.info.training.systems;
     let mut unknown: Vec<&str> = runs
-        .iter()
+        .into_iter()
         .map(|r| r.key.system.as_str())
         .filter(|s| !known.iter().any(|k| k == s))
         .collect();
@@ -246,8 +246,8 @@ fn follow(
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let header_line = header(&predictor, source, thresholds);
-    let mut follower =
-        StepsFollower::new(&args.steps, predictor, thresholds, columns).map_err(CliError::Input)?;
+    let mut follower = StepsFollower::new(&args.steps, Arc::clone(&predictor), thresholds, columns)
+        .map_err(CliError::Input)?;
     match args.format {
         HaltFormat::Text => writeln!(out, "{header_line}")?,
         HaltFormat::Csv => writeln!(out, "{CSV_HEADER}")?,
@@ -327,6 +327,8 @@ fn follow(
         let runs: Vec<&RunState> = follower.all_runs().collect();
         writeln!(out, "{}", summary(&runs))?;
     }
+    // As a finished file's scoring says it (the README's promise for both).
+    note_unknown_systems(&predictor, follower.all_runs());
     out.flush()?;
     if let Some(signal) = crate::signals::received() {
         return Err(CliError::Status(crate::signals::exit_status(signal)));

@@ -183,8 +183,8 @@ impl Scoreboard {
         number: usize,
         step: Step,
     ) -> Result<(Change, usize), String> {
-        let (at, new) = match self.index.get(&key) {
-            Some(&at) => (at, false),
+        let at = match self.index.get(&key) {
+            Some(&at) => at,
             None => {
                 let at = self.runs.len();
                 self.index.insert(key.clone(), at);
@@ -196,7 +196,7 @@ impl Scoreboard {
                     broken: None,
                     ahead: std::collections::BTreeMap::new(),
                 });
-                (at, true)
+                at
             }
         };
         let run = &mut self.runs[at];
@@ -213,12 +213,18 @@ impl Scoreboard {
             run.broken = Some(problem.clone());
             return Err(format!("{problem}; its later steps are not scored"));
         }
-        let mut change = if new { Change::New } else { Change::Nothing };
         if number > expected {
-            // Scored when the steps before it are in (see `ahead`).
+            // Scored when the steps before it are in (see `ahead`); a run is new to its readers
+            // once its first step is scored (announced at an early step, it showed no
+            // probabilities, NaN, and was not announced again).
             run.ahead.insert(number, step);
-            return Ok((change, at));
+            return Ok((Change::Nothing, at));
         }
+        let mut change = if expected == 1 {
+            Change::New
+        } else {
+            Change::Nothing
+        };
         let mut next = Some(step);
         while let Some(step) = next {
             let number = run.steps() + 1;
@@ -298,7 +304,10 @@ mod tests {
         // A step before its turn waits for the steps before it (a file is scored in step order,
         // whatever its line order); one still waiting is a gap.
         let mut late = Scoreboard::new(predictor.clone(), Thresholds::both(f64::INFINITY));
-        assert_eq!(late.push(key("b"), 2, step.clone()), Ok((Change::New, 0)));
+        assert_eq!(
+            late.push(key("b"), 2, step.clone()),
+            Ok((Change::Nothing, 0))
+        );
         assert_eq!(late.runs[0].steps(), 0);
         let gap = late.runs[0].gap().expect("a gap");
         assert!(gap.contains("jumps to step 2 (step 1 is missing)"), "{gap}");
@@ -306,17 +315,16 @@ mod tests {
             late.push(key("b"), 3, step.clone()),
             Ok((Change::Nothing, 0))
         );
-        assert_eq!(
-            late.push(key("b"), 1, step.clone()),
-            Ok((Change::Nothing, 0))
-        );
+        // New to its readers once its first step is scored, with its probabilities.
+        assert_eq!(late.push(key("b"), 1, step.clone()), Ok((Change::New, 0)));
+        assert!(!late.runs[0].last.0.is_nan());
         assert_eq!(late.runs[0].steps(), 3);
         assert_eq!(late.runs[0].gap(), None);
         // The halt of a step scored late is the step's own.
         let mut halting = Scoreboard::new(predictor.clone(), Thresholds::both(0.0));
         assert_eq!(
             halting.push(key("d"), 2, step.clone()),
-            Ok((Change::New, 0))
+            Ok((Change::Nothing, 0))
         );
         assert_eq!(
             halting.push(key("d"), 1, step.clone()),

@@ -663,3 +663,43 @@ fn early_refuses_before_training_what_it_would_not_write_or_read() {
     assert!(!dir.join("m.model").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `halt --follow` said nothing of systems the model never trained on, where `halt` on the finished
+/// file notes them (the README promises both).
+#[test]
+fn halt_follow_notes_systems_the_model_never_trained_on() {
+    let dir = temp_dir("halt-follow-unknown");
+    let (model, steps) = saved_model(&dir);
+    let text_of = std::fs::read_to_string(&steps).expect("steps");
+    let other: String = text_of
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            if i == 0 {
+                line.to_string()
+            } else {
+                line.replacen("sys0", "other", 1)
+            }
+        })
+        .filter(|line| !line.starts_with("sys") || line.starts_with("system,"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n";
+    let path = dir.join("other.csv");
+    std::fs::write(&path, other).expect("write");
+    let output = pareval(&[
+        "halt",
+        &text(&model),
+        &text(&path),
+        "--follow",
+        "--idle-exit",
+        "0.5",
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("1 system(s) not among the model's 3 training systems (other)"),
+        "{}",
+        stderr(&output)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
