@@ -59,6 +59,12 @@ pub enum ModelError {
     TooShort { longest: usize },
     #[error("the training trajectories all end the same way, so there is nothing to learn")]
     OneOutcome,
+    /// The trajectories left for the trees once the calibration share is held out are of one
+    /// outcome (few trajectories): the trees' base score is infinite and no model is learnt.
+    #[error(
+        "the {fit} trajectories left for the trees once a calibration share is held out all end the same way, so there is nothing to learn (too few trajectories; another --seed holds out others)"
+    )]
+    OneOutcomeAfterSplit { fit: usize },
     #[error("gradient boosting failed: {0}")]
     Boosting(String),
 }
@@ -324,6 +330,11 @@ impl OutcomeModels {
         };
         let (calibration, fit): (Vec<&Trajectory>, Vec<&Trajectory>) =
             usable.iter().copied().partition(|t| held(t));
+        // One outcome among them gave an infinite base score, found only when the model was
+        // copied ("invalid type: null, expected f64").
+        if fit.iter().all(|t| t.success()) || !fit.iter().any(|t| t.success()) {
+            return Err(ModelError::OneOutcomeAfterSplit { fit: fit.len() });
+        }
         let width = featurizer.names().len();
         let fit_rows = training_rows(&featurizer, &fit);
         let calibration_rows = training_rows(&featurizer, &calibration);

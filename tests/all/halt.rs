@@ -703,3 +703,31 @@ fn halt_follow_notes_systems_the_model_never_trained_on() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Few trajectories: once the calibration share is held out, a fold's trees may see one outcome
+/// only, and `early` stopped with an internal message ("copying the success model: invalid type:
+/// null, expected f64"). It says what happened and what helps.
+#[test]
+fn early_says_when_a_fold_s_trees_see_one_outcome() {
+    let dir = temp_dir("early-one-outcome-fold");
+    let mut steps = String::from("system,task,run,step,action,is_error\n");
+    let mut outcomes = String::from("system,task,run,outcome,steps\n");
+    for system in ["A", "B", "C"] {
+        for task in 0..4 {
+            let success = task == 0;
+            for step in 1..=10 {
+                let (action, error) = if success { ("pytest", 0) } else { ("ls", 1) };
+                steps.push_str(&format!("{system},t{task},0,{step},{action},{error}\n"));
+            }
+            outcomes.push_str(&format!("{system},t{task},0,{},10\n", u8::from(success)));
+        }
+    }
+    let (s, o) = (dir.join("steps.csv"), dir.join("outcomes.csv"));
+    std::fs::write(&s, steps).expect("steps");
+    std::fs::write(&o, outcomes).expect("outcomes");
+    assert_refused(
+        &pareval(&["early", &text(&s), &text(&o)]),
+        "trajectories left for the trees once a calibration share is held out all end the same way",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
