@@ -271,20 +271,7 @@ fn system_index(
         .iter()
         .position(|s| s.name == name)
         .ok_or_else(|| {
-            let lower = name.to_lowercase();
-            let close: Vec<String> = dataset
-                .systems
-                .iter()
-                .filter(|s| {
-                    s.name.to_lowercase().contains(&lower) || lower.contains(&s.name.to_lowercase())
-                })
-                .take(5)
-                // As the flag takes it: `--baseline` splits at commas, so a comma in a name is `\,`.
-                .map(|s| match flag {
-                    "--baseline" => format!("'{}'", s.name.replace(',', "\\,")),
-                    _ => format!("'{}'", s.name),
-                })
-                .collect();
+            let close = close_system_names(dataset, name, flag);
             CliError::Input(format!(
                 "{flag} '{name}' is not a system of the records{}",
                 if close.is_empty() {
@@ -294,6 +281,25 @@ fn system_index(
                 }
             ))
         })
+}
+
+/// Up to five systems whose names hold `name` or are held by it (case aside), quoted as `flag`
+/// takes them: what a mistyped name most likely meant.
+fn close_system_names(dataset: &crate::dataset::Dataset, name: &str, flag: &str) -> Vec<String> {
+    let lower = name.to_lowercase();
+    dataset
+        .systems
+        .iter()
+        .filter(|s| {
+            s.name.to_lowercase().contains(&lower) || lower.contains(&s.name.to_lowercase())
+        })
+        .take(5)
+        // As the flag takes it: `--baseline` splits at commas, so a comma in a name is `\,`.
+        .map(|s| match flag {
+            "--baseline" => format!("'{}'", s.name.replace(',', "\\,")),
+            _ => format!("'{}'", s.name),
+        })
+        .collect()
 }
 
 fn pair_command(args: &PairArgs, out: &mut impl Write) -> Result<(), CliError> {
@@ -399,17 +405,19 @@ fn decide_records(args: &DecideArgs, options: &LoadOptions) -> Result<Decided, C
     let (plan, plan_note) = load_live_plan(&args.live)?;
     notes.extend(plan_note);
     // A named system without rows yet (a run that has just started) has no outcomes: the pair
-    // continues, as `watch` and `serve` wait for its rows, and a note says so (with any close name).
+    // continues, as `watch` and `serve` wait for its rows, and a note says so. A name close to one
+    // that has rows is taken for a typo and refused (under --family tested the real system would
+    // otherwise become a baseline).
     let mut named = |name: &str, flag: &str| -> Result<(String, Option<usize>), CliError> {
         match system_index(&dataset, name, flag) {
             Ok(s) => Ok((name.to_string(), Some(s))),
-            Err(CliError::Input(why)) => {
+            Err(refused) if !close_system_names(&dataset, name, flag).is_empty() => Err(refused),
+            Err(_) => {
                 notes.push(format!(
-                    "{why}: read as no outcomes yet (a live run waits for its rows)"
+                    "{flag} '{name}' has no rows in the outcome files yet: read as no outcomes (a live run waits for its rows)"
                 ));
                 Ok((name.to_string(), None))
             }
-            Err(other) => Err(other),
         }
     };
     let tested = named(&args.live.tested, "--tested")?;

@@ -400,10 +400,14 @@ fn decision_at_look(state: &Sequence, t: usize, coverage: CoverageStatus, gate: 
     }
 }
 
-/// Whether an anytime pair has read its budget: a budget below the whole plan caps what it reads
-/// (⌈b·N⌉ tasks), and an undecided test there abstains, as the run stops spending on it.
+/// Whether an anytime pair has read its budget: a budget below the whole plan caps what the plan's
+/// prefix reading reads (⌈b·N⌉ tasks), and an undecided test there abstains, as the run stops
+/// spending on it. Reading every finished task (descriptive) has no such cap.
 fn spent(settings: &LiveSettings, n: u32, limit: u32, total: u32) -> bool {
-    settings.policy.rule.is_anytime() && limit < total && n >= limit
+    settings.policy.rule.is_anytime()
+        && settings.reading == Reading::PlanPrefix
+        && limit < total
+        && n >= limit
 }
 
 /// One pair's state in a live run: its decisions per threshold and the counts its records show.
@@ -828,7 +832,7 @@ fn live_records(
                     record.reason
                 );
             }
-                        if decision.reason == Reason::BeforeLimit {
+            if decision.reason == Reason::BeforeLimit {
                 record.reason = format!(
                     "{} of {limit} tasks observed before the budget limit; {}",
                     n, record.reason
@@ -1086,6 +1090,16 @@ mod tests {
             "{}",
             later.reason
         );
+        // Reading every finished task (descriptive) has no cap, so no abstain at the limit.
+        anytime.reading = Reading::Finished;
+        let finished = &decide_ab(&plan, &t, &b, &anytime)[0];
+        assert_eq!(finished.action, Action::Continue, "{}", finished.reason);
+        assert!(
+            !finished.reason.contains("budget limit"),
+            "{}",
+            finished.reason
+        );
+        anytime.reading = Reading::PlanPrefix;
         // Without a budget the whole plan is read, and its wins promote.
         anytime.budget = Fraction::ONE;
         let whole = &decide_ab(&plan, &tested, &baseline, &anytime)[0];

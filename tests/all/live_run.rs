@@ -427,21 +427,12 @@ fn a_baseline_named_with_a_comma_is_written_with_an_escaped_comma() {
     )
     .expect("rows");
     let rows = rows.display().to_string();
-    // Split at its comma, the name is two systems without rows: read as none yet (a live run
-    // waits for them, as watch and serve do), and the note says which name was meant.
+    // Split at its comma, the name is two systems, one close to a system with rows: refused as a
+    // typo, naming what was meant.
     let split = decide_anytime(&rows, &plan, ("new", "old, v2"), &[]);
-    assert_eq!(split.status.code(), Some(0), "{}", stderr(&split));
-    assert!(
-        stderr(&split).contains(
-            "--baseline 'old' is not a system of the records; did you mean 'old\\, v2'?: read as no outcomes yet"
-        ),
-        "{}",
-        stderr(&split)
-    );
-    assert!(
-        json_lines(&stdout(&split))
-            .iter()
-            .all(|r| r["action"] == "continue")
+    assert_refused(
+        &split,
+        "--baseline 'old' is not a system of the records; did you mean 'old\\, v2'?",
     );
     let escaped = decide_anytime(&rows, &plan, ("new", "old\\, v2"), &["--format", "text"]);
     assert_eq!(escaped.status.code(), Some(0), "{}", stderr(&escaped));
@@ -2186,7 +2177,7 @@ fn decide_continues_when_a_named_system_has_no_rows_yet() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(
         stderr(&output)
-            .contains("--tested 'new' is not a system of the records: read as no outcomes yet"),
+            .contains("--tested 'new' has no rows in the outcome files yet: read as no outcomes"),
         "{}",
         stderr(&output)
     );
@@ -2201,6 +2192,12 @@ fn decide_continues_when_a_named_system_has_no_rows_yet() {
     assert_eq!(
         records[0]["waiting_on"]["systems"],
         serde_json::json!(["new"])
+    );
+    // A name close to one with rows is a typo, refused as before.
+    std::fs::write(&rows, "system,task,outcome\nold,t000,1\nnew-agent,t000,1\n").expect("rows");
+    assert_refused(
+        &decide_anytime(&rows.display().to_string(), &plan, ("new", "old"), &[]),
+        "--tested 'new' is not a system of the records; did you mean 'new-agent'?",
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
