@@ -52,6 +52,9 @@ type RowsAndDue<'a> = (
 );
 
 /// A row as read, with where it came from.
+/// A row's system, task and run.
+type RowKey = (String, String, String);
+
 #[derive(Debug, Clone)]
 struct Placed {
     row: OutcomeRow,
@@ -73,6 +76,10 @@ pub struct WatchState {
     rows: BTreeMap<String, Vec<Placed>>,
     /// Rows read so far, over all files (each row's `arrival`).
     arrivals: u64,
+    /// By file read again from its start: when each (system, task, run) it held was first read, so
+    /// that a rewritten or replaced file does not lose its rows' place to a file read since (a
+    /// retry file's second outcomes took the original's place, and a decision flipped).
+    reread_arrivals: HashMap<String, HashMap<RowKey, u64>>,
     /// Runs with status error on planned tasks, per system with any (see
     /// [`WatchState::errored_runs`]).
     errored: Vec<(String, usize)>,
@@ -129,6 +136,7 @@ impl WatchState {
             focus: 0,
             rows: BTreeMap::new(),
             arrivals: 0,
+            reread_arrivals: HashMap::new(),
             errored: Vec::new(),
             due: BTreeMap::new(),
             pairs: Vec::new(),
@@ -348,12 +356,23 @@ impl WatchState {
         for event in events {
             match event {
                 Event::Row { file, line, row } => {
-                    self.arrivals += 1;
-                    self.rows.entry(file).or_default().push(Placed {
-                        row,
-                        line,
-                        arrival: self.arrivals,
-                    });
+                    // A row a file read again still holds keeps its place among the files.
+                    let key = (row.system.clone(), row.task.clone(), row.run.clone());
+                    let arrival = match self
+                        .reread_arrivals
+                        .get_mut(&file)
+                        .and_then(|earlier| earlier.remove(&key))
+                    {
+                        Some(arrival) => arrival,
+                        None => {
+                            self.arrivals += 1;
+                            self.arrivals
+                        }
+                    };
+                    self.rows
+                        .entry(file)
+                        .or_default()
+                        .push(Placed { row, line, arrival });
                 }
                 Event::Bad {
                     file,
@@ -374,7 +393,13 @@ impl WatchState {
                     self.notices.push(super::tail::waiting_message(&file, line))
                 }
                 Event::Reread { file, rewritten } => {
-                    self.rows.remove(&file);
+                    if let Some(rows) = self.rows.remove(&file) {
+                        let earlier: HashMap<RowKey, u64> = rows
+                            .into_iter()
+                            .map(|p| ((p.row.system, p.row.task, p.row.run), p.arrival))
+                            .collect();
+                        self.reread_arrivals.insert(file.clone(), earlier);
+                    }
                     self.due.remove(&file);
                     self.unreadable.remove(&file);
                     if !rewritten {
@@ -970,6 +995,25 @@ mod tests {
             state.skipped_rows
         );
         assert_eq!(state.skipped_rows.len(), 10);
+        // The original replaced by a copy of itself (a write to a temporary file and a rename):
+        // read again, its rows keep their place before the retry file's.
+        let mut again = vec![Event::Reread {
+            file: "b_original.csv".into(),
+            rewritten: false,
+        }];
+        again.extend((0..10).flat_map(|i| {
+            let task = format!("t{i}");
+            [
+                row("b_original.csv", 2 * i + 1, "A", &task, 1.0),
+                row("b_original.csv", 2 * i + 2, "B", &task, 0.0),
+            ]
+        }));
+        state.apply(again);
+        let reread = &state.pairs[0].records[0];
+        assert_eq!(
+            (reread.action, reread.estimate),
+            (before.action, before.estimate)
+        );
     }
 
     #[test]
