@@ -52,12 +52,34 @@ pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), WriteError>
 /// Writes `bytes` to `path` whole or not at all: into a hidden file beside it, renamed over it once
 /// written, so that a failure (a full disk) neither leaves a cut file under the name asked for nor
 /// destroys the file that was there (a saved model, the records of an earlier run). A link keeps
-/// pointing where it did: the file it names is the one replaced.
+/// pointing where it did: the file it names is the one replaced, with its permissions. What is no
+/// regular file (a pipe, /dev/stdout, a link to nothing yet) and a folder where no file can be
+/// made beside the target (a writable file in a read-only folder) are written in place, as before.
 pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let existing = std::fs::metadata(path);
+    let in_place = match &existing {
+        Ok(meta) => !meta.is_file(),
+        // A link whose target does not exist yet is written through, creating the target.
+        Err(_) => std::fs::symlink_metadata(path).is_ok(),
+    };
+    if in_place {
+        return std::fs::write(path, bytes);
+    }
     let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let partial = partial_path(&target);
-    let written = std::fs::write(&partial, bytes)
-        .and_then(|()| File::open(&partial).and_then(|f| f.sync_all()))
+    if let Err(error) = std::fs::write(&partial, bytes) {
+        let _ = std::fs::remove_file(&partial);
+        return match error.kind() {
+            std::io::ErrorKind::PermissionDenied => std::fs::write(path, bytes),
+            _ => Err(error),
+        };
+    }
+    let written = File::open(&partial)
+        .and_then(|f| f.sync_all())
+        .and_then(|()| match &existing {
+            Ok(meta) => std::fs::set_permissions(&partial, meta.permissions()),
+            Err(_) => Ok(()),
+        })
         .and_then(|()| std::fs::rename(&partial, &target));
     if written.is_err() {
         let _ = std::fs::remove_file(&partial);
@@ -828,6 +850,38 @@ mod tests {
         std::fs::remove_dir(&blocker).expect("blocker");
         let left: Vec<_> = std::fs::read_dir(&dir).expect("list").collect();
         assert_eq!(left.len(), 1, "{left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The file replaced keeps its permissions, and a link to a file not made yet is written
+    /// through (renamed over, the link became a plain file).
+    #[test]
+    fn a_whole_write_keeps_permissions_and_writes_through_a_link() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("pareval-write-link-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let private = dir.join("private.csv");
+        std::fs::write(&private, "old").expect("old");
+        std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).expect("mode");
+        write_whole(&private, b"new").expect("written");
+        let mode = std::fs::metadata(&private)
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        let link = dir.join("link.csv");
+        std::os::unix::fs::symlink(dir.join("target.csv"), &link).expect("link");
+        write_whole(&link, b"through").expect("written");
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .expect("link")
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.join("target.csv")).expect("target"),
+            "through"
+        );
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

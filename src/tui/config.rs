@@ -301,7 +301,8 @@ pub fn save_session(session: &Session, path: &Path) -> Result<(), ConfigError> {
         file: file.clone(),
         message: e.to_string(),
     })?;
-    std::fs::write(path, text + "\n").map_err(|source| ConfigError::Write { file, source })
+    crate::data::write::write_whole(path, (text + "\n").as_bytes())
+        .map_err(|source| ConfigError::Write { file, source })
 }
 
 pub fn load_session(path: &Path) -> Result<Session, ConfigError> {

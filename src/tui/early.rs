@@ -73,7 +73,7 @@ pub fn save_model(job: &EarlyJob, choice: ThresholdChoice, path: &Path) -> Resul
     let predictor = Predictor::train(&job.data, job.protocol, job.features, job.model, choice)
         .map_err(|e| e.to_string())?;
     let text = predictor.to_json()?;
-    std::fs::write(path, &text)
+    crate::data::write::write_whole(path, text.as_bytes())
         .map_err(|e| format!("{}: cannot write the model: {e}", path.display()))?;
     let thresholds = &predictor.info.thresholds;
     // No threshold reaches a target precision: that model never fires.

@@ -615,9 +615,11 @@ pub fn write(export: &Export, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, Ex
         ("svg", &export.svg),
     ] {
         let path = dir.join(format!("{stem}.{ext}"));
-        std::fs::write(&path, text).map_err(|source| ExportError::Write {
-            path: path.clone(),
-            source,
+        crate::data::write::write_whole(&path, text.as_bytes()).map_err(|source| {
+            ExportError::Write {
+                path: path.clone(),
+                source,
+            }
         })?;
         written.push(path);
     }
