@@ -350,18 +350,27 @@ fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliErro
         Ok(decided) => decided,
         // A writer that flushed its buffer mid-line can leave a last line that looks whole (the
         // right count of fields) and is not ("test_chal" of "test_challenge"): where the files
-        // were refused, they are read again with any last line lacking its end set aside, and if
-        // that is read, the refusal is said beside the note that sets the line aside.
+        // were refused, each file that ends in such a line is read again with that line set
+        // aside, and if that is read, the refusal is said beside the note that sets it aside.
         Err(CliError::Input(refused)) => {
-            options.set_aside_last_line = true;
-            match decide_records(args, &options) {
-                Ok(mut decided) if decided.set_aside_a_whole_looking_line() => {
+            let files = crate::data::import::expand_paths(&args.files).unwrap_or_default();
+            let mut retried = None;
+            for file in files
+                .iter()
+                .filter(|f| crate::data::read::ends_in_a_whole_looking_line(f))
+            {
+                options.set_aside_last_line_of = Some(file.clone());
+                if let Ok(mut decided) = decide_records(args, &options) {
                     decided.notes.push(format!(
                         "read with that line, the files were refused: {refused}"
                     ));
-                    decided
+                    retried = Some(decided);
+                    break;
                 }
-                _ => return Err(CliError::Input(refused)),
+            }
+            match retried {
+                Some(decided) => decided,
+                None => return Err(CliError::Input(refused)),
             }
         }
         Err(other) => return Err(other),
@@ -386,15 +395,6 @@ struct Decided {
     order_note: Option<String>,
     reading: crate::engine::live::Reading,
     several: bool,
-}
-
-impl Decided {
-    /// Whether a last line that looked whole was set aside (the loader's note says so).
-    fn set_aside_a_whole_looking_line(&self) -> bool {
-        self.notes
-            .iter()
-            .any(|note| note.contains("has no line end and is not a valid record yet"))
-    }
 }
 
 /// `decide`'s records on the files as `options` read them.

@@ -105,7 +105,10 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
             }
             None => {
                 let table = if options.live {
-                    let (table, unfinished) = read_live_table(path, options.set_aside_last_line)?;
+                    let (table, unfinished) = read_live_table(
+                        path,
+                        options.set_aside_last_line_of.as_deref() == Some(path.as_path()),
+                    )?;
                     notes.extend(unfinished);
                     table
                 } else {

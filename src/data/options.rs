@@ -58,10 +58,10 @@ pub struct LoadOptions {
     /// line the harness has not finished (no line end, and short of a record) is set aside with a
     /// note rather than refused, as `watch` waits for it.
     pub live: bool,
-    /// With `live`: any last line with no line end is set aside, whole-looking or not (`decide`
-    /// reads so again when such a line was refused: a writer that flushed mid-line left a record
-    /// that looks whole but is not, e.g. a group cut short).
-    pub set_aside_last_line: bool,
+    /// With `live`: this file's last line, if it has no line end, is set aside even when it looks
+    /// whole (`decide` reads so again when the files were refused: a writer that flushed mid-line
+    /// left a record that looks whole but is not, e.g. a group cut short).
+    pub set_aside_last_line_of: Option<std::path::PathBuf>,
     /// The runs each task of a live run gets (`--runs`): a task with fewer ended runs waits.
     pub runs: super::declared_runs::DeclaredRuns,
 }

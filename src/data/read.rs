@@ -180,6 +180,19 @@ fn read_table_as(path: &Path, live: Option<bool>) -> Result<(RawTable, Option<St
     ))
 }
 
+/// Whether `path` is a delimited or JSON Lines file whose last line has no line end and looks whole
+/// (a live reader reads it; one cut mid-write can look so).
+pub fn ends_in_a_whole_looking_line(path: &Path) -> bool {
+    let Ok((format, false)) = detect_format(path) else {
+        return false;
+    };
+    let Ok(bytes) = std::fs::read(path) else {
+        return false;
+    };
+    last_line_without_end(&bytes, format).is_some()
+        && unfinished_last_line(&bytes, format).is_none()
+}
+
 /// Where the last line of a delimited or JSON Lines file starts and its number, when it has no line
 /// end and holds more than white space.
 fn last_line_without_end(text: &[u8], format: Format) -> Option<(usize, u64)> {

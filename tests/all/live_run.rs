@@ -2136,6 +2136,25 @@ fn decide_sets_aside_a_whole_looking_last_line_the_files_are_refused_on() {
     let rows = "system,task,outcome,group\nold,t000,1,ga\nnew,t000,1,ga\nold,t001,0,ga\n";
     std::fs::write(&out, format!("{rows}new,t001,1,g")).expect("rows");
     let out_text = out.display().to_string();
+    // Another file that ends without a line end in a whole record keeps it.
+    let other = dir.join("other.csv");
+    std::fs::write(&other, "system,task,outcome,group\nold,t002,1,gb").expect("other");
+    let output = pareval(&[
+        "decide",
+        &out_text,
+        &other.display().to_string(),
+        "--plan",
+        &plan,
+        "--tested",
+        "new",
+        "--baseline",
+        "old",
+        "--rule",
+        "anytime",
+    ]);
+    let note = stderr(&output);
+    assert!(output.status.success(), "{note}");
+    assert!(!note.contains("other.csv: line"), "{note}");
     let output = decide_anytime(&out_text, &plan, ("new", "old"), &[]);
     let note = stderr(&output);
     assert!(output.status.success(), "{note}");
