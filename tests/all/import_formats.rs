@@ -4559,8 +4559,10 @@ fn a_tau2_cost_or_duration_that_is_no_number_is_read_as_unknown_with_a_note() {
     let dir = temp_dir("tau2-string-amounts");
     let plain = fixture("tau2").join("json_run").join("results.json");
     let mut run: Value = json_file(&plain);
-    run["simulations"][0]["duration"] = Value::from("12.5");
-    run["simulations"][0]["agent_cost"] = Value::from("n/a");
+    run["simulations"][0]["duration"] = Value::from("n/a");
+    run["simulations"][0]["agent_cost"] = Value::from("none");
+    // A string that holds a number is that number.
+    run["simulations"][1]["duration"] = Value::from(" 12.5");
     let edited = dir.join("results.json");
     std::fs::write(&edited, run.to_string()).expect("write");
     let rows = import_rows("tau2", &[&edited], &[], "tau2-string-amounts-rows");
@@ -4571,6 +4573,8 @@ fn a_tau2_cost_or_duration_that_is_no_number_is_read_as_unknown_with_a_note() {
         unknown,
         before.iter().filter(|r| r["seconds"].is_null()).count() + 1
     );
+    let seconds = |r: &Value| r["seconds"].as_str().and_then(|v| v.parse::<f64>().ok());
+    assert!(rows.iter().any(|r| seconds(r) == Some(12.5)), "{rows:?}");
     let outcomes = |rows: &[Value]| {
         rows.iter()
             .map(row_outcome)

@@ -106,12 +106,14 @@ pub fn shown(value: &Value) -> String {
     value.to_string().chars().take(40).collect()
 }
 
-/// An amount (a cost or a duration) at `key` of `object`: None when absent or null. A value that is
-/// no number (a string, a list, a boolean) comes back as NaN, so the import's check of amounts
-/// reads it as unknown and says so instead of dropping it unseen.
+/// An amount (a cost or a duration) at `key` of `object`: None when absent or null. A string that
+/// holds a number ("12.5", as some writers quote them) is that number (NOTES §8); a value that is
+/// no number (another string, a list, a boolean) comes back as NaN, so the import's check of
+/// amounts reads it as unknown and says so instead of dropping it unseen.
 pub fn amount(object: &Value, key: &str) -> Option<f64> {
     match object.get(key) {
         None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(text.trim().parse().unwrap_or(f64::NAN)),
         Some(value) => Some(value.as_f64().unwrap_or(f64::NAN)),
     }
 }

@@ -285,7 +285,7 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
     }
     if errored_unreported > 0 {
         notes.push(format!(
-            "{file}: {errored_unreported} of {} instances ended in an error with neither a patch nor a graded report (a timeout or crash): read as 0 with status error, as SWE-bench grades an instance without a patch (--exclude-errors leaves them out)",
+            "{file}: {errored_unreported} of {} instances ended in an error with neither a patch nor a graded report (a timeout or crash): read as 0 with status error, as SWE-bench grades an instance without a patch (replay's --exclude-errors leaves them out)",
             rows.len()
         ));
     }
