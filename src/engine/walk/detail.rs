@@ -17,9 +17,7 @@ use crate::engine::rules::{Action, Detail, LocalTails};
 use crate::engine::settings::Construction;
 use crate::engine::settings::{Fraction, ReplaySettings};
 use crate::engine::walk::monitor::MonitorScratch;
-use crate::engine::walk::record::{
-    DecisionRecord, Provenance, RecordCase, RecordContext, group_counts_at,
-};
+use crate::engine::walk::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
 use crate::engine::walk::replay::{Control, Prepared, ReplayError, Snapshot, tally_pair};
 use crate::engine::walk::tally::CaseCounts;
 
@@ -212,15 +210,8 @@ pub fn pair_detail(
             if b == budget_index {
                 for (t, decision) in standing.decisions.iter().enumerate() {
                     let decided_at = standing.decided_at[t];
-                    if let Some(at) = decided_at {
-                        group_counts_at(
-                            &order,
-                            &pair.group_of,
-                            pair.group_sizes.len(),
-                            at,
-                            &mut decided_counts,
-                        );
-                    }
+                    let decided_group_counts =
+                        pair.group_counts_at(&order, decided_at, &mut decided_counts);
                     records.push(context.record(&RecordCase {
                         tested: tested_name,
                         baseline: baseline_name,
@@ -234,7 +225,7 @@ pub fn pair_detail(
                         group_labels: &pair.group_labels,
                         decision: *decision,
                         decided_at,
-                        decided_group_counts: decided_at.map(|_| decided_counts.as_slice()),
+                        decided_group_counts,
                         family: None,
                         completed: Some((completed_promotes[t], pair.delta_full())),
                     }));

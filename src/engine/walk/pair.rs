@@ -96,6 +96,24 @@ pub struct PairData {
 }
 
 impl PairData {
+    /// Observed tasks per local group in the first `decided_at` tasks of `order`, in `out`: a
+    /// sequential monitor's kept decision is described at the look that made it (the walk keeps
+    /// only the current counts). None without a kept decision.
+    pub fn group_counts_at<'a>(
+        &self,
+        order: &[u32],
+        decided_at: Option<u32>,
+        out: &'a mut Vec<u32>,
+    ) -> Option<&'a [u32]> {
+        let k = decided_at? as usize;
+        out.clear();
+        out.resize(self.group_sizes.len(), 0);
+        for &i in &order[..k.min(order.len())] {
+            out[self.group_of[i as usize] as usize] += 1;
+        }
+        Some(out)
+    }
+
     pub fn n(&self) -> u32 {
         self.tasks.len() as u32
     }

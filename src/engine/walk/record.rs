@@ -217,16 +217,6 @@ pub fn family_words(policy: &Policy, family: FamilyVerdict) -> String {
     )
 }
 
-/// Observed tasks per local group in the first `k` tasks of `order` (a sequential monitor's kept
-/// decision is described at the look that made it; the walk keeps only the current counts).
-pub fn group_counts_at(order: &[u32], group_of: &[u32], groups: usize, k: u32, out: &mut Vec<u32>) {
-    out.clear();
-    out.resize(groups, 0);
-    for &i in &order[..(k as usize).min(order.len())] {
-        out[group_of[i as usize] as usize] += 1;
-    }
-}
-
 /// What varies from one record to the next.
 pub struct RecordCase<'a> {
     pub tested: &'a str,

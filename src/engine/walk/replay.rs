@@ -25,9 +25,7 @@ use crate::engine::walk::pair::PairData;
 pub use crate::engine::walk::prepared::{
     Caches, Control, LeftOut, Look, Prepared, RecordSink, ReplayError, Snapshot, WalkScratch,
 };
-use crate::engine::walk::record::{
-    DecisionRecord, Provenance, RecordCase, RecordContext, group_counts_at,
-};
+use crate::engine::walk::record::{DecisionRecord, Provenance, RecordCase, RecordContext};
 use crate::engine::walk::tally::{CaseCounts, FamilyCounts, PairTally, StepSums};
 
 /// A finished replay.
@@ -166,15 +164,8 @@ fn tally_pair_records(
                     let (tested, baseline) = prep.names(pair);
                     for (t, decision) in standing.decisions.iter().enumerate() {
                         let decided_at = standing.decided_at[t];
-                        if let Some(at) = decided_at {
-                            group_counts_at(
-                                &order,
-                                &pair.group_of,
-                                pair.group_sizes.len(),
-                                at,
-                                &mut decided_counts,
-                            );
-                        }
+                        let decided_group_counts =
+                            pair.group_counts_at(&order, decided_at, &mut decided_counts);
                         built.push(context.record(&RecordCase {
                             tested,
                             baseline,
@@ -188,7 +179,7 @@ fn tally_pair_records(
                             group_labels: &pair.group_labels,
                             decision: *decision,
                             decided_at,
-                            decided_group_counts: decided_at.map(|_| decided_counts.as_slice()),
+                            decided_group_counts,
                             family: None,
                             completed: Some((completed[t], pair.delta_full())),
                         }));
