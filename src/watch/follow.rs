@@ -57,7 +57,11 @@ pub enum Event {
     /// (`rewritten` true: expected, so not worth a notice).
     Reread { file: String, rewritten: bool },
     /// A last line has had no line end for a while (see [`TailEvent::Waiting`]): not read yet.
-    Waiting { file: String, line: u64 },
+    Waiting {
+        file: String,
+        line: u64,
+        open_quote: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -213,9 +217,10 @@ impl FileFollower {
                     }
                 }
                 TailEvent::Record { line, fields } => out.extend(self.row(line, &fields)),
-                TailEvent::Waiting { line } => out.push(Event::Waiting {
+                TailEvent::Waiting { line, open_quote } => out.push(Event::Waiting {
                     file: self.name(),
                     line,
+                    open_quote,
                 }),
             }
         }
@@ -777,6 +782,7 @@ mod tests {
         let waiting = Event::Waiting {
             file: path.display().to_string(),
             line: 3,
+            open_quote: false,
         };
         assert_eq!(
             events.iter().filter(|e| **e == waiting).count(),

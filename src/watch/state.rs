@@ -389,9 +389,13 @@ impl WatchState {
                     task,
                     run,
                 } => self.due.entry(file).or_default().push((system, task, run)),
-                Event::Waiting { file, line } => {
-                    self.notices.push(super::tail::waiting_message(&file, line))
-                }
+                Event::Waiting {
+                    file,
+                    line,
+                    open_quote,
+                } => self
+                    .notices
+                    .push(super::tail::waiting_message(&file, line, open_quote)),
                 Event::Reread { file, rewritten } => {
                     if let Some(rows) = self.rows.remove(&file) {
                         let earlier: HashMap<RowKey, u64> = rows

@@ -210,8 +210,10 @@ impl StepsFollower {
                     "{name}, line {line}: {message}"
                 )));
             }
-            TailEvent::Waiting { line } => {
-                news.push(StepsNews::Waiting(super::tail::waiting_message(name, line)));
+            TailEvent::Waiting { line, open_quote } => {
+                news.push(StepsNews::Waiting(super::tail::waiting_message(
+                    name, line, open_quote,
+                )));
             }
             TailEvent::Header {
                 line,

@@ -65,9 +65,11 @@ pub enum TailEvent {
     /// The file shrank or was replaced: what it said before is withdrawn and it is read anew.
     Reread,
     /// The last line has had no line end for [`WAITING_POLLS`] polls of an unchanged file: it is
-    /// not read until it has one or the writer has ended (said once per line).
+    /// not read until it has one or the writer has ended (said once per record). `open_quote`:
+    /// the record has line ends, inside a quoted field that is not closed yet.
     Waiting {
         line: u64,
+        open_quote: bool,
     },
 }
 
@@ -79,10 +81,16 @@ pub enum TailEvent {
 pub const WAITING_POLLS: u32 = 4;
 
 /// What the followers say of a [`TailEvent::Waiting`] line.
-pub fn waiting_message(file: &str, line: u64) -> String {
-    format!(
-        "{file}, line {line} has no line end yet: left unread until it gets one (a line cut mid-write can look whole)"
-    )
+pub fn waiting_message(file: &str, line: u64, open_quote: bool) -> String {
+    if open_quote {
+        format!(
+            "{file}, line {line} starts a record whose quoted field is not closed yet: left unread until it is (a quote opened by mistake holds every later row)"
+        )
+    } else {
+        format!(
+            "{file}, line {line} has no line end yet: left unread until it gets one (a line cut mid-write can look whole)"
+        )
+    }
 }
 
 /// How a followed file's lines are written.
@@ -110,6 +118,8 @@ pub struct Tail {
     partial: Vec<u8>,
     /// Polls in a row that found the file unchanged while `partial` held a line.
     quiet_polls: u32,
+    /// The line of the record last named as waiting (named once).
+    announced: Option<u64>,
     /// The writer has ended (`pareval run`'s harness exited): a last line without a line end is
     /// the file's last, and is read.
     writer_ended: bool,
@@ -129,6 +139,7 @@ impl Tail {
             read_so_far: Sha256::new(),
             partial: Vec::new(),
             quiet_polls: 0,
+            announced: None,
             writer_ended: false,
             header: None,
             line: 0,
@@ -159,6 +170,7 @@ impl Tail {
             self.read_so_far = Sha256::new();
             self.partial.clear();
             self.quiet_polls = 0;
+            self.announced = None;
             self.header = None;
             self.line = 0;
         }
@@ -168,9 +180,13 @@ impl Tail {
             let waiting = !self.partial.iter().all(u8::is_ascii_whitespace);
             if waiting && !self.writer_ended {
                 self.quiet_polls += 1;
-                if self.quiet_polls == WAITING_POLLS {
+                // Once per record: a quoted field that grows over several polls was named again.
+                let line = self.line + 1;
+                if self.quiet_polls >= WAITING_POLLS && self.announced != Some(line) {
+                    self.announced = Some(line);
                     out.push(TailEvent::Waiting {
-                        line: self.line + 1,
+                        line,
+                        open_quote: self.partial.contains(&b'\n'),
                     });
                 }
             }
@@ -505,6 +521,34 @@ mod tests {
             ended.iter().any(|e| matches!(e, TailEvent::Bad { line: 5, message } if message.contains("never closed"))),
             "{ended:?}"
         );
+        let _ = std::fs::remove_dir_all(path.parent().expect("dir"));
+    }
+
+    /// A record whose quoted field is still open is named once, as such, however often the field
+    /// grows (it was named as "no line end yet", again after each growth).
+    #[test]
+    fn a_record_with_an_open_quoted_field_is_named_once_as_such() {
+        let path = temp_file("open-quote");
+        let _ = std::fs::remove_file(&path);
+        append(&path, "step,text\n1,\"first line\nsecond");
+        let mut tail = Tail::new(&path, LineFormat::Csv);
+        let waiting = |tail: &mut Tail| {
+            let mut events = Vec::new();
+            for _ in 0..WAITING_POLLS + 2 {
+                tail.poll(&mut events);
+            }
+            events
+                .into_iter()
+                .filter_map(|e| match e {
+                    TailEvent::Waiting { line, open_quote } => Some((line, open_quote)),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(waiting(&mut tail), [(2, true)]);
+        append(&path, " line\nthird");
+        assert_eq!(waiting(&mut tail), []);
+        assert!(waiting_message("f.csv", 2, true).contains("quoted field is not closed yet"));
         let _ = std::fs::remove_dir_all(path.parent().expect("dir"));
     }
 
