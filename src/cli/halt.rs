@@ -73,7 +73,15 @@ pub fn halt_command(args: &HaltArgs, out: &mut impl Write) -> Result<(), CliErro
     // By system, task and run, as `early` lists trajectories: the steps file's row order is the
     // order its harness finished them in, and the same steps listed otherwise gave other bytes.
     let mut runs = std::mem::take(&mut board.runs);
-    runs.sort_by(|a, b| a.key.cmp(&b.key));
+    // Runs by number, as `early` orders them (as text, run 10 came before run 2).
+    fn order(r: &RunState) -> (&str, &str, (bool, u64, &str)) {
+        (
+            &r.key.system,
+            &r.key.task,
+            crate::watch::state::run_order(&r.key.run),
+        )
+    }
+    runs.sort_by(|a, b| order(a).cmp(&order(b)));
     match args.format {
         HaltFormat::Text => {
             writeln!(out, "{}", header(&predictor, &source, thresholds))?;

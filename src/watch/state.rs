@@ -916,7 +916,7 @@ impl WatchState {
 
 /// Where a run comes in its task's order, as the loader numbers runs: whole numbers by value, then
 /// any other id by its text.
-fn run_order(run: &str) -> (bool, u64, &str) {
+pub(crate) fn run_order(run: &str) -> (bool, u64, &str) {
     match run.parse::<u64>() {
         Ok(number) => (false, number, ""),
         Err(_) => (true, 0, run),

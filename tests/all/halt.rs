@@ -731,3 +731,32 @@ fn early_says_when_a_fold_s_trees_see_one_outcome() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// halt lists runs by number, as early does: as text, run 10 came before run 2.
+#[test]
+fn halt_lists_runs_by_number() {
+    let dir = temp_dir("halt-run-order");
+    let (model, steps) = saved_model(&dir);
+    let text_of = std::fs::read_to_string(&steps).expect("steps");
+    let mut lines = text_of.lines();
+    let mut runs = String::from(lines.next().expect("header"));
+    runs.push('\n');
+    let first: Vec<&str> = lines.filter(|l| l.starts_with("sys0,task0,0,")).collect();
+    for run in ["10", "2"] {
+        for line in &first {
+            runs.push_str(&line.replacen("sys0,task0,0,", &format!("sys0,task0,{run},"), 1));
+            runs.push('\n');
+        }
+    }
+    let path = dir.join("runs.csv");
+    std::fs::write(&path, runs).expect("write");
+    let output = pareval(&["halt", &text(&model), &text(&path), "--format", "csv"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let listed: Vec<String> = stdout(&output)
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).expect("run").to_string())
+        .collect();
+    assert_eq!(listed, ["2", "10"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
