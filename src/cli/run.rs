@@ -472,9 +472,20 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
     } else {
         format!("the harness was ended ({how})")
     };
+    // Every pair's last word, an abstain at the budget limit included: the run ends "decided" only
+    // where each is a promote or reject.
+    let all_final = state
+        .pairs
+        .iter()
+        .all(|p| p.records.iter().all(|r| r.action.is_final()));
+    let outcome = if all_final {
+        "decided"
+    } else {
+        "reached its budget limit with an abstain"
+    };
     match ending {
         Ending::Decided => eprintln!(
-            "pareval run: decided after {elapsed:.1} s; {ended}; {} finished {finished} of {total} planned tasks{then}, {} not run",
+            "pareval run: {outcome} after {elapsed:.1} s; {ended}; {} finished {finished} of {total} planned tasks{then}, {} not run",
             args.live.tested,
             total.saturating_sub(finished)
         ),

@@ -2080,6 +2080,11 @@ done
     assert_eq!(records[0]["action"], "abstain", "{}", records[0]["reason"]);
     assert_eq!(records[0]["observed"], 10);
     assert!(note.contains("the harness was ended"), "{note}");
+    // Not "decided": the run reached its budget limit with an abstain.
+    assert!(
+        note.contains("pareval run: reached its budget limit with an abstain after"),
+        "{note}"
+    );
     let rows = std::fs::read_to_string(&out).expect("rows").lines().count();
     assert!(rows < 81, "the harness wrote all {rows} lines");
     let _ = std::fs::remove_dir_all(&dir);
