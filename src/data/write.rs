@@ -76,15 +76,20 @@ pub fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     let written = File::open(&partial)
         .and_then(|f| f.sync_all())
-        .and_then(|()| match &existing {
-            Ok(meta) => std::fs::set_permissions(&partial, meta.permissions()),
-            Err(_) => Ok(()),
-        })
-        .and_then(|()| std::fs::rename(&partial, &target));
+        .and_then(|()| replace_with(&partial, &target));
     if written.is_err() {
         let _ = std::fs::remove_file(&partial);
     }
     written
+}
+
+/// Gives the written `partial` file `target`'s name, and the permissions `target` had (a file
+/// kept private stays so): the last step of every whole write ([`write_whole`], [`RecordWriter`]).
+fn replace_with(partial: &Path, target: &Path) -> std::io::Result<()> {
+    if let Ok(meta) = std::fs::metadata(target) {
+        std::fs::set_permissions(partial, meta.permissions())?;
+    }
+    std::fs::rename(partial, target)
 }
 
 /// Whether two paths name one file: the same path once resolved (`./a/../b`, a symbolic link), or
@@ -765,7 +770,7 @@ impl RecordWriter {
         // Named as the file asked for (the hidden one is never the user's).
         Self::complete(sink)
             .map_err(|e| WriteError::new(self.target.display().to_string(), e.message))?;
-        std::fs::rename(&self.partial, &self.target).map_err(|e| {
+        replace_with(&self.partial, &self.target).map_err(|e| {
             WriteError::new(
                 self.target.display().to_string(),
                 format!("cannot write the file: {e}"),
@@ -865,6 +870,18 @@ mod tests {
         std::fs::set_permissions(&private, std::fs::Permissions::from_mode(0o600)).expect("mode");
         write_whole(&private, b"new").expect("written");
         let mode = std::fs::metadata(&private)
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        // Decision records, streamed to their hidden file, replace it the same way.
+        let records = dir.join("records.jsonl");
+        std::fs::write(&records, "").expect("old records");
+        std::fs::set_permissions(&records, std::fs::Permissions::from_mode(0o600)).expect("mode");
+        RecordWriter::create(&records)
+            .and_then(RecordWriter::finish)
+            .expect("records");
+        let mode = std::fs::metadata(&records)
             .expect("meta")
             .permissions()
             .mode();

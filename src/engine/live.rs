@@ -991,17 +991,24 @@ mod tests {
         assert_eq!(at_limit[0].total, 20);
     }
 
+    /// Outcomes on [`alternating_plan`]: the systems trade wins on its first 10 tasks (Δ̂ = 0
+    /// there), and the tested system wins all 10 after them. Returns (tested, baseline).
+    fn even_then_tested_ahead() -> (Vec<Option<f64>>, Vec<Option<f64>>) {
+        let tested = (0..20)
+            .map(|i| Some(if i >= 10 || i % 2 == 0 { 1.0 } else { 0.0 }))
+            .collect();
+        let baseline = (0..20)
+            .map(|i| Some(if i < 10 && i % 2 == 1 { 1.0 } else { 0.0 }))
+            .collect();
+        (tested, baseline)
+    }
+
     #[test]
     fn a_fixed_horizon_rule_read_after_its_limit_decides_on_the_limits_prefix() {
         let plan = alternating_plan();
         // The limit at budget 0.5 is the plan's first 10 tasks: there the two systems trade wins
         // (Δ̂ = 0); the tested system wins all 10 after it, which would promote on all 20.
-        let tested: Vec<Option<f64>> = (0..20)
-            .map(|i| Some(if i >= 10 || i % 2 == 0 { 1.0 } else { 0.0 }))
-            .collect();
-        let baseline: Vec<Option<f64>> = (0..20)
-            .map(|i| Some(if i < 10 && i % 2 == 1 { 1.0 } else { 0.0 }))
-            .collect();
+        let (tested, baseline) = even_then_tested_ahead();
         let read_later = decide_ab(&plan, &tested, &baseline, &settings(5000));
         let mut stopped_at_limit = tested.clone();
         stopped_at_limit[10..].fill(None);
@@ -1045,12 +1052,7 @@ mod tests {
         let plan = alternating_plan();
         // The systems trade wins on the plan's first 10 tasks (Δ̂ = 0 there); the tested system
         // wins all 10 after them, which the whole plan would promote on.
-        let tested: Vec<Option<f64>> = (0..20)
-            .map(|i| Some(if i >= 10 || i % 2 == 0 { 1.0 } else { 0.0 }))
-            .collect();
-        let baseline: Vec<Option<f64>> = (0..20)
-            .map(|i| Some(if i < 10 && i % 2 == 1 { 1.0 } else { 0.0 }))
-            .collect();
+        let (tested, baseline) = even_then_tested_ahead();
         let mut anytime = settings(5000);
         anytime.policy.rule = Rule::ANYTIME;
         let first = |n: usize| -> (Vec<Option<f64>>, Vec<Option<f64>>) {
