@@ -235,7 +235,7 @@ fn assemble(
         }
     }
     let context = context(&rows);
-    check_duplicates(&rows, &context)?;
+    let placeholders_filled = check_duplicates(&rows, &context, &mut notes)?;
     notes.extend(names_apart_only_by_spaces(&rows.systems.names, "systems"));
     // Task ids too: " t1" and "t1" are two tasks, so two systems that ran one task share none of
     // it (info said 3 tasks and a median of 1 shared, without a word).
@@ -263,7 +263,7 @@ fn assemble(
             Err(_) => unused_columns.push(name.clone()),
         }
     }
-    let mut systems = system_infos(&rows, &context, &mut notes)?;
+    let mut systems = system_infos(&rows, &placeholders_filled, &context, &mut notes)?;
     if let Some(path) = &options.task_table {
         join_task_table(&rows, path, options, &mut attributes, &mut notes)?;
     }
@@ -478,10 +478,21 @@ fn names_apart_only_by_spaces(names: &[String], what: &str) -> Option<String> {
     ))
 }
 
-fn check_duplicates(rows: &Rows, context: &str) -> Result<(), LoadError> {
+/// Refuses two rows of one (system, task, run) key, but for rows with status `not_attempted`: a
+/// harness may list its runs as not attempted and append each one's row as it ends (watch reads
+/// such a file as it grows), so such a row is a placeholder that another row of its key fills. It
+/// carries no outcome either way; the note counts them. Returns which rows are filled placeholders.
+fn check_duplicates(
+    rows: &Rows,
+    context: &str,
+    notes: &mut Vec<String>,
+) -> Result<Vec<bool>, LoadError> {
     let mut first_row: HashMap<(u32, u32, u32), usize> = HashMap::with_capacity(rows.len());
     let mut bad = Offenders::default();
     for row in 0..rows.len() {
+        if rows.status[row] == Status::NotAttempted {
+            continue;
+        }
         let key = (rows.system[row], rows.task[row], rows.run[row]);
         if let Some(&earlier) = first_row.get(&key) {
             bad.push(|| {
@@ -498,7 +509,40 @@ fn check_duplicates(rows: &Rows, context: &str) -> Result<(), LoadError> {
             first_row.insert(key, row);
         }
     }
-    bad.into_result(context, "duplicate (system, task, run) keys")
+    bad.into_result(context, "duplicate (system, task, run) keys")?;
+    let mut filled = vec![false; rows.len()];
+    let mut first_filled: Option<(usize, usize)> = None;
+    let mut count = 0usize;
+    for (row, filled) in filled.iter_mut().enumerate() {
+        if rows.status[row] != Status::NotAttempted {
+            continue;
+        }
+        let key = (rows.system[row], rows.task[row], rows.run[row]);
+        match first_row.get(&key) {
+            Some(&other) => {
+                *filled = true;
+                count += 1;
+                first_filled.get_or_insert((row, other));
+            }
+            None => {
+                first_row.insert(key, row);
+            }
+        }
+    }
+    if let Some((row, other)) = first_filled {
+        notes.push(format!(
+            "{count} {} with status not_attempted {} their (system, task, run) with another row, \
+             read as placeholders the other row fills (first: ({}, {}, run {}) on {} and {})",
+            if count == 1 { "row" } else { "rows" },
+            if count == 1 { "shares" } else { "share" },
+            quote(&rows.systems.names[rows.system[row] as usize]),
+            quote(&rows.task_names[rows.task[row] as usize]),
+            rows.run[row],
+            rows.place(row.min(other), context),
+            rows.place(row.max(other), context)
+        ));
+    }
+    Ok(filled)
 }
 
 /// The value of a text column for every task, or the first task whose rows disagree:
@@ -586,6 +630,7 @@ fn group_column(name: String, values: &[Option<String>]) -> GroupColumn {
 /// submission dates (re-runs on later days) keep the earliest, and the count is reported.
 fn system_infos(
     rows: &Rows,
+    placeholders_filled: &[bool],
     context: &str,
     notes: &mut Vec<String>,
 ) -> Result<Vec<SystemInfo>, LoadError> {
@@ -606,13 +651,15 @@ fn system_infos(
         })
         .collect();
     let mut runs: HashSet<(u32, u32)> = HashSet::new();
-    for row in 0..rows.len() {
+    for (row, &filled) in placeholders_filled.iter().enumerate() {
         let s = rows.system[row] as usize;
         infos[s].rows += 1;
         runs.insert((rows.system[row], rows.run[row]));
         match rows.status[row] {
             Status::Error => infos[s].errored += 1,
-            Status::NotAttempted => infos[s].not_attempted += 1,
+            // A placeholder another row of its run fills is not a run still to come.
+            Status::NotAttempted if !filled => infos[s].not_attempted += 1,
+            Status::NotAttempted => {}
             Status::Ok => {}
         }
     }

@@ -822,3 +822,47 @@ fn figures_do_not_follow_the_order_the_rows_are_listed_in() {
     ]);
     assert!(note.contains("no seconds at all: A, B, D"), "{note}");
 }
+
+#[test]
+fn a_not_attempted_placeholder_is_filled_by_its_runs_row_and_real_repeats_are_still_refused() {
+    let dir = temp_dir("placeholders");
+    // A harness lists its runs as not attempted and appends each one's row as it ends; t3 waits.
+    let path = dir.join("live.csv");
+    std::fs::write(
+        &path,
+        "system,task,outcome,status\nA,t1,,not_attempted\nA,t2,,not_attempted\nA,t3,,not_attempted\nA,t2,0,ok\nA,t1,1,ok\nA,t2,,not_attempted\n",
+    )
+    .expect("write");
+    let dataset = load_one(path);
+    assert_eq!(dataset.outcome(0, 0), Some(1.0));
+    assert_eq!(dataset.outcome(0, 1), Some(0.0));
+    assert_eq!(dataset.outcome(0, 2), None);
+    assert_eq!(
+        dataset.systems[0].not_attempted, 1,
+        "t3 alone is still to come"
+    );
+    let note = dataset
+        .notes
+        .iter()
+        .find(|n| n.contains("placeholders"))
+        .expect("a note counts the placeholders");
+    assert!(
+        note.starts_with("3 rows with status not_attempted share")
+            && note.contains("('A', 't1', run 0) on line 2 and line 6"),
+        "{note}"
+    );
+    // Two rows that both hold an outcome are still two answers for one run.
+    let twice = dir.join("twice.csv");
+    std::fs::write(
+        &twice,
+        "system,task,outcome,status\nA,t1,,not_attempted\nA,t1,1,ok\nA,t1,0,ok\n",
+    )
+    .expect("write");
+    let error = load(&[twice], &LoadOptions::default()).expect_err("refused");
+    assert!(
+        error.to_string().contains(
+            "duplicate (system, task, run) keys: ('A', 't1', run 0) on line 3 and line 4"
+        ),
+        "{error}"
+    );
+}
