@@ -165,7 +165,10 @@ fn follow_headless(
                 message,
             } = event
             {
-                eprintln!("pareval run: {file}, line {line}: {message} (skipped)");
+                eprintln!(
+                    "pareval run: {}: {message} (skipped)",
+                    crate::watch::follow::bad_place(file, *line)
+                );
             }
         }
         state.apply(events);

@@ -81,6 +81,7 @@ impl LoadOptions {
             metric: self.metric.as_deref(),
             aider_tries: self.aider_tries,
             read: None,
+            live: self.live,
         }
     }
 }

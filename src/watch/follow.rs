@@ -38,7 +38,7 @@ pub enum Event {
         line: u64,
         row: OutcomeRow,
     },
-    /// A line that could not be read: file, line number, what is wrong.
+    /// A line that could not be read: file, line number (0: the file as a whole), what is wrong.
     Bad {
         file: String,
         line: u64,
@@ -62,6 +62,16 @@ pub enum Event {
         line: u64,
         open_quote: bool,
     },
+}
+
+/// Where a [`Event::Bad`] stands, as its message begins: "f.csv, line 22", or "f.csv" for a problem
+/// of the file as a whole (line 0).
+pub fn bad_place(file: &str, line: u64) -> String {
+    if line == 0 {
+        file.to_string()
+    } else {
+        format!("{file}, line {line}")
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -313,10 +323,15 @@ impl FileFollower {
                 message: "not a result file of a harness pareval reads (pareval import --help lists them)"
                     .to_string(),
             }),
+            // The error names the file (and a line of it, where it has one): said once.
             Err(error) => out.push(Event::Bad {
                 file: self.name(),
                 line: 0,
-                message: error.to_string(),
+                message: if error.file == self.name() {
+                    error.message
+                } else {
+                    error.to_string()
+                },
             }),
         }
     }

@@ -380,7 +380,10 @@ impl WatchState {
                     message,
                 } => {
                     clean = false;
-                    met.push(format!("✗ {file}, line {line}: {message} (skipped)"));
+                    met.push(format!(
+                        "✗ {}: {message} (skipped)",
+                        super::follow::bad_place(&file, line)
+                    ));
                     self.unreadable.entry(file).or_default().insert(line);
                 }
                 Event::Due {
@@ -444,17 +447,36 @@ impl WatchState {
     /// How many lines of the files as they stand could not be read as rows (each was named when it
     /// was met), with the first of them: what a run that ends undecided must not pass over in silence.
     pub fn unreadable_note(&self) -> Option<String> {
-        let count: usize = self.unreadable.values().map(BTreeSet::len).sum();
-        let (file, lines) = self
+        // Line 0 stands for a file that could not be read as a whole (a harness's result file).
+        let lines = |file_lines: &BTreeSet<u64>| file_lines.range(1..).count();
+        let count: usize = self.unreadable.values().map(lines).sum();
+        let first_line = self
             .unreadable
             .iter()
-            .find(|(_, lines)| !lines.is_empty())?;
-        let first = lines.first()?;
-        Some(format!(
-            "{count} line{} of the files could not be read and {} left out (the first: {file}, line {first})",
-            if count == 1 { "" } else { "s" },
-            if count == 1 { "was" } else { "were" }
-        ))
+            .find_map(|(file, file_lines)| Some((file, file_lines.range(1..).next()?)));
+        let whole: Vec<&String> = self
+            .unreadable
+            .iter()
+            .filter(|(_, file_lines)| file_lines.contains(&0))
+            .map(|(file, _)| file)
+            .collect();
+        let mut parts = Vec::new();
+        if let Some((file, first)) = first_line {
+            parts.push(format!(
+                "{count} line{} of the files could not be read and {} left out (the first: {file}, line {first})",
+                if count == 1 { "" } else { "s" },
+                if count == 1 { "was" } else { "were" }
+            ));
+        }
+        if let Some(first) = whole.first() {
+            parts.push(format!(
+                "{} file{} could not be read and {} left out (the first: {first})",
+                whole.len(),
+                if whole.len() == 1 { "" } else { "s" },
+                if whole.len() == 1 { "was" } else { "were" }
+            ));
+        }
+        (!parts.is_empty()).then(|| parts.join("; "))
     }
 
     /// How many rows were read but left out of the decisions (a second outcome for a run, a task
@@ -1323,13 +1345,34 @@ mod tests {
                 "3 lines of the files could not be read and were left out (the first: f.csv, line 12)"
             )
         );
+        // A harness's result file that could not be read at all is named as the file, not as a
+        // "line 0" of it.
+        state.apply(vec![Event::Bad {
+            file: "output.jsonl".into(),
+            line: 0,
+            message: "line 31: not valid JSON".into(),
+        }]);
+        assert_eq!(
+            state.problem.as_deref(),
+            Some("✗ output.jsonl: line 31: not valid JSON (skipped)")
+        );
+        assert_eq!(
+            state.unreadable_note().as_deref(),
+            Some(
+                "3 lines of the files could not be read and were left out (the first: f.csv, line 12); 1 file could not be read and was left out (the first: output.jsonl)"
+            )
+        );
         // Nothing new: nothing to redraw.
         assert!(!state.apply(Vec::new()));
-        // The file is read again: what it said before is withdrawn.
-        state.apply(vec![Event::Reread {
-            file: "f.csv".into(),
-            rewritten: false,
-        }]);
+        // The files are read again: what they said before is withdrawn.
+        state.apply(
+            ["f.csv", "output.jsonl"]
+                .map(|file| Event::Reread {
+                    file: file.into(),
+                    rewritten: false,
+                })
+                .into(),
+        );
         assert_eq!(state.unreadable_note(), None);
         assert_eq!(state.pairs[0].records[0].observed, 0);
         assert!(

@@ -3024,3 +3024,66 @@ fn an_openhands_instance_that_errored_without_a_patch_is_a_failure_with_status_e
     assert!(!words.contains("accumulated_cost 0"), "{words}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_openhands_output_caught_mid_line_is_read_up_to_that_line_by_a_live_reader() {
+    // OpenHands appends one line per instance; a long one can be caught half written. `decide`
+    // (as `watch`) leaves that line for later; `import` of the finished file refuses it.
+    let dir = temp_dir("openhands-mid-line");
+    let line = |id: &str, model: &str, resolved: bool| {
+        format!(
+            r#"{{"instance_id": "{id}", "test_result": {{"git_patch": "diff --git a/f b/f", "report": {{"empty_generation": false, "resolved": {resolved}, "failed_apply_patch": false, "error_eval": false, "test_timeout": false}}}}, "metadata": {{"agent_class": "CodeActAgent", "llm_config": {{"model": "litellm_proxy/{model}"}}, "max_iterations": 100}}, "history": [], "metrics": {{"accumulated_cost": 0.5}}, "error": null}}"#
+        )
+    };
+    let mut files = Vec::new();
+    for (model, resolved) in [("model-a", true), ("model-b", false)] {
+        let folder = dir.join(format!("{model}_maxiter_100_N_v0.15"));
+        std::fs::create_dir_all(&folder).expect("folder");
+        let cut = line("r__p-3", model, resolved);
+        let text = format!(
+            "{}\n{}\n{}",
+            line("r__p-1", model, resolved),
+            line("r__p-2", model, resolved),
+            &cut[..cut.len() / 2]
+        );
+        let path = folder.join("output.jsonl");
+        std::fs::write(&path, text).expect("write");
+        files.push(path.to_string_lossy().into_owned());
+    }
+    let plan = dir.join("plan.csv");
+    std::fs::write(
+        &plan,
+        "position,task,order,seed\n1,r__p-1,uniform,0\n2,r__p-2,uniform,0\n3,r__p-3,uniform,0\n",
+    )
+    .expect("plan");
+    let decided = pareval(&[
+        "decide",
+        &files[0],
+        &files[1],
+        "--plan",
+        &plan.to_string_lossy(),
+        "--tested",
+        "CodeActAgent / litellm_proxy/model-a",
+        "--baseline",
+        "CodeActAgent / litellm_proxy/model-b",
+        "--rule",
+        "anytime",
+    ]);
+    let notes = stderr(&decided);
+    assert_eq!(decided.status.code(), Some(0), "{notes}");
+    assert!(
+        notes.contains("output.jsonl: line 3 is not finished yet (no line end, and not JSON yet): left out until the harness ends it"),
+        "{notes}"
+    );
+    let record: Value = serde_json::from_str(stdout(&decided).trim()).expect("record");
+    assert_eq!(record["observed"], 2, "{record}");
+    let out = dir.join("rows.csv");
+    let refused = pareval(&[
+        "import",
+        "openhands",
+        &files[0],
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert_refused(&refused, "line 3: not valid JSON");
+}

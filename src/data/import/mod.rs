@@ -492,6 +492,10 @@ pub struct ImportSettings<'a> {
     /// when the caller wants to know which a format passed over: the importers read them through
     /// the accessors of the same names.
     pub read: Option<&'a std::cell::Cell<u8>>,
+    /// The file is a live run's, still being written (`decide`, `watch`, `serve`, `run`): a JSON
+    /// Lines file's last line that has no line end and is not JSON yet is set aside, as the loader
+    /// sets aside a record table's unfinished last line.
+    pub live: bool,
 }
 
 impl<'a> ImportSettings<'a> {
@@ -1903,6 +1907,14 @@ fn parse_file(
             0,
         )
     } else if is_json_lines(&file_path) {
+        // A harness appending a line per result may be caught mid-line (a long trajectory is
+        // written in several goes): a live reader leaves that line for a later read.
+        let whole = bytes;
+        let unfinished = settings
+            .live
+            .then(|| crate::data::read::unfinished_json_line(whole))
+            .flatten();
+        let bytes = unfinished.map_or(whole, |(start, _)| &whole[..start]);
         let format = match format {
             Some(format) => format,
             None => {
@@ -1978,6 +1990,12 @@ fn parse_file(
                 ));
             }
         };
+        let mut imported = imported;
+        if let Some((_, line)) = unfinished {
+            imported.notes.push(format!(
+                "{file}: line {line} is not finished yet (no line end, and not JSON yet): left out until the harness ends it"
+            ));
+        }
         (imported, format, non_finite)
     } else if format == Some(ImportFormat::Promptfoo)
         || (format.is_none() && promptfoo::looks_like_output(&file_path))
