@@ -110,6 +110,10 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                         options.set_aside_last_line_of.as_deref() == Some(path.as_path()),
                     )?;
                     notes.extend(unfinished);
+                    // A file a run has created and not written yet.
+                    let Some(table) = table else {
+                        continue;
+                    };
                     table
                 } else {
                     read_table(path)?

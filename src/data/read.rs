@@ -97,21 +97,30 @@ pub fn detect_format(path: &Path) -> Result<(Format, bool), LoadError> {
 
 /// Reads one file into a frame. Every failure names the file.
 pub fn read_table(path: &Path) -> Result<RawTable, LoadError> {
-    read_table_as(path, None).map(|(table, _)| table)
+    // Only a live read finds no table without an error.
+    read_table_as(path, None).and_then(|(table, _)| {
+        table.ok_or_else(|| LoadError::new(path.display().to_string(), "the file is empty"))
+    })
 }
 
 /// [`read_table`] for a file a live run is still writing: a last line the harness has not finished
 /// (see [`unfinished_last_line`]) is set aside, and the note saying so is returned with the table.
-/// With `whole_too`, a last line with no line end is set aside even when it looks whole.
+/// With `whole_too`, a last line with no line end is set aside even when it looks whole. A file
+/// with no rows yet (empty, or only its header: a run that has just begun) is no error: `None`
+/// when there is nothing to read (no header either), else the header's empty table, whose columns
+/// are still checked; the note says so.
 pub fn read_live_table(
     path: &Path,
     whole_too: bool,
-) -> Result<(RawTable, Option<String>), LoadError> {
+) -> Result<(Option<RawTable>, Option<String>), LoadError> {
     read_table_as(path, Some(whole_too))
 }
 
 /// `live`: None for a finished file; Some(whole_too) for a live one ([`read_live_table`]).
-fn read_table_as(path: &Path, live: Option<bool>) -> Result<(RawTable, Option<String>), LoadError> {
+fn read_table_as(
+    path: &Path,
+    live: Option<bool>,
+) -> Result<(Option<RawTable>, Option<String>), LoadError> {
     let file = path.display().to_string();
     // A path that is not there is named as such before its name is judged: a mistyped log folder
     // has no extension either, and "unknown file type" sent users looking at the formats.
@@ -148,6 +157,12 @@ fn read_table_as(path: &Path, live: Option<bool>) -> Result<(RawTable, Option<St
         }
     }
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        if live.is_some() {
+            let note = note.unwrap_or_else(|| {
+                format!("{file}: no rows yet (the file is empty): nothing read from it")
+            });
+            return Ok((None, Some(note)));
+        }
         return Err(LoadError::new(&file, "the file is empty"));
     }
     let plain = |(frame, positions)| (frame, positions, Vec::new());
@@ -163,19 +178,33 @@ fn read_table_as(path: &Path, live: Option<bool>) -> Result<(RawTable, Option<St
         })
     })?;
     if frame.height() == 0 {
+        if live.is_some() {
+            // An empty JSON list has no columns to check.
+            let note = note.unwrap_or_else(|| {
+                format!("{file}: no rows yet (only its header): nothing read from it")
+            });
+            let table = (frame.width() > 0).then_some(RawTable {
+                file,
+                frame,
+                positions,
+                sha256,
+                unusual,
+            });
+            return Ok((table, Some(note)));
+        }
         return Err(LoadError::new(
             &file,
             "the file has no records (only a header or an empty list)",
         ));
     }
     Ok((
-        RawTable {
+        Some(RawTable {
             file,
             frame,
             positions,
             sha256,
             unusual,
-        },
+        }),
         note,
     ))
 }

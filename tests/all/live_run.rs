@@ -2225,3 +2225,51 @@ fn decide_continues_when_a_named_system_has_no_rows_yet() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn decide_reads_a_file_with_no_rows_yet_as_none_and_still_checks_its_header() {
+    // A run that has just begun: one system's file holds only its header, another is empty.
+    let dir = temp_dir("decide-header-only");
+    let plan = write_plan(&dir, 3);
+    let new = dir.join("new.csv");
+    let old = dir.join("old.csv");
+    let empty = dir.join("later.csv");
+    std::fs::write(&new, "system,task,outcome\n").expect("rows");
+    std::fs::write(&old, "system,task,outcome\nold,t000,1\n").expect("rows");
+    std::fs::write(&empty, "").expect("rows");
+    let (new_file, others) = (
+        new.display().to_string(),
+        [old.display().to_string(), empty.display().to_string()],
+    );
+    let others: Vec<&str> = others.iter().map(String::as_str).collect();
+    let output = decide_anytime(&new_file, &plan, ("new", "old"), &others);
+    let notes = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{notes}");
+    for note in [
+        "new.csv: no rows yet (only its header): nothing read from it",
+        "later.csv: no rows yet (the file is empty): nothing read from it",
+    ] {
+        assert!(notes.contains(note), "{note}: {notes}");
+    }
+    let records = json_lines(&stdout(&output));
+    assert_eq!(
+        (
+            records[0]["action"].as_str(),
+            records[0]["observed"].as_u64()
+        ),
+        (Some("continue"), Some(0))
+    );
+    // Its header is still read: a column missing there is missing from the rows to come.
+    std::fs::write(&new, "system,task,score\n").expect("rows");
+    assert_refused(
+        &decide_anytime(&new_file, &plan, ("new", "old"), &others),
+        "missing required column 'outcome'",
+    );
+    // Records read as finished still refuse a file with no rows.
+    std::fs::write(&new, "system,task,outcome\n").expect("rows");
+    assert_refused(
+        &pareval(&["info", &new.display().to_string()]),
+        "the file has no records (only a header or an empty list)",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
