@@ -3087,3 +3087,69 @@ fn an_openhands_output_caught_mid_line_is_read_up_to_that_line_by_a_live_reader(
     ]);
     assert_refused(&refused, "line 3: not valid JSON");
 }
+
+#[test]
+fn an_inspect_log_without_samples_reduced_by_another_reducer_than_the_mean_is_named_and_refused_live()
+ {
+    // The same log as written with --no-log-samples, its scores reduced by max over the 2 epochs:
+    // a live decision would compare that max with a streamed system's mean (the integration
+    // rejected a stronger model so).
+    let folder = crate::common::fixture("inspect_no_samples");
+    let dir = temp_dir("inspect-reduced-max");
+    let mut log: Value = serde_json::from_str(
+        &std::fs::read_to_string(folder.join("no_samples.json")).expect("log"),
+    )
+    .expect("json");
+    log["reductions"][0]["reducer"] = Value::from("max");
+    let path = dir.join("max.json");
+    std::fs::write(&path, log.to_string()).expect("write");
+    let said = info_words(&path.to_string_lossy());
+    assert!(
+        said.contains(
+            "scorer 'by_epoch' keeps each sample's max over its 2 epochs, not their mean"
+        ),
+        "{said}"
+    );
+    let plan = dir.join("plan.csv");
+    let tasks: Vec<String> = (1..=8).map(|i| format!("{i},q{i},uniform,0")).collect();
+    std::fs::write(
+        &plan,
+        format!("position,task,order,seed\n{}\n", tasks.join("\n")),
+    )
+    .expect("plan");
+    let rows = dir.join("new.csv");
+    std::fs::write(&rows, "system,task,outcome,group\nnew,q1,1,unlogged\n").expect("rows");
+    assert_refused(
+        &pareval(&[
+            "decide",
+            &rows.to_string_lossy(),
+            &path.to_string_lossy(),
+            "--plan",
+            &plan.to_string_lossy(),
+            "--tested",
+            "new",
+            "--baseline",
+            "pareval_test/p60",
+            "--rule",
+            "anytime",
+        ]),
+        "a live decision against it would compare a max with a mean",
+    );
+    // Reduced by the mean (the log as written), it is read.
+    log["reductions"][0]["reducer"] = Value::from("mean");
+    std::fs::write(&path, log.to_string()).expect("write");
+    let decided = pareval(&[
+        "decide",
+        &rows.to_string_lossy(),
+        &path.to_string_lossy(),
+        "--plan",
+        &plan.to_string_lossy(),
+        "--tested",
+        "new",
+        "--baseline",
+        "pareval_test/p60",
+        "--rule",
+        "anytime",
+    ]);
+    assert_eq!(decided.status.code(), Some(0), "{}", stderr(&decided));
+}

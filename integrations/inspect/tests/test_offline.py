@@ -50,6 +50,8 @@ def test_score_to_outcome_follows_inspect_value_to_float():
     with pytest.raises(ParevalError, match="dict .*--score-key KEY reads one of its values"):
         score_to_outcome(scores({"a": 1}))
     assert score_to_outcome(scores(7), to_float=lambda v: v / 10) == 0.7
+    # Unscored (NaN): no outcome, as pareval's reader reads it (not attempted), not "outside [0, 1]".
+    assert score_to_outcome(scores(float("nan"))) is None
 
 
 def test_score_reader_reads_as_pareval_s_score_key_and_scale():
@@ -84,6 +86,17 @@ def test_eval_passthrough_arguments():
         parse_eval_args(["--sample-shuffle"])
     with pytest.raises(SystemExit, match="no option"):
         parse_eval_args(["--frobnicate", "1"])
+
+
+def test_eval_passthrough_values_are_read_as_inspect_eval_reads_them():
+    # `inspect eval --sample-id a,b --limit 10-20` gives lists and ranges; eval() took the text as one
+    # id (nothing matched) and "10-20" ended in a traceback.
+    kwargs, _, _ = parse_eval_args(["--sample-id", "q1,q2, q3", "--limit", "11-30", "--tags=a,b"])
+    assert kwargs == {"sample_id": ["q1", "q2", "q3"], "limit": (10, 30), "tags": ["a", "b"]}
+    kwargs, _, _ = parse_eval_args(["--sample-id", "[q1, q2]", "--limit", "5"])
+    assert kwargs == {"sample_id": ["q1", "q2"], "limit": 5}
+    with pytest.raises(SystemExit, match="--limit '1-2-3'"):
+        parse_eval_args(["--limit", "1-2-3"])
 
 
 def test_a_usage_mistake_exits_2_with_its_message(capsys):

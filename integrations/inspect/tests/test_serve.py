@@ -54,6 +54,39 @@ def test_plan_check_and_a_bad_request(pareval_bin, plan_factory):
     assert ctl._process.close() == 0  # EOF on stdin: exit 0
 
 
+def test_a_run_sent_again_is_read_once_and_a_retry_s_other_outcome_is_set_aside(pareval_bin, plan_factory):
+    """An eval_set retry re-runs a sample that errored: pareval had read the error (0) and refused
+    the retry's outcome, which failed every retry of the task."""
+    plan_file, order = plan_factory(ids(20))
+    with ParevalController(plan_file, tested=STRONG, baseline=WEAK) as ctl:
+        ctl.outcome(STRONG, order[0], 0, 0.0, errored=True)
+        again = ctl.outcome(STRONG, order[0], 0, 0.0, errored=True)  # both hooks report an error
+        retried = ctl.outcome(STRONG, order[0], 0, 1.0)
+        assert again["repeated"] is True and retried["repeated"] is True
+        assert ctl.outcomes_sent == 1
+        assert ctl.outcomes_not_read == [
+            {"system": STRONG, "task": order[0], "run": "0", "read": 0.0, "not_read": 1.0}
+        ]
+        # A refused outcome was not read: sending the run again is no repeat.
+        with pytest.raises(ParevalError, match="refused"):
+            ctl.outcome(STRONG, order[1], 0, 7.0)
+        assert "repeated" not in ctl.outcome(STRONG, order[1], 0, 1.0)
+
+
+def test_two_tasks_of_one_model_on_one_controller_are_refused(pareval_bin, plan_factory, tmp_path):
+    """Two tasks with the same sample ids sent one system's outcomes under the same task ids: live
+    decided, while `decide` on the logs refused them as duplicate keys."""
+    n = 12
+    plan_file, _ = plan_factory(ids(n))
+    with ParevalController(plan_file, tested=STRONG, baseline=WEAK, rule="anytime") as ctl:
+        first = order_by_plan(stand_in.stand_in(n=n), ctl.plan())
+        second = task_with(order_by_plan(stand_in.stand_in(n=n), ctl.plan()), name="second_task")
+        tasks = pareval_tasks(first, [STRONG], ctl, order=False) + pareval_tasks(second, [STRONG], ctl, order=False)
+        logs = run(tasks, tmp_path, max_tasks=1)
+    errors = [str(log.error) for log in logs if log.status == "error"]
+    assert len(errors) == 1 and "both run" in errors[0] and "one controller decides one task" in errors[0], errors
+
+
 # -- whole evals -----------------------------------------------------------------------------------
 
 

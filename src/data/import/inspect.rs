@@ -172,8 +172,8 @@ fn score(value: &Value, key: Option<&str>) -> Result<Option<f64>, String> {
 /// first met), its reduced score under each scorer, as `{id, epoch: 1, scores: {scorer: {value}}}`.
 struct ReducedSamples {
     samples: Vec<Value>,
-    /// "scorer: reducer" per reduction (Inspect's default reducer is the mean).
-    reducers: Vec<String>,
+    /// (scorer, reducer) per reduction (Inspect's default reducer is the mean).
+    reducers: Vec<(String, String)>,
 }
 
 impl ReducedSamples {
@@ -191,7 +191,7 @@ impl ReducedSamples {
                 .get("reducer")
                 .and_then(Value::as_str)
                 .unwrap_or("mean");
-            reducers.push(format!("{scorer}: {reducer}"));
+            reducers.push((scorer.to_string(), reducer.to_string()));
             let listed = reduction.get("samples").and_then(Value::as_array);
             for sample in listed.into_iter().flatten() {
                 let id = sample.get("sample_id").filter(|id| id_text(id).is_some());
@@ -219,11 +219,24 @@ impl ReducedSamples {
         Ok(ReducedSamples { samples, reducers })
     }
 
-    fn note(&self, file: &str, header: &Value) -> String {
-        let epochs = header
+    fn epochs(header: &Value) -> u64 {
+        header
             .get("eval")
             .and_then(|e| e.get("config")?.get("epochs")?.as_u64())
-            .unwrap_or(1);
+            .unwrap_or(1)
+    }
+
+    /// Where `scorer`'s scores were reduced over several epochs by another reducer than the mean
+    /// (max, mode, pass_at_k, …): (reducer, epochs). pareval reads a logged or streamed sample's
+    /// epochs as their mean, so such a value is not what it reads for another system.
+    fn not_a_mean(&self, scorer: &str, header: &Value) -> Option<(&str, u64)> {
+        let epochs = Self::epochs(header);
+        let (_, reducer) = self.reducers.iter().find(|(name, _)| name == scorer)?;
+        (epochs > 1 && reducer != "mean").then_some((reducer.as_str(), epochs))
+    }
+
+    fn note(&self, file: &str, header: &Value) -> String {
+        let epochs = Self::epochs(header);
         let unlogged = header
             .get("eval")
             .and_then(|e| e.get("config")?.get("log_samples")?.as_bool())
@@ -236,7 +249,11 @@ impl ReducedSamples {
                 ""
             },
             if epochs == 1 { "" } else { "s" },
-            self.reducers.join(", ")
+            self.reducers
+                .iter()
+                .map(|(scorer, reducer)| format!("{scorer}: {reducer}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         )
     }
 }
@@ -559,6 +576,25 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     }
     if let Some(reduced) = &reduced {
         notes.push(reduced.note(file, &log.header));
+        if let Some((reducer, epochs)) = reduced.not_a_mean(&scorer, &log.header) {
+            let why = format!(
+                "scorer '{scorer}' keeps each sample's {reducer} over its {epochs} epochs, not their mean, which is what pareval reads for a system whose samples are logged or streamed"
+            );
+            // A live decision compares this system with one streamed or logged: a max against a
+            // mean would decide on the reducer, not on the systems (the integration rejected a
+            // stronger model so).
+            if settings.live {
+                return Err(LoadError::new(
+                    file,
+                    format!(
+                        "{why}: a live decision against it would compare a {reducer} with a mean; log the eval's samples (drop --no-log-samples) or reduce by the mean (--epochs-reducer mean)"
+                    ),
+                ));
+            }
+            notes.push(format!(
+                "{file}: {why}: compare it only with logs reduced alike"
+            ));
+        }
     }
     let log_samples = eval
         .get("config")

@@ -43,6 +43,26 @@ def _value(text: str) -> Any:
     return value if isinstance(value, (int, float, bool, list, dict)) or value is None else text
 
 
+def _as_inspect_cli(key: str, value: Any) -> Any:
+    """An option's text as `inspect eval` reads it where its CLI does more than read a value:
+    `--limit 10-20` is a range, `--sample-id a,b` and `--tags a,b` are lists (eval() took
+    "a,b" as one id, so nothing matched, and "10-20" ended in a traceback)."""
+    from inspect_ai._util.samples import parse_sample_id, parse_samples_limit
+
+    if not isinstance(value, str):
+        return value
+    if key == "limit":
+        try:
+            return parse_samples_limit(value)
+        except ValueError as ex:
+            raise UsageError(f"--limit {value!r}: {ex}") from None
+    if key == "sample_id":
+        return parse_sample_id(value)
+    if key == "tags":
+        return [tag.strip() for tag in value.split(",") if tag.strip()]
+    return value
+
+
 class UsageError(SystemExit):
     """A mistake on the command line: exit code 2, as argparse's own (1 says a model's log did
     not end in success); `main` prints the message."""
@@ -98,7 +118,7 @@ def parse_eval_args(tokens: Sequence[str]) -> tuple[dict[str, Any], dict[str, An
             raise UsageError(f"inspect_ai.eval() has no option --{name}")
         if key in _RESERVED and _RESERVED[key] is not None:
             raise UsageError(f"--{name} cannot be passed through ({_RESERVED[key]})")
-        eval_kwargs[key] = value
+        eval_kwargs[key] = _as_inspect_cli(key, value)
     return eval_kwargs, task_args, model_args
 
 

@@ -8,6 +8,7 @@ reply (whether the run is decided, the one-line summary, the actions). The Inspe
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import threading
 import weakref
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from .early_stopping import ParevalEarlyStopping
 
 __all__ = ["ParevalController"]
+
+logger = logging.getLogger(__name__)
 
 # Controllers still holding a child at interpreter exit are closed then (stdin closed, waited).
 _live: "weakref.WeakSet[ParevalController]" = weakref.WeakSet()
@@ -119,6 +122,13 @@ class ParevalController:
         self._last: dict[str, Any] | None = None
         self._decided_reply: dict[str, Any] | None = None
         self._outcomes_sent = 0
+        # What was sent per (system, task, run), so that a run sent again (an eval_set retry of a
+        # sample that errored, an errored sample both hooks report) is not sent twice.
+        self._sent: dict[tuple[str, str, str], float] = {}
+        self.outcomes_not_read: list[dict[str, Any]] = []
+        # Which task each streaming system's samples come from: two tasks of one model on one
+        # controller would send one system's outcomes for two datasets under the same ids.
+        self._task_of_system: dict[str, str] = {}
         # Model runs begun and ended on this controller (start_task / complete_task of its
         # early-stopping objects): `shared` starts afresh once every run begun has ended.
         self.runs_started = 0
@@ -231,6 +241,20 @@ class ParevalController:
         unplanned, missing = self._checked[key]
         return list(unplanned), list(missing)
 
+    def claim_task(self, system: str, task: str) -> None:
+        """Marks `system`'s outcomes as coming from `task`; another task for the same system (a
+        second task of the eval for the same model) is refused: its sample ids would be read as
+        the first task's (`decide` on the logs refuses them as duplicate keys). The same task again
+        (an eval_set retry) is the same run."""
+        with self._state_lock:
+            first = self._task_of_system.setdefault(system, task)
+        if first != task:
+            raise ParevalError(
+                f"tasks {first!r} and {task!r} both run {system!r} on one pareval controller: one "
+                "controller decides one task; give each task its own eval and controller (its "
+                "own pareval-inspect run and plan)"
+            )
+
     def outcome(
         self,
         system: str,
@@ -243,7 +267,29 @@ class ParevalController:
         """Report one finished sample; returns pareval's reply (and remembers it). `runs`: how many
         runs (epochs) each task of this system gets; pareval then counts a task finished, and reads
         it, only once all of them are in (their mean is its outcome). `errored`: the sample ended in
-        an error; pareval reads it as its outcome and counts it in the replies' `errored`."""
+        an error; pareval reads it as its outcome and counts it in the replies' `errored`.
+
+        A run already sent is not sent again: the reply then has `"repeated": true`. When its
+        outcome differs (an eval_set retry of a sample that errored), pareval has read the first
+        (a live decision cannot take back what it read): the later one is kept in
+        `outcomes_not_read` and a warning says so."""
+        key = (system, task, str(run))
+        with self._state_lock:
+            first = self._sent.get(key)
+            last = dict(self._last or {})
+        if first is not None:
+            if first != outcome:
+                entry = {"system": system, "task": task, "run": str(run), "read": first, "not_read": outcome}
+                with self._state_lock:
+                    self.outcomes_not_read.append(entry)
+                logger.warning(
+                    "pareval: run %s of %s on %s was sent before with outcome %s, which pareval read; "
+                    "this later outcome %s (a retry?) is not read: a live decision cannot take back "
+                    "what it read (pareval decide on the final logs reads the retry)",
+                    run, system, task, first, outcome,
+                )
+            last["repeated"] = True
+            return last
         request: dict[str, Any] = {
             "op": "outcome", "system": system, "task": task, "run": str(run), "outcome": outcome
         }
@@ -254,6 +300,8 @@ class ParevalController:
         reply = self._process.request(request)
         self._remember(reply)
         with self._state_lock:
+            # Only once pareval took it: a refused outcome was not read.
+            self._sent[key] = outcome
             self._outcomes_sent += 1
         return reply
 

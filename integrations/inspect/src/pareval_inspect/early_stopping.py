@@ -79,7 +79,9 @@ def score_to_outcome(
 ) -> float | None:
     """The outcome in [0, 1] of one scored sample: `scorer`'s value (default: the first scorer)
     mapped by Inspect's own `value_to_float()` (C 1, P 0.5, I and N 0, numbers and booleans as they
-    are). None when the sample carries no score of that scorer."""
+    are). None when the sample carries no score of that scorer, or an unscored NaN (pareval's
+    Inspect reader reads both as not attempted, so the live decision waits on it as `decide` on the
+    logs does)."""
     from inspect_ai.scorer import value_to_float
 
     if not scores:
@@ -102,6 +104,8 @@ def score_to_outcome(
         outcome = float((to_float or value_to_float())(value))
     except ParevalError as ex:
         raise ParevalError(f"scorer {name!r}: {ex}") from None
+    if math.isnan(outcome):
+        return None
     if not (math.isfinite(outcome) and 0.0 <= outcome <= 1.0):
         raise ParevalError(
             f"scorer {name!r} gives {value!r} -> {outcome}, outside [0, 1]; "
@@ -226,6 +230,7 @@ class ParevalEarlyStopping:
                 raise ParevalError(message)
             logger.warning(message)
 
+        controller.claim_task(system, task.task)
         run = _ModelRun(model=model, system=system, sample_ids=ids, epochs=epochs)
         self._runs[model] = run
         controller.runs_started += 1
@@ -266,18 +271,20 @@ class ParevalEarlyStopping:
             )
         outcome = score_to_outcome(scores, controller.scorer, controller.to_float)
         if outcome is None:
-            # Nothing to report (no score of that scorer): pareval keeps waiting on this task.
+            # Nothing to report (no score of that scorer, or NaN): pareval keeps waiting on this
+            # task, as `decide` on the logs reads it as not attempted.
             run.skipped_outcomes.append(f"{id}#{epoch}")
             logger.warning(
-                "pareval: sample %s (epoch %s) of %s has no score%s; no outcome sent",
+                "pareval: sample %s (epoch %s) of %s has no score%s (or an unscored NaN); no "
+                "outcome sent",
                 id,
                 epoch,
                 run.model,
                 f" from scorer {controller.scorer!r}" if controller.scorer else "",
             )
             return
-        await controller.aoutcome(run.system, str(id), epoch - 1, outcome, runs=run.epochs)
-        run.sent += 1
+        reply = await controller.aoutcome(run.system, str(id), epoch - 1, outcome, runs=run.epochs)
+        run.sent += 0 if reply.get("repeated") else 1
 
     async def errored_sample(self, run: _ModelRun, sample: Any) -> None:
         """A sample that ended in an error (no retries left): sent as the log reader reads it."""
@@ -296,11 +303,11 @@ class ParevalEarlyStopping:
             str(getattr(error, "message", error)).splitlines()[0][:200],
             0.0 if outcome is None else outcome,
         )
-        await controller.aoutcome(
+        reply = await controller.aoutcome(
             run.system, str(sample.id), sample.epoch - 1, 0.0 if outcome is None else outcome,
             runs=run.epochs, errored=True,
         )
-        run.sent += 1
+        run.sent += 0 if reply.get("repeated") else 1
 
     async def complete_task(self) -> dict[str, Any]:
         controller = self.controller
@@ -324,6 +331,9 @@ class ParevalEarlyStopping:
             "samples_stopped": run.stopped,
             "samples_without_outcome": run.skipped_outcomes,
             "samples_errored": run.errored,
+            # Runs sent again with another outcome (an eval_set retry of an errored sample): pareval
+            # read the first.
+            "outcomes_not_read": [o for o in controller.outcomes_not_read if o["system"] == run.system],
             "errored": reply.get("errored"),
             "hook_errors": run.hook_errors,
             "pareval_command": controller.argv[1:],
