@@ -714,8 +714,10 @@ impl Policy {
         format!(
             "{} order, coverage gate {}, {rule}{}{monitor}",
             self.order.name(),
+            // The share sets the quotas the coverage-failure rate counts by, gate or no gate.
             match (self.coverage_gate, self.coverage_share) {
-                (false, _) => "off".to_string(),
+                (false, Fraction::ONE) => "off".to_string(),
+                (false, share) => format!("off (share {share})"),
                 (true, Fraction::ONE) => "on".to_string(),
                 (true, share) => format!("on (share {share})"),
             },

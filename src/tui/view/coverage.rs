@@ -27,6 +27,7 @@ pub fn shade(rate: f64) -> char {
 
 pub(super) fn draw_coverage(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let order = app.compute.policy().order.name();
+    let share = app.compute.policy().coverage_share.0;
     let long = format!(
         " coverage gaps under the {order} order: how often a run stopped at each budget misses a group's quota "
     );
@@ -111,7 +112,11 @@ pub(super) fn draw_coverage(frame: &mut Frame, app: &App, theme: Theme, area: Re
                     size,
                     percent(f64::from(size) / f64::from(n_tasks.max(1)))
                 )),
-                Cell::from(crate::engine::rules::coverage::quota(k, size, n_tasks).to_string()),
+                // The quota the replay counted misses by: under the coverage share (`Q`).
+                Cell::from(
+                    crate::engine::rules::coverage::quota_share(k, size, n_tasks, share)
+                        .to_string(),
+                ),
                 Cell::from(rate),
                 Cell::from(strip),
             ])
