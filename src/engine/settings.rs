@@ -929,6 +929,17 @@ impl ReplaySettings {
                 allowed: "must satisfy 0 < min <= max < 1",
             });
         }
+        // The CLI checks --bootstrap mc:B itself; a session file reached here with five million
+        // resamples, whose replay ran for minutes.
+        if let Rule::Bootstrap(BootstrapMode::Mc { resamples }) = self.policy.rule
+            && !(1..=MOST_RESAMPLES).contains(&resamples)
+        {
+            return Err(SettingError::OutOfRange {
+                what: "bootstrap resamples".to_string(),
+                value: resamples.to_string(),
+                allowed: "must be in 1..=1000000 (mc:B; exact computes the tails without resampling)",
+            });
+        }
         // The CLI checks --coverage-share itself; a session file or a library caller reaches here
         // with whatever it holds (a share of 0 or 2 was shown as "coverage gate on (share 2)").
         if self.policy.coverage_share.0 == 0 || self.policy.coverage_share > Fraction::ONE {

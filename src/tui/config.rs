@@ -348,6 +348,24 @@ impl Session {
             .settings()
             .validate(dataset)
             .map_err(|error| format!("key 'compute': {error}"))?;
+        // The view's budget and threshold are positions on the grid and the thresholds: one past
+        // them opened at the last budget ("budget": 99 at 95%) or another threshold unsaid.
+        let grid = self.compute.grid.len();
+        if self.view.budget >= grid {
+            return Err(format!(
+                "key 'view.budget': {} is no position on the budget grid (0 to {}, one per budget of 'compute.grid')",
+                self.view.budget,
+                grid.saturating_sub(1)
+            ));
+        }
+        let thresholds = self.compute.thresholds.len();
+        if self.view.focus >= thresholds {
+            return Err(format!(
+                "key 'view.focus': {} is no position among the {thresholds} thresholds (0 to {})",
+                self.view.focus,
+                thresholds.saturating_sub(1)
+            ));
+        }
         let filter = &self.compute.group_filter;
         if filter.is_empty() {
             return Ok(());

@@ -407,7 +407,7 @@ pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
         }
     }
     stop.store(true, Ordering::Relaxed);
-    drop(worker);
+    worker.leave();
     let _ = input.join();
     Ok(crate::signals::received())
 }

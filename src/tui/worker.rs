@@ -258,8 +258,9 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
     }
 }
 
-impl Drop for Worker {
-    fn drop(&mut self) {
+impl Worker {
+    /// Cancels the running job and tells the thread to end.
+    fn shut_down(&self) {
         if let Ok(mut state) = self.shared.state.lock() {
             state.shutdown = true;
             state.waiting = None;
@@ -268,6 +269,21 @@ impl Drop for Worker {
             }
             self.shared.wake.notify_all();
         }
+    }
+
+    /// Cancels the running job and leaves its thread to end with the process: a job reads its
+    /// cancel flag between cases, and one case can take a minute (a bootstrap of a million
+    /// resamples at every look), so joining made quitting wait that long after the screen was
+    /// gone. The worker writes nothing, so nothing is cut short.
+    pub fn leave(mut self) {
+        self.shut_down();
+        drop(self.handle.take());
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.shut_down();
         if let Some(handle) = self.handle.take() {
             let _ = handle.join();
         }

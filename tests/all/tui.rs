@@ -943,6 +943,20 @@ fn a_hand_edited_session_is_checked_when_it_loads() {
         &|s| s["compute"]["thresholdz"] = serde_json::json!([0]),
         "unknown field `thresholdz`",
     );
+    // Opened without a word: a bootstrap the CLI refuses (its replay ran for minutes, and quitting
+    // waited for it), a budget past the grid (opened at its last), a threshold past the list.
+    refused(
+        &|s| s["compute"]["bootstrap_resamples"] = serde_json::json!(5_000_000),
+        "bootstrap resamples '5000000' must be in 1..=1000000",
+    );
+    refused(
+        &|s| s["view"]["budget"] = serde_json::json!(99),
+        "key 'view.budget': 99 is no position on the budget grid",
+    );
+    refused(
+        &|s| s["view"]["focus"] = serde_json::json!(7),
+        "key 'view.focus': 7 is no position among the 3 thresholds (0 to 2)",
+    );
     refused(
         &|s| {
             s["early"] = serde_json::json!({
@@ -3245,4 +3259,35 @@ fn the_coverage_view_requires_the_quotas_of_the_coverage_share() {
     let relaxed = pareval::engine::rules::coverage::quota_share(k, 33, n, 5_000);
     assert!(relaxed < pareval::engine::rules::coverage::quota(k, 33, n));
     assert_eq!(required(&app), relaxed);
+}
+
+#[test]
+fn leaving_the_worker_does_not_wait_for_the_case_it_is_in() {
+    // A job reads its cancel flag between cases; a case of a million resamples at every look runs
+    // for most of a second here (seconds on a larger record), and quitting waited for it after the
+    // screen was gone (5–58 s). Leaving cancels and returns at once: three tries, so that a join
+    // would be caught even when one try meets a case near its end.
+    let dataset = sample_dataset("swe_repair.csv");
+    let mut heavy =
+        App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 1_000).settings();
+    heavy.policy = pareval::engine::Preset::Primary.policy(
+        pareval::engine::BootstrapMode::Mc {
+            resamples: pareval::engine::settings::MOST_RESAMPLES,
+        },
+        pareval::engine::Fraction(500),
+    );
+    for generation in 1..=3 {
+        let (worker, _results) = worker_with_channel();
+        worker.submit(Job {
+            generation,
+            dataset: dataset.clone(),
+            settings: heavy.clone(),
+            proxy: None,
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        let started = std::time::Instant::now();
+        worker.leave();
+        let left = started.elapsed();
+        assert!(left < Duration::from_millis(50), "left in {left:?}");
+    }
 }
