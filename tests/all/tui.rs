@@ -1402,6 +1402,36 @@ fn the_proxy_view_follows_the_slider_and_its_switches() {
             .map(|r| r.result.method)
     };
     assert_eq!(method(&app), Some("midrange-k"));
+    // Meanwhile the last curve stays, dimmed, under its own method's name (it was shown under the
+    // new method's, undimmed, until the new curve came).
+    let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
+    terminal
+        .draw(|frame| draw(frame, &app, MONO))
+        .expect("draw");
+    let buffer = terminal.backend().buffer().clone();
+    let text: String = (0..buffer.area.height)
+        .map(|y| {
+            (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol().to_string())
+                .collect::<String>()
+                + "\n"
+        })
+        .collect();
+    assert!(
+        text.contains(
+            "proxy benchmark at budget 30%: midrange-k under loao · ⟳ easiest-k under loao"
+        ),
+        "{text}"
+    );
+    let figures = text
+        .lines()
+        .position(|line| line.contains("45 of 150 tasks"))
+        .expect("figures");
+    let cell = &buffer[(4, figures as u16)];
+    assert!(
+        cell.modifier.contains(ratatui::style::Modifier::DIM),
+        "{cell:?}"
+    );
     let generation = app.generation;
     deliver_proxy(&mut app, generation);
     assert_eq!(method(&app), Some("easiest-k"));
@@ -3290,4 +3320,57 @@ fn leaving_the_worker_does_not_wait_for_the_case_it_is_in() {
         let left = started.elapsed();
         assert!(left < Duration::from_millis(50), "left in {left:?}");
     }
+}
+
+#[test]
+fn after_a_failed_replay_the_last_figures_are_dimmed_under_the_new_settings() {
+    // Budget by cost on a record whose costs are all 0 fails; the panels keep the last result,
+    // under a header that names the new measure, and drew it as if it were its figures.
+    let dir = temp_dir("explorer-zero-cost");
+    let path = dir.join("zero_cost.csv");
+    let text = std::fs::read_to_string(format!(
+        "{}/sample_runs/swe_repair.csv",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("sample");
+    let zeroed: Vec<String> = text
+        .lines()
+        .enumerate()
+        .map(|(i, line)| match (i, line.rsplit_once(',')) {
+            (0, _) | (_, None) => line.to_string(),
+            (_, Some((rest, _))) => format!("{rest},0"),
+        })
+        .collect();
+    std::fs::write(&path, zeroed.join("\n") + "\n").expect("write");
+    let dataset = Arc::new(load(&[path], &LoadOptions::default()).expect("load"));
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 5);
+    let (mut app, first) = App::new(dataset, vec!["zero_cost.csv".into()], compute, None);
+    run_effects(&mut app, vec![first]);
+    let dimmed = |app: &App| {
+        let mut terminal = Terminal::new(TestBackend::new(120, 40)).expect("terminal");
+        terminal.draw(|frame| draw(frame, app, MONO)).expect("draw");
+        let buffer = terminal.backend().buffer().clone();
+        let row = (0..buffer.area.height)
+            .find(|&y| {
+                (0..buffer.area.width)
+                    .map(|x| buffer[(x, y)].symbol().to_string())
+                    .collect::<String>()
+                    .contains("ReAct (")
+            })
+            .expect("a pair row");
+        let x = (0..buffer.area.width)
+            .find(|&x| buffer[(x, row)].symbol() == "R")
+            .expect("its name");
+        buffer[(x, row)]
+            .modifier
+            .contains(ratatui::style::Modifier::DIM)
+    };
+    assert!(!dimmed(&app), "the figures of the settings shown");
+    act(&mut app, Action::CycleMeasure);
+    assert!(
+        app.status.contains("has a total cost of 0"),
+        "{}",
+        app.status
+    );
+    assert!(dimmed(&app), "the last result under the failed settings");
 }

@@ -30,11 +30,29 @@ pub fn proxy_agreement(row: &crate::proxy::ProxyRow, delta: f64) -> Option<f64> 
 }
 
 pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
-    let title = format!(
-        " proxy benchmark at budget {}: {} under {} (x: method, y: protocol) ",
-        percent(app.budget_value()),
+    let now = (
         app.compute.proxy_method.name(),
-        app.compute.proxy_protocol.name()
+        app.compute.proxy_protocol.name(),
+    );
+    // While another method's or protocol's curve is computed, the last one stays on screen, dimmed,
+    // under its own names (it was shown under the new ones: greedy-k's title over stratified-k's
+    // figures for seconds).
+    let stale = app.proxy.is_some() && app.proxy_for != app.generation;
+    let shown = app
+        .proxy
+        .as_ref()
+        .and_then(|curve| curve.results.first())
+        .map_or(now, |row| (row.result.method, row.result.protocol));
+    let computing = if stale && shown != now {
+        format!(" · ⟳ {} under {}", now.0, now.1)
+    } else {
+        String::new()
+    };
+    let title = format!(
+        " proxy benchmark at budget {}: {} under {}{computing} (x: method, y: protocol) ",
+        percent(app.budget_value()),
+        shown.0,
+        shown.1
     );
     let block = super::widgets::titled_block(title, area.width);
     let row = match (&app.proxy, &app.proxy_error) {
@@ -256,4 +274,7 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
         .header(Row::new(vec!["system", "pred.", "actual", "error"]).style(theme.dim()))
         .block(super::widgets::titled_block(title, table.width));
     frame.render_widget(table_widget, table);
+    if stale {
+        frame.buffer_mut().set_style(inner, theme.dim());
+    }
 }

@@ -131,7 +131,9 @@ pub fn slider_track(budgets: usize, current: usize, marked: Option<usize>, width
 }
 
 pub(super) fn stale(app: &App, theme: Theme) -> Style {
-    if app.pending() {
+    // Also after the newest settings' replay failed: the panels keep the last result, under a
+    // header that names the new settings (they were drawn as if they were its figures).
+    if app.pending() || app.result_for != app.generation {
         theme.dim()
     } else {
         Style::default()
