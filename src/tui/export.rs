@@ -229,13 +229,16 @@ fn policy_args(app: &App) -> Vec<String> {
         key.orders.to_string(),
         "--seed".into(),
         key.seed.to_string(),
-        "--bootstrap".into(),
-        key.bootstrap().to_string(),
-        "--tail".into(),
-        policy.tail.to_string(),
         "--group-col".into(),
         group_flag(app),
     ]);
+    // Only what the rule reads: the twin printed "note: --bootstrap is not used" under anytime.
+    if matches!(policy.rule, crate::engine::settings::Rule::Bootstrap(_)) {
+        args.extend(["--bootstrap".into(), key.bootstrap().to_string()]);
+    }
+    if policy.rule.uses_tail() {
+        args.extend(["--tail".into(), policy.tail.to_string()]);
+    }
     args
 }
 
