@@ -1542,14 +1542,31 @@ fn explore(
             target: flags.early_target,
             tau: None,
         })?),
-        // A session's early view comes back with its files.
+        // A session's early view comes back with its files; what is wrong with it names the
+        // session and its key (it read as a flag's mistake: "--early-trees must be at least 1").
         _ if files.is_empty() => session
             .as_ref()
             .and_then(|s| s.early.as_ref())
-            .map(early_job)
+            .map(|source| {
+                early_job(source)
+                    .map_err(|error| in_session(flags.session.as_deref(), "early", error))
+            })
             .transpose()?,
         _ => None,
     };
+    // The early view needs trajectories: a session saved on it without them opened the main view.
+    if let Some(session) = &session
+        && session.view.tab == crate::tui::app::Tab::Early
+        && early.is_none()
+    {
+        return Err(in_session(
+            flags.session.as_deref(),
+            "view.tab",
+            CliError::Input(
+                "'early' needs trajectories: the session's 'early' (steps and outcomes) or --steps and --outcomes".into(),
+            ),
+        ));
+    }
     let given = match load {
         Some(args) => (args.options()?, args.flags()),
         None => (LoadOptions::default(), Vec::new()),
@@ -1581,6 +1598,15 @@ fn explore(
         // The trajectories' outcomes are a record too (system, task, run, outcome).
         (vec![outcomes.clone()], given)
     } else if let Some(session) = &session {
+        if session.files.is_empty() {
+            return Err(in_session(
+                flags.session.as_deref(),
+                "files",
+                CliError::Input(
+                    "lists no file: a session reopens the records it was saved with".into(),
+                ),
+            ));
+        }
         // The session's files as they were read: the same load flags give the same records.
         let args = args::load_args_from(&session.files, &session.load_flags).map_err(|error| {
             CliError::Input(format!(
@@ -1596,7 +1622,15 @@ fn explore(
     } else {
         (vec![sample_run()?], given)
     };
-    let dataset = crate::data::load(&files, &options)?;
+    let dataset = crate::data::load(&files, &options).map_err(|error| {
+        let error = CliError::from(error);
+        // The session's own files (none given beside it, no trajectories' outcomes read instead).
+        if session.is_some() && flags.outcomes.is_none() {
+            in_session(flags.session.as_deref(), "files", error)
+        } else {
+            error
+        }
+    })?;
     if let (Some(session), Some(path)) = (&session, &flags.session) {
         session
             .check(&dataset)
@@ -1617,6 +1651,17 @@ fn explore(
     .map_or(Ok(()), |signal| {
         Err(CliError::Status(crate::signals::exit_status(signal)))
     })
+}
+
+/// An error in what a session reopens, named as the session file's key ("s.json: key 'early':
+/// --early-trees must be at least 1").
+fn in_session(session: Option<&Path>, key: &str, error: CliError) -> CliError {
+    match (session, error) {
+        (Some(path), CliError::Input(message)) => {
+            CliError::Input(format!("{}: key '{key}': {message}", path.display()))
+        }
+        (_, other) => other,
+    }
 }
 
 /// The explorer's early-outcome job: the trajectories loaded and checked up front (bad input stops

@@ -957,6 +957,30 @@ fn a_hand_edited_session_is_checked_when_it_loads() {
         &|s| s["view"]["focus"] = serde_json::json!(7),
         "key 'view.focus': 7 is no position among the 3 thresholds (0 to 2)",
     );
+    // What the session reopens names the session and its key: a file gone, no file, the early
+    // view without trajectories (it opened the main view), trajectories that do not load (they
+    // read as a flag's mistake, "--early-trees must be at least 1", with no session named).
+    refused(
+        &|s| s["files"] = serde_json::json!(["/nonexistent/gone.csv"]),
+        "key 'files': /nonexistent/gone.csv: no such file or folder",
+    );
+    refused(
+        &|s| s["files"] = serde_json::json!([]),
+        "key 'files': lists no file",
+    );
+    refused(
+        &|s| s["view"]["tab"] = serde_json::json!("early"),
+        "key 'view.tab': 'early' needs trajectories",
+    );
+    refused(
+        &|s| {
+            s["early"] = serde_json::json!({
+                "steps": "/nonexistent/steps.csv", "outcomes": "/nonexistent/outcomes.csv",
+                "protocol": null, "trees": 0, "target": null, "tau": null
+            })
+        },
+        "key 'early': /nonexistent/steps.csv",
+    );
     refused(
         &|s| {
             s["early"] = serde_json::json!({
