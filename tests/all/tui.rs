@@ -3397,3 +3397,18 @@ fn after_a_failed_replay_the_last_figures_are_dimmed_under_the_new_settings() {
     );
     assert!(dimmed(&app), "the last result under the failed settings");
 }
+
+#[test]
+fn a_watched_run_s_summary_keeps_the_unresolved_interval_where_it_has_room() {
+    // Sequential monitoring adds the ever-wrong column, and the interval was dropped at any width.
+    let app = sample_app_launched(
+        pareval::engine::Preset::Anytime,
+        4,
+        "sample_runs/swe_repair.csv",
+    );
+    let wide = render(&app, 200, 48);
+    assert!(wide.contains("ever✗"), "{wide}");
+    assert!(wide.contains("unresolved [95%]"), "{wide}");
+    let narrow = render(&app, 80, 24);
+    assert!(!narrow.contains("unresolved [95%]"), "{narrow}");
+}

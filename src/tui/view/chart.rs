@@ -195,6 +195,44 @@ pub(super) fn draw_chart(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
     );
 }
 
+/// The summary panel's width in a main view `total` columns wide: 50, or as much as its table needs
+/// to keep the unresolved interval beside the ever-wrong and FWER columns of a watched run or a
+/// family, where the chart keeps at least 90 columns.
+pub(super) fn summary_width(app: &App, total: u16) -> u16 {
+    let policy = app.compute.policy();
+    let extra = usize::from(policy.monitor == crate::engine::settings::Monitor::Sequential)
+        + usize::from(policy.decides_families());
+    if extra == 0 {
+        return 50;
+    }
+    let threshold_width = app
+        .compute
+        .thresholds
+        .iter()
+        .map(|&t| {
+            format!(" {} pp", trim_number(f64::from(t) / 100.0))
+                .chars()
+                .count()
+        })
+        .max()
+        .unwrap_or(0)
+        .max(3);
+    let needed = u16::try_from(table_width(threshold_width, extra) + 17).unwrap_or(u16::MAX);
+    if total >= needed.saturating_add(90) {
+        needed.max(50)
+    } else {
+        50
+    }
+}
+
+/// The summary table's width but for its unresolved column: the threshold label, the 5-wide
+/// columns (FPR, FRR, `extra` of ever-wrong and FWER, coverage, sufficiency), the gaps between
+/// every column and the borders.
+fn table_width(threshold_width: usize, extra: usize) -> usize {
+    let columns = 6 + extra;
+    threshold_width + 5 * (columns - 2) + (columns - 1) + 2
+}
+
 pub(super) fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
     let policy = app.compute.policy();
     let sequential = policy.monitor == crate::engine::settings::Monitor::Sequential;
@@ -246,6 +284,26 @@ pub(super) fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rec
         frame.render_widget(super::widgets::no_replay_yet(app, theme).block(block), area);
         return;
     };
+    // The threshold cell fits its longest label ("›2.5 pp" is 7 wide, "›12.25 pp" 9).
+    let threshold_width = replay
+        .metrics
+        .thresholds
+        .iter()
+        .map(|metrics| {
+            format!(" {} pp", trim_number(metrics.threshold_pp))
+                .chars()
+                .count()
+        })
+        .max()
+        .unwrap_or(0)
+        .max(3);
+    // Watched runs (ever-wrong) and families (FWER) take columns of their own: the unresolved
+    // interval keeps its room where the panel has it (it was dropped at any width).
+    let fixed = table_width(
+        threshold_width,
+        usize::from(sequential) + usize::from(families),
+    );
+    let with_interval = !(sequential || families) || usize::from(area.width) >= fixed + 17;
     let rows: Vec<Row> = replay
         .metrics
         .thresholds
@@ -273,8 +331,7 @@ pub(super) fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rec
             Some(
                 Row::new(cells.into_iter().chain([
                     Cell::from(percent(r.coverage_failure)),
-                    // Watched runs give the ever-wrong column the interval's room.
-                    Cell::from(if sequential || families {
+                    Cell::from(if !with_interval {
                         percent(r.unresolved)
                     } else {
                         format!(
@@ -289,19 +346,6 @@ pub(super) fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rec
             )
         })
         .collect();
-    // The threshold cell fits its longest label ("›2.5 pp" is 7 wide, "›12.25 pp" 9).
-    let threshold_width = replay
-        .metrics
-        .thresholds
-        .iter()
-        .map(|metrics| {
-            format!(" {} pp", trim_number(metrics.threshold_pp))
-                .chars()
-                .count()
-        })
-        .max()
-        .unwrap_or(0)
-        .max(3);
     let mut widths = vec![
         Constraint::Length(threshold_width as u16),
         Constraint::Length(5),
@@ -318,15 +362,15 @@ pub(super) fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rec
     }
     widths.extend([
         Constraint::Length(5),
-        Constraint::Length(if sequential || families { 10 } else { 17 }),
+        Constraint::Length(if with_interval { 17 } else { 10 }),
         Constraint::Length(5),
     ]);
     header.extend([
         "cov.",
-        if sequential || families {
-            "unresolved"
-        } else {
+        if with_interval {
             "unresolved [95%]"
+        } else {
+            "unresolved"
         },
         "suff.",
     ]);

@@ -365,8 +365,11 @@ fn draw_main(frame: &mut Frame, app: &App, theme: Theme, area: Rect) {
         Constraint::Min(4),
     ])
     .areas(area);
-    let [chart, summary] =
-        Layout::horizontal([Constraint::Min(30), Constraint::Length(50)]).areas(top);
+    let [chart, summary] = Layout::horizontal([
+        Constraint::Min(30),
+        Constraint::Length(chart::summary_width(app, top.width)),
+    ])
+    .areas(top);
     draw_chart(frame, app, theme, chart);
     draw_summary(frame, app, theme, summary);
     draw_pairs(frame, app, theme, table);
