@@ -606,6 +606,16 @@ fn escape(text: &str) -> String {
 
 /// Writes an export next to each other as `<stem>.csv/.json/.md/.svg` in `dir`; returns the paths.
 pub fn write(export: &Export, dir: &Path, stem: &str) -> Result<Vec<PathBuf>, ExportError> {
+    // A file in the folder's place: "cannot create the export folder: File exists" left a user
+    // looking for a folder.
+    if dir.exists() && !dir.is_dir() {
+        return Err(ExportError::CreateFolder {
+            path: dir.to_path_buf(),
+            source: std::io::Error::other(
+                "a file is there, not a folder (export_dir in the config)",
+            ),
+        });
+    }
     std::fs::create_dir_all(dir).map_err(|source| ExportError::CreateFolder {
         path: dir.to_path_buf(),
         source,

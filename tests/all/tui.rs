@@ -788,6 +788,8 @@ fn coverage_view_help_overlay_pending_state_and_a_tiny_terminal() {
     let tiny = render(&app, 60, 15);
     assert!(tiny.contains("terminal too small") && tiny.contains("this one is 60×15"));
     snapshot("too_small", &tiny);
+    // The way out stays on screen however small it is (20×5 lost "or press q to quit").
+    assert!(render(&app, 20, 5).contains("q quits"));
     for (w, h) in [(1, 1), (0, 0), (80, 24), (79, 40), (200, 60)] {
         let _ = render(&app, w, h);
     }
@@ -3411,4 +3413,20 @@ fn a_watched_run_s_summary_keeps_the_unresolved_interval_where_it_has_room() {
     assert!(wide.contains("unresolved [95%]"), "{wide}");
     let narrow = render(&app, 80, 24);
     assert!(!narrow.contains("unresolved [95%]"), "{narrow}");
+}
+
+#[test]
+fn an_export_folder_that_is_a_file_is_named_so() {
+    let app = sample_app(4);
+    let export = pareval::tui::export::build(&app).expect("export");
+    let dir = temp_dir("export-folder-is-a-file");
+    let file = dir.join("exports");
+    std::fs::write(&file, "").expect("write");
+    let error = pareval::tui::export::write(&export, &file, "x").expect_err("a file");
+    assert!(
+        error
+            .to_string()
+            .ends_with("exports: cannot create the export folder: a file is there, not a folder (export_dir in the config)"),
+        "{error}"
+    );
 }

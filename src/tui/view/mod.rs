@@ -40,8 +40,12 @@ use widgets::{elide_front, focused_rows, overlay};
 pub fn draw(frame: &mut Frame, app: &App, theme: Theme) {
     let area = frame.area();
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        // The way out first: at 20×5 the wrapped lines lost their last, "or press q to quit".
         let text = vec![
-            Line::from(Span::styled("terminal too small", theme.bad())),
+            Line::from(vec![
+                Span::styled("terminal too small", theme.bad()),
+                Span::raw(" (q quits)"),
+            ]),
             Line::from(format!(
                 "pareval needs at least {MIN_WIDTH}×{MIN_HEIGHT}; this one is {}×{}.",
                 area.width, area.height
