@@ -504,3 +504,34 @@ def test_wrapper_reply_timeout(pareval_bin, plan_factory, tmp_path):
                     "--pareval-bin", str(silent), "--reply-timeout", "1", inspect=("-T", "n=20"))
     assert done.returncode == 2, done.stdout + done.stderr
     assert 'sent no reply to {"op":"plan"} within 1 s' in done.stderr, done.stderr
+
+
+@scorer(metrics=[{"right": [accuracy()], "wrong": [accuracy()]}])
+def right_and_wrong():
+    """A scorer whose value is a dict with metrics per key (as Control Arena's are)."""
+    inner = match(location="exact")
+
+    async def score(state, target: Target) -> Score:
+        right = (await inner(state, target)).value == "C"
+        return Score(value={"right": 1 if right else 0, "wrong": 0 if right else 1})
+
+    return score
+
+
+def test_scorer_names_a_key_of_a_dict_valued_scorer(pareval_bin, plan_factory, tmp_path):
+    """`--scorer KEY` reads one key of a scorer with metrics per key, as pareval's reader reads it;
+    the integration refused it as "not a scorer of task" while `decide --scorer KEY` read it."""
+    n = 40
+    plan_file, _ = plan_factory(ids(n))
+    with ParevalController(plan_file, tested=STRONG, baseline=WEAK, rule="anytime", scorer="right") as ctl:
+        task = task_with(stand_in.stand_in(n=n), scorer=right_and_wrong())
+        logs = run(pareval_tasks(task, [STRONG, WEAK], ctl), tmp_path)
+    for log in logs:
+        assert log.status == "success", log.error
+        assert log.results.early_stopping.metadata["decided"] is True
+    actions = {a["action"] for a in logs[0].results.early_stopping.metadata["actions"]}
+    assert actions == {"promote"}
+    with ParevalController(plan_file, tested=STRONG, baseline=WEAK, scorer="neither") as ctl:
+        task = task_with(stand_in.stand_in(n=n), scorer=right_and_wrong())
+        logs = run(pareval_tasks(task, [STRONG], ctl), tmp_path / "neither")
+    assert logs[0].status == "error" and "keys of their dict values: right, wrong" in str(logs[0].error)

@@ -23,6 +23,7 @@ import contextvars
 import logging
 import math
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from inspect_ai.util import EarlyStop
@@ -60,11 +61,36 @@ class _ModelRun:
     skipped_outcomes: list[str] = field(default_factory=list)
     errored: list[str] = field(default_factory=list)
     hook_errors: list[str] = field(default_factory=list)
+    # (scorer, key) when `--scorer` names a key of a scorer whose value is a dict.
+    dict_key: tuple[str, str] | None = None
 
 
 # Runs followed, by Inspect's eval id (the `eval_id` of the EvalSpec given to start_task, which is the
 # `eval_id` of the hooks' SampleEnd), for the errored-sample hook below.
 _FOLLOWED: "dict[str, tuple[ParevalEarlyStopping, _ModelRun]]" = {}
+
+
+def _metric_keys(metrics: Any) -> list[str]:
+    """The keys of a scorer's metrics given per key of a dict value (`{"a": [mean()], …}`, alone
+    or in the metrics list)."""
+    if isinstance(metrics, dict):
+        return [str(key) for key in metrics]
+    if isinstance(metrics, list):
+        return [str(key) for entry in metrics if isinstance(entry, dict) for key in entry]
+    return []
+
+
+def _keyed_scores(scores: Mapping[str, Any], dict_key: tuple[str, str] | None) -> Mapping[str, Any]:
+    """`scores` with the key `dict_key` names read out of its scorer's dict value, as a score of
+    that key's name (unchanged when it names none, or the sample has no such value)."""
+    if dict_key is None:
+        return scores
+    scorer, key = dict_key
+    entry = next((e for name, e in scores.items() if name.split("/")[-1] == scorer), None)
+    value = getattr(getattr(entry, "score", entry), "value", None)
+    if not isinstance(value, dict) or key not in value:
+        return scores
+    return {key: SimpleNamespace(value=value[key])}
 
 
 def _cancelled(message: str) -> bool:
@@ -188,12 +214,24 @@ class ParevalEarlyStopping:
                 f"baseline ({', '.join(map(repr, controller.baselines))}){hint}"
             )
         scorer_names = [sc.name for sc in (task.scorers or [])]
-        if controller.scorer is not None and scorer_names and not any(
+        named = controller.scorer is not None and any(
             controller.scorer in (name, name.split("/")[-1]) for name in scorer_names
-        ):
+        )
+        # A scorer whose value is a dict with metrics per key (Control Arena's) has one result per
+        # key, and `--scorer KEY` names one, as pareval's reader reads it (the wrapper refused it).
+        keyed = {
+            key: sc.name.split("/")[-1]
+            for sc in (task.scorers or [])
+            for key in _metric_keys(sc.metrics)
+        }
+        dict_key = None
+        if controller.scorer is not None and not named and controller.scorer in keyed:
+            dict_key = (keyed[controller.scorer], controller.scorer)
+        if controller.scorer is not None and scorer_names and not named and dict_key is None:
             raise ParevalError(
                 f"scorer {controller.scorer!r} is not a scorer of task {task.task!r}; its scorers: "
                 f"{', '.join(scorer_names)}"
+                + (f" (and the keys of their dict values: {', '.join(keyed)})" if keyed else "")
             )
         if task.config.sample_shuffle:
             raise ParevalError(
@@ -231,7 +269,7 @@ class ParevalEarlyStopping:
             logger.warning(message)
 
         controller.claim_task(system, task.task)
-        run = _ModelRun(model=model, system=system, sample_ids=ids, epochs=epochs)
+        run = _ModelRun(model=model, system=system, sample_ids=ids, epochs=epochs, dict_key=dict_key)
         self._runs[model] = run
         controller.runs_started += 1
         _register_errored_sample_hook()
@@ -263,6 +301,7 @@ class ParevalEarlyStopping:
     ) -> None:
         controller = self.controller
         run = self._run()
+        scores = _keyed_scores(scores, run.dict_key)
         if controller.scorer is not None and scores and controller.scorer not in scores:
             # Every later sample would miss it too: pareval would wait for ever.
             raise ParevalError(
@@ -292,7 +331,9 @@ class ParevalEarlyStopping:
         if error is None or _cancelled(str(getattr(error, "message", ""))):
             return
         controller = self.controller
-        outcome = score_to_outcome(sample.scores or {}, controller.scorer, controller.to_float)
+        outcome = score_to_outcome(
+            _keyed_scores(sample.scores or {}, run.dict_key), controller.scorer, controller.to_float
+        )
         run.errored.append(f"{sample.id}#{sample.epoch}")
         logger.warning(
             "pareval: sample %s (epoch %s) of %s errored (%s); sent as outcome %s, as pareval reads "
