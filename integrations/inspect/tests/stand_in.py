@@ -132,3 +132,11 @@ def stand_in_pareval(plan: str, tested: str, baseline: str, n: int = 60, rule: s
         early_stopping=controller.early_stopping(),
         name="stand_in_pareval",
     )
+
+
+@task
+def stand_in_clashing_ids(n: int = 10) -> Task:
+    """Sample ids 1 and "1" in one dataset, which Inspect refuses before any sample runs."""
+    dataset = [Sample(id=k, input=f"What is the answer to question {k}?", target=f"answer-{k}") for k in range(1, n + 1)]
+    dataset.append(Sample(id="1", input="What is the answer to question 1?", target="answer-1"))
+    return Task(dataset=dataset, solver=generate(), scorer=match(location="exact"), name="stand_in_clashing_ids")

@@ -424,6 +424,33 @@ def test_wrapper_says_when_the_eval_was_interrupted(pareval_bin, plan_factory, t
     assert "the eval was interrupted: 0 of 2 model runs returned a log" in err
 
 
+def test_sigterm_ends_the_wrapper_as_ctrl_c_does(pareval_bin, plan_factory, tmp_path):
+    """`timeout` and job schedulers send SIGTERM: it killed the wrapper at once (exit -15), the
+    logs left `started`, and nothing said so."""
+    import signal
+    import time
+
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    plan_file, _ = plan_factory(ids(200))
+    spec = f"{Path(stand_in.__file__)}@stand_in"
+    argv = [sys.executable, "-m", "pareval_inspect.cli", spec, "--model", STRONG, "--model", WEAK,
+            "--plan", str(plan_file), "--tested", STRONG, "--baseline", WEAK,
+            "--", "--log-dir", str(tmp_path / "logs"), "--display", "none", "-T", "n=200",
+            "--max-samples", "2", "-M", "slow=0.5", "-M", "fast=0.5"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+    deadline = time.time() + 60
+    while not list((tmp_path / "logs").glob("*.eval")) and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 143, (out, err)
+    assert "ended by SIGTERM, taken as Ctrl-C" in err
+    statuses = {read_eval_log(info, header_only=True).status for info in list_eval_logs(str(tmp_path / "logs"))}
+    assert statuses == {"cancelled"}, statuses
+
+
 def test_ctrl_c_while_the_task_loads_ends_with_the_wrapper_s_line(pareval_bin, plan_factory, tmp_path):
     """A task file that takes its time to load (a big dataset): Ctrl-C there gave Python's
     KeyboardInterrupt traceback; it ends with exit 130 and the wrapper's line."""
@@ -535,3 +562,13 @@ def test_scorer_names_a_key_of_a_dict_valued_scorer(pareval_bin, plan_factory, t
         task = task_with(stand_in.stand_in(n=n), scorer=right_and_wrong())
         logs = run(pareval_tasks(task, [STRONG], ctl), tmp_path / "neither")
     assert logs[0].status == "error" and "keys of their dict values: right, wrong" in str(logs[0].error)
+
+
+def test_inspect_s_own_refusal_is_said_under_display_none(pareval_bin, plan_factory, tmp_path):
+    """Sample ids 1 and "1": Inspect refuses the eval on its display, and under --display none the
+    wrapper ended with exit 1 and no word."""
+    plan_file, _ = plan_factory([str(k) for k in range(1, 11)])
+    spec = f"{Path(stand_in.__file__)}@stand_in_clashing_ids"
+    done = _wrapper(spec, plan_file, tmp_path, "--tested", STRONG, "--baseline", WEAK)
+    assert done.returncode == 2, done.stderr
+    assert "pareval-inspect: inspect refused the eval: The dataset contains sample ids 1 (int) and '1' (str)" in done.stderr

@@ -14,6 +14,8 @@ import argparse
 import csv
 import inspect as pyinspect
 import json
+import os
+import signal
 import subprocess
 import sys
 from typing import Any, Sequence
@@ -239,9 +241,34 @@ def _baselines_in_logs(args: argparse.Namespace, systems: dict[str, str]) -> tup
     return problems, notes
 
 
+# Set when SIGTERM arrived: it is handled as Ctrl-C (Inspect cancels the runs and writes their logs
+# as cancelled), and the exit code is 143, a shell's for SIGTERM.
+_terminated = False
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    """`timeout`, a job scheduler or `kill` sends SIGTERM: it killed the wrapper at once (exit
+    -15), Inspect's logs left `started` and no line said so. Taken as Ctrl-C instead."""
+    global _terminated
+    _terminated = True
+    os.kill(os.getpid(), signal.SIGINT)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command: exit 0, 1 (a model's log did not end in success), 2 (the run could not start)
-    or 130 (interrupted)."""
+    """The command: exit 0, 1 (a model's log did not end in success), 2 (the run could not start),
+    130 (interrupted) or 143 (terminated by SIGTERM)."""
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        code = _main(argv)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if _terminated and code == 130:
+        print("pareval-inspect: ended by SIGTERM, taken as Ctrl-C", file=sys.stderr)
+        return 143
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     try:
         return _run(argv)
     except KeyboardInterrupt:
@@ -353,7 +380,15 @@ def _run(argv: Sequence[str] | None) -> int:
                   file=sys.stderr)
             return 2
         eval_kwargs.setdefault("max_tasks", len(models))
-        logs = inspect_eval(run_tasks, **eval_kwargs)
+        from inspect_ai._util.error import PrerequisiteError
+
+        try:
+            logs = inspect_eval(run_tasks, **eval_kwargs)
+        except PrerequisiteError as ex:
+            # Inspect's own refusal before any sample runs (sample ids 1 and "1" in one dataset):
+            # it shows it on its display, and under --display none nothing said why (exit 1).
+            print(f"pareval-inspect: inspect refused the eval: {ex}", file=sys.stderr)
+            return 2
 
     ok = True
     for log in logs:
