@@ -487,7 +487,10 @@ pub(crate) fn serve_command(
     let mut setup = LiveSetup::new(&args.live, args.budget.as_deref())?;
     let mut preloads = Vec::new();
     if !args.files.is_empty() {
-        let options = args.live.load_options()?;
+        let options = crate::data::LoadOptions {
+            against_streamed_means: true,
+            ..args.live.load_options()?
+        };
         let files = crate::data::import::expand_paths(&args.files)?;
         for file in &files {
             let dataset = crate::data::load(std::slice::from_ref(file), &options)?;
@@ -502,6 +505,12 @@ pub(crate) fn serve_command(
                 .flatten()
                 .filter(|row| keep(&row.system))
                 .collect();
+            if dataset.systems.is_empty() {
+                return Err(CliError::Input(format!(
+                    "{}: no rows: a baseline's records are its completed run",
+                    file.display()
+                )));
+            }
             if kept.is_empty() {
                 return Err(CliError::Input(format!(
                     "{}: no rows of the baseline ({}); its systems are {}",

@@ -64,6 +64,8 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         ..options.import_settings()
     };
     let mut rows = Rows::default();
+    // Per file read (as `rows.files`), whether an importer read it.
+    let mut imported: Vec<bool> = Vec::new();
     let mut inspect_logs = 0;
     let mut read_as: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     for path in paths {
@@ -74,6 +76,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         } else {
             None
         };
+        imported.push(native.is_some());
         let table = match native {
             Some((table, format, import_notes)) => {
                 inspect_logs += usize::from(format == super::import::ImportFormat::Inspect);
@@ -156,7 +159,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
             ));
         }
     }
-    assemble(rows, options, notes).map_err(|mut error| {
+    assemble(rows, &imported, options, notes).map_err(|mut error| {
         // Inspect sample ids are unique only within a task: logs of several tasks repeat them.
         let collision = error.message.starts_with("duplicate (system, task, run) keys")
             || error.message.contains("a task's group must be the same on every row");
@@ -212,6 +215,7 @@ fn context(rows: &Rows) -> String {
 
 fn assemble(
     mut rows: Rows,
+    imported: &[bool],
     options: &LoadOptions,
     mut notes: Vec<String>,
 ) -> Result<Dataset, LoadError> {
@@ -239,7 +243,7 @@ fn assemble(
         }
     }
     let context = context(&rows);
-    let placeholders_filled = check_duplicates(&rows, &context, &mut notes)?;
+    let placeholders_filled = check_duplicates(&rows, imported, &context, &mut notes)?;
     notes.extend(names_apart_only_by_spaces(&rows.systems.names, "systems"));
     // Task ids too: " t1" and "t1" are two tasks, so two systems that ran one task share none of
     // it (info said 3 tasks and a median of 1 shared, without a word).
@@ -482,19 +486,29 @@ fn names_apart_only_by_spaces(names: &[String], what: &str) -> Option<String> {
     ))
 }
 
-/// Refuses two rows of one (system, task, run) key, but for rows with status `not_attempted`: a
-/// harness may list its runs as not attempted and append each one's row as it ends (watch reads
-/// such a file as it grows), so such a row is a placeholder that another row of its key fills. It
-/// carries no outcome either way; the note counts them. Returns which rows are filled placeholders.
+/// Refuses two rows of one (system, task, run) key, but for rows with status `not_attempted` in a
+/// record table: a harness may list its runs as not attempted and append each one's row as it
+/// ends (watch reads such a file as it grows), so such a row is a placeholder that another row of
+/// its key fills. It carries no outcome either way; the note counts them. An importer's rows not
+/// attempted (an Inspect log's samples pareval stopped) are no placeholders: another eval's rows
+/// for them are another evaluation, refused as before. Returns which rows are filled placeholders.
 fn check_duplicates(
     rows: &Rows,
+    imported: &[bool],
     context: &str,
     notes: &mut Vec<String>,
 ) -> Result<Vec<bool>, LoadError> {
+    let placeholder = |row: usize| {
+        rows.status[row] == Status::NotAttempted
+            && !imported
+                .get(rows.origin[row].0 as usize)
+                .copied()
+                .unwrap_or(false)
+    };
     let mut first_row: HashMap<(u32, u32, u32), usize> = HashMap::with_capacity(rows.len());
     let mut bad = Offenders::default();
     for row in 0..rows.len() {
-        if rows.status[row] == Status::NotAttempted {
+        if placeholder(row) {
             continue;
         }
         let key = (rows.system[row], rows.task[row], rows.run[row]);
@@ -518,7 +532,7 @@ fn check_duplicates(
     let mut first_filled: Option<(usize, usize)> = None;
     let mut count = 0usize;
     for (row, filled) in filled.iter_mut().enumerate() {
-        if rows.status[row] != Status::NotAttempted {
+        if !placeholder(row) {
             continue;
         }
         let key = (rows.system[row], rows.task[row], rows.run[row]);
@@ -535,10 +549,15 @@ fn check_duplicates(
     }
     if let Some((row, other)) = first_filled {
         notes.push(format!(
-            "{count} {} with status not_attempted {} their (system, task, run) with another row, \
-             read as placeholders the other row fills (first: ({}, {}, run {}) on {} and {})",
+            "{count} {} with status not_attempted {} (system, task, run) with another row, read \
+             as placeholders (a run listed before it ended; not runs still to come) (first: ({}, \
+             {}, run {}) on {} and {})",
             if count == 1 { "row" } else { "rows" },
-            if count == 1 { "shares" } else { "share" },
+            if count == 1 {
+                "shares its"
+            } else {
+                "share their"
+            },
             quote(&rows.systems.names[rows.system[row] as usize]),
             quote(&rows.task_names[rows.task[row] as usize]),
             rows.run[row],

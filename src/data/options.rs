@@ -64,6 +64,10 @@ pub struct LoadOptions {
     pub set_aside_last_line_of: Option<std::path::PathBuf>,
     /// The runs each task of a live run gets (`--runs`): a task with fewer ended runs waits.
     pub runs: super::declared_runs::DeclaredRuns,
+    /// The rows read are compared with systems whose outcomes stream in as the means of their
+    /// epochs (`serve`'s baseline records): a log that keeps only scores reduced otherwise (max,
+    /// pass_at_k) is refused rather than noted.
+    pub against_streamed_means: bool,
 }
 
 impl LoadOptions {
@@ -82,6 +86,7 @@ impl LoadOptions {
             aider_tries: self.aider_tries,
             read: None,
             live: self.live,
+            against_streamed_means: self.against_streamed_means,
         }
     }
 }

@@ -283,12 +283,6 @@ fn unfinished_last_line(text: &[u8], format: Format) -> Option<(usize, u64)> {
     (open_quote || count < header || last_field_empty).then_some((start, line))
 }
 
-/// Where a JSON Lines file's last line starts and its number, when a live reader should leave it
-/// for later: it has no line end and is not JSON yet (see [`unfinished_last_line`]).
-pub fn unfinished_json_line(text: &[u8]) -> Option<(usize, u64)> {
-    unfinished_last_line(text, Format::JsonLines)
-}
-
 /// The SHA-256 of `bytes` in lower-case hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};

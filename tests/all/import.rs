@@ -3086,10 +3086,44 @@ fn an_openhands_output_caught_mid_line_is_read_up_to_that_line_by_a_live_reader(
         &out.to_string_lossy(),
     ]);
     assert_refused(&refused, "line 3: not valid JSON");
+    // A whole last line without a line end is read, NaN and all (Python's json writes NaN, and
+    // lm-eval ends its files without a line end): a strict check left it out for ever.
+    for (file, resolved) in files.iter().zip([true, false]) {
+        let whole = line(
+            "r__p-3",
+            if resolved { "model-a" } else { "model-b" },
+            resolved,
+        )
+        .replace(r#""error": null"#, r#""error": null, "extra": NaN"#);
+        let text = std::fs::read_to_string(file).expect("read");
+        let kept = text.rsplit_once('\n').map(|(lines, _)| lines).unwrap_or("");
+        std::fs::write(file, format!("{kept}\n{whole}")).expect("write");
+    }
+    let decided = pareval(&[
+        "decide",
+        &files[0],
+        &files[1],
+        "--plan",
+        &plan.to_string_lossy(),
+        "--tested",
+        "CodeActAgent / litellm_proxy/model-a",
+        "--baseline",
+        "CodeActAgent / litellm_proxy/model-b",
+        "--rule",
+        "anytime",
+    ]);
+    assert_eq!(decided.status.code(), Some(0), "{}", stderr(&decided));
+    assert!(
+        !stderr(&decided).contains("not finished yet"),
+        "{}",
+        stderr(&decided)
+    );
+    let record: Value = serde_json::from_str(stdout(&decided).trim()).expect("record");
+    assert_eq!(record["observed"], 3, "{record}");
 }
 
 #[test]
-fn an_inspect_log_without_samples_reduced_by_another_reducer_than_the_mean_is_named_and_refused_live()
+fn an_inspect_log_without_samples_reduced_by_another_reducer_than_the_mean_is_named_and_refused_by_serve()
  {
     // The same log as written with --no-log-samples, its scores reduced by max over the 2 epochs:
     // a live decision would compare that max with a streamed system's mean (the integration
@@ -3119,21 +3153,39 @@ fn an_inspect_log_without_samples_reduced_by_another_reducer_than_the_mean_is_na
     .expect("plan");
     let rows = dir.join("new.csv");
     std::fs::write(&rows, "system,task,outcome,group\nnew,q1,1,unlogged\n").expect("rows");
+    // decide reads it with the note: the other system's log may be reduced alike.
+    let decided = pareval(&[
+        "decide",
+        &rows.to_string_lossy(),
+        &path.to_string_lossy(),
+        "--plan",
+        &plan.to_string_lossy(),
+        "--tested",
+        "new",
+        "--baseline",
+        "pareval_test/p60",
+        "--rule",
+        "anytime",
+    ]);
+    assert_eq!(decided.status.code(), Some(0), "{}", stderr(&decided));
+    assert!(
+        stderr(&decided).contains("not their mean, which is what pareval reads for a system whose samples are logged or streamed: compare it only with logs reduced alike"),
+        "{}",
+        stderr(&decided)
+    );
+    // serve compares it with a system whose outcomes stream in as means: refused.
     assert_refused(
         &pareval(&[
-            "decide",
-            &rows.to_string_lossy(),
-            &path.to_string_lossy(),
+            "serve",
             "--plan",
             &plan.to_string_lossy(),
             "--tested",
             "new",
             "--baseline",
             "pareval_test/p60",
-            "--rule",
-            "anytime",
+            &path.to_string_lossy(),
         ]),
-        "a live decision against it would compare a max with a mean",
+        "a live decision against it would compare a max with the streamed system's mean",
     );
     // Reduced by the mean (the log as written), it is read.
     log["reductions"][0]["reducer"] = Value::from("mean");

@@ -2265,8 +2265,22 @@ fn decide_reads_a_file_with_no_rows_yet_as_none_and_still_checks_its_header() {
         &decide_anytime(&new_file, &plan, ("new", "old"), &others),
         "missing required column 'outcome'",
     );
-    // Records read as finished still refuse a file with no rows.
+    // Records read as finished still refuse a file with no rows: serve's baseline records (a
+    // completed run; it said "its systems are" and named none), and info.
     std::fs::write(&new, "system,task,outcome\n").expect("rows");
+    assert_refused(
+        &pareval(&[
+            "serve",
+            "--plan",
+            &plan,
+            "--tested",
+            "old",
+            "--baseline",
+            "new",
+            &new_file,
+        ]),
+        "new.csv: no rows: a baseline's records are its completed run",
+    );
     assert_refused(
         &pareval(&["info", &new.display().to_string()]),
         "the file has no records (only a header or an empty list)",

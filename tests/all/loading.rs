@@ -866,3 +866,24 @@ fn a_not_attempted_placeholder_is_filled_by_its_runs_row_and_real_repeats_are_st
         "{error}"
     );
 }
+
+#[test]
+fn an_importer_s_runs_not_attempted_are_no_placeholders_for_another_evaluation() {
+    // An Inspect eval stopped before any sample ran (its samples not attempted) and rows of another
+    // evaluation of the same model: two evaluations of it, refused as before, not one filled in.
+    let dir = temp_dir("importer-not-attempted");
+    let other = dir.join("other.csv");
+    std::fs::write(
+        &other,
+        "system,task,outcome,group\nanthropic/claude-3-5-sonnet-latest,511704,1,bash_task\n",
+    )
+    .expect("write");
+    let log = fixture("inspect_no_samples").join("cancelled_before_any.eval");
+    let error = load(&[log, other], &LoadOptions::default()).expect_err("two evaluations");
+    assert!(
+        error
+            .to_string()
+            .contains("duplicate (system, task, run) keys: ('anthropic/claude-3-5-sonnet-latest', '511704', run 0)"),
+        "{error}"
+    );
+}

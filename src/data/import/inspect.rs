@@ -580,14 +580,14 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             let why = format!(
                 "scorer '{scorer}' keeps each sample's {reducer} over its {epochs} epochs, not their mean, which is what pareval reads for a system whose samples are logged or streamed"
             );
-            // A live decision compares this system with one streamed or logged: a max against a
-            // mean would decide on the reducer, not on the systems (the integration rejected a
-            // stronger model so).
-            if settings.live {
+            // `serve` compares a baseline log with a system whose outcomes stream in as means: a
+            // max against a mean decides on the reducer, not on the systems (the integration
+            // rejected a stronger model so). Elsewhere both systems may be reduced alike: noted.
+            if settings.against_streamed_means {
                 return Err(LoadError::new(
                     file,
                     format!(
-                        "{why}: a live decision against it would compare a {reducer} with a mean; log the eval's samples (drop --no-log-samples) or reduce by the mean (--epochs-reducer mean)"
+                        "{why}: a live decision against it would compare a {reducer} with the streamed system's mean; log the eval's samples (drop --no-log-samples) or reduce by the mean (--epochs-reducer mean)"
                     ),
                 ));
             }

@@ -496,6 +496,8 @@ pub struct ImportSettings<'a> {
     /// Lines file's last line that has no line end and is not JSON yet is set aside, as the loader
     /// sets aside a record table's unfinished last line.
     pub live: bool,
+    /// See [`crate::data::LoadOptions::against_streamed_means`].
+    pub against_streamed_means: bool,
 }
 
 impl<'a> ImportSettings<'a> {
@@ -1659,6 +1661,29 @@ fn for_each_line(
     Ok(non_finite)
 }
 
+/// Where a harness's JSON Lines file's last line starts and its number, when a live reader should
+/// leave it for later: it has no line end, and the importers' own reading (which takes NaN and
+/// Infinity, as Python's json writes them) does not read it yet. A whole last line without a line
+/// end is read: lm-eval ends its samples files so (a strict check set aside a finished line
+/// holding NaN, for ever).
+fn unfinished_json_line(text: &[u8]) -> Option<(usize, u64)> {
+    if text.ends_with(b"\n") {
+        return None;
+    }
+    let start = text
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |end| end + 1);
+    let last = &text[start..];
+    if last.iter().all(u8::is_ascii_whitespace) || json::parse_lenient_line(last, "").is_ok() {
+        return None;
+    }
+    Some((
+        start,
+        text.iter().filter(|&&b| b == b'\n').count() as u64 + 1,
+    ))
+}
+
 /// One native file, parsed.
 struct Parsed {
     file: String,
@@ -1910,10 +1935,7 @@ fn parse_file(
         // A harness appending a line per result may be caught mid-line (a long trajectory is
         // written in several goes): a live reader leaves that line for a later read.
         let whole = bytes;
-        let unfinished = settings
-            .live
-            .then(|| crate::data::read::unfinished_json_line(whole))
-            .flatten();
+        let unfinished = settings.live.then(|| unfinished_json_line(whole)).flatten();
         let bytes = unfinished.map_or(whole, |(start, _)| &whole[..start]);
         let format = match format {
             Some(format) => format,
