@@ -183,12 +183,15 @@ fn policy_args(app: &App) -> Vec<String> {
     if key.coverage_share.is_some() {
         args.extend(["--coverage-share".into(), policy.coverage_share.to_string()]);
     }
+    // The bet scale is §9a's alone: under a non-stratified order the anytime rule is §9, and the
+    // twin said "--bet-min is not used".
     if let (
         Some(_),
         crate::engine::settings::Rule::Anytime {
             bet_min, bet_max, ..
         },
-    ) = (key.bet_max, policy.rule)
+        Some(crate::engine::settings::Construction::Stratified),
+    ) = (key.bet_max, policy.rule, policy.construction())
     {
         args.extend([
             "--bet-min".into(),
@@ -197,7 +200,9 @@ fn policy_args(app: &App) -> Vec<String> {
             bet_max.to_string(),
         ]);
     }
-    if key.degenerate != Default::default() {
+    if key.degenerate != Default::default()
+        && matches!(policy.rule, crate::engine::settings::Rule::Bootstrap(_))
+    {
         args.extend(["--degenerate".into(), key.degenerate.name().into()]);
     }
     if key.family != Default::default() {

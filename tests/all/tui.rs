@@ -3430,3 +3430,27 @@ fn an_export_folder_that_is_a_file_is_named_so() {
         "{error}"
     );
 }
+
+#[test]
+fn an_export_under_a_non_stratified_order_names_no_bet_scale() {
+    // B sets §9a's bet scale; under another order the anytime rule is §9, and the twin carried
+    // --bet-min/--bet-max, which it noted unused.
+    let mut app = sample_app_launched(
+        pareval::engine::Preset::Anytime,
+        4,
+        "sample_runs/swe_repair.csv",
+    );
+    act(&mut app, Action::CycleBetMax);
+    while app.compute.policy().construction()
+        == Some(pareval::engine::settings::Construction::Stratified)
+    {
+        act(&mut app, Action::CycleOrder);
+    }
+    let export = pareval::tui::export::build(&app).expect("export");
+    assert!(
+        !export.command.iter().any(|a| a.starts_with("--bet-m")),
+        "{:?}",
+        export.command
+    );
+    assert_twin_prints(&export);
+}

@@ -43,8 +43,8 @@ pub fn draw(frame: &mut Frame, app: &App, theme: Theme) {
         // The way out first: at 20×5 the wrapped lines lost their last, "or press q to quit".
         let text = vec![
             Line::from(vec![
+                Span::raw("q quits · "),
                 Span::styled("terminal too small", theme.bad()),
-                Span::raw(" (q quits)"),
             ]),
             Line::from(format!(
                 "pareval needs at least {MIN_WIDTH}×{MIN_HEIGHT}; this one is {}×{}.",
