@@ -97,6 +97,11 @@ def test_eval_passthrough_values_are_read_as_inspect_eval_reads_them():
     assert kwargs == {"sample_id": ["q1", "q2"], "limit": 5}
     with pytest.raises(SystemExit, match="--limit '1-2-3'"):
         parse_eval_args(["--limit", "1-2-3"])
+    # As text, not YAML: 0042 is no octal 34, 1.5 no float, a tag "1" no number.
+    kwargs, _, _ = parse_eval_args(["--sample-id", "0042", "--tags", "1"])
+    assert kwargs == {"sample_id": ["0042"], "tags": ["1"]}
+    kwargs, _, _ = parse_eval_args(["--sample-id=1.5,7"])
+    assert kwargs == {"sample_id": ["1.5", "7"]}
 
 
 def test_a_usage_mistake_exits_2_with_its_message(capsys):

@@ -45,14 +45,17 @@ def _value(text: str) -> Any:
     return value if isinstance(value, (int, float, bool, list, dict)) or value is None else text
 
 
-def _as_inspect_cli(key: str, value: Any) -> Any:
-    """An option's text as `inspect eval` reads it where its CLI does more than read a value:
-    `--limit 10-20` is a range, `--sample-id a,b` and `--tags a,b` are lists (eval() took
-    "a,b" as one id, so nothing matched, and "10-20" ended in a traceback)."""
+def _as_inspect_cli(key: str, value: Any, text: str | None) -> Any:
+    """An option as `inspect eval` reads it where its CLI does more than read a value, from the
+    text as given (`text`; None for a flag): `--limit 10-20` is a range, `--sample-id a,b` and
+    `--tags a,b` are lists of strings (eval() took "a,b" as one id, so nothing matched, and
+    "10-20" ended in a traceback; read as YAML, `--sample-id 0042` became 34 and `--tags 1` the
+    number 1). A YAML list (`--sample-id "[a, b]"`) is taken as written."""
     from inspect_ai._util.samples import parse_sample_id, parse_samples_limit
 
-    if not isinstance(value, str):
+    if key not in ("limit", "sample_id", "tags") or text is None or isinstance(value, list):
         return value
+    value = text
     if key == "limit":
         try:
             return parse_samples_limit(value)
@@ -104,11 +107,14 @@ def parse_eval_args(tokens: Sequence[str]) -> tuple[dict[str, Any], dict[str, An
             raise UsageError(f"unexpected inspect eval argument {token!r}")
         name, eq, text = token[2:].partition("=")
         key = name.replace("-", "_")
+        given: str | None = None
         if eq:
+            given = text
             value: Any = _value(text)
             i += 1
         elif i + 1 < len(tokens) and not tokens[i + 1].startswith("--") and tokens[i + 1] not in ("-T", "-M"):
-            value = _value(tokens[i + 1])
+            given = tokens[i + 1]
+            value = _value(given)
             i += 2
         elif key.startswith("no_") and key[3:] in params:
             key, value = key[3:], False
@@ -120,7 +126,7 @@ def parse_eval_args(tokens: Sequence[str]) -> tuple[dict[str, Any], dict[str, An
             raise UsageError(f"inspect_ai.eval() has no option --{name}")
         if key in _RESERVED and _RESERVED[key] is not None:
             raise UsageError(f"--{name} cannot be passed through ({_RESERVED[key]})")
-        eval_kwargs[key] = _as_inspect_cli(key, value)
+        eval_kwargs[key] = _as_inspect_cli(key, value, given)
     return eval_kwargs, task_args, model_args
 
 
