@@ -3056,19 +3056,23 @@ fn an_openhands_output_caught_mid_line_is_read_up_to_that_line_by_a_live_reader(
         "position,task,order,seed\n1,r__p-1,uniform,0\n2,r__p-2,uniform,0\n3,r__p-3,uniform,0\n",
     )
     .expect("plan");
-    let decided = pareval(&[
-        "decide",
-        &files[0],
-        &files[1],
-        "--plan",
-        &plan.to_string_lossy(),
-        "--tested",
-        "CodeActAgent / litellm_proxy/model-a",
-        "--baseline",
-        "CodeActAgent / litellm_proxy/model-b",
-        "--rule",
-        "anytime",
-    ]);
+    let plan = plan.to_string_lossy().into_owned();
+    let decide = || {
+        pareval(&[
+            "decide",
+            &files[0],
+            &files[1],
+            "--plan",
+            &plan,
+            "--tested",
+            "CodeActAgent / litellm_proxy/model-a",
+            "--baseline",
+            "CodeActAgent / litellm_proxy/model-b",
+            "--rule",
+            "anytime",
+        ])
+    };
+    let decided = decide();
     let notes = stderr(&decided);
     assert_eq!(decided.status.code(), Some(0), "{notes}");
     assert!(
@@ -3099,19 +3103,7 @@ fn an_openhands_output_caught_mid_line_is_read_up_to_that_line_by_a_live_reader(
         let kept = text.rsplit_once('\n').map(|(lines, _)| lines).unwrap_or("");
         std::fs::write(file, format!("{kept}\n{whole}")).expect("write");
     }
-    let decided = pareval(&[
-        "decide",
-        &files[0],
-        &files[1],
-        "--plan",
-        &plan.to_string_lossy(),
-        "--tested",
-        "CodeActAgent / litellm_proxy/model-a",
-        "--baseline",
-        "CodeActAgent / litellm_proxy/model-b",
-        "--rule",
-        "anytime",
-    ]);
+    let decided = decide();
     assert_eq!(decided.status.code(), Some(0), "{}", stderr(&decided));
     assert!(
         !stderr(&decided).contains("not finished yet"),
@@ -3153,55 +3145,58 @@ fn an_inspect_log_without_samples_reduced_by_another_reducer_than_the_mean_is_na
     .expect("plan");
     let rows = dir.join("new.csv");
     std::fs::write(&rows, "system,task,outcome,group\nnew,q1,1,unlogged\n").expect("rows");
+    let (rows, path_text, plan) = (
+        rows.to_string_lossy().into_owned(),
+        path.to_string_lossy().into_owned(),
+        plan.to_string_lossy().into_owned(),
+    );
+    let decide = || {
+        pareval(&[
+            "decide",
+            &rows,
+            &path_text,
+            "--plan",
+            &plan,
+            "--tested",
+            "new",
+            "--baseline",
+            "pareval_test/p60",
+            "--rule",
+            "anytime",
+        ])
+    };
+    let serve = || {
+        pareval(&[
+            "serve",
+            "--plan",
+            &plan,
+            "--tested",
+            "new",
+            "--baseline",
+            "pareval_test/p60",
+            &path_text,
+        ])
+    };
+    let alike = "compare it only with logs reduced alike";
     // decide reads it with the note: the other system's log may be reduced alike.
-    let decided = pareval(&[
-        "decide",
-        &rows.to_string_lossy(),
-        &path.to_string_lossy(),
-        "--plan",
-        &plan.to_string_lossy(),
-        "--tested",
-        "new",
-        "--baseline",
-        "pareval_test/p60",
-        "--rule",
-        "anytime",
-    ]);
+    let decided = decide();
     assert_eq!(decided.status.code(), Some(0), "{}", stderr(&decided));
     assert!(
-        stderr(&decided).contains("not their mean, which is what pareval reads for a system whose samples are logged or streamed: compare it only with logs reduced alike"),
+        stderr(&decided).contains(&format!("not their mean, which is what pareval reads for a system whose samples are logged or streamed: {alike}")),
         "{}",
         stderr(&decided)
     );
     // serve compares it with a system whose outcomes stream in as means: refused.
     assert_refused(
-        &pareval(&[
-            "serve",
-            "--plan",
-            &plan.to_string_lossy(),
-            "--tested",
-            "new",
-            "--baseline",
-            "pareval_test/p60",
-            &path.to_string_lossy(),
-        ]),
+        &serve(),
         "a live decision against it would compare a max with the streamed system's mean",
     );
-    // Reduced by the mean (the log as written), it is read.
+    // Reduced by the mean (the log as written), it is read without a word, by serve too.
     log["reductions"][0]["reducer"] = Value::from("mean");
     std::fs::write(&path, log.to_string()).expect("write");
-    let decided = pareval(&[
-        "decide",
-        &rows.to_string_lossy(),
-        &path.to_string_lossy(),
-        "--plan",
-        &plan.to_string_lossy(),
-        "--tested",
-        "new",
-        "--baseline",
-        "pareval_test/p60",
-        "--rule",
-        "anytime",
-    ]);
+    let decided = decide();
     assert_eq!(decided.status.code(), Some(0), "{}", stderr(&decided));
+    assert!(!stderr(&decided).contains(alike), "{}", stderr(&decided));
+    let served = serve();
+    assert_eq!(served.status.code(), Some(0), "{}", stderr(&served));
 }

@@ -402,9 +402,8 @@ def test_a_non_inferiority_margin_reaches_pareval(pareval_bin, plan_factory, tmp
     assert len(said) == 2 and all("promote" in line for line in said), done.stdout
 
 
-def test_wrapper_says_when_the_eval_was_interrupted(pareval_bin, plan_factory, tmp_path):
-    """Ctrl-C under --display none: Inspect's eval() returns no logs; that is not a success."""
-    import signal
+def _slow_wrapper_under_way(plan_factory, tmp_path: Path) -> subprocess.Popen:
+    """A wrapper run of 200 slow samples, 2 at a time, once its logs are being written."""
     import time
 
     plan_file, _ = plan_factory(ids(200))
@@ -418,6 +417,14 @@ def test_wrapper_says_when_the_eval_was_interrupted(pareval_bin, plan_factory, t
     while not list((tmp_path / "logs").glob("*.eval")) and time.time() < deadline:
         time.sleep(0.2)
     time.sleep(1.0)
+    return proc
+
+
+def test_wrapper_says_when_the_eval_was_interrupted(pareval_bin, plan_factory, tmp_path):
+    """Ctrl-C under --display none: Inspect's eval() returns no logs; that is not a success."""
+    import signal
+
+    proc = _slow_wrapper_under_way(plan_factory, tmp_path)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, (out, err)
@@ -428,21 +435,10 @@ def test_sigterm_ends_the_wrapper_as_ctrl_c_does(pareval_bin, plan_factory, tmp_
     """`timeout` and job schedulers send SIGTERM: it killed the wrapper at once (exit -15), the
     logs left `started`, and nothing said so."""
     import signal
-    import time
 
     from inspect_ai.log import list_eval_logs, read_eval_log
 
-    plan_file, _ = plan_factory(ids(200))
-    spec = f"{Path(stand_in.__file__)}@stand_in"
-    argv = [sys.executable, "-m", "pareval_inspect.cli", spec, "--model", STRONG, "--model", WEAK,
-            "--plan", str(plan_file), "--tested", STRONG, "--baseline", WEAK,
-            "--", "--log-dir", str(tmp_path / "logs"), "--display", "none", "-T", "n=200",
-            "--max-samples", "2", "-M", "slow=0.5", "-M", "fast=0.5"]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    deadline = time.time() + 60
-    while not list((tmp_path / "logs").glob("*.eval")) and time.time() < deadline:
-        time.sleep(0.2)
-    time.sleep(1.0)
+    proc = _slow_wrapper_under_way(plan_factory, tmp_path)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 143, (out, err)
