@@ -76,7 +76,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         } else {
             None
         };
-        imported.push(native.is_some());
+        let read_by_importer = native.is_some();
         let table = match native {
             Some((table, format, import_notes)) => {
                 inspect_logs += usize::from(format == super::import::ImportFormat::Inspect);
@@ -130,6 +130,8 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 table
             }
         };
+        // Beside `rows.files`, one entry a table read (a file with no rows yet adds none).
+        imported.push(read_by_importer);
         rows.add_table(table, options, file_benchmark.as_deref())?;
     }
     // A choice no importer read (a --split given to tau2, a mistyped --metric for a format

@@ -879,11 +879,24 @@ fn an_importer_s_runs_not_attempted_are_no_placeholders_for_another_evaluation()
     )
     .expect("write");
     let log = fixture("inspect_no_samples").join("cancelled_before_any.eval");
-    let error = load(&[log, other], &LoadOptions::default()).expect_err("two evaluations");
-    assert!(
-        error
-            .to_string()
-            .contains("duplicate (system, task, run) keys: ('anthropic/claude-3-5-sonnet-latest', '511704', run 0)"),
-        "{error}"
-    );
+    // Also read live after a file with no rows yet, which adds no table: which files an importer
+    // read is counted per table read.
+    let empty = dir.join("empty.csv");
+    std::fs::write(&empty, "").expect("write");
+    let live = LoadOptions {
+        live: true,
+        ..LoadOptions::default()
+    };
+    for (files, options) in [
+        (vec![log.clone(), other.clone()], LoadOptions::default()),
+        (vec![empty, log, other], live),
+    ] {
+        let error = load(&files, &options).expect_err("two evaluations");
+        assert!(
+            error
+                .to_string()
+                .contains("duplicate (system, task, run) keys: ('anthropic/claude-3-5-sonnet-latest', '511704', run 0)"),
+            "{error}"
+        );
+    }
 }
