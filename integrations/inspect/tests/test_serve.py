@@ -541,6 +541,18 @@ def right_and_wrong():
     return score
 
 
+@scorer(metrics=[{"right": [accuracy()]}])
+def right_inverted():
+    """A second dict-valued scorer with the key `right`, scoring the other way."""
+    inner = match(location="exact")
+
+    async def score(state, target: Target) -> Score:
+        right = (await inner(state, target)).value == "C"
+        return Score(value={"right": 0 if right else 1})
+
+    return score
+
+
 def test_scorer_names_a_key_of_a_dict_valued_scorer(pareval_bin, plan_factory, tmp_path):
     """`--scorer KEY` reads one key of a scorer with metrics per key, as pareval's reader reads it;
     the integration refused it as "not a scorer of task" while `decide --scorer KEY` read it."""
@@ -558,6 +570,13 @@ def test_scorer_names_a_key_of_a_dict_valued_scorer(pareval_bin, plan_factory, t
         task = task_with(stand_in.stand_in(n=n), scorer=right_and_wrong())
         logs = run(pareval_tasks(task, [STRONG], ctl), tmp_path / "neither")
     assert logs[0].status == "error" and "keys of their dict values: right, wrong" in str(logs[0].error)
+    # Two scorers with the key: the first, as pareval's reader reads it (the last was read, and the
+    # live decision was the opposite of decide's on the logs).
+    with ParevalController(plan_file, tested=STRONG, baseline=WEAK, rule="anytime", scorer="right") as ctl:
+        task = task_with(stand_in.stand_in(n=n), scorer=[right_and_wrong(), right_inverted()])
+        logs = run(pareval_tasks(task, [STRONG, WEAK], ctl), tmp_path / "two")
+    actions = {a["action"] for a in logs[0].results.early_stopping.metadata["actions"]}
+    assert actions == {"promote"}, actions
 
 
 def test_inspect_s_own_refusal_is_said_under_display_none(pareval_bin, plan_factory, tmp_path):

@@ -252,10 +252,24 @@ def _baselines_in_logs(args: argparse.Namespace, systems: dict[str, str]) -> tup
 _terminated = False
 
 
+def _interrupted_already() -> bool:
+    """Whether the event loop's runner has taken a Ctrl-C (asyncio's `Runner` counts them in the
+    SIGINT handler it installs while it runs)."""
+    handler = signal.getsignal(signal.SIGINT)
+    runner = getattr(getattr(handler, "func", None), "__self__", None)
+    return bool(getattr(runner, "_interrupt_count", 0))
+
+
 def _on_sigterm(signum: int, frame: Any) -> None:
     """`timeout`, a job scheduler or `kill` sends SIGTERM: it killed the wrapper at once (exit
-    -15), Inspect's logs left `started` and no line said so. Taken as Ctrl-C instead."""
+    -15), Inspect's logs left `started` and no line said so. Taken as Ctrl-C instead, once: after
+    a Ctrl-C or an earlier SIGTERM (`pareval run` sends SIGINT, then SIGTERM after its grace) it
+    ends the process as it always did (a second interrupt could hang Inspect's cancellation)."""
     global _terminated
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if _terminated or _interrupted_already():
+        os.kill(os.getpid(), signal.SIGTERM)
+        return
     _terminated = True
     os.kill(os.getpid(), signal.SIGINT)
 

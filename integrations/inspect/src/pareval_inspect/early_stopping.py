@@ -219,11 +219,11 @@ class ParevalEarlyStopping:
         )
         # A scorer whose value is a dict with metrics per key (Control Arena's) has one result per
         # key, and `--scorer KEY` names one, as pareval's reader reads it (the wrapper refused it).
-        keyed = {
-            key: sc.name.split("/")[-1]
-            for sc in (task.scorers or [])
-            for key in _metric_keys(sc.metrics)
-        }
+        # The first scorer with the key, as the reader reads it (two scorers may share a key).
+        keyed: dict[str, str] = {}
+        for sc in task.scorers or []:
+            for key in _metric_keys(sc.metrics):
+                keyed.setdefault(key, sc.name.split("/")[-1])
         dict_key = None
         if controller.scorer is not None and not named and controller.scorer in keyed:
             dict_key = (keyed[controller.scorer], controller.scorer)
