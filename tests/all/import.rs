@@ -3177,7 +3177,7 @@ fn an_inspect_log_without_samples_reduced_by_another_reducer_than_the_mean_is_na
             &path_text,
         ])
     };
-    let alike = "compare it only with logs reduced alike";
+    let alike = "compare it only with logs kept without samples and reduced alike (a log with its samples is read as their mean, whatever its reducer)";
     // decide reads it with the note: the other system's log may be reduced alike.
     let decided = decide();
     assert_eq!(decided.status.code(), Some(0), "{}", stderr(&decided));

@@ -592,7 +592,7 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
                 ));
             }
             notes.push(format!(
-                "{file}: {why}: compare it only with logs reduced alike"
+                "{file}: {why}: compare it only with logs kept without samples and reduced alike (a log with its samples is read as their mean, whatever its reducer)"
             ));
         }
     }
