@@ -205,24 +205,23 @@ pub(super) fn summary_width(app: &App, total: u16) -> u16 {
     if extra == 0 {
         return 50;
     }
-    let threshold_width = app
-        .compute
-        .thresholds
-        .iter()
-        .map(|&t| {
-            format!(" {} pp", trim_number(f64::from(t) / 100.0))
-                .chars()
-                .count()
-        })
-        .max()
-        .unwrap_or(0)
-        .max(3);
+    let threshold_width =
+        threshold_label_width(app.compute.thresholds.iter().map(|&t| f64::from(t) / 100.0));
     let needed = u16::try_from(table_width(threshold_width, extra) + 17).unwrap_or(u16::MAX);
     if total >= needed.saturating_add(90) {
         needed.max(50)
     } else {
         50
     }
+}
+
+/// The threshold cell's width: its longest label ("›2.5 pp" is 7 wide, "›12.25 pp" 9), at least 3.
+fn threshold_label_width(thresholds_pp: impl Iterator<Item = f64>) -> usize {
+    thresholds_pp
+        .map(|pp| format!(" {} pp", trim_number(pp)).chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(3)
 }
 
 /// The summary table's width but for its unresolved column: the threshold label, the 5-wide
@@ -284,19 +283,8 @@ pub(super) fn draw_summary(frame: &mut Frame, app: &App, theme: Theme, area: Rec
         frame.render_widget(super::widgets::no_replay_yet(app, theme).block(block), area);
         return;
     };
-    // The threshold cell fits its longest label ("›2.5 pp" is 7 wide, "›12.25 pp" 9).
-    let threshold_width = replay
-        .metrics
-        .thresholds
-        .iter()
-        .map(|metrics| {
-            format!(" {} pp", trim_number(metrics.threshold_pp))
-                .chars()
-                .count()
-        })
-        .max()
-        .unwrap_or(0)
-        .max(3);
+    let threshold_width =
+        threshold_label_width(replay.metrics.thresholds.iter().map(|m| m.threshold_pp));
     // Watched runs (ever-wrong) and families (FWER) take columns of their own: the unresolved
     // interval keeps its room where the panel has it (it was dropped at any width).
     let fixed = table_width(
