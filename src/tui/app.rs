@@ -471,6 +471,11 @@ pub enum Effect {
         generation: u64,
         settings: ReplaySettings,
     },
+    /// Compute the proxy curve of the current settings in the background, with no replay (the
+    /// newest proxy generation wins).
+    SubmitProxy {
+        generation: u64,
+    },
     Export,
     SaveSession,
     /// Train the early predictor on every trajectory and save it, with these thresholds.
@@ -511,7 +516,10 @@ pub struct App {
     /// The generation `result` is of (a preview's or a full one): older than `generation` while the
     /// newest settings' replay runs or after it failed, when the panels still show it.
     pub result_for: u64,
-    /// The generation `proxy` is of.
+    /// The generation of the newest proxy settings: bumped with every compute key and by the proxy
+    /// view's own keys (`x`, `y`), which change the proxy curve alone and so submit no replay.
+    pub proxy_generation: u64,
+    /// The proxy generation `proxy` is of.
     pub proxy_for: u64,
     /// Pairs done and in all of the running replay (set by the runner from the worker).
     pub progress: Option<(usize, usize)>,
@@ -584,6 +592,7 @@ impl App {
             result: None,
             result_generation: 0,
             result_for: 0,
+            proxy_generation: 0,
             proxy_for: 0,
             progress: None,
             rows: Vec::new(),
@@ -718,6 +727,7 @@ impl App {
         };
         self.pairs_expected = self.dataset.directed_pairs().len();
         self.generation += 1;
+        self.proxy_generation += 1;
         // An error said why the replay of older settings failed; these settings' is on its way.
         self.replay_error = None;
         self.proxy_error = None;
@@ -725,6 +735,17 @@ impl App {
         Effect::Submit {
             generation: self.generation,
             settings: self.compute.settings(),
+        }
+    }
+
+    /// A new proxy method or protocol: only the proxy curve is computed again. They rode on a new
+    /// replay generation, so `x` and `y` restarted the pairs' replay (all of it under a group
+    /// filter, a new dataset each time) and dimmed every other view while it ran.
+    fn recompute_proxy(&mut self) -> Effect {
+        self.proxy_generation += 1;
+        self.proxy_error = None;
+        Effect::SubmitProxy {
+            generation: self.proxy_generation,
         }
     }
 
@@ -952,7 +973,7 @@ impl App {
             Action::ProxyFinished {
                 generation,
                 outcome,
-            } if generation == self.generation => match outcome {
+            } if generation == self.proxy_generation => match outcome {
                 Ok(curve) => {
                     self.proxy = Some(curve);
                     self.proxy_for = generation;
@@ -1208,7 +1229,7 @@ impl App {
                     .position(|&m| m == self.compute.proxy_method)
                     .unwrap_or(0);
                 self.compute.proxy_method = all[(position + 1) % all.len()];
-                effects.push(self.recompute());
+                effects.push(self.recompute_proxy());
                 self.say_proxy_setting("method", self.compute.proxy_method.name());
             }
             Action::CycleProxyProtocol => {
@@ -1218,7 +1239,7 @@ impl App {
                     .position(|&p| p == self.compute.proxy_protocol)
                     .unwrap_or(0);
                 self.compute.proxy_protocol = all[(position + 1) % all.len()];
-                effects.push(self.recompute());
+                effects.push(self.recompute_proxy());
                 self.say_proxy_setting("protocol", self.compute.proxy_protocol.name());
             }
             _ => {}

@@ -322,7 +322,7 @@ pub fn build(app: &App) -> Result<Export, ExportError> {
         let report = app
             .proxy
             .as_deref()
-            .filter(|_| app.proxy_for == app.generation)
+            .filter(|_| app.proxy_for == app.proxy_generation)
             .ok_or(ExportError::NoProxy)?;
         let command = proxy_command(app);
         return Ok(Export {

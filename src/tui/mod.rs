@@ -29,7 +29,7 @@ use crossterm::event::{
 use app::{Action, App, ComputeKey, Effect, ViewKey};
 use config::{Config, Session, ThemeName};
 use view::{MIN_HEIGHT, MIN_WIDTH, Theme};
-use worker::{Job, Worker, WorkerEvent};
+use worker::{Job, ProxyRequest, Worker, WorkerEvent};
 
 use crate::dataset::Dataset;
 
@@ -229,14 +229,18 @@ pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
                     generation,
                     settings,
                 } => {
-                    let proxy = Some((app.compute.proxy_method, app.compute.proxy_protocol));
                     worker.submit(Job {
                         generation,
                         dataset: app.dataset.clone(),
                         settings,
-                        proxy,
+                        proxy: Some(proxy_request(&app, app.proxy_generation)),
                     });
                 }
+                Effect::SubmitProxy { generation } => worker.submit_proxy(
+                    proxy_request(&app, generation),
+                    app.dataset.clone(),
+                    app.compute.settings(),
+                ),
                 Effect::Quit => quit = true,
                 Effect::Export => {
                     export_count += 1;
@@ -413,6 +417,15 @@ pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
 }
 
 /// Where the slider's track is drawn (the fourth line of the screen, after the 13-column label).
+/// The proxy view's method and protocol as the worker's request for proxy generation `generation`.
+fn proxy_request(app: &App, generation: u64) -> ProxyRequest {
+    ProxyRequest {
+        generation,
+        method: app.compute.proxy_method,
+        protocol: app.compute.proxy_protocol,
+    }
+}
+
 fn slider_rect(area: ratatui::layout::Rect) -> ratatui::layout::Rect {
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         return ratatui::layout::Rect::default();

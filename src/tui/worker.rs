@@ -1,10 +1,12 @@
-//! The background replay worker: one thread that runs the newest submitted replay. Submitting a job
-//! replaces any job still waiting and cancels the one running (its result is never sent), so the newest
-//! settings always win; each job carries the generation it was submitted for, and the app drops any
-//! result whose generation is not its current one. Dropping the worker cancels, wakes and joins the
-//! thread. The worker knows nothing of terminals: it reports through a callback.
+//! The background replay worker: one thread that runs the newest submitted replay, then the newest
+//! proxy curve. Submitting a job replaces any job still waiting and cancels the one running (its
+//! result is never sent), so the newest settings always win; a proxy alone (the proxy view's keys)
+//! replaces the waiting proxy and cancels a running one, and leaves the replay be. Each job carries
+//! the generation it was submitted for, and the app drops any result whose generation is not its
+//! current one. Dropping the worker cancels, wakes and joins the thread. The worker knows nothing
+//! of terminals: it reports through a callback.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
@@ -19,8 +21,23 @@ pub struct Job {
     pub generation: u64,
     pub dataset: Arc<Dataset>,
     pub settings: ReplaySettings,
-    /// The proxy method and protocol to compute over the grid after the full replay (None: no proxy).
-    pub proxy: Option<(crate::proxy::Method, crate::proxy::Protocol)>,
+    /// The proxy curve to compute over the grid after the full replay (None: no proxy).
+    pub proxy: Option<ProxyRequest>,
+}
+
+/// A proxy curve to compute: its method and protocol, and the proxy generation it answers.
+#[derive(Debug, Clone, Copy)]
+pub struct ProxyRequest {
+    pub generation: u64,
+    pub method: crate::proxy::Method,
+    pub protocol: crate::proxy::Protocol,
+}
+
+/// A proxy curve of a record under replay settings (their group column, budget grid and seed).
+struct ProxyJob {
+    request: ProxyRequest,
+    dataset: Arc<Dataset>,
+    settings: ReplaySettings,
 }
 
 /// Orders of the quick first pass of a larger job, sent as a labelled preview so a curve appears at
@@ -35,7 +52,7 @@ pub enum WorkerEvent {
         outcome: Result<Arc<Replay>, crate::engine::ReplayError>,
         preview: bool,
     },
-    /// The proxy curve of a generation, after its full replay.
+    /// The proxy curve of a proxy generation (after the full replay of a job that asked for it).
     ProxyFinished {
         generation: u64,
         outcome: Result<Arc<crate::proxy::ProxyEvaluation>, crate::proxy::ProxyError>,
@@ -46,6 +63,9 @@ pub enum WorkerEvent {
 struct State {
     waiting: Option<Job>,
     running: Option<(u64, Arc<Control>, usize)>,
+    /// The newest proxy curve asked for, run once no replay waits; the running one's cancel flag.
+    waiting_proxy: Option<ProxyJob>,
+    running_proxy: Option<Arc<AtomicBool>>,
     shutdown: bool,
 }
 
@@ -74,13 +94,43 @@ impl Worker {
         Worker { shared, handle }
     }
 
-    /// Queues a job: it replaces a waiting one and cancels the running one.
-    pub fn submit(&self, job: Job) {
+    /// Queues a job: it replaces a waiting one and cancels the running one, and its proxy (or none)
+    /// replaces any proxy asked for before.
+    pub fn submit(&self, mut job: Job) {
         if let Ok(mut state) = self.shared.state.lock() {
             if let Some((_, control, _)) = &state.running {
                 control.cancel.store(true, Ordering::Relaxed);
             }
+            if let Some(cancel) = &state.running_proxy {
+                cancel.store(true, Ordering::Relaxed);
+            }
+            state.waiting_proxy = job.proxy.take().map(|request| ProxyJob {
+                request,
+                dataset: job.dataset.clone(),
+                settings: job.settings.clone(),
+            });
             state.waiting = Some(job);
+            self.shared.wake.notify_all();
+        }
+    }
+
+    /// Queues a proxy curve alone, of a record under replay settings: it replaces a waiting proxy
+    /// and cancels a running one; a replay running or waiting goes on, and the proxy follows it.
+    pub fn submit_proxy(
+        &self,
+        request: ProxyRequest,
+        dataset: Arc<Dataset>,
+        settings: ReplaySettings,
+    ) {
+        if let Ok(mut state) = self.shared.state.lock() {
+            if let Some(cancel) = &state.running_proxy {
+                cancel.store(true, Ordering::Relaxed);
+            }
+            state.waiting_proxy = Some(ProxyJob {
+                request,
+                dataset,
+                settings,
+            });
             self.shared.wake.notify_all();
         }
     }
@@ -133,7 +183,7 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
             let Ok(mut state) = shared.state.lock() else {
                 return;
             };
-            while state.waiting.is_none() && !state.shutdown {
+            while state.waiting.is_none() && state.waiting_proxy.is_none() && !state.shutdown {
                 state = match shared.wake.wait(state) {
                     Ok(state) => state,
                     Err(_) => return,
@@ -142,7 +192,17 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
             if state.shutdown {
                 return;
             }
+            // A replay first; a proxy once no replay waits (it follows the replay it came with).
             let Some(job) = state.waiting.take() else {
+                if let Some(proxy) = state.waiting_proxy.take() {
+                    let cancel = Arc::new(AtomicBool::new(false));
+                    state.running_proxy = Some(cancel.clone());
+                    drop(state);
+                    run_proxy(&proxy, &cancel, &in_pool, report);
+                    if let Ok(mut state) = shared.state.lock() {
+                        state.running_proxy = None;
+                    }
+                }
                 continue;
             };
             let control = Arc::new(Control::default());
@@ -182,32 +242,6 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
             ));
         }
         passes.push((job.settings.clone(), false));
-        // The proxy curve of the job's settings, after its full replay: it reads the records, not
-        // the replay, so a replay that failed (one system, no pair) still gets its proxy answer.
-        let run_proxy = || {
-            let Some((method, protocol)) = job.proxy else {
-                return;
-            };
-            let cancelled = || control.cancel.load(Ordering::Relaxed);
-            let mut curve = Err(crate::proxy::ProxyError::Cancelled);
-            in_pool(&mut || {
-                curve = crate::proxy::proxy_curve(
-                    &job.dataset,
-                    job.settings.group_column.as_deref(),
-                    method,
-                    protocol,
-                    &job.settings.grid,
-                    job.settings.seed,
-                    &cancelled,
-                );
-            });
-            if !cancelled() {
-                report(WorkerEvent::ProxyFinished {
-                    generation: job.generation,
-                    outcome: curve.map(Arc::new),
-                });
-            }
-        };
         for (settings, preview) in passes {
             let mut outcome = Err(crate::engine::ReplayError::Cancelled);
             in_pool(&mut || {
@@ -241,12 +275,10 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
                         outcome: Err(error),
                         preview: false,
                     });
-                    run_proxy();
                     break;
                 }
             }
             if !preview {
-                run_proxy();
                 break;
             }
             // The full pass counts its pairs again.
@@ -258,12 +290,45 @@ fn run(shared: &Shared, report: &dyn Fn(WorkerEvent)) {
     }
 }
 
+/// The proxy curve of a job's record and settings: it reads the records, not the replay, so a
+/// replay that failed (one system, no pair) still gets its proxy answer. Sent unless cancelled.
+fn run_proxy(
+    job: &ProxyJob,
+    cancel: &AtomicBool,
+    in_pool: &dyn Fn(&mut (dyn FnMut() + Send)),
+    report: &dyn Fn(WorkerEvent),
+) {
+    let cancelled = || cancel.load(Ordering::Relaxed);
+    let mut curve = Err(crate::proxy::ProxyError::Cancelled);
+    in_pool(&mut || {
+        curve = crate::proxy::proxy_curve(
+            &job.dataset,
+            job.settings.group_column.as_deref(),
+            job.request.method,
+            job.request.protocol,
+            &job.settings.grid,
+            job.settings.seed,
+            &cancelled,
+        );
+    });
+    if !cancelled() {
+        report(WorkerEvent::ProxyFinished {
+            generation: job.request.generation,
+            outcome: curve.map(Arc::new),
+        });
+    }
+}
+
 impl Worker {
     /// Cancels the running job and tells the thread to end.
     fn shut_down(&self) {
         if let Ok(mut state) = self.shared.state.lock() {
             state.shutdown = true;
             state.waiting = None;
+            state.waiting_proxy = None;
+            if let Some(cancel) = &state.running_proxy {
+                cancel.store(true, Ordering::Relaxed);
+            }
             if let Some((_, control, _)) = &state.running {
                 control.cancel.store(true, Ordering::Relaxed);
             }

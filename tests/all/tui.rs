@@ -13,7 +13,7 @@ use pareval::engine::{Control, replay};
 use pareval::tui::app::{Action, App, Effect};
 use pareval::tui::config::{Config, Session, load_session, save_session};
 use pareval::tui::view::{Theme, draw, slider_track};
-use pareval::tui::worker::{Job, Worker, WorkerEvent};
+use pareval::tui::worker::{Job, ProxyRequest, Worker, WorkerEvent};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -579,7 +579,7 @@ fn long_names_stay_told_apart_in_the_pair_table_drill_down_and_proxy_view() {
     // systems read "HAL Generalist Agent (Claude Opus 4" with a plain cut).
     act(&mut app, Action::NextTab);
     act(&mut app, Action::NextTab);
-    let generation = app.generation;
+    let generation = app.proxy_generation;
     deliver_proxy(&mut app, generation);
     let screen = render(&app, 120, 40);
     let labels: Vec<String> = screen
@@ -1109,6 +1109,82 @@ fn worker_with_channel() -> (Worker, mpsc::Receiver<WorkerEvent>) {
     (worker, results)
 }
 
+/// A proxy asked for alone (`x`, `y` in the proxy view) leaves the replay be: one running goes on to
+/// its result, and the proxy follows it; once the replay is in, a proxy alone computes no replay.
+/// (The keys rode on a new replay generation, which restarted the pairs' replay.)
+#[test]
+fn worker_computes_a_proxy_alone_without_a_replay() {
+    let dataset = sample_dataset("app_use.csv");
+    let (worker, results) = worker_with_channel();
+    let compute = App::default_compute(&dataset, pareval::engine::Preset::Primary, vec![0], 200);
+    let request = |generation, method| ProxyRequest {
+        generation,
+        method,
+        protocol: pareval::proxy::Protocol::Loao,
+    };
+    worker.submit(Job {
+        generation: 1,
+        dataset: dataset.clone(),
+        settings: compute.settings(),
+        proxy: Some(request(1, pareval::proxy::Method::MidrangeK)),
+    });
+    // At once, while the replay runs: its proxy is replaced, the replay is not cancelled.
+    worker.submit_proxy(
+        request(2, pareval::proxy::Method::EasiestK),
+        dataset.clone(),
+        compute.settings(),
+    );
+    let mut events = Vec::new();
+    loop {
+        let event = results
+            .recv_timeout(Duration::from_secs(60))
+            .expect("a report");
+        match event {
+            WorkerEvent::Finished {
+                generation,
+                outcome,
+                preview,
+            } => {
+                assert!(outcome.is_ok());
+                events.push(format!(
+                    "replay {generation}{}",
+                    if preview { " preview" } else { "" }
+                ));
+            }
+            WorkerEvent::ProxyFinished {
+                generation,
+                outcome,
+            } => {
+                let curve = outcome.expect("proxy curve");
+                let method = curve.results.first().map(|row| row.result.method);
+                events.push(format!("proxy {generation} {}", method.unwrap_or("none")));
+                break;
+            }
+        }
+    }
+    assert_eq!(
+        events,
+        ["replay 1 preview", "replay 1", "proxy 2 easiest-k"],
+        "{events:?}"
+    );
+    // With the replay in, a proxy alone sends its curve and no replay.
+    worker.submit_proxy(
+        request(3, pareval::proxy::Method::HardestK),
+        dataset.clone(),
+        compute.settings(),
+    );
+    match results
+        .recv_timeout(Duration::from_secs(60))
+        .expect("a report")
+    {
+        WorkerEvent::ProxyFinished { generation, .. } => assert_eq!(generation, 3),
+        WorkerEvent::Finished { generation, .. } => {
+            panic!("a proxy alone replayed generation {generation}")
+        }
+    }
+    assert!(results.recv_timeout(Duration::from_millis(300)).is_err());
+}
+
 #[test]
 fn worker_keeps_only_the_newest_of_a_burst() {
     let dataset = sample_dataset("app_use.csv");
@@ -1370,7 +1446,7 @@ fn the_proxy_view_follows_the_slider_and_its_switches() {
     act(&mut app, Action::NextTab);
     act(&mut app, Action::NextTab);
     assert!(render(&app, 120, 40).contains("waiting for the proxy results"));
-    let generation = app.generation;
+    let generation = app.proxy_generation;
     deliver_proxy(&mut app, generation);
     let screen = render(&app, 120, 40);
     assert!(
@@ -1416,10 +1492,19 @@ fn the_proxy_view_follows_the_slider_and_its_switches() {
     assert!(render(&app, 80, 24).contains("per system (%) · 1–7 of 20 ↑↓"));
     act(&mut app, Action::BudgetNext);
     assert!(render(&app, 120, 40).contains("45 of 150 tasks (30%)"));
-    // Switching the method is a new generation: the old curve is not taken for the new one.
-    act(&mut app, Action::CycleProxyMethod);
+    // Switching the method is a new proxy generation: the old curve is not taken for the new one.
+    // It asks for the proxy curve alone: the replay's generation and result stay.
+    let replay_generation = app.generation;
+    let effects = app.update(Action::CycleProxyMethod);
+    assert!(
+        matches!(effects[..], [Effect::SubmitProxy { generation }] if generation == app.proxy_generation),
+        "{} effects",
+        effects.len()
+    );
+    assert_eq!(app.generation, replay_generation);
+    assert_eq!(app.result_for, replay_generation);
     assert_eq!(app.compute.proxy_method, pareval::proxy::Method::EasiestK);
-    let stale = app.generation - 1;
+    let stale = app.proxy_generation - 1;
     deliver_proxy(&mut app, stale);
     let method = |app: &App| {
         app.proxy
@@ -1458,13 +1543,13 @@ fn the_proxy_view_follows_the_slider_and_its_switches() {
         cell.modifier.contains(ratatui::style::Modifier::DIM),
         "{cell:?}"
     );
-    let generation = app.generation;
+    let generation = app.proxy_generation;
     deliver_proxy(&mut app, generation);
     assert_eq!(method(&app), Some("easiest-k"));
     // A protocol the record cannot support says why.
     act(&mut app, Action::CycleProxyProtocol);
     act(&mut app, Action::CycleProxyProtocol);
-    let generation = app.generation;
+    let generation = app.proxy_generation;
     deliver_proxy(&mut app, generation);
     assert!(
         render(&app, 120, 40).contains("✗ protocol 'loso' needs a 'scaffold' for every system")
@@ -1491,7 +1576,7 @@ fn the_proxy_view_s_agreement_is_the_proxy_command_s() {
         act(&mut app, Action::NextTab);
         app.compute.proxy_method = method;
         app.compute.proxy_protocol = protocol;
-        let generation = app.generation;
+        let generation = app.proxy_generation;
         deliver_proxy(&mut app, generation);
         let row = &app.proxy.as_ref().expect("curve").results[app.view.budget];
         let agreement = row.result.decision_agreement[0];
@@ -1534,7 +1619,11 @@ fn the_explorer_proxy_view_shows_the_numbers_of_the_proxy_command() {
             generation,
             dataset: dataset.clone(),
             settings: compute.settings(),
-            proxy: Some((method, protocol)),
+            proxy: Some(ProxyRequest {
+                generation,
+                method,
+                protocol,
+            }),
         });
         let curve = loop {
             if let WorkerEvent::ProxyFinished {
@@ -2803,7 +2892,7 @@ fn a_failed_replay_or_proxy_and_a_record_without_groups_are_told_not_waited_on()
     act(&mut app, Action::NextTab);
     act(&mut app, Action::NextTab);
     app.compute.proxy_protocol = pareval::proxy::Protocol::Loso;
-    let generation = app.generation;
+    let generation = app.proxy_generation;
     deliver_proxy(&mut app, generation);
     let error = pareval::tui::export::build(&app).expect_err("nothing to export");
     assert!(
@@ -2863,7 +2952,7 @@ fn proxy_view_of(
     app.compute.proxy_method = method;
     act(&mut app, Action::NextTab);
     act(&mut app, Action::NextTab);
-    let generation = app.generation;
+    let generation = app.proxy_generation;
     deliver_proxy(&mut app, generation);
     let screen = render(&app, 120, 40);
     let flat = screen
@@ -3013,7 +3102,11 @@ fn a_failed_replay_still_gets_its_proxy_answer() {
         generation: 1,
         dataset: dataset.clone(),
         settings: compute.settings(),
-        proxy: Some((compute.proxy_method, compute.proxy_protocol)),
+        proxy: Some(ProxyRequest {
+            generation: 1,
+            method: compute.proxy_method,
+            protocol: compute.proxy_protocol,
+        }),
     });
     let mut replay_failed = false;
     loop {

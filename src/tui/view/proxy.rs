@@ -37,7 +37,7 @@ pub(super) fn draw_proxy(frame: &mut Frame, app: &App, theme: Theme, area: Rect)
     // While another method's or protocol's curve is computed, the last one stays on screen, dimmed,
     // under its own names (it was shown under the new ones: greedy-k's title over stratified-k's
     // figures for seconds).
-    let stale = app.proxy.is_some() && app.proxy_for != app.generation;
+    let stale = app.proxy.is_some() && app.proxy_for != app.proxy_generation;
     let shown = app
         .proxy
         .as_ref()
