@@ -266,7 +266,23 @@ fn assemble(
     let mut unused_columns = Vec::new();
     for (name, column) in &rows.attributes {
         match per_task(&rows, column, n_tasks) {
-            Ok(values) => attributes.push((name.clone(), values)),
+            Ok(values) => {
+                if name == columns::GROUP
+                    && let Some(&file) = column.absent_in.first()
+                {
+                    let lacking = column.absent_in.len();
+                    notes.push(format!(
+                        "{} has no column '{name}'{}: the tasks' groups are read from the files that have it",
+                        rows.files[file as usize],
+                        if lacking > 1 {
+                            format!(" (nor have {} more files)", lacking - 1)
+                        } else {
+                            String::new()
+                        }
+                    ));
+                }
+                attributes.push((name.clone(), values))
+            }
             Err((task, first, second)) if name == columns::GROUP => {
                 return Err(group_conflict(&rows, column, &context, task, first, second));
             }
@@ -578,7 +594,14 @@ fn per_task(
     n_tasks: usize,
 ) -> Result<Vec<Option<String>>, (u32, usize, usize)> {
     let mut first: Vec<Option<usize>> = vec![None; n_tasks];
+    // A file without the column says nothing of it: a harness's outcome file without `group` beside
+    // the baseline's record with it was refused as "no group" against the record's groups (and
+    // `run` decided on the files `decide` then refused).
+    let absent: HashSet<u32> = column.absent_in.iter().copied().collect();
     for row in 0..rows.len() {
+        if absent.contains(&rows.origin[row].0) {
+            continue;
+        }
         let task = rows.task[row] as usize;
         match first[task] {
             None => first[task] = Some(row),

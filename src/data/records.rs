@@ -48,6 +48,9 @@ pub enum Status {
 pub struct TextColumn {
     pub values: Vec<Option<u32>>,
     pub dict: Interner,
+    /// The files (indices into [`Rows::files`]) without this column: their rows say nothing of it,
+    /// where an empty cell says the row has no value.
+    pub absent_in: Vec<u32>,
 }
 
 impl TextColumn {
@@ -491,6 +494,7 @@ impl Rows {
         file: &str,
         start: usize,
     ) -> Result<(), LoadError> {
+        let this_file = self.files.len().saturating_sub(1) as u32;
         for column in frame.columns() {
             let name = column.name().as_str();
             if name != columns::GROUP && columns::KNOWN.contains(&name) {
@@ -499,8 +503,12 @@ impl Rows {
             let index = match self.attributes.iter().position(|(n, _)| n == name) {
                 Some(index) => index,
                 None => {
-                    self.attributes
-                        .push((name.to_string(), TextColumn::default()));
+                    // Every file read before this one lacks the column.
+                    let column = TextColumn {
+                        absent_in: (0..this_file).collect(),
+                        ..TextColumn::default()
+                    };
+                    self.attributes.push((name.to_string(), column));
                     self.attributes.len() - 1
                 }
             };
@@ -509,7 +517,10 @@ impl Rows {
             append_text(target, column, file)?;
         }
         let len = self.len();
-        for (_, column) in &mut self.attributes {
+        for (name, column) in &mut self.attributes {
+            if frame.column(name).is_err() {
+                column.absent_in.push(this_file);
+            }
             column.pad_to(len);
         }
         Ok(())

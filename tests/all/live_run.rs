@@ -2287,3 +2287,132 @@ fn decide_reads_a_file_with_no_rows_yet_as_none_and_still_checks_its_header() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The usual set-up of a team's own harness: it writes `system,task,outcome,run` (no `group`), and
+/// the baseline is its completed record, which has one. `run` and `watch` decided on such files, and
+/// `decide` on the files `run` left refused them ("task 'airline/12' has group no group … but
+/// 'airline'"), so `run`'s records lost the outcome files' hashes too. A file without the column
+/// says nothing of it: the groups are read from the files that have it, with a note. Real records:
+/// HAL's TAU-bench, o1 against gpt-4o-mini.
+#[test]
+fn outcome_files_without_the_group_column_are_read_beside_a_record_with_it() {
+    let Some(data) = crate::common::shared_data() else {
+        return;
+    };
+    let record = data.join("hal_taubench/records.csv");
+    let text = std::fs::read_to_string(&record).expect("records");
+    let tested = "TAU-bench ToolCalling (o1-2024-12-17 med.)";
+    let baseline = "TAU-bench ToolCalling (gpt-4o-mini-2024-07-18)";
+    let dir = temp_dir("no-group-column");
+    let mut lines = text.lines();
+    let header = lines.next().expect("header");
+    let columns: Vec<&str> = header.split(',').collect();
+    let at = |name: &str| columns.iter().position(|c| *c == name).expect(name);
+    let mut base = format!("{header}\n");
+    let mut bare = String::from("system,task,outcome,run\n");
+    let mut grouped = String::from("system,task,outcome,run,group\n");
+    for line in lines {
+        let cells: Vec<&str> = line.split(',').collect();
+        if cells[0] == baseline {
+            base.push_str(&format!("{line}\n"));
+        } else if cells[0] == tested {
+            let (task, outcome, run) = (cells[at("task")], cells[at("outcome")], cells[at("run")]);
+            bare.push_str(&format!("{tested},{task},{outcome},{run}\n"));
+            grouped.push_str(&format!(
+                "{tested},{task},{outcome},{run},{}\n",
+                cells[at("group")]
+            ));
+        }
+    }
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).expect(name);
+        path.display().to_string()
+    };
+    let (base, bare, grouped) = (
+        write("base.csv", &base),
+        write("bare.csv", &bare),
+        write("grouped.csv", &grouped),
+    );
+    let plan = dir.join("plan.csv").display().to_string();
+    let planned = pareval(&[
+        "plan",
+        &record.display().to_string(),
+        "--seed",
+        "7",
+        "--out",
+        &plan,
+    ]);
+    assert!(planned.status.success(), "{}", stderr(&planned));
+    let decide = |outcomes: &str| {
+        let output = pareval(&[
+            "decide",
+            outcomes,
+            &base,
+            "--plan",
+            &plan,
+            "--tested",
+            tested,
+            "--baseline",
+            baseline,
+            "--rule",
+            "anytime",
+            "--format",
+            "json",
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        output
+    };
+    let without = decide(&bare);
+    assert!(
+        stderr(&without).contains(
+            "bare.csv has no column 'group': the tasks' groups are read from the files that have it"
+        ),
+        "{}",
+        stderr(&without)
+    );
+    // The decision is the one read with the groups written into the outcome file.
+    let with = json_lines(&stdout(&decide(&grouped)));
+    let without = json_lines(&stdout(&without));
+    for (a, b) in with.iter().zip(&without) {
+        assert_eq!(a["action"], b["action"]);
+        assert_eq!(a["decided_at"], b["decided_at"]);
+        assert_eq!(a["statistic"], b["statistic"]);
+    }
+    assert_eq!(with[0]["action"], "promote", "{:?}", with[0]);
+    // `run` on a harness writing the bare file: its records name the outcome files with hashes.
+    let out = dir.join("out.csv");
+    let ran = pareval(&[
+        "run",
+        &out.display().to_string(),
+        &base,
+        "--plan",
+        &plan,
+        "--tested",
+        tested,
+        "--baseline",
+        baseline,
+        "--format",
+        "json",
+        "--",
+        "sh",
+        "-c",
+        &format!("cp '{bare}' '{}'; sleep 30", out.display()),
+    ]);
+    assert!(ran.status.success(), "{}", stderr(&ran));
+    assert!(
+        !stderr(&ran).contains("the records name the plan only"),
+        "{}",
+        stderr(&ran)
+    );
+    let ran = json_lines(&stdout(&ran));
+    let files = ran[0]["provenance"]["files"].as_array().expect("files");
+    assert!(
+        files.iter().any(
+            |f| f["path"].as_str().is_some_and(|p| p.ends_with("out.csv"))
+                && f["sha256"].is_string()
+        ),
+        "{files:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -900,3 +900,58 @@ fn an_importer_s_runs_not_attempted_are_no_placeholders_for_another_evaluation()
         );
     }
 }
+
+/// A file without a column says nothing of it; an empty cell in a file with the column says the
+/// row has no value, which still conflicts with another row's value for the same task.
+#[test]
+fn a_file_without_the_group_column_takes_its_tasks_groups_from_the_others() {
+    let dir = temp_dir("absent-group");
+    let bare = dir.join("bare.csv");
+    let grouped = dir.join("grouped.csv");
+    let blank = dir.join("blank.csv");
+    std::fs::write(&bare, "system,task,outcome\nA,t1,1\nA,t2,0\nA,t3,1\n").expect("bare");
+    std::fs::write(
+        &grouped,
+        "system,task,outcome,group,note\nB,t1,0,x,n1\nB,t2,1,y,n2\n",
+    )
+    .expect("grouped");
+    std::fs::write(&blank, "system,task,outcome,group\nC,t1,1,\n").expect("blank");
+    let dataset =
+        load(&[bare.clone(), grouped.clone()], &LoadOptions::default()).expect("read together");
+    let groups = dataset.group_column("group").expect("group column");
+    let label = |task: &str| {
+        let t = dataset.tasks.iter().position(|n| n == task).expect(task);
+        groups.labels[groups.of_task[t] as usize].clone()
+    };
+    assert_eq!(
+        (label("t1"), label("t2")),
+        ("x".to_string(), "y".to_string())
+    );
+    // t3 has rows only in the file without the column: no group, as before.
+    assert!(label("t3").contains("no"), "{}", label("t3"));
+    assert!(
+        dataset.notes.iter().any(|n| n.contains(
+            "bare.csv has no column 'group': the tasks' groups are read from the files that have it"
+        )),
+        "{:?}",
+        dataset.notes
+    );
+    // The other order of the files reads the same groups (the column first seen in a later file).
+    let swapped =
+        load(&[grouped.clone(), bare.clone()], &LoadOptions::default()).expect("read together");
+    let swapped_groups = swapped.group_column("group").expect("group column");
+    let t1 = swapped.tasks.iter().position(|n| n == "t1").expect("t1");
+    assert_eq!(
+        swapped_groups.labels[swapped_groups.of_task[t1] as usize],
+        "x"
+    );
+    // An empty cell is a row with no group: it conflicts with another row's group.
+    let error = load(&[grouped, blank], &LoadOptions::default()).expect_err("conflict");
+    assert!(
+        error.message.contains("task 't1' has group 'x' on")
+            && error.message.contains("but no group on"),
+        "{}",
+        error.message
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
