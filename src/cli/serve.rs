@@ -277,8 +277,8 @@ impl Service {
         // counted in the replies' `errored`.
         let errored = match request.get("status") {
             None | Some(Value::Null) => false,
-            Some(Value::String(status)) if status.eq_ignore_ascii_case("ok") => false,
-            Some(Value::String(status)) if status.eq_ignore_ascii_case("error") => true,
+            Some(Value::String(status)) if status.trim().eq_ignore_ascii_case("ok") => false,
+            Some(Value::String(status)) if status.trim().eq_ignore_ascii_case("error") => true,
             Some(other) => {
                 return Err(format!(
                     "status of {system} on {task}: {other} is not \"ok\" or \"error\" (a run not attempted has no outcome to send)"
@@ -462,10 +462,13 @@ fn summary(state: &WatchState, records: &[&DecisionRecord]) -> String {
         .join("; ")
 }
 
-/// An id given as a string or a number (Inspect sample ids are either).
+/// An id given as a string or a number (Inspect sample ids are either), as written: the loader
+/// and the other live readers read names so (a task ' t1' is not the plan's 't1'); trimmed here, a
+/// planned ' t1' could never be sent and 't2 ' was taken for 't2'. A run id is trimmed where it is
+/// parsed ([`run_key`]), as the loader trims it.
 fn id_text(value: &Value) -> Result<String, String> {
     match value {
-        Value::String(s) if !s.trim().is_empty() => Ok(s.trim().to_string()),
+        Value::String(s) if !s.trim().is_empty() => Ok(s.clone()),
         Value::Number(n) => Ok(n.to_string()),
         other => Err(format!("{other} is not an id (a string or a number)")),
     }

@@ -2416,3 +2416,47 @@ fn outcome_files_without_the_group_column_are_read_beside_a_record_with_it() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `serve` reads systems and tasks as written, as `decide`, `watch` and `run` do: it trimmed them, so
+/// a planned task ' t1' could never be sent ("task 't1' is not in the plan") and a 't2 ' or an 'A '
+/// was taken for 't2' and 'A'. A run id and a status are trimmed, as the loader parses them.
+#[test]
+fn serve_reads_names_as_written() {
+    let dir = temp_dir("serve-names");
+    let plan = dir.join("plan.csv");
+    std::fs::write(&plan, "task\n\" t1\"\nt2\n").expect("plan");
+    let plan = plan.display().to_string();
+    let replies = serve_replies(
+        &["--plan", &plan, "--tested", "A", "--baseline", "B"],
+        &[
+            r#"{"op":"outcome","system":"A","task":" t1","run":" 0 ","outcome":1,"status":" ok"}"#,
+            r#"{"op":"outcome","system":"A","task":"t2 ","outcome":1}"#,
+            r#"{"op":"outcome","system":"A ","task":"t2","outcome":1}"#,
+            r#"{"op":"check","tasks":[" t1","t2"]}"#,
+        ],
+    );
+    assert_eq!(replies[0]["ok"], true, "{}", replies[0]);
+    assert!(
+        error(&replies[1]).contains("task 't2 ' is not in the plan"),
+        "{}",
+        replies[1]
+    );
+    assert!(
+        error(&replies[2]).contains("system 'A ' is neither the tested system (A)"),
+        "{}",
+        replies[2]
+    );
+    assert_eq!(
+        replies[3]["missing"],
+        serde_json::json!([]),
+        "{}",
+        replies[3]
+    );
+    assert_eq!(
+        replies[3]["unplanned"],
+        serde_json::json!([]),
+        "{}",
+        replies[3]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
