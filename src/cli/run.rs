@@ -320,8 +320,8 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         .trim()
         .parse::<f64>()
         .ok()
-        .filter(|s| s.is_finite() && *s >= 0.0)
-        .map(Duration::from_secs_f64)
+        // try_: a finite number past Duration's range (1e20) panicked in from_secs_f64.
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
         .ok_or_else(|| {
             CliError::Input(format!(
                 "--grace: '{}' is not a number of seconds ≥ 0",
@@ -400,6 +400,9 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         follow_headless(args, &setup, followed, &mut presence, child)?
     };
     presence.look();
+    // The decision's time (or the interruption's): ending the harness may take its grace periods,
+    // which "decided after" counted (5.6 s for a decision in 0.5 s under --grace 5).
+    let followed_for = started.elapsed().as_secs_f64();
     if let Some((path, _)) = &harness_log {
         eprintln!("{announce}; its output is in {}", path.display());
     }
@@ -407,6 +410,7 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         Ending::HarnessExited(status) => (Some(status), "it ended by itself"),
         Ending::Decided | Ending::Interrupted => end_harness(child, grace),
     };
+    let ending_took = started.elapsed().as_secs_f64() - followed_for;
     let mut records: Vec<_> = state
         .pairs
         .iter()
@@ -469,11 +473,25 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         format!(" ({at_decision} when pareval decided)")
     };
     let total = setup.plan.tasks.len();
-    let elapsed = started.elapsed().as_secs_f64();
-    let ended = if how == "itself" {
-        "the harness had ended by itself".to_string()
-    } else {
-        format!("the harness was ended ({how})")
+    let elapsed = followed_for;
+    let ended = match status {
+        // Ended by itself in the poll that decided: its status is named (a crash or the kernel's
+        // out-of-memory killer read as "had ended by itself" and exit 0).
+        Some(status) if how == "itself" && !status.success() => match status.signal() {
+            Some(signal) => format!(
+                "the harness had been killed by {}, not by pareval",
+                signal_name(signal)
+            ),
+            None => format!(
+                "the harness had ended by itself with status {}",
+                exit_code(status)
+            ),
+        },
+        _ if how == "itself" => "the harness had ended by itself".to_string(),
+        _ if ending_took >= 0.1 => {
+            format!("the harness was ended ({how}, {ending_took:.1} s later)")
+        }
+        _ => format!("the harness was ended ({how})"),
     };
     // Every pair's last word, an abstain at the budget limit included: the run ends "decided" only
     // where each is a promote or reject.
@@ -504,6 +522,11 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
     }
     out.flush()?;
     match (ending, status) {
+        // A harness that had failed by itself when the decision came: its status is passed on,
+        // as when it ends first (the decision is written all the same).
+        (Ending::Decided, Some(status)) if how == "itself" && !status.success() => {
+            Err(CliError::Status(exit_code(status)))
+        }
         (Ending::Decided, _) => Ok(()),
         // 128 + the signal that stopped pareval (`q` on the screen reads as Ctrl-C: 130).
         (Ending::Interrupted, _) => Err(CliError::Status(

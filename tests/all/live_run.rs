@@ -732,7 +732,7 @@ echo "finished" >> {log}
     );
     assert!(!text.contains("harness speaking"), "{text}");
     let note = stderr(&output);
-    assert!(note.contains("the harness was ended (SIGTERM)"), "{note}");
+    assert!(note.contains("the harness was ended (SIGTERM, "), "{note}");
     assert!(note.contains("not run"), "{note}");
     // The count is of what the harness had finished when it was ended (it went on writing rows
     // through the grace period), not of what was read at the decision.
@@ -799,6 +799,104 @@ mv {out}.part {out}
         "{note}"
     );
     assert!(!note.contains("was ended (SIG"), "{note}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A harness that failed by itself in the poll that decided: its status was lost ("the harness had
+/// ended by itself", exit 0, a SIGKILL from the kernel's out-of-memory killer not named). It is
+/// named and passed on, as when the harness ends first; the decision is written all the same. And
+/// "decided after" is the decision's time, not the time the harness took to end under its grace.
+#[test]
+fn run_passes_on_a_harness_s_failure_in_the_poll_that_decided() {
+    let dir = temp_dir("run-done-failed");
+    let plan = write_plan(&dir, 60);
+    let out = dir.join("out.csv");
+    let rows = |last: &str| {
+        format!(
+            r#"{{ echo "system,task,outcome"
+for i in $(seq 0 59); do t=$(printf 't%03d' "$i"); echo "new,$t,1"; echo "old,$t,0"; done
+}} > {out}.part
+mv {out}.part {out}
+{last}
+"#,
+            out = out.display()
+        )
+    };
+    for (last, code, said) in [
+        (
+            "exit 3",
+            3,
+            "; the harness had ended by itself with status 3;",
+        ),
+        (
+            "kill -KILL $$",
+            137,
+            "; the harness had been killed by SIGKILL, not by pareval;",
+        ),
+    ] {
+        let _ = std::fs::remove_file(&out);
+        let harness = dir.join("harness.sh");
+        std::fs::write(&harness, rows(last)).expect("script");
+        let harness_text = harness.display().to_string();
+        let output = run_new_against_old(
+            &out,
+            &plan,
+            &["--rule", "anytime", "--", "bash", &harness_text],
+        );
+        let note = stderr(&output);
+        assert!(
+            stdout(&output).contains("0 pp: promote"),
+            "{last}: {}",
+            stdout(&output)
+        );
+        // The harness may be seen ending before the rows are read (then it "ended before every
+        // pair was decided"); either way its status is passed on.
+        assert_eq!(output.status.code(), Some(code), "{last}: {note}");
+        assert!(
+            note.contains(said) || note.contains("the harness ended before every pair"),
+            "{last}: {note}"
+        );
+    }
+    // A harness that ignores SIGINT and ends on SIGTERM: the decision came at once, the end after
+    // the grace period.
+    let _ = std::fs::remove_file(&out);
+    let harness = dir.join("stubborn.sh");
+    std::fs::write(&harness, format!("trap '' INT\n{}sleep 30\n", rows(""))).expect("script");
+    let harness_text = harness.display().to_string();
+    let output = run_new_against_old(
+        &out,
+        &plan,
+        &[
+            "--rule",
+            "anytime",
+            "--grace",
+            "2",
+            "--",
+            "bash",
+            &harness_text,
+        ],
+    );
+    let note = stderr(&output);
+    assert!(output.status.success(), "{note}");
+    let decided_after: f64 = note
+        .split("decided after ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|secs| secs.parse().ok())
+        .expect("decided after");
+    assert!(decided_after < 2.0, "{note}");
+    assert!(
+        note.contains("the harness was ended (SIGTERM, 2."),
+        "{note}"
+    );
+    // A grace past Duration's range is refused (it panicked).
+    let output = run_new_against_old(&out, &plan, &["--grace", "1e20", "--", "true"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--grace: '1e20' is not a number of seconds"),
+        "{}",
+        stderr(&output)
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
