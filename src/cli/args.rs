@@ -425,12 +425,22 @@ pub struct ImportFlags {
 impl LiveArgs {
     /// The `--baseline` names: each value split at its commas, `\,` standing for a comma inside a
     /// name (a system named "old, v2" could not be given: it was split into 'old' and ' v2'), each
-    /// name trimmed.
-    pub fn baseline_names(&self) -> Vec<String> {
-        self.baseline
+    /// name trimmed. A name given twice is refused: it was kept twice, a family of 3 for two
+    /// baselines, and the adjusted decisions moved.
+    pub fn baseline_names(&self) -> Result<Vec<String>, super::CliError> {
+        let names: Vec<String> = self
+            .baseline
             .iter()
             .flat_map(|raw| split_names(raw))
-            .collect()
+            .collect();
+        for (i, name) in names.iter().enumerate() {
+            if names[..i].contains(name) {
+                return Err(super::CliError::Input(format!(
+                    "--baseline: '{name}' is named twice (a baseline is one comparison; name each once)"
+                )));
+            }
+        }
+        Ok(names)
     }
 
     /// How the live commands load records and read harness files: the column names, the columns left

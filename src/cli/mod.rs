@@ -439,7 +439,7 @@ fn decide_records(args: &DecideArgs, options: &LoadOptions) -> Result<Decided, C
         }
         None => args
             .live
-            .baseline_names()
+            .baseline_names()?
             .iter()
             .map(|name| named(name, "--baseline"))
             .collect::<Result<_, _>>()?,
@@ -824,7 +824,7 @@ impl LiveSetup {
                 )));
             }
             (None, _) => {
-                let names: Vec<String> = live.baseline_names();
+                let names: Vec<String> = live.baseline_names()?;
                 if names.contains(&live.tested) {
                     return Err(CliError::Input(format!(
                         "--baseline: '{}' is the tested system",

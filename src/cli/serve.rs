@@ -518,7 +518,7 @@ pub(crate) fn serve_command(
                 return Err(CliError::Input(format!(
                     "{}: no rows of the baseline ({}); its systems are {}",
                     file.display(),
-                    args.live.baseline_names().join(", "),
+                    args.live.baseline_names()?.join(", "),
                     dataset
                         .systems
                         .iter()

@@ -2558,3 +2558,68 @@ fn serve_reads_names_as_written() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A baseline named twice was kept twice: a family of 3 for two baselines, the adjusted decisions
+/// moved (AppWorld's ReAct reject from look 171 to 173). Refused, by every live command.
+#[test]
+fn a_baseline_named_twice_is_refused() {
+    let dir = temp_dir("baseline-twice");
+    let plan = write_plan(&dir, 4);
+    let rows = dir.join("rows.csv");
+    std::fs::write(
+        &rows,
+        "system,task,outcome\nnew,t000,1\nold,t000,0\nolder,t000,0\n",
+    )
+    .expect("rows");
+    let rows = rows.display().to_string();
+    let said = "--baseline: 'old' is named twice";
+    for args in [
+        vec![
+            "decide",
+            &rows,
+            "--plan",
+            &plan,
+            "--tested",
+            "new",
+            "--baseline",
+            "old,older,old",
+        ],
+        vec![
+            "serve",
+            "--plan",
+            &plan,
+            "--tested",
+            "new",
+            "--baseline",
+            "old",
+            "--baseline",
+            "old",
+        ],
+        vec![
+            "run",
+            &rows,
+            "--plan",
+            &plan,
+            "--tested",
+            "new",
+            "--baseline",
+            "old, old",
+            "--",
+            "true",
+        ],
+    ] {
+        let output = pareval(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(said),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
