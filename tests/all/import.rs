@@ -2002,6 +2002,78 @@ fn an_inspect_sample_without_a_score_is_noted_and_scores_of_another_shape_are_re
     }
 }
 
+/// An older Inspect log keeps a sample's score in the single field `score` and its results as
+/// `scorer` and `metrics` (before `scores`): its scored samples were read as not attempted, the note
+/// said no scorer ran, and the mean was 0. Read as Inspect's own reader migrates it: the same rows
+/// as the log in today's layout, with a note. (NOTES.md §3, and audit K.)
+#[test]
+fn an_older_inspect_log_s_single_score_field_is_read_as_inspect_migrates_it() {
+    let dir = temp_dir("inspect-single-score");
+    let samples = serde_json::json!([
+        {"id": 1, "epoch": 1, "scores": {"match": {"value": "C"}}, "total_time": 3.2},
+        {"id": 1, "epoch": 2, "scores": {"match": {"value": "I"}}, "total_time": 2.7},
+        {"id": "b", "epoch": 1, "scores": {"match": {"value": 1}}, "total_time": 4.0},
+        {"id": "b", "epoch": 2, "error": {"message": "RateLimitError", "traceback": "..."}}
+    ]);
+    let today = serde_json::json!({
+        "version": 2, "status": "success",
+        "eval": {"task": "toy_qa", "model": "openai/model-z",
+                 "dataset": {"samples": 2, "sample_ids": [1, "b"]}, "config": {"epochs": 2}},
+        "results": {"total_samples": 4, "completed_samples": 3,
+                    "scores": [{"name": "match", "scorer": "match",
+                                "metrics": {"accuracy": {"name": "accuracy", "value": 0.67}}}]},
+        "samples": samples
+    });
+    let mut older = today.clone();
+    older["results"] = serde_json::json!({
+        "total_samples": 4, "completed_samples": 3,
+        "scorer": {"name": "match", "params": {}},
+        "metrics": {"accuracy": {"name": "accuracy", "value": 0.67}}
+    });
+    for sample in older["samples"].as_array_mut().expect("samples") {
+        if let Some(scores) = sample.as_object_mut().and_then(|s| s.remove("scores")) {
+            sample["score"] = scores["match"].clone();
+        }
+    }
+    // Only the samples in the old layout (results in today's) read the same too.
+    let mut samples_only = older.clone();
+    samples_only["results"] = today["results"].clone();
+    let import = |name: &str, log: &serde_json::Value| {
+        let path = dir.join(format!("{name}.json"));
+        std::fs::write(&path, log.to_string()).expect("write");
+        let out = dir.join(format!("{name}.csv"));
+        let output = pareval(&[
+            "import",
+            "inspect",
+            &path.to_string_lossy(),
+            "--out",
+            &out.to_string_lossy(),
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let rows: Vec<String> = std::fs::read_to_string(&out)
+            .expect("csv")
+            .lines()
+            .map(|line| line.split(',').take(5).collect::<Vec<_>>().join(","))
+            .collect();
+        (rows, stdout(&output))
+    };
+    let (expected, _) = import("today", &today);
+    assert!(
+        expected.contains(&"openai/model-z,1,0,1,ok".to_string()),
+        "{expected:?}"
+    );
+    for (name, log) in [("older", &older), ("samples_only", &samples_only)] {
+        let (rows, notes) = import(name, log);
+        assert_eq!(rows, expected, "{name}");
+        assert!(
+            notes.contains("3 samples keep the score in the single `score` field of Inspect logs before `scores`: read as the score of scorer 'match'"),
+            "{name}: {notes}"
+        );
+        assert!(!notes.contains("no scorer ran"), "{name}: {notes}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn inspect_failed_runs_dict_scores_and_odd_values_are_read_or_named() {
     let dir = temp_dir("inspect-edge");

@@ -21,6 +21,63 @@ pub struct Log {
     reductions: Vec<Value>,
     /// The run is still going: its status is `started`, or an archive has only its journal's start.
     running: bool,
+    /// Samples that kept their score in the old single `score` field, read as the named scorer's.
+    single_scores: Option<(usize, String)>,
+}
+
+/// The scorer key Inspect's reader files an old single `score` under when the results name none.
+const SINGLE_SCORE_KEY: &str = "88F74D2C";
+
+impl Log {
+    /// Takes an older log's layout as Inspect's own reader migrates it: `results.scorer` and
+    /// `results.metrics` (before `results.scores`) as one result, and a sample's single `score`
+    /// (before `scores`) as the score of that result's scorer (or of [`SINGLE_SCORE_KEY`]). Such a
+    /// log's scored samples were read as not attempted ("no scorer ran"), its mean 0.
+    fn new(
+        mut header: Value,
+        mut samples: Vec<Value>,
+        reductions: Vec<Value>,
+        running: bool,
+    ) -> Log {
+        if let Some(results) = header.get_mut("results").and_then(Value::as_object_mut)
+            && !results.contains_key("scores")
+            && let Some(name) = results
+                .get("scorer")
+                .and_then(|scorer| scorer.get("name"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        {
+            let metrics = results.get("metrics").cloned().unwrap_or(Value::Null);
+            results.insert(
+                "scores".to_string(),
+                serde_json::json!([{ "name": name, "scorer": name, "metrics": metrics }]),
+            );
+        }
+        let name = header
+            .get("results")
+            .and_then(|r| r.get("scores")?.as_array()?.first()?.get("name")?.as_str())
+            .unwrap_or(SINGLE_SCORE_KEY)
+            .to_string();
+        let mut migrated = 0usize;
+        for sample in &mut samples {
+            let Some(fields) = sample.as_object_mut() else {
+                continue;
+            };
+            if fields.get("scores").is_none_or(Value::is_null)
+                && let Some(score) = fields.remove("score").filter(|s| !s.is_null())
+            {
+                fields.insert("scores".to_string(), serde_json::json!({ &name: score }));
+                migrated += 1;
+            }
+        }
+        Log {
+            header,
+            samples,
+            reductions,
+            running,
+            single_scores: (migrated > 0).then_some((migrated, name)),
+        }
+    }
 }
 
 /// A `.json` log: one object with `samples`. `samples` or `reductions` of another type than a list
@@ -37,12 +94,7 @@ pub fn json_log(value: Value, file: &str) -> Result<Log, LoadError> {
     let samples = list("samples")?;
     let reductions = list("reductions")?;
     let running = value.get("status").and_then(Value::as_str) == Some("started");
-    Ok(Log {
-        header: value,
-        samples,
-        reductions,
-        running,
-    })
+    Ok(Log::new(value, samples, reductions, running))
 }
 
 /// Whether a parsed JSON object is an Inspect log: an `eval` naming its task and model, with samples,
@@ -108,12 +160,7 @@ pub fn eval_archive(bytes: &[u8], file: &str) -> Result<Log, LoadError> {
         Some(Value::Array(reductions)) => reductions,
         _ => Vec::new(),
     };
-    Ok(Log {
-        header,
-        samples,
-        reductions,
-        running,
-    })
+    Ok(Log::new(header, samples, reductions, running))
 }
 
 /// Whether a score is a grade (C, P, I, N, yes/no, true/false) rather than a number: Inspect's
@@ -567,6 +614,12 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
         ));
     }
     let mut notes: Vec<String> = dict_note.into_iter().collect();
+    if let Some((count, name)) = &log.single_scores {
+        notes.push(format!(
+            "{file}: {count} {} the score in the single `score` field of Inspect logs before `scores`: read as the score of scorer '{name}', as Inspect's reader migrates it",
+            if *count == 1 { "sample keeps" } else { "samples keep" }
+        ));
+    }
     if let (Some((low, high)), 1..) = (settings.score_scale(), grades_unscaled) {
         notes.push(format!(
             "{file}: --score-scale {low}:{high} maps numeric scores only: {grades_unscaled} {} of scorer '{scorer}' (C, P, I, N, yes/no, true/false) {} on [0, 1] by Inspect's own rule and kept there",
