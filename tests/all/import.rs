@@ -597,9 +597,10 @@ fn malformed_native_files_name_the_file_and_entry() {
     assert!(!stdout(&output).contains("read as"));
 }
 
-/// OpenHands `output.jsonl`: the public file is inference output only and is refused as such; the same
-/// file with graded reports merged in imports with the figures of expected.json (system, the errored
-/// instance, costs of 0.0 read as unknown, seconds from the history).
+/// OpenHands `output.jsonl`: the public file is inference output only: imported with its 3 rows not
+/// attempted until graded, with a note (it was refused, where expected.json lists its 3 rows); the
+/// same file with graded reports merged in imports with the figures of expected.json (system, the
+/// errored instance, costs of 0.0 read as unknown, seconds from the history).
 #[test]
 fn openhands_output_needs_grades_and_then_reproduces_the_expected_figures() {
     let Some(data) = shared_data() else { return };
@@ -607,11 +608,47 @@ fn openhands_output_needs_grades_and_then_reproduces_the_expected_figures() {
     let expected = expected_figures(&formats);
     let want = &expected["openhands/output.jsonl"];
     let real = formats.join("openhands/output.jsonl");
-    let refused = pareval(&["info", &real.to_string_lossy()]);
-    assert_refused(&refused, "no line has a graded report");
+    let dir = temp_dir("openhands");
+    let ungraded = imported_rows("openhands", &real, &dir.join("ungraded.jsonl"));
+    assert_eq!(Some(ungraded.len() as u64), want["rows"].as_u64());
+    assert_eq!(want["with_report"].as_u64(), Some(0));
+    for row in &ungraded {
+        assert_eq!(row["system"], want["system"]);
+        // pareval's error rows keep an outcome (SPEC §1); the errored instance left a patch, which
+        // waits for its grade like the others, its error kept in `source`.
+        assert_eq!(row["status"], "not_attempted", "{row}");
+        assert!(
+            row["outcome"].is_null() && row["cost_usd"].is_null(),
+            "{row}"
+        );
+        let seconds = want["seconds_from_history"][row["task"].as_str().expect("task")]
+            .as_f64()
+            .expect("seconds");
+        assert!((number(row, "seconds").expect("seconds") - seconds).abs() < 1e-3);
+    }
+    let errored = want["status_error"][0].as_str().expect("id");
+    assert!(
+        ungraded.iter().any(|r| r["task"] == errored
+            && r["source"]
+                .as_str()
+                .is_some_and(|s| s.contains("error: RuntimeError"))),
+        "{ungraded:?}"
+    );
+    let info = pareval(&["info", &real.to_string_lossy()]);
+    assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
+    assert!(
+        stdout(&info)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains(
+                "this is inference output only, so its 3 instances are not attempted until graded"
+            ),
+        "{}",
+        stdout(&info)
+    );
 
     // Grade every line (resolved on the first only) as OpenHands' eval_infer would merge it.
-    let dir = temp_dir("openhands");
     let graded: Vec<String> = std::fs::read_to_string(&real)
         .expect("read")
         .lines()
@@ -1273,10 +1310,18 @@ fn an_openhands_output_folder_is_read_through_its_output_jsonl() {
         })
         .collect();
     write("output.swebench_eval.jsonl", evaluated);
-    // Graded but not merged: the folder's output.jsonl is refused, naming the graded copy.
-    assert_refused(
-        &pareval(&["info", &run.to_string_lossy()]),
-        "its graded copy output.swebench_eval.jsonl lies beside it: import that file, or merge it into this one with OpenHands' update_output_with_eval.py",
+    // Graded but not merged: the folder's output.jsonl is read as not graded, its note naming the
+    // graded copy.
+    let ungraded = pareval(&["info", &run.to_string_lossy()]);
+    assert_eq!(ungraded.status.code(), Some(0), "{}", stderr(&ungraded));
+    assert!(
+        stdout(&ungraded)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains("its graded copy output.swebench_eval.jsonl lies beside it: import that file, or merge it into this one with OpenHands' update_output_with_eval.py"),
+        "{}",
+        stdout(&ungraded)
     );
     // Merged: every file of the folder but output.jsonl is left beside it, and the grades are read
     // from the top-level report.

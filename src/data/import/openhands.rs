@@ -252,7 +252,10 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
             ),
         });
     }
-    if graded == 0 {
+    // Inference output only (no line graded): imported with every instance not attempted until it
+    // is graded (expected.json's OpenHands file: 3 rows, none scored), not refused; a run's
+    // output.jsonl is written so while it runs, before eval_infer grades it.
+    let ungraded_note = (graded == 0).then(|| {
         // eval_infer writes its graded lines beside the output, as <stem>.swebench_eval.jsonl.
         let path = Path::new(file);
         let graded_copy = path
@@ -265,13 +268,16 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
             ),
             None => String::new(),
         };
-        return Err(LoadError::new(
-            file,
-            format!(
-                "no line has a graded report (test_result.report, or the top-level report OpenHands' update_output_with_eval.py merges in): this is inference output only; grade it first (for SWE-bench, OpenHands' eval_infer) and import the graded file{hint}"
-            ),
-        ));
-    }
+        format!(
+            "{file}: no line has a graded report (test_result.report, or the top-level report OpenHands' update_output_with_eval.py merges in): this is inference output only, so its {} instances are not attempted until graded{}; grade it (for SWE-bench, OpenHands' eval_infer) and import the graded file{hint}",
+            rows.len() - errored_unreported,
+            if errored_unreported > 0 {
+                format!(" (but the {errored_unreported} that ended in an error with no patch)")
+            } else {
+                String::new()
+            }
+        )
+    });
     let mut notes = Vec::new();
     if let Some((name, _)) = &beside {
         notes.push(format!(
@@ -289,7 +295,9 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
             rows.len()
         ));
     }
-    if graded + errored_unreported < rows.len() {
+    if let Some(note) = ungraded_note {
+        notes.push(note);
+    } else if graded + errored_unreported < rows.len() {
         notes.push(format!(
             "{file}: {} of {} instances have no graded report and are not attempted",
             rows.len() - graded - errored_unreported,
