@@ -1657,6 +1657,10 @@ fn a_terminal_bench_leaderboard_folder_is_read_as_its_submissions() {
     copy_tree(&orchestrator, &dataset.join("20250907_orchestrator_again"));
     copy_tree(&mini, &dataset.join("20250815_mini/2025-08-15__16-23-45"));
     copy_tree(&mini, &dataset.join("20250815_mini/2025-08-15__19-28-24"));
+    // Two runs of a submission have their own uuids (a copy of one run is refused).
+    let second = dataset.join("20250815_mini/2025-08-15__16-23-45/run_metadata.json");
+    let text = std::fs::read_to_string(&second).expect("metadata");
+    std::fs::write(&second, text.replace("7092bd8a-", "16234500-")).expect("metadata");
     let goose = dataset.join("20250829_goose");
     std::fs::create_dir_all(&goose).expect("folder");
     for date in [
@@ -3316,4 +3320,52 @@ fn an_inspect_log_without_samples_reduced_by_another_reducer_than_the_mean_is_na
     assert!(!stderr(&decided).contains(alike), "{}", stderr(&decided));
     let served = serve();
     assert_eq!(served.status.code(), Some(0), "{}", stderr(&served));
+}
+
+/// A Terminal-Bench run copied beside its original (the same run_id and uuid) was numbered as a
+/// second run of its system: every trial and error counted twice, "runs 2" for one run. Refused,
+/// naming the original; two real runs (their own uuids) are still runs 0 and 1.
+#[test]
+fn a_copy_of_a_terminal_bench_run_is_not_read_as_a_second_run() {
+    let Some(data) = shared_data() else { return };
+    let real = data.join("../formats/terminal_bench/swe-agent-mini_2025-08-15__19-28-24");
+    let dir = temp_dir("terminal-bench-copy");
+    let (a, b) = (dir.join("runs/a"), dir.join("runs/b"));
+    copy_tree(&real, &a);
+    copy_tree(&real, &b);
+    let import = || {
+        pareval(&[
+            "import",
+            "terminal-bench",
+            &a.to_string_lossy(),
+            &b.to_string_lossy(),
+            "--out",
+            &dir.join("out.csv").to_string_lossy(),
+        ])
+    };
+    assert_refused(&import(), "the same run as ");
+    assert!(
+        stderr(&import()).contains("uuid '7092bd8a-621c-4445-8d35-2a2f13d9f65b'): a copy of one run would count its every trial twice"),
+        "{}",
+        stderr(&import())
+    );
+    // Another run of the same system: its own uuid.
+    let metadata = b.join("run_metadata.json");
+    let text = std::fs::read_to_string(&metadata).expect("metadata");
+    std::fs::write(
+        &metadata,
+        text.replace(
+            "7092bd8a-621c-4445-8d35-2a2f13d9f65b",
+            "00000000-621c-4445-8d35-2a2f13d9f65b",
+        ),
+    )
+    .expect("metadata");
+    let output = import();
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("2 runs of 'mini-swe-agent / anthropic/claude-sonnet-4-0' (one attempt per task each), numbered 0–1 in path order"),
+        "{}",
+        stdout(&output)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
