@@ -72,7 +72,8 @@ impl Threshold {
             return Err(out_of_range("must be in (-100, 100) percentage points"));
         }
         let units = (pp * 100.0).round();
-        if (units - pp * 100.0).abs() > 1e-6 {
+        // A value that rounds to 0 units is no multiple unless it is 0 (1e-12 was read as 0 pp).
+        if (units - pp * 100.0).abs() > 1e-6 || (units == 0.0 && pp != 0.0) {
             return Err(out_of_range("must be a multiple of 0.01 percentage points"));
         }
         Ok(Threshold(units as i32))
@@ -137,7 +138,11 @@ impl Fraction {
             return Err(out_of_range("must be in [0, 1]"));
         }
         let units = (value * f64::from(FRACTION_UNITS)).round();
-        if (units - value * f64::from(FRACTION_UNITS)).abs() > 1e-6 {
+        // A value that rounds to 0 units is no multiple unless it is 0: a tail cutoff of 1e-10 was
+        // read as a = 0 (ln(1/a) = inf), which `--tail 0` is refused as.
+        if (units - value * f64::from(FRACTION_UNITS)).abs() > 1e-6
+            || (units == 0.0 && value != 0.0)
+        {
             return Err(out_of_range("must be a multiple of 0.0001"));
         }
         Ok(Fraction(units as u32))
@@ -1119,6 +1124,35 @@ mod tests {
                     .contains("must be in (0, 1]")
             );
         }
+    }
+
+    /// A value too small to be a whole number of units is refused, not read as 0: `--tail 1e-10`
+    /// became a = 0 (ln(1/a) = inf) and `--thresholds 1e-12` 0 pp, where 0 itself is refused or
+    /// a smaller step is refused as no multiple.
+    #[test]
+    fn a_value_rounding_to_zero_units_is_no_multiple() {
+        for tiny in [1e-10, 1e-300, 5e-324, -1e-12] {
+            let refused = Fraction::from_f64(tiny, "--tail").unwrap_err().to_string();
+            assert!(
+                refused.contains("must be a multiple of 0.0001")
+                    || refused.contains("must be in [0, 1]"),
+                "{tiny}: {refused}"
+            );
+            let refused = Threshold::from_pp(tiny).unwrap_err().to_string();
+            assert!(
+                refused.contains("must be a multiple of 0.01 percentage points"),
+                "{tiny}: {refused}"
+            );
+        }
+        assert_eq!(Fraction::from_f64(0.0, "x").unwrap(), Fraction(0));
+        assert_eq!(Threshold::from_pp(-0.0).unwrap(), Threshold(0));
+        assert_eq!(Fraction::from_f64(0.0001, "x").unwrap(), Fraction(1));
+        assert!(
+            Fraction::parse_budget("1e-10", "--budget")
+                .unwrap_err()
+                .to_string()
+                .contains("must be a multiple of 0.0001")
+        );
     }
 
     #[test]
