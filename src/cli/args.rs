@@ -336,19 +336,22 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// The native format: swebench, swebench-leaderboard, inspect, lm-eval (also lmms-eval), tau-bench, tau2,
+    /// The native format, then the result files. The format may be left out where the files'
+    /// keys show it, as `info` recognises them (one format for all the files), or given as
+    /// `--from FORMAT`: swebench, swebench-leaderboard, inspect, lm-eval (also lmms-eval), tau-bench, tau2,
     /// terminal-bench, harbor, openhands, helm, evalplus, bigcodebench, metr, aider, lighteval, hal,
     /// osworld, appworld, mle-bench, agentlab, theagentcompany, bfcl, promptfoo, deepeval,
     /// agentdojo, openai-evals, livebench, evalscope, alpaca-eval, livecodebench, mt-bench, arena-hard, human-eval, opencompass, agentbench, hle, wildbench, swebench-pro, arc-agi, vlmevalkit, mcpmark, balrog, verifiers, nemo-skills.
-    #[arg(value_name = "FORMAT")]
-    pub format: String,
-    /// Result files (a Terminal-Bench run folder is accepted for its results.json, a Harbor job or
+    /// Result files: a Terminal-Bench run folder is accepted for its results.json, a Harbor job or
     /// trial folder for its result.json, a HELM run or suite folder, a HAL or aider run folder, an
     /// OSWorld result folder, an AgentLab study folder, a HAL leaderboard database, a
     /// TheAgentCompany results folder, a BFCL project, score or model folder, a DeepEval results
-    /// folder, an AgentDojo logdir, an AgentBench output, agent or task folder).
-    #[arg(value_name = "PATH", required = true)]
-    pub files: Vec<PathBuf>,
+    /// folder, an AgentDojo logdir, an AgentBench output, agent or task folder.
+    #[arg(value_name = "[FORMAT] PATH", required = true)]
+    pub items: Vec<PathBuf>,
+    /// The native format, as the other commands name it (instead of the first word).
+    #[arg(long, value_name = "FORMAT")]
+    pub from: Option<String>,
     /// Output file; the extension picks the format.
     #[arg(long, short, value_name = "FILE")]
     pub out: PathBuf,

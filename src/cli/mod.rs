@@ -12,6 +12,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::data::import::ImportFormat;
 use crate::data::write::{RecordWriter, write_simulated};
 use crate::data::{LoadOptions, load};
 use crate::engine::live::{LiveSettings, decide_live};
@@ -1393,17 +1394,98 @@ fn plan_command(args: &args::PlanArgs, out: &mut impl Write) -> Result<(), CliEr
     Ok(())
 }
 
+/// `import`'s format and files: `FORMAT FILE…`, `--from FORMAT FILE…`, or `FILE…` alone, whose
+/// format is the one their keys show (None here: the caller recognises it). A first word that is
+/// neither a format nor a path there is a mistyped format, refused with the formats' names; one that
+/// is a format is the format, a folder of its name is written `./openhands`.
+fn import_format_and_files(
+    args: &args::ImportArgs,
+) -> Result<(Option<ImportFormat>, Vec<std::path::PathBuf>), CliError> {
+    let mut files = args.items.clone();
+    let named = match &args.from {
+        Some(from) => Some(ImportFormat::parse(from)?),
+        None => {
+            let first = &files[0];
+            match first.to_str().map(ImportFormat::parse) {
+                // A format name is the format, though a folder of that name is there (the
+                // formats' own folders are often named so), unless it is the only word.
+                Some(Ok(format)) if files.len() > 1 || !first.exists() => {
+                    files.remove(0);
+                    Some(format)
+                }
+                Some(Err(error)) if !first.exists() => {
+                    let looks_like_a_path = first
+                        .to_str()
+                        .is_some_and(|text| text.contains(['/', '.', '\\']));
+                    return Err(if looks_like_a_path {
+                        CliError::Input(format!(
+                            "{}: no such file or folder (import reads FORMAT FILE…, or FILE… whose format their keys show)",
+                            first.display()
+                        ))
+                    } else {
+                        error.into()
+                    });
+                }
+                _ => None,
+            }
+        }
+    };
+    if files.is_empty() {
+        return Err(CliError::Input(
+            "import needs the result files after the format: pareval import FORMAT FILE… --out OUT"
+                .to_string(),
+        ));
+    }
+    Ok((named, files))
+}
+
+/// The one format the files' keys show (each folder's files read as the loader expands them), or
+/// why not: a file no format is recognised in, or two formats.
+fn recognised_format(
+    files: &[std::path::PathBuf],
+    settings: &crate::data::import::ImportSettings<'_>,
+) -> Result<ImportFormat, CliError> {
+    let mut seen: Option<(ImportFormat, std::path::PathBuf)> = None;
+    for file in crate::data::import::expand_paths(files)? {
+        let Some((_, format, _)) = crate::data::import::read_native(&file, None, settings)? else {
+            return Err(CliError::Input(format!(
+                "{}: no harness's format is recognised by its keys; name it: pareval import FORMAT FILE… (pareval import --help lists them)",
+                file.display()
+            )));
+        };
+        match &seen {
+            Some((earlier, path)) if *earlier != format => {
+                return Err(CliError::Input(format!(
+                    "{} reads as {} and {} as {}: one import writes one format's files; import each on its own",
+                    path.display(),
+                    earlier.name(),
+                    file.display(),
+                    format.name()
+                )));
+            }
+            Some(_) => {}
+            None => seen = Some((format, file)),
+        }
+    }
+    seen.map(|(format, _)| format)
+        .ok_or_else(|| CliError::Input("no result file to import".to_string()))
+}
+
 fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), CliError> {
-    let format = crate::data::import::ImportFormat::parse(&args.format)?;
+    let (named, files) = import_format_and_files(args)?;
     let mut options = LoadOptions {
-        from: Some(format),
+        from: named,
         ..LoadOptions::default()
     };
     args.import.apply(&mut options)?;
+    let format = match named {
+        Some(format) => format,
+        None => recognised_format(&files, &options.import_settings())?,
+    };
     // An --out left by an earlier import inside a folder read now would be read as one of the
     // harness's files ("out.csv: not valid JSON"): refused before reading, as an --out that is a
     // file read is.
-    crate::data::write::refuse_overwriting(&[("--out", &args.out)], &args.files)?;
+    crate::data::write::refuse_overwriting(&[("--out", &args.out)], &files)?;
     // Written into a folder it reads, the table would be read back as one of the harness's files by
     // the next import of that folder ("out.csv: not valid JSON"): refused the first time already.
     let out_folder = args
@@ -1413,7 +1495,7 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
         .unwrap_or(std::path::Path::new("."))
         .canonicalize()
         .ok();
-    if let Some(folder) = args.files.iter().filter(|f| f.is_dir()).find(|f| {
+    if let Some(folder) = files.iter().filter(|f| f.is_dir()).find(|f| {
         f.canonicalize()
             .ok()
             .zip(out_folder.as_ref())
@@ -1426,13 +1508,9 @@ fn import_command(args: &args::ImportArgs, out: &mut impl Write) -> Result<(), C
         )));
     }
     // Every check of the loader first: what is written always loads.
-    let dataset = load(&args.files, &options)?;
-    let (rows, files, folders) = crate::data::write::write_imported(
-        &args.files,
-        format,
-        &options.import_settings(),
-        &args.out,
-    )?;
+    let dataset = load(&files, &options)?;
+    let (rows, files, folders) =
+        crate::data::write::write_imported(&files, format, &options.import_settings(), &args.out)?;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     writeln!(
         out,

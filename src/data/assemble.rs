@@ -57,6 +57,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         }
     }
     let paths = &super::import::expand_paths(paths)?;
+    refuse_a_file_given_twice(paths)?;
     // The importers mark the format choices they read: one given and never read is noted below.
     let choices_read = std::cell::Cell::new(0u8);
     let settings = super::import::ImportSettings {
@@ -502,6 +503,29 @@ fn names_apart_only_by_spaces(names: &[String], what: &str) -> Option<String> {
         "{what} whose names differ only in spaces at their ends are read as different {what}: {}{more} (if they are one, correct the names in the files)",
         alike.join("; ")
     ))
+}
+
+/// Refuses a file read twice (named twice, or named beside a folder that holds it): its every row
+/// was a duplicate key, and the message's hints were about harnesses' folder names.
+fn refuse_a_file_given_twice(paths: &[PathBuf]) -> Result<(), LoadError> {
+    let mut seen: HashMap<PathBuf, &PathBuf> = HashMap::with_capacity(paths.len());
+    for path in paths {
+        let Ok(whole) = path.canonicalize() else {
+            continue;
+        };
+        if let Some(earlier) = seen.insert(whole, path) {
+            let also = if earlier == path {
+                String::new()
+            } else {
+                format!(" (as {})", earlier.display())
+            };
+            return Err(LoadError::new(
+                path.display().to_string(),
+                format!("the file is given twice{also}: each file is read once; name it once"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses two rows of one (system, task, run) key, but for rows with status `not_attempted` in a

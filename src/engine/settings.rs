@@ -570,10 +570,21 @@ pub fn parse_name<T: Copy>(
     choices: &[T],
     name: fn(T) -> &'static str,
 ) -> Result<T, SettingError> {
+    // Written as a folder or file name would write it (`tau_bench`, `Inspect`, `LM-EVAL`): read as
+    // the one name it stands for, since no two names differ only so.
+    let loose = |t: &str| t.trim().to_ascii_lowercase().replace('_', "-");
     choices
         .iter()
         .copied()
         .find(|&choice| name(choice) == text)
+        .or_else(|| {
+            let mut alike = choices
+                .iter()
+                .copied()
+                .filter(|&choice| loose(name(choice)) == loose(text));
+            let first = alike.next()?;
+            alike.next().is_none().then_some(first)
+        })
         .ok_or_else(|| SettingError::UnknownName {
             what,
             text: text.to_string(),

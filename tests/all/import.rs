@@ -3369,3 +3369,74 @@ fn a_copy_of_a_terminal_bench_run_is_not_read_as_a_second_run() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `import` takes the format as its first word, as `--from FORMAT` (the other commands' spelling),
+/// or from the files' keys (as `info` recognises them); a format written as a folder name writes
+/// it is read as its name. It needed the first word ("required arguments were not provided"),
+/// refused `--from` and `tau_bench`, and a file given twice got hints about folder names.
+#[test]
+fn import_recognises_the_format_or_takes_it_as_from_and_refuses_a_file_twice() {
+    let Some(data) = shared_data() else { return };
+    let tau = data.join("../formats/tau_bench/gpt-4o-airline.json");
+    let inspect = data.join("../formats/inspect_eval/log_streaming.eval");
+    let (tau, inspect) = (tau.to_string_lossy(), inspect.to_string_lossy());
+    let dir = temp_dir("import-format");
+    let out = |name: &str| dir.join(name).to_string_lossy().to_string();
+    let written = |args: &[&str]| {
+        let output = pareval(args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        (
+            stdout(&output),
+            std::fs::read_to_string(args[args.len() - 1]).expect("written"),
+        )
+    };
+    let (_, named) = written(&["import", "tau-bench", &tau, "--out", &out("named.csv")]);
+    let (report, alone) = written(&["import", &tau, "--out", &out("alone.csv")]);
+    assert_eq!(alone, named);
+    assert!(
+        report.contains("read as tau-bench (recognised by its keys)"),
+        "{report}"
+    );
+    let (_, from) = written(&[
+        "import",
+        "--from",
+        "tau-bench",
+        &tau,
+        "--out",
+        &out("from.csv"),
+    ]);
+    assert_eq!(from, named);
+    let (_, loose) = written(&["import", "tau_bench", &tau, "--out", &out("loose.csv")]);
+    assert_eq!(loose, named);
+    for (args, said) in [
+        (
+            vec!["import", "inpsect", &inspect, "--out", &out("x.csv")],
+            "format 'inpsect' is not one of",
+        ),
+        (
+            vec!["import", "missing/results.json", "--out", &out("x.csv")],
+            "missing/results.json: no such file or folder",
+        ),
+        (
+            vec!["import", &tau, &inspect, "--out", &out("x.csv")],
+            "reads as tau-bench and",
+        ),
+        (
+            vec!["import", "tau-bench", &tau, &tau, "--out", &out("x.csv")],
+            "the file is given twice: each file is read once",
+        ),
+        (vec!["info", &tau, &tau], "the file is given twice"),
+        (
+            vec!["import", "tau-bench", "--out", &out("x.csv")],
+            "import needs the result files after the format",
+        ),
+    ] {
+        assert_refused(&pareval(&args), said);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
