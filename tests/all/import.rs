@@ -3440,3 +3440,43 @@ fn import_recognises_the_format_or_takes_it_as_from_and_refuses_a_file_twice() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An Inspect `.eval` archive renamed (`log.zip`, no extension) is read when the format is named:
+/// it said "the file is not UTF-8 text"; another format named on a zip says it is one.
+#[test]
+fn a_renamed_inspect_archive_is_read_when_the_format_is_named() {
+    let Some(data) = shared_data() else { return };
+    let real = data.join("../formats/inspect_eval/log_streaming.eval");
+    let dir = temp_dir("inspect-renamed");
+    let import = |format: &str, path: &Path, out: &str| {
+        pareval(&[
+            "import",
+            format,
+            &path.to_string_lossy(),
+            "--out",
+            &dir.join(out).to_string_lossy(),
+        ])
+    };
+    let original = import("inspect", &real, "original.csv");
+    assert_eq!(original.status.code(), Some(0), "{}", stderr(&original));
+    let expected = std::fs::read_to_string(dir.join("original.csv")).expect("csv");
+    for name in ["log.zip", "log"] {
+        let renamed = dir.join(name);
+        std::fs::copy(&real, &renamed).expect("copy");
+        let output = import("inspect", &renamed, "renamed.csv");
+        assert_eq!(output.status.code(), Some(0), "{name}: {}", stderr(&output));
+        let written = std::fs::read_to_string(dir.join("renamed.csv")).expect("csv");
+        // The same rows but for the file named in each row's source.
+        let rows = |text: &str| -> Vec<String> {
+            text.lines()
+                .map(|l| l.split(',').take(5).collect::<Vec<_>>().join(","))
+                .collect()
+        };
+        assert_eq!(rows(&written), rows(&expected), "{name}");
+    }
+    assert_refused(
+        &import("tau2", &dir.join("log.zip"), "x.csv"),
+        "the file is a zip archive, not JSON text (an Inspect .eval log is one",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -124,13 +124,24 @@ pub fn without_bom(bytes: &[u8]) -> &[u8] {
     bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)
 }
 
+/// The first bytes of a zip archive (an Inspect `.eval` log).
+pub const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
+
 fn parse_placed(
     bytes: &[u8],
     file: &str,
     place: fn(&serde_json::Error) -> String,
 ) -> Result<(Value, usize), LoadError> {
-    let text = std::str::from_utf8(without_bom(bytes))
-        .map_err(|_| LoadError::new(file, "the file is not UTF-8 text"))?;
+    let text = std::str::from_utf8(without_bom(bytes)).map_err(|_| {
+        LoadError::new(
+            file,
+            if bytes.starts_with(ZIP_MAGIC) {
+                "the file is a zip archive, not JSON text (an Inspect .eval log is one: read it with the format inspect)"
+            } else {
+                "the file is not UTF-8 text"
+            },
+        )
+    })?;
     let (cleaned, replaced) = without_non_finite(text);
     let value = serde_json::from_str(&cleaned).map_err(|e| {
         // serde_json ends its message with " at line L column C": the place is given once, first.

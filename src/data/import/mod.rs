@@ -1918,7 +1918,10 @@ fn parse_file(
     // A UTF-8 byte order mark (a file saved by a Windows editor) is not JSON: with it no harness
     // file was recognised, and the canonical reader's "missing column 'system'" blamed the rest.
     let bytes: &[u8] = json::without_bom(&stored);
-    let (imported, format, non_finite) = if has_extension(&file_path, "eval") {
+    // An Inspect archive renamed (`log.zip`, no extension) is read as one when the format is named.
+    let archive = has_extension(&file_path, "eval")
+        || (format == Some(ImportFormat::Inspect) && bytes.starts_with(json::ZIP_MAGIC));
+    let (imported, format, non_finite) = if archive {
         if format.is_some_and(|f| f != ImportFormat::Inspect) {
             return Err(LoadError::new(
                 &file,
