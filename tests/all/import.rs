@@ -3480,3 +3480,39 @@ fn a_renamed_inspect_archive_is_read_when_the_format_is_named() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A Terminal-Bench trial time that is no timestamp, or that ends before it starts, was dropped
+/// without the note the README promises for amounts that are no number ≥ 0.
+#[test]
+fn a_terminal_bench_trial_time_that_cannot_be_read_is_noted() {
+    let Some(data) = shared_data() else { return };
+    let real = data.join("../formats/terminal_bench/swe-agent-mini_2025-08-15__19-28-24");
+    let dir = temp_dir("tb-times");
+    for (key, value, said) in [
+        (
+            "trial_started_at",
+            "yesterday",
+            "1 row's seconds is no number ≥ 0 and is read as unknown (the first, ",
+        ),
+        (
+            "trial_ended_at",
+            "2020-01-01T00:00:00+00:00",
+            "1 row's seconds is no number ≥ 0 and is read as unknown (the first, ",
+        ),
+    ] {
+        let run = dir.join(format!("{key}/2025-08-15__19-28-24"));
+        copy_tree(&real, &run);
+        let results = run.join("results.json");
+        let mut value_json: Value =
+            serde_json::from_str(&std::fs::read_to_string(&results).expect("results"))
+                .expect("json");
+        value_json["results"][0][key] = Value::String(value.to_string());
+        std::fs::write(&results, value_json.to_string()).expect("write");
+        let output = pareval(&["info", &run.to_string_lossy(), "--format", "json"]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let info: Value = serde_json::from_slice(&output.stdout).expect("json");
+        let notes = info["notes"].to_string();
+        assert!(notes.contains(said), "{key}: {notes}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

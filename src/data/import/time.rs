@@ -1,8 +1,9 @@
 //! ISO-8601 timestamps as harnesses write them (`2025-08-16T02:28:25.919476+00:00`, `…Z`, or no zone
 //! for UTC), as seconds since 1970: enough to take the difference of two of them.
 
-/// Seconds from the timestamp at `start` to the one at `end` of a JSON object (None when either is
-/// missing or unreadable, or the end comes first).
+/// Seconds from the timestamp at `start` to the one at `end` of a JSON object: None when either is
+/// missing (or null), NaN when both are written but one is no timestamp, negative when the end
+/// comes first (the import reads those as unknown, with a note).
 pub fn seconds_between(object: &serde_json::Value, start: &str, end: &str) -> Option<f64> {
     let at = |key: &str| {
         object
@@ -10,8 +11,13 @@ pub fn seconds_between(object: &serde_json::Value, start: &str, end: &str) -> Op
             .and_then(serde_json::Value::as_str)
             .and_then(epoch_seconds)
     };
+    let written = |key: &str| object.get(key).is_some_and(|v| !v.is_null());
     match (at(start), at(end)) {
-        (Some(start), Some(end)) if end >= start => Some(end - start),
+        // An end before the start is kept negative, and a time written but no timestamp NaN: the
+        // import's note on amounts that are no number ≥ 0 counts them and names the first (they
+        // were dropped without a word).
+        (Some(start), Some(end)) => Some(end - start),
+        _ if written(start) && written(end) => Some(f64::NAN),
         _ => None,
     }
 }
