@@ -546,13 +546,20 @@ pub(crate) fn serve_command(
         }
     }
     let mut bytes = Vec::new();
+    let mut first = true;
     loop {
         bytes.clear();
         if input.read_until(b'\n', &mut bytes)? == 0 {
             return Ok(());
         }
+        // A byte order mark before the first request (a harness writing through a UTF-8-with-BOM
+        // stream) is skipped, as the loader skips one: it got "not a JSON object … column 1".
+        let line = match std::mem::take(&mut first) {
+            true => bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&bytes),
+            false => &bytes[..],
+        };
         // A line that is not UTF-8 is a bad request like any other, not the end of the service.
-        let reply = match std::str::from_utf8(&bytes) {
+        let reply = match std::str::from_utf8(line) {
             Ok(line) if line.trim().is_empty() => continue,
             Ok(line) => service.answer(line.trim()),
             Err(e) => json!({

@@ -2556,6 +2556,14 @@ fn serve_reads_names_as_written() {
         "{}",
         replies[3]
     );
+    // A byte order mark before the first request is skipped, as the loader skips one (it said "not
+    // a JSON object … column 1").
+    let output = serve_output(
+        &["--plan", &plan, "--tested", "A", "--baseline", "B"],
+        "\u{feff}{\"op\":\"plan\"}\n".as_bytes(),
+    );
+    let reply: Value = serde_json::from_slice(&output.stdout).expect("reply");
+    assert_eq!(reply["ok"], true, "{reply}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
