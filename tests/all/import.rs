@@ -3516,3 +3516,63 @@ fn a_terminal_bench_trial_time_that_cannot_be_read_is_noted() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// lm-eval sample metrics written as text ("1.0") are those numbers, and a doc whose metric is NaN
+/// or null is not attempted with a note (NOTES.md §8); both refused the whole file ("not a score
+/// (corpus-level metrics …)", "has no value").
+#[test]
+fn lm_eval_metrics_written_as_text_are_read_and_nan_is_not_attempted() {
+    let Some(data) = shared_data() else { return };
+    let name = "samples_gsm8k_2025-09-09T13-31-53.431753.jsonl";
+    let real = data.join("../formats/lm_eval").join(name);
+    let dir = temp_dir("lm-eval-values");
+    let lines: Vec<Value> = std::fs::read_to_string(&real)
+        .expect("samples")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("line"))
+        .collect();
+    let write = |folder: &str, edit: &dyn Fn(usize, &mut Value)| {
+        let path = dir.join(folder).join(name);
+        std::fs::create_dir_all(path.parent().expect("folder")).expect("folder");
+        let text: Vec<String> = lines
+            .iter()
+            .enumerate()
+            .map(|(i, line)| {
+                let mut line = line.clone();
+                edit(i, &mut line);
+                line.to_string()
+            })
+            .collect();
+        std::fs::write(&path, text.join("\n") + "\n").expect("write");
+        path
+    };
+    let rows = |path: &Path, out: &str| imported_rows("lm-eval", path, &dir.join(out));
+    let original = rows(&real, "original.jsonl");
+    let as_text = write("text", &|_, line| {
+        let value = line["exact_match"].as_f64().expect("exact_match");
+        line["exact_match"] = Value::String(format!("{value:.1}"));
+    });
+    let outcomes = |rows: &[Value]| -> Vec<Option<f64>> {
+        rows.iter().map(|r| number(r, "outcome")).collect()
+    };
+    assert_eq!(outcomes(&rows(&as_text, "text.jsonl")), outcomes(&original));
+    let nan = write("nan", &|i, line| {
+        if i == 1 {
+            line["exact_match"] = Value::Null;
+        }
+    });
+    let read = rows(&nan, "nan.jsonl");
+    assert_eq!(read[1]["status"], "not_attempted", "{:?}", read[1]);
+    assert_eq!(outcomes(&read)[0], outcomes(&original)[0]);
+    let info = pareval(&["info", &nan.to_string_lossy(), "--from", "lm-eval"]);
+    assert!(
+        stdout(&info)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .contains("1 doc of gsm8k has no value of the metric (NaN or null): not attempted, left out of the mean (the first, line 2)"),
+        "{}",
+        stdout(&info)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

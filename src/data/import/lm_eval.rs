@@ -231,6 +231,13 @@ impl Measure {
             Value::Bool(_) | Value::Number(_) => {
                 number_of(value).map_or(Measure::Missing, Measure::Score)
             }
+            // A number written as text ("1.0", NOTES §8) is that number; "NaN" is no value.
+            Value::String(text) if text.trim().parse::<f64>().is_ok() => {
+                match text.trim().parse::<f64>() {
+                    Ok(number) if number.is_finite() => Measure::Score(number),
+                    _ => Measure::Missing,
+                }
+            }
             Value::Object(fields) => Measure::Object(
                 fields
                     .iter()
@@ -627,6 +634,8 @@ impl Reader {
         // MMMU samples judged by MMMU's rule, and of them the open questions lmms-eval 0.4–0.7.2
         // could not score.
         let mut mmmu = (0, 0);
+        // Lines whose metric has no value (NaN or null), and the first of them.
+        let mut without_value: (usize, Option<u64>) = (0, None);
         for line in &lines {
             let at = |what: String| LoadError::new(file, format!("line {}: {what}", line.number));
             let metric = every_line
@@ -671,18 +680,23 @@ impl Reader {
                             "metric '{name}' is {text}, not a score (corpus-level metrics have no per-doc score)"
                         )));
                     }
+                    // NaN (or null) is a doc the metric has no value for: not attempted, noted
+                    // (it refused the whole file).
                     (None, _) => {
-                        return Err(at(format!("metric '{name}' has no value (NaN or missing)")));
+                        without_value.0 += 1;
+                        without_value.1.get_or_insert(line.number);
+                        f64::NAN
                     }
                 },
             };
+            let outcome = Some(outcome).filter(|o| !o.is_nan());
             numbers.push(line.number);
             rows.push(CanonicalRow {
                 system: system.clone(),
                 task: format!("{task}/{}", line.doc),
                 run,
-                outcome: Some(outcome),
-                status: RowStatus::Ok,
+                status: RowStatus::graded(outcome),
+                outcome,
                 group: Some(group.clone()),
                 cost_usd: None,
                 seconds: None,
@@ -715,6 +729,13 @@ impl Reader {
                     "{file}: {read} of the {effective} docs the results file says were evaluated for {task} are in the samples file; the others are not in the records (a file cut short?)"
                 ));
             }
+        }
+        if let (count, Some(first)) = without_value {
+            notes.push(format!(
+                "{file}: {count} {} of {task} {} no value of the metric (NaN or null): not attempted, left out of the mean (the first, line {first})",
+                if count == 1 { "doc" } else { "docs" },
+                if count == 1 { "has" } else { "have" },
+            ));
         }
         if mmmu.0 > 0 {
             notes.push(format!(
