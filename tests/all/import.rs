@@ -3576,3 +3576,44 @@ fn lm_eval_metrics_written_as_text_are_read_and_nan_is_not_attempted() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// tau-bench: a fork's file whose every trial is its task_id (one trial per task, "runs 10") and
+/// entries with no trial (read as trial 0) are said, not passed over.
+#[test]
+fn tau_bench_trials_written_as_task_ids_or_missing_are_noted() {
+    let Some(data) = shared_data() else { return };
+    let formats = data.join("../formats/tau_bench");
+    let fork = std::fs::read_dir(&formats)
+        .expect("folder")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.to_string_lossy().contains("assertions-agent-none"))
+        .expect("the fork's file");
+    let words = |args: &[&str]| {
+        let output = pareval(args);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        stdout(&output)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let said = words(&["info", &fork.to_string_lossy()]);
+    assert!(
+        said.contains("every entry's trial equals its task_id and every task has one entry"),
+        "{said}"
+    );
+    let upstream = formats.join("gpt-4o-airline.json");
+    assert!(!words(&["info", &upstream.to_string_lossy()]).contains("every entry's trial"));
+    let dir = temp_dir("tau-trials");
+    let mut entries: Value =
+        serde_json::from_str(&std::fs::read_to_string(&upstream).expect("read")).expect("json");
+    entries[0]["trial"] = Value::Null;
+    let without = dir.join("model-airline.json");
+    std::fs::write(&without, entries.to_string()).expect("write");
+    let said = words(&["info", &without.to_string_lossy(), "--from", "tau-bench"]);
+    assert!(
+        said.contains("1 entry has no trial (missing or null): read as trial 0"),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

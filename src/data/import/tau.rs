@@ -190,6 +190,9 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
     );
     let system = system.unwrap_or(named_system);
     let mut rows = Vec::with_capacity(entries.len());
+    // Entries without a trial, and whether every trial equals its entry's numeric task_id.
+    let mut without_trial = 0usize;
+    let mut trial_is_id = true;
     for (index, entry) in entries.iter().enumerate() {
         if !entry.is_object() {
             return Err(LoadError::new(
@@ -228,7 +231,10 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
             })?;
         let trial = match number_field(entry, "trial", file, index)? {
             Some(t) if t >= 0.0 && t.fract() == 0.0 && t <= f64::from(u32::MAX) => t as u32,
-            None => 0,
+            None => {
+                without_trial += 1;
+                0
+            }
             Some(t) => {
                 return Err(LoadError::new(
                     file,
@@ -244,6 +250,7 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
             .get("info")
             .and_then(|info| info.get("error"))
             .filter(|e| !e.is_null());
+        trial_is_id &= id.parse::<u32>().ok() == Some(trial);
         let (task, group) = match environment {
             Some(e) => (
                 format!("{}/{id}", ENVIRONMENTS[e]),
@@ -266,6 +273,27 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
             seconds: None,
             source: format!("tau-bench entry {}, trial {trial}", index + 1),
         });
+    }
+    if without_trial > 0 {
+        notes.push(format!(
+            "{file}: {without_trial} {} no trial (missing or null): read as trial 0",
+            if without_trial == 1 {
+                "entry has"
+            } else {
+                "entries have"
+            }
+        ));
+    }
+    // Some forks write the task id as the trial: a single-trial run then reads as runs 0 … N of
+    // one task each ("runs 10" for one trial). Read as written, and said.
+    let mut tasks: Vec<&str> = rows.iter().map(|r| r.task.as_str()).collect();
+    tasks.sort_unstable();
+    tasks.dedup();
+    if trial_is_id && rows.len() > 1 && tasks.len() == rows.len() && rows.iter().any(|r| r.run > 0)
+    {
+        notes.push(format!(
+            "{file}: every entry's trial equals its task_id and every task has one entry: the file looks like a single-trial run from a fork that writes the task id as the trial; the trials are read as written (each task's only run, whatever its number, so the means are those of one trial)"
+        ));
     }
     Ok(Imported {
         rows,
