@@ -3617,3 +3617,44 @@ fn tau_bench_trials_written_as_task_ids_or_missing_are_noted() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Two lm-eval samples files of one task in a folder without results files are read as runs of
+/// one system named after the folder: no file names their model, and the note now says that was
+/// assumed (it said "of the task and model" as fact, for two models' files).
+#[test]
+fn lm_eval_files_without_a_results_file_say_their_model_was_assumed() {
+    let Some(data) = shared_data() else { return };
+    let formats = data.join("../formats/lm_eval");
+    let dir = temp_dir("lm-eval-no-results").join("two_models");
+    std::fs::create_dir_all(&dir).expect("folder");
+    for name in [
+        "samples_gsm8k_2025-09-09T13-31-53.431753.jsonl",
+        "samples_gsm8k_2025-09-09T13-42-42.857006.jsonl",
+    ] {
+        std::fs::copy(formats.join(name), dir.join(name)).expect("copy");
+    }
+    let output = pareval(&["info", &dir.to_string_lossy(), "--from", "lm-eval"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let said = stdout(&output)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        said.contains("1 earlier samples file of the task (no results file names their model: they are taken for one model's"),
+        "{said}"
+    );
+    // With the results files beside them, each file names its model.
+    for name in [
+        "results_2025-09-09T13-31-53.431753.json",
+        "results_2025-09-09T13-42-42.857006.json",
+    ] {
+        std::fs::copy(formats.join(name), dir.join(name)).expect("copy");
+    }
+    let output = pareval(&["info", &dir.to_string_lossy(), "--from", "lm-eval"]);
+    assert!(
+        !stdout(&output).contains("no results file names"),
+        "{}",
+        stdout(&output)
+    );
+    let _ = std::fs::remove_dir_all(dir.parent().expect("temp"));
+}

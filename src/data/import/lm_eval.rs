@@ -523,8 +523,16 @@ impl Reader {
         let model = model_name(results.as_ref());
         let run = run_of(folder, task, date, naming, model, file);
         if run > 0 {
+            // Without a results file no model is named: files of two models in one folder would
+            // be averaged as one system's runs, so the note says it was assumed.
+            let whose = match model {
+                Some(_) => "of the task and model",
+                None => {
+                    "of the task (no results file names their model: they are taken for one model's; if not, give each model's files its own folder)"
+                }
+            };
             notes.push(format!(
-                "{file}: run {run} of {task}: {run} earlier samples file{} of the task and model beside it (each {} invocation adds one to the model's folder; a doc's runs are averaged, and one file given alone is read alone)",
+                "{file}: run {run} of {task}: {run} earlier samples file{} {whose} beside it (each {} invocation adds one to the model's folder; a doc's runs are averaged, and one file given alone is read alone)",
                 if run == 1 { "" } else { "s" },
                 naming.harness()
             ));
