@@ -3658,3 +3658,56 @@ fn lm_eval_files_without_a_results_file_say_their_model_was_assumed() {
     );
     let _ = std::fs::remove_dir_all(dir.parent().expect("temp"));
 }
+
+/// A format named on a file of the other JSON kind than its name says (a tau2 run saved as .jsonl,
+/// an OpenHands output as .json) is read as the format writes it, noted: both were refused ("tau2
+/// results are JSON files, not JSON Lines", "trailing characters at line 2").
+#[test]
+fn a_named_format_reads_its_json_kind_whatever_the_extension() {
+    let Some(data) = shared_data() else { return };
+    let formats = data.join("../formats");
+    let dir = temp_dir("json-kind");
+    for (format, real, renamed, said) in [
+        (
+            "tau2",
+            formats.join("tau2_bench/airline_gemini2_5_flash_10tasks_2t.json"),
+            "run.jsonl",
+            "read as one JSON document, as tau2 writes its results, though its name ends in .jsonl",
+        ),
+        (
+            "openhands",
+            formats.join("openhands/output.jsonl"),
+            "output.json",
+            "read as JSON Lines, as openhands writes its results, though its name does not end in .jsonl",
+        ),
+    ] {
+        let copy = dir.join(renamed);
+        std::fs::copy(&real, &copy).expect("copy");
+        let original = imported_rows(format, &real, &dir.join("original.jsonl"));
+        let read = imported_rows(format, &copy, &dir.join("renamed.jsonl"));
+        let key = |rows: &[Value]| -> Vec<String> {
+            rows.iter()
+                .map(|r| {
+                    format!(
+                        "{} {} {} {}",
+                        r["task"], r["run"], r["outcome"], r["status"]
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(key(&read), key(&original), "{format}");
+        let output = pareval(&[
+            "import",
+            format,
+            &copy.to_string_lossy(),
+            "--out",
+            &dir.join("x.csv").to_string_lossy(),
+        ]);
+        assert!(
+            stdout(&output).contains(said),
+            "{format}: {}",
+            stdout(&output)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1921,6 +1921,23 @@ fn parse_file(
     // An Inspect archive renamed (`log.zip`, no extension) is read as one when the format is named.
     let archive = has_extension(&file_path, "eval")
         || (format == Some(ImportFormat::Inspect) && bytes.starts_with(json::ZIP_MAGIC));
+    // A format named on a file of the other JSON kind than its extension says (a tau2 file saved as
+    // .jsonl, lm-eval samples as .json): read as that format writes them, noted (both were
+    // refused: "tau2 results are JSON files", "trailing characters at line 2").
+    let extension_lines = is_json_lines(&file_path);
+    let read_as_lines = match format {
+        Some(named) if extension_lines && !READ_AS_JSON_LINES.contains(&named) => false,
+        Some(named) if !extension_lines && JSON_LINES_ONLY.contains(&named) => true,
+        _ => extension_lines,
+    };
+    let kind_note = (format.is_some() && read_as_lines != extension_lines).then(|| {
+        let name = format.map_or("", ImportFormat::name);
+        if read_as_lines {
+            format!("{file}: read as JSON Lines, as {name} writes its results, though its name does not end in .jsonl")
+        } else {
+            format!("{file}: read as one JSON document, as {name} writes its results, though its name ends in .jsonl")
+        }
+    });
     let (imported, format, non_finite) = if archive {
         if format.is_some_and(|f| f != ImportFormat::Inspect) {
             return Err(LoadError::new(
@@ -1934,7 +1951,7 @@ fn parse_file(
             ImportFormat::Inspect,
             0,
         )
-    } else if is_json_lines(&file_path) {
+    } else if read_as_lines {
         // A harness appending a line per result may be caught mid-line (a long trajectory is
         // written in several goes): a live reader leaves that line for a later read.
         let whole = bytes;
@@ -2264,8 +2281,43 @@ fn parse_file(
         }
         (imported, format, non_finite)
     };
+    let mut imported = imported;
+    imported.notes.extend(kind_note);
     finish_parsed(imported, format, file, &stored, non_finite, settings).map(Some)
 }
+
+/// The formats whose results are JSON Lines only (their JSON reader refuses them).
+const JSON_LINES_ONLY: [ImportFormat; 12] = [
+    ImportFormat::OpenHands,
+    ImportFormat::LmEval,
+    ImportFormat::Metr,
+    ImportFormat::OpenAiEvals,
+    ImportFormat::LiveBench,
+    ImportFormat::MtBench,
+    ImportFormat::ArenaHard,
+    ImportFormat::HumanEval,
+    ImportFormat::EvalScope,
+    ImportFormat::Verifiers,
+    ImportFormat::NemoSkills,
+    ImportFormat::AgentBench,
+];
+
+/// The formats the JSON Lines reader reads: those above, and promptfoo's, which writes either.
+const READ_AS_JSON_LINES: [ImportFormat; 13] = [
+    ImportFormat::OpenHands,
+    ImportFormat::LmEval,
+    ImportFormat::Metr,
+    ImportFormat::OpenAiEvals,
+    ImportFormat::LiveBench,
+    ImportFormat::MtBench,
+    ImportFormat::ArenaHard,
+    ImportFormat::HumanEval,
+    ImportFormat::EvalScope,
+    ImportFormat::Verifiers,
+    ImportFormat::NemoSkills,
+    ImportFormat::AgentBench,
+    ImportFormat::Promptfoo,
+];
 
 /// HELM runs, lighteval details, OSWorld results and AgentLab studies are read before any JSON is
 /// parsed: a path that gets here is not one.
