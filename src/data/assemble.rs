@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::columns;
 use super::error::{LoadError, Offenders, quote};
 pub use super::options::LoadOptions;
-use super::read::{read_live_table, read_table};
+use super::read::{RawTable, read_live_table, read_table};
 use super::records::{Rows, Status, TextColumn};
 use crate::dataset::{Dataset, GroupColumn, InputFile, NO_GROUP, SystemInfo, no_group_label};
 
@@ -69,6 +69,8 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
     let mut imported: Vec<bool> = Vec::new();
     let mut inspect_logs = 0;
     let mut read_as: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    // Each harness file's bytes and systems, and its name: a copy is refused.
+    let mut harness_files: HashMap<(String, Vec<String>), String> = HashMap::new();
     for path in paths {
         super::import::refuse_lfs_pointer(path)?;
         let file_benchmark = options.benchmark_per_file.then(|| benchmark_name(path));
@@ -131,6 +133,9 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 table
             }
         };
+        if read_by_importer {
+            refuse_a_copy(&table, &mut harness_files)?;
+        }
         // Beside `rows.files`, one entry a table read (a file with no rows yet adds none).
         imported.push(read_by_importer);
         rows.add_table(table, options, file_benchmark.as_deref())?;
@@ -268,17 +273,24 @@ fn assemble(
     for (name, column) in &rows.attributes {
         match per_task(&rows, column, n_tasks) {
             Ok(values) => {
-                if name == columns::GROUP
-                    && let Some(&file) = column.absent_in.first()
+                // Said of every column some file lacks and that reads as a group column (its
+                // values constant per task among the files that have it).
+                if let Some(&file) = column.absent_in.first()
+                    && values.iter().any(Option::is_some)
                 {
                     let lacking = column.absent_in.len();
                     notes.push(format!(
-                        "{} has no column '{name}'{}: the tasks' groups are read from the files that have it",
+                        "{} has no column '{name}'{}: {} read from the files that have it",
                         rows.files[file as usize],
                         if lacking > 1 {
                             format!(" (nor have {} more files)", lacking - 1)
                         } else {
                             String::new()
+                        },
+                        if name == columns::GROUP {
+                            "the tasks' groups are".to_string()
+                        } else {
+                            format!("the tasks' values of '{name}' (a group column) are")
                         }
                     ));
                 }
@@ -505,6 +517,42 @@ fn names_apart_only_by_spaces(names: &[String], what: &str) -> Option<String> {
     ))
 }
 
+/// Refuses a harness's file that holds the same bytes as one read before and names the same
+/// systems: a copy of one run (a run folder copied beside its original, a report copied as a
+/// second run) was numbered as another run of its system, its every row counted twice. Copies
+/// read as other systems (named after their folders) are two systems that scored alike, and are
+/// read.
+fn refuse_a_copy(
+    table: &RawTable,
+    seen: &mut HashMap<(String, Vec<String>), String>,
+) -> Result<(), LoadError> {
+    if table.frame.height() == 0 {
+        return Ok(());
+    }
+    let mut systems: Vec<String> = table
+        .frame
+        .column(columns::SYSTEM)
+        .ok()
+        .and_then(|column| column.str().ok().cloned())
+        .map(|names| names.iter().flatten().map(str::to_string).collect())
+        .unwrap_or_default();
+    systems.sort_unstable();
+    systems.dedup();
+    match seen.entry((table.sha256.clone(), systems)) {
+        std::collections::hash_map::Entry::Occupied(earlier) => Err(LoadError::new(
+            &table.file,
+            format!(
+                "holds the same bytes as {}, for the same systems: a copy of one run would count its every row twice (as a second run); read one of them",
+                earlier.get()
+            ),
+        )),
+        std::collections::hash_map::Entry::Vacant(slot) => {
+            slot.insert(table.file.clone());
+            Ok(())
+        }
+    }
+}
+
 /// Refuses a file read twice (named twice, or named beside a folder that holds it): its every row
 /// was a duplicate key, and the message's hints were about harnesses' folder names.
 fn refuse_a_file_given_twice(paths: &[PathBuf]) -> Result<(), LoadError> {
@@ -521,7 +569,9 @@ fn refuse_a_file_given_twice(paths: &[PathBuf]) -> Result<(), LoadError> {
             };
             return Err(LoadError::new(
                 path.display().to_string(),
-                format!("the file is given twice{also}: each file is read once; name it once"),
+                format!(
+                    "the file is read twice{also} (named twice, or named beside a folder that holds it): each file is read once; name it once"
+                ),
             ));
         }
     }

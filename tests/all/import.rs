@@ -1310,18 +1310,11 @@ fn an_openhands_output_folder_is_read_through_its_output_jsonl() {
         })
         .collect();
     write("output.swebench_eval.jsonl", evaluated);
-    // Graded but not merged: the folder's output.jsonl is read as not graded, its note naming the
-    // graded copy.
-    let ungraded = pareval(&["info", &run.to_string_lossy()]);
-    assert_eq!(ungraded.status.code(), Some(0), "{}", stderr(&ungraded));
-    assert!(
-        stdout(&ungraded)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .contains("its graded copy output.swebench_eval.jsonl lies beside it: import that file, or merge it into this one with OpenHands' update_output_with_eval.py"),
-        "{}",
-        stdout(&ungraded)
+    // Graded but not merged: the folder's output.jsonl is refused, naming the graded copy (the
+    // grades are there; read alone it would be nothing scored).
+    assert_refused(
+        &pareval(&["info", &run.to_string_lossy()]),
+        "its graded copy output.swebench_eval.jsonl lies beside it: import that file, or merge it into this one with OpenHands' update_output_with_eval.py",
     );
     // Merged: every file of the folder but output.jsonl is left beside it, and the grades are read
     // from the top-level report.
@@ -1657,10 +1650,10 @@ fn a_terminal_bench_leaderboard_folder_is_read_as_its_submissions() {
     copy_tree(&orchestrator, &dataset.join("20250907_orchestrator_again"));
     copy_tree(&mini, &dataset.join("20250815_mini/2025-08-15__16-23-45"));
     copy_tree(&mini, &dataset.join("20250815_mini/2025-08-15__19-28-24"));
-    // Two runs of a submission have their own uuids (a copy of one run is refused).
-    let second = dataset.join("20250815_mini/2025-08-15__16-23-45/run_metadata.json");
-    let text = std::fs::read_to_string(&second).expect("metadata");
-    std::fs::write(&second, text.replace("7092bd8a-", "16234500-")).expect("metadata");
+    // Two runs of a submission are not byte for byte one file (a copy of one run is refused):
+    // each has its own run id.
+    let second = dataset.join("20250815_mini/2025-08-15__16-23-45/results.json");
+    std::fs::write(&second, other_run_id(&second, "2025-08-15__16-23-45")).expect("results");
     let goose = dataset.join("20250829_goose");
     std::fs::create_dir_all(&goose).expect("folder");
     for date in [
@@ -1668,9 +1661,9 @@ fn a_terminal_bench_leaderboard_folder_is_read_as_its_submissions() {
         "2025-08-29__07-37-19",
         "2025-08-29__09-03-09",
     ] {
-        std::fs::copy(
-            mini.join("results.json"),
+        std::fs::write(
             goose.join(format!("{date}_results.json")),
+            other_run_id(&mini.join("results.json"), date),
         )
         .expect("copy");
     }
@@ -3322,9 +3315,19 @@ fn an_inspect_log_without_samples_reduced_by_another_reducer_than_the_mean_is_na
     assert_eq!(served.status.code(), Some(0), "{}", stderr(&served));
 }
 
-/// A Terminal-Bench run copied beside its original (the same run_id and uuid) was numbered as a
-/// second run of its system: every trial and error counted twice, "runs 2" for one run. Refused,
-/// naming the original; two real runs (their own uuids) are still runs 0 and 1.
+/// A Terminal-Bench results.json with its `id` set to `run_id`: another run's file, as each run
+/// writes its own (the leaderboard tests build several runs from one real run).
+fn other_run_id(results: &Path, run_id: &str) -> String {
+    let mut value: Value =
+        serde_json::from_str(&std::fs::read_to_string(results).expect("results")).expect("json");
+    value["id"] = Value::String(run_id.to_string());
+    value.to_string()
+}
+
+/// A Terminal-Bench run copied beside its original (or a SWE-bench report copied as a second run)
+/// was numbered as a second run of its system: every trial and error counted twice, "runs 2" for
+/// one run. A harness file holding the same bytes as one read before, for the same systems, is
+/// refused naming it; the copy read alone is read, and two real runs are runs 0 and 1.
 #[test]
 fn a_copy_of_a_terminal_bench_run_is_not_read_as_a_second_run() {
     let Some(data) = shared_data() else { return };
@@ -3333,34 +3336,34 @@ fn a_copy_of_a_terminal_bench_run_is_not_read_as_a_second_run() {
     let (a, b) = (dir.join("runs/a"), dir.join("runs/b"));
     copy_tree(&real, &a);
     copy_tree(&real, &b);
-    let import = || {
-        pareval(&[
-            "import",
-            "terminal-bench",
-            &a.to_string_lossy(),
-            &b.to_string_lossy(),
-            "--out",
-            &dir.join("out.csv").to_string_lossy(),
-        ])
+    let import = |paths: &[&Path]| {
+        let mut args = vec!["import".to_string(), "terminal-bench".to_string()];
+        args.extend(paths.iter().map(|p| p.to_string_lossy().to_string()));
+        args.extend([
+            "--out".to_string(),
+            dir.join("out.csv").to_string_lossy().to_string(),
+        ]);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        pareval(&args)
     };
-    assert_refused(&import(), "the same run as ");
+    let refused = import(&[&a, &b]);
+    assert_refused(&refused, "holds the same bytes as ");
     assert!(
-        stderr(&import()).contains("uuid '7092bd8a-621c-4445-8d35-2a2f13d9f65b'): a copy of one run would count its every trial twice"),
+        stderr(&refused)
+            .contains("for the same systems: a copy of one run would count its every row twice"),
         "{}",
-        stderr(&import())
+        stderr(&refused)
     );
-    // Another run of the same system: its own uuid.
-    let metadata = b.join("run_metadata.json");
-    let text = std::fs::read_to_string(&metadata).expect("metadata");
+    // The copy alone is one run (it was refused for the original beside it, unread).
+    let alone = import(&[&b]);
+    assert_eq!(alone.status.code(), Some(0), "{}", stderr(&alone));
+    // Another run of the same system: its own file.
     std::fs::write(
-        &metadata,
-        text.replace(
-            "7092bd8a-621c-4445-8d35-2a2f13d9f65b",
-            "00000000-621c-4445-8d35-2a2f13d9f65b",
-        ),
+        b.join("results.json"),
+        other_run_id(&b.join("results.json"), "2025-08-16__10-00-00"),
     )
-    .expect("metadata");
-    let output = import();
+    .expect("results");
+    let output = import(&[&a, &b]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(
         stdout(&output).contains("2 runs of 'mini-swe-agent / anthropic/claude-sonnet-4-0' (one attempt per task each), numbered 0–1 in path order"),
@@ -3413,6 +3416,7 @@ fn import_recognises_the_format_or_takes_it_as_from_and_refuses_a_file_twice() {
     assert_eq!(from, named);
     let (_, loose) = written(&["import", "tau_bench", &tau, "--out", &out("loose.csv")]);
     assert_eq!(loose, named);
+    assert!(pareval::data::import::ImportFormat::parse("LMMS_EVAL").is_ok());
     for (args, said) in [
         (
             vec!["import", "inpsect", &inspect, "--out", &out("x.csv")],
@@ -3428,9 +3432,21 @@ fn import_recognises_the_format_or_takes_it_as_from_and_refuses_a_file_twice() {
         ),
         (
             vec!["import", "tau-bench", &tau, &tau, "--out", &out("x.csv")],
-            "the file is given twice: each file is read once",
+            "the file is read twice (named twice, or named beside a folder that holds it)",
         ),
-        (vec!["info", &tau, &tau], "the file is given twice"),
+        (vec!["info", &tau, &tau], "the file is read twice"),
+        (
+            vec![
+                "import",
+                "tau-bench",
+                "--from",
+                "tau-bench",
+                &tau,
+                "--out",
+                &out("x.csv"),
+            ],
+            "the format is named twice, as the first word (tau-bench) and by --from tau-bench",
+        ),
         (
             vec!["import", "tau-bench", "--out", &out("x.csv")],
             "import needs the result files after the format",

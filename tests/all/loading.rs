@@ -936,6 +936,13 @@ fn a_file_without_the_group_column_takes_its_tasks_groups_from_the_others() {
         "{:?}",
         dataset.notes
     );
+    assert!(
+        dataset.notes.iter().any(|n| n.contains(
+            "bare.csv has no column 'note': the tasks' values of 'note' (a group column) are read from the files that have it"
+        )),
+        "{:?}",
+        dataset.notes
+    );
     // The other order of the files reads the same groups (the column first seen in a later file).
     let swapped =
         load(&[grouped.clone(), bare.clone()], &LoadOptions::default()).expect("read together");

@@ -112,12 +112,7 @@ struct RunPlace {
 /// folder. A run that holds several attempts per task (`<task>.<k>-of-<n>`) is a submission on its
 /// own. When another submission beside it gives the same name (the metadata often names the agent
 /// only), the system keeps its folder: `name (folder)`.
-fn place(
-    path: &Path,
-    attempts: u32,
-    notes: &mut Vec<String>,
-    file: &str,
-) -> Result<RunPlace, LoadError> {
+fn place(path: &Path, attempts: u32, notes: &mut Vec<String>, file: &str) -> RunPlace {
     // Whole paths, so that a relative one still has the folders above it.
     let path = &path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     let run =
@@ -135,23 +130,6 @@ fn place(
     let grouped = attempts == 1 && same.len() > 1 && same.contains(&run);
     let (submission, offset) = if grouped {
         let position = same.iter().position(|other| *other == run).unwrap_or(0);
-        // A copy of a run (a folder copied beside its original) has the run's id and uuid: it was
-        // numbered as a second run, every outcome and error counted twice.
-        let identity = run_identity(run_metadata_folder(&run));
-        if let Some(earlier) = identity.as_ref().and_then(|id| {
-            same[..position]
-                .iter()
-                .find(|other| run_identity(run_metadata_folder(other)).as_ref() == Some(id))
-        }) {
-            return Err(LoadError::new(
-                file,
-                format!(
-                    "the same run as {} (run_metadata.json's {}): a copy of one run would count its every trial twice; read one of them",
-                    earlier.display(),
-                    identity.unwrap_or_default()
-                ),
-            ));
-        }
         (container.clone(), position as u32)
     } else {
         (run.clone(), 0)
@@ -190,10 +168,10 @@ fn place(
                 runs - 1
             ));
         }
-        return Ok(RunPlace {
+        return RunPlace {
             system: name,
             offset,
-        });
+        };
     };
     // Another submission beside this one with the same name: runs beside it holding several attempts
     // each, or (for a submission folder of runs) a folder beside the submission holding such runs.
@@ -255,15 +233,7 @@ fn place(
             ));
         }
     }
-    Ok(RunPlace { system, offset })
-}
-
-/// A run's `run_id` and `uuid` from its `run_metadata.json`, in words, when it has a uuid.
-fn run_identity(folder: &Path) -> Option<String> {
-    let metadata = run_metadata(folder)?;
-    let uuid = metadata.get("uuid")?.as_str()?;
-    let run_id = metadata.get("run_id").and_then(Value::as_str).unwrap_or("");
-    Some(format!("run_id '{run_id}', uuid '{uuid}'"))
+    RunPlace { system, offset }
 }
 
 /// The `agent_name` of the `run_metadata.json` in `folder`.
@@ -297,7 +267,7 @@ pub fn results(value: &Value, path: &Path, file: &str) -> Result<Imported, LoadE
         })
         .max()
         .unwrap_or(1);
-    let RunPlace { system, offset } = place(path, attempts, &mut notes, file)?;
+    let RunPlace { system, offset } = place(path, attempts, &mut notes, file);
     let mut attempts_seen: std::collections::HashMap<String, u32> =
         std::collections::HashMap::new();
     let mut rows = Vec::with_capacity(results.len());
