@@ -1403,7 +1403,20 @@ fn import_format_and_files(
 ) -> Result<(Option<ImportFormat>, Vec<std::path::PathBuf>), CliError> {
     let mut files = args.items.clone();
     let named = match &args.from {
-        Some(from) => Some(ImportFormat::parse(from)?),
+        Some(from) => {
+            let first = &files[0];
+            if !first.exists()
+                && first
+                    .to_str()
+                    .is_some_and(|f| ImportFormat::parse(f).is_ok())
+            {
+                return Err(CliError::Input(format!(
+                    "the format is named twice, as the first word ({}) and by --from {from}: with --from every word is a file; leave one out",
+                    first.display()
+                )));
+            }
+            Some(ImportFormat::parse(from)?)
+        }
         None => {
             let first = &files[0];
             match first.to_str().map(ImportFormat::parse) {

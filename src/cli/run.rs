@@ -324,7 +324,7 @@ pub(crate) fn run_command(args: &args::RunArgs, out: &mut impl Write) -> Result<
         .and_then(|s| Duration::try_from_secs_f64(s).ok())
         .ok_or_else(|| {
             CliError::Input(format!(
-                "--grace: '{}' is not a number of seconds ≥ 0",
+                "--grace: '{}' is not a number of seconds ≥ 0 that a duration holds",
                 args.grace
             ))
         })?;

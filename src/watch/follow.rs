@@ -452,6 +452,34 @@ fn canonical_fields(path: &Path) -> Result<Vec<(u64, Fields)>, String> {
     Ok(rows)
 }
 
+/// Refuses a path followed twice, as the loader refuses a file read twice: named twice (in any
+/// spelling), or a file named beside a folder that holds it. `decide` on the same paths refused
+/// them, and `run`'s records lost the outcome files' hashes.
+fn refuse_a_path_twice(paths: &[PathBuf]) -> Result<(), String> {
+    let whole = |path: &PathBuf| path.canonicalize().unwrap_or_else(|_| path.clone());
+    let mut seen: Vec<(PathBuf, &PathBuf)> = Vec::with_capacity(paths.len());
+    for path in paths {
+        let this = whole(path);
+        if let Some((_, earlier)) = seen.iter().find(|(other, _)| {
+            *other == this
+                || (other.is_dir()
+                    && !crate::data::import::is_run_folder(other)
+                    && this.starts_with(other))
+                || (this.is_dir()
+                    && !crate::data::import::is_run_folder(&this)
+                    && other.starts_with(&this))
+        }) {
+            return Err(format!(
+                "{}: the file is read twice (beside {}: named twice, or named beside a folder that holds it): each file is read once; name it once",
+                path.display(),
+                earlier.display()
+            ));
+        }
+        seen.push((this, path));
+    }
+    Ok(())
+}
+
 /// Everything watched: files, and folders whose new result files are followed as they appear.
 pub struct Followed {
     files: BTreeMap<PathBuf, FileFollower>,
@@ -558,6 +586,7 @@ impl Followed {
 
     /// [`Followed::new`] reading harness result files with the import choices of `options`.
     pub fn with_options(paths: &[PathBuf], options: Arc<LoadOptions>) -> Result<Self, String> {
+        refuse_a_path_twice(paths)?;
         let mut followed = Followed {
             files: BTreeMap::new(),
             folders: Vec::new(),

@@ -2631,3 +2631,45 @@ fn a_baseline_named_twice_is_refused() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `watch` and `run` refuse a path followed twice, as the loader refuses a file read twice: `run`
+/// decided on a file named twice and its records then lost the outcome files' hashes ("the file is
+/// given twice"), where `decide` on the same paths refused them.
+#[test]
+fn live_followers_refuse_a_path_given_twice() {
+    let dir = temp_dir("follow-twice");
+    let plan = write_plan(&dir, 4);
+    let rows = dir.join("rows.csv");
+    std::fs::write(&rows, "system,task,outcome\nnew,t000,1\nold,t000,0\n").expect("rows");
+    let rows = rows.display().to_string();
+    let folder = dir.display().to_string();
+    for files in [
+        [rows.as_str(), rows.as_str()],
+        [folder.as_str(), rows.as_str()],
+    ] {
+        let mut args = vec!["run", files[0], files[1]];
+        args.extend([
+            "--plan",
+            &plan,
+            "--tested",
+            "new",
+            "--baseline",
+            "old",
+            "--",
+            "true",
+        ]);
+        let output = pareval(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{files:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains("the file is read twice (beside "),
+            "{files:?}: {}",
+            stderr(&output)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

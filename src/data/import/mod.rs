@@ -245,7 +245,7 @@ impl ImportFormat {
 
     pub fn parse(text: &str) -> Result<Self, SettingError> {
         // lmms-eval, lm-eval's fork for multimodal models, writes lm-eval's sample lines.
-        if text == "lmms-eval" {
+        if text.trim().to_ascii_lowercase().replace('_', "-") == "lmms-eval" {
             return Ok(ImportFormat::LmEval);
         }
         parse_name(text, "format", &ImportFormat::ALL, ImportFormat::name)

@@ -254,30 +254,35 @@ pub fn output(lines: &[(u64, Value)], file: &str) -> Result<Imported, LoadError>
     }
     // Inference output only (no line graded): imported with every instance not attempted until it
     // is graded (expected.json's OpenHands file: 3 rows, none scored), not refused; a run's
-    // output.jsonl is written so while it runs, before eval_infer grades it.
-    let ungraded_note = (graded == 0).then(|| {
-        // eval_infer writes its graded lines beside the output, as <stem>.swebench_eval.jsonl.
+    // output.jsonl is written so while it runs, before eval_infer grades it. With its graded copy
+    // beside it (eval_infer writes <stem>.swebench_eval.jsonl) the grades are there: refused,
+    // naming the copy, rather than read as nothing scored.
+    let ungraded_note = if graded == 0 {
         let path = Path::new(file);
-        let graded_copy = path
+        if let Some(name) = path
             .file_stem()
             .map(|stem| format!("{}.swebench_eval.jsonl", stem.to_string_lossy()))
-            .filter(|name| path.with_file_name(name).is_file());
-        let hint = match graded_copy {
-            Some(name) => format!(
-                "; its graded copy {name} lies beside it: import that file, or merge it into this one with OpenHands' update_output_with_eval.py"
-            ),
-            None => String::new(),
-        };
-        format!(
-            "{file}: no line has a graded report (test_result.report, or the top-level report OpenHands' update_output_with_eval.py merges in): this is inference output only, so its {} instances are not attempted until graded{}; grade it (for SWE-bench, OpenHands' eval_infer) and import the graded file{hint}",
+            .filter(|name| path.with_file_name(name).is_file())
+        {
+            return Err(LoadError::new(
+                file,
+                format!(
+                    "no line has a graded report (test_result.report, or the top-level report OpenHands' update_output_with_eval.py merges in), and its graded copy {name} lies beside it: import that file, or merge it into this one with OpenHands' update_output_with_eval.py"
+                ),
+            ));
+        }
+        Some(format!(
+            "{file}: no line has a graded report (test_result.report, or the top-level report OpenHands' update_output_with_eval.py merges in): this is inference output only, so its {} instances are not attempted until graded{}; grade it (for SWE-bench, OpenHands' eval_infer) and import the graded file",
             rows.len() - errored_unreported,
             if errored_unreported > 0 {
                 format!(" (but the {errored_unreported} that ended in an error with no patch)")
             } else {
                 String::new()
             }
-        )
-    });
+        ))
+    } else {
+        None
+    };
     let mut notes = Vec::new();
     if let Some((name, _)) = &beside {
         notes.push(format!(

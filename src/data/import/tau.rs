@@ -192,6 +192,7 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
     let mut rows = Vec::with_capacity(entries.len());
     // Entries without a trial, and whether every trial equals its entry's numeric task_id.
     let mut without_trial = 0usize;
+    let mut first_without_trial: Option<usize> = None;
     let mut trial_is_id = true;
     for (index, entry) in entries.iter().enumerate() {
         if !entry.is_object() {
@@ -233,6 +234,7 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
             Some(t) if t >= 0.0 && t.fract() == 0.0 && t <= f64::from(u32::MAX) => t as u32,
             None => {
                 without_trial += 1;
+                first_without_trial.get_or_insert(index + 1);
                 0
             }
             Some(t) => {
@@ -276,12 +278,13 @@ pub fn tau_bench(value: &Value, path: &Path, file: &str) -> Result<Imported, Loa
     }
     if without_trial > 0 {
         notes.push(format!(
-            "{file}: {without_trial} {} no trial (missing or null): read as trial 0",
+            "{file}: {without_trial} {} no trial (missing or null): read as trial 0 (the first, entry {})",
             if without_trial == 1 {
                 "entry has"
             } else {
                 "entries have"
-            }
+            },
+            first_without_trial.unwrap_or(1)
         ));
     }
     // Some forks write the task id as the trial: a single-trial run then reads as runs 0 … N of
