@@ -80,6 +80,10 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
             None
         };
         let read_by_importer = native.is_some();
+        // A Terminal-Bench results.json carries its run's id: the same bytes are the same run.
+        let run_with_id = native
+            .as_ref()
+            .is_some_and(|(_, format, _)| *format == super::import::ImportFormat::TerminalBench);
         let table = match native {
             Some((table, format, import_notes)) => {
                 inspect_logs += usize::from(format == super::import::ImportFormat::Inspect);
@@ -133,7 +137,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 table
             }
         };
-        if read_by_importer {
+        if run_with_id {
             refuse_a_copy(&table, &mut harness_files)?;
         }
         // Beside `rows.files`, one entry a table read (a file with no rows yet adds none).
@@ -517,11 +521,11 @@ fn names_apart_only_by_spaces(names: &[String], what: &str) -> Option<String> {
     ))
 }
 
-/// Refuses a harness's file that holds the same bytes as one read before and names the same
-/// systems: a copy of one run (a run folder copied beside its original, a report copied as a
-/// second run) was numbered as another run of its system, its every row counted twice. Copies
-/// read as other systems (named after their folders) are two systems that scored alike, and are
-/// read.
+/// Refuses a run's file that holds the same bytes as one read before and names the same systems:
+/// for a format whose file carries its run's id (Terminal-Bench's results.json), a copy of one run
+/// (a run folder copied beside its original) was numbered as another run of its system, its every
+/// row counted twice. Copies read as other systems (named after their folders) are read. Other
+/// formats are left alone: a deterministic harness run again may write the same bytes.
 fn refuse_a_copy(
     table: &RawTable,
     seen: &mut HashMap<(String, Vec<String>), String>,
@@ -542,7 +546,7 @@ fn refuse_a_copy(
         std::collections::hash_map::Entry::Occupied(earlier) => Err(LoadError::new(
             &table.file,
             format!(
-                "holds the same bytes as {}, for the same systems: a copy of one run would count its every row twice (as a second run); read one of them",
+                "holds the same bytes as {}, for the same systems, its run id included: a copy of one run would count its every row twice (as a second run); read one of them",
                 earlier.get()
             ),
         )),

@@ -3324,10 +3324,10 @@ fn other_run_id(results: &Path, run_id: &str) -> String {
     value.to_string()
 }
 
-/// A Terminal-Bench run copied beside its original (or a SWE-bench report copied as a second run)
-/// was numbered as a second run of its system: every trial and error counted twice, "runs 2" for
-/// one run. A harness file holding the same bytes as one read before, for the same systems, is
-/// refused naming it; the copy read alone is read, and two real runs are runs 0 and 1.
+/// A Terminal-Bench run copied beside its original was numbered as a second run of its system:
+/// every trial and error counted twice, "runs 2" for one run. A results.json holding the same bytes
+/// (its run id included) as one read before, for the same systems, is refused naming it; the copy
+/// read alone is read, and two real runs are runs 0 and 1.
 #[test]
 fn a_copy_of_a_terminal_bench_run_is_not_read_as_a_second_run() {
     let Some(data) = shared_data() else { return };
@@ -3350,7 +3350,7 @@ fn a_copy_of_a_terminal_bench_run_is_not_read_as_a_second_run() {
     assert_refused(&refused, "holds the same bytes as ");
     assert!(
         stderr(&refused)
-            .contains("for the same systems: a copy of one run would count its every row twice"),
+            .contains("for the same systems, its run id included: a copy of one run would count its every row twice"),
         "{}",
         stderr(&refused)
     );

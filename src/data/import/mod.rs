@@ -1926,7 +1926,7 @@ fn parse_file(
     // refused: "tau2 results are JSON files", "trailing characters at line 2").
     let extension_lines = is_json_lines(&file_path);
     let read_as_lines = match format {
-        Some(named) if extension_lines && !READ_AS_JSON_LINES.contains(&named) => false,
+        Some(named) if extension_lines && !reads_json_lines(named) => false,
         Some(named) if !extension_lines && JSON_LINES_ONLY.contains(&named) => true,
         _ => extension_lines,
     };
@@ -2302,22 +2302,10 @@ const JSON_LINES_ONLY: [ImportFormat; 12] = [
     ImportFormat::AgentBench,
 ];
 
-/// The formats the JSON Lines reader reads: those above, and promptfoo's, which writes either.
-const READ_AS_JSON_LINES: [ImportFormat; 13] = [
-    ImportFormat::OpenHands,
-    ImportFormat::LmEval,
-    ImportFormat::Metr,
-    ImportFormat::OpenAiEvals,
-    ImportFormat::LiveBench,
-    ImportFormat::MtBench,
-    ImportFormat::ArenaHard,
-    ImportFormat::HumanEval,
-    ImportFormat::EvalScope,
-    ImportFormat::Verifiers,
-    ImportFormat::NemoSkills,
-    ImportFormat::AgentBench,
-    ImportFormat::Promptfoo,
-];
+/// Whether the JSON Lines reader reads `format`: those above, and promptfoo's, which writes either.
+fn reads_json_lines(format: ImportFormat) -> bool {
+    JSON_LINES_ONLY.contains(&format) || format == ImportFormat::Promptfoo
+}
 
 /// HELM runs, lighteval details, OSWorld results and AgentLab studies are read before any JSON is
 /// parsed: a path that gets here is not one.
