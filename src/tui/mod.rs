@@ -416,7 +416,6 @@ pub fn run(options: ExploreOptions) -> Result<Option<i32>, TuiError> {
     Ok(crate::signals::received())
 }
 
-/// Where the slider's track is drawn (the fourth line of the screen, after the 13-column label).
 /// The proxy view's method and protocol as the worker's request for proxy generation `generation`.
 fn proxy_request(app: &App, generation: u64) -> ProxyRequest {
     ProxyRequest {
@@ -426,6 +425,7 @@ fn proxy_request(app: &App, generation: u64) -> ProxyRequest {
     }
 }
 
+/// Where the slider's track is drawn (the fourth line of the screen, after the 13-column label).
 fn slider_rect(area: ratatui::layout::Rect) -> ratatui::layout::Rect {
     if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
         return ratatui::layout::Rect::default();
