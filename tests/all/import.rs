@@ -3725,5 +3725,23 @@ fn a_named_format_reads_its_json_kind_whatever_the_extension() {
             stdout(&output)
         );
     }
+    // With no format named, a .jsonl that is one JSON document is recognised by its keys (it said
+    // "EOF while parsing a list" of line 1).
+    let tau = dir.join("gpt-4o-airline.jsonl");
+    std::fs::copy(formats.join("tau_bench/gpt-4o-airline.json"), &tau).expect("copy");
+    let output = pareval(&["info", &tau.to_string_lossy()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let said = stdout(&output)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        said.contains("read as tau-bench (recognised by its keys)"),
+        "{said}"
+    );
+    assert!(
+        said.contains("read as one JSON document, though its name ends in .jsonl"),
+        "{said}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1928,14 +1928,20 @@ fn parse_file(
     let read_as_lines = match format {
         Some(named) if extension_lines && !reads_json_lines(named) => false,
         Some(named) if !extension_lines && JSON_LINES_ONLY.contains(&named) => true,
+        // No format named: a `.jsonl` whose first line is no JSON but whose whole text is one
+        // JSON document (a tau-bench array saved as .jsonl) is read as that document, recognised
+        // by its keys (it said "EOF while parsing a list" of line 1).
+        None if extension_lines && one_json_document(bytes) => false,
         _ => extension_lines,
     };
-    let kind_note = (format.is_some() && read_as_lines != extension_lines).then(|| {
-        let name = format.map_or("", ImportFormat::name);
+    let kind_note = (read_as_lines != extension_lines).then(|| {
+        let whose = format.map_or(String::new(), |named| {
+            format!(", as {} writes its results", named.name())
+        });
         if read_as_lines {
-            format!("{file}: read as JSON Lines, as {name} writes its results, though its name does not end in .jsonl")
+            format!("{file}: read as JSON Lines{whose}, though its name does not end in .jsonl")
         } else {
-            format!("{file}: read as one JSON document, as {name} writes its results, though its name ends in .jsonl")
+            format!("{file}: read as one JSON document{whose}, though its name ends in .jsonl")
         }
     });
     let (imported, format, non_finite) = if archive {
@@ -2284,6 +2290,16 @@ fn parse_file(
     let mut imported = imported;
     imported.notes.extend(kind_note);
     finish_parsed(imported, format, file, &stored, non_finite, settings).map(Some)
+}
+
+/// Whether `bytes`, named as JSON Lines, are one JSON document instead: the first non-empty line is
+/// no JSON value on its own, and the whole text is one.
+fn one_json_document(bytes: &[u8]) -> bool {
+    let first = bytes
+        .split(|&b| b == b'\n')
+        .find(|line| !line.trim_ascii().is_empty());
+    first.is_some_and(|line| serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err())
+        && serde_json::from_slice::<serde::de::IgnoredAny>(bytes).is_ok()
 }
 
 /// The formats whose results are JSON Lines only (their JSON reader refuses them).
