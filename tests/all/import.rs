@@ -8,7 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::{
-    assert_refused, copy_tree, fixture, pareval, shared_data, stderr, stdout, temp_dir,
+    assert_refused, copy_tree, fixture, flat, pareval, shared_data, stderr, stdout, temp_dir,
 };
 
 /// The canonical rows `pareval import` writes, as JSON objects.
@@ -637,13 +637,9 @@ fn openhands_output_needs_grades_and_then_reproduces_the_expected_figures() {
     let info = pareval(&["info", &real.to_string_lossy()]);
     assert_eq!(info.status.code(), Some(0), "{}", stderr(&info));
     assert!(
-        stdout(&info)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .contains(
-                "this is inference output only, so its 3 instances are not attempted until graded"
-            ),
+        flat(&stdout(&info)).contains(
+            "this is inference output only, so its 3 instances are not attempted until graded"
+        ),
         "{}",
         stdout(&info)
     );
@@ -1127,10 +1123,7 @@ fn a_run_report_whose_lists_disagree_with_its_counts_is_refused() {
         "{}",
         stderr(&listed_twice)
     );
-    let words = stdout(&listed_twice)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let words = flat(&stdout(&listed_twice));
     assert!(
         words.contains(&format!(
             "'resolved_ids' lists {resolved} twice (read once; the report's count for that list counts it twice)"
@@ -2023,10 +2016,7 @@ fn an_inspect_sample_without_a_score_is_noted_and_scores_of_another_shape_are_re
     ] {
         let out = log(unscored.clone());
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-        let words = stdout(&out)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let words = flat(&stdout(&out));
         assert!(
             words.contains("1 sample without error holds no score of scorer 'match' (or an unscored NaN): not attempted, as Inspect's metrics leave it out (the first, sample 2, epoch 1)"),
             "{unscored}: {words}"
@@ -3582,10 +3572,7 @@ fn lm_eval_metrics_written_as_text_are_read_and_nan_is_not_attempted() {
     assert_eq!(outcomes(&read)[0], outcomes(&original)[0]);
     let info = pareval(&["info", &nan.to_string_lossy(), "--from", "lm-eval"]);
     assert!(
-        stdout(&info)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
+        flat(&stdout(&info))
             .contains("1 doc of gsm8k has no value of the metric (NaN or null): not attempted, left out of the mean (the first, line 2)"),
         "{}",
         stdout(&info)
@@ -3608,10 +3595,7 @@ fn tau_bench_trials_written_as_task_ids_or_missing_are_noted() {
     let words = |args: &[&str]| {
         let output = pareval(args);
         assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-        stdout(&output)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
+        flat(&stdout(&output))
     };
     let said = words(&["info", &fork.to_string_lossy()]);
     assert!(
@@ -3651,10 +3635,7 @@ fn lm_eval_files_without_a_results_file_say_their_model_was_assumed() {
     }
     let output = pareval(&["info", &dir.to_string_lossy(), "--from", "lm-eval"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let said = stdout(&output)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let said = flat(&stdout(&output));
     assert!(
         said.contains("1 earlier samples file of the task (no results file names their model: they are taken for one model's"),
         "{said}"
@@ -3731,10 +3712,7 @@ fn a_named_format_reads_its_json_kind_whatever_the_extension() {
     std::fs::copy(formats.join("tau_bench/gpt-4o-airline.json"), &tau).expect("copy");
     let output = pareval(&["info", &tau.to_string_lossy()]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    let said = stdout(&output)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let said = flat(&stdout(&output));
     assert!(
         said.contains("read as tau-bench (recognised by its keys)"),
         "{said}"
