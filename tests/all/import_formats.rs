@@ -4781,6 +4781,47 @@ fn an_agentbench_runs_file_whose_first_line_is_broken_is_refused_not_left_out() 
 }
 
 #[test]
+fn an_agentbench_runs_file_or_error_file_cut_mid_line_is_read_without_that_line() {
+    // A run stopped mid-write leaves its last line cut short: the folder was refused (other
+    // harnesses' JSON Lines leave such a line out with a note), and while the run goes a `watch`
+    // of the folder stopped at every half-written sample.
+    let source = fixture("agentbench").join("outputs");
+    let copy = temp_dir("agentbench-cut-last").join("outputs");
+    copy_tree(&source, &copy);
+    let root = copy.join("2024-05-01-12-00-00");
+    let runs = root.join("gpt-4-0613/webshop-std/runs.jsonl");
+    let errors = root.join("gpt-3.5-turbo-0613/os-std/error.jsonl");
+    for file in [&runs, &errors] {
+        let text = std::fs::read_to_string(file).expect("file");
+        let first = text.lines().next().expect("a line");
+        std::fs::write(file, format!("{text}{}", &first[..first.len() / 2])).expect("write");
+    }
+    let lines_in = |file: &Path| std::fs::read_to_string(file).expect("file").lines().count();
+    let rows = import_rows("agentbench", &[&root], &[], "agentbench-cut-rows");
+    assert_eq!(rows.len(), 28);
+    let words = info_words(&[&root.to_string_lossy()]);
+    for file in [&runs, &errors] {
+        let said = format!(
+            "{}: line {}, the last, is cut short (no line end, and not JSON): the last write of a run stopped mid-line, left out",
+            file.display(),
+            lines_in(file)
+        );
+        assert!(words.contains(&said), "{said}: {words}");
+    }
+    // One runs.jsonl given alone reads the error.jsonl beside it the same way.
+    let alone = root.join("gpt-3.5-turbo-0613/os-std/runs.jsonl");
+    let words = info_words(&[&alone.to_string_lossy()]);
+    assert!(
+        words.contains(&format!(
+            "{}: line {}, the last, is cut short",
+            errors.display(),
+            lines_in(&errors)
+        )),
+        "{words}"
+    );
+}
+
+#[test]
 fn a_metr_run_written_twice_is_read_once_and_one_with_other_values_refused() {
     // The same run_id was one more run (3 runs became 4) without a word.
     let text = std::fs::read_to_string(fixture("metr/runs_th1-1_excerpt.jsonl")).expect("metr");
@@ -4888,13 +4929,32 @@ fn agentbench_outputs_are_followed_as_samples_land() {
     )
     .expect("write");
     assert_eq!(rows_once_read(&mut followed), 2);
+    // A sample's line caught half written is left for a later read; the one before it is read.
+    std::fs::write(
+        task.join("runs.jsonl"),
+        format!(
+            "{}\n{}\n{}\n{}",
+            lines[0],
+            lines[1],
+            lines[2],
+            &lines[3][..lines[3].len() / 2]
+        ),
+    )
+    .expect("write");
+    assert_eq!(rows_once_read(&mut followed), 3);
+    std::fs::write(
+        task.join("runs.jsonl"),
+        format!("{}\n{}\n{}\n{}\n", lines[0], lines[1], lines[2], lines[3]),
+    )
+    .expect("write");
+    assert_eq!(rows_once_read(&mut followed), 4);
     // A failed attempt of another sample counts once it is in error.jsonl.
     std::fs::copy(
         source.join("gpt-3.5-turbo-0613/os-std/error.jsonl"),
         task.join("error.jsonl"),
     )
     .expect("copy");
-    assert_eq!(rows_once_read(&mut followed), 3);
+    assert_eq!(rows_once_read(&mut followed), 5);
 }
 
 /// A tau2 cost or duration written as a string was refused ("'duration' must be a number") where

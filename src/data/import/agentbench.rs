@@ -230,6 +230,8 @@ struct Read {
     failed_attempts: BTreeMap<String, usize>,
     /// Agent failures without a score, read as 0.
     unscored_failures: usize,
+    /// Last lines cut short (a live reader leaves them for later; read once, left out), noted.
+    cut_lines: Vec<String>,
 }
 
 /// Reads one task's `runs.jsonl` (its bytes) and the `error.jsonl` beside it into `read`; returns
@@ -239,6 +241,7 @@ fn read_task(
     path: &Path,
     file: &str,
     metric: Option<&str>,
+    live: bool,
     read: &mut Read,
 ) -> Result<(Vec<u8>, usize), LoadError> {
     let (agent, task) = agent_and_task(path);
@@ -329,7 +332,9 @@ fn read_task(
         Vec::new()
     };
     let errors_file = errors_path.display().to_string();
-    for_each_line(&errors, &errors_file, false, |_, line| {
+    // The assigner appends a failed attempt as it happens: a reader may meet its line half written.
+    let whole = super::without_cut_last_line(&errors, &errors_file, live, &mut read.cut_lines);
+    for_each_line(whole, &errors_file, false, |_, line| {
         let index = index_of(&line)?;
         if !seen.insert(index.clone()) {
             return Ok(());
@@ -361,6 +366,7 @@ fn notes(shown: &str, read: &Read) -> Vec<String> {
         counted(agents, "agent", "agents"),
         counted(tasks, "task", "tasks")
     )];
+    notes.extend(read.cut_lines.iter().cloned());
     let listed = |counts: &BTreeMap<String, usize>| {
         counts
             .iter()
@@ -403,9 +409,10 @@ pub fn runs(
     path: &Path,
     file: &str,
     metric: Option<&str>,
+    live: bool,
 ) -> Result<(Imported, usize), LoadError> {
     let mut read = Read::default();
-    let (_, non_finite) = read_task(bytes, path, file, metric, &mut read)?;
+    let (_, non_finite) = read_task(bytes, path, file, metric, live, &mut read)?;
     let notes = notes(file, &read);
     // Rows of the runs file are placed by their line; with rows of error.jsonl too, by source.
     let by_line = read.lines.len() == read.rows.len();
@@ -421,7 +428,11 @@ pub fn runs(
 
 /// Reads every task of an output folder (or of an agent's or task's folder), its files' bytes
 /// joined for the content hash, and the folder as the file the rows came from.
-pub fn tree(folder: &Path, metric: Option<&str>) -> Result<(Imported, Vec<u8>, String), LoadError> {
+pub fn tree(
+    folder: &Path,
+    metric: Option<&str>,
+    live: bool,
+) -> Result<(Imported, Vec<u8>, String), LoadError> {
     let shown = folder.display().to_string();
     // Every runs file with something in it, not only those whose first line reads as a sample: one
     // whose first line is broken was left out with all its samples, without a word (a broken line
@@ -439,7 +450,10 @@ pub fn tree(folder: &Path, metric: Option<&str>) -> Result<(Imported, Vec<u8>, S
         let file = path.display().to_string();
         let text = std::fs::read(path)
             .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
-        let (errors, _) = read_task(&text, path, &file, metric, &mut read)?;
+        // The assigner appends a sample's line as the sample ends: a reader may meet it half
+        // written (live: left for a later read), or a stopped run's last write cut short.
+        let whole = super::without_cut_last_line(&text, &file, live, &mut read.cut_lines);
+        let (errors, _) = read_task(whole, path, &file, metric, live, &mut read)?;
         bytes.extend_from_slice(&text);
         bytes.extend_from_slice(&errors);
     }

@@ -1880,7 +1880,7 @@ fn parse_file(
             .map(Some);
     }
     if matches!(format, None | Some(ImportFormat::AgentBench)) && agentbench::is_tree(path) {
-        let (imported, bytes, file) = agentbench::tree(path, settings.metric())?;
+        let (imported, bytes, file) = agentbench::tree(path, settings.metric(), settings.live)?;
         return finish_parsed(
             imported,
             ImportFormat::AgentBench,
@@ -2069,7 +2069,7 @@ fn parse_file(
             }
             ImportFormat::ArenaHard => arena_hard::judgments(bytes, &file)?,
             ImportFormat::AgentBench => {
-                agentbench::runs(bytes, &file_path, &file, settings.metric())?
+                agentbench::runs(bytes, &file_path, &file, settings.metric(), settings.live)?
             }
             ImportFormat::HumanEval => human_eval::results(bytes, &file_path, &file)?,
             ImportFormat::Verifiers => verifiers::read(
