@@ -214,6 +214,14 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 " (BigCodeBench writes a file per model and split (complete, instruct), subset (full, hard) and calibration, each naming the model alike: read one split's files at a time, or import each with --system-name and read the CSVs together)",
             );
         }
+        // Harbor names a job's system agent__model (per dataset when the job runs several), so
+        // two jobs of one agent and model on one dataset, or on datasets that share task names,
+        // name one system twice.
+        if read_as.get("harbor").is_some_and(|&jobs| jobs > 1) && collision {
+            error.message.push_str(
+                " (two Harbor jobs of one agent and model name one system, agent__model, and a task both ran is read twice: a rerun, or jobs on two datasets that share task names; read them one at a time, or import each with --system-name and read the CSVs together)",
+            );
+        }
         if read_as.get("helm").is_some_and(|&runs| runs > 1) && collision {
             error.message.push_str(
                 " (two HELM runs of one model on one scenario, a rerun or the same run in two suites, are two evaluations of it: read them one at a time)",

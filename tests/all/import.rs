@@ -2441,6 +2441,42 @@ fn a_harbor_job_over_two_datasets_is_one_system_per_dataset() {
 }
 
 #[test]
+fn two_harbor_jobs_of_one_agent_and_model_name_the_collision_and_the_way_out() {
+    // A rerun of a job (another job folder, same agent, model and tasks) collided on every trial
+    // with only the keys listed: the message did not say why nor what to do.
+    let jobs = temp_dir("harbor-two-jobs").join("jobs");
+    let first = jobs.join("2026-05-14__10-02-33");
+    let again = jobs.join("2026-05-15__09-00-00");
+    for job in [&first, &again] {
+        crate::common::copy_tree(
+            &crate::common::fixture("harbor/jobs/2026-05-14__10-02-33"),
+            job,
+        );
+    }
+    let config = again.join("config.json");
+    let text = std::fs::read_to_string(&config).expect("config");
+    std::fs::write(
+        &config,
+        text.replace("2026-05-14__10-02-33", "2026-05-15__09-00-00"),
+    )
+    .expect("write");
+    let out = pareval(&["info", jobs.to_str().expect("path")]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    let said = stderr(&out);
+    assert!(
+        said.contains("('terminus-2__claude-sonnet-4-5', 'fix-git', run 0)")
+            && said.contains("two Harbor jobs of one agent and model name one system, agent__model, and a task both ran is read twice")
+            && said.contains("import each with --system-name and read the CSVs together"),
+        "{said}"
+    );
+    // Each job alone is read.
+    for job in [&first, &again] {
+        let rows = crate::import_formats::import_rows("harbor", &[job], &[], "harbor-two-jobs-one");
+        assert_eq!(rows.len(), 4, "{rows:?}");
+    }
+}
+
+#[test]
 fn harbor_job_folders_import_with_harbor_s_own_error_policy() {
     let dir = temp_dir("harbor");
     let jobs = crate::common::fixture("harbor/jobs");
