@@ -143,10 +143,22 @@ pub struct ExploreFlags {
     pub bootstrap: Option<String>,
     /// Step-level trajectories for the early-outcome view (SPEC §11 steps table; with --outcomes).
     /// Without record files, the outcomes table is also the record the other views replay.
-    #[arg(long, value_name = "FILE", requires = "outcomes")]
+    /// A session reopens its own early view: refused beside --session, before the pairing with
+    /// --outcomes is checked (--steps alone beside it was told to add --outcomes, then refused).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "outcomes",
+        conflicts_with = "session"
+    )]
     pub steps: Option<PathBuf>,
     /// The trajectories' outcomes table (system, task, run, outcome, steps; with --steps).
-    #[arg(long, value_name = "FILE", requires = "steps")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "steps",
+        conflicts_with = "session"
+    )]
     pub outcomes: Option<PathBuf>,
     /// Protocol of the early-outcome view: loao, loso, no-same-model, task-folds (default as in
     /// `pareval early`).

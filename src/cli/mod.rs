@@ -1624,16 +1624,6 @@ fn explore(
         .as_deref()
         .map(crate::tui::config::load_session)
         .transpose()?;
-    // The trajectories' outcomes would become the records in place of the session's (13 systems
-    // became 2, with only a passing line in the status bar). Before the trajectories are read.
-    if let Some(path) = &flags.session
-        && (flags.steps.is_some() || flags.outcomes.is_some())
-    {
-        return Err(CliError::Input(format!(
-            "--session {} reopens its own records and early view; --steps and --outcomes cannot be used with it (open the trajectories without --session)",
-            path.display()
-        )));
-    }
     let early = match (&flags.steps, &flags.outcomes) {
         (Some(steps), Some(outcomes)) => Some(early_job(&crate::tui::config::EarlySource {
             steps: steps.display().to_string(),

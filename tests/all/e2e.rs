@@ -1201,7 +1201,8 @@ fn a_saved_session_reopens_its_files_with_their_load_flags() {
     ]);
     assert_eq!(refused.status.code(), Some(2));
     assert!(
-        crate::common::stderr(&refused).contains("--steps and --outcomes cannot be used with it"),
+        crate::common::stderr(&refused)
+            .contains("the argument '--session <FILE>' cannot be used with:\n  --steps <FILE>\n  --outcomes <FILE>"),
         "{}",
         crate::common::stderr(&refused)
     );

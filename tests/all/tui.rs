@@ -910,6 +910,29 @@ fn a_session_compares_the_side_files_it_lists_and_only_those() {
 /// group filter naming no group, reopened the early view at 0.95 for a τ off its slider, and
 /// passed over a key it does not know.
 #[test]
+fn trajectories_beside_a_session_are_refused_as_such() {
+    // A session reopens its own records and early view, so the trajectories' outcomes would have
+    // replaced its records. --steps alone was first told to add --outcomes, then refused.
+    for given in [
+        &["--steps", "s.csv"][..],
+        &["--outcomes", "o.csv"],
+        &["--steps", "s.csv", "--outcomes", "o.csv"],
+    ] {
+        let mut args = vec!["--session", "saved.json"];
+        args.extend_from_slice(given);
+        let out = crate::common::pareval(&args);
+        let said = crate::common::stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{said}");
+        assert!(
+            said.contains("the argument '--session <FILE>' cannot be used with")
+                && said.contains(&format!("{} <FILE>", given[0]))
+                && !said.contains("required arguments were not provided"),
+            "{given:?}: {said}"
+        );
+    }
+}
+
+#[test]
 fn a_hand_edited_session_is_checked_when_it_loads() {
     let app = sample_app(10);
     let dir = temp_dir("session-checked");
