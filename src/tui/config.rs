@@ -124,13 +124,36 @@ pub fn load_config(explicit: Option<&Path>) -> Result<Config, ConfigError> {
 pub fn parse_config(text: &str, file: &str) -> Result<Config, ConfigError> {
     let raw: ConfigFile = toml::from_str(text).map_err(|e| ConfigError::Syntax {
         file: file.to_string(),
-        message: e.to_string().trim().replace('\n', " "),
+        message: toml_error_at(text, &e),
     })?;
     apply(raw, Config::default()).map_err(|(key, message)| ConfigError::Key {
         file: file.to_string(),
         key,
         message,
     })
+}
+
+/// A TOML error as one line naming its line, column and that line's text: the crate's own display
+/// draws the line with a caret under it, which joined into one line lost its alignment.
+fn toml_error_at(text: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim();
+    let Some(span) = error.span().filter(|span| span.start <= text.len()) else {
+        return message.to_string();
+    };
+    let before = &text[..span.start];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    // The line as typed, so that the key and its value are named (a long line cut short).
+    let typed = text.lines().nth(line - 1).unwrap_or("").trim();
+    let mut shown: String = typed.chars().take(80).collect();
+    if shown.len() < typed.len() {
+        shown.push('…');
+    }
+    if shown.is_empty() {
+        format!("line {line}, column {column}: {message}")
+    } else {
+        format!("line {line}, column {column} (`{shown}`): {message}")
+    }
 }
 
 /// The explorer's flags that set what the config sets (`--preset`, `--thresholds`, `--orders`,
@@ -541,5 +564,33 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(wrong_type.contains("orders"), "{wrong_type}");
+    }
+
+    #[test]
+    fn a_toml_error_names_its_line_column_and_text_on_one_line() {
+        // The crate's display (a caret under the line) was joined into one line, its caret
+        // pointing nowhere: "TOML parse error at line 2, column 10   | 2 | orders = ..."
+        assert_eq!(
+            parse_config("preset = \"primary\"\norders = \"x\"\n", "c.toml")
+                .unwrap_err()
+                .to_string(),
+            "c.toml: line 2, column 10 (`orders = \"x\"`): invalid type: string \"x\", expected u32"
+        );
+        let unclosed = parse_config("preset = \"primary\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            unclosed.starts_with("c.toml: line 1, column 18") && !unclosed.contains(" | "),
+            "{unclosed}"
+        );
+        let unknown = parse_config("\n\ncolour = \"red\"", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            unknown.starts_with(
+                "c.toml: line 3, column 1 (`colour = \"red\"`): unknown field `colour`"
+            ),
+            "{unknown}"
+        );
     }
 }
