@@ -103,6 +103,10 @@ pub struct Dataset {
     pub notes: Vec<String>,
     /// Set by `replay --early`: `outcome` then holds the early-stopped outcomes and this keeps the truth.
     pub early: Option<EarlyOutcomes>,
+    /// Where each task's first row with an outcome (else its first row) stands, "file line N", by
+    /// task name; kept only when the loader is asked (`LoadOptions::task_origins`), else empty.
+    /// Keyed by name, so a record restricted to fewer tasks keeps it valid.
+    pub task_origins: std::collections::HashMap<String, String>,
 }
 
 /// Early-stopped outcomes fed to the replay (SPEC §11 "With replay"): the observed outcomes are the

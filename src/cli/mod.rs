@@ -347,6 +347,8 @@ fn pair_command(args: &PairArgs, out: &mut impl Write) -> Result<(), CliError> {
 
 fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliError> {
     let mut options = args.live.load_options()?;
+    // A task missing from the plan is named with the row it stands on.
+    options.task_origins = true;
     let decided = match decide_records(args, &options) {
         Ok(decided) => decided,
         // A writer that flushed its buffer mid-line can leave a last line that looks whole (the
@@ -495,7 +497,14 @@ fn decide_records(args: &DecideArgs, options: &LoadOptions) -> Result<Decided, C
                 .is_some_and(|(_, id)| index.contains_key(id))
         });
         let more = unplanned.len().saturating_sub(5);
-        let shown: Vec<String> = unplanned.iter().take(5).map(|n| format!("'{n}'")).collect();
+        let shown: Vec<String> = unplanned
+            .iter()
+            .take(5)
+            .map(|n| match dataset.task_origins.get(*n) {
+                Some(origin) => format!("'{n}' ({origin})"),
+                None => format!("'{n}'"),
+            })
+            .collect();
         return Err(CliError::Input(format!(
             "{}: tasks with outcomes are not in the plan: {}{} (outcomes of {} in {}){}",
             args.live.plan.display(),

@@ -378,6 +378,11 @@ fn assemble(
         unused_columns,
         notes,
         early: None,
+        task_origins: if options.task_origins {
+            first_rows_of_tasks(&rows)
+        } else {
+            HashMap::new()
+        },
     };
     if let Some(fraction) = options.min_system_coverage {
         drop_low_coverage(&mut dataset, fraction);
@@ -500,6 +505,31 @@ fn input_files(rows: &Rows) -> Vec<InputFile> {
             sha256: sha256.clone(),
         })
         .collect()
+}
+
+/// Where each task's first row with an outcome stands (else its first row), by task name.
+fn first_rows_of_tasks(rows: &Rows) -> HashMap<String, String> {
+    let mut first: Vec<Option<usize>> = vec![None; rows.task_names.len()];
+    for (row, &task) in rows.task.iter().enumerate() {
+        let slot = &mut first[task as usize];
+        let better = match *slot {
+            None => true,
+            Some(earlier) => rows.outcome[earlier].is_nan() && !rows.outcome[row].is_nan(),
+        };
+        if better {
+            *slot = Some(row);
+        }
+    }
+    let mut origins = HashMap::new();
+    for (task, row) in first.into_iter().enumerate() {
+        if let Some(row) = row {
+            let (file, pos) = rows.origin[row];
+            origins
+                .entry(rows.task_names[task].clone())
+                .or_insert_with(|| format!("{} {pos}", rows.files[file as usize]));
+        }
+    }
+    origins
 }
 
 /// A (system, task, run) key may appear once.

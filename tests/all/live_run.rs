@@ -1646,14 +1646,15 @@ fn decide_says_when_unplanned_tasks_are_planned_ones_behind_a_prefix() {
     assert_refused(
         &decide(),
         &format!(
-            "tasks with outcomes are not in the plan: 'suite/t000', 'suite/t001', 'suite/t002', 'suite/t003', 'suite/t004' (and 5 more) (outcomes of new, old in {file_text}); what follows each one's '/' is a planned task: an Inspect eval set's logs are read as <task>/<sample id>, and --inspect-task-key id reads the sample ids"
+            "tasks with outcomes are not in the plan: 'suite/t000' ({file_text} line 2), 'suite/t001' ({file_text} line 4), 'suite/t002' ({file_text} line 6), 'suite/t003' ({file_text} line 8), 'suite/t004' ({file_text} line 10) (and 5 more) (outcomes of new, old in {file_text}); what follows each one's '/' is a planned task: an Inspect eval set's logs are read as <task>/<sample id>, and --inspect-task-key id reads the sample ids"
         ),
     );
     // Tasks that are simply not planned get no such hint.
     std::fs::write(&file, rows.replace("suite/t009", "elsewhere")).expect("rows");
     let said = stderr(&decide());
     assert!(
-        said.contains("'elsewhere'") && !said.contains("--inspect-task-key"),
+        said.contains(&format!("'elsewhere' ({file_text} line 20)"))
+            && !said.contains("--inspect-task-key"),
         "{said}"
     );
     let _ = std::fs::remove_dir_all(&dir);

@@ -654,6 +654,8 @@ fn decide_continues_then_decides_and_refuses_unplanned_tasks() {
     assert_eq!(records[1]["action"], "continue", "{}", records[1]["reason"]);
     assert_eq!(records[1]["monitor"], "sequential");
 
+    // The unplanned task is named with its first row's line.
+    let t99_line = text.lines().count() + 1;
     std::fs::write(&outcomes, text + "new,t99,1\nold,t99,0\n").expect("outcomes");
     let output = pareval(&[
         "decide",
@@ -671,8 +673,10 @@ fn decide_continues_then_decides_and_refuses_unplanned_tasks() {
     assert_eq!(
         stderr(&output),
         format!(
-            "error: {}: tasks with outcomes are not in the plan: 't99' (outcomes of new, old in {})\n",
+            "error: {}: tasks with outcomes are not in the plan: 't99' ({} line {}) (outcomes of new, old in {})\n",
             plan.display(),
+            outcomes.display(),
+            t99_line,
             outcomes.display()
         )
     );
