@@ -142,9 +142,10 @@ pub struct ExploreFlags {
     #[arg(long, value_name = "MODE", conflicts_with = "session")]
     pub bootstrap: Option<String>,
     /// Step-level trajectories for the early-outcome view (SPEC §11 steps table; with --outcomes).
-    /// Without record files, the outcomes table is also the record the other views replay.
-    /// A session reopens its own early view: refused beside --session, before the pairing with
-    /// --outcomes is checked (--steps alone beside it was told to add --outcomes, then refused).
+    /// Without record files, the outcomes table is also the record the other views replay. Not
+    /// with --session, which reopens its own.
+    // Refused beside --session before the pairing with --outcomes is checked: --steps alone
+    // beside it was told to add --outcomes, then refused.
     #[arg(
         long,
         value_name = "FILE",
@@ -162,7 +163,14 @@ pub struct ExploreFlags {
     pub outcomes: Option<PathBuf>,
     /// Protocol of the early-outcome view: loao, loso, no-same-model, task-folds (default as in
     /// `pareval early`).
-    #[arg(long, value_name = "NAME", requires = "steps")]
+    // Each early-view flag conflicts with --session itself: clap drops a requirement (here
+    // --steps) that conflicts with an argument given, so beside --session it was silently unread.
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "steps",
+        conflicts_with = "session"
+    )]
     pub early_protocol: Option<String>,
     /// Trees per model in the early-outcome view.
     #[arg(
@@ -170,7 +178,8 @@ pub struct ExploreFlags {
         allow_negative_numbers = true,
         value_name = "N",
         default_value_t = 50,
-        requires = "steps"
+        requires = "steps",
+        conflicts_with = "session"
     )]
     pub early_trees: usize,
     /// The early-outcome view also chooses τ_s and τ_f by this target precision on each fold's
@@ -180,7 +189,8 @@ pub struct ExploreFlags {
         long,
         allow_negative_numbers = true,
         value_name = "P",
-        requires = "steps"
+        requires = "steps",
+        conflicts_with = "session"
     )]
     pub early_target: Option<f64>,
 }
