@@ -68,6 +68,8 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
     // Per file read (as `rows.files`), whether an importer read it.
     let mut imported: Vec<bool> = Vec::new();
     let mut inspect_logs = 0;
+    // The files read as Harbor jobs or trials: a collision between two of them gets a hint.
+    let mut harbor_files: Vec<String> = Vec::new();
     let mut read_as: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     // Each harness file's bytes and systems, and its name: a copy is refused.
     let mut harness_files: HashMap<(String, Vec<String>), String> = HashMap::new();
@@ -87,6 +89,9 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         let table = match native {
             Some((table, format, import_notes)) => {
                 inspect_logs += usize::from(format == super::import::ImportFormat::Inspect);
+                if format == super::import::ImportFormat::Harbor {
+                    harbor_files.push(table.file.clone());
+                }
                 let read = read_as.entry(format.name()).or_insert(0);
                 *read += 1;
                 // A suite of hundreds of run folders is named three times, then counted.
@@ -214,12 +219,20 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 " (BigCodeBench writes a file per model and split (complete, instruct), subset (full, hard) and calibration, each naming the model alike: read one split's files at a time, or import each with --system-name and read the CSVs together)",
             );
         }
-        // Harbor names a job's system agent__model (per dataset when the job runs several), so
-        // two jobs of one agent and model on one dataset, or on datasets that share task names,
-        // name one system twice.
-        if read_as.get("harbor").is_some_and(|&jobs| jobs > 1) && collision {
+        // Harbor names a job's system agent__model (per dataset when the job runs several): two
+        // jobs of one agent and model (a rerun, or datasets that share task names) name one
+        // system, and a job's trials given one by one are each read alone (attempt 0). Only when
+        // the keys listed come from two Harbor reads.
+        if collision
+            && harbor_files
+                .iter()
+                .filter(|file| error.message.contains(file.as_str()))
+                .take(2)
+                .count()
+                == 2
+        {
             error.message.push_str(
-                " (two Harbor jobs of one agent and model name one system, agent__model, and a task both ran is read twice: a rerun, or jobs on two datasets that share task names; read them one at a time, or import each with --system-name and read the CSVs together)",
+                " (Harbor names a system agent__model: a job's trials given one by one are each read alone, so give the job's folder, which numbers their attempts; two jobs of one agent and model, a rerun in a new job folder or jobs on datasets that share task names, name one system: read them one at a time, or import each with --system-name and read the CSVs together)",
             );
         }
         if read_as.get("helm").is_some_and(|&runs| runs > 1) && collision {

@@ -2465,7 +2465,7 @@ fn two_harbor_jobs_of_one_agent_and_model_name_the_collision_and_the_way_out() {
     let said = stderr(&out);
     assert!(
         said.contains("('terminus-2__claude-sonnet-4-5', 'fix-git', run 0)")
-            && said.contains("two Harbor jobs of one agent and model name one system, agent__model, and a task both ran is read twice")
+            && said.contains("two jobs of one agent and model, a rerun in a new job folder or jobs on datasets that share task names, name one system")
             && said.contains("import each with --system-name and read the CSVs together"),
         "{said}"
     );
@@ -2474,6 +2474,44 @@ fn two_harbor_jobs_of_one_agent_and_model_name_the_collision_and_the_way_out() {
         let rows = crate::import_formats::import_rows("harbor", &[job], &[], "harbor-two-jobs-one");
         assert_eq!(rows.len(), 4, "{rows:?}");
     }
+    // Two trials of one job given one by one: each is attempt 0; the hint says to give the job.
+    let trials = [
+        first.join("fix-git__bR8vN2e"),
+        first.join("fix-git__Xk3pQ7m"),
+    ];
+    let said = stderr(&pareval(&[
+        "info",
+        trials[0].to_str().expect("path"),
+        trials[1].to_str().expect("path"),
+    ]));
+    assert!(
+        said.contains(
+            "a job's trials given one by one are each read alone, so give the job's folder"
+        ),
+        "{said}"
+    );
+    // A Harbor job colliding with a record table (two Harbor jobs of other systems beside it):
+    // no Harbor hint, the collision is not between Harbor reads.
+    let table = temp_dir("harbor-two-jobs-table").join("extra.csv");
+    std::fs::write(
+        &table,
+        "system,task,outcome\nterminus-2__claude-sonnet-4-5,fix-git,1\n",
+    )
+    .expect("write");
+    let other = crate::common::fixture("harbor/jobs/2025-11-20__14-31-07");
+    let out = pareval(&[
+        "info",
+        first.to_str().expect("path"),
+        other.to_str().expect("path"),
+        table.to_str().expect("path"),
+    ]);
+    let said = stderr(&out);
+    assert!(
+        out.status.code() == Some(2)
+            && said.contains("duplicate")
+            && !said.contains("Harbor names"),
+        "{said}"
+    );
 }
 
 #[test]
