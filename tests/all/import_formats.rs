@@ -4796,11 +4796,15 @@ fn an_agentbench_runs_file_or_error_file_cut_mid_line_is_read_without_that_line(
         let first = text.lines().next().expect("a line");
         std::fs::write(file, format!("{text}{}", &first[..first.len() / 2])).expect("write");
     }
+    // A task whose first failed attempt was being written when the run stopped: error.jsonl is
+    // nothing but a cut line. Known by its name, it is left out too (the folder was refused).
+    let lone = root.join("gpt-4-0613/ltp-std/error.jsonl");
+    std::fs::write(&lone, "{\"index\": \"std-9").expect("write");
     let lines_in = |file: &Path| std::fs::read_to_string(file).expect("file").lines().count();
     let rows = import_rows("agentbench", &[&root], &[], "agentbench-cut-rows");
     assert_eq!(rows.len(), 28);
     let words = info_words(&[&root.to_string_lossy()]);
-    for file in [&runs, &errors] {
+    for file in [&runs, &errors, &lone] {
         let said = format!(
             "{}: line {}, the last, is cut short (no line end, and not JSON): the last write of a run stopped mid-line, left out",
             file.display(),

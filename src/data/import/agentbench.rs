@@ -333,7 +333,8 @@ fn read_task(
     };
     let errors_file = errors_path.display().to_string();
     // The assigner appends a failed attempt as it happens: a reader may meet its line half written.
-    let whole = super::without_cut_last_line(&errors, &errors_file, live, &mut read.cut_lines);
+    let whole =
+        super::without_cut_last_line(&errors, &errors_file, live, true, &mut read.cut_lines);
     for_each_line(whole, &errors_file, false, |_, line| {
         let index = index_of(&line)?;
         if !seen.insert(index.clone()) {
@@ -452,7 +453,7 @@ pub fn tree(
             .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
         // The assigner appends a sample's line as the sample ends: a reader may meet it half
         // written (live: left for a later read), or a stopped run's last write cut short.
-        let whole = super::without_cut_last_line(&text, &file, live, &mut read.cut_lines);
+        let whole = super::without_cut_last_line(&text, &file, live, true, &mut read.cut_lines);
         let (errors, _) = read_task(whole, path, &file, metric, live, &mut read)?;
         bytes.extend_from_slice(&text);
         bytes.extend_from_slice(&errors);

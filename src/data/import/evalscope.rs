@@ -505,7 +505,8 @@ pub fn outputs(
         let text = std::fs::read(path)
             .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
         let before = read.rows.len();
-        let whole = super::without_cut_last_line(&text, &file, settings.live, &mut held_notes);
+        let whole =
+            super::without_cut_last_line(&text, &file, settings.live, false, &mut held_notes);
         read_file(whole, &file, &stem_of(path), model, settings, &mut read)?;
         let repeats = repeats_to_come(invocation, model, path).unwrap_or_else(|why| {
             let config = invocation.join("configs/task_config.yaml");

@@ -505,7 +505,7 @@ pub fn tree(
         let text = std::fs::read(path)
             .map_err(|e| LoadError::new(&file, format!("cannot read the file: {e}")))?;
         let from = read.rows.len();
-        let whole = super::without_cut_last_line(&text, &file, live, &mut cut);
+        let whole = super::without_cut_last_line(&text, &file, live, false, &mut cut);
         read_file(whole, &file, &mut read)?;
         if read.rows.len() == from {
             unjudged.push(file.clone());

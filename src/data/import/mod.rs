@@ -1710,16 +1710,18 @@ fn unfinished_json_line(text: &[u8]) -> Option<(usize, u64)> {
 /// line end, and not JSON), as [`parse_file`] reads such a file given alone: a live reader leaves
 /// the line for later, a read once leaves it out (the last write of a run stopped mid-line), each
 /// with a note; read once, a file that is nothing but that line keeps it, to be refused with its
-/// reason.
+/// reason, unless `by_name` (the reader knows the file by its name and place, as AgentBench's
+/// `runs.jsonl` and `error.jsonl`: a run stopped while its first sample was being written).
 fn without_cut_last_line<'a>(
     text: &'a [u8],
     file: &str,
     live: bool,
+    by_name: bool,
     notes: &mut Vec<String>,
 ) -> &'a [u8] {
-    let Some((start, line)) = unfinished_json_line(text)
-        .filter(|&(start, _)| live || !text[..start].iter().all(u8::is_ascii_whitespace))
-    else {
+    let Some((start, line)) = unfinished_json_line(text).filter(|&(start, _)| {
+        live || by_name || !text[..start].iter().all(u8::is_ascii_whitespace)
+    }) else {
         return text;
     };
     notes.push(if live {
@@ -2027,7 +2029,7 @@ fn parse_file(
         // such a line is the last write of a run that was stopped mid-line (killed, or out of
         // disk): left out with a note, where the whole file was refused.
         let mut cut = Vec::new();
-        let bytes = without_cut_last_line(bytes, &file, settings.live, &mut cut);
+        let bytes = without_cut_last_line(bytes, &file, settings.live, false, &mut cut);
         let format = match format {
             Some(format) => format,
             None => {

@@ -486,7 +486,7 @@ pub fn logs_folder(
             ));
         }
         // Read as run 0 first: the numbers are given once every log's spec is known.
-        let whole = super::without_cut_last_line(&text, &file, settings.live, &mut cut);
+        let whole = super::without_cut_last_line(&text, &file, settings.live, false, &mut cut);
         logs.push((file.clone(), read_log(whole, &file, settings, 0)?));
         bytes.extend_from_slice(&text);
     }
