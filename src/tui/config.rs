@@ -137,24 +137,53 @@ pub fn parse_config(text: &str, file: &str) -> Result<Config, ConfigError> {
 /// draws the line with a caret under it, which joined into one line lost its alignment.
 fn toml_error_at(text: &str, error: &toml::de::Error) -> String {
     let message = error.message().trim();
-    let Some(span) = error.span().filter(|span| span.start <= text.len()) else {
+    // A span off a character's boundary (or past the text) is not sliced: the message alone.
+    let Some(before) = error.span().and_then(|span| text.get(..span.start)) else {
         return message.to_string();
     };
-    let before = &text[..span.start];
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    // The line as typed, so that the key and its value are named (a long line cut short).
-    let typed = text.lines().nth(line - 1).unwrap_or("").trim();
-    let mut shown: String = typed.chars().take(80).collect();
-    if shown.len() < typed.len() {
-        shown.push('…');
-    }
+    let shown = line_around(text.lines().nth(line - 1).unwrap_or(""), column);
     if shown.is_empty() {
         format!("line {line}, column {column}: {message}")
     } else {
         format!("line {line}, column {column} (`{shown}`): {message}")
     }
 }
+
+/// The line as typed around a column (1-based, in characters), so that the key and its value are
+/// named: at most [`SHOWN_CHARS`] characters, a long line cut to a window around the column ("…"
+/// where cut), control characters escaped (a carriage return of old line ends, or an escape
+/// sequence, printed raw would rewrite the very message on a terminal).
+fn line_around(line: &str, column: usize) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let start = if chars.len() <= SHOWN_CHARS {
+        0
+    } else {
+        column
+            .saturating_sub(1 + SHOWN_CHARS / 2)
+            .min(chars.len() - SHOWN_CHARS)
+    };
+    let end = (start + SHOWN_CHARS).min(chars.len());
+    let mut shown = String::new();
+    if start > 0 {
+        shown.push('…');
+    }
+    for &c in &chars[start..end] {
+        if c.is_control() {
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
+        }
+    }
+    if end < chars.len() {
+        shown.push('…');
+    }
+    shown.trim().to_string()
+}
+
+/// How many characters of a line a TOML error shows.
+const SHOWN_CHARS: usize = 80;
 
 /// The explorer's flags that set what the config sets (`--preset`, `--thresholds`, `--orders`,
 /// `--bootstrap`), over the config: checked as its keys are, a message naming the flag.
@@ -591,6 +620,24 @@ mod tests {
                 "c.toml: line 3, column 1 (`colour = \"red\"`): unknown field `colour`"
             ),
             "{unknown}"
+        );
+        // A carriage return (old line ends make the file one line) or an escape sequence in the
+        // line is escaped, not printed to rewrite the message on a terminal.
+        let raw = parse_config("orders = 3\rpreset = 1\u{1b}[2J\n", "c.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            !raw.contains('\r') && !raw.contains('\u{1b}') && raw.contains("orders = 3\\r"),
+            "{raw:?}"
+        );
+        // A long line shows a window around the column, where the error is.
+        let long = format!("thresholds = [{}\"x\"]", "1, ".repeat(60));
+        let message = parse_config(&long, "c.toml").unwrap_err().to_string();
+        assert!(
+            message.contains("(`…")
+                && message.contains("\"x\"]`)")
+                && message.contains("column 195"),
+            "{message}"
         );
     }
 }
