@@ -347,8 +347,16 @@ fn pair_command(args: &PairArgs, out: &mut impl Write) -> Result<(), CliError> {
 
 fn decide_command(args: &DecideArgs, out: &mut impl Write) -> Result<(), CliError> {
     let mut options = args.live.load_options()?;
-    // A task missing from the plan is named with the row it stands on.
-    options.task_origins = true;
+    // A task missing from the plan is named with the row it stands on, one of the systems decided
+    // on (all of them under --family tested without --baseline).
+    let baselines = args.live.baseline_names()?;
+    options.task_origins = Some(if baselines.is_empty() {
+        Vec::new()
+    } else {
+        std::iter::once(args.live.tested.clone())
+            .chain(baselines)
+            .collect()
+    });
     let decided = match decide_records(args, &options) {
         Ok(decided) => decided,
         // A writer that flushed its buffer mid-line can leave a last line that looks whole (the

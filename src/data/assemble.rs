@@ -391,11 +391,11 @@ fn assemble(
         unused_columns,
         notes,
         early: None,
-        task_origins: if options.task_origins {
-            first_rows_of_tasks(&rows)
-        } else {
-            HashMap::new()
-        },
+        task_origins: options
+            .task_origins
+            .as_deref()
+            .map(|systems| first_rows_of_tasks(&rows, imported, systems))
+            .unwrap_or_default(),
     };
     if let Some(fraction) = options.min_system_coverage {
         drop_low_coverage(&mut dataset, fraction);
@@ -520,10 +520,27 @@ fn input_files(rows: &Rows) -> Vec<InputFile> {
         .collect()
 }
 
-/// Where each task's first row with an outcome stands (else its first row), by task name.
-fn first_rows_of_tasks(rows: &Rows) -> HashMap<String, String> {
+/// Where each task's first row with an outcome stands (else its first row), by task name, among
+/// the rows of `systems` (all when empty): "file line N" where a row has a line (a record table's,
+/// or a harness file's read line by line), "file record N" for an element of a JSON record file,
+/// and the row's `source` for a row an importer gathered from several files or elements (its
+/// "record N" counts the importer's rows, which no file holds).
+fn first_rows_of_tasks(
+    rows: &Rows,
+    imported: &[bool],
+    systems: &[String],
+) -> HashMap<String, String> {
+    let wanted: Vec<bool> = rows
+        .systems
+        .names
+        .iter()
+        .map(|name| systems.is_empty() || systems.contains(name))
+        .collect();
     let mut first: Vec<Option<usize>> = vec![None; rows.task_names.len()];
     for (row, &task) in rows.task.iter().enumerate() {
+        if !wanted[rows.system[row] as usize] {
+            continue;
+        }
         let slot = &mut first[task as usize];
         let better = match *slot {
             None => true,
@@ -533,14 +550,24 @@ fn first_rows_of_tasks(rows: &Rows) -> HashMap<String, String> {
             *slot = Some(row);
         }
     }
+    let source = rows.source.as_ref();
     let mut origins = HashMap::new();
     for (task, row) in first.into_iter().enumerate() {
-        if let Some(row) = row {
-            let (file, pos) = rows.origin[row];
-            origins
-                .entry(rows.task_names[task].clone())
-                .or_insert_with(|| format!("{} {pos}", rows.files[file as usize]));
-        }
+        let Some(row) = row else {
+            continue;
+        };
+        let (file, pos) = rows.origin[row];
+        let name = &rows.files[file as usize];
+        let gathered = imported.get(file as usize).copied().unwrap_or(false)
+            && !matches!(pos, super::error::Pos::Line(_));
+        let told = source.filter(|_| gathered).and_then(|column| {
+            // `get`: a row added after the files were read (none today) has no source.
+            let value = column.values.get(row).copied().flatten()?;
+            Some(format!("{name}: {}", column.dict.names[value as usize]))
+        });
+        origins
+            .entry(rows.task_names[task].clone())
+            .or_insert_with(|| told.unwrap_or_else(|| format!("{name} {pos}")));
     }
     origins
 }

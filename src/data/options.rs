@@ -63,8 +63,9 @@ pub struct LoadOptions {
     /// left a record that looks whole but is not, e.g. a group cut short).
     pub set_aside_last_line_of: Option<std::path::PathBuf>,
     /// Keep where each task's first row with an outcome stands ([`crate::dataset::Dataset::task_origins`]),
-    /// for a message after loading that names rows (`decide`'s tasks missing from the plan).
-    pub task_origins: bool,
+    /// among the rows of these systems (all when empty), for a message after loading that names
+    /// rows (`decide`'s tasks missing from the plan, among the systems it decides on); None: not kept.
+    pub task_origins: Option<Vec<String>>,
     /// The runs each task of a live run gets (`--runs`): a task with fewer ended runs waits.
     pub runs: super::declared_runs::DeclaredRuns,
     /// The rows read are compared with systems whose outcomes stream in as the means of their

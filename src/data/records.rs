@@ -102,6 +102,9 @@ pub struct Rows {
     pub col_sources_found: std::collections::BTreeSet<String>,
     /// The first file's name and columns, for the message about a source no file has.
     pub first_columns: Option<(String, String)>,
+    /// Each row's `source` (an importer's "where it came from"), kept only when the loader keeps
+    /// task origins (`LoadOptions::task_origins`): a row gathered from several files has no line.
+    pub source: Option<TextColumn>,
 }
 
 impl Rows {
@@ -231,6 +234,14 @@ impl Rows {
 
         self.read_system_attributes(frame, &file, &at, start)?;
         self.read_task_attributes(frame, &file, start)?;
+        if options.task_origins.is_some() {
+            let target = self.source.get_or_insert_with(TextColumn::default);
+            target.pad_to(start);
+            if let Ok(column) = frame.column(columns::SOURCE) {
+                append_text(target, column, &file)?;
+            }
+            target.pad_to(start + height);
+        }
         Ok(())
     }
 

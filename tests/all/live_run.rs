@@ -1630,6 +1630,39 @@ fn live_readers_take_a_row_s_status_as_the_loader_does() {
 }
 
 #[test]
+fn decide_names_an_unplanned_task_by_a_row_of_the_systems_it_decides_on() {
+    let dir = temp_dir("unplanned-origin");
+    let plan = write_plan(&dir, 3);
+    // The task's first row is another system's: the row named is the tested system's (it named
+    // line 2, C's row, beside "outcomes of A, B").
+    let file = dir.join("rows.csv");
+    std::fs::write(&file, "system,task,outcome\nC,x9,1\nA,x9,1\nB,x9,0\n").expect("rows");
+    let file_text = file.display().to_string();
+    assert_refused(
+        &decide_anytime(&file_text, &plan, ("A", "B"), &[]),
+        &format!("not in the plan: 'x9' ({file_text} line 3) (outcomes of A, B in {file_text})"),
+    );
+    // Rows an importer gathers from several files (an AgentBench output folder: each task's
+    // runs.jsonl and error.jsonl) have no line: their source says where they came from (it said
+    // "<folder> record 1", which no file holds).
+    let outputs = crate::common::fixture("agentbench/outputs/2024-05-01-12-00-00");
+    let outputs_text = outputs.display().to_string();
+    let said = stderr(&decide_anytime(
+        &outputs_text,
+        &plan,
+        ("gpt-4-0613", "gpt-3.5-turbo-0613"),
+        &[],
+    ));
+    assert!(
+        said.contains(&format!(
+            "'ltp-std/0' ({outputs_text}: agentbench gpt-3.5-turbo-0613/ltp-std index 0 (completed))"
+        )) && !said.contains(" record 1)"),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn decide_says_when_unplanned_tasks_are_planned_ones_behind_a_prefix() {
     // An Inspect eval set's logs are read as <task>/<sample id>; a plan of the sample ids then
     // names none of them, and the refusal says which option reads the ids.
