@@ -1996,11 +1996,36 @@ fn an_inspect_sample_s_epoch_that_is_no_whole_number_from_1_is_refused() {
         let out = log(bad);
         assert_refused(
             &out,
-            &format!("sample 2 (id 1): epoch {shown} is not a whole number ≥ 1"),
+            &format!("sample 2 (id 1): epoch {shown} is not a whole number from 1 to 10000"),
         );
     }
     let good = log(serde_json::json!(2));
     assert_eq!(good.status.code(), Some(0), "{}", stderr(&good));
+    // A sample's epoch past the bound: every sample of the dataset would get that many
+    // not-attempted rows.
+    assert_refused(
+        &log(serde_json::json!(4_000_000_000u64)),
+        "epoch 4000000000 is not a whole number from 1 to 10000",
+    );
+    // The planned epochs of a damaged header: 10^18 was cut to 2,808,348,672 and the rows filled
+    // the memory (no answer in 20 s, gigabytes); refused naming the field.
+    let planned = |epochs: Value| {
+        let path = dir.join("planned.json");
+        let value = serde_json::json!({
+            "status": "success",
+            "eval": {"model": "openai/gpt-4o", "task": "arith",
+                     "dataset": {"sample_ids": [1, 2]}, "config": {"epochs": epochs}},
+            "samples": [{"id": 1, "epoch": 1, "scores": {"match": {"value": "C"}}}]
+        });
+        std::fs::write(&path, value.to_string()).expect("write");
+        pareval(&["info", &path.to_string_lossy(), "--from", "inspect"])
+    };
+    assert_refused(
+        &planned(serde_json::json!(1_000_000_000_000_000_000u64)),
+        "eval.config.epochs: epoch 1000000000000000000 is not a whole number from 1 to 10000 (planned epochs)",
+    );
+    assert_eq!(planned(serde_json::json!(2)).status.code(), Some(0));
+    assert_eq!(planned(Value::Null).status.code(), Some(0));
 }
 
 #[test]

@@ -712,14 +712,12 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
     // Reductions hold one score a sample, whatever the epochs: run 0.
     let epochs = match &reduced {
         Some(_) => 1,
-        None => eval
-            .get("config")
-            .and_then(|c| c.get("epochs"))
-            .and_then(Value::as_u64)
-            .map_or_else(
-                || seen.iter().map(|(_, e)| *e).max().unwrap_or(1),
-                |e| e as u32,
-            ),
+        None => match eval.get("config").and_then(|c| c.get("epochs")) {
+            Some(planned) if !planned.is_null() => epoch_of(Some(planned)).map_err(|what| {
+                LoadError::new(file, format!("eval.config.epochs: {what} (planned epochs)"))
+            })?,
+            _ => seen.iter().map(|(_, e)| *e).max().unwrap_or(1),
+        },
     };
     // Samples an early-stopping manager skipped (`results.early_stopping`): planned but not run,
     // never failures.
@@ -882,14 +880,19 @@ fn epoch_of(value: Option<&Value>) -> Result<u32, String> {
     value
         .as_u64()
         .and_then(|e| u32::try_from(e).ok())
-        .filter(|&e| e >= 1)
+        .filter(|&e| (1..=MOST_EPOCHS).contains(&e))
         .ok_or_else(|| {
             format!(
-                "epoch {} is not a whole number ≥ 1",
+                "epoch {} is not a whole number from 1 to {MOST_EPOCHS}",
                 super::json::shown(value)
             )
         })
 }
+
+/// The most epochs a log may plan or a sample may name: a task is read as one row per epoch, and
+/// every planned epoch of a sample without a record becomes a not-attempted row, so a damaged
+/// count (10^18 was cut to 2,808,348,672 and filled gigabytes with such rows) is refused.
+const MOST_EPOCHS: u32 = 10_000;
 
 #[cfg(test)]
 mod tests {
