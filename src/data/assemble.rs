@@ -68,8 +68,9 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
     // Per file read (as `rows.files`), whether an importer read it.
     let mut imported: Vec<bool> = Vec::new();
     let mut inspect_logs = 0;
-    // The files read as Harbor jobs or trials: a collision between two of them gets a hint.
-    let mut harbor_files: Vec<String> = Vec::new();
+    // Per file read (as `rows.files`), whether it was a Harbor job or trial: a collision between
+    // two of them gets a hint.
+    let mut harbor: Vec<bool> = Vec::new();
     let mut read_as: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     // Each harness file's bytes and systems, and its name: a copy is refused.
     let mut harness_files: HashMap<(String, Vec<String>), String> = HashMap::new();
@@ -82,6 +83,9 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
             None
         };
         let read_by_importer = native.is_some();
+        let read_as_harbor = native
+            .as_ref()
+            .is_some_and(|(_, format, _)| *format == super::import::ImportFormat::Harbor);
         // A Terminal-Bench results.json carries its run's id: the same bytes are the same run.
         let run_with_id = native
             .as_ref()
@@ -89,9 +93,6 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         let table = match native {
             Some((table, format, import_notes)) => {
                 inspect_logs += usize::from(format == super::import::ImportFormat::Inspect);
-                if format == super::import::ImportFormat::Harbor {
-                    harbor_files.push(table.file.clone());
-                }
                 let read = read_as.entry(format.name()).or_insert(0);
                 *read += 1;
                 // A suite of hundreds of run folders is named three times, then counted.
@@ -147,6 +148,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
         }
         // Beside `rows.files`, one entry a table read (a file with no rows yet adds none).
         imported.push(read_by_importer);
+        harbor.push(read_as_harbor);
         rows.add_table(table, options, file_benchmark.as_deref())?;
     }
     // A choice no importer read (a --split given to tau2, a mistyped --metric for a format
@@ -176,7 +178,7 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
             ));
         }
     }
-    assemble(rows, &imported, options, notes).map_err(|mut error| {
+    assemble(rows, &imported, &harbor, options, notes).map_err(|mut error| {
         // Inspect sample ids are unique only within a task: logs of several tasks repeat them.
         let collision = error.message.starts_with("duplicate (system, task, run) keys")
             || error.message.contains("a task's group must be the same on every row");
@@ -219,22 +221,6 @@ pub fn load(paths: &[PathBuf], options: &LoadOptions) -> Result<Dataset, LoadErr
                 " (BigCodeBench writes a file per model and split (complete, instruct), subset (full, hard) and calibration, each naming the model alike: read one split's files at a time, or import each with --system-name and read the CSVs together)",
             );
         }
-        // Harbor names a job's system agent__model (per dataset when the job runs several): two
-        // jobs of one agent and model (a rerun, or datasets that share task names) name one
-        // system, and a job's trials given one by one are each read alone (attempt 0). Only when
-        // the keys listed come from two Harbor reads.
-        if collision
-            && harbor_files
-                .iter()
-                .filter(|file| error.message.contains(file.as_str()))
-                .take(2)
-                .count()
-                == 2
-        {
-            error.message.push_str(
-                " (Harbor names a system agent__model: a job's trials given one by one are each read alone, so give the job's folder, which numbers their attempts; two jobs of one agent and model, a rerun in a new job folder or jobs on datasets that share task names, name one system: read them one at a time, or import each with --system-name and read the CSVs together)",
-            );
-        }
         if read_as.get("helm").is_some_and(|&runs| runs > 1) && collision {
             error.message.push_str(
                 " (two HELM runs of one model on one scenario, a rerun or the same run in two suites, are two evaluations of it: read them one at a time)",
@@ -256,6 +242,7 @@ fn context(rows: &Rows) -> String {
 fn assemble(
     mut rows: Rows,
     imported: &[bool],
+    harbor: &[bool],
     options: &LoadOptions,
     mut notes: Vec<String>,
 ) -> Result<Dataset, LoadError> {
@@ -283,7 +270,7 @@ fn assemble(
         }
     }
     let context = context(&rows);
-    let placeholders_filled = check_duplicates(&rows, imported, &context, &mut notes)?;
+    let placeholders_filled = check_duplicates(&rows, imported, harbor, &context, &mut notes)?;
     notes.extend(names_apart_only_by_spaces(&rows.systems.names, "systems"));
     // Task ids too: " t1" and "t1" are two tasks, so two systems that ran one task share none of
     // it (info said 3 tasks and a median of 1 shared, without a word).
@@ -572,7 +559,6 @@ fn first_rows_of_tasks(
     origins
 }
 
-/// A (system, task, run) key may appear once.
 /// A note for systems (or tasks) whose names differ only in spaces at their ends ("A" and "A "):
 /// they are read as the two the files name, but print alike, so the note says which they are.
 fn names_apart_only_by_spaces(names: &[String], what: &str) -> Option<String> {
@@ -667,6 +653,9 @@ fn refuse_a_file_given_twice(paths: &[PathBuf]) -> Result<(), LoadError> {
     Ok(())
 }
 
+/// What a key collision between two Harbor reads says.
+const HARBOR_COLLISION: &str = " (Harbor names a system agent__model: a job's trials given one by one, or beside their job's folder, are each read alone, so give the job's folder alone, which numbers their attempts; two jobs of one agent and model, a rerun in a new job folder or jobs on datasets that share task names, name one system: read them one at a time, or import each with --system-name and read the CSVs together)";
+
 /// Refuses two rows of one (system, task, run) key, but for rows with status `not_attempted` in a
 /// record table: a harness may list its runs as not attempted and append each one's row as it
 /// ends (watch reads such a file as it grows), so such a row is a placeholder that another row of
@@ -676,6 +665,7 @@ fn refuse_a_file_given_twice(paths: &[PathBuf]) -> Result<(), LoadError> {
 fn check_duplicates(
     rows: &Rows,
     imported: &[bool],
+    harbor: &[bool],
     context: &str,
     notes: &mut Vec<String>,
 ) -> Result<Vec<bool>, LoadError> {
@@ -688,12 +678,21 @@ fn check_duplicates(
     };
     let mut first_row: HashMap<(u32, u32, u32), usize> = HashMap::with_capacity(rows.len());
     let mut bad = Offenders::default();
+    let from_harbor = |row: usize| {
+        harbor
+            .get(rows.origin[row].0 as usize)
+            .copied()
+            .unwrap_or(false)
+    };
+    // Whether some key collides between two Harbor reads (any, not only those quoted).
+    let mut between_harbor_reads = false;
     for row in 0..rows.len() {
         if placeholder(row) {
             continue;
         }
         let key = (rows.system[row], rows.task[row], rows.run[row]);
         if let Some(&earlier) = first_row.get(&key) {
+            between_harbor_reads |= from_harbor(earlier) && from_harbor(row);
             bad.push(|| {
                 format!(
                     "({}, {}, run {}) on {} and {}",
@@ -708,7 +707,17 @@ fn check_duplicates(
             first_row.insert(key, row);
         }
     }
-    bad.into_result(context, "duplicate (system, task, run) keys")?;
+    bad.into_result(context, "duplicate (system, task, run) keys")
+        .map_err(|mut error| {
+            // Harbor names a job's system agent__model (per dataset when the job runs several):
+            // two jobs of one agent and model (a rerun, or datasets that share task names) name
+            // one system, and a job's trials given one by one, or beside their job's folder, are
+            // each read alone (attempt 0).
+            if between_harbor_reads {
+                error.message.push_str(HARBOR_COLLISION);
+            }
+            error
+        })?;
     let mut filled = vec![false; rows.len()];
     let mut first_filled: Option<(usize, usize)> = None;
     let mut count = 0usize;

@@ -2511,7 +2511,7 @@ fn two_harbor_jobs_of_one_agent_and_model_name_the_collision_and_the_way_out() {
     ]));
     assert!(
         said.contains(
-            "a job's trials given one by one are each read alone, so give the job's folder"
+            "a job's trials given one by one, or beside their job's folder, are each read alone, so give the job's folder alone"
         ),
         "{said}"
     );
@@ -2529,6 +2529,30 @@ fn two_harbor_jobs_of_one_agent_and_model_name_the_collision_and_the_way_out() {
         first.to_str().expect("path"),
         other.to_str().expect("path"),
         table.to_str().expect("path"),
+    ]);
+    let said = stderr(&out);
+    assert!(
+        out.status.code() == Some(2)
+            && said.contains("duplicate")
+            && !said.contains("Harbor names"),
+        "{said}"
+    );
+    // The table imported from two jobs of other systems, read with those jobs: every collision is
+    // a job against the table (the hint came, matching the jobs' names in the message).
+    let both = temp_dir("harbor-two-jobs-both").join("both.csv");
+    let imported = pareval(&[
+        "import",
+        first.to_str().expect("path"),
+        other.to_str().expect("path"),
+        "--out",
+        both.to_str().expect("path"),
+    ]);
+    assert_eq!(imported.status.code(), Some(0), "{}", stderr(&imported));
+    let out = pareval(&[
+        "info",
+        first.to_str().expect("path"),
+        other.to_str().expect("path"),
+        both.to_str().expect("path"),
     ]);
     let said = stderr(&out);
     assert!(
