@@ -2026,6 +2026,21 @@ fn an_inspect_sample_s_epoch_that_is_no_whole_number_from_1_is_refused() {
     );
     assert_eq!(planned(serde_json::json!(2)).status.code(), Some(0));
     assert_eq!(planned(Value::Null).status.code(), Some(0));
+    // Within the bound, over a large dataset: still millions of rows (10,000 epochs of 200
+    // samples took 1.3 GB from a 32 KB log). Refused by the product.
+    let path = dir.join("wide.json");
+    let ids: Vec<u32> = (1..=200).collect();
+    let value = serde_json::json!({
+        "status": "success",
+        "eval": {"model": "openai/gpt-4o", "task": "arith",
+                 "dataset": {"sample_ids": ids}, "config": {"epochs": 10_000}},
+        "samples": [{"id": 1, "epoch": 1, "scores": {"match": {"value": "C"}}}]
+    });
+    std::fs::write(&path, value.to_string()).expect("write");
+    assert_refused(
+        &pareval(&["info", &path.to_string_lossy(), "--from", "inspect"]),
+        "10000 epochs of 200 dataset samples plan 2000000 sample runs, more than pareval reads from one log (1000000)",
+    );
 }
 
 #[test]

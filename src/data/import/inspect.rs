@@ -719,6 +719,19 @@ pub fn rows(log: &Log, file: &str, settings: &ImportSettings<'_>) -> Result<Impo
             _ => seen.iter().map(|(_, e)| *e).max().unwrap_or(1),
         },
     };
+    // Every planned (sample, epoch) without a record becomes a row: a damaged count of epochs
+    // within the bound, over a large dataset, still made millions (10,000 × 200 ids: 1.3 GB from
+    // a 32 KB log).
+    let planned_runs = sample_ids.len() as u64 * u64::from(epochs);
+    if planned_runs > MOST_PLANNED_SAMPLE_RUNS {
+        return Err(LoadError::new(
+            file,
+            format!(
+                "{epochs} epochs of {} dataset samples plan {planned_runs} sample runs, more than pareval reads from one log ({MOST_PLANNED_SAMPLE_RUNS}): is eval.config.epochs or a sample's epoch damaged?",
+                sample_ids.len()
+            ),
+        ));
+    }
     // Samples an early-stopping manager skipped (`results.early_stopping`): planned but not run,
     // never failures.
     let stopping = log
@@ -893,6 +906,9 @@ fn epoch_of(value: Option<&Value>) -> Result<u32, String> {
 /// every planned epoch of a sample without a record becomes a not-attempted row, so a damaged
 /// count (10^18 was cut to 2,808,348,672 and filled gigabytes with such rows) is refused.
 const MOST_EPOCHS: u32 = 10_000;
+
+/// The most (sample, epoch) runs one log may plan: samples × epochs, each a row.
+const MOST_PLANNED_SAMPLE_RUNS: u64 = 1_000_000;
 
 #[cfg(test)]
 mod tests {
