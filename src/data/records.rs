@@ -237,8 +237,12 @@ impl Rows {
         if options.task_origins.is_some() {
             let target = self.source.get_or_insert_with(TextColumn::default);
             target.pad_to(start);
-            if let Ok(column) = frame.column(columns::SOURCE) {
-                append_text(target, column, &file)?;
+            // Only a message reads it, and `info` reads a table whose `source` holds what is no
+            // text (a list): such a column is passed over, not refused.
+            if let Ok(column) = frame.column(columns::SOURCE)
+                && append_text(target, column, &file).is_err()
+            {
+                target.values.truncate(start);
             }
             target.pad_to(start + height);
         }

@@ -1659,6 +1659,16 @@ fn decide_names_an_unplanned_task_by_a_row_of_the_systems_it_decides_on() {
         )) && !said.contains(" record 1)"),
         "{said}"
     );
+    // A record file whose `source` holds lists, which info and replay read (the column is no
+    // known one they use): decide read it for the origins and refused the file.
+    let listed = dir.join("listed.jsonl");
+    std::fs::write(
+        &listed,
+        "{\"system\":\"A\",\"task\":\"t000\",\"outcome\":1,\"source\":[\"log1\"]}\n{\"system\":\"B\",\"task\":\"t000\",\"outcome\":0,\"source\":[\"log2\"]}\n",
+    )
+    .expect("rows");
+    let decided = decide_anytime(&listed.display().to_string(), &plan, ("A", "B"), &[]);
+    assert_eq!(decided.status.code(), Some(0), "{}", stderr(&decided));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
