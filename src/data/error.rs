@@ -118,10 +118,28 @@ impl Offenders {
     }
 }
 
-/// A control character (a NUL, a line end) or a mark of no width (a byte order mark, a zero-width
-/// space): printed, it is unseen or moves the terminal's cursor.
+/// A control character (a NUL, a line end), a mark of no width (a byte order mark, a zero-width
+/// space) or a mark of writing direction (U+202E turns what follows it around): printed, it is
+/// unseen or moves the terminal's cursor or the text around it.
 pub fn prints_unseen(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{feff}' | '\u{200b}'..='\u{200d}' | '\u{2060}')
+    c.is_control()
+        || matches!(
+            c,
+            '\u{feff}' | '\u{200b}'..='\u{200f}' | '\u{2060}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `text` with every character that [`prints_unseen`] written as its escape (`\r`, `\u{1b}`).
+pub fn escape_unseen(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if prints_unseen(c) {
+                c.escape_debug().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Quotes a value for a message, shortening very long ones so that a message stays readable; a
@@ -129,21 +147,10 @@ pub fn prints_unseen(c: char) -> bool {
 /// printed raw it is unseen or moves the terminal's cursor.
 pub fn quote(value: &str) -> String {
     const LIMIT: usize = 60;
-    let shown = |text: &str| -> String {
-        text.chars()
-            .map(|c| {
-                if prints_unseen(c) {
-                    c.escape_debug().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect()
-    };
     if value.chars().count() > LIMIT {
         let head: String = value.chars().take(LIMIT).collect();
-        format!("'{}…'", shown(&head))
+        format!("'{}…'", escape_unseen(&head))
     } else {
-        format!("'{}'", shown(value))
+        format!("'{}'", escape_unseen(value))
     }
 }

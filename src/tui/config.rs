@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::app::{ComputeKey, ViewKey};
+use crate::data::error::escape_unseen;
 use crate::engine::settings::{BootstrapMode, Preset, Threshold};
 
 /// The config file's contents; every key is optional.
@@ -122,14 +123,16 @@ pub fn load_config(explicit: Option<&Path>) -> Result<Config, ConfigError> {
 
 /// Parses and checks config text; messages start with `file` and name the key.
 pub fn parse_config(text: &str, file: &str) -> Result<Config, ConfigError> {
+    // The messages quote the file's keys and values: a carriage return or an escape sequence in
+    // them, printed raw, would rewrite the message on a terminal.
     let raw: ConfigFile = toml::from_str(text).map_err(|e| ConfigError::Syntax {
         file: file.to_string(),
-        message: toml_error_at(text, &e),
+        message: escape_unseen(&toml_error_at(text, &e)),
     })?;
     apply(raw, Config::default()).map_err(|(key, message)| ConfigError::Key {
         file: file.to_string(),
         key,
-        message,
+        message: escape_unseen(&message),
     })
 }
 
@@ -153,8 +156,7 @@ fn toml_error_at(text: &str, error: &toml::de::Error) -> String {
 
 /// The line as typed around a column (1-based, in characters), so that the key and its value are
 /// named: at most [`SHOWN_CHARS`] characters, a long line cut to a window around the column ("…"
-/// where cut), control characters escaped (a carriage return of old line ends, or an escape
-/// sequence, printed raw would rewrite the very message on a terminal).
+/// where cut); its control characters are escaped with the whole message (`parse_config`).
 fn line_around(line: &str, column: usize) -> String {
     let chars: Vec<char> = line.chars().collect();
     let start = if chars.len() <= SHOWN_CHARS {
@@ -169,13 +171,7 @@ fn line_around(line: &str, column: usize) -> String {
     if start > 0 {
         shown.push('…');
     }
-    for &c in &chars[start..end] {
-        if c.is_control() {
-            shown.extend(c.escape_default());
-        } else {
-            shown.push(c);
-        }
-    }
+    shown.extend(&chars[start..end]);
     if end < chars.len() {
         shown.push('…');
     }
@@ -630,6 +626,21 @@ mod tests {
             !raw.contains('\r') && !raw.contains('\u{1b}') && raw.contains("orders = 3\\r"),
             "{raw:?}"
         );
+        // Keys and values quoted by the parser's own message, or by a key's check, too.
+        for text in [
+            "orders = 3\n\"a\\rb\" = 1\n",
+            "\"\\u001b[2Jevil\" = 1\n",
+            "preset = \"\\u001b[2Jx\"\n",
+            "preset = \"\\u202ex\"\n",
+        ] {
+            let message = parse_config(text, "c.toml").unwrap_err().to_string();
+            assert!(
+                !message.contains('\r')
+                    && !message.contains('\u{1b}')
+                    && !message.contains('\u{202e}'),
+                "{text:?}: {message:?}"
+            );
+        }
         // A long line shows a window around the column, where the error is.
         let long = format!("thresholds = [{}\"x\"]", "1, ".repeat(60));
         let message = parse_config(&long, "c.toml").unwrap_err().to_string();
