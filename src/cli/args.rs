@@ -110,8 +110,8 @@ pub struct ExploreFlags {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Reopen a saved session (its settings, seed and view; its files, read with the load flags it was
-    /// saved with, and its early view's trajectories: files, load flags, --steps and --outcomes
-    /// beside it are refused).
+    /// saved with, and its early view's trajectories: files, load flags, --steps, --outcomes and
+    /// the --early-* flags beside it are refused).
     #[arg(long, value_name = "FILE")]
     pub session: Option<PathBuf>,
     /// Enable the mouse: click or drag the budget slider, scroll the pair table.
