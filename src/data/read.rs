@@ -228,7 +228,13 @@ fn last_line_without_end(text: &[u8], format: Format) -> Option<(usize, u64)> {
     if text.ends_with(b"\n") || matches!(format, Format::JsonArray | Format::Parquet) {
         return None;
     }
-    let start = text.iter().rposition(|&b| b == b'\n')? + 1;
+    // A JSON Lines file's first line is a record, and a harness may be caught writing it; a
+    // delimited file's first line is its header.
+    let start = match text.iter().rposition(|&b| b == b'\n') {
+        Some(end) => end + 1,
+        None if format == Format::JsonLines => 0,
+        None => return None,
+    };
     if text[start..].iter().all(u8::is_ascii_whitespace) {
         return None;
     }

@@ -1630,6 +1630,31 @@ fn live_readers_take_a_row_s_status_as_the_loader_does() {
 }
 
 #[test]
+fn decide_waits_on_a_json_lines_file_whose_only_line_is_being_written() {
+    // A cut second line was waited for, but a first line caught mid-write refused the file ("cannot
+    // parse the file as JSON: line 1: EOF while parsing"), so a run's first poll could fail.
+    let dir = temp_dir("first-line-cut");
+    let plan = write_plan(&dir, 3);
+    let file = dir.join("rows.jsonl");
+    std::fs::write(&file, "{\"system\":\"A\",\"ta").expect("rows");
+    let out = decide_anytime(&file.display().to_string(), &plan, ("A", "B"), &[]);
+    let said = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains(
+            "rows.jsonl: line 1 is not finished yet (no line end, and short of a record)"
+        ),
+        "{said}"
+    );
+    // Read once (info), the cut line is refused, as a record table's is.
+    assert_refused(
+        &pareval(&["info", &file.display().to_string()]),
+        "cannot parse the file as JSON",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn decide_names_an_unplanned_task_by_a_row_of_the_systems_it_decides_on() {
     let dir = temp_dir("unplanned-origin");
     let plan = write_plan(&dir, 3);
